@@ -1,0 +1,47 @@
+"""Typed errors of the arena. Every error a user can cause derives from ArenaError."""
+
+from __future__ import annotations
+
+
+class ArenaError(Exception):
+    """Base of every error the arena raises on purpose (shown to users as one line)."""
+
+
+class GameError(ArenaError):
+    """A problem with a game's rules or its use."""
+
+
+class UnknownGame(GameError):
+    """No game is registered under that name."""
+
+
+class OptionError(GameError):
+    """A game option is unknown or has a bad value."""
+
+
+class PlayerCountError(GameError):
+    """The game cannot be played with that many players."""
+
+
+class IllegalAction(GameError):
+    """An action that is not legal in the current state (the state is left unchanged)."""
+
+
+class NotYourTurn(IllegalAction):
+    """An action for a seat that is not to act, or a missing action for a seat that is."""
+
+
+class GameOver(IllegalAction):
+    """An action was applied to a finished game."""
+
+
+class BotError(ArenaError):
+    """A bot could not be started or spoke the protocol wrongly during set-up."""
+
+
+class BotStartError(BotError):
+    """A bot process did not start or did not say hello in time."""
+
+
+class StoreError(ArenaError):
+    """The results database is corrupt, locked, or of an unknown schema."""

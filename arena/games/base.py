@@ -1,0 +1,222 @@
+"""The game interface every rules engine implements: metadata, options, states, outcomes.
+
+A game module is pure: it knows nothing of sockets, processes or databases. Chance comes only
+from the state's own ``random.Random(seed)``, so a seed and the list of joint actions replay a
+game exactly. ``State.view(seat)`` is the only place that reads hidden information for a seat.
+"""
+
+from __future__ import annotations
+
+import copy
+import random
+from abc import ABC, abstractmethod
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass, field
+from typing import Any, ClassVar
+
+from arena.errors import GameOver, IllegalAction, NotYourTurn, OptionError, PlayerCountError
+
+
+@dataclass(frozen=True)
+class OptionSpec:
+    """One game option: its default, its allowed values and a help line.
+
+    ``kind`` is ``bool``, ``int`` or ``str``; ``choices`` restricts a ``str`` option;
+    ``minimum``/``maximum`` bound an ``int`` option.
+    """
+
+    default: Any
+    help: str
+    kind: type = str
+    choices: tuple[str, ...] = ()
+    minimum: int | None = None
+    maximum: int | None = None
+
+    def parse(self, name: str, raw: Any) -> Any:
+        """Return the typed value of ``raw`` (a string from the CLI or a typed value)."""
+        value: Any
+        if self.kind is bool:
+            if isinstance(raw, bool):
+                value = raw
+            elif isinstance(raw, str) and raw.lower() in ("1", "true", "yes", "on"):
+                value = True
+            elif isinstance(raw, str) and raw.lower() in ("0", "false", "no", "off"):
+                value = False
+            else:
+                raise OptionError(f"option {name!r} takes true or false, not {raw!r}")
+        elif self.kind is int:
+            try:
+                if isinstance(raw, bool):
+                    raise ValueError
+                value = int(raw)
+            except (TypeError, ValueError):
+                raise OptionError(f"option {name!r} takes a whole number, not {raw!r}") from None
+            if self.minimum is not None and value < self.minimum:
+                raise OptionError(f"option {name!r} must be at least {self.minimum}")
+            if self.maximum is not None and value > self.maximum:
+                raise OptionError(f"option {name!r} must be at most {self.maximum}")
+        else:
+            value = str(raw)
+            if self.choices and value not in self.choices:
+                raise OptionError(
+                    f"option {name!r} takes one of {', '.join(self.choices)}, not {raw!r}"
+                )
+        return value
+
+
+@dataclass(frozen=True)
+class Outcome:
+    """The result of a finished game: a score per seat and a place per seat (1 = best).
+
+    Equal players share a place (standard competition ranking: 1, 1, 3).
+    """
+
+    scores: tuple[float, ...]
+    places: tuple[int, ...]
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"scores": list(self.scores), "places": list(self.places)}
+
+
+def places_from_keys(keys: Sequence[Any]) -> tuple[int, ...]:
+    """Places from per-seat sort keys where a *smaller* key is better; equal keys share a place."""
+    order = sorted(range(len(keys)), key=lambda s: keys[s])
+    places = [0] * len(keys)
+    for rank, seat in enumerate(order):
+        if rank > 0 and keys[seat] == keys[order[rank - 1]]:
+            places[seat] = places[order[rank - 1]]
+        else:
+            places[seat] = rank + 1
+    return tuple(places)
+
+
+class State(ABC):
+    """One game in progress. Mutable; ``clone()`` gives an independent copy.
+
+    Subclasses keep ``self.players``, ``self.seed``, ``self.options``, ``self.rng`` (the only
+    source of chance) and ``self.events`` (the full-information event log, chance outcomes
+    included; each event a msgpack-able dict with a ``"type"`` key).
+    """
+
+    players: int
+    seed: int
+    options: dict[str, Any]
+    rng: random.Random
+    events: list[dict[str, Any]]
+    steps: int
+
+    @abstractmethod
+    def to_act(self) -> tuple[int, ...]:
+        """Seats that must act now; several seats make a simultaneous step. Empty when over."""
+
+    @abstractmethod
+    def legal(self, seat: int) -> list[str]:
+        """Canonical action strings legal for ``seat`` now, in a fixed deterministic order."""
+
+    @abstractmethod
+    def _apply(self, actions: Mapping[int, str]) -> None:
+        """Apply already-checked joint actions (one per acting seat)."""
+
+    @abstractmethod
+    def view(self, seat: int) -> dict[str, Any]:
+        """Everything ``seat`` may know, as a msgpack-able map (string keys)."""
+
+    @abstractmethod
+    def is_over(self) -> bool:
+        """True once the game has ended."""
+
+    @abstractmethod
+    def outcome(self) -> Outcome:
+        """Scores and places; only valid once ``is_over()``."""
+
+    @abstractmethod
+    def full(self) -> dict[str, Any]:
+        """The whole state with nothing hidden (for replays, debugging and tests)."""
+
+    @abstractmethod
+    def resample(self, seat: int, rng: random.Random) -> State:
+        """A copy that ``seat`` cannot tell apart from this state.
+
+        Everything ``seat`` cannot know (other hands, face-down cards, undealt cards, which
+        disc was lost, ...) is redrawn at random, consistently with the public history and with
+        ``seat``'s own information. Used by the information test and by search-based bots.
+        """
+
+    def apply(self, actions: Mapping[int, str]) -> None:
+        """Apply one joint action ``{seat: action}`` for exactly the seats in ``to_act()``.
+
+        Raises a subclass of IllegalAction and leaves the state unchanged if any action is
+        illegal or the seats do not match.
+        """
+        if self.is_over():
+            raise GameOver("the game is over")
+        acting = self.to_act()
+        if set(actions) != set(acting):
+            raise NotYourTurn(
+                f"expected actions for seats {sorted(acting)}, got {sorted(actions)}"
+            )
+        for seat in acting:
+            action = actions[seat]
+            if action not in self.legal(seat):
+                raise IllegalAction(f"seat {seat}: {action!r} is not legal now")
+        self._apply({seat: actions[seat] for seat in acting})
+        self.steps += 1
+
+    def clone(self) -> State:
+        """An independent deep copy (its generator continues identically)."""
+        return copy.deepcopy(self)
+
+    def log(self, type_: str, **fields: Any) -> None:
+        """Append a full-information event."""
+        event = {"type": type_}
+        event.update(fields)
+        self.events.append(event)
+
+
+class Game(ABC):
+    """A game's metadata and factory. One instance is registered per game name."""
+
+    name: ClassVar[str]
+    title: ClassVar[str]
+    min_players: ClassVar[int]
+    max_players: ClassVar[int]
+    options: ClassVar[Mapping[str, OptionSpec]] = {}
+
+    @property
+    def default_options(self) -> dict[str, Any]:
+        return {name: spec.default for name, spec in self.options.items()}
+
+    def parse_options(self, raw: Mapping[str, Any] | None) -> dict[str, Any]:
+        """Validated, typed options with defaults filled in. Raises OptionError."""
+        result = self.default_options
+        for name, value in (raw or {}).items():
+            spec = self.options.get(name)
+            if spec is None:
+                known = ", ".join(sorted(self.options)) or "none"
+                raise OptionError(f"game {self.name!r} has no option {name!r} (options: {known})")
+            result[name] = spec.parse(name, value)
+        return result
+
+    def check_players(self, players: int) -> None:
+        if not self.min_players <= players <= self.max_players:
+            raise PlayerCountError(
+                f"{self.name} takes {self.min_players}-{self.max_players} players, not {players}"
+            )
+
+    def new(self, players: int, seed: int, options: Mapping[str, Any] | None = None) -> State:
+        """A new game for ``players`` seats from ``seed``. Raises PlayerCountError/OptionError."""
+        self.check_players(players)
+        return self._new(players, int(seed), self.parse_options(options))
+
+    @abstractmethod
+    def _new(self, players: int, seed: int, options: dict[str, Any]) -> State:
+        """Build the initial state (players and options already checked)."""
+
+    @abstractmethod
+    def max_steps(self, players: int, options: Mapping[str, Any]) -> int:
+        """An upper bound on the number of ``apply`` calls in any game (termination bound)."""
+
+    def format_event(self, event: Mapping[str, Any]) -> str:
+        """One readable line for an event of the full log. Games may override."""
+        rest = " ".join(f"{k}={v}" for k, v in event.items() if k != "type")
+        return f"{event['type']} {rest}".rstrip()

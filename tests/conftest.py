@@ -1,0 +1,26 @@
+"""Shared pytest set-up: hypothesis profiles.
+
+CI and the README's test command use the ``ci`` profile: derandomized (a fixed, seeded share of
+examples) so the suite is reproducible and quick. ``--hypothesis-profile=long`` runs many more.
+"""
+
+from __future__ import annotations
+
+import os
+
+from hypothesis import HealthCheck, settings
+
+settings.register_profile(
+    "ci",
+    derandomize=True,
+    max_examples=25,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.register_profile(
+    "long",
+    max_examples=500,
+    deadline=None,
+    suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
+)
+settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))

@@ -1,0 +1,180 @@
+"""Generic conformance checks every registered game must pass (OpenSpiel-style).
+
+Each check takes a game and a seed; ``test_conformance.py`` runs them for every game in the
+registry, so a new game plugs in by registering itself.
+"""
+
+from __future__ import annotations
+
+import random
+from typing import Any
+
+import msgpack
+import pytest
+
+from arena.errors import IllegalAction, NotYourTurn
+from arena.games import Game, State
+
+
+def packed(value: Any) -> bytes:
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def check_msgpack_map(value: Any, path: str = "view") -> None:
+    """A view is a map with string keys holding only lists, maps, ints, strings, bools, None."""
+    if isinstance(value, dict):
+        for key, item in value.items():
+            assert isinstance(key, str), f"{path}: key {key!r} is not a string"
+            check_msgpack_map(item, f"{path}.{key}")
+    elif isinstance(value, (list, tuple)):
+        for index, item in enumerate(value):
+            check_msgpack_map(item, f"{path}[{index}]")
+    else:
+        assert value is None or isinstance(value, (bool, int, str, float)), (
+            f"{path}: {type(value).__name__} is not msgpack-able"
+        )
+
+
+def random_joint(state: State, rng: random.Random) -> dict[int, str]:
+    return {seat: rng.choice(state.legal(seat)) for seat in state.to_act()}
+
+
+def playout(game: Game, players: int, seed: int, options: dict | None = None,
+            *, check_views: bool = True) -> tuple[State, list[dict[int, str]]]:
+    """Play random legal actions to the end, checking the basic contract at every step."""
+    state = game.new(players, seed, options)
+    rng = random.Random(seed ^ 0x5EED)
+    bound = game.max_steps(players, state.options)
+    history: list[dict[int, str]] = []
+    while not state.is_over():
+        acting = state.to_act()
+        assert acting, "a game that is not over has a seat to act"
+        assert len(set(acting)) == len(acting)
+        for seat in range(players):
+            legal = state.legal(seat)
+            if seat in acting:
+                assert legal, f"seat {seat} must act but has no legal action"
+                assert len(set(legal)) == len(legal), "legal actions are distinct"
+                assert all(isinstance(a, str) and a for a in legal)
+            else:
+                assert legal == [], f"seat {seat} is not to act but has legal actions"
+            if check_views:
+                view = state.view(seat)
+                assert isinstance(view, dict)
+                check_msgpack_map(view)
+        joint = random_joint(state, rng)
+        state.apply(joint)
+        history.append(joint)
+        assert len(history) <= bound, f"game ran past its bound of {bound} steps"
+    assert state.to_act() == ()
+    outcome = state.outcome()
+    assert len(outcome.scores) == players and len(outcome.places) == players
+    check_places(outcome.places)
+    for seat in range(players):
+        check_msgpack_map(state.view(seat))
+    return state, history
+
+
+def check_places(places: tuple[int, ...]) -> None:
+    """Places are standard competition ranks: 1 is taken, ties share, gaps follow ties."""
+    assert min(places) == 1
+    for place in set(places):
+        better = sum(1 for p in places if p < place)
+        assert place == better + 1, f"places {places} are not competition ranks"
+
+
+def check_replay(game: Game, players: int, seed: int, options: dict | None = None) -> None:
+    """The seed and the joint actions replay the game, its event log and its views exactly."""
+    state, history = playout(game, players, seed, options, check_views=False)
+    again = game.new(players, seed, options)
+    for joint in history:
+        again.apply(joint)
+    assert again.is_over()
+    assert packed(again.events) == packed(state.events)
+    assert packed(again.full()) == packed(state.full())
+    assert again.outcome() == state.outcome()
+    for seat in range(players):
+        assert packed(again.view(seat)) == packed(state.view(seat))
+
+
+def check_illegal(game: Game, players: int, seed: int, options: dict | None = None) -> None:
+    """Illegal or mis-addressed actions raise a typed error and change nothing."""
+    state = game.new(players, seed, options)
+    rng = random.Random(seed)
+    steps = 0
+    while not state.is_over() and steps < 400:
+        before = packed(state.full()), len(state.events), state.steps
+        acting = state.to_act()
+        seat = acting[0]
+        bad = {s: rng.choice(state.legal(s)) for s in acting}
+        bad[seat] = "no-such-action:42"
+        with pytest.raises(IllegalAction):
+            state.apply(bad)
+        if len(acting) > 1:
+            partial = {s: rng.choice(state.legal(s)) for s in acting[1:]}
+            with pytest.raises(NotYourTurn):
+                state.apply(partial)
+        idle = [s for s in range(players) if s not in acting]
+        if idle:
+            extra = random_joint(state, rng)
+            extra[idle[0]] = "pass"
+            with pytest.raises(NotYourTurn):
+                state.apply(extra)
+        assert (packed(state.full()), len(state.events), state.steps) == before
+        state.apply(random_joint(state, rng))
+        steps += 1
+
+
+def check_information(game: Game, players: int, seed: int, options: dict | None = None,
+                      *, every: int = 1) -> int:
+    """Changing only what a seat cannot know leaves its view byte-identical.
+
+    Returns how many resamples changed the hidden state (the caller asserts some did, so the
+    test can fail if ``resample`` is a no-op).
+    """
+    state = game.new(players, seed, options)
+    rng = random.Random(seed * 7919 + 1)
+    changed = 0
+    step = 0
+    while not state.is_over():
+        if step % every == 0:
+            for seat in range(players):
+                other = state.resample(seat, rng)
+                assert packed(other.view(seat)) == packed(state.view(seat)), (
+                    f"seat {seat}'s view changed when only hidden information changed "
+                    f"(step {step})"
+                )
+                assert other.to_act() == state.to_act()
+                assert other.legal(seat) == state.legal(seat)
+                if packed(other.full()) != packed(state.full()):
+                    changed += 1
+                # the resampled state is a consistent game: it plays on to the end
+                if step % (every * 7) == 0 and seat == step % players:
+                    finish = other.clone()
+                    moves = 0
+                    while not finish.is_over():
+                        finish.apply(random_joint(finish, rng))
+                        moves += 1
+                        assert moves <= game.max_steps(players, state.options)
+        state.apply(random_joint(state, rng))
+        step += 1
+    return changed
+
+
+def check_clone(game: Game, players: int, seed: int, options: dict | None = None) -> None:
+    """A clone is independent and continues exactly like the original."""
+    state = game.new(players, seed, options)
+    rng = random.Random(seed)
+    for _ in range(5):
+        if state.is_over():
+            return
+        state.apply(random_joint(state, rng))
+    twin = state.clone()
+    before = packed(state.full())
+    rng_a, rng_b = random.Random(1), random.Random(1)
+    while not twin.is_over():
+        twin.apply(random_joint(twin, rng_b))
+    assert packed(state.full()) == before, "playing a clone changed the original"
+    while not state.is_over():
+        state.apply(random_joint(state, rng_a))
+    assert packed(state.events) == packed(twin.events)

@@ -1,0 +1,90 @@
+"""Every registered game passes the generic conformance suite."""
+
+from __future__ import annotations
+
+import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
+
+from arena.games import all_games, get_game, names
+from arena.games.base import Game
+from tests.games import conformance as c
+
+GAMES = names()
+
+
+def player_counts(game: Game) -> list[int]:
+    return list(range(game.min_players, game.max_players + 1))
+
+
+def option_sets(game: Game) -> list[dict]:
+    """The default options plus each non-default choice of every option, one at a time."""
+    sets: list[dict] = [{}]
+    for name, spec in game.options.items():
+        if spec.kind is bool:
+            sets.append({name: not spec.default})
+        elif spec.choices:
+            sets.extend({name: choice} for choice in spec.choices if choice != spec.default)
+    return sets
+
+
+def test_registry_has_the_bundled_games() -> None:
+    assert {"skull"} <= set(GAMES)
+    for game in all_games():
+        assert game.min_players >= 1 and game.max_players >= game.min_players
+        assert game.title and game.name
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_playouts_end_within_bound(name: str) -> None:
+    game = get_game(name)
+    for players in player_counts(game):
+        for options in option_sets(game):
+            for seed in range(4):
+                c.playout(game, players, seed * 1000 + players, options)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_replay_is_exact(name: str) -> None:
+    game = get_game(name)
+    for players in (game.min_players, game.max_players):
+        for options in option_sets(game):
+            c.check_replay(game, players, 17 + players, options)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_illegal_actions_raise_and_change_nothing(name: str) -> None:
+    game = get_game(name)
+    c.check_illegal(game, game.min_players, 5)
+    c.check_illegal(game, game.max_players, 6)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_views_hide_what_a_seat_cannot_know(name: str) -> None:
+    game = get_game(name)
+    changed = 0
+    for players in sorted({game.min_players, min(game.min_players + 1, game.max_players)}):
+        for options in option_sets(game):
+            changed += c.check_information(game, players, 100 + players, options, every=3)
+    assert changed > 0, "resample never changed any hidden information"
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_clone_is_independent(name: str) -> None:
+    game = get_game(name)
+    c.check_clone(game, game.min_players, 3)
+
+
+@pytest.mark.slow
+@pytest.mark.parametrize("name", GAMES)
+def test_property_random_games(name: str) -> None:
+    game = get_game(name)
+
+    @settings(max_examples=15)
+    @given(seed=st.integers(0, 2**63 - 1),
+           players=st.integers(game.min_players, game.max_players))
+    def run(seed: int, players: int) -> None:
+        c.check_replay(game, players, seed)
+        c.check_information(game, players, seed, every=5)
+
+    run()
