@@ -1,0 +1,1 @@
+"""The bundled bots; each runs as ``python -m bots.NAME``."""

@@ -1,0 +1,113 @@
+"""Protocol v1 message types and their validation.
+
+Every message is a msgpack map with a string ``type`` field. ``validate_from_bot`` checks a
+decoded map from a bot field by field and raises InvalidMessage on anything unexpected; the
+arena treats that as a fault of the bot, never as an exception of its own.
+"""
+
+from __future__ import annotations
+
+import enum
+from typing import Any
+
+from protocol.errors import InvalidMessage
+
+MAX_NAME = 64
+MAX_TOKEN = 128
+MAX_ACTION = 256
+
+
+class MessageType(str, enum.Enum):
+    """Every message type of protocol v1."""
+
+    HELLO = "hello"        # bot -> arena
+    ACTION = "action"      # bot -> arena
+    WELCOME = "welcome"    # arena -> bot
+    ERROR = "error"        # arena -> bot
+    START = "start"        # arena -> bot
+    TURN = "turn"          # arena -> bot
+    END = "end"            # arena -> bot
+    BYE = "bye"            # arena -> bot
+
+
+class ErrorCode(str, enum.Enum):
+    """Codes of ``error`` messages the arena sends."""
+
+    BAD_TOKEN = "bad-token"            # unknown or already used token
+    BAD_PROTOCOL = "bad-protocol"      # protocol version not supported
+    BAD_HELLO = "bad-hello"            # hello with missing or mistyped fields
+
+
+def _int(msg: dict[str, Any], key: str) -> int:
+    value = msg.get(key)
+    if type(value) is not int:
+        raise InvalidMessage(f"{msg.get('type')}: field {key!r} must be an integer")
+    return value
+
+
+def _str(msg: dict[str, Any], key: str, limit: int) -> str:
+    value = msg.get(key)
+    if type(value) is not str:
+        raise InvalidMessage(f"{msg.get('type')}: field {key!r} must be a string")
+    if len(value) > limit:
+        raise InvalidMessage(f"{msg.get('type')}: field {key!r} is longer than {limit}")
+    return value
+
+
+def validate_from_bot(msg: dict[str, Any]) -> str:
+    """Check a decoded message from a bot; return its type. Raises InvalidMessage."""
+    kind = msg.get("type")
+    if kind == "action":
+        if len(msg) != 4:
+            extra = sorted(set(msg) - {"type", "game_id", "request", "action"})
+            raise InvalidMessage(f"action: fields must be game_id, request, action; got {extra}")
+        _int(msg, "game_id")
+        _int(msg, "request")
+        _str(msg, "action", MAX_ACTION)
+        return kind
+    if kind == "hello":
+        _int(msg, "protocol")
+        _str(msg, "token", MAX_TOKEN)
+        _str(msg, "name", MAX_NAME)
+        if "max_games" in msg:
+            _int(msg, "max_games")
+        unknown = set(msg) - {"type", "protocol", "token", "name", "max_games"}
+        if unknown:
+            raise InvalidMessage(f"hello: unknown fields {sorted(unknown)}")
+        return kind
+    if type(kind) is not str:
+        raise InvalidMessage("a message needs a string 'type'")
+    raise InvalidMessage(f"a bot may not send messages of type {kind[:40]!r}")
+
+
+def validate_from_arena(msg: dict[str, Any]) -> str:
+    """Check a decoded message from the arena (used by the SDK); return its type."""
+    kind = msg.get("type")
+    if kind == "turn":
+        _int(msg, "game_id")
+        _int(msg, "request")
+        _int(msg, "deadline_ms")
+        if not isinstance(msg.get("legal"), list) or not isinstance(msg.get("view"), dict):
+            raise InvalidMessage("turn: 'legal' must be a list and 'view' a map")
+        return kind
+    if kind == "start":
+        for key in ("game_id", "seat", "players", "seed"):
+            _int(msg, key)
+        _str(msg, "game", MAX_NAME)
+        return kind
+    if kind in ("welcome", "end", "bye", "error"):
+        return kind
+    raise InvalidMessage(f"unknown message type {str(kind)[:40]!r}")
+
+
+def hello(*, token: str, name: str, protocol: int, max_games: int = 1) -> dict[str, Any]:
+    return {"type": "hello", "protocol": protocol, "token": token, "name": name,
+            "max_games": max_games}
+
+
+def action(*, game_id: int, request: int, action: str) -> dict[str, Any]:
+    return {"type": "action", "game_id": game_id, "request": request, "action": action}
+
+
+def error(code: ErrorCode, message: str) -> dict[str, Any]:
+    return {"type": "error", "code": code.value, "message": message}

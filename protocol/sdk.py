@@ -1,0 +1,127 @@
+"""Python bot SDK: a bot is one function ``act(view, legal) -> action``.
+
+    from protocol.sdk import run_bot
+
+    def act(view, legal):
+        return legal[0]
+
+    if __name__ == "__main__":
+        run_bot(act, name="first")
+
+``run_bot`` reads ``ARENA_ENDPOINT`` and ``ARENA_TOKEN``, says hello, and serves game after
+game. At each ``start`` it seeds Python's global ``random`` module with the seed the arena sends,
+so a bot that uses ``random`` is deterministic per game. A bot that wants hooks subclasses
+``Bot`` and overrides ``act`` and optionally ``start`` and ``end``; ``self.random`` is a
+``random.Random`` seeded the same way.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import random
+import sys
+from collections.abc import Callable
+from typing import Any
+
+from protocol import PROTOCOL_VERSION
+from protocol.errors import ConnectionClosed, ProtocolError
+from protocol.messages import action as action_message
+from protocol.messages import hello, validate_from_arena
+from protocol.transport import DealerSocket
+
+log = logging.getLogger("protocol.sdk")
+
+ActFunction = Callable[[dict[str, Any], list[str]], str]
+
+
+class Bot:
+    """Base class for bots with hooks. Override ``act``; ``start`` and ``end`` are optional."""
+
+    name = "bot"
+
+    def __init__(self) -> None:
+        self.random = random.Random(0)
+
+    def start(self, info: dict[str, Any]) -> None:
+        """Called at the start of each game with the ``start`` message."""
+
+    def act(self, view: dict[str, Any], legal: list[str]) -> str:
+        raise NotImplementedError
+
+    def end(self, info: dict[str, Any]) -> None:
+        """Called at the end of each game with the ``end`` message."""
+
+
+class _FunctionBot(Bot):
+    def __init__(self, function: ActFunction, name: str) -> None:
+        super().__init__()
+        self.function = function
+        self.name = name
+
+    def act(self, view: dict[str, Any], legal: list[str]) -> str:
+        return self.function(view, legal)
+
+
+def serve(bot: Bot, *, endpoint: str, token: str, idle_timeout_ms: int | None = None) -> int:
+    """Connect, say hello and answer the arena until ``bye``. Returns an exit status."""
+    sock = DealerSocket(endpoint)
+    try:
+        sock.send(hello(token=token, name=bot.name[:64], protocol=PROTOCOL_VERSION))
+        reply = sock.recv(idle_timeout_ms)
+        if reply is None:
+            raise ConnectionClosed("no answer to hello")
+        if reply.get("type") == "error":
+            log.error("arena refused the bot: %s %s", reply.get("code"), reply.get("message"))
+            return 2
+        send = sock.socket.send
+        from protocol.codec import encode
+        while True:
+            msg = sock.recv(idle_timeout_ms)
+            if msg is None:
+                raise ConnectionClosed("the arena went quiet")
+            kind = msg.get("type")
+            if kind == "turn":
+                choice = bot.act(msg["view"], msg["legal"])
+                send(encode({"type": "action", "game_id": msg["game_id"],
+                             "request": msg["request"], "action": choice}))
+            elif kind == "start":
+                validate_from_arena(msg)
+                seed = msg["seed"]
+                random.seed(seed)
+                bot.random.seed(seed)
+                bot.start(msg)
+            elif kind == "end":
+                bot.end(msg)
+            elif kind == "bye":
+                return 0
+            else:
+                validate_from_arena(msg)
+    finally:
+        sock.close()
+
+
+def run_bot(bot: ActFunction | Bot, *, name: str | None = None) -> None:
+    """Run a bot (a function or a Bot instance) as this process's main loop, then exit."""
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
+                        format="%(name)s: %(message)s")
+    if not isinstance(bot, Bot):
+        bot = _FunctionBot(bot, name or getattr(bot, "__name__", "bot"))
+    elif name:
+        bot.name = name
+    endpoint = os.environ.get("ARENA_ENDPOINT")
+    token = os.environ.get("ARENA_TOKEN")
+    if not endpoint or not token:
+        log.error("ARENA_ENDPOINT and ARENA_TOKEN must be set (the arena sets them)")
+        raise SystemExit(2)
+    try:
+        status = serve(bot, endpoint=endpoint, token=token)
+    except ProtocolError as exc:
+        log.error("protocol error: %s", exc)
+        status = 3
+    except KeyboardInterrupt:
+        status = 130
+    raise SystemExit(status)
+
+
+__all__ = ["Bot", "run_bot", "serve", "action_message"]
