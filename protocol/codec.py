@@ -39,7 +39,6 @@ def decode(data: bytes, *, max_bytes: int = MAX_BOT_MESSAGE) -> dict[str, Any]:
             raw=False,
             strict_map_key=True,
             use_list=True,
-            max_buffer_size=max_bytes,
             max_str_len=max_bytes,
             max_bin_len=max_bytes,
             max_array_len=max(16, max_bytes // 2),

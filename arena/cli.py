@@ -1,0 +1,63 @@
+"""The ``arena`` command (click). The only module that ties ``arena`` and ``tournaments``.
+
+Every user error (a bad argument, an unknown game or bot, a bot that will not start, a corrupt
+or locked database) ends in one clear line on stderr and a non-zero exit, never a traceback.
+"""
+
+from __future__ import annotations
+
+import logging
+import sys
+
+import click
+
+from arena import __version__
+from arena.errors import ArenaError
+
+
+class ArenaGroup(click.Group):
+    """A click group that turns ArenaError into a one-line message and exit status 1."""
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except ArenaError as exc:
+            click.echo(f"arena: error: {exc}", err=True)
+            ctx.exit(1)
+        except KeyboardInterrupt:
+            click.echo("arena: interrupted", err=True)
+            ctx.exit(130)
+
+
+@click.group(cls=ArenaGroup, context_settings={"help_option_names": ["-h", "--help"]})
+@click.version_option(__version__, prog_name="arena")
+@click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
+def main(verbose: int) -> None:
+    """Run bots that play imperfect-information table games against each other."""
+    level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
+    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+
+
+def _register() -> None:
+    from arena.commands import games, play
+
+    main.add_command(games.games)
+    main.add_command(play.play)
+    try:
+        from arena.commands import bots as bot_commands
+        from arena.commands import demo, tournament, views
+    except ImportError as exc:  # the tournament layer is optional while it is being built
+        logging.getLogger(__name__).debug("tournament commands unavailable: %s", exc)
+        return
+    main.add_command(bot_commands.bot)
+    main.add_command(tournament.tournament)
+    main.add_command(views.rankings)
+    main.add_command(views.crosstable)
+    main.add_command(views.replay)
+    main.add_command(demo.demo)
+
+
+_register()
+
+if __name__ == "__main__":
+    main()

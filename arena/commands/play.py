@@ -1,0 +1,114 @@
+"""``arena play``: one game between bots over the real protocol, with a readable log."""
+
+from __future__ import annotations
+
+import random
+
+import click
+
+from arena.botproc import BotSpec, resolve_spec
+from arena.commands.common import echo_json, parse_options, table
+from arena.errors import ArenaError
+from arena.games import get_game
+from arena.match import play_match
+from arena.record import GameRecord, Limits
+from arena.replay import seat_story
+
+
+def registered_specs() -> dict[str, BotSpec]:
+    """Bots registered in the default database, if the tournament layer and file exist."""
+    try:
+        from tournaments.registry import registered_specs as load
+    except ImportError:
+        return {}
+    return load()
+
+
+@click.command()
+@click.argument("game_name", metavar="GAME")
+@click.option("--bot", "bots", multiple=True, required=True, metavar="SPEC",
+              help="A bot per seat, in seat order: a bundled bot's name, a registered bot, "
+                   "or a command line (quote it).")
+@click.option("--seed", type=int, default=None, help="Deal seed (default: random).")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="A game option; repeatable. See `arena games`.")
+@click.option("--move-time", "move_ms", type=click.IntRange(1, 600_000), default=1000,
+              show_default=True, help="Per-move deadline in milliseconds.")
+@click.option("--max-faults", type=click.IntRange(1, 1000), default=3, show_default=True,
+              help="Faults after which a seat forfeits.")
+@click.option("--seat", "seat", type=int, default=None,
+              help="Show the game as this seat saw it (its views and choices).")
+@click.option("--json", "as_json", is_flag=True,
+              help="Machine-readable record: every action, chance outcome and fault.")
+def play(game_name: str, bots: tuple[str, ...], seed: int | None, options: tuple[str, ...],
+         move_ms: int, max_faults: int, seat: int | None, as_json: bool) -> None:
+    """Play one GAME between bots and print the log and the result."""
+    game = get_game(game_name)
+    game.check_players(len(bots))
+    parsed = game.parse_options(parse_options(options))
+    if seat is not None and not 0 <= seat < len(bots):
+        raise click.BadParameter(f"seat {seat} is not one of 0..{len(bots) - 1}",
+                                 param_hint="--seat")
+    registered = registered_specs()
+    specs = [resolve_spec(text, registered=registered) for text in bots]
+    if seed is None:
+        seed = random.SystemRandom().randrange(2**63)
+    record = play_match(game.name, specs, seed=seed, options=parsed,
+                        limits=Limits(move_ms=move_ms, max_faults=max_faults))
+    if seat is not None:
+        show_seat(record, seat, as_json)
+    elif as_json:
+        echo_json(record.to_dict())
+    else:
+        show_log(record)
+
+
+def show_log(record: GameRecord) -> None:
+    game = get_game(record.game)
+    click.echo(f"{game.title} ({record.game}), seed {record.seed}, options {record.options}")
+    for index, name in enumerate(record.bots):
+        click.echo(f"  seat {index}: {name}")
+    click.echo("")
+    faults_by_step: dict[int, list[str]] = {}
+    for fault in record.faults:
+        faults_by_step.setdefault(fault.step, []).append(
+            f"  ! fault: seat {fault.seat} {fault.kind.value}: {fault.detail}")
+    for event in record.events:
+        click.echo(game.format_event(event))
+    for lines in faults_by_step.values():
+        for line in lines:
+            click.echo(line)
+    click.echo("")
+    show_result(record)
+
+
+def show_result(record: GameRecord) -> None:
+    rows = []
+    faults = [0] * record.players
+    for fault in record.faults:
+        faults[fault.seat] += 1
+    for s in sorted(range(record.players), key=lambda s: record.places[s]):
+        mean_us = record.think_us[s] / record.decisions[s] if record.decisions[s] else 0
+        rows.append([record.places[s], s, record.bots[s], record.scores[s],
+                     record.decisions[s], f"{mean_us / 1000:.2f}", faults[s],
+                     "yes" if s in record.forfeits else ""])
+    click.echo(table(["place", "seat", "bot", "score", "moves", "ms/move", "faults", "forfeit"],
+                     rows, "rrlrrrrl"))
+
+
+def show_seat(record: GameRecord, seat: int, as_json: bool) -> None:
+    story = list(seat_story(record.game, record.players, record.seed, record.options,
+                            record.joint_actions(), seat))
+    if as_json:
+        echo_json({"game": record.game, "seed": record.seed, "seat": seat,
+                   "bots": list(record.bots),
+                   "turns": [{"step": t.step, "view": t.view, "legal": t.legal,
+                              "action": t.action} for t in story],
+                   "places": list(record.places), "scores": list(record.scores)})
+        return
+    click.echo(f"{record.game} as seen by seat {seat} ({record.bots[seat]}), seed {record.seed}")
+    for turn in story:
+        click.echo(f"step {turn.step}: view {turn.view}")
+        click.echo(f"  legal {turn.legal} -> {turn.action}")
+    click.echo("")
+    show_result(record)

@@ -1,0 +1,40 @@
+"""Play one game between bot specs: start a hub and the processes, referee, clean up."""
+
+from __future__ import annotations
+
+import logging
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.botproc import BotPool, BotSpec
+from arena.games import get_game
+from arena.hub import Hub
+from arena.record import GameRecord, Limits
+from arena.referee import Referee
+from arena.seeds import bot_seed
+
+log = logging.getLogger(__name__)
+
+
+def play_match(game_name: str, specs: Sequence[BotSpec], *, seed: int,
+               options: Mapping[str, Any] | None = None, limits: Limits = Limits(),
+               endpoint: str | None = None, log_dir: Path | None = None) -> GameRecord:
+    """Play one game of ``game_name`` with one fresh process per seat; return its record.
+
+    Raises UnknownGame, PlayerCountError, OptionError or BotStartError before any play.
+    """
+    game = get_game(game_name)
+    game.check_players(len(specs))
+    parsed = game.parse_options(options)
+    hub = Hub(endpoint)
+    try:
+        with BotPool(hub, startup_ms=limits.startup_ms, log_dir=log_dir) as pool:
+            entries = [(f"seat{seat}:{spec.name}", spec) for seat, spec in enumerate(specs)]
+            procs = pool.get(entries)
+            referee = Referee(hub, limits)
+            return referee.play(game, procs, seed=seed, options=parsed,
+                                bot_seeds=[bot_seed(seed, s) for s in range(len(specs))],
+                                names=[spec.name for spec in specs])
+    finally:
+        hub.close()
