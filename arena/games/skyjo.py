@@ -1,0 +1,465 @@
+"""Skyjo: lowest score wins; 3x4 grids of face-down cards, swapped and turned over.
+
+Rules as implemented: ``/work/shared/rules/skyjo.md`` and ``docs/games/skyjo.md``. Grid cells
+are addressed ``R,C`` with rows 0-2 (top to bottom) and columns 0-3 (left to right); a grid is
+stored row-major (index ``R*4+C``). Piles are lists whose *last* element is the top.
+
+The opening reveal is one simultaneous step in which each seat picks a pair of its cells
+(``reveal:R,C+R,C``), so nobody sees another seat's first card before choosing a second one.
+"""
+
+from __future__ import annotations
+
+import copy
+import enum
+import logging
+from collections.abc import Iterable, Mapping
+from dataclasses import dataclass
+from itertools import combinations
+from random import Random
+from typing import Any
+
+from arena.games import register
+from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
+
+log = logging.getLogger(__name__)
+
+ROWS, COLS = 3, 4
+CELLS = ROWS * COLS
+#: How many cards of each value the deck holds (150 cards).
+CARD_COUNTS: Mapping[int, int] = {-2: 5, -1: 10, 0: 15, **{v: 10 for v in range(1, 13)}}
+DECK: tuple[int, ...] = tuple(v for v, n in sorted(CARD_COUNTS.items()) for _ in range(n))
+#: [arena] a round ends at once after this many turns per player without anyone ending it.
+TURNS_PER_PLAYER_CAP = 60
+#: [arena] the game ends after this many rounds even if nobody has reached the target.
+MAX_ROUNDS = 50
+TARGET = 100
+
+
+class Phase(str, enum.Enum):
+    """What the game waits for."""
+
+    REVEAL = "reveal"    # every seat turns two cards over (simultaneous)
+    TURN = "turn"        # the seat to play takes the discard or draws
+    DRAWN = "drawn"      # the seat to play holds a drawn card: swap it or discard and flip
+    OVER = "over"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+class Cell(enum.IntEnum):
+    """The state of one grid position."""
+
+    DOWN = 0
+    UP = 1
+    GONE = 2    # its column was removed
+
+
+@dataclass(frozen=True)
+class Move:
+    """A parsed action: its kind and the grid indices it names."""
+
+    kind: str
+    cells: tuple[int, ...] = ()
+
+
+def cell_name(index: int) -> str:
+    return f"{index // COLS},{index % COLS}"
+
+
+def parse_action(action: str) -> Move:
+    """Parse an action already known to be legal."""
+    kind, _, rest = action.partition(":")
+    cells = tuple(int(r) * COLS + int(c) for r, c in (p.split(",") for p in rest.split("+") if p))
+    return Move(kind, cells)
+
+
+REVEAL_ACTIONS: tuple[str, ...] = tuple(
+    f"reveal:{cell_name(a)}+{cell_name(b)}" for a, b in combinations(range(CELLS), 2)
+)
+
+
+def column_cells(col: int) -> tuple[int, ...]:
+    return tuple(row * COLS + col for row in range(ROWS))
+
+
+def first_player(revealed_sums: list[int]) -> int:
+    """Round 1: the highest sum of the two revealed cards starts; [arena] ties: lowest seat."""
+    return min(range(len(revealed_sums)), key=lambda s: (-revealed_sums[s], s))
+
+
+def round_winner(scores: list[int]) -> int:
+    """The lowest round score (after doubling); ties: the lowest seat."""
+    return min(range(len(scores)), key=lambda s: (scores[s], s))
+
+
+def round_scores(raw: list[int], ender: int | None, capped: bool) -> list[int]:
+    """Round scores from the card sums: the ender's positive sum doubles unless strictly lowest.
+
+    Nobody is doubled in a round that the round cap ended (or that has no ender).
+    """
+    scores = list(raw)
+    if ender is not None and not capped and raw[ender] > 0 and any(
+            raw[o] <= raw[ender] for o in range(len(raw)) if o != ender):
+        scores[ender] = 2 * raw[ender]
+    return scores
+
+
+class SkyjoState(State):
+    """A Skyjo game in progress. See the module docstring for the conventions."""
+
+    def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
+        self.players = players
+        self.seed = seed
+        self.options = options
+        self.rng = Random(seed)
+        self.events = []
+        self.steps = 0
+        self.round = 0
+        self.totals = [0] * players
+        self.history: list[list[int]] = []
+        self.last_ender: int | None = None
+        self.last_winner: int | None = None
+        self._start_round()
+
+    # ----------------------------------------------------------------- round set-up and end
+    def _start_round(self) -> None:
+        self.round += 1
+        deck = list(DECK)
+        self.rng.shuffle(deck)
+        n = self.players
+        self.cards = [deck[s * CELLS:(s + 1) * CELLS] for s in range(n)]
+        self.cells = [[Cell.DOWN] * CELLS for _ in range(n)]
+        self.removed: list[list[tuple[int, int]]] = [[] for _ in range(n)]
+        self.discard = [deck[n * CELLS]]
+        self.pile = deck[n * CELLS + 1:]
+        self.pile_public = False      # True once a reshuffle made the pile's contents known
+        self.drawn: int | None = None
+        self.ender: int | None = None
+        self.lap_left = 0
+        self.turns = 0
+        self.phase = Phase.REVEAL
+        self.starter, self.starter_reason = (
+            self._later_starter() if self.round > 1 else (None, "highest-reveal"))
+        self.current = -1
+        self.log("deal", round=self.round, grids=[list(g) for g in self.cards],
+                 discard=self.discard[0], pile=list(self.pile))
+
+    def _later_starter(self) -> tuple[int, str]:
+        """The starter of rounds after the first; a capped round has no ender: its winner."""
+        if self.options["next_starter"] == "ender" and self.last_ender is not None:
+            return self.last_ender, "ender"
+        assert self.last_winner is not None
+        return self.last_winner, "winner"
+
+    def _begin_turns(self, starter: int, reason: str) -> None:
+        self.starter = self.current = starter
+        self.phase = Phase.TURN
+        self.log("starter", round=self.round, seat=starter, reason=reason)
+
+    def _end_round(self, capped: bool) -> None:
+        for seat in range(self.players):
+            self._final_reveal(seat)
+        raw = [self.grid_score(seat) for seat in range(self.players)]
+        ender = self.ender
+        scores = round_scores(raw, ender, capped)
+        self.totals = [t + s for t, s in zip(self.totals, scores)]
+        self.history.append(scores)
+        self.last_ender = ender
+        self.last_winner = round_winner(scores)
+        self.log("round-end", round=self.round, ender=ender, capped=capped, raw=raw,
+                 scores=scores, totals=list(self.totals))
+        if max(self.totals) >= TARGET or self.round >= MAX_ROUNDS:
+            self.phase = Phase.OVER
+            self.current = -1
+            self.log("game-end", totals=list(self.totals), places=list(self.outcome().places),
+                     round_cap=max(self.totals) < TARGET)
+        else:
+            self._start_round()
+
+    def _final_reveal(self, seat: int) -> None:
+        cells = self.cells[seat]
+        down = [i for i in range(CELLS) if cells[i] is Cell.DOWN]
+        for i in down:
+            cells[i] = Cell.UP
+        if down:
+            self.log("final-reveal", seat=seat, cells=[cell_name(i) for i in down],
+                     cards=[self.cards[seat][i] for i in down])
+        for col in range(COLS):
+            self._check_column(seat, col)
+
+    def grid_score(self, seat: int) -> int:
+        """The sum of ``seat``'s cards still in play (face-down ones included)."""
+        return sum(v for v, c in zip(self.cards[seat], self.cells[seat]) if c is not Cell.GONE)
+
+    # ----------------------------------------------------------------------- the interface
+    def to_act(self) -> tuple[int, ...]:
+        if self.phase is Phase.REVEAL:
+            return tuple(range(self.players))
+        if self.phase is Phase.OVER:
+            return ()
+        return (self.current,)
+
+    def legal(self, seat: int) -> list[str]:
+        if self.phase is Phase.REVEAL:
+            return list(REVEAL_ACTIONS) if 0 <= seat < self.players else []
+        if self.phase is Phase.OVER or seat != self.current:
+            return []
+        cells = self.cells[seat]
+        in_play = [cell_name(i) for i in range(CELLS) if cells[i] is not Cell.GONE]
+        if self.phase is Phase.TURN:
+            return ["draw"] + [f"take-discard:{name}" for name in in_play]
+        down = [cell_name(i) for i in range(CELLS) if cells[i] is Cell.DOWN]
+        return [f"swap:{name}" for name in in_play] + [f"discard-flip:{name}" for name in down]
+
+    def _apply(self, actions: Mapping[int, str]) -> None:
+        if self.phase is Phase.REVEAL:
+            self._opening_reveal(actions)
+            return
+        seat = self.current
+        move = parse_action(actions[seat])
+        if move.kind == "draw":
+            self._draw(seat)
+        elif move.kind == "take-discard":
+            card = self.discard.pop()
+            self._swap_in(seat, move.cells[0], card, "take-discard")
+            self._end_turn(seat)
+        elif move.kind == "swap":
+            card, self.drawn = self.drawn, None
+            assert card is not None
+            self._swap_in(seat, move.cells[0], card, "swap")
+            self._end_turn(seat)
+        else:
+            self._discard_flip(seat, move.cells[0])
+            self._end_turn(seat)
+
+    def is_over(self) -> bool:
+        return self.phase is Phase.OVER
+
+    def outcome(self) -> Outcome:
+        return Outcome(scores=tuple(float(t) for t in self.totals),
+                       places=places_from_keys(self.totals))
+
+    # ------------------------------------------------------------------------ the moves
+    def _opening_reveal(self, actions: Mapping[int, str]) -> None:
+        for seat in range(self.players):
+            cells = parse_action(actions[seat]).cells
+            for i in cells:
+                self.cells[seat][i] = Cell.UP
+            self.log("reveal", seat=seat, cells=[cell_name(i) for i in cells],
+                     cards=[self.cards[seat][i] for i in cells])
+        if self.starter is None:
+            self.starter = first_player([self._face_up_sum(s) for s in range(self.players)])
+        self._begin_turns(self.starter, self.starter_reason)
+
+    def _face_up_sum(self, seat: int) -> int:
+        return sum(v for v, c in zip(self.cards[seat], self.cells[seat]) if c is Cell.UP)
+
+    def _draw(self, seat: int) -> None:
+        if not self.pile:
+            self._reshuffle()
+        self.drawn = self.pile.pop()
+        self.phase = Phase.DRAWN
+        self.log("draw", seat=seat, card=self.drawn)
+
+    def _reshuffle(self) -> None:
+        """[arena] The discard pile except its top card becomes the new draw pile."""
+        top = self.discard.pop()
+        self.pile = self.discard
+        self.rng.shuffle(self.pile)
+        self.discard = [top]
+        self.pile_public = True
+        self.log("reshuffle", pile=list(self.pile), discard=top)
+
+    def _swap_in(self, seat: int, index: int, card: int, kind: str) -> None:
+        replaced = self.cards[seat][index]
+        self.cards[seat][index] = card
+        self.cells[seat][index] = Cell.UP
+        self.discard.append(replaced)
+        self.log(kind, seat=seat, cell=cell_name(index), card=card, replaced=replaced)
+        self._check_column(seat, index % COLS)
+
+    def _discard_flip(self, seat: int, index: int) -> None:
+        card, self.drawn = self.drawn, None
+        assert card is not None
+        self.discard.append(card)
+        self.cells[seat][index] = Cell.UP
+        self.log("discard-flip", seat=seat, cell=cell_name(index), card=card,
+                 flipped=self.cards[seat][index])
+        self._check_column(seat, index % COLS)
+
+    def _check_column(self, seat: int, col: int) -> None:
+        """Remove ``col`` if it holds three face-up cards of one value (option ``columns``)."""
+        if not self.options["columns"]:
+            return
+        indices = column_cells(col)
+        if any(self.cells[seat][i] is not Cell.UP for i in indices):
+            return
+        values = {self.cards[seat][i] for i in indices}
+        if len(values) != 1:
+            return
+        value = values.pop()
+        for i in indices:
+            self.cells[seat][i] = Cell.GONE
+            self.discard.append(value)
+        self.removed[seat].append((col, value))
+        self.log("remove-column", seat=seat, column=col, card=value)
+
+    def _end_turn(self, seat: int) -> None:
+        self.phase = Phase.TURN
+        self.turns += 1
+        if self.ender is None and Cell.DOWN not in self.cells[seat]:
+            self.ender = seat
+            self.lap_left = self.players - 1
+            self.log("round-ending", seat=seat)
+        elif self.ender is not None:
+            self.lap_left -= 1
+        if self.ender is not None and self.lap_left == 0:
+            self._end_round(capped=False)
+        elif self.ender is None and self.turns >= TURNS_PER_PLAYER_CAP * self.players:
+            self.log("round-cap", round=self.round, turns=self.turns)
+            self._end_round(capped=True)
+        else:
+            self.current = (seat + 1) % self.players
+
+    # ------------------------------------------------------------------- information
+    def view(self, seat: int) -> dict[str, Any]:
+        drawer = self.current if self.drawn is not None else None
+        return {
+            "game": "skyjo",
+            "seat": seat,
+            "players": self.players,
+            "options": {"columns": self.options["columns"],
+                        "next_starter": self.options["next_starter"]},
+            "round": self.round,
+            "phase": self.phase.value,
+            "turn": self.current if self.current >= 0 else None,
+            "starter": self.starter,
+            "ender": self.ender,
+            "turns": self.turns,
+            "turn_cap": TURNS_PER_PLAYER_CAP * self.players,
+            "grids": [self._public_grid(s) for s in range(self.players)],
+            "removed": [[{"column": c, "value": v} for c, v in self.removed[s]]
+                        for s in range(self.players)],
+            "discard": list(self.discard),
+            "discard_top": self.discard[-1] if self.discard else None,
+            "draw_count": len(self.pile),
+            "drawer": drawer,
+            "drawn": self.drawn if drawer == seat else None,
+            "round_scores": [list(r) for r in self.history],
+            "totals": list(self.totals),
+        }
+
+    def _public_grid(self, seat: int) -> list[list[int | None]]:
+        values = [v if c is Cell.UP else None for v, c in zip(self.cards[seat], self.cells[seat])]
+        return [values[r * COLS:(r + 1) * COLS] for r in range(ROWS)]
+
+    def full(self) -> dict[str, Any]:
+        return {
+            "round": self.round,
+            "phase": self.phase.value,
+            "current": self.current,
+            "starter": self.starter,
+            "ender": self.ender,
+            "lap_left": self.lap_left,
+            "turns": self.turns,
+            "cards": [list(g) for g in self.cards],
+            "cells": [[int(c) for c in g] for g in self.cells],
+            "removed": [[list(r) for r in rs] for rs in self.removed],
+            "discard": list(self.discard),
+            "pile": list(self.pile),
+            "pile_public": self.pile_public,
+            "drawn": self.drawn,
+            "history": [list(r) for r in self.history],
+            "totals": list(self.totals),
+        }
+
+    def clone(self) -> SkyjoState:
+        # Logged events are never mutated, so the copy may share them (deepcopy is slow).
+        return copy.deepcopy(self, {id(self.events): list(self.events)})
+
+    def resample(self, seat: int, rng: Random) -> SkyjoState:
+        """Redraw every card ``seat`` cannot see, keeping each card's publicly known pool.
+
+        Face-down grid cards (everyone's, ``seat``'s own included) come from the deal. The draw
+        pile shares their pool until a reshuffle in this round; after one, its contents are
+        public (the old discard pile) and only its order is redrawn. Another seat's drawn card
+        belongs to the draw pile's pool. The copy's future chance is redrawn as well.
+        """
+        other = self.clone()
+        grid_slots = [(s, i) for s in range(self.players) for i in range(CELLS)
+                      if other.cells[s][i] is Cell.DOWN]
+        hidden_drawn = other.drawn is not None and other.current != seat
+        pile_cards = other.pile + ([other.drawn] if hidden_drawn else [])
+        grid_cards = [other.cards[s][i] for s, i in grid_slots]
+        if other.pile_public:
+            rng.shuffle(grid_cards)
+            rng.shuffle(pile_cards)
+        else:
+            pool = grid_cards + pile_cards
+            rng.shuffle(pool)
+            grid_cards, pile_cards = pool[:len(grid_cards)], pool[len(grid_cards):]
+        for (s, i), card in zip(grid_slots, grid_cards):
+            other.cards[s][i] = card
+        if hidden_drawn:
+            other.drawn = pile_cards.pop()
+        other.pile = pile_cards
+        other.rng = Random(rng.getrandbits(64))
+        other.log("resample", seat=seat)
+        return other
+
+
+def _cards(cards: Iterable[int]) -> str:
+    return " ".join(str(c) for c in cards)
+
+
+class SkyjoGame(Game):
+    """Skyjo for 2-8 players."""
+
+    name = "skyjo"
+    title = "Skyjo"
+    min_players = 2
+    max_players = 8
+    options = {
+        "columns": OptionSpec(True, "remove a column of three equal face-up cards", kind=bool),
+        "next_starter": OptionSpec("winner", "who starts rounds after the first: the previous "
+                                   "round's winner or the player who ended it",
+                                   choices=("winner", "ender")),
+    }
+
+    def _new(self, players: int, seed: int, options: dict[str, Any]) -> SkyjoState:
+        return SkyjoState(players, seed, options)
+
+    def max_steps(self, players: int, options: Mapping[str, Any]) -> int:
+        # Per round: the reveal step, then at most cap*n turns before someone ends the round
+        # (else the cap ends it) plus n-1 final turns; a turn is at most two steps.
+        turns = TURNS_PER_PLAYER_CAP * players + players - 1
+        return MAX_ROUNDS * (1 + 2 * turns)
+
+    def format_event(self, event: Mapping[str, Any]) -> str:
+        kind = event["type"]
+        seat = event.get("seat")
+        if kind == "deal":
+            grids = "; ".join(f"seat {s}: {_cards(g)}" for s, g in enumerate(event["grids"]))
+            return (f"round {event['round']} dealt: {grids}; discard {event['discard']}; "
+                    f"pile (top last) {_cards(event['pile'])}")
+        if kind in ("reveal", "final-reveal"):
+            shown = ", ".join(f"{c}={v}" for c, v in zip(event["cells"], event["cards"]))
+            return f"seat {seat} {kind}s {shown}"
+        if kind in ("take-discard", "swap"):
+            return (f"seat {seat} {kind}s {event['card']} into {event['cell']}, "
+                    f"discarding {event['replaced']}")
+        if kind == "discard-flip":
+            return (f"seat {seat} discards {event['card']} and turns over {event['cell']}"
+                    f" = {event['flipped']}")
+        if kind == "remove-column":
+            return f"seat {seat} removes column {event['column']} of {event['card']}s"
+        if kind == "round-end":
+            return (f"round {event['round']} ends (ender {event['ender']}, capped "
+                    f"{event['capped']}): cards {event['raw']}, scores {event['scores']}, "
+                    f"totals {event['totals']}")
+        return super().format_event(event)
+
+
+register(SkyjoGame())
