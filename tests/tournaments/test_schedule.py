@@ -1,0 +1,157 @@
+"""Plans: every k-subset meets, every rotation on the same deal, seeds derived and stable."""
+
+from __future__ import annotations
+
+import itertools
+import math
+from collections import Counter
+from typing import Any
+
+import pytest
+from hypothesis import given
+from hypothesis import strategies as st
+
+from arena.errors import ArenaError, OptionError
+from arena.games.base import Game, OptionSpec
+from tournaments.errors import PlanError
+from tournaments.schedule import (
+    PlannedGame,
+    TournamentSpec,
+    bot_seed,
+    check_spec,
+    deal_seed,
+    entrant_labels,
+    plan,
+    plan_size,
+)
+
+
+class ThreeToFive(Game):
+    """A stand-in game: only its metadata and options matter to plans."""
+
+    name = "toy"
+    title = "Toy"
+    min_players = 3
+    max_players = 5
+    options = {"variant": OptionSpec("basic", "rules variant", choices=("basic", "pro")),
+               "rounds": OptionSpec(3, "rounds", kind=int, minimum=1)}
+
+    def _new(self, players: int, seed: int, options: dict[str, Any]) -> Any:
+        raise NotImplementedError
+
+    def max_steps(self, players: int, options: Any) -> int:
+        return 1
+
+
+def spec(n: int = 4, k: int = 3, rounds: int = 1, seed: int = 7, **kw: Any) -> TournamentSpec:
+    return TournamentSpec(game="toy", entrants=tuple(f"bot{i}" for i in range(n)),
+                          table_size=k, rounds=rounds, seed=seed, **kw)
+
+
+def test_small_plan_by_hand() -> None:
+    games = plan(TournamentSpec(game="toy", entrants=("a", "b", "c"), table_size=2, seed=1))
+    assert [g.seating for g in games] == [
+        ("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")]
+    assert [g.index for g in games] == list(range(6))
+    assert [(g.table, g.rotation) for g in games] == [(0, 0), (0, 1), (1, 0), (1, 1),
+                                                       (2, 0), (2, 1)]
+    assert games[0].deal_seed == games[1].deal_seed != games[2].deal_seed
+
+
+def test_seeds_are_pinned() -> None:
+    """Changing the derivation would silently change every stored tournament's replays."""
+    assert deal_seed(7, 0, 0) == 8317127739573897144
+    assert bot_seed(8317127739573897144, 0) == bot_seed(8317127739573897144, 0)
+    assert bot_seed(1, 0) != bot_seed(1, 1)
+    assert bot_seed(1, 0) != bot_seed(2, 0)
+
+
+@given(n=st.integers(2, 7), k=st.integers(2, 5), rounds=st.integers(1, 3),
+       seed=st.integers(-(2**70), 2**70))
+def test_plan_properties(n: int, k: int, rounds: int, seed: int) -> None:
+    if k > n:
+        with pytest.raises(PlanError):
+            plan(spec(n, k, rounds, seed))
+        return
+    s = spec(n, k, rounds, seed)
+    games = plan(s)
+    assert len(games) == plan_size(s) == rounds * math.comb(n, k) * k
+    assert [g.index for g in games] == list(range(len(games)))
+    tables: dict[tuple[int, int], list[PlannedGame]] = {}
+    for g in games:
+        tables.setdefault((g.round, g.table), []).append(g)
+        assert 0 <= g.deal_seed < 2**63
+        assert len(set(g.seating)) == k
+        assert all(0 <= x < 2**63 for x in g.bot_seeds())
+    # Each round, every k-subset of entrants is one table, in combinations order.
+    for round_ in range(rounds):
+        members = [tuple(sorted(tables[(round_, t)][0].seating, key=s.labels.index))
+                   for t in range(math.comb(n, k))]
+        assert members == list(itertools.combinations(s.labels, k))
+    for group in tables.values():
+        # All k cyclic rotations, one deal: each entrant sits in each seat exactly once.
+        assert [g.rotation for g in group] == list(range(k))
+        assert len({g.deal_seed for g in group}) == 1
+        base = group[0].seating
+        assert [g.seating for g in group] == [base[r:] + base[:r] for r in range(k)]
+        for seat in range(k):
+            assert Counter(g.seating[seat] for g in group) == Counter(base)
+    # Fresh deals for every table of every round.
+    assert len({g[0].deal_seed for g in tables.values()}) == len(tables)
+    assert plan(s) == games
+
+
+def test_seed_changes_deals_only() -> None:
+    a, b = plan(spec(seed=1)), plan(spec(seed=2))
+    assert [g.seating for g in a] == [g.seating for g in b]
+    assert all(x.deal_seed != y.deal_seed for x, y in zip(a, b))
+
+
+def test_copies_of_a_bot_get_unique_labels() -> None:
+    assert entrant_labels(["random", "random", "greedy", "random"]) == (
+        "random", "random#2", "greedy", "random#3")
+    s = TournamentSpec(game="toy", entrants=("random", "random", "greedy"), table_size=3)
+    assert s.entrant_bots() == {"random": "random", "random#2": "random", "greedy": "greedy"}
+    assert plan(s)[0].seating == ("random", "random#2", "greedy")
+
+
+@pytest.mark.parametrize("bots", [["x", "x", "x#2"], ["", "a"], [" a", "b"]])
+def test_bad_entrant_names(bots: list[str]) -> None:
+    with pytest.raises(PlanError):
+        entrant_labels(bots)
+
+
+@pytest.mark.parametrize("kw, message", [
+    ({"n": 2, "k": 3}, "cannot fill a table of 3"),
+    ({"k": 1}, "at least 2"),
+    ({"rounds": 0}, "rounds must be at least 1"),
+    ({"move_ms": 0}, "move time"),
+])
+def test_invalid_specs(kw: dict[str, Any], message: str) -> None:
+    with pytest.raises(PlanError, match=message):
+        plan(spec(**kw))
+
+
+def test_huge_plan_is_refused_before_listing() -> None:
+    with pytest.raises(PlanError, match="games"):
+        plan(spec(n=60, k=5, rounds=2))
+
+
+def test_game_checks_table_size_and_options() -> None:
+    game = ThreeToFive()
+    with pytest.raises(PlanError, match="3-5 players"):
+        plan(spec(n=6, k=6), game)
+    with pytest.raises(PlanError, match="3-5 players"):
+        plan(spec(n=4, k=2), game)
+    with pytest.raises(OptionError, match="no option 'colour'"):
+        plan(spec(options={"colour": "red"}), game)
+    with pytest.raises(ArenaError):
+        plan(spec(options={"rounds": "zero"}), game)
+    with pytest.raises(PlanError, match="not 'toy'"):
+        check_spec(TournamentSpec(game="other", entrants=("a", "b", "c"), table_size=3), game)
+
+
+def test_checked_spec_has_all_options_typed() -> None:
+    checked = check_spec(spec(options={"rounds": "5"}), ThreeToFive())
+    assert checked.options == {"variant": "basic", "rounds": 5}
+    assert checked.to_dict()["options"] == {"variant": "basic", "rounds": 5}

@@ -1,0 +1,29 @@
+"""Typed errors of the tournaments package (all ArenaError, shown to users as one line).
+
+Database problems (corrupt, locked, unknown schema) raise ``arena.errors.StoreError``; the
+classes here cover bad tournament specs, unknown ids and ratings that cannot be computed.
+"""
+
+from __future__ import annotations
+
+from arena.errors import ArenaError
+
+
+class TournamentError(ArenaError):
+    """A problem with a tournament, its plan or its results."""
+
+
+class PlanError(TournamentError):
+    """A tournament spec cannot be planned (too few entrants, bad table size, rounds...)."""
+
+
+class RatingError(TournamentError):
+    """Ratings cannot be computed (e.g. no prior and a bot that won or lost every game)."""
+
+
+class NotFound(TournamentError):
+    """No tournament, game or bot with that id or name is in the database."""
+
+
+class DuplicateBot(TournamentError):
+    """A bot with that name is already registered."""

@@ -1,0 +1,212 @@
+"""Tournament plans: which entrants meet, in which seats, on which deal.
+
+A tournament is a game, its options, a list of entrants (bots; the same bot may be entered
+several times as copies), a table size ``k``, a number of rounds and a seed. ``plan(spec)``
+lists every game before anything is played:
+
+- every k-subset of the entrants (``itertools.combinations`` in entrant order) is a *table*;
+- each table is played in all ``k`` cyclic seat rotations on the **same deal seed** (duplicate
+  deals: seat order and the luck of the deal cancel out across the rotations);
+- the whole set is repeated ``rounds`` times, each round with fresh deal seeds.
+
+Seeds are derived with BLAKE2b from the tournament seed, so a plan (and, with deterministic
+bots, the whole tournament) is reproducible bit for bit. All seeds are 63-bit non-negative
+integers (they fit a signed SQLite INTEGER and every msgpack implementation).
+"""
+
+from __future__ import annotations
+
+import hashlib
+import itertools
+import math
+from collections import Counter
+from collections.abc import Iterator, Mapping, Sequence
+from dataclasses import dataclass, field, replace
+from typing import Any
+
+from arena.games.base import Game
+from tournaments.errors import PlanError
+
+__all__ = [
+    "MAX_PLANNED_GAMES",
+    "PlannedGame",
+    "TournamentSpec",
+    "bot_seed",
+    "check_spec",
+    "deal_seed",
+    "entrant_labels",
+    "plan",
+    "plan_size",
+]
+
+#: A plan larger than this is refused (it would not fit comfortably in memory or a database).
+MAX_PLANNED_GAMES = 5_000_000
+
+_SEED_MASK = (1 << 63) - 1
+_COPY_MARK = "#"
+
+
+def _derive(*parts: object) -> int:
+    """A 63-bit integer from the BLAKE2b hash of ``parts`` (stable across runs and platforms)."""
+    text = ":".join(str(p) for p in parts).encode()
+    digest = hashlib.blake2b(text, digest_size=8, person=b"arena-seeds").digest()
+    return int.from_bytes(digest, "big") & _SEED_MASK
+
+
+def deal_seed(seed: int, round_: int, table: int) -> int:
+    """The deal seed of table ``table`` in round ``round_`` of a tournament seeded ``seed``."""
+    return _derive("deal", seed, round_, table)
+
+
+def bot_seed(deal_seed: int, seat: int) -> int:
+    """The seed sent to the bot at ``seat`` for its own random choices (``start.seed``).
+
+    It depends on the deal seed and the seat only, so in a duplicate deal the bot in seat 2
+    gets the same seed in every rotation, and a rerun of the tournament gets the same seeds.
+    """
+    return _derive("bot", deal_seed, seat)
+
+
+def entrant_labels(bots: Sequence[str]) -> tuple[str, ...]:
+    """Unique entrant labels for a list of bot names: copies are labelled ``name#2``, ``name#3``.
+
+    The first copy keeps the plain name. Raises PlanError if a label would clash with another
+    bot's name (e.g. bots ``x`` twice and ``x#2``) or a name is empty.
+    """
+    seen: Counter[str] = Counter()
+    labels: list[str] = []
+    for name in bots:
+        if not name or name != name.strip():
+            raise PlanError(f"bad bot name {name!r}: names are non-empty, without outer spaces")
+        seen[name] += 1
+        labels.append(name if seen[name] == 1 else f"{name}{_COPY_MARK}{seen[name]}")
+    if len(set(labels)) != len(labels):
+        clash = sorted(label for label, n in Counter(labels).items() if n > 1)
+        raise PlanError(f"entrant labels clash: {', '.join(clash)}; rename a bot")
+    return tuple(labels)
+
+
+@dataclass(frozen=True, kw_only=True)
+class TournamentSpec:
+    """What a tournament is: game, options, entrants (bot names), table size, rounds, seed.
+
+    ``entrants`` are bot names in entrant order; a name may repeat to enter copies of a bot.
+    ``labels`` are the unique entrant labels used everywhere else (seating, results, ratings).
+    ``move_ms`` is the per-decision deadline the runner gives each bot.
+    """
+
+    game: str
+    options: Mapping[str, Any] = field(default_factory=dict)
+    entrants: tuple[str, ...]
+    table_size: int
+    rounds: int = 1
+    seed: int = 0
+    move_ms: int = 1000
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "entrants", tuple(self.entrants))
+        object.__setattr__(self, "options", dict(self.options))
+
+    @property
+    def labels(self) -> tuple[str, ...]:
+        return entrant_labels(self.entrants)
+
+    def entrant_bots(self) -> dict[str, str]:
+        """Entrant label → bot name."""
+        return dict(zip(self.labels, self.entrants))
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "options": dict(self.options),
+            "entrants": list(self.entrants),
+            "table_size": self.table_size,
+            "rounds": self.rounds,
+            "seed": self.seed,
+            "move_ms": self.move_ms,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class PlannedGame:
+    """One game of a plan. ``seating[seat]`` is the entrant label at that seat."""
+
+    index: int
+    round: int
+    table: int
+    rotation: int
+    deal_seed: int
+    seating: tuple[str, ...]
+
+    def bot_seeds(self) -> tuple[int, ...]:
+        """The ``start.seed`` of each seat."""
+        return tuple(bot_seed(self.deal_seed, seat) for seat in range(len(self.seating)))
+
+
+def plan_size(spec: TournamentSpec) -> int:
+    """How many games ``plan(spec)`` lists, computed without listing them."""
+    return spec.rounds * math.comb(len(spec.entrants), spec.table_size) * spec.table_size
+
+
+def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec:
+    """Validate ``spec``; with ``game``, also its table size and options.
+
+    Returns the spec with options parsed and defaults filled in (so a stored tournament replays
+    the same even if a game's defaults change later). Raises PlanError, or the game's own
+    OptionError for an unknown or bad option.
+    """
+    labels = spec.labels
+    if not isinstance(spec.table_size, int) or spec.table_size < 2:
+        raise PlanError(f"table size must be at least 2, not {spec.table_size!r}")
+    if len(labels) < spec.table_size:
+        raise PlanError(
+            f"{len(labels)} entrant(s) cannot fill a table of {spec.table_size}; "
+            f"enter at least {spec.table_size} bots (a bot may be entered several times)"
+        )
+    if not isinstance(spec.rounds, int) or spec.rounds < 1:
+        raise PlanError(f"rounds must be at least 1, not {spec.rounds!r}")
+    if not isinstance(spec.move_ms, int) or spec.move_ms < 1:
+        raise PlanError(f"move time must be at least 1 ms, not {spec.move_ms!r}")
+    if not isinstance(spec.seed, int) or isinstance(spec.seed, bool):
+        raise PlanError(f"seed must be a whole number, not {spec.seed!r}")
+    size = plan_size(spec)
+    if size > MAX_PLANNED_GAMES:
+        raise PlanError(
+            f"the plan has {size:,} games (more than {MAX_PLANNED_GAMES:,}); "
+            "use fewer entrants, a smaller table or fewer rounds"
+        )
+    if game is None:
+        return spec
+    if spec.game != game.name:
+        raise PlanError(f"spec is for game {spec.game!r}, not {game.name!r}")
+    if not game.min_players <= spec.table_size <= game.max_players:
+        raise PlanError(
+            f"{game.name} takes {game.min_players}-{game.max_players} players; "
+            f"table size {spec.table_size} is outside that range"
+        )
+    return replace(spec, options=game.parse_options(spec.options))
+
+
+def iter_plan(spec: TournamentSpec) -> Iterator[PlannedGame]:
+    """The games of ``spec`` in plan order (round, table, rotation), without validation."""
+    k = spec.table_size
+    tables = list(itertools.combinations(spec.labels, k))
+    index = 0
+    for round_ in range(spec.rounds):
+        for table_no, table in enumerate(tables):
+            seed = deal_seed(spec.seed, round_, table_no)
+            for rotation in range(k):
+                yield PlannedGame(
+                    index=index,
+                    round=round_,
+                    table=table_no,
+                    rotation=rotation,
+                    deal_seed=seed,
+                    seating=table[rotation:] + table[:rotation],
+                )
+                index += 1
+
+
+def plan(spec: TournamentSpec, game: Game | None = None) -> list[PlannedGame]:
+    """Every game of the tournament, in plan order. Validates as ``check_spec`` does."""
+    return list(iter_plan(check_spec(spec, game)))
