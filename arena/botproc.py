@@ -23,6 +23,7 @@ from pathlib import Path
 
 from arena.errors import BotStartError
 from arena.hub import Hub, Peer
+from arena.lifetime import die_with_parent
 
 log = logging.getLogger(__name__)
 
@@ -130,6 +131,7 @@ def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path) -> BotProcess:
             popen = subprocess.Popen(
                 list(spec.argv), env=env, cwd=spec.cwd, stdin=subprocess.DEVNULL,
                 stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
+                preexec_fn=die_with_parent,
             )
         except OSError as exc:
             raise BotStartError(f"bot {spec.name!r} could not be started: {exc.strerror}: "

@@ -112,7 +112,7 @@ class Referee:
         return GameRecord(
             game=game.name, options=dict(state.options), seed=seed,
             bots=tuple(names or [s.proc.label if s.proc else "?" for s in seats]),
-            actions=tuple(self._actions), faults=tuple(self._faults), forfeits=forfeits,
+            actions=tuple(sorted(self._actions, key=lambda a: (a.step, a.seat))), faults=tuple(self._faults), forfeits=forfeits,
             scores=tuple(outcome.scores), game_places=tuple(outcome.places), places=places,
             think_us=tuple(s.think_us for s in seats),
             decisions=tuple(s.decisions for s in seats),
@@ -177,8 +177,11 @@ class Referee:
             log.debug("dropped a message from %s, not playing here", incoming.peer.label)
             return
         if incoming.problem is not None:
+            # a malformed message from a seat we are waiting for is its (bad) answer
             self._fault(seat, step, FaultKind.MALFORMED, str(incoming.problem)[:200])
-            self._after_fault(seat, pending, joint, step)
+            item = pending.pop(seat.seat, None)
+            if item is not None:
+                self._choose(joint, seat, step, default_action(item.legal), Chooser.REFEREE, 0)
             return
         message = incoming.message
         request = message["request"]
@@ -203,8 +206,6 @@ class Referee:
         if action not in item.legal:
             self._fault(seat, step, FaultKind.ILLEGAL, f"{action[:60]!r} was not offered")
             self._choose(joint, seat, step, default_action(item.legal), Chooser.REFEREE, 0)
-            if seat.faults >= self.limits.max_faults:
-                self._forfeit(seat)
             return
         think = int(elapsed_ms * 1000)
         seat.think_us += think
@@ -214,8 +215,7 @@ class Referee:
     def _after_fault(self, seat: _Seat, pending: dict[int, _Pending], joint: dict[int, str],
                      step: int) -> None:
         """A fault outside an answer: forfeit (and default the pending move) at the bound."""
-        if seat.faults >= self.limits.max_faults:
-            self._forfeit(seat)
+        if seat.forfeited:
             item = pending.pop(seat.seat, None)
             if item is not None:
                 self._choose(joint, seat, step, default_action(item.legal), Chooser.REFEREE, 0)
@@ -230,6 +230,8 @@ class Referee:
         seat.faults += 1
         self._faults.append(Fault(seat=seat.seat, step=step, kind=kind, detail=detail))
         log.info("fault: seat %d %s at step %d: %s", seat.seat, kind.value, step, detail)
+        if seat.faults >= self.limits.max_faults:
+            self._forfeit(seat)
 
     def _forfeit(self, seat: _Seat) -> None:
         if not seat.forfeited:

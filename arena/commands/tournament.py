@@ -1,0 +1,171 @@
+"""``arena tournament``: create (plan), run, list and show round-robin tournaments."""
+
+from __future__ import annotations
+
+import random
+
+import click
+
+from arena.botproc import BotSpec
+from arena.commands.common import echo_json, parse_options, table
+from arena.commands.progress import ProgressBar
+from arena.commands.storage import bot_spec, db_option
+from arena.games import get_game
+from tournaments import reports
+from tournaments.errors import PlanError
+from tournaments.runner import run as run_games
+from tournaments.schedule import TournamentSpec, plan
+from tournaments.store import Store
+
+
+@click.group()
+def tournament() -> None:
+    """Plan, run and inspect round-robin tournaments."""
+
+
+def split_bots(text: str, copies: int) -> list[str]:
+    names = [name.strip() for name in text.split(",") if name.strip()]
+    if not names:
+        raise click.BadParameter("name at least one bot", param_hint="--bots")
+    return [name for name in names for _ in range(copies)]
+
+
+def create_tournament(store: Store, *, game_name: str, bots: list[str], table_size: int | None,
+                      rounds: int, seed: int | None, options: dict, move_ms: int) -> int:
+    """Validate everything, then write the whole plan. Nothing is written on an error."""
+    game = get_game(game_name)
+    versions = {name: bot_spec(store, name)[1] for name in dict.fromkeys(bots)}
+    if table_size is None:
+        table_size = max(game.min_players, min(len(bots), game.max_players))
+    spec = TournamentSpec(game=game.name, options=options, entrants=tuple(bots),
+                          table_size=table_size, rounds=rounds,
+                          seed=random.SystemRandom().randrange(2**62) if seed is None else seed,
+                          move_ms=move_ms)
+    games = plan(spec, game)
+    spec = TournamentSpec(game=spec.game, options=game.parse_options(options),
+                          entrants=spec.entrants, table_size=spec.table_size,
+                          rounds=spec.rounds, seed=spec.seed, move_ms=spec.move_ms)
+    entrants = {label: (bot, versions[bot]) for label, bot in spec.entrant_bots().items()}
+    return store.create_tournament(spec, games, entrants)
+
+
+@tournament.command()
+@click.option("--game", "game_name", required=True, metavar="GAME", help="The game to play.")
+@click.option("--bots", required=True, metavar="A,B,...",
+              help="Comma-separated bots (bundled or registered); a name may repeat.")
+@click.option("--table-size", type=click.IntRange(2, 64), default=None,
+              help="Players per game (default: as many as fit, within the game's range).")
+@click.option("--rounds", type=click.IntRange(1, 100_000), default=1, show_default=True,
+              help="Repetitions of the whole round robin, each with fresh deals.")
+@click.option("--copies", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Enter every bot this many times (for tables larger than the bot list).")
+@click.option("--seed", type=int, default=None, help="Tournament seed (default: random).")
+@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+              help="A game option; repeatable.")
+@click.option("--move-time", "move_ms", type=click.IntRange(1, 600_000), default=1000,
+              show_default=True, help="Per-move deadline in milliseconds.")
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@db_option
+def create(game_name: str, bots: str, table_size: int | None, rounds: int, copies: int,
+           seed: int | None, options: tuple[str, ...], move_ms: int, as_json: bool,
+           store: Store) -> None:
+    """Plan a round robin: every table, seat rotation and deal, written before any play."""
+    tid = create_tournament(store, game_name=game_name, bots=split_bots(bots, copies),
+                            table_size=table_size, rounds=rounds, seed=seed,
+                            options=parse_options(options), move_ms=move_ms)
+    info = store.tournament(tid)
+    if as_json:
+        echo_json(info.to_dict())
+    else:
+        click.echo(f"created tournament {tid}: {info.games_total} games "
+                   f"({info.spec.game}, {len(info.entrants)} entrants, tables of "
+                   f"{info.spec.table_size}); run it with `arena tournament run {tid}`")
+
+
+def entrant_specs(store: Store, tid: int) -> dict[str, BotSpec]:
+    info = store.tournament(tid)
+    specs = {}
+    for entrant in info.entrants:
+        spec, version = bot_spec(store, entrant.bot)
+        if version != entrant.version:
+            click.echo(f"warning: {entrant.bot} changed since the tournament was planned "
+                       f"(version {entrant.version} -> {version})", err=True)
+        specs[entrant.label] = spec
+    return specs
+
+
+def run_tournament(store: Store, tid: int, *, jobs: int, quiet: bool = False) -> None:
+    """Play the pending games with a progress bar; on Ctrl-C keep what finished."""
+    specs = entrant_specs(store, tid)
+    try:
+        summary = run_games(store, tid, specs=specs, jobs=jobs,
+                            progress=ProgressBar(quiet=quiet))
+    except KeyboardInterrupt:
+        info = store.tournament(tid)
+        click.echo(f"\ninterrupted: {info.games_done}/{info.games_total} games are recorded; "
+                   f"run `arena tournament run {tid}` again to finish", err=True)
+        raise SystemExit(130) from None
+    if summary.failed:
+        for line in summary.failed:
+            click.echo(f"error: {line}", err=True)
+        raise PlanError(f"{len(summary.failed)} game(s) could not be played; they stay pending")
+
+
+@tournament.command("run")
+@click.argument("tid", metavar="ID", type=int)
+@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
+              help="Games played at once (each job reuses its own bot processes).")
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
+@click.option("--json", "as_json", is_flag=True, help="Print the final rankings as JSON.")
+@db_option
+def run_command(tid: int, jobs: int, quiet: bool, as_json: bool, store: Store) -> None:
+    """Play the pending games of tournament ID, then print its rankings."""
+    run_tournament(store, tid, jobs=jobs, quiet=quiet or as_json)
+    rows = reports.rankings(store.standings(tid), store.ratings(tid))
+    if as_json:
+        echo_json(reports.rankings_json(rows))
+    else:
+        click.echo(reports.tournament_text(store.tournament(tid), rows))
+
+
+@tournament.command("list")
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@db_option
+def list_command(as_json: bool, store: Store) -> None:
+    """List the tournaments in the database."""
+    infos = store.list_tournaments()
+    if as_json:
+        echo_json(reports.tournaments_json(infos))
+    elif not infos:
+        click.echo("no tournaments yet; create one with `arena tournament create`")
+    else:
+        click.echo(reports.tournaments_table(infos))
+
+
+def fault_summary(store: Store, tid: int) -> list[dict]:
+    rows = store.db.execute(
+        "SELECT s.entrant, f.kind, COUNT(*) FROM faults f JOIN seats s "
+        "ON s.game_id = f.game_id AND s.seat = f.seat WHERE s.tournament_id = ? "
+        "GROUP BY s.entrant, f.kind ORDER BY s.entrant, f.kind", (tid,)).fetchall()
+    return [{"entrant": e, "kind": k, "count": n} for e, k, n in rows]
+
+
+@tournament.command()
+@click.argument("tid", metavar="ID", type=int)
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@db_option
+def show(tid: int, as_json: bool, store: Store) -> None:
+    """Show a tournament: its plan, progress, faults and rankings."""
+    info = store.tournament(tid)
+    rows = reports.rankings(store.standings(tid), store.ratings(tid))
+    faults = fault_summary(store, tid)
+    if as_json:
+        data = reports.tournament_json(info, rows)
+        data["faults"] = faults
+        echo_json(data)
+        return
+    click.echo(reports.tournament_text(info, rows))
+    if faults:
+        click.echo("\nfaults")
+        click.echo(table(["entrant", "kind", "count"],
+                         [[f["entrant"], f["kind"], f["count"]] for f in faults], "llr"))

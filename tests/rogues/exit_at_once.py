@@ -1,0 +1,4 @@
+"""Exits at once without saying hello."""
+import sys
+
+sys.exit(1)

@@ -1,0 +1,155 @@
+"""Bot submission: manifests, versions, the entry check, and how to run a registered bot.
+
+A bot is registered only after it passes a check: it starts, says hello with the right protocol
+version, and plays a short game of each of its games with no fault. Its version is a hash of
+its files (a folder bot) or of its command and the files the command names, so results stay
+attributable after the bot changes.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import logging
+import os
+import shlex
+import tomllib
+from collections.abc import Sequence
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.botproc import BotSpec, resolve_spec
+from arena.errors import ArenaError, BotStartError
+from arena.games import get_game, names
+from arena.match import play_match
+from arena.record import GameRecord, Limits
+from tournaments.store import Store, resolve_db_path
+from tournaments.values import BotInfo
+
+log = logging.getLogger(__name__)
+
+MANIFEST = "bot.toml"
+SKIP_DIRS = {"__pycache__", ".git", ".venv", "node_modules", ".mypy_cache", ".pytest_cache"}
+
+
+class BotCheckError(ArenaError):
+    """A bot failed its entry check; nothing was registered."""
+
+
+@dataclass(frozen=True, kw_only=True)
+class Manifest:
+    """The ``bot.toml`` of a bot folder."""
+
+    name: str
+    command: str
+    games: tuple[str, ...]
+    folder: Path
+
+
+def load_manifest(folder: Path) -> Manifest:
+    """Read and check ``folder/bot.toml`` (keys: name, command, games)."""
+    path = folder / MANIFEST
+    if not path.is_file():
+        raise BotCheckError(f"{folder} has no {MANIFEST} (needs name, command and games)")
+    try:
+        data = tomllib.loads(path.read_text(encoding="utf-8"))
+    except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
+        raise BotCheckError(f"{path} is not valid TOML: {exc}") from None
+    name, command, games = data.get("name"), data.get("command"), data.get("games", [])
+    if not isinstance(name, str) or not name.strip():
+        raise BotCheckError(f"{path}: 'name' must be a non-empty string")
+    if not isinstance(command, str) or not command.strip():
+        raise BotCheckError(f"{path}: 'command' must be a command line (a string)")
+    if isinstance(games, str):
+        games = [games]
+    if not isinstance(games, list) or not all(isinstance(g, str) for g in games) or not games:
+        raise BotCheckError(f"{path}: 'games' must list the games the bot plays")
+    return Manifest(name=name.strip(), command=command, games=tuple(games),
+                    folder=folder.resolve())
+
+
+def folder_version(folder: Path) -> str:
+    """Hash of every file under ``folder`` (names and contents, in a fixed order)."""
+    digest = hashlib.sha256()
+    for root, dirs, files in os.walk(folder):
+        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+        for name in sorted(files):
+            path = Path(root) / name
+            digest.update(str(path.relative_to(folder)).encode() + b"\0")
+            try:
+                digest.update(path.read_bytes())
+            except OSError:
+                continue
+            digest.update(b"\0")
+    return digest.hexdigest()[:12]
+
+
+def command_version(argv: Sequence[str], cwd: str | None = None) -> str:
+    """Hash of a command line and of each file it names that exists."""
+    digest = hashlib.sha256("\0".join(argv).encode())
+    for arg in argv:
+        path = Path(cwd or ".") / arg
+        if path.is_file():
+            digest.update(path.read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def spec_of(info: BotInfo) -> BotSpec:
+    """How to run a registered bot (a folder bot runs in its folder)."""
+    try:
+        argv = tuple(shlex.split(info.command))
+    except ValueError as exc:
+        raise BotStartError(f"bot {info.name!r} has an unparsable command: {exc}") from None
+    folder = getattr(info, "path", None) or None
+    return BotSpec(name=info.name, argv=argv, cwd=folder)
+
+
+def check_bot(spec: BotSpec, games: Sequence[str], *, move_ms: int = 2000,
+              seed: int = 1) -> list[GameRecord]:
+    """Play one game of each of ``games`` with the bot at seat 0 against ``random`` bots.
+
+    Raises BotCheckError naming the first problem (it did not start, was refused, or faulted).
+    """
+    if not games:
+        raise BotCheckError("name at least one game the bot plays")
+    records = []
+    for name in games:
+        game = get_game(name)
+        others = [resolve_spec("random")] * (game.min_players - 1)
+        try:
+            record = play_match(name, [spec, *others], seed=seed,
+                                limits=Limits(move_ms=move_ms, max_faults=1, startup_ms=10_000))
+        except BotStartError as exc:
+            raise BotCheckError(f"check failed: {exc}") from None
+        mine = [f for f in record.faults if f.seat == 0]
+        if mine:
+            fault = mine[0]
+            raise BotCheckError(f"check failed in {name}: {fault.kind.value} at step "
+                                f"{fault.step}: {fault.detail}")
+        records.append(record)
+    return records
+
+
+def register(store: Store, name: str, spec: BotSpec, command: str, games: Sequence[str],
+             version: str, *, replace: bool = False) -> BotInfo:
+    """Check the bot, then store it. Nothing is written if the check fails."""
+    unknown = [g for g in games if g not in names()]
+    if unknown:
+        raise BotCheckError(f"unknown game(s) {', '.join(unknown)} (games: {', '.join(names())})")
+    check_bot(spec, games)
+    kwargs = {"path": spec.cwd, "games": list(games)} if _store_has_paths(store) else {}
+    return store.add_bot(name, command, version=version, replace=replace, **kwargs)
+
+
+def _store_has_paths(store: Store) -> bool:
+    import inspect
+
+    return "path" in inspect.signature(store.add_bot).parameters
+
+
+def registered_specs(db_path: str | None = None) -> dict[str, BotSpec]:
+    """Registered bots of the database at ``db_path`` (default path), if the file exists."""
+    path = resolve_db_path(db_path)
+    if not path.exists():
+        return {}
+    with Store.open(path) as store:
+        return {info.name: spec_of(info) for info in store.list_bots()}
