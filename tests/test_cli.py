@@ -1,0 +1,204 @@
+"""The ``arena`` command through click's CliRunner (and real processes where it matters)."""
+
+from __future__ import annotations
+
+import json
+import sqlite3
+import sys
+from pathlib import Path
+
+import click
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+
+ROGUES = Path(__file__).resolve().parent / "rogues"
+
+
+def run(*args: str, db: Path | None = None) -> click.testing.Result:
+    argv = list(args)
+    if db is not None:
+        argv += ["--db", str(db)]
+    return CliRunner().invoke(main, argv, catch_exceptions=False)
+
+
+def all_commands(group: click.Group, prefix: tuple[str, ...] = ()):
+    for name, command in group.commands.items():
+        yield prefix + (name,), command
+        if isinstance(command, click.Group):
+            yield from all_commands(command, prefix + (name,))
+
+
+def test_every_command_and_option_has_help() -> None:
+    seen = 0
+    for path, command in all_commands(main):
+        result = run(*path, "--help")
+        assert result.exit_code == 0, path
+        assert command.help or command.short_help, f"{' '.join(path)} has no help"
+        for param in command.params:
+            if isinstance(param, click.Option):
+                assert param.help, f"{' '.join(path)} {param.opts} has no help"
+        seen += 1
+    assert seen >= 12
+
+
+def test_games_lists_every_game_with_player_counts() -> None:
+    result = run("games")
+    assert result.exit_code == 0
+    assert "skull" in result.output and "3-6" in result.output
+    listing = json.loads(run("games", "--json").output)
+    assert {g["name"] for g in listing} >= {"skull"}
+
+
+@pytest.mark.parametrize("players", [3, 6])
+def test_play_skull_over_real_processes(players: int) -> None:
+    bots = ["--bot", "random"] * players
+    result = run("play", "skull", *bots, "--seed", "11")
+    assert result.exit_code == 0, result.output
+    assert "place" in result.output and "seat 0: random" in result.output
+    data = json.loads(run("play", "skull", *bots, "--seed", "11", "--json").output)
+    assert data["seed"] == 11 and len(data["places"]) == players
+    assert data["events"] and data["actions"]
+    again = json.loads(run("play", "skull", *bots, "--seed", "11", "--json").output)
+    assert [a["action"] for a in again["actions"]] == [a["action"] for a in data["actions"]]
+
+
+def test_play_as_one_seat_shows_its_views() -> None:
+    result = run("play", "skull", "--bot", "random", "--bot", "random", "--bot", "random",
+                 "--seed", "3", "--seat", "1", "--json")
+    data = json.loads(result.output)
+    assert data["seat"] == 1 and data["turns"]
+    assert all(turn["action"] in turn["legal"] for turn in data["turns"])
+
+
+@pytest.mark.parametrize("args, message", [
+    (["play", "chess", "--bot", "random", "--bot", "random"], "unknown game 'chess'"),
+    (["play", "skull", "--bot", "random", "--bot", "random"], "skull takes 3-6 players, not 2"),
+    (["play", "skull", "--bot", "random", "--bot", "random", "--bot", "nosuchbot"],
+     "no bundled or registered bot 'nosuchbot'"),
+    (["play", "skull", "--bot", "random", "--bot", "random", "--bot",
+      f"{sys.executable} {ROGUES / 'exit_at_once.py'}"], "stopped before saying hello"),
+    (["play", "skull", "--bot", "random", "--bot", "random", "--bot", "/no/such/program"],
+     "could not be started"),
+    (["play", "skull-king", "--bot", "random", "--bot", "random", "--option", "colour=red"],
+     "has no option 'colour'"),
+])
+def test_user_errors_are_one_line_and_non_zero(args, message) -> None:
+    result = CliRunner().invoke(main, args)
+    assert result.exit_code == 1
+    assert message in result.output
+    assert "Traceback" not in result.output
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception,
+                                                                     SystemExit)
+
+
+def test_bad_usage_is_a_usage_error() -> None:
+    result = CliRunner().invoke(main, ["play", "skull", "--bot", "random", "--seed", "x"])
+    assert result.exit_code == 2 and "Invalid value" in result.output
+
+
+def test_tournament_create_run_and_read(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    created = run("tournament", "create", "--game", "skull", "--bots", "random,first,random",
+                  "--table-size", "3", "--rounds", "2", "--seed", "5", "--json", db=db)
+    assert created.exit_code == 0, created.output
+    info = json.loads(created.output)
+    tid = info["id"]
+    assert info["games_total"] == 2 * 1 * 3          # rounds x tables x rotations
+    result = run("tournament", "run", str(tid), "--quiet", db=db)
+    assert result.exit_code == 0, result.output
+    assert "6/6 games played" in result.output
+    ranks = json.loads(run("rankings", str(tid), "--json", db=db).output)
+    assert {r["entrant"] for r in ranks["rankings"]} == {"random", "first", "random#2"}
+    assert all(r["games"] == 6 for r in ranks["rankings"])
+    cross = json.loads(run("crosstable", str(tid), "--json", db=db).output)
+    assert cross["entrants"] == ["random", "first", "random#2"]
+    text = run("crosstable", str(tid), db=db).output
+    assert "random#2" in text
+    listing = json.loads(run("tournament", "list", "--json", db=db).output)
+    assert listing[0]["status"] == "done"
+    shown = run("tournament", "show", str(tid), db=db)
+    assert "6/6 games played" in shown.output
+    game_id = sqlite3.connect(db).execute("SELECT MIN(id) FROM games").fetchone()[0]
+    replayed = json.loads(run("replay", str(game_id), "--json", db=db).output)
+    assert replayed["events"] and replayed["seed"]
+    seat = json.loads(run("replay", str(game_id), "--seat", "0", "--json", db=db).output)
+    assert seat["turns"]
+    assert "place" in run("replay", str(game_id), db=db).output
+
+
+@pytest.mark.parametrize("args, message", [
+    (["--game", "skull", "--bots", "random,nobody,first"], "no bot named 'nobody'"),
+    (["--game", "skull", "--bots", "random,first"], "cannot fill a table of 3"),
+    (["--game", "skull", "--bots", "random,first,random", "--table-size", "2"],
+     "takes 3-6 players"),
+    (["--game", "skyjo", "--bots", "random,first", "--option", "columns=maybe"],
+     "takes true or false"),
+])
+def test_bad_tournaments_write_nothing(tmp_path: Path, args, message) -> None:
+    db = tmp_path / "t.db"
+    result = CliRunner().invoke(main, ["tournament", "create", *args, "--db", str(db)])
+    assert result.exit_code == 1 and message in result.output, result.output
+    assert json.loads(run("tournament", "list", "--json", db=db).output) == []
+
+
+def test_corrupt_database_is_a_clear_error(tmp_path: Path) -> None:
+    db = tmp_path / "bad.db"
+    db.write_bytes(b"this is not a database" * 100)
+    result = CliRunner().invoke(main, ["tournament", "list", "--db", str(db)])
+    assert result.exit_code == 1
+    assert "arena: error:" in result.output and str(db) in result.output
+    assert "Traceback" not in result.output
+
+
+def test_locked_database_is_a_clear_error(tmp_path: Path, monkeypatch) -> None:
+    db = tmp_path / "t.db"
+    run("tournament", "list", db=db)
+    holder = sqlite3.connect(db, timeout=0.1)
+    holder.execute("BEGIN EXCLUSIVE")
+    monkeypatch.setattr("tournaments.store.DEFAULT_BUSY_TIMEOUT_MS", 200)
+    try:
+        result = CliRunner().invoke(main, ["tournament", "create", "--game", "skull", "--bots",
+                                           "random,random,random", "--db", str(db)])
+    finally:
+        holder.rollback()
+        holder.close()
+    assert result.exit_code == 1
+    assert "locked" in result.output and "Traceback" not in result.output
+
+
+def test_bot_add_checks_before_registering(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    good = run("bot", "add", "mine", "--game", "skull", "--db", str(db), "--",
+               sys.executable, "-m", "bots.random")
+    assert good.exit_code == 0, good.output
+    listing = json.loads(run("bot", "list", "--json", db=db).output)
+    mine = [b for b in listing if b["name"] == "mine"]
+    assert mine and mine[0]["kind"] == "registered" and mine[0]["version"]
+    bad = CliRunner().invoke(main, ["bot", "add", "rogue", "--game", "skull", "--db", str(db),
+                                    "--", sys.executable, str(ROGUES / "illegal.py")])
+    assert bad.exit_code == 1 and "check failed" in bad.output and "illegal" in bad.output
+    listing = json.loads(run("bot", "list", "--json", db=db).output)
+    assert "rogue" not in {b["name"] for b in listing}
+    assert run("bot", "remove", "mine", db=db).exit_code == 0
+
+
+def test_bot_add_from_a_folder_with_a_manifest(tmp_path: Path) -> None:
+    folder = tmp_path / "firstbot"
+    folder.mkdir()
+    (folder / "bot.py").write_text(
+        "from protocol.sdk import run_bot\n"
+        "run_bot(lambda view, legal: legal[0], name='firstbot')\n")
+    (folder / "bot.toml").write_text(
+        f'name = "firstbot"\ncommand = "{sys.executable} bot.py"\ngames = ["skull"]\n')
+    db = tmp_path / "t.db"
+    result = run("bot", "add", str(folder), db=db)
+    assert result.exit_code == 0, result.output
+    created = run("tournament", "create", "--game", "skull", "--bots", "firstbot,random,random",
+                  "--seed", "1", "--json", db=db)
+    tid = json.loads(created.output)["id"]
+    assert run("tournament", "run", str(tid), "--quiet", db=db).exit_code == 0
+    ranks = json.loads(run("rankings", str(tid), "--json", db=db).output)["rankings"]
+    assert {r["entrant"] for r in ranks} == {"firstbot", "random", "random#2"}
+    assert all(r["faults"] == 0 for r in ranks)

@@ -1,0 +1,123 @@
+"""Tournament runs with real bot processes: parallel equals serial, kill -9 and resume."""
+
+from __future__ import annotations
+
+import json
+import os
+import signal
+import sqlite3
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+from click.testing import CliRunner
+
+from arena.cli import main
+
+BOTS = "random,first,random,random"
+
+
+def cli(*args: str) -> str:
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def create(db: Path, rounds: int = 2) -> int:
+    out = cli("tournament", "create", "--game", "skull", "--bots", BOTS, "--table-size", "3",
+              "--rounds", str(rounds), "--seed", "42", "--json", "--db", str(db))
+    return json.loads(out)["id"]
+
+
+def results(db: Path, tid: int) -> dict:
+    conn = sqlite3.connect(db)
+    games = conn.execute("SELECT plan_index, actions, outcome FROM games WHERE tournament_id = ? "
+                         "ORDER BY plan_index", (tid,)).fetchall()
+    ratings = conn.execute("SELECT method, entrant, round(rating, 6), round(lo, 6), "
+                           "round(hi, 6), games FROM ratings WHERE tournament_id = ? "
+                           "ORDER BY method, entrant", (tid,)).fetchall()
+    history = conn.execute("SELECT game_index, entrant, round(rating, 6) FROM rating_history "
+                           "WHERE tournament_id = ? ORDER BY game_index, entrant",
+                           (tid,)).fetchall()
+    conn.close()
+    actions = [(i, [a[:3] for a in json.loads(acts)], json.loads(out)) for i, acts, out in games]
+    return {"games": actions, "ratings": ratings, "history": history}
+
+
+def done_count(db: Path, tid: int) -> int:
+    try:
+        conn = sqlite3.connect(db, timeout=5)
+        n = conn.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ? AND status = 'done'",
+                         (tid,)).fetchone()[0]
+        conn.close()
+        return n
+    except sqlite3.Error:
+        return 0
+
+
+def test_parallel_run_equals_serial_run(tmp_path: Path) -> None:
+    serial, parallel = tmp_path / "serial.db", tmp_path / "parallel.db"
+    a, b = create(serial), create(parallel)
+    cli("tournament", "run", str(a), "--quiet", "--db", str(serial))
+    cli("tournament", "run", str(b), "--quiet", "--jobs", "2", "--db", str(parallel))
+    first, second = results(serial, a), results(parallel, b)
+    assert len(first["games"]) == 2 * 4 * 3
+    assert first == second
+
+
+def arena_run(db: Path, tid: int) -> subprocess.Popen:
+    return subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(tid),
+                             "--jobs", "2", "--db", str(db)],
+                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
+                            start_new_session=True)
+
+
+def bot_processes() -> set[int]:
+    """Pids of bundled bot processes running on this machine."""
+    pids = set()
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit():
+            try:
+                cmdline = (entry / "cmdline").read_bytes()
+            except OSError:
+                continue
+            if b"bots.random" in cmdline or b"bots.first" in cmdline:
+                pids.add(int(entry.name))
+    return pids
+
+
+def test_kill_minus_nine_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
+    reference, killed = tmp_path / "reference.db", tmp_path / "killed.db"
+    ref_id = create(reference, rounds=3)
+    cli("tournament", "run", str(ref_id), "--quiet", "--db", str(reference))
+    before = bot_processes()
+    tid = create(killed, rounds=3)
+    total = 3 * 4 * 3
+    proc = arena_run(killed, tid)
+    deadline = time.monotonic() + 60
+    while done_count(killed, tid) < 5 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    os.kill(proc.pid, signal.SIGKILL)        # the arena process only, mid-run
+    proc.wait(10)
+    partial = done_count(killed, tid)
+    assert 5 <= partial < total, "killed mid-run"
+    time.sleep(1.0)
+    assert bot_processes() <= before, "no bot process outlives a killed arena"
+    output = cli("tournament", "run", str(tid), "--quiet", "--db", str(killed))
+    assert f"{total}/{total} games played" in output
+    assert results(killed, tid) == results(reference, ref_id)
+
+
+def test_ctrl_c_keeps_finished_games_and_says_how_to_finish(tmp_path: Path) -> None:
+    db = tmp_path / "int.db"
+    tid = create(db, rounds=4)
+    proc = arena_run(db, tid)
+    deadline = time.monotonic() + 60
+    while done_count(db, tid) < 3 and time.monotonic() < deadline:
+        time.sleep(0.05)
+    proc.send_signal(signal.SIGINT)
+    _, err = proc.communicate(timeout=30)
+    assert proc.returncode == 130
+    assert b"run `arena tournament run" in err and b"Traceback" not in err
+    assert done_count(db, tid) >= 3
