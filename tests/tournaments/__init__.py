@@ -1,0 +1,54 @@
+"""Tests of the tournaments package, and synthetic game records shared with the benchmarks.
+
+``synthetic_record`` makes a realistic-looking GameRecord for a planned game without playing
+it: a Skull-like game of about 40 actions, places drawn from the entrants' strengths plus
+noise (with occasional ties), and an occasional fault.
+"""
+
+from __future__ import annotations
+
+import random
+from collections.abc import Mapping
+
+from arena.games.base import places_from_keys
+from arena.record import ActionRecord, Chooser, Fault, FaultKind, GameRecord, final_places
+from tournaments.schedule import PlannedGame
+
+ACTIONS = ("place:flower", "place:skull", "bid:2", "bid:3", "pass", "flip:1", "flip:2")
+
+
+def synthetic_record(planned: PlannedGame, rng: random.Random, *, game: str = "skull",
+                     strengths: Mapping[str, float] | None = None, actions: int = 40,
+                     fault_rate: float = 0.02, bots: Mapping[str, str] | None = None,
+                     ) -> GameRecord:
+    """A finished-game record for ``planned`` (labels are the bot names unless ``bots``)."""
+    n = len(planned.seating)
+    strengths = strengths or {}
+    steps: list[ActionRecord] = []
+    faults: list[Fault] = []
+    think = [0] * n
+    decisions = [0] * n
+    for step in range(actions):
+        seat = step % n
+        by = Chooser.BOT
+        if rng.random() < fault_rate:
+            faults.append(Fault(seat=seat, step=step, kind=rng.choice(list(FaultKind)),
+                                detail="synthetic"))
+            by = Chooser.REFEREE
+        us = rng.randrange(20, 400)
+        think[seat] += us
+        decisions[seat] += 1
+        steps.append(ActionRecord(step=step, seat=seat, action=rng.choice(ACTIONS), by=by,
+                                  think_us=us))
+    # Integer keys so that equal strengths sometimes tie (ties share a place).
+    keys = [-round(strengths.get(label, 0.0) + rng.gauss(0, 1.0)) for label in planned.seating]
+    game_places = places_from_keys(keys)
+    scores = tuple(float(n - p) for p in game_places)
+    forfeits = tuple(sorted({f.seat for f in faults if sum(g.seat == f.seat for g in faults) >= 3}))
+    return GameRecord(
+        game=game, options={}, seed=planned.deal_seed,
+        bots=tuple((bots or {}).get(label, label) for label in planned.seating),
+        actions=tuple(steps), faults=tuple(faults), forfeits=forfeits, scores=scores,
+        game_places=game_places, places=final_places(game_places, scores, forfeits),
+        think_us=tuple(think), decisions=tuple(decisions),
+        wall_ms=round(rng.uniform(1.0, 30.0), 3))

@@ -1,0 +1,171 @@
+"""The results database schema, as an ordered list of migrations.
+
+``PRAGMA user_version`` holds the number of migrations applied. Opening a database applies the
+missing ones in order inside one write transaction; a database whose version is newer than
+``SCHEMA_VERSION`` is refused (an older arena must not write to it).
+
+Version 1 holds the raw facts: bots, tournaments, entrants, games (with their compact action
+lists and outcomes), seats and faults. Version 2 adds what is derived from them and can be
+rebuilt at any time: ratings, rating history, and views (``standings``, ``head_to_head``,
+``rankings``) that make the file read well in Datasette.
+
+To change the schema, append a function to ``MIGRATIONS``; never edit one that has shipped.
+"""
+
+from __future__ import annotations
+
+import logging
+import sqlite3
+from collections.abc import Callable
+
+from sqlite_utils import Database
+
+from arena.errors import StoreError
+
+__all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate", "user_version"]
+
+log = logging.getLogger(__name__)
+
+
+def _raw_facts(db: Database) -> None:
+    """Version 1: bots, tournaments, entrants, games, seats, faults."""
+    # games: JSON list of the games the bot plays; played: games it has played here.
+    db["bots"].create(
+        {"name": str, "command": str, "path": str, "kind": str, "version": str, "games": str,
+         "played": int, "added_at": str},
+        pk="name", not_null={"command", "kind", "version", "games", "played", "added_at"},
+        defaults={"kind": "registered", "version": "", "games": "[]", "played": 0},
+    )
+    db["tournaments"].create(
+        {"id": int, "game": str, "options": str, "table_size": int, "rounds": int, "seed": int,
+         "move_ms": int, "created_at": str, "status": str},
+        pk="id",
+        not_null={"game", "options", "table_size", "rounds", "seed", "move_ms", "created_at",
+                  "status"},
+        defaults={"status": "planned"},
+    )
+    db["entrants"].create(
+        {"tournament_id": int, "label": str, "position": int, "bot": str, "bot_version": str},
+        pk=("tournament_id", "label"), not_null={"position", "bot", "bot_version"},
+        foreign_keys=[("tournament_id", "tournaments", "id")],
+    )
+    db["games"].create(
+        {"id": int, "tournament_id": int, "plan_index": int, "round": int, "table_index": int,
+         "rotation": int, "deal_seed": int, "seating": str, "status": str, "started_at": str,
+         "finished_at": str, "wall_ms": float, "actions": str, "outcome": str,
+         "forfeits": str},
+        pk="id",
+        not_null={"tournament_id", "plan_index", "round", "table_index", "rotation",
+                  "deal_seed", "seating", "status"},
+        defaults={"status": "pending"},
+        foreign_keys=[("tournament_id", "tournaments", "id")],
+    )
+    db["games"].create_index(["tournament_id", "plan_index"], unique=True)
+    db["games"].create_index(["tournament_id", "status"])
+    db["seats"].create(
+        {"game_id": int, "seat": int, "tournament_id": int, "entrant": str, "place": int,
+         "score": float, "think_us": int, "decisions": int, "faults": int, "forfeited": int},
+        pk=("game_id", "seat"),
+        not_null={"tournament_id", "entrant", "place", "score", "think_us", "decisions",
+                  "faults", "forfeited"},
+        foreign_keys=[("game_id", "games", "id"), ("tournament_id", "tournaments", "id")],
+    )
+    db["seats"].create_index(["tournament_id", "entrant"])
+    db["faults"].create(
+        {"id": int, "game_id": int, "seat": int, "step": int, "kind": str, "detail": str},
+        pk="id", not_null={"game_id", "seat", "step", "kind", "detail"},
+        foreign_keys=[("game_id", "games", "id")],
+    )
+    db["faults"].create_index(["game_id"])
+
+
+def _derived(db: Database) -> None:
+    """Version 2: ratings and rating history (rebuildable), and the reading views."""
+    db["ratings"].create(
+        {"tournament_id": int, "method": str, "entrant": str, "rating": float, "lo": float,
+         "hi": float, "games": int},
+        pk=("tournament_id", "method", "entrant"), not_null={"rating", "games"},
+        foreign_keys=[("tournament_id", "tournaments", "id")],
+    )
+    db["rating_history"].create(
+        {"tournament_id": int, "game_index": int, "entrant": str, "rating": float},
+        pk=("tournament_id", "game_index", "entrant"), not_null={"rating"},
+        foreign_keys=[("tournament_id", "tournaments", "id")],
+    )
+    db.create_view("standings", """
+        SELECT e.tournament_id, e.label AS entrant, e.bot, e.bot_version,
+               COUNT(s.game_id) AS games,
+               COALESCE(SUM(s.place = 1), 0) AS wins,
+               ROUND(AVG(s.place), 3) AS mean_place,
+               ROUND(AVG(s.score), 3) AS mean_score,
+               COALESCE(SUM(s.faults), 0) AS faults,
+               COALESCE(SUM(s.forfeited), 0) AS forfeits
+        FROM entrants e
+        LEFT JOIN seats s ON s.tournament_id = e.tournament_id AND s.entrant = e.label
+        GROUP BY e.tournament_id, e.label""")
+    db.create_view("head_to_head", """
+        SELECT a.tournament_id, a.entrant, b.entrant AS opponent, COUNT(*) AS played,
+               SUM(a.place < b.place) AS wins, SUM(a.place = b.place) AS draws,
+               SUM(a.place > b.place) AS losses,
+               ROUND(100.0 * (SUM(a.place < b.place) + 0.5 * SUM(a.place = b.place))
+                     / COUNT(*), 1) AS score_pct
+        FROM seats a JOIN seats b ON b.game_id = a.game_id AND b.seat != a.seat
+        GROUP BY a.tournament_id, a.entrant, b.entrant""")
+    db.create_view("rankings", """
+        SELECT s.*, r.rating AS elo, r.lo AS elo_lo, r.hi AS elo_hi, i.rating AS elo_incremental
+        FROM standings s
+        LEFT JOIN ratings r ON r.tournament_id = s.tournament_id AND r.entrant = s.entrant
+             AND r.method = 'mle'
+        LEFT JOIN ratings i ON i.tournament_id = s.tournament_id AND i.entrant = s.entrant
+             AND i.method = 'elo'
+        ORDER BY s.tournament_id, r.rating DESC""")
+
+
+#: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
+MIGRATIONS: list[Callable[[Database], None]] = [_raw_facts, _derived]
+SCHEMA_VERSION = len(MIGRATIONS)
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
+
+
+def migrate(db: Database, *, path: str, target: int = SCHEMA_VERSION) -> int:
+    """Bring ``db`` to version ``target`` in one write transaction; return the old version.
+
+    Raises StoreError for a database newer than this code, or an SQLite file that is not an
+    arena database. ``target`` below ``SCHEMA_VERSION`` is for tests of old databases.
+    """
+    conn = db.conn
+    version = user_version(conn)
+    _check_known(version, path)
+    if version >= target:
+        return version
+    conn.execute("BEGIN IMMEDIATE")
+    try:
+        version = user_version(conn)  # another process may have migrated meanwhile
+        _check_known(version, path)
+        if version == 0:
+            foreign = [name for (name,) in conn.execute(
+                "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")]
+            if foreign:
+                raise StoreError(f"{path}: not an arena database (it already has tables: "
+                                 f"{', '.join(sorted(foreign)[:5])})")
+        for step in range(version, target):
+            log.info("migrating %s to schema version %d", path, step + 1)
+            MIGRATIONS[step](db)
+        conn.execute(f"PRAGMA user_version = {int(target)}")
+    except BaseException:
+        if conn.in_transaction:
+            conn.execute("ROLLBACK")
+        raise
+    conn.execute("COMMIT")
+    return version
+
+
+def _check_known(version: int, path: str) -> None:
+    if version > SCHEMA_VERSION:
+        raise StoreError(
+            f"{path}: database schema version {version} is newer than this arena knows "
+            f"(version {SCHEMA_VERSION}); upgrade arena to open it"
+        )

@@ -1,0 +1,497 @@
+"""The results database: SQLite through sqlite-utils, with migrations.
+
+Raw facts (bots, tournaments, entrants, planned and played games with their actions, seats and
+faults) are stored; standings, head-to-head results and ratings are derived from them (SQL
+views, and ``rebuild_ratings``) and can be rebuilt at any time.
+
+- ``Store.open(path)`` creates or migrates the file (see ``tournaments.migrations``), turns on
+  WAL mode (readers never wait for the writer), ``synchronous=NORMAL`` and a busy timeout.
+- ``create_tournament`` writes the whole plan in one transaction before any game is played.
+- ``record_game`` writes one finished game in one transaction, and only once: a killed run loses
+  at most the games in flight, and running the pending games again completes the tournament.
+- Every ``sqlite3`` error becomes a one-line ``StoreError`` naming the file and what went wrong
+  (not a database, corrupt, locked, unwritable...).
+
+Writes use ``BEGIN IMMEDIATE`` rather than sqlite-utils' deferred ``atomic()``: a transaction
+that reads before it writes must take the write lock first, or a concurrent writer makes it fail
+at once instead of waiting out the busy timeout. One ``Store`` may be shared by threads (calls
+are serialised by a lock); separate processes each open their own.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import os
+import sqlite3
+import threading
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import contextmanager
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+from sqlite_utils import Database
+
+from arena.errors import StoreError
+from arena.record import Fault, FaultKind, GameRecord
+from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
+from tournaments.migrations import SCHEMA_VERSION, migrate
+from tournaments.ratings import (
+    DEFAULT_K,
+    Crosstable,
+    GameResult,
+    HistoryRow,
+    PairCounts,
+    batch_ratings,
+    incremental_elo,
+)
+from tournaments.schedule import PlannedGame, TournamentSpec
+from tournaments.values import (
+    BotInfo,
+    BotKind,
+    EntrantInfo,
+    GameStatus,
+    RatingRow,
+    Standing,
+    StoredGame,
+    TournamentInfo,
+    TournamentRatings,
+    TournamentStatus,
+)
+
+__all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "DEFAULT_DB", "ENV_DB", "Store", "resolve_db_path"]
+
+log = logging.getLogger(__name__)
+
+ENV_DB = "ARENA_DB"
+DEFAULT_DB = "arena.db"
+DEFAULT_BUSY_TIMEOUT_MS = 5000
+
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def resolve_db_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
+    """The database path: the CLI value, else ``$ARENA_DB``, else ``./arena.db``."""
+    if cli_value:
+        return Path(cli_value).expanduser()
+    env = os.environ.get(ENV_DB)
+    if env:
+        return Path(env).expanduser()
+    return Path(DEFAULT_DB)
+
+
+def _now() -> datetime:
+    return datetime.now(timezone.utc)
+
+
+def _stamp(moment: datetime) -> str:
+    return moment.isoformat(timespec="milliseconds")
+
+
+def _dumps(value: Any) -> str:
+    return json.dumps(value, separators=(",", ":"))
+
+
+def store_error(path: str, exc: sqlite3.Error, doing: str) -> StoreError:
+    """A one-line StoreError for an sqlite3 error met while ``doing`` something."""
+    text = str(exc)
+    low = text.lower()
+    if "locked" in low or "busy" in low:
+        why = ("the database is locked: another process is writing to it; try again when it "
+               "is done")
+    elif "not a database" in low:
+        why = "not an SQLite database (wrong file, encrypted or corrupt)"
+    elif "malformed" in low or "corrupt" in low:
+        why = "the database file is corrupt (malformed); restore a backup or use a new file"
+    elif "unable to open" in low:
+        why = "cannot open the database file (does its folder exist? permissions?)"
+    elif "readonly" in low or "read-only" in low:
+        why = "the database is read-only"
+    elif "disk is full" in low:
+        why = "the disk is full"
+    else:
+        why = f"database error: {text}"
+    return StoreError(f"{path}: {why} (while {doing})")
+
+
+def _guarded(doing: str) -> Callable[[Callable[_P, _T]], Callable[_P, _T]]:
+    """Serialise a Store method and turn sqlite3 errors into StoreError."""
+
+    def decorate(method: Callable[_P, _T]) -> Callable[_P, _T]:
+        @functools.wraps(method)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+            store: Store = args[0]  # type: ignore[assignment]
+            with store._lock:
+                try:
+                    return method(*args, **kwargs)
+                except sqlite3.Error as exc:
+                    raise store_error(store.path, exc, doing) from exc
+
+        return wrapper
+
+    return decorate
+
+
+def _connect(path: str, busy_timeout_ms: int) -> sqlite3.Connection:
+    if path != ":memory:" and not Path(path).parent.is_dir():
+        raise StoreError(f"{path}: cannot create the database: folder "
+                         f"{str(Path(path).parent)!r} does not exist")
+    try:
+        conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None,
+                               check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise store_error(path, exc, "opening") from exc
+    return conn
+
+
+class Store:
+    """An open results database. Use ``Store.open(path)``; close it (or use ``with``)."""
+
+    def __init__(self, db: Database, path: str) -> None:
+        self.db = db
+        self.path = path
+        self._lock = threading.RLock()
+
+    # -- opening ---------------------------------------------------------------------------
+
+    @classmethod
+    def open(cls, path: str | os.PathLike[str], *,
+             busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> Store:
+        """Open (creating or migrating) the database at ``path``. Raises StoreError."""
+        name = os.fspath(path)
+        conn = _connect(name, busy_timeout_ms)
+        try:
+            db = Database(conn, execute_plugins=False)
+            # Reading the version first detects a file that is not a database, and a newer
+            # schema, before anything (journal mode included) is changed.
+            migrate_from = db.execute("PRAGMA user_version").fetchone()[0]
+            if migrate_from <= SCHEMA_VERSION and name != ":memory:":
+                conn.execute("PRAGMA journal_mode=WAL")
+            conn.execute("PRAGMA synchronous=NORMAL")
+            conn.execute("PRAGMA foreign_keys=ON")
+            old = migrate(db, path=name)
+            if old and old < SCHEMA_VERSION:
+                log.info("migrated %s from schema version %d to %d", name, old, SCHEMA_VERSION)
+        except sqlite3.Error as exc:
+            conn.close()
+            raise store_error(name, exc, "opening") from exc
+        except BaseException:
+            conn.close()
+            raise
+        return cls(db, name)
+
+    def close(self) -> None:
+        with self._lock:
+            self.db.conn.close()
+
+    def __enter__(self) -> Store:
+        return self
+
+    def __exit__(self, *exc_info: object) -> None:
+        self.close()
+
+    @contextmanager
+    def _write(self) -> Iterator[sqlite3.Connection]:
+        """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on any error)."""
+        conn = self.db.conn
+        conn.execute("BEGIN IMMEDIATE")
+        try:
+            yield conn
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+        try:
+            conn.execute("COMMIT")
+        except BaseException:
+            if conn.in_transaction:
+                conn.execute("ROLLBACK")
+            raise
+
+    def _one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
+        return next(self.db.query(sql, params), None)
+
+    # -- bots ------------------------------------------------------------------------------
+
+    @_guarded("adding a bot")
+    def add_bot(self, name: str, command: str, *, kind: BotKind = BotKind.REGISTERED,
+                version: str = "", path: str | None = None, games: Sequence[str] = (),
+                replace: bool = False) -> BotInfo:
+        """Register a bot: its command line as text, the folder it runs in (or None), the
+        games it plays. Raises DuplicateBot unless ``replace`` (which keeps its count of
+        games played and its date added)."""
+        if not name or name != name.strip() or "#" in name:
+            raise TournamentError(f"bad bot name {name!r}: non-empty, no outer spaces, no '#'")
+        kind = BotKind(kind)
+        with self._write() as conn:
+            old = conn.execute("SELECT played, added_at FROM bots WHERE name = ?",
+                               (name,)).fetchone()
+            if old and not replace:
+                raise DuplicateBot(f"a bot named {name!r} is already registered")
+            played, added = old if old else (0, _stamp(_now()))
+            conn.execute("INSERT OR REPLACE INTO bots (name, command, path, kind, version, "
+                         "games, played, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                         (name, command, path, kind.value, version, _dumps(list(games)),
+                          played, added))
+        return BotInfo(name=name, command=command, path=path, kind=kind, version=version,
+                       games=tuple(games), played=played, added_at=added)
+
+    @_guarded("reading a bot")
+    def get_bot(self, name: str) -> BotInfo:
+        row = self._one("SELECT * FROM bots WHERE name = ?", (name,))
+        if row is None:
+            raise NotFound(f"no bot named {name!r} is registered")
+        return BotInfo.from_row(row)
+
+    @_guarded("listing bots")
+    def list_bots(self) -> list[BotInfo]:
+        return [BotInfo.from_row(row) for row in self.db.query("SELECT * FROM bots ORDER BY name")]
+
+    @_guarded("removing a bot")
+    def remove_bot(self, name: str) -> None:
+        """Unregister a bot; its past tournaments keep its name and version."""
+        with self._write() as conn:
+            if not conn.execute("DELETE FROM bots WHERE name = ?", (name,)).rowcount:
+                raise NotFound(f"no bot named {name!r} is registered")
+
+    # -- tournaments -----------------------------------------------------------------------
+
+    @_guarded("creating a tournament")
+    def create_tournament(self, spec: TournamentSpec, planned_games: Sequence[PlannedGame],
+                          entrant_bots: Mapping[str, tuple[str, str]]) -> int:
+        """Write a tournament and its whole plan in one transaction; return its id.
+
+        ``entrant_bots`` maps each entrant label to ``(bot name, bot version)``.
+        """
+        labels = spec.labels
+        if set(entrant_bots) != set(labels):
+            raise PlanError(f"entrant_bots must name exactly the entrants {', '.join(labels)}")
+        for game in planned_games:
+            if not set(game.seating) <= set(entrant_bots):
+                raise PlanError(f"planned game {game.index} seats unknown entrants")
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO tournaments (game, options, table_size, rounds, seed, move_ms, "
+                "created_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (spec.game, _dumps(dict(spec.options)), spec.table_size, spec.rounds, spec.seed,
+                 spec.move_ms, _stamp(_now()), TournamentStatus.PLANNED.value))
+            tid = int(cursor.lastrowid or 0)
+            conn.executemany(
+                "INSERT INTO entrants (tournament_id, label, position, bot, bot_version) "
+                "VALUES (?, ?, ?, ?, ?)",
+                [(tid, label, pos, *entrant_bots[label]) for pos, label in enumerate(labels)])
+            conn.executemany(
+                "INSERT INTO games (tournament_id, plan_index, round, table_index, rotation, "
+                "deal_seed, seating) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                ((tid, g.index, g.round, g.table, g.rotation, g.deal_seed, _dumps(g.seating))
+                 for g in planned_games))
+        log.info("tournament %d planned: %d games", tid, len(planned_games))
+        return tid
+
+    def _tournament_row(self, tid: int) -> dict[str, Any]:
+        row = self._one("SELECT * FROM tournaments WHERE id = ?", (tid,))
+        if row is None:
+            raise NotFound(f"no tournament {tid} in {self.path}")
+        return row
+
+    def _info(self, row: dict[str, Any]) -> TournamentInfo:
+        tid = row["id"]
+        entrants = tuple(EntrantInfo(label=e["label"], bot=e["bot"], version=e["bot_version"])
+                         for e in self.db.query("SELECT * FROM entrants WHERE tournament_id = ? "
+                                                "ORDER BY position", (tid,)))
+        counts = {status: n for status, n in self.db.execute(
+            "SELECT status, COUNT(*) FROM games WHERE tournament_id = ? GROUP BY status",
+            (tid,)).fetchall()}
+        return TournamentInfo.from_row(row, entrants=entrants,
+                                       games_done=counts.get(GameStatus.DONE.value, 0),
+                                       games_total=sum(counts.values()))
+
+    @_guarded("reading a tournament")
+    def tournament(self, tid: int) -> TournamentInfo:
+        return self._info(self._tournament_row(tid))
+
+    @_guarded("listing tournaments")
+    def list_tournaments(self) -> list[TournamentInfo]:
+        return [self._info(row) for row in self.db.query("SELECT * FROM tournaments ORDER BY id")]
+
+    @_guarded("reading the plan")
+    def pending_games(self, tid: int) -> list[tuple[int, PlannedGame]]:
+        """The games not yet played, in plan order, as ``(game_id, PlannedGame)``."""
+        self._tournament_row(tid)
+        rows = self.db.execute(
+            "SELECT id, plan_index, round, table_index, rotation, deal_seed, seating FROM games "
+            "WHERE tournament_id = ? AND status = ? ORDER BY plan_index",
+            (tid, GameStatus.PENDING.value)).fetchall()
+        return [(gid, PlannedGame(index=index, round=round_, table=table, rotation=rotation,
+                                  deal_seed=seed, seating=tuple(json.loads(seating))))
+                for gid, index, round_, table, rotation, seed, seating in rows]
+
+    # -- games -----------------------------------------------------------------------------
+
+    @_guarded("recording a game")
+    def record_game(self, game_id: int, record: GameRecord, *,
+                    finished_at: datetime | None = None) -> bool:
+        """Store one finished game in one transaction. Returns False (and writes nothing) if
+        the game was already recorded. Raises NotFound, or TournamentError if ``record`` does
+        not fit the planned game (game, deal seed or number of seats)."""
+        finished = finished_at or _now()
+        started = finished - timedelta(milliseconds=record.wall_ms)
+        with self._write() as conn:
+            row = conn.execute(
+                "SELECT g.tournament_id, g.status, g.deal_seed, g.seating, t.game "
+                "FROM games g JOIN tournaments t ON t.id = g.tournament_id WHERE g.id = ?",
+                (game_id,)).fetchone()
+            if row is None:
+                raise NotFound(f"no game {game_id} in {self.path}")
+            tid, status, seed, seating_json, game_name = row
+            if status == GameStatus.DONE.value:
+                log.warning("game %d is already recorded; ignoring the new record", game_id)
+                return False
+            seating = json.loads(seating_json)
+            if (record.game, record.seed, record.players) != (game_name, seed, len(seating)):
+                raise TournamentError(
+                    f"record of {record.game} seed {record.seed} with {record.players} seats "
+                    f"does not fit game {game_id} ({game_name} seed {seed}, {len(seating)} seats)")
+            conn.execute(
+                "UPDATE games SET status = ?, started_at = ?, finished_at = ?, wall_ms = ?, "
+                "actions = ?, outcome = ?, forfeits = ? WHERE id = ?",
+                (GameStatus.DONE.value, _stamp(started), _stamp(finished), record.wall_ms,
+                 _dumps([a.to_list() for a in record.actions]),
+                 _dumps({"scores": list(record.scores), "game_places": list(record.game_places),
+                         "places": list(record.places)}),
+                 _dumps(list(record.forfeits)), game_id))
+            conn.executemany(
+                "INSERT INTO seats (game_id, seat, tournament_id, entrant, place, score, "
+                "think_us, decisions, faults, forfeited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                _seat_rows(game_id, tid, seating, record))
+            conn.executemany(
+                "INSERT INTO faults (game_id, seat, step, kind, detail) VALUES (?, ?, ?, ?, ?)",
+                _fault_rows(game_id, record))
+            conn.execute(
+                "UPDATE bots SET played = played + 1 WHERE name IN (SELECT DISTINCT bot FROM "
+                "entrants WHERE tournament_id = ? AND label IN (SELECT value FROM json_each(?)))",
+                (tid, seating_json))
+            left = conn.execute("SELECT 1 FROM games WHERE tournament_id = ? AND status = ? "
+                                "LIMIT 1", (tid, GameStatus.PENDING.value)).fetchone()
+            new_status = TournamentStatus.IN_PROGRESS if left else TournamentStatus.DONE
+            conn.execute("UPDATE tournaments SET status = ? WHERE id = ? AND status != ?",
+                         (new_status.value, tid, new_status.value))
+        return True
+
+    @_guarded("reading a game")
+    def game(self, game_id: int) -> StoredGame:
+        """Everything needed to replay a game (and its result, if it was played)."""
+        row = self._one(
+            "SELECT g.*, t.game, t.options FROM games g JOIN tournaments t "
+            "ON t.id = g.tournament_id WHERE g.id = ?", (game_id,))
+        if row is None:
+            raise NotFound(f"no game {game_id} in {self.path}")
+        bots = dict(self.db.execute("SELECT label, bot FROM entrants WHERE tournament_id = ?",
+                                    (row["tournament_id"],)).fetchall())
+        faults = tuple(Fault(seat=seat, step=step, kind=FaultKind(kind), detail=detail)
+                       for seat, step, kind, detail in self.db.execute(
+                           "SELECT seat, step, kind, detail FROM faults WHERE game_id = ? "
+                           "ORDER BY id", (game_id,)).fetchall())
+        seats = list(self.db.query("SELECT * FROM seats WHERE game_id = ? ORDER BY seat",
+                                   (game_id,)))
+        return StoredGame.from_row(row, bots=bots, seats=seats, faults=faults)
+
+    def _results(self, tid: int) -> list[GameResult]:
+        """Finished games of ``tid`` in plan order, as ratings take them."""
+        rows = self.db.execute(
+            "SELECT plan_index, seating, outcome FROM games WHERE tournament_id = ? "
+            "AND status = ? ORDER BY plan_index", (tid, GameStatus.DONE.value)).fetchall()
+        loads = json.loads
+        return [GameResult(index=index, seating=tuple(loads(seating)),
+                           places=tuple(loads(outcome)["places"]))
+                for index, seating, outcome in rows]
+
+    @_guarded("reading results")
+    def game_results(self, tid: int) -> list[GameResult]:
+        self._tournament_row(tid)
+        return self._results(tid)
+
+    # -- derived ---------------------------------------------------------------------------
+
+    @_guarded("reading standings")
+    def standings(self, tid: int) -> list[Standing]:
+        """Per entrant: games, wins, mean place, mean score, faults (best mean place first)."""
+        self._tournament_row(tid)
+        return [Standing.from_row(row) for row in self.db.query(
+            "SELECT * FROM standings WHERE tournament_id = ? "
+            "ORDER BY games = 0, mean_place, wins DESC, entrant", (tid,))]
+
+    def _counts(self, tid: int) -> tuple[list[str], list[GameResult], PairCounts]:
+        labels = [label for (label,) in self.db.execute(
+            "SELECT label FROM entrants WHERE tournament_id = ? ORDER BY position", (tid,))]
+        results = self._results(tid)
+        counts = PairCounts(labels)
+        for result in results:
+            counts.add_game(result.seating, result.places)
+        return labels, results, counts
+
+    @_guarded("computing the crosstable")
+    def crosstable(self, tid: int) -> Crosstable:
+        """Head-to-head pairwise results between every pair of entrants."""
+        self._tournament_row(tid)
+        return self._counts(tid)[2].crosstable()
+
+    @_guarded("rebuilding ratings")
+    def rebuild_ratings(self, tid: int, *, k: float = DEFAULT_K,
+                        prior: float = 1.0) -> TournamentRatings:
+        """Recompute incremental Elo (plan order) and batch ratings from the stored games,
+        replace the stored ratings and history with them, and return them."""
+        self._tournament_row(tid)
+        labels, results, counts = self._counts(tid)
+        elo = incremental_elo(results, entrants=labels, k=k)
+        batch = batch_ratings(counts, prior=prior)
+        rows = [(tid, "elo", label, elo.ratings[label], None, None, elo.games[label])
+                for label in labels]
+        rows += [(tid, "mle", r.entrant, r.rating, r.lo, r.hi, r.games) for r in batch.ratings]
+        with self._write() as conn:
+            conn.execute("DELETE FROM ratings WHERE tournament_id = ?", (tid,))
+            conn.execute("DELETE FROM rating_history WHERE tournament_id = ?", (tid,))
+            conn.executemany("INSERT INTO ratings (tournament_id, method, entrant, rating, lo, "
+                             "hi, games) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            conn.executemany("INSERT INTO rating_history (tournament_id, game_index, entrant, "
+                             "rating) VALUES (?, ?, ?, ?)",
+                             ((tid, h.game_index, h.entrant, h.rating) for h in elo.history))
+        return TournamentRatings(elo=elo, batch=batch, crosstable=counts.crosstable())
+
+    @_guarded("reading ratings")
+    def ratings(self, tid: int) -> list[RatingRow]:
+        """Stored ratings (as of the last ``rebuild_ratings``), both methods, best first."""
+        self._tournament_row(tid)
+        return [RatingRow.from_row(row) for row in self.db.query(
+            "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY method, rating DESC",
+            (tid,))]
+
+    @_guarded("reading rating history")
+    def rating_history(self, tid: int) -> list[HistoryRow]:
+        self._tournament_row(tid)
+        return [HistoryRow(game_index=index, entrant=entrant, rating=rating)
+                for index, entrant, rating in self.db.execute(
+                    "SELECT game_index, entrant, rating FROM rating_history WHERE "
+                    "tournament_id = ? ORDER BY game_index, entrant", (tid,))]
+
+
+def _seat_rows(game_id: int, tid: int, seating: Sequence[str],
+               record: GameRecord) -> Iterator[tuple[Any, ...]]:
+    faults = [0] * record.players
+    for fault in record.faults:
+        if 0 <= fault.seat < record.players:
+            faults[fault.seat] += 1
+    forfeits = set(record.forfeits)
+    for seat, label in enumerate(seating):
+        yield (game_id, seat, tid, label, record.places[seat], record.scores[seat],
+               record.think_us[seat], record.decisions[seat], faults[seat],
+               int(seat in forfeits))
+
+
+def _fault_rows(game_id: int, record: GameRecord) -> Iterator[tuple[Any, ...]]:
+    for fault in record.faults:
+        yield (game_id, fault.seat, fault.step, fault.kind.value, fault.detail)
+
