@@ -26,7 +26,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from arena.games.base import Outcome, State, places_from_keys
+from arena.games.base import Game, Outcome, State, places_from_keys
 
 #: Disc kinds. A player owns ``GOODS_EACH`` good discs and one skull.
 GOOD, SKULL = 0, 1
@@ -220,6 +220,12 @@ class DiscState(State):
                 return other
         return None
 
+    def next_seat(self, seat: int) -> int:
+        """``next_active`` when some player is known to be still in."""
+        nxt = self.next_active(seat)
+        assert nxt is not None
+        return nxt
+
     def on_mats(self) -> int:
         return sum(len(kit.pile) for kit in self.kits)
 
@@ -365,6 +371,20 @@ class DiscState(State):
                        places=places_from_keys([self.place_key(s) for s in seats]))
 
 
+class DiscGame(Game):
+    """Registry entry of a disc game: 3-6 players, no options, readable event lines."""
+
+    state_class: ClassVar[type[DiscState]]
+    min_players = 3
+    max_players = 6
+
+    def _new(self, players: int, seed: int, options: dict[str, Any]) -> DiscState:
+        return self.state_class(players, seed, options)
+
+    def format_event(self, event: Mapping[str, Any]) -> str:
+        return describe(event) or super().format_event(event)
+
+
 _TEMPLATES = {
     "round": "round {round}: {first_word} is seat {starter}",
     "place": "seat {seat} places a {disc}",
@@ -380,7 +400,7 @@ _TEMPLATES = {
     "reveal": "seat {by} reveals seat {seat}'s bill: {disc}{auto_word}",
     "success": "seat {seat} succeeds",
     "failure": "seat {seat} fails on seat {skull}'s skull",
-    "take": "seat {by} takes one of seat {seat}'s discs at random: {disc}",
+    "take": "seat {by} draws blind from seat {seat}: {disc}",
     "discard": "seat {seat} discards a {disc}",
     "give": "seat {seat} gives up a {disc}",
     "eliminated": "seat {seat} is eliminated",

@@ -19,8 +19,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games import register
-from arena.games.base import Game
-from arena.games.discs import DISCS_EACH, SKULL, DiscState, describe, seat_of
+from arena.games.discs import DISCS_EACH, SKULL, DiscGame, DiscState, seat_of
 
 log = logging.getLogger(__name__)
 
@@ -101,7 +100,7 @@ class SkullState(DiscState):
         ((seat, action),) = actions.items()
         if action.startswith("place:"):
             self.place(seat, action)
-            self.turn = self._next_active(seat)
+            self.turn = self.next_seat(seat)
         elif action.startswith("bid:"):
             self._bid(seat, int(action[4:]))
         elif action == "pass":
@@ -117,11 +116,6 @@ class SkullState(DiscState):
             self.log("first", seat=seat, chosen=chosen)
             self.note(seat, action)
             self._next_round(chosen)
-
-    def _next_active(self, seat: int) -> int:
-        nxt = self.next_active(seat)
-        assert nxt is not None
-        return nxt
 
     def _bid(self, seat: int, n: int) -> None:
         self.phase = Phase.AUCTION
@@ -145,9 +139,9 @@ class SkullState(DiscState):
             self.begin_challenge(self.bidder, self.bid)
             self._after_flip()
             return
-        nxt = self._next_active(seat)
+        nxt = self.next_seat(seat)
         while self.passed[nxt]:
-            nxt = self._next_active(nxt)
+            nxt = self.next_seat(nxt)
         self.turn = nxt
 
     # ----- end of a challenge -----------------------------------------------------------------
@@ -252,16 +246,12 @@ class SkullState(DiscState):
         return 1.0 if seat == self.winner else 0.0
 
 
-class Skull(Game):
+class Skull(DiscGame):
     """Registry entry of Skull."""
 
     name = "skull"
     title = "Skull"
-    min_players = 3
-    max_players = 6
-
-    def _new(self, players: int, seed: int, options: dict[str, Any]) -> SkullState:
-        return SkullState(players, seed, options)
+    state_class = SkullState
 
     def max_steps(self, players: int, options: Mapping[str, Any]) -> int:
         """Rounds x steps per round.
@@ -276,9 +266,6 @@ class Skull(Game):
         """
         n = players
         return 5 * n * (12 * n + 4)
-
-    def format_event(self, event: Mapping[str, Any]) -> str:
-        return describe(event) or super().format_event(event)
 
 
 register(Skull())

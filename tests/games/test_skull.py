@@ -8,53 +8,26 @@ from __future__ import annotations
 
 import random
 
-import msgpack
 import pytest
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import IllegalAction, NotYourTurn
 from arena.games import get_game
-from arena.games.discs import DISCS_EACH, GOOD, SKULL
+from arena.games.discs import GOOD, SKULL
 from arena.games.skull import Phase, SkullState
+from tests.games.discs_helpers import (check_deterministic, check_resample_after, eliminate,
+                                       events, hold, packed, play, views)
+from tests.games.discs_helpers import new as new_game
+from tests.games.discs_helpers import put_down as setup
 
 GAME = get_game("skull")
-LETTER = {"f": "flower", "s": "skull"}
 
 
 def new(players: int = 4, seed: int = 0) -> SkullState:
-    state = GAME.new(players, seed)
+    state = new_game("skull", players, seed)
     assert isinstance(state, SkullState)
     return state
-
-
-def packed(value: object) -> bytes:
-    return msgpack.packb(value, use_bin_type=True)
-
-
-def setup(state: SkullState, letters: str) -> None:
-    """Everyone still in places at once: one letter (f/s) per active seat, in seat order."""
-    seats = state.active_seats()
-    assert len(letters) == len(seats)
-    state.apply({seat: f"place:{LETTER[c]}" for seat, c in zip(seats, letters)})
-
-
-def play(state: SkullState, *moves: str) -> None:
-    """Apply single-seat moves written ``"SEAT action"``."""
-    for move in moves:
-        seat, action = move.split(" ")
-        state.apply({int(seat): action})
-
-
-def hold(state: SkullState, seat: int, flowers: int, skulls: int) -> None:
-    """Give ``seat`` this hand before setup; the missing discs count as lost (skull first)."""
-    kit = state.kits[seat]
-    kit.hand = [flowers, skulls]
-    kit.lost = [SKULL] * (1 - skulls) + [GOOD] * (3 - flowers)
-
-
-def views(state: SkullState, seats: range | list[int]) -> list[bytes]:
-    return [packed(state.view(s)) for s in seats]
 
 
 # ----- setup -----------------------------------------------------------------------------------
@@ -155,7 +128,7 @@ def test_own_stack_flipped_automatically_only_as_far_as_needed() -> None:
          "0 place:flower", "1 bid:2")
     assert state.phase is Phase.AUCTION
     play(state, "2 pass", "3 pass", "0 pass")
-    flips = [e for e in state.events if e["type"] == "flip"]
+    flips = events(state, "flip")
     assert [(e["seat"], e["auto"]) for e in flips] == [(1, True), (1, True)]
     assert state.successes == [0, 1, 0, 0]
     result = state.results[-1]
@@ -172,7 +145,7 @@ def test_own_stack_top_first_stops_at_own_skull_then_discard_is_chosen_and_hidde
          "0 place:flower", "1 place:flower")
     # seat 0's stack bottom->top: flower, skull, flower
     play(state, "2 place:flower", "3 place:flower", "0 bid:3", "1 pass", "2 pass", "3 pass")
-    assert [e["disc"] for e in state.events if e["type"] == "flip"] == ["flower", "skull"]
+    assert [e["disc"] for e in events(state, "flip")] == ["flower", "skull"]
     assert state.phase is Phase.DISCARD and state.to_act() == (0,)
     assert state.legal(0) == ["discard:flower", "discard:skull"]
     kept, dropped = state.clone(), state.clone()
@@ -199,7 +172,7 @@ def test_flips_of_others_are_decisions_top_disc_of_any_stack() -> None:
     assert state.view(1)["left"] == 1
     play(state, "3 flip:1")  # seat 1's top is the skull
     assert state.results[-1]["skull"] == 1 and state.results[-1]["flipped"] == 5
-    take = [e for e in state.events if e["type"] == "take"]
+    take = events(state, "take")
     assert len(take) == 1 and take[0]["seat"] == 3 and take[0]["by"] == 1
 
 
@@ -214,7 +187,7 @@ def test_other_skull_costs_a_blind_random_disc_only_the_challenger_learns() -> N
     taken = {}
     for seed in range(200):
         state = _fail_on_others_skull(seed)
-        event = next(e for e in state.events if e["type"] == "take")
+        (event,) = events(state, "take")
         taken.setdefault(event["disc"], []).append(state)
         assert state.view(0)["lost"] == [event["disc"]]
         assert state.kits[0].owned == 3 and state.first == 0
@@ -278,8 +251,7 @@ def test_second_success_wins() -> None:
 
 def test_last_player_standing_wins_and_placing_orders_the_eliminated() -> None:
     state = new(players=3)
-    kit = state.kits[1]
-    kit.hand, kit.lost, kit.out = [0, 0], [SKULL, GOOD, GOOD, GOOD], 1
+    eliminate(state, 1)
     state.round = 4
     hold(state, 0, 1, 0)
     setup(state, "fs")
@@ -342,34 +314,12 @@ def test_max_steps_bound() -> None:
 
 # ----- properties ---------------------------------------------------------------------------
 
-def check_conservation(state: SkullState) -> None:
-    for kit in state.kits:
-        discs = kit.pile + kit.lost + [GOOD] * kit.hand[GOOD] + [SKULL] * kit.hand[SKULL]
-        assert sorted(discs) == [GOOD, GOOD, GOOD, SKULL]
-        assert min(kit.hand) >= 0 and 0 <= kit.shown <= len(kit.pile)
-        assert (kit.out is None) == (kit.owned > 0)
-    assert sum(k.owned + len(k.lost) for k in state.kits) == DISCS_EACH * state.players
-
-
-def random_game(players: int, seed: int, bot_seed: int) -> SkullState:
-    state = new(players, seed)
-    rng = random.Random(bot_seed)
-    bound = GAME.max_steps(players, {})
-    while not state.is_over():
-        state.apply({s: rng.choice(state.legal(s)) for s in state.to_act()})
-        check_conservation(state)
-        assert state.steps <= bound
-    assert state.round <= 5 * players
-    return state
-
-
 @settings(max_examples=30)
 @given(players=st.integers(3, 6), seed=st.integers(0, 2**32), bot_seed=st.integers(0, 2**32))
 def test_property_conservation_determinism_termination(players: int, seed: int,
                                                        bot_seed: int) -> None:
-    one = random_game(players, seed, bot_seed)
-    two = random_game(players, seed, bot_seed)
-    assert packed(one.events) == packed(two.events) and packed(one.full()) == packed(two.full())
+    one = check_deterministic("skull", players, seed, bot_seed)
+    assert one.round <= 5 * players
     winner = one.winner
     assert winner is not None and one.outcome().places[winner] == 1
     assert one.successes[winner] == 2 or one.active_seats() == (winner,)
@@ -379,15 +329,4 @@ def test_property_conservation_determinism_termination(players: int, seed: int,
 @settings(max_examples=40)
 @given(players=st.integers(3, 6), seed=st.integers(0, 2**32), cut=st.integers(0, 200))
 def test_property_resampled_states_are_consistent(players: int, seed: int, cut: int) -> None:
-    state = new(players, seed)
-    rng = random.Random(seed)
-    while not state.is_over() and state.steps < cut:
-        state.apply({s: rng.choice(state.legal(s)) for s in state.to_act()})
-    for seat in range(players):
-        other = state.resample(seat, rng)
-        assert isinstance(other, SkullState)
-        check_conservation(other)
-        assert packed(other.view(seat)) == packed(state.view(seat))
-        while not other.is_over():
-            other.apply({s: rng.choice(other.legal(s)) for s in other.to_act()})
-            check_conservation(other)
+    check_resample_after("skull", players, seed, cut)
