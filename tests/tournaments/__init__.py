@@ -18,6 +18,7 @@ ACTIONS = ("place:flower", "place:skull", "bid:2", "bid:3", "pass", "flip:1", "f
 
 
 def synthetic_record(planned: PlannedGame, rng: random.Random, *, game: str = "skull",
+                     options: Mapping[str, object] | None = None,
                      strengths: Mapping[str, float] | None = None, actions: int = 40,
                      fault_rate: float = 0.02, bots: Mapping[str, str] | None = None,
                      ) -> GameRecord:
@@ -46,7 +47,7 @@ def synthetic_record(planned: PlannedGame, rng: random.Random, *, game: str = "s
     scores = tuple(float(n - p) for p in game_places)
     forfeits = tuple(sorted({f.seat for f in faults if sum(g.seat == f.seat for g in faults) >= 3}))
     return GameRecord(
-        game=game, options={}, seed=planned.deal_seed,
+        game=game, options=dict(options or {}), seed=planned.deal_seed,
         bots=tuple((bots or {}).get(label, label) for label in planned.seating),
         actions=tuple(steps), faults=tuple(faults), forfeits=forfeits, scores=scores,
         game_places=game_places, places=final_places(game_places, scores, forfeits),
