@@ -96,8 +96,9 @@ class Referee:
         self._by_peer = by_peer
         step = 0
         while not state.is_over():
-            joint = self._collect(state, seats, step)
-            state.apply(joint)
+            legal = {index: state.legal(index) for index in state.to_act()}
+            joint = self._collect(state, seats, step, legal)
+            state.apply(joint, legal)
             step += 1
         outcome = state.outcome()
         forfeits = tuple(seat.seat for seat in seats if seat.forfeited)
@@ -122,13 +123,13 @@ class Referee:
 
     # -- one step -------------------------------------------------------------------------
 
-    def _collect(self, state: Any, seats: list[_Seat], step: int) -> dict[int, str]:
+    def _collect(self, state: Any, seats: list[_Seat], step: int,
+                 legal_lists: dict[int, list[str]]) -> dict[int, str]:
         joint: dict[int, str] = {}
         pending: dict[int, _Pending] = {}
         move_ms = self.limits.move_ms
-        for index in state.to_act():
+        for index, legal in legal_lists.items():
             seat = seats[index]
-            legal = state.legal(index)
             if seat.forfeited:
                 self._choose(joint, seat, step, default_action(legal), Chooser.REFEREE, 0)
                 continue

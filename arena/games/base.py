@@ -142,11 +142,13 @@ class State(ABC):
         ``seat``'s own information. Used by the information test and by search-based bots.
         """
 
-    def apply(self, actions: Mapping[int, str]) -> None:
+    def apply(self, actions: Mapping[int, str],
+              legal: Mapping[int, Sequence[str]] | None = None) -> None:
         """Apply one joint action ``{seat: action}`` for exactly the seats in ``to_act()``.
 
         Raises a subclass of IllegalAction and leaves the state unchanged if any action is
-        illegal or the seats do not match.
+        illegal or the seats do not match. ``legal`` may pass the legal lists the caller just
+        took from this same state (the referee does), to save computing them again.
         """
         if self.is_over():
             raise GameOver("the game is over")
@@ -157,7 +159,8 @@ class State(ABC):
             )
         for seat in acting:
             action = actions[seat]
-            if action not in self.legal(seat):
+            offered = legal[seat] if legal is not None else self.legal(seat)
+            if action not in offered:
                 raise IllegalAction(f"seat {seat}: {action!r} is not legal now")
         self._apply({seat: actions[seat] for seat in acting})
         self.steps += 1

@@ -82,9 +82,11 @@ def test_a_hanging_bot_times_out_and_forfeits(hub, pool, toy):
 
 
 def test_late_reply_is_dropped_not_used_for_the_next_turn(hub, pool, toy, monkeypatch):
-    monkeypatch.setenv("ROGUE_DELAY_MS", "400")
+    # request 1 times out at 300 ms; the answer to it comes at 450 ms, while request 2
+    # (sent at about 300 ms) is awaited, and the answer to request 2 follows at once
+    monkeypatch.setenv("ROGUE_DELAY_MS", "450")
     record = play(hub, pool, toy, [rogue("late"), bundled("first")],
-                  limits=Limits(move_ms=200, max_faults=3))
+                  limits=Limits(move_ms=300, max_faults=3))
     assert kinds(record) == [FaultKind.TIMEOUT]
     seat0 = [a for a in record.actions if a.seat == 0]
     assert seat0[0].by is Chooser.REFEREE
