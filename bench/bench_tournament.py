@@ -1,0 +1,67 @@
+"""Benchmark (issue 3a): a 4-player Skull round robin among 6 bots, 540 games.
+
+Prints the tournament's wall time next to the summed play time of its games (the time the
+referee spent inside games), so the cost of scheduling, process management and storage shows
+as the difference. Target: under 20 % on top of the play time.
+
+Run: python bench/bench_tournament.py [--rounds 9] [--jobs 1 2]
+"""
+
+from __future__ import annotations
+
+import argparse
+import sys
+import tempfile
+import time
+from pathlib import Path
+
+from arena.botproc import bundled_bots, plays, resolve_spec
+from tournaments.runner import run
+from tournaments.schedule import TournamentSpec, plan
+from tournaments.store import Store
+
+
+def entrants() -> list[str]:
+    skull = [name for name, games in sorted(bundled_bots().items())
+             if plays(games, "skull") and name not in ("random", "first")]
+    names = skull + ["first"]
+    return (names + ["random"] * 6)[:6]
+
+
+def one_run(rounds: int, jobs: int) -> None:
+    bots = entrants()
+    with tempfile.TemporaryDirectory() as folder:
+        store = Store.open(Path(folder) / "bench.db")
+        spec = TournamentSpec(game="skull", options={}, entrants=tuple(bots), table_size=4,
+                              rounds=rounds, seed=7, move_ms=2000)
+        games = plan(spec)
+        labels = spec.entrant_bots()
+        tid = store.create_tournament(spec, games, {l: (b, "bench") for l, b in labels.items()})
+        specs = {label: resolve_spec(bot) for label, bot in labels.items()}
+        started = time.perf_counter()
+        summary = run(store, tid, specs=specs, jobs=jobs)
+        wall = time.perf_counter() - started
+        store.close()
+    play_s = summary.play_ms / 1000
+    ideal = play_s / jobs
+    overhead = (wall - ideal) / ideal * 100
+    print(f"jobs={jobs}: {summary.played} games among {', '.join(bots)}")
+    print(f"  tournament wall time            {wall:8.2f} s")
+    print(f"  summed game play time / jobs    {ideal:8.2f} s   (sum {play_s:.2f} s)")
+    print(f"  scheduling+processes+storage    {overhead:+7.1f} %   "
+          f"[target < 20 %: {'met' if overhead < 20 else 'NOT met'}]")
+    print(f"  bot processes started           {summary.processes_started}")
+
+
+def main() -> int:
+    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+    parser.add_argument("--rounds", type=int, default=9, help="9 rounds = 540 games")
+    parser.add_argument("--jobs", type=int, nargs="+", default=[1, 2])
+    args = parser.parse_args()
+    for jobs in args.jobs:
+        one_run(args.rounds, jobs)
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
