@@ -38,6 +38,8 @@ RAISE_ODDS = 0.5
 SKULL_SETUP = 1.0
 #: Flowers the bot wants above its skull on its own stack before it bids.
 SAFE_TARGET = 1
+#: Earlier rounds the bot reads for each player's habits.
+HISTORY = 20
 #: Largest chance of being left holding a bait raise the bot accepts (with all four discs).
 BAIT_RISK = 0.8
 
@@ -52,27 +54,27 @@ def next_good(risk: float, placed: int, flipped: int) -> float:
     return (1.0 - risk * (flipped + 1) / placed) / (1.0 - risk * flipped / placed)
 
 
-def plan(stacks: Mapping[int, tuple[float, float, int, int]], need: int
-         ) -> tuple[list[float], list[int]]:
-    """Odds of the first 1..``need`` further flips, choosing greedily by believed odds.
+Stacks = Mapping[int, tuple[float, int, int]]
 
-    ``stacks[seat] = (believed risk, true risk, placed, flipped)``: the order follows the
-    believed risk, the odds the true one (they differ only for a stack whose owner knows it).
-    Returns the cumulative odds after each flip (shorter if the discs run out) and the seats in
-    flipping order. The greedy order does not depend on ``need``, so one call serves every bid.
+
+def plan(stacks: Stacks, need: int) -> tuple[list[float], list[int]]:
+    """Odds of the first 1..``need`` further flips, each time taking the likeliest good top disc.
+
+    ``stacks[seat] = (risk, placed, flipped)``. Returns the cumulative odds after each flip
+    (shorter if the discs run out) and the seats in flipping order. The greedy order does not
+    depend on ``need``, so one call serves every bid. Ties go to the smaller stack.
     """
-    flipped = {seat: info[3] for seat, info in stacks.items()}
+    flipped = {seat: info[2] for seat, info in stacks.items()}
     odds, curve, order = 1.0, [], []
     for _ in range(need):
         best, best_p = -1, 0.0
-        for seat, (believed, _, placed, _) in stacks.items():
-            p = next_good(believed, placed, flipped[seat])
-            if p > best_p or (p == best_p and best >= 0 and placed < stacks[best][2]):
+        for seat, (risk, placed, _) in stacks.items():
+            p = next_good(risk, placed, flipped[seat])
+            if p > best_p or (p == best_p and best >= 0 and placed < stacks[best][1]):
                 best, best_p = seat, p
         if best < 0:
             break
-        true, placed = stacks[best][1], stacks[best][2]
-        odds *= next_good(true, placed, flipped[best])
+        odds *= best_p
         flipped[best] += 1
         curve.append(odds)
         order.append(best)
@@ -89,10 +91,10 @@ def safe_top(pile: Sequence[str]) -> int:
     return count
 
 
-def skull_hits(results: Iterable[Mapping[str, Any]]) -> dict[int, int]:
-    """How often each seat's skull stopped a challenge in earlier rounds."""
+def skull_hits(results: Sequence[Mapping[str, Any]]) -> dict[int, int]:
+    """How often each seat's skull stopped a challenge in the last ``HISTORY`` rounds."""
     hits: dict[int, int] = {}
-    for result in results:
+    for result in results[-HISTORY:]:
         owner = result.get("skull")
         if owner is not None:
             hits[owner] = hits.get(owner, 0) + 1
@@ -117,7 +119,7 @@ def shown_counts(shown: Iterable[Sequence[Any]]) -> dict[int, int]:
 
 
 def others_stacks(view: Mapping[str, Any], leans: Mapping[int, float],
-                  skip: Iterable[int] = ()) -> dict[int, tuple[float, float, int, int]]:
+                  skip: Iterable[int] = ()) -> dict[int, tuple[float, int, int]]:
     """The ``plan`` input for every other stack with discs, from the public view."""
     me, shown_key = view["seat"], ("flips" if view["game"] == "skull" else "revealed")
     hits = skull_hits(view["results"])
@@ -128,12 +130,11 @@ def others_stacks(view: Mapping[str, Any], leans: Mapping[int, float],
         if seat == me or seat in skipped or entry["placed"] == 0:
             continue
         risk = risk_of(entry, hits.get(seat, 0), leans.get(seat, 1.0))
-        stacks[seat] = (risk, risk, entry["placed"], flipped.get(seat, 0))
+        stacks[seat] = (risk, entry["placed"], flipped.get(seat, 0))
     return stacks
 
 
-def best_number(lo: int, hi: int, own: Sequence[str],
-                stacks: Mapping[int, tuple[float, float, int, int]], threshold: float) -> int:
+def best_number(lo: int, hi: int, own: Sequence[str], stacks: Stacks, threshold: float) -> int:
     """The highest number N in ``lo..hi`` of discs to turn (one's own pile first, then the
     best plan) whose success odds clear ``threshold``, or 0."""
     safe = safe_top(own)
@@ -174,12 +175,26 @@ def bait_ok(owned: int, others: int, bid: int, total: int) -> bool:
 
 # ----- Skull decisions ---------------------------------------------------------------------------
 
+def lay(pile: Sequence[str], legal: list[str], verb: str, good: str, skull_first: float) -> str:
+    """Put down a disc: the skull first (bottom of the pile) with chance ``skull_first``,
+    otherwise good discs; the skull too when nothing else is left."""
+    skull, flower = f"{verb}:skull", f"{verb}:{good}"
+    if skull in legal and (not pile and random.random() < skull_first or flower not in legal):
+        return skull
+    return flower if flower in legal else legal[0]
+
+
+def pick_top(view: Mapping[str, Any], legal: list[str], leans: Mapping[int, float]) -> str:
+    """The flip/reveal action on the pile whose top disc most likely is good."""
+    stacks = others_stacks(view, leans)
+    targets = {seat_of(action) for action in legal}
+    _, order = plan({s: info for s, info in stacks.items() if s in targets}, 1)
+    verb = legal[0].partition(":")[0]
+    return f"{verb}:{order[0]}" if order else legal[0]
+
+
 def _place(view: Mapping[str, Any], legal: list[str]) -> str:
-    """Skull at the bottom of the stack (setup), flowers on top of it."""
-    if "place:skull" in legal and (not view["stack"] and random.random() < SKULL_SETUP
-                                   or "place:flower" not in legal):
-        return "place:skull"
-    return "place:flower" if "place:flower" in legal else legal[0]
+    return lay(view["stack"], legal, "place", "flower", SKULL_SETUP)
 
 
 def _turn(view: Mapping[str, Any], legal: list[str]) -> str:
@@ -212,13 +227,6 @@ def _auction(view: Mapping[str, Any], legal: list[str]) -> str:
     return "pass"
 
 
-def _flip(view: Mapping[str, Any], legal: list[str]) -> str:
-    stacks = others_stacks(view, bidders(view["log"], ("bid",)))
-    targets = {seat_of(action) for action in legal}
-    _, order = plan({s: info for s, info in stacks.items() if s in targets}, 1)
-    return f"flip:{order[0]}" if order else legal[0]
-
-
 def _first(view: Mapping[str, Any], legal: list[str]) -> str:
     """Hand the start to the player furthest from winning."""
     seats = view["seats"]
@@ -243,7 +251,7 @@ def act(view: dict, legal: list[str]) -> str:
     if phase == "auction":
         return _auction(view, legal)
     if phase == "challenge":
-        return _flip(view, legal)
+        return pick_top(view, legal, bidders(view["log"], ("bid",)))
     if phase == "discard":  # keep the skull: it is what makes the others fail
         return "discard:flower" if "discard:flower" in legal else legal[0]
     if phase == "first":

@@ -3,6 +3,7 @@
 from __future__ import annotations
 
 import random
+import time
 from collections.abc import Callable
 
 from arena.games import get_game
@@ -33,3 +34,23 @@ def win_rate(game: str, act: Act, *, games: int, players: int = 4, seed: int = 0
         if places[hero] == 1:
             score += 1.0 / places.count(1)
     return score / games
+
+
+def mean_decision_seconds(game: str, act: Act, *, players: int, seeds: range) -> float:
+    """Play the bot in every seat; check each answer is legal; return its mean think time."""
+    rule = get_game(game)
+    spent, decisions = 0.0, 0
+    for seed in seeds:
+        random.seed(seed)
+        state = rule.new(players, seed)
+        while not state.is_over():
+            joint = {}
+            for seat in state.to_act():
+                view, legal = state.view(seat), state.legal(seat)
+                start = time.perf_counter()
+                joint[seat] = act(view, legal)
+                spent += time.perf_counter() - start
+                decisions += 1
+                assert joint[seat] in legal, (joint[seat], legal)
+            state.apply(joint)
+    return spent / decisions

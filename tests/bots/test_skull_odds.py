@@ -2,14 +2,11 @@
 
 from __future__ import annotations
 
-import random
-import time
-
 import pytest
 
 import bots.skull_odds as bot
 from arena.games import get_game
-from tests.bots.match import win_rate
+from tests.bots.match import mean_decision_seconds, win_rate
 
 
 def test_module_contract() -> None:
@@ -25,18 +22,18 @@ def test_next_good_gets_riskier_deeper_into_a_stack() -> None:
 
 
 def test_plan_spreads_flips_over_the_safest_stacks() -> None:
-    stacks = {1: (0.9, 0.9, 1, 0), 2: (0.5, 0.5, 2, 0), 3: (0.3, 0.3, 1, 0)}
+    stacks = {1: (0.9, 1, 0), 2: (0.5, 2, 0), 3: (0.3, 1, 0)}
     curve, order = bot.plan(stacks, 3)
     assert order == [2, 3, 2]  # odds 0.75, then 0.7 beats 2's second disc (0.667)
     assert curve == pytest.approx([0.75, 0.525, 0.35])
-    assert bot.plan({1: (0.0, 0.0, 1, 1)}, 2) == ([], [])  # nothing left to flip
+    assert bot.plan({1: (0.0, 1, 1)}, 2) == ([], [])  # nothing left to flip
 
 
 def test_own_stack_counts_only_the_flowers_above_the_skull() -> None:
     assert bot.safe_top(["skull", "flower", "flower"]) == 2
     assert bot.best_number(1, 6, ["skull", "flower"], {}, 0.5) == 1
     assert bot.best_number(2, 6, ["flower", "skull"], {}, 0.5) == 0
-    assert bot.best_number(1, 3, ["flower"], {2: (0.0, 0.0, 2, 0)}, 0.5) == 3
+    assert bot.best_number(1, 3, ["flower"], {2: (0.0, 2, 0)}, 0.5) == 3
 
 
 def _view_after(actions: list[dict[int, str]], seat: int) -> tuple[dict, list[str]]:
@@ -67,22 +64,8 @@ def test_discards_a_flower_and_keeps_the_skull() -> None:
 
 
 def test_decisions_are_legal_and_fast() -> None:
-    game = get_game("skull")
-    spent, decisions = 0.0, 0
-    for seed in range(20):
-        random.seed(seed)
-        state = game.new(6, seed)
-        while not state.is_over():
-            joint = {}
-            for seat in state.to_act():
-                view, legal = state.view(seat), state.legal(seat)
-                start = time.perf_counter()
-                joint[seat] = bot.act(view, legal)
-                spent += time.perf_counter() - start
-                decisions += 1
-                assert joint[seat] in legal
-            state.apply(joint)
-    assert spent / decisions < 0.0005  # well under a millisecond per decision
+    mean = mean_decision_seconds("skull", bot.act, players=6, seeds=range(20))
+    assert mean < 0.0005  # well under a millisecond per decision
 
 
 def test_beats_random_players_clearly() -> None:
