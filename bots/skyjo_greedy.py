@@ -186,7 +186,8 @@ def choose_drawn(sit: Situation, card: int) -> str:
     return f"swap:{cell(-swap_index)}"
 
 
-def choose_reveal(legal: list[str]) -> str:
+def choose_reveal() -> str:
+    """Two cards of one column: a pair there is a start on removing it."""
     column = random.randrange(COLS)
     return f"reveal:0,{column}+1,{column}"
 
@@ -194,7 +195,7 @@ def choose_reveal(legal: list[str]) -> str:
 def act(view: dict, legal: list[str]) -> str:
     """The bot's decision for one turn (see the module docstring)."""
     if view["phase"] == "reveal":
-        choice = choose_reveal(legal)
+        choice = choose_reveal()
     elif view["phase"] == "turn":
         choice = choose_turn(read(view), view["discard_top"])
     else:

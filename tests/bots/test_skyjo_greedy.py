@@ -89,3 +89,19 @@ def test_beats_random_by_a_wide_margin(players: int, deals: int, options: dict |
 
 def test_self_play_answers_legal_actions_quickly() -> None:
     assert mean_decision_seconds("skyjo", skyjo_greedy.act, players=3, seeds=range(2)) < 0.001
+
+
+def test_fast_placement_table_matches_the_plain_search() -> None:
+    state = GAME.new(4, 99)
+    random.seed(99)
+    checked = 0
+    while not state.is_over():
+        (seat, *_) = state.to_act()
+        if state.view(seat)["phase"] != "reveal":
+            sit = skyjo_greedy.read(state.view(seat))
+            table = skyjo_greedy.placement_table(sit)
+            for value, _ in sit.unseen:
+                assert table[value] == pytest.approx(skyjo_greedy.best_placement(sit, value)[0])
+            checked += 1
+        state.apply({s: skyjo_greedy.act(state.view(s), state.legal(s)) for s in state.to_act()})
+    assert checked > 50
