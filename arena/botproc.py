@@ -1,8 +1,13 @@
 """Bot processes: resolving a bot spec, spawning, the hello handshake, pooling and killing.
 
 A bot process is started once and serves game after game; a process that died is replaced the
-next time it is needed. Each process runs in its own session (process group), so killing it
-also kills the children it started.
+next time it is needed. Each process runs in its own session, under the process limits of
+``arena.limits`` (memory, CPU time, number of processes), inside the bubblewrap sandbox of
+``arena.sandbox`` when there is one, with a clean environment (``ARENA_ENDPOINT``,
+``ARENA_TOKEN``, ``TMPDIR``, the locale, ``PATH``/``HOME`` and ``PYTHON*``/``PYENV*``
+settings, and any ``ARENA_BOT_*`` variable: nothing else of the arena's environment), and with
+its output drained into a bounded log (``arena.logs``). Killing a bot kills everything it
+started. A remote bot (``BotSpec.remote``) is not spawned: the pool waits for it to connect.
 """
 
 from __future__ import annotations
@@ -12,6 +17,7 @@ import logging
 import os
 import pkgutil
 import shlex
+import shutil
 import signal
 import subprocess
 import sys
@@ -21,21 +27,30 @@ from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass, field
 from pathlib import Path
 
+from arena import limits as proclimits
+from arena import sandbox as sandboxing
 from arena.errors import BotStartError
 from arena.hub import Hub, Peer
-from arena.lifetime import die_with_parent
+from arena.logs import CappedLog, log_path, tail
+from arena.record import Limits
+from arena.sandbox import Sandbox, SandboxMode
+from protocol.transport import ipc_folder
 
 log = logging.getLogger(__name__)
 
 
 @dataclass(frozen=True)
 class BotSpec:
-    """How to run a bot: a display name, the command line and an optional working folder."""
+    """How to run a bot: a display name, the command line and an optional working folder.
+
+    A ``remote`` bot has no command: it is started by hand elsewhere and connects over TCP.
+    """
 
     name: str
     argv: tuple[str, ...]
     cwd: str | None = None
     bundled: bool = False
+    remote: bool = False
 
 
 def bundled_bots() -> dict[str, tuple[str, ...]]:
@@ -76,28 +91,53 @@ def resolve_spec(text: str, *, registered: Mapping[str, BotSpec] | None = None) 
     return BotSpec(name=Path(argv[0]).name if len(argv) == 1 else text[:40], argv=argv)
 
 
+#: Environment variables passed on to bots (plus the prefixes below); nothing else is.
+PASS_ENV = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM", "USER", "LOGNAME",
+                      "VIRTUAL_ENV", "LD_LIBRARY_PATH"})
+PASS_ENV_PREFIXES = ("LC_", "PYTHON", "PYENV", "CONDA", "ARENA_BOT_")
+#: Seconds to wait for a killed bot's output to be drained before reading its log's tail.
+DRAIN_S = 0.3
+
+
 @dataclass
 class BotProcess:
-    """One running bot process and its peer on the hub."""
+    """One running bot process (or connected remote bot) and its peer on the hub."""
 
     label: str
     spec: BotSpec
-    popen: subprocess.Popen
-    log_path: Path
+    popen: subprocess.Popen | None
+    log_path: Path | None
     peer: Peer | None = None
     started_at: float = field(default_factory=time.monotonic)
+    output: CappedLog | None = None
+    cgroup: proclimits.BotCgroup | None = None
+    scratch: str | None = None
+    sandboxed: bool = False
+    killed_because: str | None = None
 
     def alive(self) -> bool:
+        if self.popen is None:
+            return self.peer is not None and not self.peer.closed
         return self.popen.poll() is None
 
     def exit_summary(self) -> str:
+        if self.popen is None:
+            return "remote bot disconnected" if not self.alive() else "remote bot connected"
         code = self.popen.poll()
-        tail = read_tail(self.log_path, 400)
-        status = "still running" if code is None else describe_exit(code)
-        return f"{status}" + (f"; last output: {tail}" if tail else "")
+        if code is not None and self.output is not None:
+            self.output.wait(DRAIN_S)
+        status = "still running" if code is None else describe_exit(code,
+                                                                    sandboxed=self.sandboxed)
+        if self.killed_because:
+            status += f" (killed by the arena: {self.killed_because})"
+        text = tail(self.log_path, 400) if self.log_path else ""
+        return status + (f"; last output: {text}" if text else "")
 
 
-def describe_exit(code: int) -> str:
+def describe_exit(code: int, *, sandboxed: bool = False) -> str:
+    """An exit status in words. Under bubblewrap a bot killed by signal N exits 128 + N."""
+    if sandboxed and 128 < code < 128 + 65:
+        code = -(code - 128)
     if code < 0:
         try:
             return f"killed by {signal.Signals(-code).name}"
@@ -107,36 +147,84 @@ def describe_exit(code: int) -> str:
 
 
 def read_tail(path: Path, limit: int) -> str:
-    try:
-        with open(path, "rb") as handle:
-            handle.seek(0, os.SEEK_END)
-            size = handle.tell()
-            handle.seek(max(0, size - limit))
-            data = handle.read().decode("utf-8", "replace")
-    except OSError:
-        return ""
-    return " | ".join(line.strip() for line in data.strip().splitlines()[-3:])
+    """The last lines of a log file, on one line."""
+    return tail(path, limit)
 
 
-def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path) -> BotProcess:
-    """Start the process for ``label`` with its endpoint and a fresh token."""
+def bot_environment(endpoint: str, token: str, scratch: str) -> dict[str, str]:
+    """The environment of a bot process: what it needs, and none of the arena's secrets."""
+    env = {key: value for key, value in os.environ.items()
+           if key in PASS_ENV or key.startswith(PASS_ENV_PREFIXES)}
+    env.update(ARENA_ENDPOINT=endpoint, ARENA_TOKEN=token, PYTHONUNBUFFERED="1",
+               TMPDIR=scratch, MALLOC_ARENA_MAX="2")
+    return env
+
+
+def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits = Limits(),
+          sandbox: Sandbox | None = None,
+          watchdog: proclimits.Watchdog | None = None) -> BotProcess:
+    """Start the process for ``label`` with its endpoint, a fresh token and its limits."""
+    if spec.remote:
+        raise BotStartError(f"bot {spec.name!r} is remote: it is not started by the arena")
     token = hub.issue_token(label)
-    env = dict(os.environ)
-    env.update(ARENA_ENDPOINT=hub.endpoint, ARENA_TOKEN=token, PYTHONUNBUFFERED="1")
-    log_dir.mkdir(parents=True, exist_ok=True)
-    safe = "".join(ch if ch.isalnum() or ch in "-_#." else "_" for ch in label)
-    log_path = log_dir / f"{safe}.log"
-    with open(log_path, "ab") as output:
-        try:
-            popen = subprocess.Popen(
-                list(spec.argv), env=env, cwd=spec.cwd, stdin=subprocess.DEVNULL,
-                stdout=output, stderr=subprocess.STDOUT, start_new_session=True,
-                preexec_fn=die_with_parent,
-            )
-        except OSError as exc:
-            raise BotStartError(f"bot {spec.name!r} could not be started: {exc.strerror}: "
-                                f"{spec.argv[0]}") from None
-    return BotProcess(label=label, spec=spec, popen=popen, log_path=log_path)
+    cwd = spec.cwd or os.getcwd()
+    argv = list(spec.argv)
+    if sandbox is not None:
+        folder = ipc_folder(hub.endpoint)
+        if folder is None:
+            raise BotStartError("sandboxed bots reach the arena over ipc://, not "
+                                f"{hub.endpoint}")
+        argv = sandbox.wrap(argv, cwd=cwd, ipc_dir=folder, own=spec.cwd)
+        scratch = None
+    else:
+        scratch = tempfile.mkdtemp(prefix="arena-bot-")
+    env = bot_environment(hub.endpoint, token, scratch or "/tmp")
+    base = proclimits.cgroup_base() if limits.max_procs > 0 else None
+    output = CappedLog(log_path(log_dir, spec.name, label), cap=limits.log_bytes)
+    cgroup = None
+    try:
+        if base is not None:
+            cgroup = proclimits.BotCgroup(base, limits.max_procs)
+        popen = subprocess.Popen(
+            argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=output.write_fd,
+            stderr=output.write_fd, start_new_session=True,
+            preexec_fn=proclimits.child_setup(memory_mb=limits.memory_mb, cpu_s=limits.cpu_s,
+                                              cgroup=cgroup))
+    except (OSError, subprocess.SubprocessError) as exc:
+        output.abandon()
+        if cgroup is not None:
+            cgroup.kill()
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        hub.revoke(label)
+        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+        raise BotStartError(f"bot {spec.name!r} could not be started: {why}: "
+                            f"{spec.argv[0] if spec.argv else '(no command)'}") from None
+    output.start()
+    proc = BotProcess(label=label, spec=spec, popen=popen, log_path=output.path, output=output,
+                      cgroup=cgroup, scratch=scratch, sandboxed=sandbox is not None)
+    if limits.max_procs > 0 and cgroup is None and watchdog is not None:
+        watchdog.watch(popen.pid, limits.max_procs,
+                       lambda reason: setattr(proc, "killed_because", reason))
+    return proc
+
+
+def connect_remote(spec: BotSpec, hub: Hub, label: str, *, wait_ms: int) -> BotProcess:
+    """Wait for remote bot ``spec`` to connect and claim its connection for ``label``."""
+    if hub.remote is None:
+        raise BotStartError(f"bot {spec.name!r} is remote: run the arena with --listen "
+                            "tcp://HOST:PORT and start the bot with a token from "
+                            f"`arena bot token {spec.name}`")
+    deadline = time.monotonic() + wait_ms / 1000.0
+    while True:
+        peer = hub.claim_remote(label, spec.name)
+        if peer is not None:
+            return BotProcess(label=label, spec=spec, popen=None, log_path=None, peer=peer)
+        if time.monotonic() > deadline:
+            raise BotStartError(f"remote bot {spec.name!r} did not connect to "
+                                f"{hub.remote.endpoint} within {wait_ms} ms (give it a token "
+                                f"with `arena bot token {spec.name}`)")
+        hub.receive(50)
 
 
 def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> None:
@@ -169,46 +257,85 @@ def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> N
         hub.receive(20)  # hellos are handled inside; stray messages are dropped
 
 
-def stop(procs: Iterable[BotProcess], hub: Hub | None = None, *, grace_s: float = 0.5) -> None:
-    """Say bye, give the processes a moment, then kill their whole process groups."""
+def stop(procs: Iterable[BotProcess], hub: Hub | None = None, *, grace_s: float = 0.5,
+         watchdog: proclimits.Watchdog | None = None) -> None:
+    """Say bye, give the processes a moment, then kill each with everything it started."""
     procs = list(procs)
     for proc in procs:
         if hub is not None and proc.peer is not None and proc.alive():
             hub.send(proc.peer, {"type": "bye"})
     deadline = time.monotonic() + grace_s
     for proc in procs:
-        remaining = deadline - time.monotonic()
-        try:
-            proc.popen.wait(timeout=max(0.0, remaining))
-        except subprocess.TimeoutExpired:
-            pass
-        kill_group(proc.popen)
+        if proc.popen is not None:
+            remaining = deadline - time.monotonic()
+            try:
+                proc.popen.wait(timeout=max(0.0, remaining))
+            except subprocess.TimeoutExpired:
+                pass
+            if watchdog is not None:
+                watchdog.forget(proc.popen.pid)
+            kill(proc)
+        elif proc.peer is not None:
+            proc.peer.closed = True
         if hub is not None:
             hub.revoke(proc.label)
 
 
+def kill(proc: BotProcess) -> None:
+    """Kill a bot process with every process it started, and release what it held."""
+    if proc.popen is not None:
+        proclimits.kill_tree(proc.popen.pid, proc.cgroup)
+        try:
+            proc.popen.wait(timeout=2)
+        except subprocess.TimeoutExpired:
+            log.warning("process %s did not die after SIGKILL", proc.popen.pid)
+    if proc.output is not None:
+        proc.output.wait(DRAIN_S)
+    if proc.scratch:
+        shutil.rmtree(proc.scratch, ignore_errors=True)
+        proc.scratch = None
+
+
 def kill_group(popen: subprocess.Popen) -> None:
     """Kill the process and everything in its process group."""
-    try:
-        os.killpg(popen.pid, signal.SIGKILL)
-    except (ProcessLookupError, PermissionError):
-        pass
+    proclimits.kill_tree(popen.pid, None)
     try:
         popen.wait(timeout=2)
     except subprocess.TimeoutExpired:
         log.warning("process %s did not die after SIGKILL", popen.pid)
 
 
-class BotPool:
-    """Keeps one process per label alive across games; replaces dead ones on demand."""
+def default_log_dir() -> Path:
+    return Path(tempfile.gettempdir()) / f"arena-logs-{os.getpid()}"
 
-    def __init__(self, hub: Hub, *, startup_ms: int = 10_000,
-                 log_dir: Path | None = None) -> None:
+
+class BotPool:
+    """Keeps one process per label alive across games; replaces dead ones on demand.
+
+    ``sandbox`` is a resolved Sandbox, a SandboxMode to resolve (``auto`` by default: the
+    logs folder is then hidden from bots), or None for no sandbox. ``limits`` gives the
+    startup time and the process limits.
+    """
+
+    def __init__(self, hub: Hub, *, startup_ms: int | None = None,
+                 log_dir: Path | None = None, limits: Limits | None = None,
+                 sandbox: Sandbox | SandboxMode | str | None = SandboxMode.AUTO,
+                 remote_wait_ms: int | None = None) -> None:
         self.hub = hub
-        self.startup_ms = startup_ms
-        self.log_dir = log_dir or Path(tempfile.gettempdir()) / f"arena-logs-{os.getpid()}"
+        self.limits = limits or Limits()
+        self.startup_ms = self.limits.startup_ms if startup_ms is None else startup_ms
+        self.log_dir = log_dir or default_log_dir()
+        if isinstance(sandbox, (SandboxMode, str)):
+            sandbox = sandboxing.resolve(sandbox, hide=[self.log_dir])
+        self.sandbox = sandbox
+        remote = hub.remote.config.wait_ms if hub.remote is not None else 0
+        self.remote_wait_ms = remote if remote_wait_ms is None else remote_wait_ms
+        self.watchdog = proclimits.Watchdog()
         self.procs: dict[str, BotProcess] = {}
         self.started = 0
+        base = proclimits.cgroup_base() if self.limits.max_procs > 0 else None
+        if base is not None:
+            proclimits.sweep_stale_cgroups(base)
 
     def get(self, entries: Sequence[tuple[str, BotSpec]]) -> list[BotProcess]:
         """Live processes for ``(label, spec)`` entries, starting or replacing as needed."""
@@ -216,10 +343,14 @@ class BotPool:
         for label, spec in entries:
             proc = self.procs.get(label)
             if proc is not None and (not proc.alive() or proc.spec != spec):
-                stop([proc], self.hub, grace_s=0)
+                self._stop([proc], grace_s=0)
                 proc = None
-            if proc is None:
-                proc = spawn(spec, self.hub, label, log_dir=self.log_dir)
+            if proc is None and spec.remote:
+                proc = connect_remote(spec, self.hub, label, wait_ms=self.remote_wait_ms)
+                self.procs[label] = proc
+            elif proc is None:
+                proc = spawn(spec, self.hub, label, log_dir=self.log_dir, limits=self.limits,
+                             sandbox=self.sandbox, watchdog=self.watchdog)
                 self.procs[label] = proc
                 self.started += 1
                 fresh.append(proc)
@@ -229,18 +360,22 @@ class BotPool:
             except BotStartError:
                 for proc in fresh:
                     self.procs.pop(proc.label, None)
-                stop(fresh, self.hub, grace_s=0)
+                self._stop(fresh, grace_s=0)
                 raise
         return [self.procs[label] for label, _ in entries]
+
+    def _stop(self, procs: Iterable[BotProcess], *, grace_s: float) -> None:
+        stop(procs, self.hub, grace_s=grace_s, watchdog=self.watchdog)
 
     def discard(self, label: str) -> None:
         proc = self.procs.pop(label, None)
         if proc is not None:
-            stop([proc], self.hub, grace_s=0)
+            self._stop([proc], grace_s=0)
 
     def close(self) -> None:
-        stop(self.procs.values(), self.hub)
+        self._stop(self.procs.values(), grace_s=0.5)
         self.procs.clear()
+        self.watchdog.close()
 
     def __enter__(self) -> BotPool:
         return self

@@ -45,3 +45,11 @@ class BotStartError(BotError):
 
 class StoreError(ArenaError):
     """The results database is corrupt, locked, or of an unknown schema."""
+
+
+class SandboxError(ArenaError):
+    """The bot sandbox was required but cannot be used here."""
+
+
+class RemoteError(ArenaError):
+    """A remote bot cannot be set up or reached (no listening endpoint, bad keys...)."""

@@ -12,6 +12,8 @@ from arena.games import get_game
 from arena.hub import Hub
 from arena.record import GameRecord, Limits
 from arena.referee import Referee
+from arena.remote import RemoteConfig
+from arena.sandbox import Sandbox, SandboxMode
 from arena.seeds import bot_seed
 
 log = logging.getLogger(__name__)
@@ -19,17 +21,21 @@ log = logging.getLogger(__name__)
 
 def play_match(game_name: str, specs: Sequence[BotSpec], *, seed: int,
                options: Mapping[str, Any] | None = None, limits: Limits = Limits(),
-               endpoint: str | None = None, log_dir: Path | None = None) -> GameRecord:
+               endpoint: str | None = None, log_dir: Path | None = None,
+               sandbox: Sandbox | SandboxMode | None = SandboxMode.AUTO,
+               remote: RemoteConfig | None = None) -> GameRecord:
     """Play one game of ``game_name`` with one fresh process per seat; return its record.
 
-    Raises UnknownGame, PlayerCountError, OptionError or BotStartError before any play.
+    Bots run under ``limits`` and ``sandbox`` (see ``BotPool``); remote bots connect through
+    ``remote``. Raises UnknownGame, PlayerCountError, OptionError or BotStartError (or
+    SandboxError, RemoteError) before any play.
     """
     game = get_game(game_name)
     game.check_players(len(specs))
     parsed = game.parse_options(options)
-    hub = Hub(endpoint)
+    hub = Hub(endpoint, remote=remote)
     try:
-        with BotPool(hub, startup_ms=limits.startup_ms, log_dir=log_dir) as pool:
+        with BotPool(hub, log_dir=log_dir, limits=limits, sandbox=sandbox) as pool:
             entries = [(f"seat{seat}:{spec.name}", spec) for seat, spec in enumerate(specs)]
             procs = pool.get(entries)
             referee = Referee(hub, limits)

@@ -70,8 +70,10 @@ class Referee:
     def play(self, game: Game, procs: Sequence[BotProcess | None], *, seed: int,
              options: Mapping[str, Any] | None = None, game_id: int = 1,
              bot_seeds: Sequence[int] | None = None,
-             names: Sequence[str] | None = None) -> GameRecord:
-        """Play one game; ``procs[seat]`` is the process at each seat (None = absent)."""
+             names: Sequence[str] | None = None,
+             absent: Mapping[int, str] | None = None) -> GameRecord:
+        """Play one game; ``procs[seat]`` is the process at each seat (None = absent, and
+        ``absent[seat]`` may say why: it is the detail of that seat's crash fault)."""
         started = time.perf_counter()
         players = len(procs)
         state = game.new(players, seed, options)
@@ -84,7 +86,9 @@ class Referee:
         for seat in seats:
             proc = seat.proc
             if proc is None or proc.peer is None or not proc.alive():
-                self._fault(seat, 0, FaultKind.CRASH, "no running bot process at the start")
+                why = (absent or {}).get(seat.seat)
+                self._fault(seat, 0, FaultKind.CRASH, "no running bot process at the start"
+                            + (f": {why[:300]}" if why else ""))
                 self._forfeit(seat)
                 continue
             by_peer[proc.peer.peer_id] = seat

@@ -2,14 +2,19 @@
 
 The arena binds one ROUTER socket; each bot process connects one DEALER socket and sends one
 msgpack map per message. ZeroMQ's MAXMSGSIZE makes the ROUTER drop a peer that sends an
-oversized frame before it is ever buffered whole.
+oversized frame before it is ever buffered whole, and a small receive high-water mark bounds
+what a flooding peer can make the arena buffer.
+
+Over TCP the connection may use ZeroMQ CURVE: the ROUTER is then a CURVE server with the
+arena's secret key, and a bot's DEALER a CURVE client that knows the server's public key and
+has its own key pair (all keys as 40-character Z85 text).
 """
 
 from __future__ import annotations
 
 import os
+import shutil
 import tempfile
-import uuid
 from typing import Any
 
 import zmq
@@ -17,24 +22,49 @@ import zmq
 from protocol.codec import MAX_ARENA_MESSAGE, MAX_BOT_MESSAGE, decode, encode
 
 
+#: Messages a peer may have waiting in the arena before ZeroMQ stops reading from it.
+RECEIVE_HWM = 100
+#: Name of the socket file in a hub's private IPC folder.
+IPC_SOCKET = "hub.sock"
+
+
 def default_endpoint() -> str:
-    """A fresh local IPC endpoint (a socket file in the temp folder)."""
-    folder = tempfile.gettempdir()
-    return f"ipc://{os.path.join(folder, 'arena-' + uuid.uuid4().hex[:12] + '.sock')}"
+    """A fresh local IPC endpoint: a socket file in a new private (0700) temp folder."""
+    folder = tempfile.mkdtemp(prefix="arena-ipc-")
+    return f"ipc://{os.path.join(folder, IPC_SOCKET)}"
+
+
+def ipc_folder(endpoint: str) -> str | None:
+    """The folder of an ``ipc://`` endpoint's socket file (None for other transports)."""
+    if not endpoint.startswith("ipc://"):
+        return None
+    return os.path.dirname(os.path.abspath(endpoint[len("ipc://"):]))
+
+
+def curve_client(socket: zmq.Socket, *, server_key: str, public_key: str,
+                 secret_key: str) -> None:
+    """Make ``socket`` a CURVE client (call before ``connect``). Keys are Z85 text."""
+    socket.curve_serverkey = server_key.encode("ascii")
+    socket.curve_publickey = public_key.encode("ascii")
+    socket.curve_secretkey = secret_key.encode("ascii")
 
 
 class RouterSocket:
     """The arena's ROUTER socket. Receives ``(peer_id, payload)`` pairs; sends maps to peers."""
 
     def __init__(self, endpoint: str | None = None, *, max_message_bytes: int = MAX_BOT_MESSAGE,
-                 context: zmq.Context | None = None) -> None:
+                 context: zmq.Context | None = None, curve_secret: str | None = None) -> None:
         self.context = context or zmq.Context.instance()
         self.socket = self.context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
         self.socket.setsockopt(zmq.MAXMSGSIZE, max_message_bytes)
         self.socket.setsockopt(zmq.ROUTER_MANDATORY, 0)
-        self.socket.setsockopt(zmq.RCVHWM, 1000)
+        self.socket.setsockopt(zmq.RCVHWM, RECEIVE_HWM)
         self.socket.setsockopt(zmq.SNDHWM, 1000)
+        if curve_secret is not None:
+            self.socket.curve_server = True
+            self.socket.curve_secretkey = curve_secret.encode("ascii")
+            self.socket.zap_domain = b"arena"
         self.max_message_bytes = max_message_bytes
         requested = endpoint or default_endpoint()
         if requested.startswith("tcp://") and requested.endswith(":0"):
@@ -53,6 +83,15 @@ class RouterSocket:
         frames = self.socket.recv_multipart(zmq.NOBLOCK, copy=True)
         return frames[0], frames[1:]
 
+    def recv_with_user(self) -> tuple[bytes, list[bytes], str | None]:
+        """Like ``recv``, plus the ZAP User-Id of the connection (the CURVE client key)."""
+        frames = self.socket.recv_multipart(zmq.NOBLOCK, copy=False)
+        try:
+            user = frames[-1].get("User-Id") or None
+        except (zmq.ZMQError, KeyError):
+            user = None
+        return frames[0].bytes, [frame.bytes for frame in frames[1:]], user
+
     def send(self, peer: bytes, message: dict[str, Any]) -> None:
         """Send one map to a peer; silently dropped if the peer is gone."""
         try:
@@ -68,24 +107,32 @@ class RouterSocket:
 
     def close(self) -> None:
         self.socket.close(linger=0)
-        if self.endpoint.startswith("ipc://"):
-            path = self.endpoint[len("ipc://"):]
+        folder = ipc_folder(self.endpoint)
+        if folder is not None:
             try:
-                os.unlink(path)
+                os.unlink(self.endpoint[len("ipc://"):])
             except OSError:
                 pass
+            if os.path.basename(folder).startswith("arena-ipc-"):
+                shutil.rmtree(folder, ignore_errors=True)
 
 
 class DealerSocket:
     """A bot's DEALER socket connected to the arena."""
 
     def __init__(self, endpoint: str, *, max_message_bytes: int = MAX_ARENA_MESSAGE,
-                 context: zmq.Context | None = None) -> None:
+                 context: zmq.Context | None = None,
+                 curve: tuple[str, str, str] | None = None) -> None:
+        """``curve`` is ``(server public key, own public key, own secret key)`` (Z85 text)."""
         self.context = context or zmq.Context.instance()
         self.socket = self.context.socket(zmq.DEALER)
         self.socket.setsockopt(zmq.LINGER, 1000)
         self.socket.setsockopt(zmq.MAXMSGSIZE, max_message_bytes)
         self.max_message_bytes = max_message_bytes
+        if curve is not None:
+            server_key, public_key, secret_key = curve
+            curve_client(self.socket, server_key=server_key, public_key=public_key,
+                         secret_key=secret_key)
         self.socket.connect(endpoint)
 
     def send(self, message: dict[str, Any]) -> None:

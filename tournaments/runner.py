@@ -21,12 +21,14 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.botproc import BotPool, BotProcess, BotSpec
-from arena.errors import BotStartError
+from arena.errors import BotStartError, RemoteError
 from arena.games import get_game
 from arena.hub import Hub
 from arena.lifetime import die_with_parent
 from arena.record import GameRecord, Limits
 from arena.referee import Referee
+from arena.remote import RemoteConfig
+from arena.sandbox import Sandbox, SandboxMode
 from tournaments.schedule import PlannedGame
 from tournaments.store import Store
 
@@ -88,35 +90,41 @@ class _Player:
     """Plays planned games on one hub with a pool of reused bot processes."""
 
     def __init__(self, game_name: str, options: Mapping, specs: Mapping[str, BotSpec],
-                 limits: Limits, log_dir: Path | None) -> None:
+                 limits: Limits, log_dir: Path | None,
+                 sandbox: Sandbox | SandboxMode | None = SandboxMode.AUTO,
+                 remote: RemoteConfig | None = None) -> None:
         self.game = get_game(game_name)
         self.options = dict(options)
         self.specs = dict(specs)
         self.limits = limits
-        self.hub = Hub()
-        self.pool = BotPool(self.hub, startup_ms=limits.startup_ms, log_dir=log_dir)
+        self.hub = Hub(remote=remote)
+        self.pool = BotPool(self.hub, log_dir=log_dir, limits=limits, sandbox=sandbox)
         self.referee = Referee(self.hub, limits)
 
-    def processes(self, seating: tuple[str, ...]) -> list[BotProcess | None]:
+    def processes(self, seating: tuple[str, ...]) -> tuple[list[BotProcess | None],
+                                                            dict[int, str]]:
+        """The processes of a table, and why each seat without one has none."""
         entries = [(label, self.specs[label]) for label in seating]
         try:
-            return list(self.pool.get(entries))
+            return list(self.pool.get(entries)), {}
         except BotStartError:
             pass
         procs: list[BotProcess | None] = []
-        for entry in entries:       # find which one failed; it plays with no process
+        absent: dict[int, str] = {}
+        for seat, entry in enumerate(entries):  # find which one failed; it plays with none
             try:
                 procs.append(self.pool.get([entry])[0])
             except BotStartError as exc:
                 log.warning("entrant %s did not start: %s", entry[0], exc)
                 procs.append(None)
-        return procs
+                absent[seat] = str(exc)
+        return procs, absent
 
     def play(self, game_id: int, planned: PlannedGame) -> GameRecord:
-        procs = self.processes(planned.seating)
+        procs, absent = self.processes(planned.seating)
         return self.referee.play(self.game, procs, seed=planned.deal_seed, options=self.options,
                                  game_id=game_id, bot_seeds=planned.bot_seeds(),
-                                 names=planned.seating)
+                                 names=planned.seating, absent=absent)
 
     def close(self) -> None:
         self.pool.close()
@@ -128,11 +136,12 @@ def _exit_on_signal(signum: int, frame: object) -> None:
 
 
 def _worker(tasks: multiprocessing.Queue, results: multiprocessing.Queue, game_name: str,
-            options: dict, specs: dict, limits: Limits, log_dir: Path | None) -> None:
+            options: dict, specs: dict, limits: Limits, log_dir: Path | None,
+            sandbox: Sandbox | None) -> None:
     die_with_parent(signal.SIGTERM)
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent decides when to stop
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    player = _Player(game_name, options, specs, limits, log_dir)
+    player = _Player(game_name, options, specs, limits, log_dir, sandbox)
     try:
         while True:
             task = tasks.get()
@@ -152,12 +161,21 @@ def _worker(tasks: multiprocessing.Queue, results: multiprocessing.Queue, game_n
 
 def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
         limits: Limits | None = None, progress: Callable[[Progress], None] | None = None,
-        log_dir: Path | None = None) -> RunSummary:
+        log_dir: Path | None = None, sandbox: Sandbox | SandboxMode | None = SandboxMode.AUTO,
+        remote: RemoteConfig | None = None) -> RunSummary:
     """Play every pending game of tournament ``tid`` and record each as it finishes.
 
-    ``specs`` maps each entrant label to how to run it. Raises KeyboardInterrupt after cleaning
-    up if interrupted (finished games are already stored).
+    ``specs`` maps each entrant label to how to run it; ``sandbox`` and ``limits`` say how bot
+    processes run; ``remote`` lets remote bots join (with ``jobs=1`` only: one process
+    listens). Raises KeyboardInterrupt after cleaning up if interrupted (finished games are
+    already stored).
     """
+    if remote is not None and jobs > 1:
+        raise RemoteError("remote bots join one listening arena process: use --jobs 1")
+    if isinstance(sandbox, (SandboxMode, str)):
+        from arena.sandbox import resolve
+
+        sandbox = resolve(sandbox, hide=[log_dir] if log_dir else [])
     info = store.tournament(tid)
     spec = info.spec
     limits = limits or Limits(move_ms=spec.move_ms)
@@ -186,7 +204,7 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
                           leader=tally.leader()))
     if pending:
         if jobs <= 1:
-            player = _Player(spec.game, spec.options, specs, limits, log_dir)
+            player = _Player(spec.game, spec.options, specs, limits, log_dir, sandbox, remote)
             try:
                 for game_id, planned in pending:
                     finished(game_id, planned, player.play(game_id, planned))
@@ -195,7 +213,8 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
                 player.close()
         else:
             state["procs"] = _run_parallel(pending, spec.game, spec.options, specs, limits,
-                                           min(jobs, len(pending)), log_dir, finished, failed)
+                                           min(jobs, len(pending)), log_dir, finished, failed,
+                                           sandbox)
     if state["played"]:
         store.rebuild_ratings(tid)
     return RunSummary(played=state["played"], done=state["done"], total=total,
@@ -207,7 +226,7 @@ def _run_parallel(pending: list[tuple[int, PlannedGame]], game_name: str, option
                   specs: Mapping[str, BotSpec], limits: Limits, jobs: int,
                   log_dir: Path | None,
                   finished: Callable[[int, PlannedGame, GameRecord], None],
-                  errors: list[str]) -> int:
+                  errors: list[str], sandbox: Sandbox | None = None) -> int:
     context = multiprocessing.get_context("spawn")
     tasks: multiprocessing.Queue = context.Queue()
     results: multiprocessing.Queue = context.Queue()
@@ -218,7 +237,7 @@ def _run_parallel(pending: list[tuple[int, PlannedGame]], game_name: str, option
         tasks.put(None)
     workers = [context.Process(target=_worker, daemon=True,
                                args=(tasks, results, game_name, dict(options), dict(specs),
-                                     limits, log_dir))
+                                     limits, log_dir, sandbox))
                for _ in range(jobs)]
     for worker in workers:
         worker.start()

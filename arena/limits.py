@@ -1,0 +1,332 @@
+"""Limits of bot processes and killing a bot with everything it started.
+
+- **Memory** and **CPU time** are rlimits set in the child before it runs the bot
+  (``RLIMIT_AS``, ``RLIMIT_CPU``; core dumps are off). They hold for each process of the bot.
+- **Number of processes**: ``RLIMIT_NPROC`` counts per user and does not apply to root, so the
+  arena puts each bot in its own **pids cgroup** (cgroup v2 with the pids controller delegated,
+  or the cgroup v1 pids hierarchy) with ``pids.max``: a fork over the limit fails with EAGAIN.
+  Where no cgroup can be made, a **watchdog** thread counts the bot's descendants a few times a
+  second and kills the bot when they are too many.
+- **Killing**: a bot runs in its own session; killing it kills its process group, every
+  process left in its cgroup (children that called ``setsid`` or double-forked away included),
+  and, without a cgroup, every process still descending from it. In the bubblewrap sandbox the
+  bot also runs in its own pid namespace, which dies with it.
+"""
+
+from __future__ import annotations
+
+import enum
+import functools
+import logging
+import os
+import resource
+import signal
+import threading
+import time
+from collections.abc import Callable
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.lifetime import die_with_parent
+
+log = logging.getLogger(__name__)
+
+#: How often (s) the watchdog counts each bot's processes when there is no cgroup.
+WATCH_INTERVAL_S = 0.2
+
+
+class ProcsGuard(str, enum.Enum):
+    """How the number of a bot's processes is bounded."""
+
+    CGROUP = "cgroup"        # a pids cgroup per bot: forks over the limit fail
+    WATCHDOG = "watchdog"    # descendants are counted; the bot is killed over the limit
+    NONE = "none"            # no limit asked for
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True)
+class CgroupBase:
+    """A folder in a pids cgroup hierarchy where the arena may create one group per bot."""
+
+    path: Path
+    version: int
+
+
+def _mounts() -> list[tuple[str, str, str]]:
+    """(mount point, file system type, super options) of every mount."""
+    found = []
+    try:
+        lines = Path("/proc/self/mountinfo").read_text().splitlines()
+    except OSError:
+        return found
+    for line in lines:
+        left, _, right = line.partition(" - ")
+        fields, tail = left.split(), right.split()
+        if len(fields) >= 5 and len(tail) >= 3:
+            found.append((fields[4], tail[0], tail[2]))
+    return found
+
+
+def _own_cgroups() -> dict[str, str]:
+    """Controller list (``""`` for v2) -> this process's cgroup path."""
+    paths = {}
+    try:
+        for line in Path("/proc/self/cgroup").read_text().splitlines():
+            _, controllers, path = line.split(":", 2)
+            paths[controllers] = path
+    except (OSError, ValueError):
+        pass
+    return paths
+
+
+def _candidates() -> list[CgroupBase]:
+    own = _own_cgroups()
+    found = []
+    for point, fstype, options in _mounts():
+        if fstype == "cgroup2" and "" in own:
+            base = Path(point) / own[""].lstrip("/")
+            try:
+                enabled = (base / "cgroup.subtree_control").read_text().split()
+            except OSError:
+                continue
+            if "pids" not in enabled:
+                try:  # possible where this cgroup holds no process of its own (e.g. the root)
+                    (base / "cgroup.subtree_control").write_text("+pids")
+                except OSError:
+                    continue
+            found.append(CgroupBase(base, 2))
+        elif fstype == "cgroup" and "pids" in options.split(","):
+            key = next((k for k in own if "pids" in k.split(",")), None)
+            if key is not None:
+                found.append(CgroupBase(Path(point) / own[key].lstrip("/"), 1))
+    return found
+
+
+@functools.cache
+def cgroup_base() -> CgroupBase | None:
+    """Where per-bot pids cgroups can be made here, or None (tested once per process)."""
+    for base in _candidates():
+        probe = base.path / f"arena-probe-{os.getpid()}"
+        try:
+            probe.mkdir()
+        except OSError:
+            continue
+        try:
+            (probe / "pids.max").write_text("8")
+            return base
+        except OSError:
+            continue
+        finally:
+            try:
+                probe.rmdir()
+            except OSError:
+                pass
+    log.info("no writable pids cgroup: bot process counts are watched instead")
+    return None
+
+
+def _pid_alive(pid: int) -> bool:
+    try:
+        os.kill(pid, 0)
+    except ProcessLookupError:
+        return False
+    except PermissionError:
+        return True
+    return True
+
+
+def sweep_stale_cgroups(base: CgroupBase) -> None:
+    """Remove empty bot groups left by arenas that were killed (their pid is gone)."""
+    try:
+        entries = list(base.path.glob("arena-*-*"))
+    except OSError:
+        return
+    for entry in entries:
+        parts = entry.name.split("-")
+        if len(parts) >= 3 and parts[1].isdigit() and not _pid_alive(int(parts[1])):
+            _kill_cgroup(entry)
+
+
+_counter = iter(range(1, 1 << 62))
+_counter_lock = threading.Lock()
+
+
+class BotCgroup:
+    """The pids cgroup of one bot process: ``pids.max`` and kill-everything-inside."""
+
+    def __init__(self, base: CgroupBase, max_procs: int) -> None:
+        with _counter_lock:
+            number = next(_counter)
+        self.path = base.path / f"arena-{os.getpid()}-{number}"
+        self.path.mkdir()
+        (self.path / "pids.max").write_text(str(max_procs))
+        self.procs_file = os.fsencode(self.path / "cgroup.procs")
+
+    def count(self) -> int:
+        try:
+            return int((self.path / "pids.current").read_text())
+        except (OSError, ValueError):
+            return 0
+
+    def kill(self) -> None:
+        """Kill every process in the group and remove it."""
+        _kill_cgroup(self.path)
+
+
+def _kill_cgroup(path: Path) -> None:
+    kill_file = path / "cgroup.kill"
+    if kill_file.exists():
+        try:
+            kill_file.write_text("1")
+        except OSError:
+            pass
+    for _ in range(200):
+        try:
+            pids = [int(p) for p in (path / "cgroup.procs").read_text().split()]
+        except (OSError, ValueError):
+            pids = []
+        if not pids:
+            break
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.005)
+    for _ in range(100):
+        try:
+            path.rmdir()
+            return
+        except FileNotFoundError:
+            return
+        except OSError:
+            time.sleep(0.01)
+    log.warning("could not remove cgroup %s", path)
+
+
+def child_setup(*, memory_mb: int, cpu_s: int,
+                cgroup: BotCgroup | None) -> Callable[[], None]:
+    """The function run in the child between fork and exec: join the cgroup, set rlimits."""
+    procs_file = cgroup.procs_file if cgroup is not None else None
+    memory = memory_mb * 1024 * 1024
+
+    def setup() -> None:
+        die_with_parent()
+        if procs_file is not None:
+            fd = os.open(procs_file, os.O_WRONLY)
+            try:
+                os.write(fd, str(os.getpid()).encode())
+            finally:
+                os.close(fd)
+        resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        if memory > 0:
+            resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
+        if cpu_s > 0:
+            resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 2))
+
+    return setup
+
+
+def _parents() -> dict[int, int]:
+    """pid -> parent pid of every process (one pass over /proc)."""
+    parents = {}
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/stat", "rb") as handle:
+                stat = handle.read()
+        except OSError:
+            continue
+        # the command name is in parentheses and may hold spaces: split after the last ')'
+        fields = stat[stat.rfind(b")") + 2:].split()
+        if len(fields) > 1:
+            parents[int(entry.name)] = int(fields[1])
+    return parents
+
+
+def descendants(pid: int, parents: dict[int, int] | None = None) -> list[int]:
+    """Pids of every process descending from ``pid`` (children of children, ...)."""
+    parents = _parents() if parents is None else parents
+    children: dict[int, list[int]] = {}
+    for child, parent in parents.items():
+        children.setdefault(parent, []).append(child)
+    found, todo = [], [pid]
+    while todo:
+        for child in children.get(todo.pop(), ()):
+            found.append(child)
+            todo.append(child)
+    return found
+
+
+def kill_tree(pid: int, cgroup: BotCgroup | None) -> None:
+    """Kill process ``pid``, its process group, its descendants and its cgroup."""
+    try:
+        stray = [] if cgroup is not None else descendants(pid)
+    except OSError:
+        stray = []
+    for target in (pid, *stray):
+        try:
+            os.kill(target, signal.SIGKILL)
+        except (ProcessLookupError, PermissionError):
+            pass
+    try:
+        os.killpg(pid, signal.SIGKILL)
+    except (ProcessLookupError, PermissionError):
+        pass
+    if cgroup is not None:
+        cgroup.kill()
+
+
+class Watchdog:
+    """Counts the descendants of watched processes; kills those over their limit.
+
+    Used only where no pids cgroup can be made. One thread serves every watched process.
+    """
+
+    def __init__(self, interval_s: float = WATCH_INTERVAL_S) -> None:
+        self.interval_s = interval_s
+        self._watched: dict[int, tuple[int, Callable[[str], None]]] = {}
+        self._lock = threading.Lock()
+        self._thread: threading.Thread | None = None
+        self._stop = threading.Event()
+
+    def watch(self, pid: int, max_procs: int, on_kill: Callable[[str], None]) -> None:
+        with self._lock:
+            self._watched[pid] = (max_procs, on_kill)
+            if self._thread is None:
+                self._thread = threading.Thread(target=self._run, name="arena-watchdog",
+                                                daemon=True)
+                self._thread.start()
+
+    def forget(self, pid: int) -> None:
+        with self._lock:
+            self._watched.pop(pid, None)
+
+    def close(self) -> None:
+        self._stop.set()
+
+    def check(self) -> None:
+        """One round: count and kill (also called by tests)."""
+        with self._lock:
+            watched = dict(self._watched)
+        if not watched:
+            return
+        parents = _parents()
+        for pid, (limit, on_kill) in watched.items():
+            tree = descendants(pid, parents)
+            if len(tree) + 1 > limit:
+                reason = f"over its limit of {limit} processes"
+                log.warning("bot process %d killed: %s", pid, reason)
+                on_kill(reason)
+                kill_tree(pid, None)
+                self.forget(pid)
+
+    def _run(self) -> None:
+        while not self._stop.wait(self.interval_s):
+            try:
+                self.check()
+            except OSError as exc:  # /proc raced with exiting processes: try next round
+                log.debug("watchdog round failed: %s", exc)
