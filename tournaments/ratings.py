@@ -79,9 +79,11 @@ def pair_weight(players: int) -> float:
     return 3.0 / (players + 1)
 
 
-@dataclass(frozen=True, kw_only=True)
-class GameResult:
-    """The part of a finished game that ratings use: entrant labels by seat, places by seat."""
+class GameResult(NamedTuple):
+    """The part of a finished game that ratings use: entrant labels by seat, places by seat.
+
+    (A named tuple: a store reads back hundreds of thousands of them at once.)
+    """
 
     index: int
     seating: tuple[str, ...]

@@ -313,6 +313,20 @@ def test_record_game_is_atomic(store: Store, monkeypatch: pytest.MonkeyPatch) ->
     assert store.record_game(game_id, record)
 
 
+def test_record_games_is_one_all_or_nothing_transaction(store: Store) -> None:
+    tid = new_tournament(store)
+    pending = store.pending_games(tid)
+    rng = random.Random(1)
+    items = [(gid, synthetic_record(p, rng)) for gid, p in pending[:4]]
+    bad = (pending[4][0], synthetic_record(pending[0][1], rng))   # another table's deal
+    with pytest.raises(TournamentError):
+        store.record_games(items + [bad])
+    assert store.tournament(tid).games_done == 0
+    assert store.record_games(items) == 4
+    assert store.record_games(items[:2]) == 0
+    assert store.tournament(tid).games_done == 4
+
+
 def test_one_store_shared_by_threads(store: Store) -> None:
     tid = new_tournament(store)
     pending = store.pending_games(tid)
