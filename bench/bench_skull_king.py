@@ -49,15 +49,16 @@ def bench_skull_king(seconds: float, players: int, advanced: bool) -> tuple[int,
     def play_game(index: int) -> int:
         state = game.new(players, index, options)
         decisions = 0
-        while not state.is_over():
-            acting = state.to_act()
+        while True:
+            acting = state.to_act()  # empty once the game is over
+            if not acting:
+                return decisions
             joint = {}
             for seat in acting:
                 state.view(seat)
                 joint[seat] = choice(state.legal(seat))
             state.apply(joint)
             decisions += len(acting)
-        return decisions
 
     return timed(seconds, play_game)
 
@@ -69,20 +70,22 @@ def bench_oh_hell(seconds: float, players: int) -> tuple[int, int, float] | None
     except ImportError:
         return None
     game = pyspiel.load_game("oh_hell", {"players": players})
+    chance = int(pyspiel.PlayerId.CHANCE)
     choice = random.Random(1).choice
 
     def play_game(index: int) -> int:
         state = game.new_initial_state()
         decisions = 0
-        while not state.is_terminal():
-            if state.is_chance_node():
+        while True:
+            player = state.current_player()  # also tells chance nodes and the end apart
+            if player < 0:
+                if player != chance:
+                    return decisions
                 state.apply_action(choice(state.chance_outcomes())[0])
                 continue
-            player = state.current_player()
             state.information_state_string(player)
             state.apply_action(choice(state.legal_actions(player)))
             decisions += 1
-        return decisions
 
     return timed(seconds, play_game)
 

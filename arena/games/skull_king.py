@@ -20,11 +20,10 @@ from arena.errors import GameError, IllegalAction
 from arena.games import register
 from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
 from arena.games.skull_king_cards import (
-    ACTION_CODES, CODE_KINDS, CODE_NAMES, KIND_ACTIONS, NUMBERED, ROUNDS, SUITS, UNDECIDED,
-    capture_bonus, cards_in_round, deal_constrained, deck, hand_actions, judge, loot_alliances,
-    next_lead,
-    ordinary_winner,
-    rascal_points, standard_points,
+    ACTION_CODES, CODE_KINDS, CODE_NAMES, KIND_ACTIONS, KRAKEN, LOOT, NUMBERED, ROUNDS, SUITS,
+    UNDECIDED, WHALE,
+    capture_bonus, cards_in_round, deal_constrained, deck, draw, hand_actions, hand_names, judge,
+    loot_alliances, next_lead, ordinary_winner, rascal_points, standard_points,
 )
 
 log = logging.getLogger(__name__)
@@ -33,6 +32,7 @@ log = logging.getLogger(__name__)
 BID_ACTIONS: tuple[tuple[str, ...], ...] = tuple(
     tuple(f"bid:{b}" for b in range(c + 1)) for c in range(ROUNDS + 1)
 )
+BID_VALUES = {action: int(action[4:]) for action in BID_ACTIONS[-1]}
 LEAD_NAMES = {s: SUITS[s] for s in range(4)}
 
 
@@ -71,12 +71,12 @@ class SkullKingState(State):
         self.round = round_
         self.cards = c = cards_in_round(round_, n)
         self.dealer = (n - 1 + round_ - 1) % n
-        self._dealt = self.rng.sample(self.deck, n * c)
+        self._dealt = draw(self.rng, self.deck, n * c)
         self.hands = [sorted(self._dealt[s * c:(s + 1) * c]) for s in range(n)]
-        self._index_hands()
+        names = self._index_hands()
         self._deal_event = len(self.events)
         self.events.append({"type": "deal", "round": round_, "dealer": self.dealer, "cards": c,
-                            "hands": list(self._hand_names)})
+                            "hands": names})
         self._enter(BIDDING)
         self.bids: tuple[int, ...] | None = None
         self.won: tuple[int, ...] = (0,) * n
@@ -90,15 +90,16 @@ class SkullKingState(State):
     def _enter(self, phase: Phase) -> None:
         self.phase = phase
         self._view_base: dict[str, Any] | None = None
+        self._round_base: dict[str, Any] | None = None
 
     def _new_trick(self) -> None:
         self.trick_codes: list[int] = []
         self._trick_view: tuple[str, ...] = ()
         self.lead = UNDECIDED
-        self._legal: tuple[str, ...] | None = None
+        self._legal: list[str] | None = None
 
     def _bid(self, actions: Mapping[int, str]) -> None:
-        self.bids = tuple([int(actions[seat][4:]) for seat in self.seats])
+        self.bids = tuple([BID_VALUES[actions[seat]] for seat in self.seats])
         self.log("bids", round=self.round, bids=list(self.bids))
         self._enter(PLAYING)
 
@@ -115,11 +116,9 @@ class SkullKingState(State):
         kind = CODE_KINDS[code]
         i = hand.index(kind)
         del hand[i]
-        names = self._hand_names[seat]
-        self._hand_names[seat] = names[:i] + names[i + 1:]
+        del self._names[seat][i]
         if kind < NUMBERED:  # numbered kinds are unique: same index in the actions
-            acts = self._hand_acts[seat]
-            self._hand_acts[seat] = acts[:i] + acts[i + 1:]
+            del self._acts[seat][i]
         elif kind not in hand:
             self._drop_special(seat, kind)
         codes = self.trick_codes
@@ -139,7 +138,7 @@ class SkullKingState(State):
         n, leader = self.players, self.leader
         codes = tuple(self.trick_codes)
         loot: list[tuple[int, int]] = []
-        if self.advanced:
+        if self.advanced and (KRAKEN in codes or WHALE in codes or LOOT in codes):
             result = judge(codes)
             best, first = result.winner, result.leader
             loot = loot_alliances(tuple((leader + i) % n for i in range(n)), codes, result)
@@ -215,14 +214,14 @@ class SkullKingState(State):
             return list(BID_ACTIONS[self.cards])
         return []
 
-    def _compute_legal(self) -> tuple[str, ...]:
+    def _compute_legal(self) -> list[str]:
         """The legal plays of the seat to play: follow the lead suit with numbered cards.
 
         Hands are sorted and numbered kinds are unique, so a suit is one slice of both the hand
         and its unique actions, and the special cards come last in both.
         """
         seat = self.turn
-        acts = self._hand_acts[seat]
+        acts = self._acts[seat]
         lead = self.lead
         if lead >= 0:
             hand = self.hands[seat]
@@ -234,21 +233,24 @@ class SkullKingState(State):
         self._legal = acts
         return acts
 
-    def _index_hands(self) -> None:
-        """Recompute every seat's hand names and unique play actions (after a deal)."""
-        self._hand_names = [tuple([CODE_NAMES[k] for k in hand]) for hand in self.hands]
-        self._hand_acts = [hand_actions(hand) for hand in self.hands]
+    def _index_hands(self) -> list[tuple[str, ...]]:
+        """Recompute every seat's hand names and unique play actions; return the names."""
+        names = [hand_names(hand) for hand in self.hands]
+        self._names = [list(hand) for hand in names]
+        self._acts = [list(hand_actions(hand)) for hand in self.hands]
+        return names
 
     def _drop_special(self, seat: int, kind: int) -> None:
         """Remove the play actions of the last card of special ``kind`` from a seat's hand."""
-        acts = self._hand_acts[seat]
+        acts = self._acts[seat]
         first = KIND_ACTIONS[kind]
         at = acts.index(first[0])
-        self._hand_acts[seat] = acts[:at] + acts[at + len(first):]
+        del acts[at:at + len(first)]
 
     def apply(self, actions: Mapping[int, str]) -> None:
-        """As ``State.apply``, with a fast path for the single card play of a trick."""
-        if self.phase is PLAYING and len(actions) == 1:
+        """As ``State.apply``, with fast paths for a card play and for a complete set of bids."""
+        phase = self.phase
+        if phase is PLAYING and len(actions) == 1:
             seat = self.turn
             action = actions.get(seat)
             if action is not None:
@@ -257,7 +259,13 @@ class SkullKingState(State):
                 self._play(seat, ACTION_CODES[action])
                 self.steps += 1
                 return
-        super().apply(actions)
+        elif phase is BIDDING and len(actions) == self.players:
+            bids = BID_ACTIONS[self.cards]
+            if all(actions.get(seat) in bids for seat in self.seats):
+                self._bid(actions)
+                self.steps += 1
+                return
+        super().apply(actions)  # raises the right error
 
     def _apply(self, actions: Mapping[int, str]) -> None:
         if self.phase is BIDDING:
@@ -269,7 +277,7 @@ class SkullKingState(State):
     def view(self, seat: int) -> dict[str, Any]:
         view = (self._view_base or self._build_view_base()).copy()
         view["seat"] = seat
-        view["hand"] = self._hand_names[seat]
+        view["hand"] = tuple(self._names[seat])
         view["turn"] = self.turn if self.phase is PLAYING else None
         view["lead_suit"] = LEAD_NAMES.get(self.lead)
         view["trick"] = self._trick_view
@@ -277,7 +285,15 @@ class SkullKingState(State):
 
     def _build_view_base(self) -> dict[str, Any]:
         """The part of every view that changes only between tricks (cached until then)."""
-        self._view_base = base = {
+        self._view_base = base = (self._round_base or self._build_round_base()).copy()
+        base["won"] = self.won
+        base["leader"] = self.leader
+        base["tricks"] = self._tricks_view
+        return base
+
+    def _build_round_base(self) -> dict[str, Any]:
+        """The part of every view that changes only between phases (cached until then)."""
+        self._round_base = base = {
             "players": self.players,
             "advanced": self.advanced,
             "scoring": "rascal" if self.rascal else "standard",
@@ -287,9 +303,6 @@ class SkullKingState(State):
             "dealer": self.dealer,
             "phase": self.phase.value,
             "bids": self.bids,
-            "won": self.won,
-            "leader": self.leader,
-            "tricks": self._tricks_view,
             "scores": self.scores,
             "round_scores": self.round_scores,
         }
@@ -339,8 +352,8 @@ class SkullKingState(State):
         other.alliances = list(self.alliances)
         other.round_tricks = list(self.round_tricks)
         other.trick_codes = list(self.trick_codes)
-        other._hand_names = list(self._hand_names)
-        other._hand_acts = list(self._hand_acts)
+        other._names = [list(names) for names in self._names]
+        other._acts = [list(acts) for acts in self._acts]
         other._legal = None
         return other
 
@@ -418,7 +431,7 @@ class SkullKingState(State):
         self.hands = new_hands
         self._dealt = [k for hand in new_hands for k in hand]
         self._index_hands()
-        self._view_base = None
+        self._view_base = self._round_base = None
         self.events[self._deal_event] = {
             "type": "deal", "round": self.round, "dealer": self.dealer, "cards": self.cards,
             "hands": [[CODE_NAMES[k] for k in hand] for hand in self.hands]}

@@ -13,11 +13,14 @@ Kinds and codes:
 from __future__ import annotations
 
 import random
+from bisect import bisect_left
 from collections.abc import Sequence
+from operator import itemgetter
 from typing import NamedTuple
 
 SUITS = "GYPB"
 BLACK = 3
+BLACK_LOW = BLACK * 14  # codes of black cards are BLACK_LOW..55
 NUMBERED = 56
 ESC, PIR, TIG, SK, MER, LOOT, KRAKEN, WHALE = range(56, 64)
 TIG_PIRATE, TIG_ESCAPE = 64, 65
@@ -70,11 +73,45 @@ def cards_in_round(round_: int, players: int) -> int:
     return min(round_, len(BASE_DECK) // players)
 
 
+def draw(rng: random.Random, cards: Sequence[int], count: int) -> list[int]:
+    """``count`` cards drawn at random without replacement (a uniformly random deal).
+
+    One ``getrandbits`` call gives a number whose mixed-radix digits pick each card; the 64
+    extra bits make the bias of the last digits smaller than 2**-64. This is several times
+    faster than ``random.sample``, which calls back into Python for every card.
+    """
+    pool = list(cards)
+    left = len(pool)
+    number = rng.getrandbits(64 + count * left.bit_length())
+    out = []
+    for _ in range(count):
+        number, index = divmod(number, left)
+        out.append(pool[index])
+        left -= 1
+        pool[index] = pool[left]
+    return out
+
+
+def pick(table: Sequence[str], keys: Sequence[int]) -> tuple[str, ...]:
+    """``table[k]`` for each key, as a tuple (one C-level call for two keys or more)."""
+    if len(keys) > 1:
+        return itemgetter(*keys)(table)  # type: ignore[no-any-return]
+    return (table[keys[0]],) if keys else ()
+
+
+def hand_names(hand: Sequence[int]) -> tuple[str, ...]:
+    """The names of a hand of kinds, in order."""
+    return pick(CODE_NAMES, hand)
+
+
 def hand_actions(hand: Sequence[int]) -> tuple[str, ...]:
     """The play actions of a sorted hand of kinds, identical cards once, in hand order."""
-    out: list[str] = []
+    specials = bisect_left(hand, NUMBERED)
+    if specials == len(hand):
+        return pick(CODE_ACTIONS, hand)
+    out = list(pick(CODE_ACTIONS, hand[:specials]))
     prev = -1
-    for kind in hand:
+    for kind in hand[specials:]:
         if kind != prev:
             out += KIND_ACTIONS[kind]
             prev = kind
@@ -117,36 +154,31 @@ class TrickResult(NamedTuple):
 
 def ordinary_winner(codes: Sequence[int]) -> int:
     """Index of the winning card when no Kraken or White Whale acts (rules 1-7, in order)."""
-    skull = first_mermaid = first_pirate = -1
-    best_black = best_black_rank = -1
-    lead = UNDECIDED
-    best_lead = best_lead_rank = -1
-    for i, code in enumerate(codes):
+    top = max(codes)
+    if top >= NUMBERED:  # special cards: rules 1 to 4 first
+        if SK in codes:
+            return codes.index(MER) if MER in codes else codes.index(SK)
+        for i, code in enumerate(codes):
+            if code == PIR or code == TIG_PIRATE:
+                return i
+        if MER in codes:
+            return codes.index(MER)
+        top = max([code for code in codes if code < NUMBERED], default=-1)
+        if top < 0:
+            return 0  # 7. only escapes: the first card
+    if top >= BLACK_LOW:
+        return codes.index(top)  # 5. the highest black (black codes rank above all others)
+    for code in codes:  # 6. the highest card of the lead suit
         if code < NUMBERED:
-            suit, rank = divmod(code, 14)
-            if lead == UNDECIDED:
-                lead = suit
-            if suit == BLACK and rank > best_black_rank:
-                best_black, best_black_rank = i, rank
-            if suit == lead and rank > best_lead_rank:
-                best_lead, best_lead_rank = i, rank
-            continue
-        if code == SK:
-            skull = i
-        elif code == MER:
-            if first_mermaid < 0:
-                first_mermaid = i
-        elif code == PIR or code == TIG_PIRATE:
-            if first_pirate < 0:
-                first_pirate = i
-        if lead == UNDECIDED and code in LEAD_BREAKERS:
-            lead = NO_SUIT
-    if first_mermaid >= 0 and skull >= 0:
-        return first_mermaid
-    for index in (skull, first_pirate, first_mermaid, best_black, best_lead):
-        if index >= 0:
-            return index
-    return 0
+            low = code - code % 14
+            break
+        if code in LEAD_BREAKERS:
+            return 0
+    best = index = -1
+    for i, code in enumerate(codes):
+        if low <= code < low + 14 and code > best:
+            best, index = code, i
+    return index
 
 
 def whale_winner(codes: Sequence[int]) -> int | None:
