@@ -21,9 +21,9 @@ from arena.games import register
 from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
 from arena.games.skull_king_cards import (
     ACTION_CODES, CODE_KINDS, CODE_NAMES, KIND_ACTIONS, KRAKEN, LOOT, NUMBERED, ROUNDS, SUITS,
-    UNDECIDED, WHALE,
-    capture_bonus, cards_in_round, deal_constrained, deck, draw, hand_actions, hand_names, judge,
-    loot_alliances, next_lead, ordinary_winner, rascal_points, standard_points,
+    UNDECIDED, WHALE, capture_bonus, cards_in_round, deal_constrained, deck, draw, hand_actions,
+    hand_names, judge, loot_alliances, next_lead, ordinary_winner, rascal_points,
+    standard_points,
 )
 
 log = logging.getLogger(__name__)
@@ -135,25 +135,11 @@ class SkullKingState(State):
             self.turn = (seat + 1) % self.players
 
     def _finish_trick(self) -> None:
-        n, leader = self.players, self.leader
+        leader, n = self.leader, self.players
         codes = tuple(self.trick_codes)
-        loot: list[tuple[int, int]] = []
-        if self.advanced and (KRAKEN in codes or WHALE in codes or LOOT in codes):
-            result = judge(codes)
-            best, first = result.winner, result.leader
-            loot = loot_alliances(tuple((leader + i) % n for i in range(n)), codes, result)
-            self.alliances.extend(loot)
-        else:
-            best = first = ordinary_winner(codes)
-        winner = None
-        bonus = 0
-        if best is not None:
-            winner = (leader + best) % n
-            won = list(self.won)
-            won[winner] += 1
-            self.won = tuple(won)
-            bonus = capture_bonus(codes, best)
-            self.bonus[winner] += bonus
+        best, first, loot = self._judge(codes)
+        winner = None if best is None else (leader + best) % n
+        bonus = 0 if winner is None else self._award(winner, codes, best)
         nxt = (leader + first) % n
         self.round_tricks.append((leader, codes))
         cards = self._trick_view
@@ -164,11 +150,29 @@ class SkullKingState(State):
                             "loot": [list(pair) for pair in loot]})
         self.leader = self.turn = nxt
         self._view_base = None
-        self.trick_codes = []
-        self._trick_view = ()
-        self.lead = UNDECIDED
+        self._new_trick()
         if not self.hands[nxt]:
             self._finish_round()
+
+    def _judge(self, codes: tuple[int, ...]) -> tuple[int | None, int, list[tuple[int, int]]]:
+        """(index of the winning card or None, index of the next leader's card, alliances)."""
+        if self.advanced and (KRAKEN in codes or WHALE in codes or LOOT in codes):
+            result = judge(codes)
+            n, leader = self.players, self.leader
+            loot = loot_alliances(tuple((leader + i) % n for i in range(n)), codes, result)
+            self.alliances.extend(loot)
+            return result.winner, result.leader, loot
+        best = ordinary_winner(codes)
+        return best, best, []
+
+    def _award(self, winner: int, codes: tuple[int, ...], best: int) -> int:
+        """Give the trick to ``winner`` (its card at index ``best``); return the bonus."""
+        won = list(self.won)
+        won[winner] += 1
+        self.won = tuple(won)
+        bonus = capture_bonus(codes, best)
+        self.bonus[winner] += bonus
+        return bonus
 
     def round_points(self) -> list[int]:
         """Each seat's points for the current round as it stands (all bids must be in)."""
@@ -189,6 +193,7 @@ class SkullKingState(State):
         self.round_scores += (tuple(points),)
         self.log("round", round=self.round, bids=list(self.bids or ()), won=list(self.won),
                  points=points, scores=list(self.scores))
+        log.debug("skull-king round %d points %s", self.round, points)
         if self.round == ROUNDS:
             self._enter(OVER)
             self.log("end", scores=list(self.scores), places=list(self.outcome().places))
