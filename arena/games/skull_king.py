@@ -419,20 +419,22 @@ class SkullKingState(State):
         """
         if self.phase is not BIDDING:
             raise GameError("rig_deal only before the bids of a round")
-        if round_ is not None:
-            self.round = round_
-            self.cards = cards_in_round(round_, self.players)
-            self.dealer = (self.players - 1 + round_ - 1) % self.players
-            self.leader = self.turn = (self.dealer + 1) % self.players
+        round_ = self.round if round_ is None else round_
+        cards = cards_in_round(round_, self.players)
         kinds = {name: code for code, name in enumerate(CODE_NAMES[:64])}
         rest = list(self.deck)
         new_hands = []
+        if len(hands) != self.players or any(len(hand) != cards for hand in hands):
+            raise GameError(f"round {round_} deals {cards} cards to each of {self.players} seats")
         for hand in hands:
-            if len(hand) != self.cards:
-                raise GameError(f"round {self.round} deals {self.cards} cards, not {len(hand)}")
             new_hands.append(sorted(kinds[name] for name in hand))
             for k in new_hands[-1]:
+                if k not in rest:
+                    raise GameError(f"the deck has no more {CODE_NAMES[k]} to deal")
                 rest.remove(k)
+        self.round, self.cards = round_, cards
+        self.dealer = (self.players - 1 + round_ - 1) % self.players
+        self.leader = self.turn = (self.dealer + 1) % self.players
         self.hands = new_hands
         self._dealt = [k for hand in new_hands for k in hand]
         self._index_hands()

@@ -11,7 +11,7 @@ from collections.abc import Sequence
 import msgpack
 import pytest
 
-from arena.errors import IllegalAction, NotYourTurn, OptionError
+from arena.errors import GameError, IllegalAction, NotYourTurn, OptionError
 from arena.games import get_game
 from arena.games.skull_king import SkullKingState
 from arena.games.skull_king_cards import CODE_NAMES, cards_in_round
@@ -447,3 +447,17 @@ def test_format_event_every_kind() -> None:
         assert isinstance(line, str) and line
         kinds.add(event["type"])
     assert kinds == {"deal", "bids", "play", "trick", "round", "end"}
+
+
+def test_rig_deal_checks_its_hands() -> None:
+    state = GAME.new(3, 0)
+    with pytest.raises(GameError):
+        state.rig_deal([["SK"], ["SK"], ["G1"]])
+    with pytest.raises(GameError):
+        state.rig_deal([["G2"], ["G1"]])
+    with pytest.raises(GameError):
+        state.rig_deal([["G2", "G3"], ["G1", "G4"], ["G5", "G6"]])
+    assert state.round == 1 and [len(h) for h in state.hands] == [1, 1, 1]
+    bid(state, 0, 0, 0)
+    with pytest.raises(GameError):
+        state.rig_deal([["G2"], ["G1"], ["G3"]])
