@@ -20,10 +20,10 @@ from tournaments.store import Store
 #: Demo table sizes and rounds per game (kept small: the whole demo runs in well under a
 #: minute on two cores).
 DEMO = {
-    "skull": (4, 2),
+    "skull": (4, 4),
     "skull-bank": (4, 2),
-    "skull-king": (4, 1),
-    "skyjo": (4, 1),
+    "skull-king": (4, 2),
+    "skyjo": (4, 2),
 }
 #: Bots left out of the demo (``first`` only mirrors the referee's default policy).
 SKIP = {"first"}
