@@ -169,9 +169,11 @@ def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits 
     token = hub.issue_token(label)
     cwd = spec.cwd or os.getcwd()
     argv = list(spec.argv)
+    output = CappedLog(log_path(log_dir, spec.name, label), cap=limits.log_bytes)
     if sandbox is not None:
         folder = ipc_folder(hub.endpoint)
         if folder is None:
+            output.abandon()
             raise BotStartError("sandboxed bots reach the arena over ipc://, not "
                                 f"{hub.endpoint}")
         argv = sandbox.wrap(argv, cwd=cwd, ipc_dir=folder, own=spec.cwd)
@@ -180,7 +182,6 @@ def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits 
         scratch = tempfile.mkdtemp(prefix="arena-bot-")
     env = bot_environment(hub.endpoint, token, scratch or "/tmp")
     base = proclimits.cgroup_base() if limits.max_procs > 0 else None
-    output = CappedLog(log_path(log_dir, spec.name, label), cap=limits.log_bytes)
     cgroup = None
     try:
         if base is not None:
@@ -240,21 +241,28 @@ def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> N
                 continue
             reason = hub.rejection(label)
             if reason is not None:
-                raise BotStartError(f"bot {proc.spec.name!r} was refused: {reason}")
+                raise _start_error(proc, f"bot {proc.spec.name!r} was refused: {reason}")
             if not proc.alive():
                 time.sleep(0.02)
                 if hub.by_label.get(label) is None:
                     hub.receive(0)
                 if hub.by_label.get(label) is None:
-                    raise BotStartError(f"bot {proc.spec.name!r} stopped before saying hello "
-                                        f"({proc.exit_summary()})")
+                    raise _start_error(proc, f"bot {proc.spec.name!r} stopped before saying "
+                                             f"hello ({proc.exit_summary()})")
         if not waiting:
             return
         if time.monotonic() > deadline:
             proc = next(iter(waiting.values()))
-            raise BotStartError(f"bot {proc.spec.name!r} did not say hello within "
-                                f"{timeout_ms} ms")
+            raise _start_error(proc, f"bot {proc.spec.name!r} did not say hello within "
+                                     f"{timeout_ms} ms")
         hub.receive(20)  # hellos are handled inside; stray messages are dropped
+
+
+def _start_error(proc: BotProcess, message: str) -> BotStartError:
+    """A BotStartError that names the label of the process that failed (``.label``)."""
+    error = BotStartError(message)
+    error.label = proc.label
+    return error
 
 
 def stop(procs: Iterable[BotProcess], hub: Hub | None = None, *, grace_s: float = 0.5,
@@ -325,6 +333,7 @@ class BotPool:
         self.limits = limits or Limits()
         self.startup_ms = self.limits.startup_ms if startup_ms is None else startup_ms
         self.log_dir = log_dir or default_log_dir()
+        self.log_dir.mkdir(parents=True, exist_ok=True)     # exists, so the sandbox hides it
         if isinstance(sandbox, (SandboxMode, str)):
             sandbox = sandboxing.resolve(sandbox, hide=[self.log_dir])
         self.sandbox = sandbox

@@ -87,7 +87,9 @@ class Sandbox:
                 "--proc", "/proc", "--size", str(self.scratch_bytes), "--tmpfs", "/tmp",
                 "--size", str(self.scratch_bytes), "--tmpfs", "/dev/shm"]
         dirs = [p for p in hidden if os.path.isdir(p)]
-        files = [p for p in hidden if not os.path.isdir(p)]
+        dirs = [p for p in dirs if not _under(p, [d for d in dirs if d != p])]  # outermost
+        files = [p for p in hidden if not os.path.isdir(p)
+                 and (not _under(p, dirs) or _under(p, exposed))]
         for path in dirs:
             if not _under(path, ["/tmp"]):
                 args += ["--tmpfs", path]

@@ -107,12 +107,14 @@ class _Player:
         entries = [(label, self.specs[label]) for label in seating]
         try:
             return list(self.pool.get(entries)), {}
-        except BotStartError:
-            pass
+        except BotStartError as exc:
+            failed = {getattr(exc, "label", None): str(exc)}
         procs: list[BotProcess | None] = []
         absent: dict[int, str] = {}
         for seat, entry in enumerate(entries):  # find which one failed; it plays with none
             try:
+                if entry[0] in failed:
+                    raise BotStartError(failed[entry[0]])
                 procs.append(self.pool.get([entry])[0])
             except BotStartError as exc:
                 log.warning("entrant %s did not start: %s", entry[0], exc)

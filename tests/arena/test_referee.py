@@ -84,7 +84,7 @@ def test_a_hanging_bot_times_out_and_forfeits(hub, pool, toy):
 def test_late_reply_is_dropped_not_used_for_the_next_turn(hub, pool, toy, monkeypatch):
     # request 1 times out at 300 ms; the answer to it comes at 450 ms, while request 2
     # (sent at about 300 ms) is awaited, and the answer to request 2 follows at once
-    monkeypatch.setenv("ROGUE_DELAY_MS", "450")
+    monkeypatch.setenv("ARENA_BOT_DELAY_MS", "450")
     record = play(hub, pool, toy, [rogue("late"), bundled("first")],
                   limits=Limits(move_ms=300, max_faults=3))
     assert kinds(record) == [FaultKind.TIMEOUT]
@@ -111,7 +111,7 @@ def test_crash_is_a_fault_and_the_process_is_replaced(hub, pool, toy):
 
 
 def test_simultaneous_steps_are_sent_to_all_seats_at_once(hub, pool, toy, monkeypatch):
-    monkeypatch.setenv("ROGUE_DELAY_MS", "300")
+    monkeypatch.setenv("ARENA_BOT_DELAY_MS", "300")
     record = play(hub, pool, toy, [rogue("sleepy"), rogue("sleepy")], rounds=1,
                   limits=Limits(move_ms=2000))
     # two sequential steps (300 ms each) and one simultaneous step (300 ms, not 600)

@@ -32,13 +32,28 @@ def reply(sock: zmq.Socket, turn: Turn, action: str, **override: Any) -> None:
     sock.send(msgpack.packb(message))
 
 
+def env(name: str, default: str = "") -> str:
+    """A rogue's setting: ``ARENA_BOT_NAME`` (the arena passes ARENA_BOT_* variables on)."""
+    return os.environ.get(f"ARENA_BOT_{name}", default)
+
+
+def say(*parts: Any) -> None:
+    """One line to stdout (the bot's log), flushed at once."""
+    print(*parts, flush=True)
+
+
 def serve(on_turn: Callable[[zmq.Socket, Turn, int], None],
-          on_start: Callable[[zmq.Socket, dict], None] | None = None) -> None:
-    """Serve until bye; ``on_turn(sock, turn, n)`` gets the n-th turn of this process (0-based)."""
-    sock = connect()
-    welcome = msgpack.unpackb(sock.recv())
-    if welcome.get("type") != "welcome":
-        sys.exit(2)
+          on_start: Callable[[zmq.Socket, dict], None] | None = None, *,
+          sock: zmq.Socket | None = None) -> None:
+    """Serve until bye; ``on_turn(sock, turn, n)`` gets the n-th turn of this process (0-based).
+
+    ``sock`` is an already welcomed socket (default: connect and say hello now).
+    """
+    if sock is None:
+        sock = connect()
+        welcome = msgpack.unpackb(sock.recv())
+        if welcome.get("type") != "welcome":
+            sys.exit(2)
     count = 0
     while True:
         msg = msgpack.unpackb(sock.recv())

@@ -2,12 +2,11 @@
 
 The late answer is ``legal[-1]``; later answers are ``legal[0]`` on time.
 """
-import os
 import time
 
-from _wire import reply, serve
+from _wire import env, reply, serve
 
-DELAY = float(os.environ.get("ROGUE_DELAY_MS", "300")) / 1000
+DELAY = float(env("DELAY_MS", "300")) / 1000
 
 
 def on_turn(sock, turn, n):

@@ -1,10 +1,9 @@
-"""Answers every turn correctly after ROGUE_DELAY_MS (default 300) milliseconds."""
-import os
+"""Answers every turn correctly after ARENA_BOT_DELAY_MS (default 300) milliseconds."""
 import time
 
-from _wire import reply, serve
+from _wire import env, reply, serve
 
-DELAY = float(os.environ.get("ROGUE_DELAY_MS", "300")) / 1000
+DELAY = float(env("DELAY_MS", "300")) / 1000
 
 
 def on_turn(sock, turn, n):

@@ -1,0 +1,179 @@
+"""Helpers for the hostile-bot tests: small tournaments with a rogue, and bounds on the referee.
+
+``run_with_rogue`` plays a whole tournament of the toy game (the rogue against two well-behaved
+bots, every pair at a table, both seat rotations: 6 games, 4 with the rogue) through the real
+runner, store, hub, sandbox and process limits, in this process, while ``Bounds`` samples this
+process's resident memory and measures the wall time: the referee is this process.
+"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import threading
+import time
+import uuid
+from collections.abc import Iterator
+from contextlib import contextmanager
+from dataclasses import dataclass, field
+from pathlib import Path
+
+import pytest
+
+from arena import sandbox as sandboxing
+from arena.botproc import BotSpec
+from arena.logs import bot_logs
+from arena.record import Fault, Limits
+from arena.sandbox import SandboxMode
+from tests.arena.conftest import bundled, rogue
+from tests.arena.toygame import install
+from tournaments.runner import RunSummary, run
+from tournaments.schedule import TournamentSpec, plan
+from tournaments.store import Store
+
+#: Small limits so that every rogue's effect is quick and small.
+LIMITS = Limits(move_ms=300, max_faults=2, startup_ms=1500, memory_mb=512, cpu_s=0,
+                max_procs=32, log_bytes=64 * 1024)
+ENTRANTS = ("rogue", "first", "random")
+#: Resident memory the referee process may gain while a rogue plays (MB).
+RSS_BOUND_MB = 64
+
+needs_bwrap = pytest.mark.skipif(sandboxing.available() is None,
+                                 reason="bubblewrap (bwrap) is not installed or does not work")
+
+
+@dataclass
+class Bounds:
+    """Peak resident-memory growth (MB) and wall time (s) of this process over a block."""
+
+    rss_mb: float = 0.0
+    wall_s: float = 0.0
+
+
+def _rss() -> int:
+    with open("/proc/self/statm") as handle:
+        return int(handle.read().split()[1]) * os.sysconf("SC_PAGE_SIZE")
+
+
+@contextmanager
+def bounded() -> Iterator[Bounds]:
+    """Measure this process's peak RSS growth and wall time while the block runs."""
+    bounds = Bounds()
+    base = _rss()
+    peak = [base]
+    done = threading.Event()
+
+    def sample() -> None:
+        while not done.wait(0.02):
+            peak[0] = max(peak[0], _rss())
+
+    sampler = threading.Thread(target=sample, daemon=True)
+    sampler.start()
+    started = time.monotonic()
+    try:
+        yield bounds
+    finally:
+        bounds.wall_s = time.monotonic() - started
+        done.set()
+        sampler.join()
+        bounds.rss_mb = (max(peak[0], _rss()) - base) / 1e6
+
+
+@dataclass
+class Outcome:
+    """What a tournament with a rogue gave: per game, the rogue's faults and forfeit."""
+
+    summary: RunSummary
+    bounds: Bounds
+    rogue_games: list[tuple[list[Fault], bool]] = field(default_factory=list)
+    other_faults: list[Fault] = field(default_factory=list)
+    games: int = 0
+    done: int = 0
+    standings: int = 0
+    log_dir: Path | None = None
+
+    @property
+    def kinds(self) -> list[list[str]]:
+        return [[f.kind.value for f in faults] for faults, _ in self.rogue_games]
+
+    @property
+    def forfeits(self) -> list[bool]:
+        return [forfeit for _, forfeit in self.rogue_games]
+
+    def details(self) -> list[str]:
+        return [f.detail for faults, _ in self.rogue_games for f in faults]
+
+    def log(self) -> str:
+        """Everything the rogue wrote (its log files)."""
+        return "".join(path.read_text(errors="replace")
+                       for path in bot_logs(self.log_dir, "rogue"))
+
+
+def private_dir() -> Path:
+    """A fresh folder outside /tmp (a sandboxed bot's /tmp is its own, so a test of hiding
+    needs a folder the bot would otherwise see)."""
+    root = Path(os.environ.get("ARENA_TEST_PRIVATE", "/var/tmp"))
+    folder = root / f"arena-test-{uuid.uuid4().hex[:10]}"
+    folder.mkdir(parents=True)
+    return folder
+
+
+@pytest.fixture
+def private(tmp_path: Path) -> Iterator[Path]:
+    folder = private_dir()
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)
+
+
+def run_with_rogue(folder: Path, spec: BotSpec, *, limits: Limits = LIMITS,
+                   sandbox: SandboxMode | str = SandboxMode.AUTO, rounds: int = 2,
+                   hide: tuple[str, ...] = ()) -> Outcome:
+    """Plan and run a tournament of ``spec`` (entrant ``rogue``) against first and random."""
+    toy = install()
+    db = folder / "arena.db"
+    log_dir = folder / "arena-logs"
+    tournament = TournamentSpec(game="toy", options={"rounds": rounds}, entrants=ENTRANTS,
+                                table_size=2, rounds=1, seed=7, move_ms=limits.move_ms)
+    with Store.open(db) as store:
+        tid = store.create_tournament(tournament, plan(tournament, toy),
+                                      {label: (label, "test") for label in ENTRANTS})
+        specs = {"rogue": BotSpec(name="rogue", argv=spec.argv, cwd=spec.cwd),
+                 "first": bundled("first"), "random": bundled("random")}
+        private = sandboxing.private_paths(db, log_dir)
+        resolved = sandboxing.resolve(sandbox, hide=[*private, *hide])
+        with bounded() as bounds:
+            summary = run(store, tid, specs=specs, limits=limits, log_dir=log_dir,
+                          sandbox=resolved)
+        outcome = Outcome(summary=summary, bounds=bounds, log_dir=log_dir)
+        info = store.tournament(tid)
+        outcome.games, outcome.done = info.games_total, info.games_done
+        outcome.standings = len(store.standings(tid))
+        ids = [row[0] for row in store.db.execute(
+            "SELECT id FROM games WHERE tournament_id = ? ORDER BY plan_index", (tid,))]
+        for game_id in ids:
+            record = store.game(game_id).record
+            seating = store.game(game_id).planned.seating
+            for seat, label in enumerate(seating):
+                faults = [f for f in record.faults if f.seat == seat]
+                if label == "rogue":
+                    outcome.rogue_games.append((faults, seat in record.forfeits))
+                else:
+                    outcome.other_faults += faults
+    return outcome
+
+
+def survivors(marker: str) -> list[int]:
+    """Pids of processes whose command line holds ``marker``."""
+    found = []
+    for entry in Path("/proc").iterdir():
+        if entry.name.isdigit() and int(entry.name) != os.getpid():
+            try:
+                if marker.encode() in (entry / "cmdline").read_bytes():
+                    found.append(int(entry.name))
+            except OSError:
+                continue
+    return found
+
+
+__all__ = ["LIMITS", "Outcome", "bounded", "needs_bwrap", "rogue", "run_with_rogue",
+           "survivors"]

@@ -1,0 +1,200 @@
+"""Every rogue bot in a whole tournament: its exact faults, and nothing else disturbed.
+
+For each rogue the tournament finishes with every game recorded (no result lost), the rogue's
+seats have exactly the faults its misbehaviour deserves, the two well-behaved bots have none in
+any game, standings and ratings are built, and the referee (this process) stays within a
+memory and a time bound.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import re
+import shutil
+import socket
+import uuid
+from dataclasses import dataclass
+
+import pytest
+
+from arena.record import Limits
+from tests.security.conftest import (LIMITS, RSS_BOUND_MB, Outcome, needs_bwrap,
+                                     private_dir, rogue, run_with_rogue, survivors)
+
+T, C, M, I, W = "timeout", "crash", "malformed", "illegal", "wrong-id"
+GAMES_WITH_ROGUE = 4
+SLOW = dataclasses.replace(LIMITS, move_ms=2000)
+
+
+@dataclass(frozen=True)
+class Case:
+    """A rogue, the faults of each of its games, and whether it forfeits each of them."""
+
+    name: str
+    kinds: tuple[str, ...]            # the rogue's fault kinds in every game it plays
+    forfeit: bool
+    detail: str = ""                  # text every rogue fault detail contains
+    log: str = ""                     # text the rogue's log must contain
+    limits: Limits = LIMITS
+
+
+CASES = [
+    Case("exit_at_once", (C,), True, "stopped before saying hello"),
+    Case("crash_mid", (C,), True, "exited with status 3"),
+    Case("no_hello", (C,), True, "did not say hello within"),
+    Case("wrong_protocol", (C,), True, "refused: wrong protocol version 99"),
+    Case("bad_token", (C,), True, "stopped before saying hello",
+         log="'code': 'bad-token'"),
+    Case("reuse_token", (), False,
+         log="second hello got: [{'type': 'error', 'code': 'bad-token', "
+             "'message': 'unknown or used token'}]"),
+    Case("impostor", (), False,
+         log="impostor socket got: [{'type': 'error', 'code': 'bad-token', "
+             "'message': 'unknown or used token'}]"),
+    Case("hang", (T, T), True, "no answer within"),
+    Case("wrong_request", (W, T), True),
+    Case("wrong_game", (W, T), True),
+    Case("twice", (), False),
+    Case("garbage", (M, M), True, "msgpack"),
+    Case("huge", (T, T), True, "no answer within"),
+    Case("nested", (M, M), True),
+    Case("illegal", (I, I), True, "was not offered"),
+    Case("flood", (), False, log="flood: sent"),
+    # filling 512 MB takes a moment: a longer deadline, so the crash is its only fault
+    Case("memhog", (C,), True, "exited with status 1", log="MemoryError", limits=SLOW),
+]
+
+
+@pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
+def test_rogue_in_a_tournament(tmp_path, case: Case) -> None:
+    outcome = run_with_rogue(tmp_path, rogue(case.name), limits=case.limits)
+    assert_finished(outcome)
+    assert outcome.kinds == [list(case.kinds)] * GAMES_WITH_ROGUE
+    assert outcome.forfeits == [case.forfeit] * GAMES_WITH_ROGUE
+    assert all(case.detail in detail for detail in outcome.details())
+    assert case.log in outcome.log()
+
+
+def assert_finished(outcome: Outcome, *, seconds: float = 30.0) -> None:
+    """The tournament is complete, nobody else faulted, the referee stayed bounded."""
+    assert outcome.done == outcome.games == 6, "every game is recorded"
+    assert outcome.summary.failed == ()
+    assert outcome.other_faults == [], "the well-behaved bots never fault"
+    assert outcome.standings == 3
+    assert len(outcome.rogue_games) == GAMES_WITH_ROGUE
+    assert outcome.bounds.rss_mb < RSS_BOUND_MB, f"referee grew {outcome.bounds.rss_mb} MB"
+    assert outcome.bounds.wall_s < seconds
+
+
+def test_late_answers_cost_one_timeout_and_nothing_more(tmp_path) -> None:
+    outcome = run_with_rogue(tmp_path, rogue("late"))
+    assert_finished(outcome)
+    # one process serves all four games: only its very first answer is late
+    assert outcome.kinds == [[T], [], [], []]
+    assert outcome.forfeits == [False] * GAMES_WITH_ROGUE
+
+
+def test_gigabytes_of_output_are_drained_and_capped(tmp_path) -> None:
+    outcome = run_with_rogue(tmp_path, rogue("chatty"))
+    assert_finished(outcome)
+    assert outcome.kinds == [[]] * GAMES_WITH_ROGUE, "writing never blocks the bot"
+    files = [p for p in (outcome.log_dir / "rogue").iterdir()]
+    assert files and all(p.stat().st_size <= LIMITS.log_bytes + 200 for p in files)
+    discarded = [int(n) for n in re.findall(r"discarded: (\d+) bytes", outcome.log())]
+    assert discarded and max(discarded) > 20_000_000, "the rest was read and thrown away"
+
+
+def test_cpu_spinner_is_killed_at_its_cpu_limit(tmp_path) -> None:
+    limits = dataclasses.replace(LIMITS, cpu_s=1, move_ms=500)
+    outcome = run_with_rogue(tmp_path, rogue("spinner"), limits=limits, rounds=4)
+    assert_finished(outcome, seconds=40)
+    kinds = [kind for game in outcome.kinds for kind in game]
+    assert C in kinds and set(kinds) == {C}
+    assert all("killed by SIGXCPU" in d or "SIGKILL" in d for d in outcome.details())
+
+
+def test_children_that_detach_die_with_the_bot(tmp_path, monkeypatch) -> None:
+    marker = f"rogue-forker-{uuid.uuid4().hex}"
+    monkeypatch.setenv("ARENA_BOT_MARKER", marker)
+    outcome = run_with_rogue(tmp_path, rogue("forker"))
+    assert_finished(outcome)
+    assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
+    assert survivors(marker) == [], "no child of the bot outlives it"
+
+
+def test_fork_bomb_stops_at_the_process_limit(tmp_path, monkeypatch) -> None:
+    from arena import limits as proclimits
+
+    marker = f"rogue-forkbomb-{uuid.uuid4().hex}"
+    monkeypatch.setenv("ARENA_BOT_MARKER", marker)
+    outcome = run_with_rogue(tmp_path, rogue("forkbomb"),
+                             limits=dataclasses.replace(LIMITS, max_procs=16))
+    assert_finished(outcome)
+    if proclimits.cgroup_base() is not None:
+        # forks over pids.max fail; the bot goes on playing
+        forked = int(re.search(r"forked (\d+) children, then BlockingIOError",
+                               outcome.log()).group(1))
+        assert 0 < forked < 16
+        assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
+    else:
+        # the watchdog kills a bot over its limit: a crash, or a bot that never started
+        assert all(kinds and set(kinds) == {C} for kinds in outcome.kinds)
+    assert survivors(marker) == []
+
+
+@needs_bwrap
+@pytest.mark.parametrize("in_cwd", [False, True], ids=["db-elsewhere", "db-in-current-folder"])
+def test_sandbox_hides_database_logs_and_other_bots(private, monkeypatch, in_cwd) -> None:
+    other = private_dir()                       # another registered bot's folder
+    (other / "secret.py").write_text("SECRET = 1\n")
+    if in_cwd:      # the database's folder is the arena's (and so the bot's) current folder
+        monkeypatch.chdir(private)
+    monkeypatch.setenv("ARENA_BOT_DB", str(private / "arena.db"))
+    monkeypatch.setenv("ARENA_BOT_LOGS", str(private / "arena-logs"))
+    monkeypatch.setenv("ARENA_BOT_OTHER", str(other))
+    try:
+        outcome = run_with_rogue(private, rogue("snoop"), hide=(str(other),))
+    finally:
+        shutil.rmtree(other, ignore_errors=True)
+    assert_finished(outcome)
+    assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
+    found = dict(item.split("=") for item in
+                 re.search(r"snoop: (.*)", outcome.log()).group(1).split())
+    # a hidden folder is an empty file system; a hidden file is an unopenable device node
+    assert found["db"] == ("PermissionError" if in_cwd else "FileNotFoundError")
+    assert found["logs"] == ("0" if in_cwd else "FileNotFoundError")
+    assert found["other"] == "0"
+    assert found["write_cwd"] == "OSError", "the file system is read-only (EROFS)"
+    assert found["scratch"] == "ok", "its own /tmp is writable"
+    assert int(found["procs"]) <= 4, "it sees only its own processes"
+
+
+@needs_bwrap
+def test_sandbox_has_no_network(tmp_path, monkeypatch) -> None:
+    listener = socket.socket()
+    listener.bind(("127.0.0.1", 0))
+    listener.listen(4)
+    listener.settimeout(0.1)
+    monkeypatch.setenv("ARENA_BOT_PORT", str(listener.getsockname()[1]))
+    try:
+        outcome = run_with_rogue(tmp_path, rogue("netcat"))
+        with pytest.raises(socket.timeout):
+            listener.accept()
+    finally:
+        listener.close()
+    assert_finished(outcome)
+    assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
+    assert "net: failed ConnectionRefusedError" in outcome.log()
+    assert "net: connected" not in outcome.log()
+
+
+def test_unsandboxed_bots_still_get_limits(tmp_path) -> None:
+    outcome = run_with_rogue(tmp_path, rogue("memhog"), sandbox="off", limits=SLOW)
+    assert_finished(outcome)
+    assert outcome.kinds == [[C]] * GAMES_WITH_ROGUE
+    assert "MemoryError" in outcome.log()
+
+
+def test_limits_default_to_safe_values() -> None:
+    limits = Limits()
+    assert limits.memory_mb > 0 and limits.max_procs > 0 and limits.log_bytes > 0
