@@ -72,7 +72,7 @@ def list_bots(as_json: bool, store: Store) -> None:
         data = info.to_dict()
         rows.append({"name": info.name, "kind": info.kind.value, "version": info.version,
                      "games": data.get("games") or [], "command": info.command,
-                     "played": info.games})
+                     "played": info.played})
     if as_json:
         echo_json(rows)
         return

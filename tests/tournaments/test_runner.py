@@ -9,6 +9,7 @@ import sqlite3
 import subprocess
 import sys
 import time
+import uuid
 from pathlib import Path
 
 from click.testing import CliRunner
@@ -66,23 +67,25 @@ def test_parallel_run_equals_serial_run(tmp_path: Path) -> None:
     assert first == second
 
 
-def arena_run(db: Path, tid: int) -> subprocess.Popen:
+def arena_run(db: Path, tid: int, marker: str = "") -> subprocess.Popen:
+    env = dict(os.environ, ARENA_TEST_MARKER=marker)
     return subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(tid),
                              "--jobs", "2", "--db", str(db)],
                             stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True)
+                            start_new_session=True, env=env)
 
 
-def bot_processes() -> set[int]:
-    """Pids of bundled bot processes running on this machine."""
+def processes_with(marker: str) -> set[int]:
+    """Pids of processes whose environment holds ``ARENA_TEST_MARKER=marker``."""
+    needle = f"ARENA_TEST_MARKER={marker}".encode() + b"\0"
     pids = set()
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit():
             try:
-                cmdline = (entry / "cmdline").read_bytes()
+                environ = (entry / "environ").read_bytes() + b"\0"
             except OSError:
                 continue
-            if b"bots.random" in cmdline or b"bots.first" in cmdline:
+            if needle in environ:
                 pids.add(int(entry.name))
     return pids
 
@@ -91,19 +94,22 @@ def test_kill_minus_nine_then_resume_equals_uninterrupted(tmp_path: Path) -> Non
     reference, killed = tmp_path / "reference.db", tmp_path / "killed.db"
     ref_id = create(reference, rounds=3)
     cli("tournament", "run", str(ref_id), "--quiet", "--db", str(reference))
-    before = bot_processes()
     tid = create(killed, rounds=3)
     total = 3 * 4 * 3
-    proc = arena_run(killed, tid)
+    marker = uuid.uuid4().hex
+    proc = arena_run(killed, tid, marker)
     deadline = time.monotonic() + 60
     while done_count(killed, tid) < 5 and time.monotonic() < deadline:
         time.sleep(0.05)
+    assert len(processes_with(marker)) > 3, "workers and bots are running"
     os.kill(proc.pid, signal.SIGKILL)        # the arena process only, mid-run
     proc.wait(10)
     partial = done_count(killed, tid)
     assert 5 <= partial < total, "killed mid-run"
-    time.sleep(1.0)
-    assert bot_processes() <= before, "no bot process outlives a killed arena"
+    deadline = time.monotonic() + 10
+    while processes_with(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    assert processes_with(marker) == set(), "no worker or bot outlives a killed arena"
     output = cli("tournament", "run", str(tid), "--quiet", "--db", str(killed))
     assert f"{total}/{total} games played" in output
     assert results(killed, tid) == results(reference, ref_id)
