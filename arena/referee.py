@@ -159,7 +159,7 @@ class Referee:
                     seat = seats[index]
                     seat.bank_ms = 0.0
                     self._fault(seat, step, FaultKind.TIMEOUT,
-                                f"no answer within {int((item.deadline - item.sent) * 1000)} ms")
+                                f"no answer within {round((item.deadline - item.sent) * 1000)} ms")
                     del pending[index]
                     self._choose(joint, seat, step, default_action(item.legal),
                                  Chooser.REFEREE, 0)

@@ -25,7 +25,7 @@ from arena.botproc import BotSpec
 from arena.logs import bot_logs
 from arena.record import Fault, Limits
 from arena.sandbox import SandboxMode
-from tests.arena.conftest import bundled, rogue
+from tests.arena.conftest import bundled, hub, pool, rogue, toy  # noqa: F401 - fixtures
 from tests.arena.toygame import install
 from tournaments.runner import RunSummary, run
 from tournaments.schedule import TournamentSpec, plan
@@ -163,15 +163,17 @@ def run_with_rogue(folder: Path, spec: BotSpec, *, limits: Limits = LIMITS,
 
 
 def survivors(marker: str) -> list[int]:
-    """Pids of processes whose command line holds ``marker``."""
+    """Pids of live processes whose command line or environment holds ``marker``."""
     found = []
     for entry in Path("/proc").iterdir():
         if entry.name.isdigit() and int(entry.name) != os.getpid():
             try:
-                if marker.encode() in (entry / "cmdline").read_bytes():
-                    found.append(int(entry.name))
-            except OSError:
+                text = (entry / "cmdline").read_bytes() + (entry / "environ").read_bytes()
+                state = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()[0]
+            except (OSError, IndexError):
                 continue
+            if marker.encode() in text and state != b"Z":
+                found.append(int(entry.name))
     return found
 
 

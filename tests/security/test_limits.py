@@ -1,0 +1,251 @@
+"""The pieces under the rogue tests: sandbox command lines and modes, capped logs, the process
+watchdog, single-use tokens and strangers on the hub, and the per-game time bank."""
+
+from __future__ import annotations
+
+import logging
+import os
+import subprocess
+import sys
+import time
+import uuid
+from pathlib import Path
+
+import msgpack
+import pytest
+import zmq
+
+from arena import limits as proclimits
+from arena import sandbox as sandboxing
+from arena.botproc import BotPool, bot_environment, describe_exit
+from arena.errors import SandboxError
+from arena.hub import Hub
+from arena.logs import CappedLog, bot_logs, log_path, safe_name
+from arena.record import Chooser, FaultKind, Limits
+from arena.referee import Referee
+from arena.sandbox import Sandbox
+from tests.arena.conftest import bundled, rogue
+from tests.security.conftest import survivors
+
+
+# -- sandbox -------------------------------------------------------------------------------
+
+def test_sandbox_command_hides_private_paths_and_shows_what_bots_need(tmp_path) -> None:
+    secret = tmp_path / "secret"
+    secret.mkdir()
+    (secret / "inner").mkdir()
+    own = secret / "bot"          # a folder bot inside a hidden folder still sees its own
+    own.mkdir()
+    db = tmp_path / "arena.db"
+    db.write_bytes(b"")
+    box = Sandbox(bwrap="bwrap").hiding([secret, secret / "inner", db, "/nonexistent"])
+    argv = box.wrap(["python", "bot.py"], cwd=str(own), ipc_dir=str(tmp_path / "ipc"),
+                    own=str(own))
+    text = " ".join(argv)
+    assert argv[0] == "bwrap" and argv[-3:] == ["--", "python", "bot.py"]
+    for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"):
+        assert flag in argv
+    assert "--ro-bind / /" in text and "--tmpfs /tmp" in text
+    assert f"--ro-bind {own} {own}" in text, "its own folder, read-only"
+    assert f"--ro-bind {tmp_path / 'ipc'} {tmp_path / 'ipc'}" in text, "the hub's socket"
+    assert "/nonexistent" not in text
+    assert f"--chdir {own}" in text
+
+
+def test_sandbox_hides_the_database_files_when_its_folder_is_needed(tmp_path,
+                                                                    monkeypatch) -> None:
+    monkeypatch.chdir(tmp_path)
+    paths = sandboxing.private_paths(tmp_path / "arena.db", tmp_path / "arena-logs")
+    assert str(tmp_path) not in paths, "the current folder stays visible"
+    assert str(tmp_path / "arena.db") in paths and str(tmp_path / "arena.db-wal") in paths
+    elsewhere = tmp_path / "data"
+    paths = sandboxing.private_paths(elsewhere / "arena.db", elsewhere / "arena-logs")
+    assert str(elsewhere) in paths, "a folder of its own is hidden whole"
+
+
+def fake_bwrap(folder: Path, *, works: bool) -> Path:
+    """A ``bwrap`` on PATH that works, or fails like one denied user namespaces."""
+    folder.mkdir(exist_ok=True)
+    script = folder / "bwrap"
+    body = 'exec "${@: -1}"' if works else \
+        'echo "bwrap: No permissions to create new namespace" >&2; exit 1'
+    script.write_text(f"#!/bin/bash\n{body}\n")
+    script.chmod(0o755)
+    return script
+
+
+@pytest.mark.parametrize("installed", [False, True], ids=["missing", "not-working"])
+def test_required_sandbox_refuses_without_a_working_bwrap(tmp_path, monkeypatch,
+                                                          installed) -> None:
+    if installed:
+        fake_bwrap(tmp_path / f"bin-{uuid.uuid4().hex}", works=False)
+    monkeypatch.setenv("PATH", str(next(tmp_path.glob("bin-*"), tmp_path / "none")))
+    with pytest.raises(SandboxError, match="--sandbox required, but .*bubblewrap|namespace"):
+        sandboxing.resolve("required")
+
+
+def test_auto_sandbox_warns_once_and_runs_unsandboxed(tmp_path, monkeypatch, caplog) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sandboxing, "_warned", False)
+    with caplog.at_level(logging.WARNING, logger="arena.sandbox"):
+        assert sandboxing.resolve("auto") is None
+        assert sandboxing.resolve("auto") is None
+    warnings = [r for r in caplog.records if "UNSANDBOXED" in r.getMessage()]
+    assert len(warnings) == 1
+    assert sandboxing.resolve("off") is None
+
+
+# -- logs ----------------------------------------------------------------------------------
+
+def test_capped_log_keeps_the_head_and_drains_the_rest(tmp_path) -> None:
+    path = log_path(tmp_path, "some bot/../x", "seat0:a b")
+    assert path.parent.name == safe_name("some bot/../x") and ".." not in path.parts
+    output = CappedLog(path, cap=1000)
+    writer = subprocess.Popen(
+        [sys.executable, "-c", "import os\nfor _ in range(200): os.write(1, b'y' * 65536)"],
+        stdout=output.write_fd)
+    output.start()
+    assert writer.wait(timeout=20) == 0, "the writer never blocks"
+    assert output.wait(5)
+    data = path.read_bytes()
+    assert data.startswith(b"y" * 1000) and not data.startswith(b"y" * 1001)
+    assert f"discarded: {200 * 65536 - 1000} bytes".encode() in data
+    assert bot_logs(tmp_path, "some bot/../x") == [path]
+    again = CappedLog(path, cap=1000)      # a full log is kept as .1 for the next process
+    again.abandon()
+    assert path.with_name(path.name + ".1").exists() and not path.exists()
+
+
+# -- processes -----------------------------------------------------------------------------
+
+def test_environment_passes_nothing_secret(monkeypatch) -> None:
+    monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x")
+    monkeypatch.setenv("ARENA_DB", "/secret/arena.db")
+    monkeypatch.setenv("ARENA_BOT_LEVEL", "3")
+    env = bot_environment("ipc:///x", "tok", "/tmp")
+    assert "AWS_SECRET_ACCESS_KEY" not in env and "ARENA_DB" not in env
+    assert env["ARENA_BOT_LEVEL"] == "3" and env["ARENA_TOKEN"] == "tok"
+    assert env["TMPDIR"] == "/tmp" and "PATH" in env
+
+
+def test_exit_statuses_in_words() -> None:
+    assert describe_exit(3) == "exited with status 3"
+    assert describe_exit(-9) == "killed by SIGKILL"
+    assert describe_exit(152, sandboxed=True) == "killed by SIGXCPU"
+
+
+def test_watchdog_kills_a_bot_over_its_process_limit(hub, tmp_path, monkeypatch) -> None:
+    """Where no pids cgroup can be made, the watchdog counts and kills."""
+    marker = f"watchdog-{uuid.uuid4().hex}"
+    monkeypatch.setenv("ARENA_BOT_MARKER", marker)
+    monkeypatch.setenv("ARENA_BOT_FORKS", "12")
+    monkeypatch.setattr(proclimits, "cgroup_base", lambda: None)
+    limits = Limits(max_procs=6, startup_ms=5000)
+    with BotPool(hub, limits=limits, log_dir=tmp_path, sandbox="off") as pool:
+        proc = pool.get([("bomb", rogue("forkbomb"))])[0]
+        deadline = time.monotonic() + 5
+        while proc.alive() and time.monotonic() < deadline:
+            time.sleep(0.05)
+        assert not proc.alive()
+        assert "over its limit of 6 processes" in proc.exit_summary()
+    time.sleep(0.2)
+    assert survivors(marker) == []
+
+
+def test_cgroup_bounds_processes(hub, tmp_path, monkeypatch) -> None:
+    if proclimits.cgroup_base() is None:
+        pytest.skip("no writable pids cgroup here")
+    with BotPool(hub, limits=Limits(max_procs=20), log_dir=tmp_path) as pool:
+        proc = pool.get([("a", bundled("random"))])[0]
+        assert proc.cgroup is not None
+        assert 1 <= proc.cgroup.count() <= 20
+        path = proc.cgroup.path
+        assert (path / "pids.max").read_text().strip() == "20"
+    assert not path.exists(), "the group is removed with the bot"
+
+
+# -- hub -----------------------------------------------------------------------------------
+
+def dealer(endpoint: str) -> zmq.Socket:
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    sock.connect(endpoint)
+    return sock
+
+
+def replies(hub: Hub, sock: zmq.Socket, ms: int = 300) -> list[dict]:
+    got, deadline = [], time.monotonic() + ms / 1000
+    while time.monotonic() < deadline:
+        hub.receive(20)
+        while sock.poll(0):
+            got.append(msgpack.unpackb(sock.recv()))
+    return got
+
+
+def hello(token: str, protocol: int = 1) -> bytes:
+    return msgpack.packb({"type": "hello", "protocol": protocol, "token": token, "name": "t"})
+
+
+def test_a_token_is_single_use_and_strangers_get_no_reply(hub) -> None:
+    token = hub.issue_token("seat0")
+    first, second, stranger = (dealer(hub.endpoint) for _ in range(3))
+    try:
+        first.send(hello(token))
+        assert [m["type"] for m in replies(hub, first)] == ["welcome"]
+        second.send(hello(token))
+        assert replies(hub, second) == [{"type": "error", "code": "bad-token",
+                                         "message": "unknown or used token"}]
+        assert hub.by_label["seat0"].peer_id != b"" and len(hub.peers) == 1
+        dropped = hub.dropped
+        stranger.send(msgpack.packb({"type": "action", "game_id": 1, "request": 1,
+                                     "action": "x"}))
+        stranger.send(b"\xc1 not msgpack")
+        stranger.send_multipart([b"two", b"frames"])
+        assert replies(hub, stranger) == []
+        assert hub.dropped == dropped + 3
+        assert hub._tokens == {}, "a used token is forgotten"
+    finally:
+        for sock in (first, second, stranger):
+            sock.close(0)
+
+
+def test_revoked_tokens_are_forgotten(hub) -> None:
+    for n in range(100):
+        hub.issue_token(f"l{n % 3}")
+        hub.revoke(f"l{n % 3}")
+    assert hub._tokens == {} and hub._token_of == {}
+
+
+# -- time bank -----------------------------------------------------------------------------
+
+def test_time_bank_pays_for_slow_moves_until_it_is_spent(hub, pool, toy, monkeypatch) -> None:
+    # each answer takes 300 ms against a 100 ms deadline: the 500 ms bank pays 200 ms for the
+    # first and second moves, then the third is allowed 100 + 100 ms and times out
+    monkeypatch.setenv("ARENA_BOT_DELAY_MS", "300")
+    limits = Limits(move_ms=100, time_bank_ms=500, max_faults=10)
+    procs = pool.get([("slow", rogue("sleepy")), ("first", bundled("first"))])
+    record = Referee(hub, limits).play(toy, procs, seed=1, options={"rounds": 2})
+    seat0 = [a for a in record.actions if a.seat == 0]
+    assert [a.by for a in seat0[:2]] == [Chooser.BOT, Chooser.BOT]
+    assert all(a.by is Chooser.REFEREE for a in seat0[2:])
+    assert [f.kind for f in record.faults] == [FaultKind.TIMEOUT] * (len(seat0) - 2)
+    allowed = int(record.faults[0].detail.split()[3])      # 100 ms + what was left in the bank
+    assert 150 <= allowed <= 200
+
+
+def test_no_bank_means_the_deadline_alone(hub, pool, toy, monkeypatch) -> None:
+    monkeypatch.setenv("ARENA_BOT_DELAY_MS", "300")
+    procs = pool.get([("slow", rogue("sleepy")), ("first", bundled("first"))])
+    record = Referee(hub, Limits(move_ms=100, max_faults=10)).play(
+        toy, procs, seed=1, options={"rounds": 1})
+    assert all(f.kind is FaultKind.TIMEOUT for f in record.faults)
+    assert len(record.faults) == 2
+
+
+def test_hub_socket_folder_is_private_and_removed(tmp_path) -> None:
+    hub = Hub()
+    folder = Path(hub.endpoint[len("ipc://"):]).parent
+    assert folder.name.startswith("arena-ipc-") and (folder.stat().st_mode & 0o077) == 0
+    hub.close()
+    assert not folder.exists()
+    assert os.path.basename(hub.endpoint[len("ipc://"):]) == "hub.sock"
