@@ -76,7 +76,8 @@ class RouterSocket:
 
     def poll(self, timeout_ms: float) -> bool:
         """Wait up to ``timeout_ms`` for a message; True if one is ready."""
-        return bool(self.socket.poll(max(0, int(timeout_ms)), zmq.POLLIN))
+        # a persistent Poller: Socket.poll would build and register a new one on every call
+        return bool(self._poller.poll(max(0, int(timeout_ms))))
 
     def recv(self) -> tuple[bytes, list[bytes]]:
         """One waiting message: the peer id and the remaining frames (non-blocking)."""
