@@ -1,0 +1,149 @@
+"""Golden traces of the disc games (``skull``, ``skull-bank``): byte-identical behaviour.
+
+For 40 seeds and every player count, a seeded random playout is hashed (sha256 over msgpack):
+at every step ``to_act()``, every seat's ``legal`` list and ``view``; the typed error and message
+of some illegal or misaddressed actions; now and then a clone played a few steps and a
+resample's ``full()``, view and legal lists; at the end the events, ``full()`` and ``outcome()``.
+Every other step passes the legal lists to ``apply`` as the referee does. Views handed out
+earlier must not change when the game moves on (they may share immutable parts with the state).
+
+The expected digests were generated from the engines before their speed-ups, so these tests
+prove that an optimisation changed nothing a bot, the referee or a replay can observe.
+Regenerate (only for a deliberate rules change) with ``python -m tests.games.test_disc_golden``.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import random
+from typing import Any
+
+import msgpack
+import pytest
+
+from arena.errors import ArenaError
+from arena.games import get_game
+
+SEEDS = range(40)
+PLAYERS = range(3, 7)
+
+EXPECTED = {
+    "skull/3": "826ce6bae56f1f73395cc3036bcbcf76948203e98ea069189c5a5d970a7d2c59",
+    "skull/4": "c94a621117a78be9bedbc77baa3ed00529f9ed1f0dce08b00dff01054f2e7e46",
+    "skull/5": "2dd60f4205ba3015169a7db2d1cd222e2ddd965d279ff38205f523c730e20462",
+    "skull/6": "9b88ad1f270d92f6a7897f2ce4d3f551c407a89e608ad46555745e4f13c34212",
+    "skull-bank/3": "cc4ac1fc82c004f0adb4dfb2433b6cdbc1d6dd4ceab11f4e1dd3050f9898d842",
+    "skull-bank/4": "f3d53ae9fbb2209b1b7c269e72dfe67ca2baaf4e8f7df07fd04a0fcb25448d14",
+    "skull-bank/5": "c6fdacebb873417d52a3ce3dd4c9361db373deb4e15ff2a9583e9a340a08a072",
+    "skull-bank/6": "615f728d689e0b2fa136584078a4717d388acec45a86e1824f38831ce9fafba3",
+}
+
+
+def _packed(value: Any) -> bytes:
+    return msgpack.packb(value, use_bin_type=True)
+
+
+def _strangers(players: int) -> list[str]:
+    """Action strings of every phase of both games, most of them illegal at any given step."""
+    words = ["pass", "agree", "disagree", "bid:0", "bid:1", "bid:99", "claim:1", "raise:2",
+             "place:flower", "place:skull", "add:rose", "add:skull", "discard:flower",
+             "discard:skull", "give:rose", "give:skull", "no-such-action:42", ""]
+    for seat in range(-1, players + 1):
+        words += [f"flip:{seat}", f"reveal:{seat}", f"first:{seat}"]
+    return words
+
+
+def _try_bad(state: Any, rng: random.Random, players: int, feed: Any) -> None:
+    """Apply an illegal or misaddressed joint action; record the error and that nothing moved."""
+    acting = state.to_act()
+    joint = {s: rng.choice(state.legal(s)) for s in acting}
+    kind = rng.randrange(3)
+    if kind == 0 or not acting:
+        joint[acting[0] if acting else 0] = rng.choice(_strangers(players))
+    elif kind == 1:
+        joint[rng.choice([s for s in range(players) if s not in acting] or [acting[0]])] = "pass"
+    else:
+        joint.pop(acting[0])
+    before = _packed(state.full()), len(state.events), state.steps
+    offered = {s: state.legal(s) for s in acting} if rng.random() < 0.5 else None
+    try:
+        state.apply(joint, offered)
+    except ArenaError as exc:
+        feed([type(exc).__name__, str(exc)])
+        assert (_packed(state.full()), len(state.events), state.steps) == before
+    else:  # the stranger happened to be legal: the state moved on like any step
+        feed(["applied", sorted(joint.items())])
+
+
+def trace(game_name: str, players: int, seed: int) -> bytes:
+    """The sha256 digest of one seeded random playout (see the module docstring)."""
+    game = get_game(game_name)
+    state = game.new(players, seed)
+    rng = random.Random(seed * 1009 + players)
+    side = random.Random(seed * 7919 + players)
+    digest = hashlib.sha256()
+
+    def feed(value: Any) -> None:
+        digest.update(_packed(value))
+
+    step = 0
+    while not state.is_over():
+        acting = state.to_act()
+        feed(acting)
+        views = []
+        for seat in range(players):
+            feed(state.legal(seat))
+            view = state.view(seat)
+            packed = _packed(view)
+            digest.update(packed)
+            views.append((view, packed))
+        if step % 5 == 3:
+            _try_bad(state, side, players, feed)
+            if state.is_over():
+                break
+            acting = state.to_act()
+        if step % 9 == 4:
+            seat = side.randrange(players)
+            other = state.resample(seat, side)
+            feed([other.full(), other.view(seat), other.to_act(), other.events])
+            feed([other.legal(s) for s in range(players)])
+        if step % 13 == 6:
+            twin = state.clone()
+            for _ in range(side.randrange(1, 12)):
+                if twin.is_over():
+                    break
+                twin.apply({s: side.choice(twin.legal(s)) for s in twin.to_act()})
+                feed([twin.to_act(), [twin.view(s) for s in range(players)]])
+            feed([twin.full(), twin.events[-5:]])
+        joint = {seat: rng.choice(state.legal(seat)) for seat in acting}
+        if step % 2:
+            state.apply(joint)
+        else:
+            state.apply(joint, {seat: state.legal(seat) for seat in acting})
+        for view, packed in views:
+            assert _packed(view) == packed, "a view handed out earlier changed"
+        step += 1
+    feed([state.to_act(), [state.legal(s) for s in range(players)]])
+    feed([state.view(s) for s in range(players)])
+    feed([state.events, state.full(), state.outcome().to_dict()])
+    return digest.digest()
+
+
+def digest_of(game_name: str, players: int) -> str:
+    """One hex digest over the traces of every seed."""
+    total = hashlib.sha256()
+    for seed in SEEDS:
+        total.update(trace(game_name, players, seed))
+    return total.hexdigest()
+
+
+@pytest.mark.parametrize("game_name", ["skull", "skull-bank"])
+@pytest.mark.parametrize("players", list(PLAYERS))
+def test_golden_trace(game_name: str, players: int) -> None:
+    assert digest_of(game_name, players) == EXPECTED[f"{game_name}/{players}"]
+
+
+if __name__ == "__main__":
+    for name in ("skull", "skull-bank"):
+        for count in PLAYERS:
+            print(f'    "{name}/{count}": "{digest_of(name, count)}",')
