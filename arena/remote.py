@@ -28,12 +28,14 @@ import zmq.auth.thread
 
 from arena.errors import RemoteError
 from protocol.codec import MAX_BOT_MESSAGE
-from protocol.transport import RouterSocket
+from protocol.transport import ZAP_DOMAIN, RouterSocket
 
 log = logging.getLogger(__name__)
 
 #: How long the arena waits by default for a remote bot to say hello.
 REMOTE_WAIT_MS = 300_000
+#: Denied CURVE handshakes logged as warnings (a client retries); later ones at debug level.
+WARN_DENIALS = 3
 
 
 class RemoteAccess(Protocol):
@@ -87,13 +89,14 @@ class RemoteListener:
         self.access = config.access
         self.context = zmq.Context()
         self.keys: set[str] = set()           # CURVE keys of connections already welcomed
+        self.denied = 0
         self._keys_lock = threading.Lock()
         self.authenticator: zmq.auth.thread.ThreadAuthenticator | None = None
         secret = None
         if config.curve is not None:
             self.authenticator = zmq.auth.thread.ThreadAuthenticator(self.context, log=log)
             self.authenticator.start()
-            self.authenticator.configure_curve_callback("*", credentials_provider=self)
+            self.authenticator.configure_curve_callback(ZAP_DOMAIN, credentials_provider=self)
             secret = config.curve.secret
         try:
             self.router = RouterSocket(check_listen(config.listen),
@@ -118,7 +121,9 @@ class RemoteListener:
             log.warning("checking a remote bot's key failed: %s", exc)
             allowed = False
         if not allowed:
-            log.warning("refused a CURVE connection with an unknown key")
+            self.denied += 1
+            level = logging.WARNING if self.denied <= WARN_DENIALS else logging.DEBUG
+            log.log(level, "refused a CURVE connection with an unknown key")
         return allowed
 
     def claim(self, token: str, client_key: str | None) -> str | None:

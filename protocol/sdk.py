@@ -8,7 +8,9 @@
     if __name__ == "__main__":
         run_bot(act, name="first")
 
-``run_bot`` reads ``ARENA_ENDPOINT`` and ``ARENA_TOKEN``, says hello, and serves game after
+``run_bot`` reads ``ARENA_ENDPOINT`` and ``ARENA_TOKEN`` (and, for an encrypted connection to
+a remote arena, ``ARENA_SERVER_KEY``, ``ARENA_PUBLIC_KEY`` and ``ARENA_SECRET_KEY``: ZeroMQ
+CURVE keys as Z85 text, from ``arena bot token NAME --curve``), says hello, and serves game after
 game. At each ``start`` it seeds Python's global ``random`` module with the seed the arena sends,
 so a bot that uses ``random`` is deterministic per game. A bot that wants hooks subclasses
 ``Bot`` and overrides ``act`` and optionally ``start`` and ``end``; ``self.random`` is a
@@ -63,9 +65,33 @@ class _FunctionBot(Bot):
         return self.function(view, legal)
 
 
-def serve(bot: Bot, *, endpoint: str, token: str, idle_timeout_ms: int | None = None) -> int:
-    """Connect, say hello and answer the arena until ``bye``. Returns an exit status."""
-    sock = DealerSocket(endpoint)
+#: Environment variables holding the CURVE keys: the arena's public key, then the bot's pair.
+CURVE_ENV = ("ARENA_SERVER_KEY", "ARENA_PUBLIC_KEY", "ARENA_SECRET_KEY")
+
+
+def curve_from_env(environ: dict[str, str] | None = None) -> tuple[str, str, str] | None:
+    """The CURVE keys from the environment: all three, or None if none is set.
+
+    Raises ProtocolError if only some are set.
+    """
+    environ = os.environ if environ is None else environ
+    keys = [environ.get(name, "") for name in CURVE_ENV]
+    if not any(keys):
+        return None
+    if not all(keys):
+        missing = [name for name, key in zip(CURVE_ENV, keys) if not key]
+        raise ProtocolError(f"CURVE needs all of {', '.join(CURVE_ENV)}; missing "
+                            f"{', '.join(missing)}")
+    return keys[0], keys[1], keys[2]
+
+
+def serve(bot: Bot, *, endpoint: str, token: str, idle_timeout_ms: int | None = None,
+          curve: tuple[str, str, str] | None = None) -> int:
+    """Connect, say hello and answer the arena until ``bye``. Returns an exit status.
+
+    ``curve`` is ``(server public key, own public key, own secret key)`` for CURVE.
+    """
+    sock = DealerSocket(endpoint, curve=curve)
     try:
         sock.send(hello(token=token, name=bot.name[:64], protocol=PROTOCOL_VERSION))
         reply = sock.recv(idle_timeout_ms)
@@ -115,7 +141,7 @@ def run_bot(bot: ActFunction | Bot, *, name: str | None = None) -> None:
         log.error("ARENA_ENDPOINT and ARENA_TOKEN must be set (the arena sets them)")
         raise SystemExit(2)
     try:
-        status = serve(bot, endpoint=endpoint, token=token)
+        status = serve(bot, endpoint=endpoint, token=token, curve=curve_from_env())
     except ProtocolError as exc:
         log.error("protocol error: %s", exc)
         status = 3

@@ -26,6 +26,8 @@ from protocol.codec import MAX_ARENA_MESSAGE, MAX_BOT_MESSAGE, decode, encode
 RECEIVE_HWM = 100
 #: Name of the socket file in a hub's private IPC folder.
 IPC_SOCKET = "hub.sock"
+#: ZAP domain of the arena's CURVE server socket.
+ZAP_DOMAIN = "arena"
 
 
 def default_endpoint() -> str:
@@ -64,7 +66,7 @@ class RouterSocket:
         if curve_secret is not None:
             self.socket.curve_server = True
             self.socket.curve_secretkey = curve_secret.encode("ascii")
-            self.socket.zap_domain = b"arena"
+            self.socket.zap_domain = ZAP_DOMAIN.encode()
         self.max_message_bytes = max_message_bytes
         requested = endpoint or default_endpoint()
         if requested.startswith("tcp://") and requested.endswith(":0"):

@@ -7,7 +7,8 @@ missing ones in order inside one write transaction; a database whose version is 
 Version 1 holds the raw facts: bots, tournaments, entrants, games (with their compact action
 lists and outcomes), seats and faults. Version 2 adds what is derived from them and can be
 rebuilt at any time: ratings, rating history, and views (``standings``, ``head_to_head``,
-``rankings``) that make the file read well in Datasette.
+``rankings``) that make the file read well in Datasette. Version 3 adds remote bots' tokens
+(hashed) and the arena's CURVE keys (``tournaments.remote``).
 
 To change the schema, append a function to ``MIGRATIONS``; never edit one that has shipped.
 """
@@ -126,8 +127,29 @@ def _derived(db: Database) -> None:
         ORDER BY s.tournament_id, r.rating DESC""")
 
 
+def _remote(db: Database) -> None:
+    """Version 3: remote bots' single-use tokens (only their SHA-256 is kept, with the CURVE
+    public key issued with each, if any) and the arena's own CURVE key pair."""
+    db.execute("""
+        CREATE TABLE remote_tokens (
+            token_hash TEXT PRIMARY KEY,
+            bot TEXT NOT NULL,
+            client_key TEXT,
+            created_at TEXT NOT NULL,
+            expires_at TEXT NOT NULL,
+            used_at TEXT
+        )""")
+    db.execute("CREATE INDEX remote_tokens_client_key ON remote_tokens (client_key)")
+    db.execute("""
+        CREATE TABLE arena_keys (
+            name TEXT PRIMARY KEY,
+            public TEXT NOT NULL,
+            secret TEXT NOT NULL
+        )""")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
-MIGRATIONS: list[Callable[[Database], None]] = [_raw_facts, _derived]
+MIGRATIONS: list[Callable[[Database], None]] = [_raw_facts, _derived, _remote]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -22,6 +22,7 @@ from arena.errors import ArenaError, BotStartError
 from arena.games import get_game, names
 from arena.match import play_match
 from arena.record import GameRecord, Limits
+from tournaments.remote import is_remote
 from tournaments.store import Store, resolve_db_path
 from tournaments.values import BotInfo
 
@@ -94,7 +95,9 @@ def command_version(argv: Sequence[str], cwd: str | None = None) -> str:
 
 
 def spec_of(info: BotInfo) -> BotSpec:
-    """How to run a registered bot (a folder bot runs in its folder)."""
+    """How to run a registered bot (a folder bot runs in its folder; a remote bot connects)."""
+    if is_remote(info):
+        return BotSpec(name=info.name, argv=(), remote=True)
     try:
         argv = tuple(shlex.split(info.command))
     except ValueError as exc:

@@ -1,8 +1,10 @@
-"""``arena bot``: register (after a check), list and remove bots."""
+"""``arena bot``: register (after a check), list and remove bots; tokens for remote bots;
+bot logs."""
 
 from __future__ import annotations
 
 import shlex
+import socket
 from pathlib import Path
 
 import click
@@ -10,14 +12,18 @@ import click
 from arena.botproc import BotSpec, bundled_bots
 from arena.commands.common import echo_json, table
 from arena.commands.storage import bundled_version, db_option
+from arena.errors import ArenaError
+from arena.logs import bot_logs, logs_folder
+from arena.remote import check_listen
 from tournaments.registry import (BotCheckError, command_version, folder_version,
                                   load_manifest, register)
+from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
 from tournaments.store import Store
 
 
 @click.group()
 def bot() -> None:
-    """Register, list and remove bots."""
+    """Register, list and remove bots; tokens for remote bots; bot logs."""
 
 
 @bot.command("add", context_settings={"ignore_unknown_options": True})
@@ -26,15 +32,28 @@ def bot() -> None:
 @click.option("--game", "games", multiple=True, metavar="GAME",
               help="A game the bot plays (repeatable; with NAME -- COMMAND). Default: skull.")
 @click.option("--replace", is_flag=True, help="Replace a bot already registered by that name.")
+@click.option("--remote", is_flag=True,
+              help="A bot started by hand elsewhere that connects over TCP with a token from "
+                   "`arena bot token NAME` (no command, no check).")
 @db_option
 def add(target: str, command: tuple[str, ...], games: tuple[str, ...], replace: bool,
-        store: Store) -> None:
+        remote: bool, store: Store) -> None:
     """Register a bot after checking that it starts and plays legally.
 
     \b
     arena bot add NAME -- COMMAND...   a program run by a command line
     arena bot add PATH                 a folder with a bot.toml (name, command, games)
+    arena bot add NAME --remote        a bot that joins over TCP (see `arena bot token`)
     """
+    if remote:
+        if command:
+            raise click.UsageError("a remote bot has no command: it is started by hand")
+        if target in bundled_bots():
+            raise BotCheckError(f"{target!r} is the name of a bundled bot; choose another name")
+        info = add_remote_bot(store, target, games or ("skull",), replace=replace)
+        click.echo(f"registered remote bot {info.name}; give it a token with "
+                   f"`arena bot token {info.name}`")
+        return
     if command:
         name = target
         argv = tuple(command)
@@ -89,3 +108,50 @@ def remove(name: str, store: Store) -> None:
     """Unregister a bot (past results keep its name and version)."""
     store.remove_bot(name)
     click.echo(f"removed {name}")
+
+
+@bot.command("token")
+@click.argument("name")
+@click.option("--endpoint", default=None, metavar="tcp://HOST:PORT",
+              help="Where the bot connects: the arena's --listen address as the bot's machine "
+                   "reaches it (default: tcp://THIS-HOST:5555).")
+@click.option("--curve", is_flag=True,
+              help="Also make CURVE keys, for an arena run with --listen ... --curve.")
+@click.option("--ttl", "ttl_hours", type=click.FloatRange(0.01, 24 * 365),
+              default=TOKEN_TTL_HOURS, show_default=True,
+              help="Hours the token stays valid if it is not used.")
+@db_option
+def token(name: str, endpoint: str | None, curve: bool, ttl_hours: float,
+          store: Store) -> None:
+    """Print the environment a remote bot NAME needs for one connection.
+
+    The token is single use: ask for a new one for every start of the bot. Only its hash is
+    stored; with --curve the bot's secret key is shown here once and stored nowhere.
+    """
+    endpoint = check_listen(endpoint or f"tcp://{socket.gethostname()}:5555")
+    issued = issue_token(store, name, endpoint=endpoint, curve=curve, ttl_hours=ttl_hours)
+    click.echo(f"# remote bot {issued.bot}: single use, valid until {issued.expires_at}",
+               err=True)
+    click.echo(issued.exports())
+
+
+@bot.command("logs")
+@click.argument("name")
+@click.option("--list", "only_list", is_flag=True, help="Only list the log files.")
+@click.option("--db", "db_path", default=None, metavar="PATH",
+              help="Results database; the logs are in arena-logs/ next to it (default: "
+                   "$ARENA_DB, else ./arena.db).")
+def logs(name: str, only_list: bool, db_path: str | None) -> None:
+    """Print what bot NAME wrote to its standard output and error (bounded per process)."""
+    from tournaments.store import resolve_db_path
+
+    folder = logs_folder(resolve_db_path(db_path))
+    files = bot_logs(folder, name)
+    if not files:
+        raise ArenaError(f"no logs of bot {name!r} in {folder}")
+    for path in files:
+        if only_list:
+            click.echo(f"{path}  {path.stat().st_size} bytes")
+            continue
+        click.echo(f"==> {path} <==")
+        click.echo(path.read_text(encoding="utf-8", errors="replace"), nl=False)

@@ -8,11 +8,13 @@ import click
 
 from arena.botproc import BotSpec, resolve_spec
 from arena.commands.common import echo_json, parse_options, table
+from arena.commands.safety import RunOptions, run_options
 from arena.errors import ArenaError
 from arena.games import get_game
 from arena.match import play_match
-from arena.record import GameRecord, Limits
+from arena.record import GameRecord
 from arena.replay import seat_story
+from tournaments.store import resolve_db_path
 
 
 def registered_specs() -> dict[str, BotSpec]:
@@ -40,9 +42,14 @@ def registered_specs() -> dict[str, BotSpec]:
               help="Show the game as this seat saw it (its views and choices).")
 @click.option("--json", "as_json", is_flag=True,
               help="Machine-readable record: every action, chance outcome and fault.")
+@run_options
 def play(game_name: str, bots: tuple[str, ...], seed: int | None, options: tuple[str, ...],
-         move_ms: int, max_faults: int, seat: int | None, as_json: bool) -> None:
-    """Play one GAME between bots and print the log and the result."""
+         move_ms: int, max_faults: int, seat: int | None, as_json: bool,
+         run_options: RunOptions) -> None:
+    """Play one GAME between bots and print the log and the result.
+
+    Bot output goes to arena-logs/ next to the database ($ARENA_DB, else ./arena.db).
+    """
     game = get_game(game_name)
     game.check_players(len(bots))
     parsed = game.parse_options(parse_options(options))
@@ -53,8 +60,10 @@ def play(game_name: str, bots: tuple[str, ...], seed: int | None, options: tuple
     specs = [resolve_spec(text, registered=registered) for text in bots]
     if seed is None:
         seed = random.SystemRandom().randrange(2**63)
+    log_dir, sandbox, remote = run_options.setup(resolve_db_path(None), specs, registered)
     record = play_match(game.name, specs, seed=seed, options=parsed,
-                        limits=Limits(move_ms=move_ms, max_faults=max_faults))
+                        limits=run_options.limits(move_ms=move_ms, max_faults=max_faults),
+                        log_dir=log_dir, sandbox=sandbox, remote=remote)
     if seat is not None:
         show_seat(record, seat, as_json)
     elif as_json:

@@ -50,3 +50,9 @@ def bot_spec(store: Store, name: str) -> tuple[BotSpec, str]:
         raise NotFound(f"no bot named {name!r} (known: {', '.join(known)}); "
                        "register one with `arena bot add`") from None
     return spec_of(info), info.version
+
+
+def registered_folders(store: Store) -> dict[str, BotSpec]:
+    """Registered bots that run in a folder of their own (the sandbox hides these folders
+    from every other bot)."""
+    return {info.name: spec_of(info) for info in store.list_bots() if info.path}

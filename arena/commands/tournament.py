@@ -3,13 +3,15 @@
 from __future__ import annotations
 
 import random
+from pathlib import Path
 
 import click
 
 from arena.botproc import BotSpec
 from arena.commands.common import echo_json, parse_options, table
 from arena.commands.progress import ProgressBar
-from arena.commands.storage import bot_spec, db_option
+from arena.commands.safety import RunOptions, run_options
+from arena.commands.storage import bot_spec, db_option, registered_folders
 from arena.games import get_game
 from tournaments import reports
 from tournaments.errors import PlanError
@@ -94,12 +96,21 @@ def entrant_specs(store: Store, tid: int) -> dict[str, BotSpec]:
     return specs
 
 
-def run_tournament(store: Store, tid: int, *, jobs: int, quiet: bool = False) -> None:
-    """Play the pending games with a progress bar; on Ctrl-C keep what finished."""
+def run_tournament(store: Store, tid: int, *, jobs: int, quiet: bool = False,
+                   options: RunOptions | None = None) -> None:
+    """Play the pending games with a progress bar; on Ctrl-C keep what finished.
+
+    ``options`` gives the process limits, sandbox and remote bots (defaults: see RunOptions).
+    """
     specs = entrant_specs(store, tid)
+    options = options or RunOptions()
+    log_dir, sandbox, remote = options.setup(Path(store.path), specs.values(),
+                                             registered_folders(store))
+    limits = options.limits(move_ms=store.tournament(tid).spec.move_ms)
     try:
-        summary = run_games(store, tid, specs=specs, jobs=jobs,
-                            progress=ProgressBar(quiet=quiet))
+        summary = run_games(store, tid, specs=specs, jobs=jobs, limits=limits,
+                            progress=ProgressBar(quiet=quiet), log_dir=log_dir,
+                            sandbox=sandbox, remote=remote)
     except KeyboardInterrupt:
         info = store.tournament(tid)
         click.echo(f"\ninterrupted: {info.games_done}/{info.games_total} games are recorded; "
@@ -117,10 +128,15 @@ def run_tournament(store: Store, tid: int, *, jobs: int, quiet: bool = False) ->
               help="Games played at once (each job reuses its own bot processes).")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final rankings as JSON.")
+@run_options
 @db_option
-def run_command(tid: int, jobs: int, quiet: bool, as_json: bool, store: Store) -> None:
-    """Play the pending games of tournament ID, then print its rankings."""
-    run_tournament(store, tid, jobs=jobs, quiet=quiet or as_json)
+def run_command(tid: int, jobs: int, quiet: bool, as_json: bool, store: Store,
+                run_options: RunOptions) -> None:
+    """Play the pending games of tournament ID, then print its rankings.
+
+    Bot output goes to arena-logs/ next to the database (see `arena bot logs`).
+    """
+    run_tournament(store, tid, jobs=jobs, quiet=quiet or as_json, options=run_options)
     rows = reports.rankings(store.standings(tid), store.ratings(tid))
     if as_json:
         echo_json(reports.rankings_json(rows))

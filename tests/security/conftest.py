@@ -18,13 +18,17 @@ from contextlib import contextmanager
 from dataclasses import dataclass, field
 from pathlib import Path
 
+import msgpack
 import pytest
+import zmq
 
 from arena import sandbox as sandboxing
 from arena.botproc import BotSpec
+from arena.hub import Hub
 from arena.logs import bot_logs
 from arena.record import Fault, Limits
 from arena.sandbox import SandboxMode
+from protocol.transport import curve_client
 from tests.arena.conftest import bundled, hub, pool, rogue, toy  # noqa: F401 - fixtures
 from tests.arena.toygame import install
 from tournaments.runner import RunSummary, run
@@ -129,13 +133,13 @@ def run_with_rogue(folder: Path, spec: BotSpec, *, limits: Limits = LIMITS,
                    sandbox: SandboxMode | str = SandboxMode.AUTO, rounds: int = 2,
                    hide: tuple[str, ...] = ()) -> Outcome:
     """Plan and run a tournament of ``spec`` (entrant ``rogue``) against first and random."""
-    toy = install()
+    game = install()
     db = folder / "arena.db"
     log_dir = folder / "arena-logs"
     tournament = TournamentSpec(game="toy", options={"rounds": rounds}, entrants=ENTRANTS,
                                 table_size=2, rounds=1, seed=7, move_ms=limits.move_ms)
     with Store.open(db) as store:
-        tid = store.create_tournament(tournament, plan(tournament, toy),
+        tid = store.create_tournament(tournament, plan(tournament, game),
                                       {label: (label, "test") for label in ENTRANTS})
         specs = {"rogue": BotSpec(name="rogue", argv=spec.argv, cwd=spec.cwd),
                  "first": bundled("first"), "random": bundled("random")}
@@ -177,5 +181,29 @@ def survivors(marker: str) -> list[int]:
     return found
 
 
-__all__ = ["LIMITS", "Outcome", "bounded", "needs_bwrap", "rogue", "run_with_rogue",
-           "survivors"]
+def dealer(endpoint: str, curve: tuple[str, str, str] | None = None) -> zmq.Socket:
+    """A raw DEALER socket, as a bot (or an impostor) would connect."""
+    sock = zmq.Context.instance().socket(zmq.DEALER)
+    sock.setsockopt(zmq.LINGER, 0)
+    if curve:
+        curve_client(sock, server_key=curve[0], public_key=curve[1], secret_key=curve[2])
+    sock.connect(endpoint)
+    return sock
+
+
+def replies(server: Hub, sock: zmq.Socket, ms: int = 400) -> list[dict]:
+    """Run the hub ``server`` for ``ms`` and return what ``sock`` received meanwhile."""
+    got, deadline = [], time.monotonic() + ms / 1000
+    while time.monotonic() < deadline:
+        server.receive(20)
+        while sock.poll(0):
+            got.append(msgpack.unpackb(sock.recv()))
+    return got
+
+
+def hello(token: str, protocol: int = 1) -> bytes:
+    return msgpack.packb({"type": "hello", "protocol": protocol, "token": token, "name": "t"})
+
+
+__all__ = ["LIMITS", "Outcome", "bounded", "dealer", "hello", "needs_bwrap", "replies",
+           "rogue", "run_with_rogue", "survivors"]

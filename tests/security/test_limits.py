@@ -13,7 +13,6 @@ from pathlib import Path
 
 import msgpack
 import pytest
-import zmq
 
 from arena import limits as proclimits
 from arena import sandbox as sandboxing
@@ -25,7 +24,7 @@ from arena.record import Chooser, FaultKind, Limits
 from arena.referee import Referee
 from arena.sandbox import Sandbox
 from tests.arena.conftest import bundled, rogue
-from tests.security.conftest import survivors
+from tests.security.conftest import dealer, hello, replies, survivors
 
 
 # -- sandbox -------------------------------------------------------------------------------
@@ -165,26 +164,6 @@ def test_cgroup_bounds_processes(hub, tmp_path, monkeypatch) -> None:
 
 
 # -- hub -----------------------------------------------------------------------------------
-
-def dealer(endpoint: str) -> zmq.Socket:
-    sock = zmq.Context.instance().socket(zmq.DEALER)
-    sock.setsockopt(zmq.LINGER, 0)
-    sock.connect(endpoint)
-    return sock
-
-
-def replies(hub: Hub, sock: zmq.Socket, ms: int = 300) -> list[dict]:
-    got, deadline = [], time.monotonic() + ms / 1000
-    while time.monotonic() < deadline:
-        hub.receive(20)
-        while sock.poll(0):
-            got.append(msgpack.unpackb(sock.recv()))
-    return got
-
-
-def hello(token: str, protocol: int = 1) -> bytes:
-    return msgpack.packb({"type": "hello", "protocol": protocol, "token": token, "name": "t"})
-
 
 def test_a_token_is_single_use_and_strangers_get_no_reply(hub) -> None:
     token = hub.issue_token("seat0")

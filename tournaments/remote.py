@@ -1,0 +1,166 @@
+"""Remote bots in the results database: registration, single-use tokens and CURVE keys.
+
+- A remote bot is a registered bot whose command is ``(remote)``: the arena never starts it.
+- ``issue_token`` makes a fresh random token for one connection of a remote bot and stores only
+  its SHA-256, with an expiry time, and (with CURVE) a fresh client key pair whose public half
+  is stored with the token and whose secret half is printed once and never stored.
+- ``StoredAccess`` is the arena's ``RemoteAccess``: ``claim`` marks a token used in one UPDATE
+  (single use, even across processes) and ``allows`` tells the ZAP handler which CURVE client
+  keys may connect. It opens its own short connections, so it can run in the ZAP thread.
+- The arena's CURVE key pair is made once and kept in the database, which bots never see.
+"""
+
+from __future__ import annotations
+
+import hashlib
+import secrets
+import shlex
+import sqlite3
+from collections.abc import Sequence
+from dataclasses import dataclass
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+from arena.errors import RemoteError
+from arena.remote import REMOTE_WAIT_MS, CurveKeys, RemoteConfig
+from tournaments.store import DEFAULT_BUSY_TIMEOUT_MS, Store, store_error
+from tournaments.values import BotInfo
+
+__all__ = ["REMOTE_COMMAND", "IssuedToken", "StoredAccess", "add_remote_bot", "is_remote",
+           "issue_token", "remote_config", "server_keys"]
+
+#: The command stored for a remote bot.
+REMOTE_COMMAND = "(remote)"
+#: Hours a token stays valid when it is not used.
+TOKEN_TTL_HOURS = 24
+_CURVE_KEY = "curve"
+
+
+def _now() -> str:
+    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+
+
+def token_hash(token: str) -> str:
+    return hashlib.sha256(token.encode("utf-8")).hexdigest()
+
+
+def is_remote(info: BotInfo) -> bool:
+    return info.command == REMOTE_COMMAND
+
+
+def add_remote_bot(store: Store, name: str, games: Sequence[str], *,
+                   replace: bool = False) -> BotInfo:
+    """Register ``name`` as a remote bot (no check: it runs elsewhere)."""
+    return store.add_bot(name, REMOTE_COMMAND, version="remote", games=games, replace=replace)
+
+
+def server_keys(store: Store) -> CurveKeys:
+    """The arena's CURVE key pair, made and stored on first use."""
+    conn = store.db.conn
+    try:
+        row = conn.execute("SELECT public, secret FROM arena_keys WHERE name = ?",
+                           (_CURVE_KEY,)).fetchone()
+        if row is None:
+            keys = CurveKeys.generate()
+            conn.execute("INSERT OR IGNORE INTO arena_keys (name, public, secret) "
+                         "VALUES (?, ?, ?)", (_CURVE_KEY, keys.public, keys.secret))
+            row = conn.execute("SELECT public, secret FROM arena_keys WHERE name = ?",
+                               (_CURVE_KEY,)).fetchone()
+    except sqlite3.Error as exc:
+        raise store_error(store.path, exc, "reading the arena's CURVE keys") from exc
+    return CurveKeys(public=row[0], secret=row[1])
+
+
+@dataclass(frozen=True, kw_only=True)
+class IssuedToken:
+    """What the owner of a remote bot needs for one connection (shown once)."""
+
+    bot: str
+    endpoint: str
+    token: str
+    expires_at: str
+    server_key: str | None = None
+    public_key: str | None = None
+    secret_key: str | None = None
+
+    def environment(self) -> dict[str, str]:
+        env = {"ARENA_ENDPOINT": self.endpoint, "ARENA_TOKEN": self.token}
+        if self.server_key:
+            env.update(ARENA_SERVER_KEY=self.server_key, ARENA_PUBLIC_KEY=self.public_key or "",
+                       ARENA_SECRET_KEY=self.secret_key or "")
+        return env
+
+    def exports(self) -> str:
+        """``export NAME=VALUE`` lines for a POSIX shell."""
+        return "\n".join(f"export {key}={shlex.quote(value)}"
+                         for key, value in self.environment().items())
+
+
+def issue_token(store: Store, name: str, *, endpoint: str, curve: bool = False,
+                ttl_hours: float = TOKEN_TTL_HOURS) -> IssuedToken:
+    """A new single-use token (and with ``curve`` a client key pair) for remote bot ``name``."""
+    info = store.get_bot(name)
+    if not is_remote(info):
+        raise RemoteError(f"bot {name!r} is not a remote bot (register one with "
+                          f"`arena bot add NAME --remote`)")
+    token = secrets.token_hex(24)
+    client = CurveKeys.generate() if curve else None
+    server = server_keys(store) if curve else None
+    now = datetime.now(timezone.utc)
+    expires = (now + timedelta(hours=ttl_hours)).isoformat(timespec="seconds")
+    try:
+        store.db.conn.execute(
+            "INSERT INTO remote_tokens (token_hash, bot, client_key, created_at, expires_at) "
+            "VALUES (?, ?, ?, ?, ?)",
+            (token_hash(token), name, client.public if client else None,
+             now.isoformat(timespec="seconds"), expires))
+    except sqlite3.Error as exc:
+        raise store_error(store.path, exc, "storing a remote bot token") from exc
+    return IssuedToken(bot=name, endpoint=endpoint, token=token, expires_at=expires,
+                       server_key=server.public if server else None,
+                       public_key=client.public if client else None,
+                       secret_key=client.secret if client else None)
+
+
+class StoredAccess:
+    """Remote bots' tokens and keys, checked against the database at ``path``."""
+
+    def __init__(self, path: str | Path) -> None:
+        self.path = str(path)
+
+    def _connect(self) -> sqlite3.Connection:
+        return sqlite3.connect(self.path, timeout=DEFAULT_BUSY_TIMEOUT_MS / 1000,
+                               isolation_level=None)
+
+    def claim(self, token: str, client_key: str | None) -> str | None:
+        digest = token_hash(token)
+        conn = self._connect()
+        try:
+            used = conn.execute(
+                "UPDATE remote_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL "
+                "AND expires_at > ? AND client_key IS ? AND bot IN "
+                "(SELECT name FROM bots WHERE command = ?)",
+                (_now(), digest, _now(), client_key, REMOTE_COMMAND)).rowcount
+            if not used:
+                return None
+            return conn.execute("SELECT bot FROM remote_tokens WHERE token_hash = ?",
+                                (digest,)).fetchone()[0]
+        finally:
+            conn.close()
+
+    def allows(self, client_key: str) -> bool:
+        conn = self._connect()
+        try:
+            return conn.execute(
+                "SELECT 1 FROM remote_tokens WHERE client_key = ? AND used_at IS NULL "
+                "AND expires_at > ?", (client_key, _now())).fetchone() is not None
+        finally:
+            conn.close()
+
+
+def remote_config(store: Store, *, listen: str, curve: bool,
+                  wait_ms: int = REMOTE_WAIT_MS) -> RemoteConfig:
+    """How an arena using ``store`` lets remote bots in on ``listen``."""
+    keys = server_keys(store) if curve else None
+    return RemoteConfig(listen=listen, access=StoredAccess(store.path), curve=keys,
+                        wait_ms=wait_ms)
