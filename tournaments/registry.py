@@ -17,11 +17,14 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import sandbox as sandboxing
 from arena.botproc import BotSpec, resolve_spec
 from arena.errors import ArenaError, BotStartError
 from arena.games import get_game, names
 from arena.match import play_match
+from arena.logs import logs_folder
 from arena.record import GameRecord, Limits
+from arena.sandbox import Sandbox, SandboxMode
 from tournaments.remote import is_remote
 from tournaments.store import Store, resolve_db_path
 from tournaments.values import BotInfo
@@ -107,8 +110,10 @@ def spec_of(info: BotInfo) -> BotSpec:
 
 
 def check_bot(spec: BotSpec, games: Sequence[str], *, move_ms: int = 2000,
-              seed: int = 1) -> list[GameRecord]:
-    """Play one game of each of ``games`` with the bot at seat 0 against ``random`` bots.
+              seed: int = 1, sandbox: Sandbox | SandboxMode | None = SandboxMode.AUTO,
+              ) -> list[GameRecord]:
+    """Play one game of each of ``games`` with the bot at seat 0 against ``random`` bots
+    (sandboxed like any other game).
 
     Raises BotCheckError naming the first problem (it did not start, was refused, or faulted).
     """
@@ -119,7 +124,7 @@ def check_bot(spec: BotSpec, games: Sequence[str], *, move_ms: int = 2000,
         game = get_game(name)
         others = [resolve_spec("random")] * (game.min_players - 1)
         try:
-            record = play_match(name, [spec, *others], seed=seed,
+            record = play_match(name, [spec, *others], seed=seed, sandbox=sandbox,
                                 limits=Limits(move_ms=move_ms, max_faults=1, startup_ms=10_000))
         except BotStartError as exc:
             raise BotCheckError(f"check failed: {exc}") from None
@@ -138,7 +143,10 @@ def register(store: Store, name: str, spec: BotSpec, command: str, games: Sequen
     unknown = [g for g in games if g not in names()]
     if unknown:
         raise BotCheckError(f"unknown game(s) {', '.join(unknown)} (games: {', '.join(names())})")
-    check_bot(spec, games)
+    db_path = Path(store.path)
+    folders = [info.path for info in store.list_bots() if info.path]
+    check_bot(spec, games, sandbox=sandboxing.resolve(SandboxMode.AUTO, hide=[
+        *sandboxing.private_paths(db_path, logs_folder(db_path)), *folders]))
     kwargs = {"path": spec.cwd, "games": list(games)} if _store_has_paths(store) else {}
     return store.add_bot(name, command, version=version, replace=replace, **kwargs)
 
