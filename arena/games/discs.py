@@ -16,13 +16,22 @@ This module holds what the two games really share:
 * ``DiscState``: a ``State`` base with seats, elimination bookkeeping, the public round log,
   the flip/take/drop steps with their events, the common parts of a view, ``resample``,
   ``full`` and ``outcome``. The two games add their own phases on top.
+
+Speed: one decision (``to_act``, ``legal``, ``view``, ``apply``) is on the referee's critical
+path, so ``DiscState`` keeps caches, all built lazily. Per step (dropped by every ``apply``):
+the acting seats, the legal lists and the public part of a view. Per seat (dropped when that
+seat's discs, answer or pass change, and for everyone at the simultaneous step and when the piles
+are gathered): the seat's own-disc lists and its public counts. Views share these (never
+mutated) lists and maps with each other and with the state, and legal lists are the cached
+ones: callers must not mutate them. ``clone`` copies the state and starts with empty caches.
 """
 
 from __future__ import annotations
 
+import copy
 import random
 from abc import abstractmethod
-from collections.abc import Mapping
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -32,9 +41,13 @@ from arena.games.base import Game, Outcome, State, places_from_keys
 GOOD, SKULL = 0, 1
 GOODS_EACH = 3
 DISCS_EACH = GOODS_EACH + 1
+#: Most seats at a disc game (sizes the tables of action strings).
+MAX_SEATS = 6
+#: One-seat ``to_act`` tuples by seat.
+ONE_SEAT = tuple((seat,) for seat in range(MAX_SEATS))
 
 
-@dataclass
+@dataclass(slots=True)
 class Kit:
     """One player's discs and the public knowledge about where that player's skull is.
 
@@ -81,17 +94,20 @@ class Kit:
 
     def observe(self) -> None:
         """Record what the public learnt about the skull from this round's flips."""
-        if self.skull_shown():
+        shown, pile = self.shown, self.pile
+        if shown and SKULL in pile[-shown:]:
             self.known_lost = len(self.lost)
-        elif (self.gone_by is None and self.pile and self.shown == len(self.pile)
-              and self.in_hand == 0):
+        elif (self.gone_by is None and pile and shown == len(pile)
+              and self.hand[GOOD] + self.hand[SKULL] == 0):
             self.gone_by = len(self.lost)
 
     def gather(self) -> None:
         """Take the pile back into the hand."""
-        for kind in self.pile:
-            self.hand[kind] += 1
-        self.pile.clear()
+        pile, hand = self.pile, self.hand
+        skulls = pile.count(SKULL)
+        hand[SKULL] += skulls
+        hand[GOOD] += len(pile) - skulls
+        pile.clear()
         self.shown = 0
 
     def remove(self, kind: int) -> None:
@@ -129,13 +145,18 @@ class Kit:
         else:
             self.pile[pick - self.in_hand] = SKULL
 
+    def copy(self) -> Kit:
+        """An independent copy."""
+        return Kit(list(self.hand), list(self.pile), self.shown, list(self.lost),
+                   self.known_lost, self.gone_by, self.out)
+
     def full(self) -> dict[str, Any]:
         return {"hand": list(self.hand), "pile": list(self.pile), "shown": self.shown,
                 "lost": list(self.lost), "known_lost": self.known_lost,
                 "gone_by": self.gone_by, "out": self.out}
 
 
-@dataclass
+@dataclass(slots=True)
 class Challenge:
     """Seat ``by`` turning over ``target`` discs; ``flips`` are ``(owner, kind)`` in order."""
 
@@ -158,12 +179,41 @@ def seat_of(action: str) -> int:
     return int(action.rpartition(":")[2])
 
 
+def kind_table(verb: str, good: str) -> tuple[tuple[str, ...], ...]:
+    """``verb:good`` / ``verb:skull`` actions indexed by ``hand_mask`` of a hand, good first."""
+    return ((), (f"{verb}:{good}",), (f"{verb}:skull",), (f"{verb}:{good}", f"{verb}:skull"))
+
+
+def hand_mask(hand: list[int]) -> int:
+    """1 if the hand holds a good disc, plus 2 if it holds the skull."""
+    return (hand[GOOD] > 0) + 2 * (hand[SKULL] > 0)
+
+
+def name_table(good: str) -> dict[tuple[int, ...], tuple[str, ...]]:
+    """Disc names of every sequence of kinds up to twice a player's discs (piles and removed
+    discs hold at most ``DISCS_EACH``)."""
+    table: dict[tuple[int, ...], tuple[str, ...]] = {(): ()}
+    last: list[tuple[int, ...]] = [()]
+    for _ in range(2 * DISCS_EACH):
+        last = [seq + (kind,) for seq in last for kind in (GOOD, SKULL)]
+        for seq in last:
+            table[seq] = tuple(good if kind == GOOD else "skull" for kind in seq)
+    return table
+
+
 class DiscState(State):
     """Common state of the disc games. Subclasses name their words and add their phases.
 
     Class words: ``GOOD_NAME`` (flower/rose), ``PILE`` (stack/row, the view key of one's own
     pile), ``PLACE`` (place/add), ``FLIP`` (flip/reveal), ``DROP`` (discard/give),
-    ``SHOWN`` (view key of the public list of turned discs).
+    ``SHOWN`` (view key of the public list of turned discs). ``TOGETHER`` is the phase in which
+    every player still in puts a disc down at once; ``LISTS`` names the game's own flat lists
+    (copied by ``clone``). The action tables ``NAMES``, ``PLACES``, ``DROPS`` and ``FLIPS`` are
+    derived from the words when the subclass is created.
+
+    A subclass implements ``to_act`` (cached in ``_acting``) and the hooks ``_compute_legal``,
+    ``_act`` (one seat's legal action), ``_after_put_down``, ``_build_base`` and
+    ``_build_entry`` (see the module docstring for the caches they fill).
     """
 
     GAME: ClassVar[str]
@@ -173,6 +223,22 @@ class DiscState(State):
     FLIP: ClassVar[str]
     DROP: ClassVar[str]
     SHOWN: ClassVar[str]
+    TOGETHER: ClassVar[Any]
+    LISTS: ClassVar[tuple[str, ...]] = ()
+    NAMES: ClassVar[tuple[str, str]]
+    NAME_SEQS: ClassVar[dict[tuple[int, ...], tuple[str, ...]]]
+    PLACES: ClassVar[tuple[tuple[str, ...], ...]]
+    DROPS: ClassVar[tuple[tuple[str, ...], ...]]
+    FLIPS: ClassVar[tuple[str, ...]]
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "GOOD_NAME" in vars(cls):
+            cls.NAMES = (cls.GOOD_NAME, "skull")
+            cls.NAME_SEQS = name_table(cls.GOOD_NAME)
+            cls.PLACES = kind_table(cls.PLACE, cls.GOOD_NAME)
+            cls.DROPS = kind_table(cls.DROP, cls.GOOD_NAME)
+            cls.FLIPS = tuple(f"{cls.FLIP}:{seat}" for seat in range(MAX_SEATS))
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players
@@ -187,147 +253,297 @@ class DiscState(State):
         self.results: list[dict[str, Any]] = []
         self.challenge: Challenge | None = None
         self.winner: int | None = None
+        self.mats = 0  # discs on all piles: kept by place() and close_piles()
+        self._clear_caches()
+
+    # ----- caches ------------------------------------------------------------------------
+    def _clear_caches(self) -> None:
+        """Drop every cache (a new or cloned state)."""
+        n = self.players
+        self._acting: tuple[int, ...] | None = None
+        self._legal: dict[int, list[str]] | None = None
+        self._base: dict[str, Any] | None = None
+        self._own: list[tuple[dict[str, int], list[str], list[str]] | None] = [None] * n
+        self._entries: list[dict[str, Any] | None] = [None] * n
+        self._seats_view: list[dict[str, Any]] | None = None
+        self._parts: tuple[list[list[Any]], int, list[dict[str, Any]]] | None = None
+        self._ring: tuple[int | None, ...] | None = None
+
+    def _new_step(self) -> None:
+        """Drop the caches of one step (after every apply)."""
+        self._acting = self._legal = self._base = None
+
+    def _touch(self, seat: int) -> None:
+        """``seat``'s discs, pass or answer changed: drop its cached view parts."""
+        self._own[seat] = self._entries[seat] = self._seats_view = None
+
+    def _touch_all(self) -> None:
+        n = self.players
+        self._own = [None] * n
+        self._entries = [None] * n
+        self._seats_view = None
 
     # ----- names -------------------------------------------------------------------------
     def disc_name(self, kind: int) -> str:
-        return "skull" if kind == SKULL else self.GOOD_NAME
+        return self.NAMES[kind]
 
     def kind_of(self, action: str) -> int:
         return SKULL if action.endswith(":skull") else GOOD
 
-    def kind_actions(self, seat: int, verb: str) -> list[str]:
-        """``verb:good`` / ``verb:skull`` for the kinds in ``seat``'s hand, good first."""
-        hand = self.kits[seat].hand
-        actions = []
-        if hand[GOOD]:
-            actions.append(f"{verb}:{self.GOOD_NAME}")
-        if hand[SKULL]:
-            actions.append(f"{verb}:skull")
-        return actions
+    def kinds(self, seat: int, table: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
+        """The actions of ``table`` (``PLACES``/``DROPS``) for the kinds in ``seat``'s hand."""
+        return table[hand_mask(self.kits[seat].hand)]
 
     # ----- seats -------------------------------------------------------------------------
     def active(self, seat: int) -> bool:
         return self.kits[seat].out is None
 
     def active_seats(self) -> tuple[int, ...]:
-        return tuple(s for s, kit in enumerate(self.kits) if kit.out is None)
+        return tuple([s for s, kit in enumerate(self.kits) if kit.out is None])
 
     def next_active(self, seat: int) -> int | None:
         """The first active seat clockwise after ``seat`` (``seat`` itself need not be active)."""
-        for step in range(1, self.players + 1):
-            other = (seat + step) % self.players
-            if self.kits[other].out is None:
+        kits, n = self.kits, self.players
+        for step in range(1, n + 1):
+            other = (seat + step) % n
+            if kits[other].out is None:
                 return other
         return None
 
     def next_seat(self, seat: int) -> int:
-        """``next_active`` when some player is known to be still in."""
-        nxt = self.next_active(seat)
+        """``next_active`` when some player is known to be still in (cached until someone is
+        eliminated)."""
+        ring = self._ring
+        if ring is None:
+            ring = self._ring = tuple([self.next_active(s) for s in range(self.players)])
+        nxt = ring[seat]
         assert nxt is not None
         return nxt
 
     def on_mats(self) -> int:
-        return sum(len(kit.pile) for kit in self.kits)
+        return self.mats
+
+    # ----- the State interface, with fast paths ------------------------------------------
+    def legal(self, seat: int) -> list[str]:
+        """The cached legal list of ``seat`` this step (do not mutate it)."""
+        cache = self._legal
+        if cache is None:
+            cache = self._legal = self._compute_legal()
+        return cache.get(seat) or []
+
+    def put_down_legal(self, acting: tuple[int, ...]) -> dict[int, list[str]]:
+        """The legal lists of the simultaneous step: the kinds each seat holds."""
+        kits, places = self.kits, self.PLACES
+        legal = {}
+        for seat in acting:
+            hand = kits[seat].hand
+            legal[seat] = list(places[(hand[GOOD] > 0) + 2 * (hand[SKULL] > 0)])
+        return legal
+
+    def apply(self, actions: Mapping[int, str],
+              legal: Mapping[int, Sequence[str]] | None = None) -> None:
+        """As ``State.apply``, checking legal joint actions against the cached legal lists.
+
+        ``legal`` is accepted for the interface; anything not plainly legal goes through
+        ``State.apply``, which raises the right error."""
+        acting = self._acting
+        if acting is None:
+            acting = self.to_act()
+        if acting and len(actions) == len(acting):
+            offered = self._legal
+            if offered is None:
+                offered = self._legal = self._compute_legal()
+            if len(acting) == 1:
+                seat = acting[0]
+                action = actions.get(seat)
+                if action is not None and action in offered[seat]:
+                    self._act(seat, action)
+                    self._acting = self._legal = self._base = None
+                    self.steps += 1
+                    return
+            else:
+                for seat in acting:
+                    if actions.get(seat) not in offered[seat]:
+                        break
+                else:
+                    self._put_down(actions)
+                    self._acting = self._legal = self._base = None
+                    self.steps += 1
+                    return
+        super().apply(actions, legal)
+
+    def _apply(self, actions: Mapping[int, str]) -> None:
+        if self.phase is self.TOGETHER:
+            self._put_down(actions)
+        else:
+            ((seat, action),) = actions.items()
+            self._act(seat, action)
+        self._new_step()
+
+    def _put_down(self, actions: Mapping[int, str]) -> None:
+        """The simultaneous step: every acting seat places one disc, in seat order."""
+        for seat in sorted(actions):
+            self.place(seat, SKULL if actions[seat].endswith(":skull") else GOOD)
+        self._touch_all()
+        self._ring = None
+        self._after_put_down()
+
+    @abstractmethod
+    def _compute_legal(self) -> dict[int, list[str]]:
+        """Each acting seat's legal list (cached per step by ``legal``)."""
+
+    @abstractmethod
+    def _act(self, seat: int, action: str) -> None:
+        """Apply one seat's legal action outside the simultaneous step."""
+
+    @abstractmethod
+    def _after_put_down(self) -> None:
+        """Start the turns once every disc of the simultaneous step is down."""
 
     # ----- steps shared by both games --------------------------------------------------------
     def note(self, seat: int, public: str) -> None:
         """Append ``SEAT:public`` to this round's public log."""
         self.round_log.append(f"{seat}:{public}")
 
-    def place(self, seat: int, action: str) -> None:
-        kind = self.kind_of(action)
-        self.kits[seat].place(kind)
-        self.log(self.PLACE, seat=seat, disc=self.disc_name(kind))
-        self.note(seat, self.PLACE)
+    def place(self, seat: int, kind: int) -> None:
+        kit = self.kits[seat]
+        kit.hand[kind] -= 1
+        kit.pile.append(kind)
+        self.mats += 1
+        self.events.append({"type": self.PLACE, "seat": seat, "disc": self.NAMES[kind]})
+        self.round_log.append(f"{seat}:{self.PLACE}")
+        self._own[seat] = self._entries[seat] = self._seats_view = None
 
     def begin_challenge(self, seat: int, target: int) -> None:
         """Start turning ``target`` discs, flipping the challenger's own pile automatically."""
-        self.challenge = Challenge(seat, target)
+        self.challenge = challenge = Challenge(seat, target)
+        self._parts = None
         kit = self.kits[seat]
-        while not self.challenge.done and kit.hidden:
+        while not challenge.done and kit.hidden:
             self.flip(seat, auto=True)
 
     def flip(self, owner: int, *, auto: bool = False) -> None:
         challenge = self.challenge
         assert challenge is not None
-        kind = self.kits[owner].flip()
+        kit = self.kits[owner]
+        kit.shown += 1
+        kind = kit.pile[-kit.shown]
         challenge.flips.append((owner, kind))
         if kind == SKULL:
             challenge.skull_of = owner
-        name = self.disc_name(kind)
-        self.log(self.FLIP, by=challenge.by, seat=owner, disc=name, auto=auto)
-        self.note(challenge.by, f"{self.FLIP}:{owner}:{name}")
+        name = self.NAMES[kind]
+        by = challenge.by
+        self.events.append({"type": self.FLIP, "by": by, "seat": owner, "disc": name,
+                            "auto": auto})
+        self.round_log.append(f"{by}:{self.FLIP}:{owner}:{name}")
+        self._parts = None
 
     def flip_actions(self) -> list[str]:
         by = self.challenge.by if self.challenge else -1
-        return [f"{self.FLIP}:{s}" for s, kit in enumerate(self.kits) if s != by and kit.hidden]
+        flips = self.FLIPS
+        actions = []
+        for seat, kit in enumerate(self.kits):
+            if seat != by and kit.shown < len(kit.pile):
+                actions.append(flips[seat])
+        return actions
 
     def close_piles(self) -> None:
         """End of the turning-over: record what was learnt, everyone takes their discs back."""
         for kit in self.kits:
             kit.observe()
             kit.gather()
+        self.mats = 0
+        self._touch_all()
 
     def take(self, loser: int, taker: int) -> None:
         """``taker`` draws one of ``loser``'s discs blind (the referee's generator)."""
         kind = self.kits[loser].remove_random(self.rng)
-        self.log("take", seat=loser, by=taker, disc=self.disc_name(kind))
+        self.events.append({"type": "take", "seat": loser, "by": taker, "disc": self.NAMES[kind]})
         self.note(taker, f"take:{loser}")
+        self._touch(loser)
 
     def drop(self, seat: int, kind: int, *, chosen: bool = True) -> None:
         """``seat`` gives up a disc of ``kind`` (its own choice, or forced when it is the last)."""
         self.kits[seat].remove(kind)
-        self.log(self.DROP, seat=seat, disc=self.disc_name(kind), chosen=chosen)
+        self.events.append({"type": self.DROP, "seat": seat, "disc": self.NAMES[kind],
+                            "chosen": chosen})
         self.note(seat, self.DROP)
+        self._touch(seat)
 
     def eliminate_empty(self) -> list[int]:
         """Mark active players without discs as eliminated in this round; return them."""
         gone = [s for s, kit in enumerate(self.kits) if kit.out is None and kit.owned == 0]
         for seat in gone:
             self.kits[seat].out = self.round
-            self.log("eliminated", seat=seat, round=self.round)
+            self.events.append({"type": "eliminated", "seat": seat, "round": self.round})
+            self._touch(seat)
+            self._ring = None
         return gone
 
     def new_round_log(self) -> None:
         self.round += 1
         self.round_log = []
         self.challenge = None
+        self._parts = None
+
+    def add_result(self, result: dict[str, Any]) -> None:
+        """Append the summary of the round that just ended."""
+        self.results.append(result)
+        self._parts = None
 
     # ----- views -------------------------------------------------------------------------
-    def own_view(self, seat: int) -> dict[str, Any]:
-        """What ``seat`` knows of its own discs."""
-        kit = self.kits[seat]
-        name = self.disc_name
-        return {
-            "hand": {self.GOOD_NAME: kit.hand[GOOD], "skull": kit.hand[SKULL]},
-            self.PILE: [name(kind) for kind in kit.pile],
-            "lost": [name(kind) for kind in kit.lost],
-        }
-
-    def public_seat(self, seat: int) -> dict[str, Any]:
-        """Public counts of one seat (games add their own keys)."""
-        kit = self.kits[seat]
-        return {"owned": kit.owned, "in_hand": kit.in_hand, "placed": len(kit.pile),
-                "eliminated": kit.out is not None}
-
-    def challenge_view(self) -> dict[str, Any]:
-        challenge = self.challenge
-        if challenge is None:
-            return {self.SHOWN: [], "left": 0}
-        return {self.SHOWN: [[owner, self.disc_name(kind)] for owner, kind in challenge.flips],
-                "left": 0 if challenge.done else challenge.left}
-
-    def common_view(self, seat: int) -> dict[str, Any]:
-        view: dict[str, Any] = {"game": self.GAME, "seat": seat, "players": self.players,
-                                "round": self.round, "to_act": list(self.to_act())}
-        view.update(self.own_view(seat))
-        view.update(self.challenge_view())
-        view["log"] = list(self.round_log)
-        view["results"] = list(self.results)
-        view["winner"] = self.winner
+    def view(self, seat: int) -> dict[str, Any]:
+        view = (self._base or self._build_base()).copy()
+        view["seat"] = seat
+        view["hand"], view[self.PILE], view["lost"] = self._own[seat] or self._build_own(seat)
         return view
 
-    # ----- whole state, resampling, outcome ------------------------------------------------
+    def _build_own(self, seat: int) -> tuple[dict[str, int], list[str], list[str]]:
+        """What ``seat`` knows of its own discs: hand counts, pile and removed discs."""
+        kit = self.kits[seat]
+        hand, seqs = kit.hand, self.NAME_SEQS
+        own = self._own[seat] = ({self.GOOD_NAME: hand[GOOD], "skull": hand[SKULL]},
+                                 list(seqs[tuple(kit.pile)]), list(seqs[tuple(kit.lost)]))
+        return own
+
+    def shared_parts(self) -> tuple[list[list[Any]], int, list[dict[str, Any]]]:
+        """The turned discs, the flips still owed and the earlier rounds' results, as views
+        show them (cached until a flip, a result or a new round)."""
+        challenge = self.challenge
+        if challenge is None:
+            parts: tuple[list[list[Any]], int, list[dict[str, Any]]] = (
+                [], 0, list(self.results))
+        else:
+            names = self.NAMES
+            flips = challenge.flips
+            parts = ([[owner, names[kind]] for owner, kind in flips],
+                     0 if challenge.skull_of is not None else challenge.target - len(flips),
+                     list(self.results))
+        self._parts = parts
+        return parts
+
+    @abstractmethod
+    def _build_base(self) -> dict[str, Any]:
+        """This step's view with the seat's own keys as placeholders, stored in ``_base``:
+        ``game``, ``seat``, ``players``, ``round``, ``to_act``, ``hand``, ``PILE``, ``lost``,
+        ``SHOWN``, ``left``, ``log``, ``results``, ``winner``, then the game's keys."""
+
+    def seats_view(self) -> list[dict[str, Any]]:
+        """The public ``seats`` list of a view (cached until a seat changes)."""
+        seats = self._seats_view
+        if seats is None:
+            seats = self._seats_view = list(self._entries)
+            for seat, entry in enumerate(seats):
+                if entry is None:
+                    seats[seat] = self._build_entry(seat)
+        return seats
+
+    @abstractmethod
+    def _build_entry(self, seat: int) -> dict[str, Any]:
+        """``seat``'s public entry of ``seats``, stored in ``self._entries[seat]``: ``owned``,
+        ``in_hand``, ``placed``, ``eliminated``, then the game's keys."""
+
+    # ----- whole state, copies, resampling, outcome -----------------------------------------
     def full(self) -> dict[str, Any]:
         challenge = self.challenge
         return {
@@ -345,11 +561,30 @@ class DiscState(State):
     def game_full(self) -> dict[str, Any]:
         """The game's own fields for ``full()``."""
 
+    def clone(self) -> DiscState:
+        """An independent copy with empty caches (events and results, never mutated once
+        logged, are shared)."""
+        other = copy.copy(self)
+        other.options = dict(self.options)
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        other.events = list(self.events)
+        other.kits = [kit.copy() for kit in self.kits]
+        other.round_log = list(self.round_log)
+        other.results = list(self.results)
+        challenge = self.challenge
+        if challenge is not None:
+            other.challenge = Challenge(challenge.by, challenge.target, list(challenge.flips),
+                                        challenge.skull_of)
+        for name in self.LISTS:
+            setattr(other, name, list(getattr(self, name)))
+        other._clear_caches()
+        return other
+
     def resample(self, seat: int, rng: random.Random) -> DiscState:
         """Redraw where every other player's skull is (hand, face-down pile or removed discs)
         among the places the public history cannot rule out; reseed the future chance."""
         other = self.clone()
-        assert isinstance(other, DiscState)
         for owner, kit in enumerate(other.kits):
             if owner != seat:
                 kit.redraw(rng)
@@ -376,7 +611,7 @@ class DiscGame(Game):
 
     state_class: ClassVar[type[DiscState]]
     min_players = 3
-    max_players = 6
+    max_players = MAX_SEATS
 
     def _new(self, players: int, seed: int, options: dict[str, Any]) -> DiscState:
         return self.state_class(players, seed, options)

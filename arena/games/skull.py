@@ -19,13 +19,21 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games import register
-from arena.games.discs import DISCS_EACH, SKULL, DiscGame, DiscState, seat_of
+from arena.games.discs import (DISCS_EACH, GOOD, MAX_SEATS, ONE_SEAT, SKULL, DiscGame,
+                               DiscState, kind_table)
 
 log = logging.getLogger(__name__)
 
 #: Successful challenges needed to win.
 WINS_NEEDED = 2
-_BIDS = tuple(f"bid:{n}" for n in range(DISCS_EACH * 6 + 1))
+_TOP = DISCS_EACH * MAX_SEATS
+_BIDS = tuple(f"bid:{n}" for n in range(_TOP + 1))
+_FIRSTS = tuple(f"first:{s}" for s in range(MAX_SEATS))
+#: Legal lists, by hand mask and discs on the mats (turns) and by bid and discs (auction).
+_TURNS = tuple(tuple(kinds + _BIDS[1:mats + 1] for mats in range(_TOP + 1))
+               for kinds in kind_table("place", "flower"))
+_AUCTION = tuple(tuple(("pass",) + _BIDS[bid + 1:mats + 1] for mats in range(_TOP + 1))
+                 for bid in range(_TOP + 1))
 
 
 class Phase(str, enum.Enum):
@@ -38,6 +46,25 @@ class Phase(str, enum.Enum):
     OVER = "over"
 
 
+SETUP, TURNS, AUCTION, CHALLENGE, DISCARD, FIRST, OVER = Phase  # fast global lookups
+_VALUES = {phase: phase.value for phase in Phase}
+#: The keys of a view in order (copying it is faster than building a dict of 19 keys).
+_TEMPLATE: dict[str, Any] = dict.fromkeys((
+    "game", "seat", "players", "round", "to_act", "hand", "stack", "lost", "flips", "left",
+    "log", "results", "winner", "phase", "first", "seats", "bid", "bidder", "challenger"))
+_TEMPLATE["game"] = "skull"
+
+#: What a (legal) action does: its operation and argument.
+_PLACE, _BID, _PASS, _FLIP, _DISCARD, _FIRST = range(6)
+_DECODE: dict[str, tuple[int, int]] = {
+    "place:flower": (_PLACE, GOOD), "place:skull": (_PLACE, SKULL), "pass": (_PASS, 0),
+    "discard:flower": (_DISCARD, GOOD), "discard:skull": (_DISCARD, SKULL),
+    **{bid: (_BID, n) for n, bid in enumerate(_BIDS)},
+    **{f"flip:{s}": (_FLIP, s) for s in range(MAX_SEATS)},
+    **{first: (_FIRST, s) for s, first in enumerate(_FIRSTS)},
+}
+
+
 class SkullState(DiscState):
     """A game of Skull in progress."""
 
@@ -48,6 +75,8 @@ class SkullState(DiscState):
     FLIP = "flip"
     DROP = "discard"
     SHOWN = "flips"
+    TOGETHER = SETUP
+    LISTS = ("successes", "passed")
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
@@ -57,90 +86,102 @@ class SkullState(DiscState):
         self.bidder: int | None = None
         self.first = 0
         self.turn = 0
-        self.phase = Phase.SETUP
-        self.log("round", round=1, first=0)
+        self.bidding = 0  # players in the auction who have not passed
+        self.phase = SETUP
+        self.events.append({"type": "round", "round": 1, "first": 0})
 
     # ----- whose turn, what is legal ----------------------------------------------------------
     def to_act(self) -> tuple[int, ...]:
-        phase = self.phase
-        if phase is Phase.SETUP:
-            return self.active_seats()
-        if phase is Phase.TURNS or phase is Phase.AUCTION:
-            return (self.turn,)
-        if phase is Phase.OVER:
-            return ()
-        assert self.challenge is not None
-        return (self.challenge.by,)
+        acting = self._acting
+        if acting is None:
+            phase = self.phase
+            if phase is TURNS or phase is AUCTION:
+                acting = ONE_SEAT[self.turn]
+            elif phase is SETUP:
+                acting = self.active_seats()
+            elif phase is OVER:
+                acting = ()
+            else:
+                assert self.challenge is not None
+                acting = ONE_SEAT[self.challenge.by]
+            self._acting = acting
+        return acting
 
-    def legal(self, seat: int) -> list[str]:
-        if seat not in self.to_act():
-            return []
+    def _compute_legal(self) -> dict[int, list[str]]:
+        acting = self._acting or self.to_act()
         phase = self.phase
-        total = self.on_mats()
-        if phase is Phase.SETUP:
-            return self.kind_actions(seat, "place")
-        if phase is Phase.TURNS:
-            return self.kind_actions(seat, "place") + list(_BIDS[1:total + 1])
-        if phase is Phase.AUCTION:
-            return ["pass", *_BIDS[self.bid + 1:total + 1]]
-        if phase is Phase.CHALLENGE:
-            return self.flip_actions()
-        if phase is Phase.DISCARD:
-            return self.kind_actions(seat, "discard")
-        return [f"first:{s}" for s in self.active_seats()]
+        if phase is SETUP:
+            return self.put_down_legal(acting)
+        if not acting:
+            return {}
+        seat = acting[0]
+        if phase is TURNS:
+            hand = self.kits[seat].hand
+            actions = list(_TURNS[(hand[GOOD] > 0) + 2 * (hand[SKULL] > 0)][self.mats])
+        elif phase is AUCTION:
+            actions = list(_AUCTION[self.bid][self.mats])
+        elif phase is CHALLENGE:
+            actions = self.flip_actions()
+        elif phase is DISCARD:
+            actions = list(self.kinds(seat, self.DROPS))
+        else:
+            actions = [_FIRSTS[s] for s in self.active_seats()]
+        return {seat: actions}
 
     # ----- applying actions ---------------------------------------------------------------
-    def _apply(self, actions: Mapping[int, str]) -> None:
-        if self.phase is Phase.SETUP:
-            for seat in sorted(actions):
-                self.place(seat, actions[seat])
-            self.phase = Phase.TURNS
-            self.turn = self.first
-            return
-        ((seat, action),) = actions.items()
-        if action.startswith("place:"):
-            self.place(seat, action)
+    def _after_put_down(self) -> None:
+        self.phase = TURNS
+        self.turn = self.first
+
+    def _act(self, seat: int, action: str) -> None:
+        op, arg = _DECODE[action]
+        if op == _PLACE:
+            self.place(seat, arg)
             self.turn = self.next_seat(seat)
-        elif action.startswith("bid:"):
-            self._bid(seat, int(action[4:]))
-        elif action == "pass":
+        elif op == _BID:
+            self._bid(seat, arg)
+        elif op == _PASS:
             self._pass(seat)
-        elif action.startswith("flip:"):
-            self.flip(seat_of(action))
+        elif op == _FLIP:
+            self.flip(arg)
             self._after_flip()
-        elif action.startswith("discard:"):
-            self.drop(seat, self.kind_of(action))
+        elif op == _DISCARD:
+            self.drop(seat, arg)
             self._after_loss()
         else:
-            chosen = seat_of(action)
-            self.log("first", seat=seat, chosen=chosen)
+            self.events.append({"type": "first", "seat": seat, "chosen": arg})
             self.note(seat, action)
-            self._next_round(chosen)
+            self._next_round(arg)
 
     def _bid(self, seat: int, n: int) -> None:
-        self.phase = Phase.AUCTION
+        if self.phase is TURNS:  # the auction opens: everyone still in takes part
+            self.bidding = sum(1 for kit, passed in zip(self.kits, self.passed)
+                               if kit.out is None and not passed)
+        self.phase = AUCTION
         self.bid, self.bidder = n, seat
-        self.log("bid", seat=seat, n=n)
-        self.note(seat, f"bid:{n}")
+        self.events.append({"type": "bid", "seat": seat, "n": n})
+        self.round_log.append(f"{seat}:{_BIDS[n]}")
         self._next_bidder(seat)
 
     def _pass(self, seat: int) -> None:
         self.passed[seat] = True
-        self.log("pass", seat=seat)
-        self.note(seat, "pass")
+        self.bidding -= 1
+        self.events.append({"type": "pass", "seat": seat})
+        self.round_log.append(f"{seat}:pass")
+        self._touch(seat)
         self._next_bidder(seat)
 
     def _next_bidder(self, seat: int) -> None:
         """Move the auction on, or start the challenge once it is over."""
         assert self.bidder is not None
-        bidding = [s for s in self.active_seats() if not self.passed[s]]
-        if self.bid == self.on_mats() or len(bidding) == 1:
-            self.phase = Phase.CHALLENGE
+        if self.bid == self.mats or self.bidding == 1:
+            self.phase = CHALLENGE
             self.begin_challenge(self.bidder, self.bid)
             self._after_flip()
             return
+        passed = self.passed
         nxt = self.next_seat(seat)
-        while self.passed[nxt]:
+        while passed[nxt]:
             nxt = self.next_seat(nxt)
         self.turn = nxt
 
@@ -154,18 +195,18 @@ class SkullState(DiscState):
         seat = challenge.by
         if challenge.skull_of is None:
             self.successes[seat] += 1
-            self.log("success", seat=seat)
+            self.events.append({"type": "success", "seat": seat})
             if self.successes[seat] == WINS_NEEDED:
                 self._win(seat)
             else:
                 self._next_round(seat)
             return
         owner = challenge.skull_of
-        self.log("failure", seat=seat, skull=owner)
+        self.events.append({"type": "failure", "seat": seat, "skull": owner})
         if owner != seat:
             self.take(seat, owner)
         elif self.kits[seat].owned > 1:
-            self.phase = Phase.DISCARD
+            self.phase = DISCARD
             return
         else:
             self.drop(seat, SKULL, chosen=False)
@@ -182,7 +223,7 @@ class SkullState(DiscState):
         if len(remaining) == 1:
             self._win(remaining[0])
         elif owner == seat:
-            self.phase = Phase.FIRST
+            self.phase = FIRST
         else:
             self._next_round(owner)
 
@@ -196,37 +237,52 @@ class SkullState(DiscState):
                 "eliminated": self.kits[seat].out is not None, "first": first}
 
     def _next_round(self, first: int) -> None:
-        self.results.append(self._result(first))
+        self.add_result(self._result(first))
         self.new_round_log()
         self.first = self.turn = first
         self.bid, self.bidder = 0, None
         self.passed = [False] * self.players
-        self.phase = Phase.SETUP
-        self.log("round", round=self.round, first=first)
+        self._touch_all()
+        self.phase = SETUP
+        self.events.append({"type": "round", "round": self.round, "first": first})
 
     def _win(self, seat: int) -> None:
-        self.results.append(self._result(None))
+        self.add_result(self._result(None))
         self.winner = seat
-        self.phase = Phase.OVER
-        self.log("win", seat=seat)
+        self.phase = OVER
+        self.events.append({"type": "win", "seat": seat})
         log.debug("skull game %s won by seat %s at round %s", self.seed, seat, self.round)
 
     # ----- information ----------------------------------------------------------------------
-    def view(self, seat: int) -> dict[str, Any]:
-        view = self.common_view(seat)
-        seats = []
-        for s in range(self.players):
-            entry = self.public_seat(s)
-            entry["successes"] = self.successes[s]
-            entry["passed"] = self.passed[s]
-            seats.append(entry)
-        view.update(phase=self.phase.value, first=self.first, seats=seats, bid=self.bid,
-                    bidder=self.bidder,
-                    challenger=None if self.challenge is None else self.challenge.by)
-        return view
+    def _build_base(self) -> dict[str, Any]:
+        base = self._base = _TEMPLATE.copy()  # every key but the seat's own is set below
+        base["players"] = self.players
+        base["round"] = self.round
+        base["to_act"] = list(self._acting or self.to_act())
+        base["flips"], base["left"], base["results"] = self._parts or self.shared_parts()
+        base["log"] = list(self.round_log)
+        base["winner"] = self.winner
+        base["phase"] = _VALUES[self.phase]
+        base["first"] = self.first
+        base["seats"] = self._seats_view or self.seats_view()
+        base["bid"] = self.bid
+        base["bidder"] = self.bidder
+        challenge = self.challenge
+        base["challenger"] = None if challenge is None else challenge.by
+        return base
+
+    def _build_entry(self, seat: int) -> dict[str, Any]:
+        kit = self.kits[seat]
+        in_hand = kit.hand[GOOD] + kit.hand[SKULL]
+        placed = len(kit.pile)
+        entry = self._entries[seat] = {
+            "owned": in_hand + placed, "in_hand": in_hand, "placed": placed,
+            "eliminated": kit.out is not None, "successes": self.successes[seat],
+            "passed": self.passed[seat]}
+        return entry
 
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is OVER
 
     def game_full(self) -> dict[str, Any]:
         return {"phase": self.phase.value, "first": self.first, "turn": self.turn,

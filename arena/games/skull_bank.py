@@ -22,15 +22,22 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games import register
-from arena.games.discs import DISCS_EACH, SKULL, DiscGame, DiscState, seat_of
+from arena.games.discs import (DISCS_EACH, GOOD, MAX_SEATS, ONE_SEAT, SKULL, DiscGame,
+                               DiscState, kind_table)
 
 log = logging.getLogger(__name__)
 
 #: [arena] Rounds played at most; then the game ends and players are placed by bills.
 MAX_ROUNDS = 200
-_TOP = DISCS_EACH * 6
+_TOP = DISCS_EACH * MAX_SEATS
 _CLAIMS = tuple(f"claim:{n}" for n in range(_TOP + 1))
 _RAISES = tuple(f"raise:{n}" for n in range(_TOP + 1))
+#: Legal lists, by hand mask and bills on the table (add) and by claim and bills (answers).
+_ADDS = tuple(tuple(kinds + _CLAIMS[1:bills + 1] for bills in range(_TOP + 1))
+              for kinds in kind_table("add", "rose"))
+_RAISE_RUNS = tuple(tuple(_RAISES[claim + 1:bills + 1] for bills in range(_TOP + 1))
+                    for claim in range(_TOP + 1))
+_ANSWERS = tuple(tuple(("agree", "disagree") + run for run in runs) for runs in _RAISE_RUNS)
 
 
 class Phase(str, enum.Enum):
@@ -43,6 +50,26 @@ class Phase(str, enum.Enum):
     OVER = "over"
 
 
+ANTE, ADD, RESPOND, RAISE, SHOWDOWN, GIVE, OVER = Phase  # fast global lookups
+_VALUES = {phase: phase.value for phase in Phase}
+#: The keys of a view in order (copying it is faster than building a dict of 18 keys).
+_TEMPLATE: dict[str, Any] = dict.fromkeys((
+    "game", "seat", "players", "round", "to_act", "hand", "row", "lost", "revealed", "left",
+    "log", "results", "winner", "phase", "dealer", "claim", "seats", "max_rounds"))
+_TEMPLATE["game"] = "skull-bank"
+_TEMPLATE["max_rounds"] = MAX_ROUNDS
+
+#: What a (legal) action does: its operation and argument.
+_ADD, _CLAIM, _ANSWER, _REVEAL, _GIVE = range(5)
+_DECODE: dict[str, tuple[int, Any]] = {
+    "add:rose": (_ADD, GOOD), "add:skull": (_ADD, SKULL), "agree": (_ANSWER, "agree"),
+    "disagree": (_ANSWER, "disagree"), "give:rose": (_GIVE, GOOD), "give:skull": (_GIVE, SKULL),
+    **{claim: (_CLAIM, ("claim", n)) for n, claim in enumerate(_CLAIMS)},
+    **{raise_: (_CLAIM, ("raise", n)) for n, raise_ in enumerate(_RAISES)},
+    **{f"reveal:{s}": (_REVEAL, s) for s in range(MAX_SEATS)},
+}
+
+
 class BankState(DiscState):
     """A game of Skull & Roses (bank variant) in progress."""
 
@@ -53,6 +80,8 @@ class BankState(DiscState):
     FLIP = "reveal"
     DROP = "give"
     SHOWN = "revealed"
+    TOGETHER = ANTE
+    LISTS = ("answers", "losers")
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
@@ -61,88 +90,96 @@ class BankState(DiscState):
         self.claim = 0
         self.answers: list[str | None] = [None] * players
         self.losers: list[int] = []
-        self.phase = Phase.ANTE
-        self.log("round", round=1, dealer=0)
+        self.phase = ANTE
+        self.events.append({"type": "round", "round": 1, "dealer": 0})
 
     # ----- whose turn, what is legal ----------------------------------------------------------
     def to_act(self) -> tuple[int, ...]:
-        phase = self.phase
-        if phase is Phase.ANTE:
-            return self.active_seats()
-        if phase is Phase.ADD or phase is Phase.RESPOND:
-            return (self.turn,)
-        if phase is Phase.GIVE:
-            assert self.challenge is not None and self.challenge.skull_of is not None
-            return (self.challenge.skull_of,)
-        if phase is Phase.OVER:
-            return ()
-        return (self.dealer,)
+        acting = self._acting
+        if acting is None:
+            phase = self.phase
+            if phase is ADD or phase is RESPOND:
+                acting = ONE_SEAT[self.turn]
+            elif phase is ANTE:
+                acting = self.active_seats()
+            elif phase is GIVE:
+                assert self.challenge is not None and self.challenge.skull_of is not None
+                acting = ONE_SEAT[self.challenge.skull_of]
+            elif phase is OVER:
+                acting = ()
+            else:
+                acting = ONE_SEAT[self.dealer]
+            self._acting = acting
+        return acting
 
-    def legal(self, seat: int) -> list[str]:
-        if seat not in self.to_act():
-            return []
+    def _compute_legal(self) -> dict[int, list[str]]:
+        acting = self._acting or self.to_act()
         phase = self.phase
-        raises = list(_RAISES[self.claim + 1:self.on_mats() + 1])
-        if phase is Phase.ANTE:
-            return self.kind_actions(seat, "add")
-        if phase is Phase.ADD:
-            return self.kind_actions(seat, "add") + list(_CLAIMS[1:self.on_mats() + 1])
-        if phase is Phase.RESPOND:
-            return ["agree", "disagree", *raises]
-        if phase is Phase.RAISE:
-            return raises
-        if phase is Phase.SHOWDOWN:
-            return self.flip_actions()
-        return self.kind_actions(seat, "give")
+        if phase is ANTE:
+            return self.put_down_legal(acting)
+        if not acting:
+            return {}
+        seat = acting[0]
+        if phase is RESPOND:
+            actions = list(_ANSWERS[self.claim][self.mats])
+        elif phase is ADD:
+            hand = self.kits[seat].hand
+            actions = list(_ADDS[(hand[GOOD] > 0) + 2 * (hand[SKULL] > 0)][self.mats])
+        elif phase is RAISE:
+            actions = list(_RAISE_RUNS[self.claim][self.mats])
+        elif phase is SHOWDOWN:
+            actions = self.flip_actions()
+        else:
+            actions = list(self.kinds(seat, self.DROPS))
+        return {seat: actions}
 
     # ----- applying actions ---------------------------------------------------------------
-    def _apply(self, actions: Mapping[int, str]) -> None:
-        if self.phase is Phase.ANTE:
-            for seat in sorted(actions):
-                self.place(seat, actions[seat])
-            self.phase = Phase.ADD
-            self.turn = self.dealer
-            return
-        ((seat, action),) = actions.items()
-        verb, _, rest = action.partition(":")
-        if verb == "add":
-            self.place(seat, action)
+    def _after_put_down(self) -> None:
+        self.phase = ADD
+        self.turn = self.dealer
+
+    def _act(self, seat: int, action: str) -> None:
+        op, arg = _DECODE[action]
+        if op == _ADD:
+            self.place(seat, arg)
             self.turn = self.next_seat(seat)
-        elif verb in ("claim", "raise"):
-            self._claim(seat, verb, int(rest))
-        elif verb in ("agree", "disagree"):
-            self._answer(seat, verb)
-        elif verb == "reveal":
-            self.flip(seat_of(action))
+        elif op == _ANSWER:
+            self._answer(seat, arg)
+        elif op == _CLAIM:
+            self._claim(seat, *arg)
+        elif op == _REVEAL:
+            self.flip(arg)
             self._after_reveal()
         else:
-            self.drop(seat, self.kind_of(action))
+            self.drop(seat, arg)
             self._finish_round()
 
     def _claim(self, seat: int, verb: str, n: int) -> None:
         """A claim or raise: ``seat`` takes the button, answers start again on its left."""
         self.dealer, self.claim = seat, n
-        self.log(verb, seat=seat, n=n)
-        self.note(seat, f"{verb}:{n}")
+        self.events.append({"type": verb, "seat": seat, "n": n})
+        self.round_log.append(f"{seat}:{verb}:{n}")
         self.answers = [None] * self.players
-        self.phase = Phase.RESPOND
+        self._touch_all()
+        self.phase = RESPOND
         self.turn = self.next_seat(seat)
 
     def _answer(self, seat: int, answer: str) -> None:
         self.answers[seat] = answer
-        self.log(answer, seat=seat)
-        self.note(seat, answer)
+        self.events.append({"type": answer, "seat": seat})
+        self.round_log.append(f"{seat}:{answer}")
+        self._touch(seat)
         self.turn = self.next_seat(seat)
         if self.turn != self.dealer:
             return
-        if "disagree" in self.answers or self.claim == self.on_mats():
-            self.phase = Phase.SHOWDOWN
+        if "disagree" in self.answers or self.claim == self.mats:
+            self.phase = SHOWDOWN
             self.begin_challenge(self.dealer, self.claim)
             self._after_reveal()
         else:
             self.dealer = self.next_seat(self.dealer)
-            self.phase = Phase.RAISE
-            self.log("button", seat=self.dealer)
+            self.phase = RAISE
+            self.events.append({"type": "button", "seat": self.dealer})
             self.note(self.dealer, "button")
 
     # ----- showdown and settlement ---------------------------------------------------------
@@ -155,13 +192,13 @@ class BankState(DiscState):
         dealer, owner = challenge.by, challenge.skull_of
         order = [(dealer + i) % self.players for i in range(1, self.players)]
         if owner is None:
-            self.log("success", seat=dealer)
+            self.events.append({"type": "success", "seat": dealer})
             self.losers = [s for s in order if self.answers[s] == "disagree"]
             for loser in self.losers:
                 self.take(loser, dealer)
             self._finish_round()
             return
-        self.log("failure", seat=dealer, skull=owner)
+        self.events.append({"type": "failure", "seat": dealer, "skull": owner})
         self.losers = [dealer] + [s for s in order if self.answers[s] == "agree"]
         for loser in self.losers:
             if loser != owner:
@@ -169,7 +206,7 @@ class BankState(DiscState):
         self.eliminate_empty()
         if owner in self.losers:
             if self.kits[owner].owned > 1:
-                self.phase = Phase.GIVE
+                self.phase = GIVE
                 return
             self.drop(owner, SKULL, chosen=False)
         self._finish_round()
@@ -190,7 +227,7 @@ class BankState(DiscState):
         remaining = self.active_seats()
         over = len(remaining) <= 1 or self.round >= MAX_ROUNDS
         dealer = None if over else self._next_dealer()
-        self.results.append({
+        self.add_result({
             "round": self.round, "dealer": challenge.by, "claim": challenge.target,
             "agreed": [s for s, a in enumerate(self.answers) if a == "agree"],
             "disagreed": [s for s, a in enumerate(self.answers) if a == "disagree"],
@@ -205,34 +242,47 @@ class BankState(DiscState):
         self.claim = 0
         self.answers = [None] * self.players
         self.losers = []
-        self.phase = Phase.ANTE
-        self.log("round", round=self.round, dealer=dealer)
+        self._touch_all()
+        self.phase = ANTE
+        self.events.append({"type": "round", "round": self.round, "dealer": dealer})
 
     def _end(self, remaining: tuple[int, ...]) -> None:
-        self.phase = Phase.OVER
+        self.phase = OVER
         if len(remaining) == 1:
             self.winner = remaining[0]
-            self.log("win", seat=self.winner)
+            self.events.append({"type": "win", "seat": self.winner})
         else:
             why = "every remaining player was eliminated at once" if not remaining else \
                 f"round cap of {MAX_ROUNDS} reached"
-            self.log("end", why=why)
+            self.events.append({"type": "end", "why": why})
         log.debug("skull-bank game %s over at round %s", self.seed, self.round)
 
     # ----- information ----------------------------------------------------------------------
-    def view(self, seat: int) -> dict[str, Any]:
-        view = self.common_view(seat)
-        seats = []
-        for s in range(self.players):
-            entry = self.public_seat(s)
-            entry["answer"] = self.answers[s]
-            seats.append(entry)
-        view.update(phase=self.phase.value, dealer=self.dealer, claim=self.claim, seats=seats,
-                    max_rounds=MAX_ROUNDS)
-        return view
+    def _build_base(self) -> dict[str, Any]:
+        base = self._base = _TEMPLATE.copy()  # every key but the seat's own is set below
+        base["players"] = self.players
+        base["round"] = self.round
+        base["to_act"] = list(self._acting or self.to_act())
+        base["revealed"], base["left"], base["results"] = self._parts or self.shared_parts()
+        base["log"] = list(self.round_log)
+        base["winner"] = self.winner
+        base["phase"] = _VALUES[self.phase]
+        base["dealer"] = self.dealer
+        base["claim"] = self.claim
+        base["seats"] = self._seats_view or self.seats_view()
+        return base
+
+    def _build_entry(self, seat: int) -> dict[str, Any]:
+        kit = self.kits[seat]
+        in_hand = kit.hand[GOOD] + kit.hand[SKULL]
+        placed = len(kit.pile)
+        entry = self._entries[seat] = {
+            "owned": in_hand + placed, "in_hand": in_hand, "placed": placed,
+            "eliminated": kit.out is not None, "answer": self.answers[seat]}
+        return entry
 
     def is_over(self) -> bool:
-        return self.phase is Phase.OVER
+        return self.phase is OVER
 
     def game_full(self) -> dict[str, Any]:
         return {"phase": self.phase.value, "dealer": self.dealer, "turn": self.turn,
