@@ -92,18 +92,16 @@ class Kit:
     def skull_shown(self) -> bool:
         return self.shown > 0 and SKULL in self.pile[-self.shown:]
 
-    def observe(self) -> None:
-        """Record what the public learnt about the skull from this round's flips."""
-        shown, pile = self.shown, self.pile
+    def close(self) -> None:
+        """End of the round's turning-over: record what the public learnt about the skull
+        from the flips, then take the pile back into the hand."""
+        shown, pile, hand = self.shown, self.pile, self.hand
+        if not pile:
+            return
         if shown and SKULL in pile[-shown:]:
             self.known_lost = len(self.lost)
-        elif (self.gone_by is None and pile and shown == len(pile)
-              and self.hand[GOOD] + self.hand[SKULL] == 0):
+        elif self.gone_by is None and shown == len(pile) and hand[GOOD] + hand[SKULL] == 0:
             self.gone_by = len(self.lost)
-
-    def gather(self) -> None:
-        """Take the pile back into the hand."""
-        pile, hand = self.pile, self.hand
         skulls = pile.count(SKULL)
         hand[SKULL] += skulls
         hand[GOOD] += len(pile) - skulls
@@ -111,7 +109,7 @@ class Kit:
         self.shown = 0
 
     def remove(self, kind: int) -> None:
-        """Remove one disc of ``kind`` from the hand (after ``gather``)."""
+        """Remove one disc of ``kind`` from the hand (after ``close``)."""
         self.hand[kind] -= 1
         self.lost.append(kind)
 
@@ -230,6 +228,7 @@ class DiscState(State):
     PLACES: ClassVar[tuple[tuple[str, ...], ...]]
     DROPS: ClassVar[tuple[tuple[str, ...], ...]]
     FLIPS: ClassVar[tuple[str, ...]]
+    PLACE_NOTES: ClassVar[tuple[str, ...]]
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
         super().__init_subclass__(**kwargs)
@@ -239,6 +238,7 @@ class DiscState(State):
             cls.PLACES = kind_table(cls.PLACE, cls.GOOD_NAME)
             cls.DROPS = kind_table(cls.DROP, cls.GOOD_NAME)
             cls.FLIPS = tuple(f"{cls.FLIP}:{seat}" for seat in range(MAX_SEATS))
+            cls.PLACE_NOTES = tuple(f"{seat}:{cls.PLACE}" for seat in range(MAX_SEATS))
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players
@@ -267,20 +267,28 @@ class DiscState(State):
         self._entries: list[dict[str, Any] | None] = [None] * n
         self._seats_view: list[dict[str, Any]] | None = None
         self._parts: tuple[list[list[Any]], int, list[dict[str, Any]]] | None = None
-        self._ring: tuple[int | None, ...] | None = None
+        self._ring: list[int | None] | None = None
 
     def _new_step(self) -> None:
         """Drop the caches of one step (after every apply)."""
         self._acting = self._legal = self._base = None
 
     def _touch(self, seat: int) -> None:
-        """``seat``'s discs, pass or answer changed: drop its cached view parts."""
+        """``seat``'s discs changed: drop its cached view parts."""
         self._own[seat] = self._entries[seat] = self._seats_view = None
 
+    def _touch_entry(self, seat: int) -> None:
+        """``seat``'s pass or answer changed: drop its public entry."""
+        self._entries[seat] = self._seats_view = None
+
     def _touch_all(self) -> None:
-        n = self.players
-        self._own = [None] * n
-        self._entries = [None] * n
+        """Everyone's discs changed."""
+        self._own = [None] * self.players
+        self._touch_entries()
+
+    def _touch_entries(self) -> None:
+        """Everyone's pass or answer changed."""
+        self._entries = [None] * self.players
         self._seats_view = None
 
     # ----- names -------------------------------------------------------------------------
@@ -299,7 +307,11 @@ class DiscState(State):
         return self.kits[seat].out is None
 
     def active_seats(self) -> tuple[int, ...]:
-        return tuple([s for s, kit in enumerate(self.kits) if kit.out is None])
+        seats = []
+        for seat, kit in enumerate(self.kits):
+            if kit.out is None:
+                seats.append(seat)
+        return tuple(seats)
 
     def next_active(self, seat: int) -> int | None:
         """The first active seat clockwise after ``seat`` (``seat`` itself need not be active)."""
@@ -315,10 +327,23 @@ class DiscState(State):
         eliminated)."""
         ring = self._ring
         if ring is None:
-            ring = self._ring = tuple([self.next_active(s) for s in range(self.players)])
+            ring = self._ring = self._build_ring()
         nxt = ring[seat]
         assert nxt is not None
         return nxt
+
+    def _build_ring(self) -> list[int | None]:
+        """``next_active`` of every seat, walking the table backwards twice round."""
+        kits, n = self.kits, self.players
+        ring: list[int | None] = [None] * n
+        nxt = None
+        for at in range(2 * n - 1, -1, -1):
+            seat = at % n
+            if at < n:
+                ring[seat] = nxt
+            if kits[seat].out is None:
+                nxt = seat
+        return ring
 
     def on_mats(self) -> int:
         return self.mats
@@ -411,7 +436,7 @@ class DiscState(State):
         kit.pile.append(kind)
         self.mats += 1
         self.events.append({"type": self.PLACE, "seat": seat, "disc": self.NAMES[kind]})
-        self.round_log.append(f"{seat}:{self.PLACE}")
+        self.round_log.append(self.PLACE_NOTES[seat])
         self._own[seat] = self._entries[seat] = self._seats_view = None
 
     def begin_challenge(self, seat: int, target: int) -> None:
@@ -419,10 +444,10 @@ class DiscState(State):
         self.challenge = challenge = Challenge(seat, target)
         self._parts = None
         kit = self.kits[seat]
-        while not challenge.done and kit.hidden:
-            self.flip(seat, auto=True)
+        while challenge.skull_of is None and len(challenge.flips) < target and kit.hidden:
+            self.flip(seat, True)
 
-    def flip(self, owner: int, *, auto: bool = False) -> None:
+    def flip(self, owner: int, auto: bool = False) -> None:
         challenge = self.challenge
         assert challenge is not None
         kit = self.kits[owner]
@@ -450,8 +475,7 @@ class DiscState(State):
     def close_piles(self) -> None:
         """End of the turning-over: record what was learnt, everyone takes their discs back."""
         for kit in self.kits:
-            kit.observe()
-            kit.gather()
+            kit.close()
         self.mats = 0
         self._touch_all()
 
@@ -472,7 +496,10 @@ class DiscState(State):
 
     def eliminate_empty(self) -> list[int]:
         """Mark active players without discs as eliminated in this round; return them."""
-        gone = [s for s, kit in enumerate(self.kits) if kit.out is None and kit.owned == 0]
+        gone = []
+        for seat, kit in enumerate(self.kits):
+            if kit.out is None and not kit.pile and kit.hand[GOOD] + kit.hand[SKULL] == 0:
+                gone.append(seat)
         for seat in gone:
             self.kits[seat].out = self.round
             self.events.append({"type": "eliminated", "seat": seat, "round": self.round})

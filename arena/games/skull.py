@@ -168,7 +168,7 @@ class SkullState(DiscState):
         self.bidding -= 1
         self.events.append({"type": "pass", "seat": seat})
         self.round_log.append(f"{seat}:pass")
-        self._touch(seat)
+        self._touch_entry(seat)
         self._next_bidder(seat)
 
     def _next_bidder(self, seat: int) -> None:
@@ -189,8 +189,8 @@ class SkullState(DiscState):
     def _after_flip(self) -> None:
         challenge = self.challenge
         assert challenge is not None
-        if not challenge.done:
-            return
+        if challenge.skull_of is None and len(challenge.flips) < challenge.target:
+            return  # not done
         self.close_piles()
         seat = challenge.by
         if challenge.skull_of is None:
@@ -242,7 +242,7 @@ class SkullState(DiscState):
         self.first = self.turn = first
         self.bid, self.bidder = 0, None
         self.passed = [False] * self.players
-        self._touch_all()
+        self._touch_entries()
         self.phase = SETUP
         self.events.append({"type": "round", "round": self.round, "first": first})
 

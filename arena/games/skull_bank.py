@@ -38,6 +38,9 @@ _ADDS = tuple(tuple(kinds + _CLAIMS[1:bills + 1] for bills in range(_TOP + 1))
 _RAISE_RUNS = tuple(tuple(_RAISES[claim + 1:bills + 1] for bills in range(_TOP + 1))
                     for claim in range(_TOP + 1))
 _ANSWERS = tuple(tuple(("agree", "disagree") + run for run in runs) for runs in _RAISE_RUNS)
+#: The other seats clockwise from a seat, by number of players and seat.
+_AFTER = tuple(tuple(tuple((seat + i) % n for i in range(1, n)) for seat in range(n))
+               for n in range(MAX_SEATS + 1))
 
 
 class Phase(str, enum.Enum):
@@ -160,7 +163,7 @@ class BankState(DiscState):
         self.events.append({"type": verb, "seat": seat, "n": n})
         self.round_log.append(f"{seat}:{verb}:{n}")
         self.answers = [None] * self.players
-        self._touch_all()
+        self._touch_entries()
         self.phase = RESPOND
         self.turn = self.next_seat(seat)
 
@@ -168,7 +171,7 @@ class BankState(DiscState):
         self.answers[seat] = answer
         self.events.append({"type": answer, "seat": seat})
         self.round_log.append(f"{seat}:{answer}")
-        self._touch(seat)
+        self._touch_entry(seat)
         self.turn = self.next_seat(seat)
         if self.turn != self.dealer:
             return
@@ -186,20 +189,25 @@ class BankState(DiscState):
     def _after_reveal(self) -> None:
         challenge = self.challenge
         assert challenge is not None
-        if not challenge.done:
-            return
+        if challenge.skull_of is None and len(challenge.flips) < challenge.target:
+            return  # not done
         self.close_piles()
         dealer, owner = challenge.by, challenge.skull_of
-        order = [(dealer + i) % self.players for i in range(1, self.players)]
+        answers = self.answers
         if owner is None:
             self.events.append({"type": "success", "seat": dealer})
-            self.losers = [s for s in order if self.answers[s] == "disagree"]
-            for loser in self.losers:
-                self.take(loser, dealer)
+            self.losers = losers = []
+            for seat in _AFTER[self.players][dealer]:
+                if answers[seat] == "disagree":
+                    losers.append(seat)
+                    self.take(seat, dealer)
             self._finish_round()
             return
         self.events.append({"type": "failure", "seat": dealer, "skull": owner})
-        self.losers = [dealer] + [s for s in order if self.answers[s] == "agree"]
+        self.losers = [dealer]
+        for seat in _AFTER[self.players][dealer]:
+            if answers[seat] == "agree":
+                self.losers.append(seat)
         for loser in self.losers:
             if loser != owner:
                 self.take(loser, owner)
@@ -223,26 +231,35 @@ class BankState(DiscState):
         challenge = self.challenge
         assert challenge is not None
         self.eliminate_empty()
-        gone = [s for s, kit in enumerate(self.kits) if kit.out == self.round]
-        remaining = self.active_seats()
+        gone, remaining = [], []
+        for seat, kit in enumerate(self.kits):
+            if kit.out is None:
+                remaining.append(seat)
+            elif kit.out == self.round:
+                gone.append(seat)
         over = len(remaining) <= 1 or self.round >= MAX_ROUNDS
         dealer = None if over else self._next_dealer()
+        agreed, disagreed = [], []
+        for seat, answer in enumerate(self.answers):
+            if answer == "agree":
+                agreed.append(seat)
+            elif answer == "disagree":
+                disagreed.append(seat)
         self.add_result({
             "round": self.round, "dealer": challenge.by, "claim": challenge.target,
-            "agreed": [s for s, a in enumerate(self.answers) if a == "agree"],
-            "disagreed": [s for s, a in enumerate(self.answers) if a == "disagree"],
+            "agreed": agreed, "disagreed": disagreed,
             "revealed": len(challenge.flips), "success": challenge.skull_of is None,
             "skull": challenge.skull_of, "losers": list(self.losers), "eliminated": gone,
             "next_dealer": dealer})
         if dealer is None:
-            self._end(remaining)
+            self._end(tuple(remaining))
             return
         self.new_round_log()
         self.dealer = self.turn = dealer
         self.claim = 0
         self.answers = [None] * self.players
         self.losers = []
-        self._touch_all()
+        self._touch_entries()
         self.phase = ANTE
         self.events.append({"type": "round", "round": self.round, "dealer": dealer})
 
