@@ -260,9 +260,7 @@ def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> N
 
 def _start_error(proc: BotProcess, message: str) -> BotStartError:
     """A BotStartError that names the label of the process that failed (``.label``)."""
-    error = BotStartError(message)
-    error.label = proc.label
-    return error
+    return BotStartError(message, label=proc.label)
 
 
 def stop(procs: Iterable[BotProcess], hub: Hub | None = None, *, grace_s: float = 0.5,

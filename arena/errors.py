@@ -40,7 +40,11 @@ class BotError(ArenaError):
 
 
 class BotStartError(BotError):
-    """A bot process did not start or did not say hello in time."""
+    """A bot process did not start or did not say hello in time (``label``: whose, if known)."""
+
+    def __init__(self, message: str, *, label: str | None = None) -> None:
+        super().__init__(message)
+        self.label = label
 
 
 class StoreError(ArenaError):

@@ -82,6 +82,7 @@ class Hub:
         self.remote: RemoteListener | None = None
         self._idle: dict[str, list[Peer]] = {}      # remote bot name -> unclaimed peers
         self._poller: zmq.Poller | None = None
+        self._turn = False
         if remote is not None:
             try:
                 self.remote = RemoteListener(remote, max_message_bytes=max_message_bytes)
@@ -133,7 +134,9 @@ class Hub:
         events = self._poller.poll(max(0, int(timeout_ms)))
         if not events:
             return None
-        return self.router if events[0][0] is self.router.socket else self.remote.router
+        self._turn = not self._turn     # both ready: take turns, so neither starves the other
+        socket = events[-1 if self._turn else 0][0]
+        return self.router if socket is self.router.socket else self.remote.router
 
     def receive(self, timeout_ms: float) -> Incoming | None:
         """Wait up to ``timeout_ms`` for one message from a peer.

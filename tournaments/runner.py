@@ -108,7 +108,7 @@ class _Player:
         try:
             return list(self.pool.get(entries)), {}
         except BotStartError as exc:
-            failed = {getattr(exc, "label", None): str(exc)}
+            failed = {exc.label: str(exc)}
         procs: list[BotProcess | None] = []
         absent: dict[int, str] = {}
         for seat, entry in enumerate(entries):  # find which one failed; it plays with none

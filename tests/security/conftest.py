@@ -185,6 +185,7 @@ def dealer(endpoint: str, curve: tuple[str, str, str] | None = None) -> zmq.Sock
     """A raw DEALER socket, as a bot (or an impostor) would connect."""
     sock = zmq.Context.instance().socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
+    sock.setsockopt(zmq.SNDTIMEO, 200)   # a refused handshake leaves no pipe to send on
     if curve:
         curve_client(sock, server_key=curve[0], public_key=curve[1], secret_key=curve[2])
     sock.connect(endpoint)
