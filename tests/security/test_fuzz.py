@@ -162,7 +162,7 @@ def arena_side(tmp_path_factory):
 
 def play_against_script(arena_side, script: list[list[tuple]], rounds: int) -> None:
     hub, honest, game, ids = arena_side
-    limits = Limits(move_ms=60, max_faults=4)
+    limits = Limits(move_ms=150, max_faults=4)
     token = hub.issue_token("fuzz")
     sock = dealer(hub.endpoint)
     sock.send(hello(token))
@@ -183,12 +183,16 @@ def play_against_script(arena_side, script: list[list[tuple]], rounds: int) -> N
         thread.join()
         sock.close(0)
         hub.revoke("fuzz")
-    turns = 2 * rounds
-    assert time.monotonic() - started < turns * (limits.move_ms / 1000 + 0.15) + 1
-    assert all(isinstance(f.kind, FaultKind) and f.seat == 0 for f in record.faults)
+    turns = 2 * rounds          # never a hang: each turn ends by its deadline (plus slack)
+    elapsed = time.monotonic() - started
+    assert elapsed < turns * (limits.move_ms / 1000 + 0.5) + 3, elapsed
+    assert all(isinstance(f.kind, FaultKind) for f in record.faults), record.faults
+    # the honest seat may only ever be late (a loaded machine), never anything else
+    assert all(f.kind is FaultKind.TIMEOUT for f in record.faults if f.seat == 1)
     final = replay("toy", 2, record.seed, record.options, record.joint_actions())
     assert final.outcome().scores == record.scores
-    assert (0 in record.forfeits) == (len(record.faults) >= limits.max_faults)
+    fuzz_faults = [f for f in record.faults if f.seat == 0]
+    assert (0 in record.forfeits) == (len(fuzz_faults) >= limits.max_faults), record.faults
 
 
 @settings(max_examples=15)

@@ -109,8 +109,10 @@ def test_cpu_spinner_is_killed_at_its_cpu_limit(tmp_path) -> None:
     outcome = run_with_rogue(tmp_path, rogue("spinner"), limits=limits, rounds=4)
     assert_finished(outcome, seconds=40)
     kinds = [kind for game in outcome.kinds for kind in game]
-    assert C in kinds and set(kinds) == {C}
-    assert all("killed by SIGXCPU" in d or "SIGKILL" in d for d in outcome.details())
+    # killed at its CPU limit: a crash (a slow spin on a loaded machine may also time out)
+    assert C in kinds and set(kinds) <= {C, T}
+    crashes = [f.detail for faults, _ in outcome.rogue_games for f in faults if f.kind.value == C]
+    assert all("killed by SIGXCPU" in d or "killed by SIGKILL" in d for d in crashes)
 
 
 @pytest.mark.parametrize("guard", ["cgroup", "pid-namespace"])
