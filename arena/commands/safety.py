@@ -82,6 +82,17 @@ class RunOptions:
         return log_dir, box, remote
 
 
+#: The fewest processes and threads that let a sandboxed Python bot with ZeroMQ start.
+MIN_PROCS = 8
+
+
+def _check_procs(ctx: click.Context, param: click.Parameter, value: int) -> int:
+    if 0 < value < MIN_PROCS:
+        raise click.BadParameter(f"{value} is too few for a bot to start: 0 (no limit) or at "
+                                 f"least {MIN_PROCS}")
+    return value
+
+
 def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Add the limit, sandbox and remote-bot options; pass ``run_options: RunOptions``."""
     names = ("time_bank_ms", "memory_mb", "cpu_s", "max_procs", "log_bytes", "sandbox",
@@ -106,9 +117,9 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
                      help="CPU seconds of each bot process over its whole life (RLIMIT_CPU); "
                           "0 = no limit."),
         click.option("--max-procs", "max_procs", type=click.IntRange(0, 1 << 16),
-                     default=_DEFAULTS.max_procs, show_default=True,
-                     help="Processes and threads of a bot with all it starts; 0 = no limit "
-                          "(at least 8 to let a sandboxed Python bot start)."),
+                     default=_DEFAULTS.max_procs, show_default=True, callback=_check_procs,
+                     help="Processes and threads of a bot with all it starts; 0 = no limit, "
+                          f"else at least {MIN_PROCS}."),
         click.option("--log-bytes", "log_bytes", type=click.IntRange(0, 1 << 40),
                      default=_DEFAULTS.log_bytes, show_default=True,
                      help="Output kept per bot process in arena-logs/ next to the database; "
