@@ -29,6 +29,7 @@ ones: callers must not mutate them. ``clone`` copies the state and starts with e
 from __future__ import annotations
 
 import copy
+import itertools
 import random
 from abc import abstractmethod
 from collections.abc import Mapping, Sequence
@@ -80,18 +81,6 @@ class Kit:
         """Face-down discs still on the pile (flippable)."""
         return len(self.pile) - self.shown
 
-    def place(self, kind: int) -> None:
-        self.hand[kind] -= 1
-        self.pile.append(kind)
-
-    def flip(self) -> int:
-        """Turn the top face-down disc of the pile; return its kind."""
-        self.shown += 1
-        return self.pile[-self.shown]
-
-    def skull_shown(self) -> bool:
-        return self.shown > 0 and SKULL in self.pile[-self.shown:]
-
     def close(self) -> None:
         """End of the round's turning-over: record what the public learnt about the skull
         from the flips, then take the pile back into the hand."""
@@ -125,8 +114,8 @@ class Kit:
         Shown discs and ``lost[:known_lost]`` stay; the skull goes to one of the removed discs it
         may be, or (unless it is known to be gone) to the hand or a face-down pile position.
         """
-        if self.skull_shown():
-            return
+        if self.shown and SKULL in self.pile[-self.shown:]:
+            return  # the skull is face up
         lo = self.known_lost
         hi = len(self.lost) if self.gone_by is None else self.gone_by
         owned_slots = 0 if self.gone_by is not None else self.in_hand + self.hidden
@@ -164,17 +153,8 @@ class Challenge:
     skull_of: int | None = None
 
     @property
-    def left(self) -> int:
-        return self.target - len(self.flips)
-
-    @property
     def done(self) -> bool:
-        return self.skull_of is not None or self.left == 0
-
-
-def seat_of(action: str) -> int:
-    """The number after the last colon of an action (``flip:3`` -> 3)."""
-    return int(action.rpartition(":")[2])
+        return self.skull_of is not None or len(self.flips) == self.target
 
 
 def kind_table(verb: str, good: str) -> tuple[tuple[str, ...], ...]:
@@ -190,13 +170,9 @@ def hand_mask(hand: list[int]) -> int:
 def name_table(good: str) -> dict[tuple[int, ...], tuple[str, ...]]:
     """Disc names of every sequence of kinds up to twice a player's discs (piles and removed
     discs hold at most ``DISCS_EACH``)."""
-    table: dict[tuple[int, ...], tuple[str, ...]] = {(): ()}
-    last: list[tuple[int, ...]] = [()]
-    for _ in range(2 * DISCS_EACH):
-        last = [seq + (kind,) for seq in last for kind in (GOOD, SKULL)]
-        for seq in last:
-            table[seq] = tuple(good if kind == GOOD else "skull" for kind in seq)
-    return table
+    names = (good, "skull")
+    return {seq: tuple(names[kind] for kind in seq) for length in range(2 * DISCS_EACH + 1)
+            for seq in itertools.product((GOOD, SKULL), repeat=length)}
 
 
 class DiscState(State):
@@ -209,7 +185,7 @@ class DiscState(State):
     (copied by ``clone``). The action tables ``NAMES``, ``PLACES``, ``DROPS`` and ``FLIPS`` are
     derived from the words when the subclass is created.
 
-    A subclass implements ``to_act`` (cached in ``_acting``) and the hooks ``_compute_legal``,
+    A subclass implements ``to_act`` (cached in ``_acting``) and the hooks ``_seat_legal``,
     ``_act`` (one seat's legal action), ``_after_put_down``, ``_build_base`` and
     ``_build_entry`` (see the module docstring for the caches they fill).
     """
@@ -269,10 +245,6 @@ class DiscState(State):
         self._parts: tuple[list[list[Any]], int, list[dict[str, Any]]] | None = None
         self._ring: list[int | None] | None = None
 
-    def _new_step(self) -> None:
-        """Drop the caches of one step (after every apply)."""
-        self._acting = self._legal = self._base = None
-
     def _touch(self, seat: int) -> None:
         """``seat``'s discs changed: drop its cached view parts."""
         self._own[seat] = self._entries[seat] = self._seats_view = None
@@ -291,21 +263,11 @@ class DiscState(State):
         self._entries = [None] * self.players
         self._seats_view = None
 
-    # ----- names -------------------------------------------------------------------------
-    def disc_name(self, kind: int) -> str:
-        return self.NAMES[kind]
-
-    def kind_of(self, action: str) -> int:
-        return SKULL if action.endswith(":skull") else GOOD
-
     def kinds(self, seat: int, table: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
         """The actions of ``table`` (``PLACES``/``DROPS``) for the kinds in ``seat``'s hand."""
         return table[hand_mask(self.kits[seat].hand)]
 
     # ----- seats -------------------------------------------------------------------------
-    def active(self, seat: int) -> bool:
-        return self.kits[seat].out is None
-
     def active_seats(self) -> tuple[int, ...]:
         seats = []
         for seat, kit in enumerate(self.kits):
@@ -314,21 +276,13 @@ class DiscState(State):
         return tuple(seats)
 
     def next_active(self, seat: int) -> int | None:
-        """The first active seat clockwise after ``seat`` (``seat`` itself need not be active)."""
-        kits, n = self.kits, self.players
-        for step in range(1, n + 1):
-            other = (seat + step) % n
-            if kits[other].out is None:
-                return other
-        return None
+        """The first active seat clockwise after ``seat`` (``seat`` itself need not be active);
+        cached until someone is eliminated."""
+        return (self._ring or self._build_ring())[seat]
 
     def next_seat(self, seat: int) -> int:
-        """``next_active`` when some player is known to be still in (cached until someone is
-        eliminated)."""
-        ring = self._ring
-        if ring is None:
-            ring = self._ring = self._build_ring()
-        nxt = ring[seat]
+        """``next_active`` when some player is known to be still in."""
+        nxt = (self._ring or self._build_ring())[seat]
         assert nxt is not None
         return nxt
 
@@ -343,10 +297,8 @@ class DiscState(State):
                 ring[seat] = nxt
             if kits[seat].out is None:
                 nxt = seat
+        self._ring = ring
         return ring
-
-    def on_mats(self) -> int:
-        return self.mats
 
     # ----- the State interface, with fast paths ------------------------------------------
     def legal(self, seat: int) -> list[str]:
@@ -356,14 +308,16 @@ class DiscState(State):
             cache = self._legal = self._compute_legal()
         return cache.get(seat) or []
 
-    def put_down_legal(self, acting: tuple[int, ...]) -> dict[int, list[str]]:
-        """The legal lists of the simultaneous step: the kinds each seat holds."""
-        kits, places = self.kits, self.PLACES
-        legal = {}
-        for seat in acting:
-            hand = kits[seat].hand
-            legal[seat] = list(places[(hand[GOOD] > 0) + 2 * (hand[SKULL] > 0)])
-        return legal
+    def _compute_legal(self) -> dict[int, list[str]]:
+        """Each acting seat's legal list (cached per step by ``legal``)."""
+        acting = self._acting or self.to_act()
+        if self.phase is self.TOGETHER:  # the kinds each seat holds
+            kits, places = self.kits, self.PLACES
+            return {seat: list(places[hand_mask(kits[seat].hand)]) for seat in acting}
+        if not acting:  # over
+            return {}
+        seat = acting[0]
+        return {seat: self._seat_legal(seat)}
 
     def apply(self, actions: Mapping[int, str],
               legal: Mapping[int, Sequence[str]] | None = None) -> None:
@@ -403,7 +357,7 @@ class DiscState(State):
         else:
             ((seat, action),) = actions.items()
             self._act(seat, action)
-        self._new_step()
+        self._acting = self._legal = self._base = None
 
     def _put_down(self, actions: Mapping[int, str]) -> None:
         """The simultaneous step: every acting seat places one disc, in seat order."""
@@ -414,8 +368,8 @@ class DiscState(State):
         self._after_put_down()
 
     @abstractmethod
-    def _compute_legal(self) -> dict[int, list[str]]:
-        """Each acting seat's legal list (cached per step by ``legal``)."""
+    def _seat_legal(self, seat: int) -> list[str]:
+        """The legal list of ``seat``, acting alone."""
 
     @abstractmethod
     def _act(self, seat: int, action: str) -> None:
@@ -444,7 +398,7 @@ class DiscState(State):
         self.challenge = challenge = Challenge(seat, target)
         self._parts = None
         kit = self.kits[seat]
-        while challenge.skull_of is None and len(challenge.flips) < target and kit.hidden:
+        while not challenge.done and kit.hidden:
             self.flip(seat, True)
 
     def flip(self, owner: int, auto: bool = False) -> None:
@@ -482,7 +436,8 @@ class DiscState(State):
     def take(self, loser: int, taker: int) -> None:
         """``taker`` draws one of ``loser``'s discs blind (the referee's generator)."""
         kind = self.kits[loser].remove_random(self.rng)
-        self.events.append({"type": "take", "seat": loser, "by": taker, "disc": self.NAMES[kind]})
+        self.events.append({"type": "take", "seat": loser, "by": taker,
+                            "disc": self.NAMES[kind]})
         self.note(taker, f"take:{loser}")
         self._touch(loser)
 

@@ -107,14 +107,8 @@ class SkullState(DiscState):
             self._acting = acting
         return acting
 
-    def _compute_legal(self) -> dict[int, list[str]]:
-        acting = self._acting or self.to_act()
+    def _seat_legal(self, seat: int) -> list[str]:
         phase = self.phase
-        if phase is SETUP:
-            return self.put_down_legal(acting)
-        if not acting:
-            return {}
-        seat = acting[0]
         if phase is TURNS:
             hand = self.kits[seat].hand
             actions = list(_TURNS[(hand[GOOD] > 0) + 2 * (hand[SKULL] > 0)][self.mats])
@@ -126,7 +120,7 @@ class SkullState(DiscState):
             actions = list(self.kinds(seat, self.DROPS))
         else:
             actions = [_FIRSTS[s] for s in self.active_seats()]
-        return {seat: actions}
+        return actions
 
     # ----- applying actions ---------------------------------------------------------------
     def _after_put_down(self) -> None:
@@ -189,8 +183,8 @@ class SkullState(DiscState):
     def _after_flip(self) -> None:
         challenge = self.challenge
         assert challenge is not None
-        if challenge.skull_of is None and len(challenge.flips) < challenge.target:
-            return  # not done
+        if not challenge.done:
+            return
         self.close_piles()
         seat = challenge.by
         if challenge.skull_of is None:

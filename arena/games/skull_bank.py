@@ -115,14 +115,8 @@ class BankState(DiscState):
             self._acting = acting
         return acting
 
-    def _compute_legal(self) -> dict[int, list[str]]:
-        acting = self._acting or self.to_act()
+    def _seat_legal(self, seat: int) -> list[str]:
         phase = self.phase
-        if phase is ANTE:
-            return self.put_down_legal(acting)
-        if not acting:
-            return {}
-        seat = acting[0]
         if phase is RESPOND:
             actions = list(_ANSWERS[self.claim][self.mats])
         elif phase is ADD:
@@ -134,7 +128,7 @@ class BankState(DiscState):
             actions = self.flip_actions()
         else:
             actions = list(self.kinds(seat, self.DROPS))
-        return {seat: actions}
+        return actions
 
     # ----- applying actions ---------------------------------------------------------------
     def _after_put_down(self) -> None:
@@ -162,8 +156,10 @@ class BankState(DiscState):
         self.dealer, self.claim = seat, n
         self.events.append({"type": verb, "seat": seat, "n": n})
         self.round_log.append(f"{seat}:{verb}:{n}")
+        for other, answer in enumerate(self.answers):
+            if answer is not None:  # voided: only these entries change
+                self._touch_entry(other)
         self.answers = [None] * self.players
-        self._touch_entries()
         self.phase = RESPOND
         self.turn = self.next_seat(seat)
 
@@ -189,8 +185,8 @@ class BankState(DiscState):
     def _after_reveal(self) -> None:
         challenge = self.challenge
         assert challenge is not None
-        if challenge.skull_of is None and len(challenge.flips) < challenge.target:
-            return  # not done
+        if not challenge.done:
+            return
         self.close_piles()
         dealer, owner = challenge.by, challenge.skull_of
         answers = self.answers
@@ -225,7 +221,7 @@ class BankState(DiscState):
         dealer, owner = challenge.by, challenge.skull_of
         if owner is None or owner == dealer:
             return self.next_active(dealer)
-        return owner if self.active(owner) else self.next_active(owner)
+        return owner if self.kits[owner].out is None else self.next_active(owner)
 
     def _finish_round(self) -> None:
         challenge = self.challenge
