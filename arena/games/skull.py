@@ -149,8 +149,10 @@ class SkullState(DiscState):
 
     def _bid(self, seat: int, n: int) -> None:
         if self.phase is TURNS:  # the auction opens: everyone still in takes part
-            self.bidding = sum(1 for kit, passed in zip(self.kits, self.passed)
-                               if kit.out is None and not passed)
+            self.bidding = 0
+            for kit, passed in zip(self.kits, self.passed):
+                if kit.out is None and not passed:
+                    self.bidding += 1
         self.phase = AUCTION
         self.bid, self.bidder = n, seat
         self.events.append({"type": "bid", "seat": seat, "n": n})
