@@ -148,11 +148,17 @@ class Hub:
         local = self.router
         while True:
             remaining = (deadline - time.monotonic()) * 1000.0
-            router = self._ready(remaining if remaining > 0 else 0)
-            if router is None:
-                return None
             user = None
-            if router is local:
+            if self._poller is None:        # one socket: a single blocking receive
+                got = local.recv_within(remaining if remaining > 0 else 0)
+                if got is None:
+                    return None
+                router = local
+                peer_id, frames = got
+                route = peer_id
+            elif (router := self._ready(remaining if remaining > 0 else 0)) is None:
+                return None
+            elif router is local:
                 peer_id, frames = router.recv()
                 route = peer_id
             else:

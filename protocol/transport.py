@@ -30,6 +30,12 @@ IPC_SOCKET = "hub.sock"
 ZAP_DOMAIN = "arena"
 
 
+#: Plain int flags: pyzmq's IntFlag arithmetic costs more than the send itself here.
+_NOBLOCK = int(zmq.NOBLOCK)
+_MORE_NOBLOCK = int(zmq.SNDMORE) | int(zmq.NOBLOCK)
+_RCVMORE = int(zmq.RCVMORE)
+
+
 def default_endpoint() -> str:
     """A fresh local IPC endpoint: a socket file in a new private (0700) temp folder."""
     folder = tempfile.mkdtemp(prefix="arena-ipc-")
@@ -75,11 +81,32 @@ class RouterSocket:
         self.endpoint: str = self.socket.getsockopt_string(zmq.LAST_ENDPOINT)
         self._poller = zmq.Poller()
         self._poller.register(self.socket, zmq.POLLIN)
+        self._rcvtimeo = -1
 
     def poll(self, timeout_ms: float) -> bool:
         """Wait up to ``timeout_ms`` for a message; True if one is ready."""
         # a persistent Poller: Socket.poll would build and register a new one on every call
         return bool(self._poller.poll(max(0, int(timeout_ms))))
+
+    def recv_within(self, timeout_ms: float) -> tuple[bytes, list[bytes]] | None:
+        """Wait up to ``timeout_ms`` for one message; None on timeout.
+
+        One blocking receive with a receive timeout: a single libzmq call, where poll and
+        then receive would be two (syscalls are the dearest part of a decision here).
+        """
+        socket = self.socket
+        timeout = max(0, int(timeout_ms))
+        if timeout != self._rcvtimeo:
+            socket.rcvtimeo = timeout
+            self._rcvtimeo = timeout
+        try:
+            peer = socket.recv()
+        except zmq.Again:
+            return None
+        frames = [socket.recv()]            # a ROUTER message always has a second frame
+        while socket.getsockopt(_RCVMORE):
+            frames.append(socket.recv())
+        return peer, frames
 
     def recv(self) -> tuple[bytes, list[bytes]]:
         """One waiting message: the peer id and the remaining frames (non-blocking)."""
@@ -97,8 +124,10 @@ class RouterSocket:
 
     def send(self, peer: bytes, message: dict[str, Any]) -> None:
         """Send one map to a peer; silently dropped if the peer is gone."""
+        payload = encode(message)
         try:
-            self.socket.send_multipart((peer, encode(message)), zmq.NOBLOCK)
+            self.socket.send(peer, _MORE_NOBLOCK)
+            self.socket.send(payload, _NOBLOCK)
         except zmq.Again:
             pass
 
