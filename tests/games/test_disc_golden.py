@@ -43,6 +43,15 @@ def _packed(value: Any) -> bytes:
     return msgpack.packb(value, use_bin_type=True)
 
 
+def _no_tuples(value: Any) -> bool:
+    """Views hold lists and maps only, as before the speed-ups (``view[k] == [...]`` works)."""
+    if isinstance(value, dict):
+        return all(_no_tuples(item) for item in value.values())
+    if isinstance(value, list):
+        return all(_no_tuples(item) for item in value)
+    return not isinstance(value, tuple)
+
+
 def _strangers(players: int) -> list[str]:
     """Action strings of every phase of both games, most of them illegal at any given step."""
     words = ["pass", "agree", "disagree", "bid:0", "bid:1", "bid:99", "claim:1", "raise:2",
@@ -94,6 +103,7 @@ def trace(game_name: str, players: int, seed: int) -> bytes:
         for seat in range(players):
             feed(state.legal(seat))
             view = state.view(seat)
+            assert step % 7 or _no_tuples(view)
             packed = _packed(view)
             digest.update(packed)
             views.append((view, packed))
@@ -125,6 +135,7 @@ def trace(game_name: str, players: int, seed: int) -> bytes:
         step += 1
     feed([state.to_act(), [state.legal(s) for s in range(players)]])
     feed([state.view(s) for s in range(players)])
+    assert all(isinstance(state.legal(s), list) for s in range(players))
     feed([state.events, state.full(), state.outcome().to_dict()])
     return digest.digest()
 
