@@ -81,7 +81,13 @@ class Sandbox:
         cwd = os.path.abspath(cwd)
         own = os.path.abspath(own) if own else None
         hidden = [p for p in self.hide if p != own and os.path.exists(p)]
-        exposed = [p for p in dict.fromkeys([own, cwd, os.path.abspath(ipc_dir)])
+        # what the bot must see even where /tmp is replaced: the Python installation and the
+        # arena's packages (a venv or a checkout may live under /tmp), the folders of files its
+        # command names, its own folder and working folder, and the hub's socket folder
+        named = [os.path.dirname(os.path.abspath(os.path.join(cwd, arg))) for arg in argv
+                 if os.path.isfile(os.path.join(cwd, arg))]
+        exposed = [p for p in dict.fromkeys([own, cwd, os.path.abspath(ipc_dir),
+                                             *needed_paths(), *named])
                    if p and p != "/"]
         args = [self.bwrap, *_NAMESPACES, "--ro-bind", "/", "/", "--dev", "/dev",
                 "--proc", "/proc", "--size", str(self.scratch_bytes), "--tmpfs", "/tmp",
