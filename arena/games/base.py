@@ -111,7 +111,9 @@ class State(ABC):
 
     @abstractmethod
     def legal(self, seat: int) -> list[str]:
-        """Canonical action strings legal for ``seat`` now, in a fixed deterministic order."""
+        """Canonical action strings legal for ``seat`` now, in a fixed deterministic order.
+
+        Engines may cache the list: callers treat it as read-only."""
 
     @abstractmethod
     def _apply(self, actions: Mapping[int, str]) -> None:
@@ -119,7 +121,9 @@ class State(ABC):
 
     @abstractmethod
     def view(self, seat: int) -> dict[str, Any]:
-        """Everything ``seat`` may know, as a msgpack-able map (string keys)."""
+        """Everything ``seat`` may know, as a msgpack-able map (string keys).
+
+        Engines may share parts of views between calls: callers treat a view as read-only."""
 
     @abstractmethod
     def is_over(self) -> bool:
