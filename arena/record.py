@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import enum
 from dataclasses import asdict, dataclass, field
-from typing import Any
+from typing import Any, NamedTuple
 
 
 class FaultKind(str, enum.Enum):
@@ -64,9 +64,12 @@ class Limits:
         return asdict(self)
 
 
-@dataclass(frozen=True, kw_only=True)
-class ActionRecord:
-    """One seat's part of one step: the action, who chose it, and the bot's think time."""
+class ActionRecord(NamedTuple):
+    """One seat's part of one step: the action, who chose it, and the bot's think time.
+
+    An immutable NamedTuple rather than a frozen dataclass: one is made per decision, on the
+    referee's hot path, and a tuple is several times cheaper to build.
+    """
 
     step: int
     seat: int

@@ -152,7 +152,10 @@ class Referee:
     def _wait(self, pending: dict[int, _Pending], seats: list[_Seat], joint: dict[int, str],
               step: int) -> None:
         now = time.monotonic()
-        first = min(pending.values(), key=lambda p: p.deadline)
+        if len(pending) == 1:
+            first = next(iter(pending.values()))
+        else:
+            first = min(pending.values(), key=lambda p: p.deadline)
         if now >= first.deadline:
             for index, item in list(pending.items()):
                 if now >= item.deadline:
