@@ -74,7 +74,8 @@ def play(game_name: str, bots: tuple[str, ...], seed: int | None, options: tuple
 
 def show_log(record: GameRecord) -> None:
     game = get_game(record.game)
-    click.echo(f"{game.title} ({record.game}), seed {record.seed}, options {record.options}")
+    options = ", ".join(f"{k}={v}" for k, v in sorted(record.options.items())) or "none"
+    click.echo(f"{game.title} ({record.game}), seed {record.seed}, options: {options}")
     for index, name in enumerate(record.bots):
         click.echo(f"  seat {index}: {name}")
     click.echo("")
