@@ -80,10 +80,9 @@ def resolve_spec(text: str, *, registered: Mapping[str, BotSpec] | None = None) 
     if text.isidentifier():
         if importlib.util.find_spec(f"bots.{text}") is not None:
             return BotSpec(name=text, argv=(sys.executable, "-m", f"bots.{text}"), bundled=True)
-        if not (registered and text in registered):
-            known = ", ".join(sorted(bundled_bots()))
-            raise BotStartError(f"no bundled or registered bot {text!r} (bundled: {known}); "
-                                "give a command line to run a program")
+        known = ", ".join(sorted(bundled_bots()))
+        raise BotStartError(f"no bundled or registered bot {text!r} (bundled: {known}); "
+                            "give a command line to run a program")
     try:
         argv = tuple(shlex.split(text))
     except ValueError as exc:
@@ -144,11 +143,6 @@ def describe_exit(code: int, *, sandboxed: bool = False) -> str:
         except ValueError:
             return f"killed by signal {-code}"
     return f"exited with status {code}"
-
-
-def read_tail(path: Path, limit: int) -> str:
-    """The last lines of a log file, on one line."""
-    return tail(path, limit)
 
 
 def bot_environment(endpoint: str, token: str, scratch: str) -> dict[str, str]:

@@ -39,16 +39,11 @@ def main(verbose: int) -> None:
 
 
 def _register() -> None:
-    from arena.commands import games, play
+    from arena.commands import bots as bot_commands
+    from arena.commands import demo, games, play, tournament, views
 
     main.add_command(games.games)
     main.add_command(play.play)
-    try:
-        from arena.commands import bots as bot_commands
-        from arena.commands import demo, tournament, views
-    except ImportError as exc:  # the tournament layer is optional while it is being built
-        logging.getLogger(__name__).debug("tournament commands unavailable: %s", exc)
-        return
     main.add_command(bot_commands.bot)
     main.add_command(tournament.tournament)
     main.add_command(views.rankings)

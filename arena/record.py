@@ -11,6 +11,8 @@ import enum
 from dataclasses import asdict, dataclass, field
 from typing import Any, NamedTuple
 
+from arena.games.base import places_from_keys
+
 
 class FaultKind(str, enum.Enum):
     """Why a bot's turn did not produce a legal action in time."""
@@ -162,13 +164,10 @@ class GameRecord:
         return data
 
 
-def final_places(game_places: tuple[int, ...], scores: tuple[float, ...],
-                 forfeits: tuple[int, ...]) -> tuple[int, ...]:
+def final_places(game_places: tuple[int, ...], forfeits: tuple[int, ...]) -> tuple[int, ...]:
     """Places after forfeits: non-forfeiting seats keep their order; forfeiters come last.
 
     Forfeiting seats are ordered among themselves by their game places (ties share).
     """
-    from arena.games.base import places_from_keys
-
     keys = [(1 if seat in forfeits else 0, game_places[seat]) for seat in range(len(game_places))]
     return places_from_keys(keys)

@@ -15,7 +15,7 @@ from __future__ import annotations
 import logging
 import time
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any
 
 from arena.botproc import BotProcess
@@ -52,12 +52,6 @@ class _Pending:
     sent: float
     deadline: float
     legal: list[str]
-
-
-@dataclass
-class _Step:
-    index: int
-    joint: dict[int, str] = field(default_factory=dict)
 
 
 class Referee:
@@ -106,7 +100,7 @@ class Referee:
             step += 1
         outcome = state.outcome()
         forfeits = tuple(seat.seat for seat in seats if seat.forfeited)
-        places = final_places(outcome.places, outcome.scores, forfeits)
+        places = final_places(outcome.places, forfeits)
         result_base = {"scores": list(outcome.scores), "places": list(places),
                        "forfeits": list(forfeits)}
         for seat in seats:

@@ -131,12 +131,6 @@ class RouterSocket:
         except zmq.Again:
             pass
 
-    def send_raw(self, peer: bytes, payload: bytes) -> None:
-        try:
-            self.socket.send_multipart((peer, payload), zmq.NOBLOCK)
-        except zmq.Again:
-            pass
-
     def close(self) -> None:
         self.socket.close(linger=0)
         folder = ipc_folder(self.endpoint)

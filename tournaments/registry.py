@@ -105,8 +105,7 @@ def spec_of(info: BotInfo) -> BotSpec:
         argv = tuple(shlex.split(info.command))
     except ValueError as exc:
         raise BotStartError(f"bot {info.name!r} has an unparsable command: {exc}") from None
-    folder = getattr(info, "path", None) or None
-    return BotSpec(name=info.name, argv=argv, cwd=folder)
+    return BotSpec(name=info.name, argv=argv, cwd=info.path or None)
 
 
 def check_bot(spec: BotSpec, games: Sequence[str], *, move_ms: int = 2000,
@@ -147,14 +146,8 @@ def register(store: Store, name: str, spec: BotSpec, command: str, games: Sequen
     folders = [info.path for info in store.list_bots() if info.path]
     check_bot(spec, games, sandbox=sandboxing.resolve(SandboxMode.AUTO, hide=[
         *sandboxing.private_paths(db_path, logs_folder(db_path)), *folders]))
-    kwargs = {"path": spec.cwd, "games": list(games)} if _store_has_paths(store) else {}
-    return store.add_bot(name, command, version=version, replace=replace, **kwargs)
-
-
-def _store_has_paths(store: Store) -> bool:
-    import inspect
-
-    return "path" in inspect.signature(store.add_bot).parameters
+    return store.add_bot(name, command, version=version, replace=replace, path=spec.cwd,
+                         games=list(games))
 
 
 def registered_specs(db_path: str | None = None) -> dict[str, BotSpec]:

@@ -29,6 +29,7 @@ from arena.record import GameRecord, Limits
 from arena.referee import Referee
 from arena.remote import RemoteConfig
 from arena.sandbox import Sandbox, SandboxMode
+from tournaments.ratings import PairCounts
 from tournaments.schedule import PlannedGame
 from tournaments.store import Store
 
@@ -65,25 +66,12 @@ class RunSummary:
     failed: tuple[str, ...] = ()   # games that could not be played (they stay pending)
 
 
-class _Tally:
-    """Running pairwise score per entrant, to name the current leader."""
-
-    def __init__(self) -> None:
-        self.points: dict[str, float] = {}
-        self.games: dict[str, int] = {}
-
-    def add(self, seating: tuple[str, ...], places: tuple[int, ...]) -> None:
-        n = len(seating)
-        for seat, label in enumerate(seating):
-            beaten = sum(1.0 if places[seat] < places[o] else 0.5 if places[seat] == places[o]
-                         else 0.0 for o in range(n) if o != seat)
-            self.points[label] = self.points.get(label, 0.0) + beaten / max(1, n - 1)
-            self.games[label] = self.games.get(label, 0) + 1
-
-    def leader(self) -> str | None:
-        if not self.points:
-            return None
-        return max(self.points, key=lambda k: (self.points[k] / self.games[k], k))
+def _leader(counts: PairCounts) -> str | None:
+    """The entrant with the best pairwise score so far (None before any game)."""
+    table = counts.crosstable()
+    scored = [(score, entrant) for entrant in table.entrants
+              if (score := table.total(entrant).score) is not None]
+    return max(scored)[1] if scored else None
 
 
 class _Player:
@@ -184,26 +172,26 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
     pending = store.pending_games(tid)
     total = info.games_total
     done = total - len(pending)
-    tally = _Tally()
+    tally = PairCounts(info.spec.labels)
     for result in store.game_results(tid):
-        tally.add(tuple(result.seating), tuple(result.places))
+        tally.add_game(result.seating, result.places)
     started = time.monotonic()
     state = {"done": done, "played": 0, "play_ms": 0.0, "procs": 0}
     failed: list[str] = []
 
     def finished(game_id: int, planned: PlannedGame, record: GameRecord) -> None:
         store.record_game(game_id, record)
-        tally.add(planned.seating, record.places)
+        tally.add_game(planned.seating, record.places)
         state["done"] += 1
         state["played"] += 1
         state["play_ms"] += record.wall_ms
         if progress:
             progress(Progress(done=state["done"], total=total, played=state["played"],
-                              elapsed_s=time.monotonic() - started, leader=tally.leader()))
+                              elapsed_s=time.monotonic() - started, leader=_leader(tally)))
 
     if progress:
         progress(Progress(done=done, total=total, played=0, elapsed_s=0.0,
-                          leader=tally.leader()))
+                          leader=_leader(tally)))
     if pending:
         if jobs <= 1:
             player = _Player(spec.game, spec.options, specs, limits, log_dir, sandbox, remote)

@@ -16,7 +16,6 @@ integers (they fit a signed SQLite INTEGER and every msgpack implementation).
 
 from __future__ import annotations
 
-import hashlib
 import itertools
 import math
 from collections import Counter
@@ -25,6 +24,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.games.base import Game
+from arena.seeds import bot_seed, deal_seed
 from tournaments.errors import PlanError
 
 __all__ = [
@@ -42,29 +42,7 @@ __all__ = [
 #: A plan larger than this is refused (it would not fit comfortably in memory or a database).
 MAX_PLANNED_GAMES = 5_000_000
 
-_SEED_MASK = (1 << 63) - 1
 _COPY_MARK = "#"
-
-
-def _derive(*parts: object) -> int:
-    """A 63-bit integer from the BLAKE2b hash of ``parts`` (stable across runs and platforms)."""
-    text = ":".join(str(p) for p in parts).encode()
-    digest = hashlib.blake2b(text, digest_size=8, person=b"arena-seeds").digest()
-    return int.from_bytes(digest, "big") & _SEED_MASK
-
-
-def deal_seed(seed: int, round_: int, table: int) -> int:
-    """The deal seed of table ``table`` in round ``round_`` of a tournament seeded ``seed``."""
-    return _derive("deal", seed, round_, table)
-
-
-def bot_seed(deal_seed: int, seat: int) -> int:
-    """The seed sent to the bot at ``seat`` for its own random choices (``start.seed``).
-
-    It depends on the deal seed and the seat only, so in a duplicate deal the bot in seat 2
-    gets the same seed in every rotation, and a rerun of the tournament gets the same seeds.
-    """
-    return _derive("bot", deal_seed, seat)
 
 
 def entrant_labels(bots: Sequence[str]) -> tuple[str, ...]:

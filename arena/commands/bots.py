@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from arena.botproc import BotSpec, bundled_bots
-from arena.commands.common import echo_json, table
+from arena.commands.common import echo_json
 from arena.commands.storage import bundled_version, db_option
 from arena.errors import ArenaError
 from arena.logs import bot_logs, logs_folder
@@ -19,6 +19,7 @@ from tournaments.registry import (BotCheckError, command_version, folder_version
                                   load_manifest, register)
 from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
 from tournaments.store import Store
+from tournaments.reports import format_table
 
 
 @click.group()
@@ -95,10 +96,10 @@ def list_bots(as_json: bool, store: Store) -> None:
     if as_json:
         echo_json(rows)
         return
-    click.echo(table(["bot", "kind", "version", "games", "played", "command"],
+    click.echo(format_table(["bot", "kind", "version", "games", "played", "command"],
                      [[r["name"], r["kind"], r["version"], ",".join(r["games"]) or "-",
                        "-" if r["played"] is None else r["played"], r["command"]]
-                      for r in rows], "lllrrl"))
+                      for r in rows], align="lllrrl"))
 
 
 @bot.command("remove")

@@ -4,8 +4,9 @@ from __future__ import annotations
 
 import click
 
-from arena.commands.common import echo_json, table
+from arena.commands.common import echo_json
 from arena.games import all_games
+from tournaments.reports import format_table
 
 
 @click.command()
@@ -30,7 +31,7 @@ def games(as_json: bool) -> None:
         opts = ", ".join(f"{k}={v['default']}" for k, v in item["options"].items()) or "-"
         rows.append([item["name"], item["title"],
                      f"{item['min_players']}-{item['max_players']}", opts])
-    click.echo(table(["game", "title", "players", "options (defaults)"], rows))
+    click.echo(format_table(["game", "title", "players", "options (defaults)"], rows, align="llll"))
     for item in listing:
         for name, spec in item["options"].items():
             choices = f" [{'|'.join(spec['choices'])}]" if spec["choices"] else ""

@@ -6,24 +6,16 @@ import random
 
 import click
 
-from arena.botproc import BotSpec, resolve_spec
-from arena.commands.common import echo_json, parse_options, table
+from arena.botproc import resolve_spec
+from arena.commands.common import echo_json, parse_options
 from arena.commands.safety import RunOptions, run_options
-from arena.errors import ArenaError
 from arena.games import get_game
 from arena.match import play_match
 from arena.record import GameRecord
 from arena.replay import seat_story
+from tournaments.registry import registered_specs
 from tournaments.store import resolve_db_path
-
-
-def registered_specs() -> dict[str, BotSpec]:
-    """Bots registered in the default database, if the tournament layer and file exist."""
-    try:
-        from tournaments.registry import registered_specs as load
-    except ImportError:
-        return {}
-    return load()
+from tournaments.reports import format_table
 
 
 @click.command()
@@ -102,8 +94,8 @@ def show_result(record: GameRecord) -> None:
         rows.append([record.places[s], s, record.bots[s], record.scores[s],
                      record.decisions[s], f"{mean_us / 1000:.2f}", faults[s],
                      "yes" if s in record.forfeits else ""])
-    click.echo(table(["place", "seat", "bot", "score", "moves", "ms/move", "faults", "forfeit"],
-                     rows, "rrlrrrrl"))
+    click.echo(format_table(["place", "seat", "bot", "score", "moves", "ms/move", "faults", "forfeit"],
+                     rows, align="rrlrrrrl"))
 
 
 def show_seat(record: GameRecord, seat: int, as_json: bool) -> None:

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from arena.botproc import BotSpec
-from arena.commands.common import echo_json, parse_options, table
+from arena.commands.common import echo_json, parse_options
 from arena.commands.progress import ProgressBar
 from arena.commands.safety import RunOptions, run_options
 from arena.commands.storage import bot_spec, db_option, registered_folders
@@ -18,6 +18,7 @@ from tournaments.errors import PlanError
 from tournaments.runner import run as run_games
 from tournaments.schedule import TournamentSpec, plan
 from tournaments.store import Store
+from tournaments.reports import format_table
 
 
 @click.group()
@@ -183,5 +184,5 @@ def show(tid: int, as_json: bool, store: Store) -> None:
     click.echo(reports.tournament_text(info, rows))
     if faults:
         click.echo("\nfaults")
-        click.echo(table(["entrant", "kind", "count"],
-                         [[f["entrant"], f["kind"], f["count"]] for f in faults], "llr"))
+        click.echo(format_table(["entrant", "kind", "count"],
+                         [[f["entrant"], f["kind"], f["count"]] for f in faults], align="llr"))

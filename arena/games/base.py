@@ -11,7 +11,7 @@ import copy
 import random
 from abc import ABC, abstractmethod
 from collections.abc import Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass
 from typing import Any, ClassVar
 
 from arena.errors import GameOver, IllegalAction, NotYourTurn, OptionError, PlayerCountError

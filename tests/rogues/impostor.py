@@ -4,7 +4,6 @@ For every turn the second socket sends actions with the turn's game id and nearb
 (another seat's requests), and once a hello with a guessed token. Logs what it got back.
 """
 import msgpack
-import zmq
 
 from _wire import connect, reply, say, serve
 

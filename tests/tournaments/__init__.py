@@ -50,6 +50,6 @@ def synthetic_record(planned: PlannedGame, rng: random.Random, *, game: str = "s
         game=game, options=dict(options or {}), seed=planned.deal_seed,
         bots=tuple((bots or {}).get(label, label) for label in planned.seating),
         actions=tuple(steps), faults=tuple(faults), forfeits=forfeits, scores=scores,
-        game_places=game_places, places=final_places(game_places, scores, forfeits),
+        game_places=game_places, places=final_places(game_places, forfeits),
         think_us=tuple(think), decisions=tuple(decisions),
         wall_ms=round(rng.uniform(1.0, 30.0), 3))
