@@ -350,10 +350,8 @@ class BotPool:
                 proc = connect_remote(spec, self.hub, label, wait_ms=self.remote_wait_ms)
                 self.procs[label] = proc
             elif proc is None:
-                proc = spawn(spec, self.hub, label, log_dir=self.log_dir, limits=self.limits,
-                             sandbox=self.sandbox, watchdog=self.watchdog)
-                self.procs[label] = proc
-                self.started += 1
+                proc = self._spawn(label, spec)
+            if proc.peer is None:
                 fresh.append(proc)
         if fresh:
             try:
@@ -364,6 +362,27 @@ class BotPool:
                 self._stop(fresh, grace_s=0)
                 raise
         return [self.procs[label] for label, _ in entries]
+
+    def prestart(self, entries: Sequence[tuple[str, BotSpec]]) -> None:
+        """Start the processes ``get(entries)`` will need, without waiting for their hellos.
+
+        Their start-up then overlaps the game being played; ``get`` waits for what is left.
+        A process that cannot start is left for ``get`` to report.
+        """
+        for label, spec in entries:
+            if spec.remote or label in self.procs:
+                continue
+            try:
+                self._spawn(label, spec)
+            except BotStartError as exc:
+                log.debug("prestart of %s failed (get will report it): %s", label, exc)
+
+    def _spawn(self, label: str, spec: BotSpec) -> BotProcess:
+        proc = spawn(spec, self.hub, label, log_dir=self.log_dir, limits=self.limits,
+                     sandbox=self.sandbox, watchdog=self.watchdog)
+        self.procs[label] = proc
+        self.started += 1
+        return proc
 
     def _stop(self, procs: Iterable[BotProcess], *, grace_s: float) -> None:
         stop(procs, self.hub, grace_s=grace_s, watchdog=self.watchdog)

@@ -211,9 +211,10 @@ def child_setup(*, memory_mb: int, cpu_s: int,
     """The function run in the child between fork and exec: join the cgroup, set rlimits."""
     procs_file = cgroup.procs_file if cgroup is not None else None
     memory = memory_mb * 1024 * 1024
+    parent = os.getpid()
 
     def setup() -> None:
-        die_with_parent()
+        die_with_parent(parent=parent)
         if procs_file is not None:
             fd = os.open(procs_file, os.O_WRONLY)
             try:

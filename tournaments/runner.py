@@ -2,7 +2,10 @@
 
 With ``jobs=1`` games are played in this process; with more, each worker process owns a hub and
 a pool of bot processes that it reuses from game to game (a process is replaced only after a
-crash). The parent is the only writer of the database: one finished game is one transaction, so
+crash). Rotation r of every deal goes to an entrant's r-th process (``process_key``), so no
+process plays a deal twice; workers keep to their own share of the rotations
+(``tournaments.dispatch``), and the processes of a worker's next game start while it plays the
+current one. The parent is the only writer of the database: one finished game is one transaction, so
 a run killed at any moment loses at most the games in flight, and running again finishes the
 rest. Games are independent of each other and of the order they run in (bots are reseeded at
 every ``start``), so a resumed run gives the results an uninterrupted one would.
@@ -29,6 +32,7 @@ from arena.record import GameRecord, Limits
 from arena.referee import Referee
 from arena.remote import RemoteConfig
 from arena.sandbox import Sandbox, SandboxMode
+from tournaments.dispatch import Dispatcher
 from tournaments.ratings import PairCounts
 from tournaments.schedule import PlannedGame
 from tournaments.store import Store
@@ -74,6 +78,18 @@ def _leader(counts: PairCounts) -> str | None:
     return max(scored)[1] if scored else None
 
 
+def process_key(label: str, rotation: int, spec: BotSpec) -> str:
+    """The pool key of the process that plays ``label``'s games in seat rotation ``rotation``.
+
+    Every rotation of a deal is played on the same deal, so a process that played one rotation
+    would know, in the next, the hands it saw. Rotation r of every deal therefore goes to the
+    entrant's r-th process: each process sees each deal at most once, in every mode (one job
+    or many, resumed runs, replaced processes). A remote bot is one connection whose owner's
+    program the arena cannot isolate: it keeps one key (``tournament create`` warns).
+    """
+    return label if spec.remote else f"{label}.rot{rotation}"
+
+
 class _Player:
     """Plays planned games on one hub with a pool of reused bot processes."""
 
@@ -89,10 +105,19 @@ class _Player:
         self.pool = BotPool(self.hub, log_dir=log_dir, limits=limits, sandbox=sandbox)
         self.referee = Referee(self.hub, limits)
 
-    def processes(self, seating: tuple[str, ...]) -> tuple[list[BotProcess | None],
-                                                            dict[int, str]]:
+    def entries(self, planned: PlannedGame) -> list[tuple[str, BotSpec]]:
+        """The pool entries (process key, spec) of a game's seats."""
+        return [(process_key(label, planned.rotation, self.specs[label]), self.specs[label])
+                for label in planned.seating]
+
+    def prepare(self, planned: PlannedGame) -> None:
+        """Start what ``planned`` will need while another game is played."""
+        self.pool.prestart(self.entries(planned))
+
+    def processes(self, planned: PlannedGame) -> tuple[list[BotProcess | None],
+                                                       dict[int, str]]:
         """The processes of a table, and why each seat without one has none."""
-        entries = [(label, self.specs[label]) for label in seating]
+        entries = self.entries(planned)
         try:
             return list(self.pool.get(entries)), {}
         except BotStartError as exc:
@@ -111,7 +136,7 @@ class _Player:
         return procs, absent
 
     def play(self, game_id: int, planned: PlannedGame) -> GameRecord:
-        procs, absent = self.processes(planned.seating)
+        procs, absent = self.processes(planned)
         return self.referee.play(self.game, procs, seed=planned.deal_seed, options=self.options,
                                  game_id=game_id, bot_seeds=planned.bot_seeds(),
                                  names=planned.seating, absent=absent)
@@ -122,29 +147,44 @@ class _Player:
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
+    """SIGTERM from the parent: stop the bots and exit, within a few seconds whatever happens."""
+    signal.signal(signal.SIGALRM, signal.SIG_DFL)
+    signal.alarm(STOP_S)
     raise SystemExit(128 + signum)
 
 
-def _worker(tasks: multiprocessing.Queue, results: multiprocessing.Queue, game_name: str,
-            options: dict, specs: dict, limits: Limits, log_dir: Path | None,
-            sandbox: Sandbox | None) -> None:
-    die_with_parent(signal.SIGTERM)
+#: Seconds a worker told to stop may spend stopping its bots before it is gone anyway.
+STOP_S = 5
+#: Games handed to a worker ahead of the one it plays (it starts their processes meanwhile).
+AHEAD = 2
+
+
+def _worker(inbox: multiprocessing.Queue, results: multiprocessing.Queue, index: int,
+            parent: int, game_name: str, options: dict, specs: dict, limits: Limits,
+            log_dir: Path | None, sandbox: Sandbox | None) -> None:
+    die_with_parent(signal.SIGKILL, parent=parent)
+    results.cancel_join_thread()     # exiting never waits on a parent that is gone
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent decides when to stop
     signal.signal(signal.SIGTERM, _exit_on_signal)
     player = _Player(game_name, options, specs, limits, log_dir, sandbox)
     try:
-        while True:
-            task = tasks.get()
-            if task is None:
-                break
+        task = inbox.get()
+        while task is not None:
+            try:
+                upcoming = inbox.get_nowait()
+            except queue.Empty:
+                upcoming = False
+            if upcoming:
+                player.prepare(upcoming[1])
             game_id, planned = task
             try:
                 record = player.play(game_id, planned)
-                results.put(("done", game_id, record, os.getpid(), player.pool.started))
+                results.put(("done", game_id, record, index, player.pool.started))
             except Exception as exc:  # noqa: BLE001 - reported to the parent, never lost
                 log.exception("game %d failed", game_id)
-                results.put(("error", game_id, f"{type(exc).__name__}: {exc}", os.getpid(),
+                results.put(("error", game_id, f"{type(exc).__name__}: {exc}", index,
                              player.pool.started))
+            task = inbox.get() if upcoming is False else upcoming
     finally:
         player.close()
 
@@ -196,7 +236,9 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
         if jobs <= 1:
             player = _Player(spec.game, spec.options, specs, limits, log_dir, sandbox, remote)
             try:
-                for game_id, planned in pending:
+                for (game_id, planned), upcoming in zip(pending, [*pending[1:], None]):
+                    if upcoming is not None:
+                        player.prepare(upcoming[1])
                     finished(game_id, planned, player.play(game_id, planned))
             finally:
                 state["procs"] = player.pool.started
@@ -217,43 +259,63 @@ def _run_parallel(pending: list[tuple[int, PlannedGame]], game_name: str, option
                   log_dir: Path | None,
                   finished: Callable[[int, PlannedGame, GameRecord], None],
                   errors: list[str], sandbox: Sandbox | None = None) -> int:
+    """Play ``pending`` on ``jobs`` worker processes; return how many bot processes started."""
     context = multiprocessing.get_context("spawn")
-    tasks: multiprocessing.Queue = context.Queue()
     results: multiprocessing.Queue = context.Queue()
-    planned_by_id = dict(pending)
-    for item in pending:
-        tasks.put(item)
-    for _ in range(jobs):
-        tasks.put(None)
+    inboxes: list[multiprocessing.Queue] = [context.Queue() for _ in range(jobs)]
+    for inbox in inboxes:
+        inbox.cancel_join_thread()   # exiting never waits on a worker that is gone
+    dispatcher = Dispatcher(pending, jobs)
+    in_flight: list[dict[int, PlannedGame]] = [{} for _ in range(jobs)]
+
+    def hand_out(worker: int) -> None:
+        item = dispatcher.next_for(worker)
+        if item is not None:
+            in_flight[worker][item[0]] = item[1]
+        inboxes[worker].put(item)
+
     workers = [context.Process(target=_worker, daemon=True,
-                               args=(tasks, results, game_name, dict(options), dict(specs),
-                                     limits, log_dir, sandbox))
-               for _ in range(jobs)]
+                               args=(inboxes[w], results, w, os.getpid(), game_name,
+                                     dict(options), dict(specs), limits, log_dir, sandbox))
+               for w in range(jobs)]
     for worker in workers:
         worker.start()
+    for _ in range(AHEAD):
+        for w in range(jobs):
+            hand_out(w)
     started_procs: dict[int, int] = {}
-    remaining = set(planned_by_id)
     try:
-        while remaining:
+        while any(in_flight):
             try:
-                kind, game_id, payload, pid, procs = results.get(timeout=0.5)
+                kind, game_id, payload, w, procs = results.get(timeout=0.5)
             except queue.Empty:
-                if not any(w.is_alive() for w in workers):
-                    raise RuntimeError("every worker stopped before the run was done")
+                _give_up_on_dead(workers, in_flight, errors)
                 continue
-            remaining.discard(game_id)
-            started_procs[pid] = procs
+            planned = in_flight[w].pop(game_id)
+            started_procs[w] = procs
             if kind == "done":
-                finished(game_id, planned_by_id[game_id], payload)
+                finished(game_id, planned, payload)
             else:
                 errors.append(f"game {game_id}: {payload}")
                 log.error("game %d could not be played: %s", game_id, payload)
+            hand_out(w)
     finally:
         for worker in workers:
-            if remaining and worker.is_alive():
-                os.kill(worker.pid, signal.SIGTERM)
+            if any(in_flight) and worker.is_alive():
+                worker.terminate()
         for worker in workers:
-            worker.join(timeout=5)
+            worker.join(timeout=STOP_S + 1)
             if worker.is_alive():
                 worker.kill()
     return sum(started_procs.values())
+
+
+def _give_up_on_dead(workers: list[multiprocessing.Process],
+                     in_flight: list[dict[int, PlannedGame]], errors: list[str]) -> None:
+    """Games handed to a worker that died stay pending (a later run plays them)."""
+    for w, worker in enumerate(workers):
+        if in_flight[w] and not worker.is_alive():
+            for game_id in in_flight[w]:
+                errors.append(f"game {game_id}: its worker stopped ({worker.exitcode})")
+            log.error("worker %d stopped with %d game(s) in hand", w, len(in_flight[w]))
+            in_flight[w].clear()

@@ -77,6 +77,13 @@ def create(game_name: str, bots: str, table_size: int | None, rounds: int, copie
                             table_size=table_size, rounds=rounds, seed=seed,
                             options=parse_options(options), move_ms=move_ms)
     info = store.tournament(tid)
+    remote = sorted({entrant.bot for entrant in info.entrants
+                     if bot_spec(store, entrant.bot)[0].remote})
+    if remote and info.spec.table_size > 1:
+        click.echo(f"warning: remote bot(s) {', '.join(remote)} play every seat rotation of a "
+                   "deal over connections their owner controls, so they can remember its hands "
+                   "from one rotation to the next; local bots cannot (docs/security.md)",
+                   err=True)
     if as_json:
         echo_json(info.to_dict())
     else:

@@ -60,7 +60,7 @@ def test_tournament_run_takes_limits_and_refuses_remote_bots_in_parallel(tmp_pat
     assert invoke("bot", "add", "far", "--remote", "--db", db).exit_code == 0
     created = invoke("tournament", "create", "--game", "skull", "--bots", "far,random,first",
                      "--seed", "1", "--json", "--db", db)
-    tid = str(json.loads(created.output)["id"])
+    tid = str(json.loads(created.stdout)["id"])
     result = invoke("tournament", "run", tid, "--jobs", "2", "--listen",
                     "tcp://127.0.0.1:0", "--db", db)
     assert result.exit_code == 1

@@ -1,0 +1,45 @@
+"""The parallel run's dispatcher: every game once, rotations kept with the workers that hold
+their processes, plan order within a worker's rotations."""
+
+from __future__ import annotations
+
+from tournaments.dispatch import Dispatcher
+from tournaments.schedule import TournamentSpec, plan
+
+SPEC = TournamentSpec(game="skull", entrants=("a", "b", "c", "d", "e"), table_size=4, rounds=3)
+
+
+def drain(dispatcher: Dispatcher, order: list[int]) -> dict[int, list]:
+    taken: dict[int, list] = {w: [] for w in set(order)}
+    for worker in order:
+        item = dispatcher.next_for(worker)
+        if item is not None:
+            taken[worker].append(item)
+    return taken
+
+
+def test_every_game_is_handed_out_once() -> None:
+    games = plan(SPEC)
+    dispatcher = Dispatcher([(g.index, g) for g in games], 3)
+    taken = drain(dispatcher, [0, 1, 2] * len(games))
+    ids = sorted(i for items in taken.values() for i, _ in items)
+    assert ids == [g.index for g in games]
+    assert len(dispatcher) == 0 and dispatcher.next_for(0) is None
+
+
+def test_workers_keep_to_their_share_of_rotations_while_it_lasts() -> None:
+    games = plan(SPEC)                 # 4 rotations, 2 workers: two rotations each
+    dispatcher = Dispatcher([(g.index, g) for g in games], 2)
+    taken = drain(dispatcher, [0, 1] * len(games))
+    rotations = {w: {g.rotation for _, g in items} for w, items in taken.items()}
+    assert rotations[0].isdisjoint(rotations[1])
+    for items in taken.values():
+        indexes = [g.index for _, g in items]
+        assert indexes == sorted(indexes), "plan order within a worker"
+
+
+def test_a_worker_whose_share_is_done_takes_other_games() -> None:
+    games = plan(SPEC)
+    dispatcher = Dispatcher([(g.index, g) for g in games], 2)
+    taken = drain(dispatcher, [1] * len(games))     # worker 0 never asks
+    assert len(taken[1]) == len(games)
