@@ -19,6 +19,8 @@ import os
 import threading
 from pathlib import Path
 
+from arena.text import printable
+
 log = logging.getLogger(__name__)
 
 #: Folder name of the logs, next to the database.
@@ -133,7 +135,8 @@ class CappedLog:
 
 
 def tail(path: Path, limit: int) -> str:
-    """The last lines (at most ``limit`` bytes, three lines) of a log, on one line."""
+    """The last lines (at most ``limit`` bytes, three lines) of a log, on one line, with
+    control characters escaped (a bot's output is hostile text)."""
     try:
         with open(path, "rb") as handle:
             handle.seek(0, os.SEEK_END)
@@ -142,4 +145,4 @@ def tail(path: Path, limit: int) -> str:
             data = handle.read().decode("utf-8", "replace")
     except OSError:
         return ""
-    return " | ".join(line.strip() for line in data.strip().splitlines()[-3:])
+    return printable(" | ".join(line.strip() for line in data.strip().splitlines()[-3:]))

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from arena.text import printable
 from tournaments.ratings import BatchRatings, Crosstable
 from tournaments.values import RatingMethod, RatingRow, Standing, TournamentInfo
 
@@ -38,7 +39,7 @@ def _cell(value: Any) -> str:
         return "yes" if value else "no"
     if isinstance(value, float):
         return f"{value:.2f}"
-    return str(value)
+    return printable(str(value))
 
 
 def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *,

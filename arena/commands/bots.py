@@ -14,6 +14,7 @@ from arena.commands.common import echo_json
 from arena.commands.storage import bundled_version, db_option
 from arena.errors import ArenaError
 from arena.logs import bot_logs, logs_folder
+from arena.text import printable
 from arena.remote import check_listen
 from tournaments.registry import (BotCheckError, command_version, folder_version,
                                   load_manifest, register)
@@ -155,4 +156,5 @@ def logs(name: str, only_list: bool, db_path: str | None) -> None:
             click.echo(f"{path}  {path.stat().st_size} bytes")
             continue
         click.echo(f"==> {path} <==")
-        click.echo(path.read_text(encoding="utf-8", errors="replace"), nl=False)
+        click.echo(printable(path.read_text(encoding="utf-8", errors="replace"),
+                             keep_lines=True), nl=False)

@@ -13,6 +13,7 @@ from arena.games import get_game
 from arena.match import play_match
 from arena.record import GameRecord
 from arena.replay import seat_story
+from arena.text import printable
 from tournaments.registry import registered_specs
 from tournaments.store import resolve_db_path
 from tournaments.reports import format_table
@@ -74,7 +75,7 @@ def show_log(record: GameRecord) -> None:
     faults_by_step: dict[int, list[str]] = {}
     for fault in record.faults:
         faults_by_step.setdefault(fault.step, []).append(
-            f"  ! fault: seat {fault.seat} {fault.kind.value}: {fault.detail}")
+            f"  ! fault: seat {fault.seat} {fault.kind.value}: {printable(fault.detail)}")
     for event in record.events:
         click.echo(game.format_event(event))
     for lines in faults_by_step.values():
