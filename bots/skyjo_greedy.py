@@ -4,9 +4,11 @@ Stateless: every decision comes from the view. Face-down cards are valued at the
 cards it has not seen (the deck minus every face-up card, the discard pile and its own drawn
 card). A placement is worth the points it saves, plus the points of a column it removes, plus
 a little for starting a pair in a column. Turning the last face-down card over ends the round,
-so that is only welcome when the bot expects to be strictly lowest (or scores 0 or less, which
-is never doubled); otherwise the doubling counts against it. Taking the discard is compared
-with the expected value of drawing (averaged over the unseen cards).
+so that is only welcome when the bot expects to be strictly lowest; otherwise the doubling
+counts against it (under the default rule a doubled negative score gains; under ``doubling:
+manual`` a score of 0 or less is never doubled). Taking the discard is compared with the
+expected value of drawing (averaged over the unseen cards). Under ``discard_flip: optional`` it
+discards a drawn card without turning anything over when every swap and every turn would cost.
 """
 
 from __future__ import annotations
@@ -52,6 +54,8 @@ class Situation:
     up: int                       # the sum of our face-up cards
     final_lap: bool               # someone else ended the round: this is our last turn
     rival_best: float             # the lowest estimated final score among the other seats
+    manual_doubling: bool         # option doubling: manual (only positive scores double)
+    may_skip_flip: bool           # option discard_flip: optional
 
 
 def read(view: dict[str, Any]) -> Situation:
@@ -70,6 +74,8 @@ def read(view: dict[str, Any]) -> Situation:
         up=sum(grid[i] for i in live if grid[i] is not None),
         final_lap=view["ender"] is not None and view["ender"] != me,
         rival_best=min(rivals),
+        manual_doubling=view["options"].get("doubling") == "manual",
+        may_skip_flip=view["options"].get("discard_flip") == "optional",
     )
 
 
@@ -114,9 +120,9 @@ def estimate(cells: Sequence[int | None], dead: set[int], mean: float) -> float:
 
 def ending_value(sit: Situation, final: float) -> float:
     """Adjustment for a move that ends the round with our cards summing to ``final``."""
-    if final <= 0 or final < sit.rival_best - END_MARGIN:
-        return END_BONUS
-    return -final - END_BONUS   # likely doubled
+    if final < sit.rival_best - END_MARGIN or (sit.manual_doubling and final <= 0):
+        return END_BONUS        # likely strictly lowest, or never doubled
+    return -final - END_BONUS   # likely doubled: adds the score once more
 
 
 def ends_round(sit: Situation, place: Spot) -> bool:
@@ -181,6 +187,8 @@ def choose_turn(sit: Situation, discard_top: int) -> str:
 def choose_drawn(sit: Situation, card: int) -> str:
     swap, swap_index = best_placement(sit, card)
     flip, flip_index = best_flip(sit)
+    if sit.may_skip_flip and max(swap, flip) < 0:
+        return "discard"
     if flip > swap:
         return f"discard-flip:{cell(-flip_index)}"
     return f"swap:{cell(-swap_index)}"

@@ -8,13 +8,16 @@ Version 1 holds the raw facts: bots, tournaments, entrants, games (with their co
 lists and outcomes), seats and faults. Version 2 adds what is derived from them and can be
 rebuilt at any time: ratings, rating history, and views (``standings``, ``head_to_head``,
 ``rankings``) that make the file read well in Datasette. Version 3 adds remote bots' tokens
-(hashed) and the arena's CURVE keys (``tournaments.remote``).
+(hashed) and the arena's CURVE keys (``tournaments.remote``). Version 4 writes the Skyjo
+options added later (``doubling``, ``discard_flip``) into older Skyjo tournaments, with the
+values they were played under.
 
 To change the schema, append a function to ``MIGRATIONS``; never edit one that has shipped.
 """
 
 from __future__ import annotations
 
+import json
 import logging
 import sqlite3
 from collections.abc import Callable
@@ -148,8 +151,22 @@ def _remote(db: Database) -> None:
         )""")
 
 
+def _skyjo_rules_options(db: Database) -> None:
+    """Skyjo tournaments planned before the ``doubling`` and ``discard_flip`` options existed
+    were played under the manual's doubling and a mandatory turn after a discard: their stored
+    options say so, so that their games replay as they were played."""
+    rows = db.execute("SELECT id, options FROM tournaments WHERE game = 'skyjo'").fetchall()
+    for tid, text in rows:
+        options = json.loads(text)
+        options.setdefault("doubling", "manual")
+        options.setdefault("discard_flip", "mandatory")
+        db.execute("UPDATE tournaments SET options = ? WHERE id = ?",
+                   (json.dumps(options, separators=(",", ":")), tid))
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
-MIGRATIONS: list[Callable[[Database], None]] = [_raw_facts, _derived, _remote]
+MIGRATIONS: list[Callable[[Database], None]] = [_raw_facts, _derived, _remote,
+                                                _skyjo_rules_options]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

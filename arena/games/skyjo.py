@@ -1,6 +1,6 @@
 """Skyjo: lowest score wins; 3x4 grids of face-down cards, swapped and turned over.
 
-Rules as implemented: ``/work/shared/rules/skyjo.md`` and ``docs/games/skyjo.md``. Grid cells
+Rules as implemented: ``docs/games/skyjo.md``. Grid cells
 are addressed ``R,C`` with rows 0-2 (top to bottom) and columns 0-3 (left to right); a grid is
 stored row-major (index ``R*4+C``). Piles are lists whose *last* element is the top.
 
@@ -94,14 +94,22 @@ def round_winner(scores: list[int]) -> int:
     return min(range(len(scores)), key=lambda s: (scores[s], s))
 
 
-def round_scores(raw: list[int], ender: int | None, capped: bool) -> list[int]:
-    """Round scores from the card sums: the ender's positive sum doubles unless strictly lowest.
+def round_scores(raw: list[int], ender: int | None, capped: bool, doubling: str) -> list[int]:
+    """Round scores from the card sums: the ender's sum doubles unless the ender is lowest.
 
+    ``unless-lowest`` (the user's text): doubled if another seat scored strictly less, whatever
+    the sign. ``manual``: doubled only if positive and another seat scored the same or less.
     Nobody is doubled in a round that the round cap ended (or that has no ender).
     """
     scores = list(raw)
-    if ender is not None and not capped and raw[ender] > 0 and any(
-            raw[o] <= raw[ender] for o in range(len(raw)) if o != ender):
+    if ender is None or capped:
+        return scores
+    others = [raw[o] for o in range(len(raw)) if o != ender]
+    if doubling == "manual":
+        doubled = raw[ender] > 0 and any(o <= raw[ender] for o in others)
+    else:
+        doubled = any(o < raw[ender] for o in others)
+    if doubled:
         scores[ender] = 2 * raw[ender]
     return scores
 
@@ -163,7 +171,7 @@ class SkyjoState(State):
             self._final_reveal(seat)
         raw = [self.grid_score(seat) for seat in range(self.players)]
         ender = self.ender
-        scores = round_scores(raw, ender, capped)
+        scores = round_scores(raw, ender, capped, self.options["doubling"])
         self.totals = [t + s for t, s in zip(self.totals, scores)]
         self.history.append(scores)
         self.last_ender = ender
@@ -211,7 +219,9 @@ class SkyjoState(State):
         if self.phase is Phase.TURN:
             return ["draw"] + [f"take-discard:{name}" for name in in_play]
         down = [cell_name(i) for i in range(CELLS) if cells[i] is Cell.DOWN]
-        return [f"swap:{name}" for name in in_play] + [f"discard-flip:{name}" for name in down]
+        skip = ["discard"] if self.options["discard_flip"] == "optional" else []
+        return ([f"swap:{name}" for name in in_play] + [f"discard-flip:{name}" for name in down]
+                + skip)
 
     def _apply(self, actions: Mapping[int, str]) -> None:
         if self.phase is Phase.REVEAL:
@@ -229,6 +239,9 @@ class SkyjoState(State):
             card, self.drawn = self.drawn, None
             assert card is not None
             self._swap_in(seat, move.cells[0], card, "swap")
+            self._end_turn(seat)
+        elif move.kind == "discard":
+            self._discard(seat)
             self._end_turn(seat)
         else:
             self._discard_flip(seat, move.cells[0])
@@ -289,6 +302,13 @@ class SkyjoState(State):
                  flipped=self.cards[seat][index])
         self._check_column(seat, index % COLS)
 
+    def _discard(self, seat: int) -> None:
+        """Option ``discard_flip: optional``: discard the drawn card and turn nothing over."""
+        card, self.drawn = self.drawn, None
+        assert card is not None
+        self.discard.append(card)
+        self.log("discard", seat=seat, card=card)
+
     def _check_column(self, seat: int, col: int) -> None:
         """Remove ``col`` if it holds three face-up cards of one value (option ``columns``)."""
         if not self.options["columns"]:
@@ -330,8 +350,7 @@ class SkyjoState(State):
             "game": "skyjo",
             "seat": seat,
             "players": self.players,
-            "options": {"columns": self.options["columns"],
-                        "next_starter": self.options["next_starter"]},
+            "options": dict(self.options),
             "round": self.round,
             "phase": self.phase.value,
             "turn": self.current if self.current >= 0 else None,
@@ -426,6 +445,12 @@ class SkyjoGame(Game):
         "next_starter": OptionSpec("winner", "who starts rounds after the first: the previous "
                                    "round's winner or the player who ended it",
                                    choices=("winner", "ender")),
+        "doubling": OptionSpec("unless-lowest", "the round's ender is doubled unless strictly "
+                               "lowest, or (manual) only if positive and not strictly lowest",
+                               choices=("unless-lowest", "manual")),
+        "discard_flip": OptionSpec("mandatory", "after discarding a drawn card, turning a "
+                                   "face-down card over is mandatory or optional",
+                                   choices=("mandatory", "optional")),
     }
 
     def _new(self, players: int, seed: int, options: dict[str, Any]) -> SkyjoState:
@@ -453,6 +478,8 @@ class SkyjoGame(Game):
         if kind == "discard-flip":
             return (f"seat {seat} discards {event['card']} and turns over {event['cell']}"
                     f" = {event['flipped']}")
+        if kind == "discard":
+            return f"seat {seat} discards {event['card']} and turns nothing over"
         if kind == "remove-column":
             return f"seat {seat} removes column {event['column']} of {event['card']}s"
         if kind == "round-end":

@@ -75,7 +75,8 @@ def test_module_contract() -> None:
 
 @pytest.mark.parametrize("players, deals, options", [
     (2, 100, None), (4, 20, None), (8, 3, None), (3, 15, {"columns": False}),
-    (2, 30, {"next_starter": "ender"}),
+    (2, 30, {"next_starter": "ender"}), (2, 30, {"doubling": "manual"}),
+    (3, 15, {"discard_flip": "optional"}),
 ])
 def test_beats_random_by_a_wide_margin(players: int, deals: int, options: dict | None) -> None:
     p, per_decision = pairwise_score(players, deals, options)
@@ -105,3 +106,19 @@ def test_fast_placement_table_matches_the_plain_search() -> None:
             checked += 1
         state.apply({s: skyjo_greedy.act(state.view(s), state.legal(s)) for s in state.to_act()})
     assert checked > 50
+
+
+def test_skips_the_flip_only_where_the_option_allows_it() -> None:
+    chosen = {"mandatory": 0, "optional": 0}
+    for rule in chosen:
+        state = GAME.new(3, 5, {"discard_flip": rule})
+        random.seed(5)
+        while not state.is_over():
+            moves = {}
+            for seat in state.to_act():
+                action = skyjo_greedy.act(state.view(seat), state.legal(seat))
+                assert action in state.legal(seat)
+                chosen[rule] += action == "discard"
+                moves[seat] = action
+            state.apply(moves)
+    assert chosen["mandatory"] == 0 and chosen["optional"] > 0

@@ -28,6 +28,15 @@ def option_sets(game: Game) -> list[dict]:
     return sets
 
 
+def option_combinations(game: Game) -> list[dict]:
+    """Every combination of every option's values."""
+    combos: list[dict] = [{}]
+    for name, spec in game.options.items():
+        values = (False, True) if spec.kind is bool else spec.choices or (spec.default,)
+        combos = [{**combo, name: value} for combo in combos for value in values]
+    return combos
+
+
 def test_registry_has_the_bundled_games() -> None:
     assert {"skull"} <= set(GAMES)
     for game in all_games():
@@ -50,6 +59,16 @@ def test_replay_is_exact(name: str) -> None:
     for players in (game.min_players, game.max_players):
         for options in option_sets(game):
             c.check_replay(game, players, 17 + players, options)
+
+
+@pytest.mark.parametrize("name", GAMES)
+def test_every_option_combination_plays_replays_and_hides(name: str) -> None:
+    game = get_game(name)
+    for options in option_combinations(game):
+        for players in (game.min_players, game.max_players):
+            c.playout(game, players, 31 + players, options)
+        c.check_replay(game, game.min_players, 41, options)
+        c.check_information(game, game.min_players, 51, options, every=7)
 
 
 @pytest.mark.parametrize("name", GAMES)

@@ -1,4 +1,4 @@
-"""Scenario and property tests of the Skyjo engine (rules: /work/shared/rules/skyjo.md).
+"""Scenario and property tests of the Skyjo engine (rules: docs/games/skyjo.md).
 
 Scenarios stack the deck: ``arena.games.skyjo.Random`` is replaced by ``StackedRandom``, whose
 shuffles follow prepared card orders. A deck order is laid out as the engine deals it: seat
@@ -196,6 +196,30 @@ def test_discard_flip_discards_then_turns_a_face_down_card(stack) -> None:
     assert view["grids"][0][2] == [None, None, 6, None] and view["discard"] == [3, 11]
 
 
+def test_turning_a_card_after_a_discard_is_mandatory_by_default(stack) -> None:
+    state = new(2, seed=4)
+    reveal(state, "0,0+0,1", "0,0+0,1")
+    play(state, "draw")
+    assert "discard" not in state.legal(state.to_act()[0])
+    with pytest.raises(IllegalAction):
+        play(state, "discard")
+
+
+def test_discard_flip_optional_lets_the_drawer_discard_and_turn_nothing(stack) -> None:
+    stack.append(deck_for(2, {0: [[4, 5, 6, 7]] * 3}, discard=3, draws=[11]))
+    state = new(2, {"discard_flip": "optional"})
+    reveal(state, "0,0+0,1", "0,0+0,1")
+    play(state, "draw")
+    legal = state.legal(0)
+    assert legal[-1] == "discard" and "discard-flip:2,2" in legal and "swap:2,2" in legal
+    play(state, "discard")
+    view = state.view(1)
+    assert view["grids"][0] == [[4, 5, None, None], [None] * 4, [None] * 4]
+    assert view["discard"] == [3, 11] and view["turn"] == 1 and view["phase"] == "turn"
+    assert state.events[-1] == {"type": "discard", "seat": 0, "card": 11}
+    assert view["options"]["discard_flip"] == "optional"
+
+
 @pytest.mark.parametrize("action", ["discard-flip:0,0", "take-discard:0,0", "draw"])
 def test_illegal_actions_in_the_drawn_phase_change_nothing(action: str) -> None:
     state = new(2, seed=4)
@@ -284,12 +308,18 @@ def play_vector_a(stack: list[list[int]], options: dict | None = None) -> SkyjoS
     return state
 
 
-def test_vector_a_ender_tied_for_lowest_is_doubled(stack) -> None:
-    state = play_vector_a(stack)
+def test_vector_a_ender_tied_for_lowest_is_doubled_under_the_manual_rule(stack) -> None:
+    state = play_vector_a(stack, {"doubling": "manual"})
     end = next(e for e in state.events if e["type"] == "round-end")
     assert end["raw"] == [10, 24, 10] and end["scores"] == [20, 24, 10]
     assert end["ender"] == 0 and state.totals == [20, 24, 10]
     assert state.view(1)["round_scores"] == [[20, 24, 10]]
+
+
+def test_vector_a_ender_tied_for_lowest_is_kept_by_default(stack) -> None:
+    state = play_vector_a(stack)
+    end = next(e for e in state.events if e["type"] == "round-end")
+    assert end["raw"] == [10, 24, 10] and end["scores"] == [10, 24, 10]
 
 
 def test_after_the_ender_every_other_player_takes_exactly_one_turn(stack) -> None:
@@ -302,7 +332,7 @@ def test_after_the_ender_every_other_player_takes_exactly_one_turn(stack) -> Non
 
 @pytest.mark.parametrize("rule, starter", [("winner", 2), ("ender", 0)])
 def test_later_rounds_start_with_the_winner_or_the_ender(stack, rule, starter) -> None:
-    state = play_vector_a(stack, {"next_starter": rule})
+    state = play_vector_a(stack, {"next_starter": rule, "doubling": "manual"})
     assert state.round == 2 and state.view(0)["starter"] == starter
     reveal(state, "0,0+0,1", "0,0+0,1", "0,0+0,1")
     assert state.to_act() == (starter,)
@@ -318,8 +348,22 @@ def test_later_rounds_start_with_the_winner_or_the_ender(stack, rule, starter) -
     ([12, 24, 10], 0, True, [12, 24, 10]),       # the round cap doubles nobody
     ([12, 24, 10], None, False, [12, 24, 10]),
 ])
-def test_round_scores_doubling(raw, ender, capped, scores) -> None:
-    assert round_scores(raw, ender, capped) == scores
+def test_round_scores_doubling_manual(raw, ender, capped, scores) -> None:
+    assert round_scores(raw, ender, capped, "manual") == scores
+
+
+@pytest.mark.parametrize("raw, ender, capped, scores", [
+    ([10, 24, 10], 0, False, [10, 24, 10]),      # a tie for lowest is the lowest: kept
+    ([9, 24, 10], 0, False, [9, 24, 10]),        # strictly lowest: kept
+    ([12, 24, 10], 0, False, [24, 24, 10]),      # someone scored strictly less: doubled
+    ([0, -3, 10], 0, False, [0, -3, 10]),        # whatever the sign: zero doubles to zero
+    ([-2, -5, 10], 0, False, [-4, -5, 10]),      # whatever the sign: -2 doubles to -4
+    ([-5, -5, 10], 0, False, [-5, -5, 10]),      # tied lowest below zero: kept
+    ([12, 24, 10], 0, True, [12, 24, 10]),       # the round cap doubles nobody
+    ([12, 24, 10], None, False, [12, 24, 10]),
+])
+def test_round_scores_doubling_unless_lowest(raw, ender, capped, scores) -> None:
+    assert round_scores(raw, ender, capped, "unless-lowest") == scores
 
 
 def test_round_cap_ends_a_stalled_round_without_doubling() -> None:
@@ -440,7 +484,8 @@ def test_game_round_cap_ends_the_game(monkeypatch) -> None:
 
 # ------------------------------------------------------------------- options, log, bound
 def test_options() -> None:
-    assert GAME.default_options == {"columns": True, "next_starter": "winner"}
+    assert GAME.default_options == {"columns": True, "next_starter": "winner",
+                                    "doubling": "unless-lowest", "discard_flip": "mandatory"}
     assert new(2, {"columns": "off"}).options["columns"] is False
     with pytest.raises(OptionError):
         new(2, {"next_starter": "loser"})

@@ -69,6 +69,24 @@ def test_new_database_is_current_and_in_wal_mode(store: Store, path: Path) -> No
     assert {"standings", "head_to_head", "rankings"} <= set(store.db.view_names())
 
 
+def test_skyjo_tournaments_planned_before_the_new_options_keep_the_rules_they_had(
+        path: Path) -> None:
+    db = Database(sqlite3.connect(path, isolation_level=None))
+    migrate(db, path=str(path), target=3)
+    db.execute("INSERT INTO tournaments (id, game, options, table_size, rounds, seed, move_ms, "
+               "created_at, status) VALUES (1, 'skyjo', '{\"columns\":false,"
+               "\"next_starter\":\"winner\"}', 2, 1, 5, 100, 'then', 'done'), "
+               "(2, 'skull', '{}', 2, 1, 5, 100, 'then', 'done')")
+    db.conn.close()
+    with Store.open(path) as store:
+        options = json.loads(store.db.execute(
+            "SELECT options FROM tournaments WHERE id = 1").fetchone()[0])
+        assert options == {"columns": False, "next_starter": "winner", "doubling": "manual",
+                           "discard_flip": "mandatory"}
+        other = store.db.execute("SELECT options FROM tournaments WHERE id = 2").fetchone()[0]
+        assert other == "{}"
+
+
 def test_migrates_a_version_1_database(path: Path) -> None:
     db = Database(sqlite3.connect(path, isolation_level=None))
     migrate(db, path=str(path), target=1)
