@@ -13,6 +13,10 @@ claimants and raisers usually sit on roses, disagreeing players may be guarding 
   others' rows in the order a careful dealer would pick them, its own row at its true odds (it
   knows where its skull lies) — and agrees when the dealer is more likely to succeed than not,
   disagrees otherwise. A disagreeing answer with its skull on top of its row is its bluff.
+* Showdown: the dealer may reveal any face-down bill of any other row. It turns the bill least
+  likely to be a skull: rows by the same odds, and within a row the ante (the bill put down
+  first, blind, where trappers like itself hide their skull) counts as riskier than bills added
+  later.
 * Gives up a rose while it has two, keeping the skull as a threat.
 """
 
@@ -23,7 +27,7 @@ from collections.abc import Mapping, Sequence
 from typing import Any
 
 from bots.skull_odds import (Stacks, best_number, bidders, lay, next_good, others_stacks,
-                             pick_top, plan, safe_top)
+                             plan, safe_top)
 
 GAMES = ("skull-bank",)
 
@@ -37,6 +41,8 @@ SKULL_ANTE = 0.8
 SAFE_TARGET = 1
 #: Risk factors from this round's answers.
 DISAGREE_LEAN = 1.4
+#: Weight of the ante (position 0) against a later bill, for where a row's skull lies.
+ANTE_WEIGHT = 1.5
 
 
 def _leans(view: Mapping[str, Any]) -> dict[int, float]:
@@ -86,6 +92,32 @@ def dealer_odds(view: Mapping[str, Any]) -> float:
     return odds
 
 
+def skull_chance(risk: float, placed: int, down: Sequence[int], position: int) -> float:
+    """Chance that the face-down bill at ``position`` of a row is its skull.
+
+    ``risk`` is the chance the skull was among the ``placed`` bills; the bills already revealed
+    were roses. Within the row the skull lies at a position weighted ``ANTE_WEIGHT`` for the
+    ante and 1 for later bills.
+    """
+    weight = {at: ANTE_WEIGHT if at == 0 else 1.0 for at in range(placed)}
+    remaining = risk * sum(weight[at] for at in down) / sum(weight.values())
+    still = remaining / (1.0 - risk + remaining) if remaining else 0.0
+    return still * weight[position] / sum(weight[at] for at in down)
+
+
+def pick_bill(view: Mapping[str, Any], legal: list[str]) -> str:
+    """The ``reveal:SEAT,POS`` action whose bill is least likely a skull (ties: the first)."""
+    rows = others_stacks(view, _leans(view))
+    best, best_chance = legal[0], 2.0
+    for action in legal:
+        seat, _, at = action.partition(":")[2].partition(",")
+        risk, placed, _ = rows.get(int(seat), (0.0, 1, 0))
+        chance = skull_chance(risk, placed, view["face_down"][int(seat)], int(at))
+        if chance < best_chance:
+            best, best_chance = action, chance
+    return best
+
+
 def _ante(view: Mapping[str, Any], legal: list[str]) -> str:
     return lay(view["row"], legal, "add", "rose", SKULL_ANTE)
 
@@ -122,7 +154,7 @@ def act(view: dict, legal: list[str]) -> str:
     if phase == "raise":
         return legal[0]  # the smallest forced raise has the best odds
     if phase == "showdown":
-        return pick_top(view, legal, _leans(view))
+        return pick_bill(view, legal)
     if phase == "give":
         return "give:rose" if view["hand"]["rose"] >= 2 else legal[-1]
     return random.choice(legal)

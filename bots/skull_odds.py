@@ -113,7 +113,7 @@ def risk_of(entry: Mapping[str, Any], hits: int, lean: float = 1.0) -> float:
 
 def shown_counts(shown: Iterable[Sequence[Any]]) -> dict[int, int]:
     counts: dict[int, int] = {}
-    for owner, _ in shown:
+    for owner, *_ in shown:          # [owner, disc], or [owner, position, disc] (bank)
         counts[owner] = counts.get(owner, 0) + 1
     return counts
 

@@ -10,7 +10,8 @@ rebuilt at any time: ratings, rating history, and views (``standings``, ``head_t
 ``rankings``) that make the file read well in Datasette. Version 3 adds remote bots' tokens
 (hashed) and the arena's CURVE keys (``tournaments.remote``). Version 4 writes the Skyjo
 options added later (``doubling``, ``discard_flip``) into older Skyjo tournaments, with the
-values they were played under.
+values they were played under; version 5 names the revealed bill of older skull-bank
+showdowns by its position.
 
 To change the schema, append a function to ``MIGRATIONS``; never edit one that has shipped.
 """
@@ -164,9 +165,39 @@ def _skyjo_rules_options(db: Database) -> None:
                    (json.dumps(options, separators=(",", ":")), tid))
 
 
+def _skull_bank_named_bills(db: Database) -> None:
+    """Skull-bank showdowns name a bill by owner and position (``reveal:SEAT,POS``): the dealer
+    may reveal any face-down bill. Games stored before named only the row (``reveal:SEAT``,
+    always its top face-down bill); they are rewritten with the position that was revealed, so
+    they replay as they were played."""
+    from arena.games import get_game
+
+    rows = db.execute(
+        "SELECT g.id, g.deal_seed, g.seating, g.actions, t.options FROM games g "
+        "JOIN tournaments t ON t.id = g.tournament_id "
+        "WHERE t.game = 'skull-bank' AND g.actions LIKE '%reveal:%'").fetchall()
+    game = get_game("skull-bank")
+    for game_id, seed, seating, text, options in rows:
+        actions = json.loads(text)
+        state = game.new(len(json.loads(seating)), seed, json.loads(options))
+        step, joint = 0, {}
+        for record in actions + [None]:
+            if record is None or record[0] != step:
+                state.apply(joint)
+                if record is None:
+                    break
+                step, joint = record[0], {}
+            owner, _, at = record[2].partition(":")[2].partition(",")
+            if record[2].startswith("reveal:") and not at:
+                record[2] = f"reveal:{owner},{state.kits[int(owner)].top_down()}"
+            joint[record[1]] = record[2]
+        db.execute("UPDATE games SET actions = ? WHERE id = ?",
+                   (json.dumps(actions, separators=(",", ":")), game_id))
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database], None]] = [_raw_facts, _derived, _remote,
-                                                _skyjo_rules_options]
+                                                _skyjo_rules_options, _skull_bank_named_bills]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -3,8 +3,8 @@
 Both games give every player four discs (three good ones -- flowers or roses -- and one skull),
 have them put discs face down on a personal pile (Skull's *stack*, the bank variant's *row*),
 and end a round with one player turning discs over: their own pile first, top first and
-automatically, then the top face-down disc of any other pile, one decision each, stopping at the
-first skull. Discs are lost either blind (drawn at random by the referee, only the loser learns
+automatically, then one disc of another pile per decision (Skull: the top face-down disc of a
+stack; the bank variant: any face-down bill of any other row), stopping at the first skull. Discs are lost either blind (drawn at random by the referee, only the loser learns
 which) or by the loser's own choice, and a player without discs is eliminated.
 
 This module holds what the two games really share:
@@ -53,7 +53,8 @@ class Kit:
     """One player's discs and the public knowledge about where that player's skull is.
 
     ``hand`` counts the discs in hand by kind (``[good, skull]``); ``pile`` is the face-down
-    pile, bottom first, whose top ``shown`` discs have been turned face up this round; ``lost``
+    pile, bottom first; ``up`` lists the positions in it turned face up this round (position 0
+    is the bottom, the first disc put down), in the order they were turned; ``lost``
     are the removed discs in order of loss (their identities are known only to the owner).
     ``lost[:known_lost]`` are publicly known to be good (the skull was seen after those losses);
     when ``gone_by`` is set the skull is publicly known to be among ``lost[:gone_by]`` (every disc
@@ -62,7 +63,7 @@ class Kit:
 
     hand: list[int] = field(default_factory=lambda: [GOODS_EACH, 1])
     pile: list[int] = field(default_factory=list)
-    shown: int = 0
+    up: list[int] = field(default_factory=list)
     lost: list[int] = field(default_factory=list)
     known_lost: int = 0
     gone_by: int | None = None
@@ -79,23 +80,40 @@ class Kit:
     @property
     def hidden(self) -> int:
         """Face-down discs still on the pile (flippable)."""
-        return len(self.pile) - self.shown
+        return len(self.pile) - len(self.up)
+
+    def face_down(self) -> list[int]:
+        """The positions of the pile still face down, bottom first."""
+        up = self.up
+        return [i for i in range(len(self.pile)) if i not in up]
+
+    def top_down(self) -> int:
+        """The position of the topmost face-down disc (the pile has one)."""
+        up, at = self.up, len(self.pile) - 1
+        while at in up:
+            at -= 1
+        return at
+
+    def skull_up(self) -> bool:
+        """Whether this pile's skull lies face up."""
+        pile = self.pile
+        return any(pile[i] == SKULL for i in self.up)
 
     def close(self) -> None:
         """End of the round's turning-over: record what the public learnt about the skull
         from the flips, then take the pile back into the hand."""
-        shown, pile, hand = self.shown, self.pile, self.hand
+        pile, hand = self.pile, self.hand
         if not pile:
             return
-        if shown and SKULL in pile[-shown:]:
+        if self.skull_up():
             self.known_lost = len(self.lost)
-        elif self.gone_by is None and shown == len(pile) and hand[GOOD] + hand[SKULL] == 0:
+        elif self.gone_by is None and len(self.up) == len(pile) and hand[GOOD] + hand[SKULL] == 0:
             self.gone_by = len(self.lost)
         skulls = pile.count(SKULL)
         hand[SKULL] += skulls
         hand[GOOD] += len(pile) - skulls
         pile.clear()
-        self.shown = 0
+        self.up = []
 
     def remove(self, kind: int) -> None:
         """Remove one disc of ``kind`` from the hand (after ``close``)."""
@@ -114,15 +132,17 @@ class Kit:
         Shown discs and ``lost[:known_lost]`` stay; the skull goes to one of the removed discs it
         may be, or (unless it is known to be gone) to the hand or a face-down pile position.
         """
-        if self.shown and SKULL in self.pile[-self.shown:]:
-            return  # the skull is face up
+        if self.skull_up():
+            return
         lo = self.known_lost
         hi = len(self.lost) if self.gone_by is None else self.gone_by
-        owned_slots = 0 if self.gone_by is not None else self.in_hand + self.hidden
+        down = self.face_down()
+        owned_slots = 0 if self.gone_by is not None else self.in_hand + len(down)
         pick = rng.randrange(hi - lo + owned_slots)
         self.lost[lo:] = [GOOD] * (len(self.lost) - lo)
         self.hand = [self.in_hand, 0]
-        self.pile[:self.hidden] = [GOOD] * self.hidden
+        for at in down:
+            self.pile[at] = GOOD
         if pick < hi - lo:
             self.lost[lo + pick] = SKULL
             return
@@ -130,27 +150,29 @@ class Kit:
         if pick < self.in_hand:
             self.hand = [self.in_hand - 1, 1]
         else:
-            self.pile[pick - self.in_hand] = SKULL
+            self.pile[down[pick - self.in_hand]] = SKULL
 
     def copy(self) -> Kit:
         """An independent copy."""
-        return Kit(list(self.hand), list(self.pile), self.shown, list(self.lost),
+        return Kit(list(self.hand), list(self.pile), list(self.up), list(self.lost),
                    self.known_lost, self.gone_by, self.out)
 
     def full(self) -> dict[str, Any]:
-        return {"hand": list(self.hand), "pile": list(self.pile), "shown": self.shown,
+        return {"hand": list(self.hand), "pile": list(self.pile), "shown": len(self.up),
                 "lost": list(self.lost), "known_lost": self.known_lost,
                 "gone_by": self.gone_by, "out": self.out}
 
 
 @dataclass(slots=True)
 class Challenge:
-    """Seat ``by`` turning over ``target`` discs; ``flips`` are ``(owner, kind)`` in order."""
+    """Seat ``by`` turning over ``target`` discs; ``flips`` are ``(owner, kind)`` in order and
+    ``positions`` the pile position of each."""
 
     by: int
     target: int
     flips: list[tuple[int, int]] = field(default_factory=list)
     skull_of: int | None = None
+    positions: list[int] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
@@ -199,6 +221,8 @@ class DiscState(State):
     SHOWN: ClassVar[str]
     TOGETHER: ClassVar[Any]
     LISTS: ClassVar[tuple[str, ...]] = ()
+    #: Whether turned discs are named by pile position too (the bank variant reveals any).
+    FLIP_POSITIONS: ClassVar[bool] = False
     NAMES: ClassVar[tuple[str, str]]
     NAME_SEQS: ClassVar[dict[tuple[int, ...], tuple[str, ...]]]
     PLACES: ClassVar[tuple[tuple[str, ...], ...]]
@@ -401,20 +425,27 @@ class DiscState(State):
         while not challenge.done and kit.hidden:
             self.flip(seat, True)
 
-    def flip(self, owner: int, auto: bool = False) -> None:
+    def flip(self, owner: int, auto: bool = False, position: int | None = None) -> None:
+        """Turn over ``owner``'s disc at ``position`` (default: its topmost face-down one)."""
         challenge = self.challenge
         assert challenge is not None
         kit = self.kits[owner]
-        kit.shown += 1
-        kind = kit.pile[-kit.shown]
+        at = kit.top_down() if position is None else position
+        kit.up.append(at)
+        kind = kit.pile[at]
         challenge.flips.append((owner, kind))
+        challenge.positions.append(at)
         if kind == SKULL:
             challenge.skull_of = owner
         name = self.NAMES[kind]
         by = challenge.by
-        self.events.append({"type": self.FLIP, "by": by, "seat": owner, "disc": name,
-                            "auto": auto})
-        self.round_log.append(f"{by}:{self.FLIP}:{owner}:{name}")
+        event = {"type": self.FLIP, "by": by, "seat": owner, "disc": name, "auto": auto}
+        if self.FLIP_POSITIONS:
+            event["position"] = at
+            self.round_log.append(f"{by}:{self.FLIP}:{owner}:{at}:{name}")
+        else:
+            self.round_log.append(f"{by}:{self.FLIP}:{owner}:{name}")
+        self.events.append(event)
         self._parts = None
 
     def flip_actions(self) -> list[str]:
@@ -422,7 +453,7 @@ class DiscState(State):
         flips = self.FLIPS
         actions = []
         for seat, kit in enumerate(self.kits):
-            if seat != by and kit.shown < len(kit.pile):
+            if seat != by and kit.hidden:
                 actions.append(flips[seat])
         return actions
 
@@ -498,7 +529,10 @@ class DiscState(State):
         else:
             names = self.NAMES
             flips = challenge.flips
-            parts = ([[owner, names[kind]] for owner, kind in flips],
+            shown = ([[owner, at, names[kind]] for (owner, kind), at
+                      in zip(flips, challenge.positions)] if self.FLIP_POSITIONS
+                     else [[owner, names[kind]] for owner, kind in flips])
+            parts = (shown,
                      0 if challenge.skull_of is not None else challenge.target - len(flips),
                      list(self.results))
         self._parts = parts
@@ -557,7 +591,7 @@ class DiscState(State):
         challenge = self.challenge
         if challenge is not None:
             other.challenge = Challenge(challenge.by, challenge.target, list(challenge.flips),
-                                        challenge.skull_of)
+                                        challenge.skull_of, list(challenge.positions))
         for name in self.LISTS:
             setattr(other, name, list(getattr(self, name)))
         other._clear_caches()

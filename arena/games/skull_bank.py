@@ -1,11 +1,11 @@
-"""Skull & Roses, bank variant, game id ``skull-bank``: the rules of ``rules/skull-bank.md``.
+"""Skull & Roses, bank variant, game id ``skull-bank``: the rules of ``docs/games/skull-bank.md``.
 
 3-6 players each hold three roses and a skull (bills). A round: everyone antes a bill face down
 at once, then from the dealer each player adds a bill or claims how many bills they can reveal
 without a skull; the claimant takes the button. Every other player then agrees, disagrees or
 raises (a raise takes the button and voids earlier answers). If all agree, the button passes left
-and the new dealer must raise. The dealer reveals their own row (automatically), then top bills
-of other rows. Losers (disagreers on success; dealer and agreers on a skull) each give a bill,
+and the new dealer must raise. The dealer reveals their own row (automatically), then any
+face-down bill of any other row, in any order (a bill is named by its owner and position). Losers (disagreers on success; dealer and agreers on a skull) each give a bill,
 drawn blind or, for the skull's owner, chosen. The last player with bills wins.
 
 [arena] decisions: seat 0 deals first; a claim equal to the bills on the table is shown down
@@ -48,7 +48,7 @@ class Phase(str, enum.Enum):
     ADD = "add"              # add a bill or claim
     RESPOND = "respond"      # agree, disagree or raise
     RAISE = "raise"          # everyone agreed: the new dealer must raise
-    SHOWDOWN = "showdown"    # the dealer picks whose top bill to reveal
+    SHOWDOWN = "showdown"    # the dealer picks which face-down bill of another row to reveal
     GIVE = "give"            # the skull's owner, a loser, picks a bill to give up
     OVER = "over"
 
@@ -58,7 +58,8 @@ _VALUES = {phase: phase.value for phase in Phase}
 #: The keys of a view in order (copying it is faster than building a dict of 18 keys).
 _TEMPLATE: dict[str, Any] = dict.fromkeys((
     "game", "seat", "players", "round", "to_act", "hand", "row", "lost", "revealed", "left",
-    "log", "results", "winner", "phase", "dealer", "claim", "seats", "max_rounds"))
+    "log", "results", "winner", "phase", "dealer", "claim", "seats", "face_down",
+    "max_rounds"))
 _TEMPLATE["game"] = "skull-bank"
 _TEMPLATE["max_rounds"] = MAX_ROUNDS
 
@@ -69,7 +70,8 @@ _DECODE: dict[str, tuple[int, Any]] = {
     "disagree": (_ANSWER, "disagree"), "give:rose": (_GIVE, GOOD), "give:skull": (_GIVE, SKULL),
     **{claim: (_CLAIM, ("claim", n)) for n, claim in enumerate(_CLAIMS)},
     **{raise_: (_CLAIM, ("raise", n)) for n, raise_ in enumerate(_RAISES)},
-    **{f"reveal:{s}": (_REVEAL, s) for s in range(MAX_SEATS)},
+    **{f"reveal:{s},{at}": (_REVEAL, (s, at))
+       for s in range(MAX_SEATS) for at in range(DISCS_EACH)},
 }
 
 
@@ -85,6 +87,7 @@ class BankState(DiscState):
     SHOWN = "revealed"
     TOGETHER = ANTE
     LISTS = ("answers", "losers")
+    FLIP_POSITIONS = True
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
@@ -125,7 +128,7 @@ class BankState(DiscState):
         elif phase is RAISE:
             actions = list(_RAISE_RUNS[self.claim][self.mats])
         elif phase is SHOWDOWN:
-            actions = self.flip_actions()
+            actions = self._reveal_actions()
         else:
             actions = list(self.kinds(seat, self.DROPS))
         return actions
@@ -145,7 +148,7 @@ class BankState(DiscState):
         elif op == _CLAIM:
             self._claim(seat, *arg)
         elif op == _REVEAL:
-            self.flip(arg)
+            self.flip(arg[0], position=arg[1])
             self._after_reveal()
         else:
             self.drop(seat, arg)
@@ -182,6 +185,13 @@ class BankState(DiscState):
             self.note(self.dealer, "button")
 
     # ----- showdown and settlement ---------------------------------------------------------
+    def _reveal_actions(self) -> list[str]:
+        """``reveal:SEAT,POS`` for every face-down bill of every other row, by seat then
+        position (0 is the bottom of a row, the bill put down first)."""
+        by = self.challenge.by if self.challenge else -1
+        return [f"reveal:{seat},{at}" for seat, kit in enumerate(self.kits) if seat != by
+                for at in kit.face_down()]
+
     def _after_reveal(self) -> None:
         challenge = self.challenge
         assert challenge is not None
@@ -283,6 +293,7 @@ class BankState(DiscState):
         base["dealer"] = self.dealer
         base["claim"] = self.claim
         base["seats"] = self._seats_view or self.seats_view()
+        base["face_down"] = [kit.face_down() for kit in self.kits]
         return base
 
     def _build_entry(self, seat: int) -> dict[str, Any]:
@@ -298,9 +309,12 @@ class BankState(DiscState):
         return self.phase is OVER
 
     def game_full(self) -> dict[str, Any]:
+        challenge = self.challenge
         return {"phase": self.phase.value, "dealer": self.dealer, "turn": self.turn,
                 "claim": self.claim, "answers": list(self.answers),
-                "losers": list(self.losers)}
+                "losers": list(self.losers),
+                "up": [list(kit.up) for kit in self.kits],
+                "positions": list(challenge.positions) if challenge else []}
 
     def place_key(self, seat: int) -> tuple[int, ...]:
         """Players still in by bills owned; then the eliminated, later ones ahead."""

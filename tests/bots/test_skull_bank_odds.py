@@ -73,3 +73,22 @@ def test_decisions_are_legal_and_fast() -> None:
 def test_beats_random_players_clearly() -> None:
     rate = win_rate("skull-bank", bot.act, games=200, players=4, seed=1)
     assert rate > 0.6, f"won {rate:.0%} of 4-player games against three random bots"
+
+
+def test_skull_chance_weighs_the_ante_and_what_was_revealed() -> None:
+    fresh = [bot.skull_chance(0.6, 3, [0, 1, 2], at) for at in range(3)]
+    assert fresh[0] > fresh[1] == fresh[2] and abs(sum(fresh) - 0.6) < 1e-9
+    after = bot.skull_chance(0.6, 3, [0, 1], 1)      # the top (2) was a rose
+    assert after > fresh[1]
+    assert bot.skull_chance(0.0, 2, [0, 1], 0) == 0.0
+
+
+def test_reveals_the_bill_least_likely_a_skull() -> None:
+    state = _state(4, {0: "add:rose", 1: "add:rose", 2: "add:rose", 3: "add:rose"},
+                   {0: "add:rose"}, {1: "add:rose"}, {2: "add:rose"}, {3: "add:rose"},
+                   {0: "claim:4"}, {1: "agree"}, {2: "disagree"}, {3: "agree"})
+    view = state.view(0)
+    assert view["phase"] == "showdown"
+    choice = bot.act(view, state.legal(0))
+    # a later bill of a row whose owner agreed (he wants the dealer to succeed), not an ante
+    assert choice in ("reveal:1,1", "reveal:3,1"), choice

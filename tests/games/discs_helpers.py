@@ -63,7 +63,7 @@ def check_conservation(state: DiscState) -> None:
     for kit in state.kits:
         discs = kit.pile + kit.lost + [GOOD] * kit.hand[GOOD] + [SKULL] * kit.hand[SKULL]
         assert sorted(discs) == [GOOD, GOOD, GOOD, SKULL]
-        assert min(kit.hand) >= 0 and 0 <= kit.shown <= len(kit.pile)
+        assert min(kit.hand) >= 0 and 0 <= len(kit.up) <= len(kit.pile)
         assert (kit.out is None) == (kit.owned > 0)
     assert sum(k.owned + len(k.lost) for k in state.kits) == DISCS_EACH * state.players
 

@@ -95,7 +95,7 @@ def test_a_raise_takes_the_button_and_voids_earlier_answers() -> None:
     assert state.phase is Phase.SHOWDOWN and state.challenge is not None
     assert state.challenge.by == 0 and state.challenge.target == 4
     assert state.view(1)["log"][-6:] == ["0:raise:4", "1:agree", "2:agree", "3:disagree",
-                                         "0:reveal:0:rose", "0:reveal:0:rose"]
+                                         "0:reveal:0:1:rose", "0:reveal:0:0:rose"]
 
 
 def test_all_agree_passes_the_button_left_with_a_forced_raise() -> None:
@@ -119,8 +119,8 @@ def test_a_claim_of_every_bill_is_shown_down_even_if_all_agree() -> None:
     ante(state, "rrrr")
     play(state, "0 claim:4", "1 agree", "2 agree", "3 agree")
     assert state.phase is Phase.SHOWDOWN
-    assert state.view(1)["revealed"] == [[0, "rose"]] and state.view(1)["left"] == 3
-    play(state, "0 reveal:3", "0 reveal:1", "0 reveal:2")
+    assert state.view(1)["revealed"] == [[0, 0, "rose"]] and state.view(1)["left"] == 3
+    play(state, "0 reveal:3,0", "0 reveal:1,0", "0 reveal:2,0")
     result = state.results[-1]
     assert result["success"] is True and result["losers"] == [] and result["revealed"] == 4
     assert state.round == 2 and state.phase is Phase.ANTE  # a round without losses counts
@@ -129,20 +129,50 @@ def test_a_claim_of_every_bill_is_shown_down_even_if_all_agree() -> None:
 
 # ----- showdown -------------------------------------------------------------------------------
 
-def test_showdown_reveals_all_own_bills_first_then_chosen_tops() -> None:
+def test_showdown_reveals_all_own_bills_first_then_chosen_bills() -> None:
     state = new()
     ante(state, "rsrr")
     play(state, "0 add:rose", "1 add:rose", "2 add:rose", "3 add:rose", "0 claim:6",
          "1 disagree", "2 agree", "3 agree")
     auto = events(state, "reveal")
     assert [(e["seat"], e["disc"], e["auto"]) for e in auto] == [(0, "rose", True)] * 2
-    assert state.legal(0) == ["reveal:1", "reveal:2", "reveal:3"]
-    play(state, "0 reveal:2", "0 reveal:2")
-    assert state.legal(0) == ["reveal:1", "reveal:3"]  # row 2 has no face-down bill left
-    play(state, "0 reveal:3", "0 reveal:3")
+    assert state.legal(0) == ["reveal:1,0", "reveal:1,1", "reveal:2,0", "reveal:2,1",
+                              "reveal:3,0", "reveal:3,1"]
+    play(state, "0 reveal:2,1", "0 reveal:2,0")
+    assert state.legal(0) == ["reveal:1,0", "reveal:1,1", "reveal:3,0", "reveal:3,1"]
+    play(state, "0 reveal:3,0", "0 reveal:3,1")     # any order: the bottom first here
     result = state.results[-1]
     assert result["success"] is True and result["revealed"] == 6 and result["losers"] == [1]
     assert state.dealer == 1
+
+
+def test_any_bill_of_any_other_row_in_any_order() -> None:
+    state = new()
+    ante(state, "rsrr")                                 # seat 1's skull at the bottom
+    play(state, "0 add:rose", "1 add:rose", "2 add:rose", "3 add:rose", "0 claim:5",
+         "1 disagree", "2 disagree", "3 agree")
+    view = state.view(3)
+    assert view["face_down"] == [[], [0, 1], [0, 1], [0, 1]]
+    assert view["revealed"] == [[0, 1, "rose"], [0, 0, "rose"]]
+    play(state, "0 reveal:2,0")                         # a bottom bill, its top still down
+    assert state.view(1)["face_down"] == [[], [0, 1], [1], [0, 1]]
+    assert "reveal:2,1" in state.legal(0) and "reveal:2,0" not in state.legal(0)
+    play(state, "0 reveal:1,0")                         # seat 1's skull, under its rose
+    assert events(state, "reveal")[-1] == {"type": "reveal", "by": 0, "seat": 1,
+                                           "disc": "skull", "auto": False, "position": 0}
+    result = state.results[-1]
+    assert result["success"] is False and result["skull"] == 1 and result["revealed"] == 4
+
+
+def test_reveals_name_a_position_the_row_holds_face_down() -> None:
+    state = new()
+    ante(state, "rrrr")
+    play(state, "0 claim:2", "1 disagree", "2 agree", "3 agree")
+    before = packed(state.full())
+    for bad in ("reveal:1,1", "reveal:0,0", "reveal:1", "reveal:4,0", "reveal:1,-1"):
+        with pytest.raises(IllegalAction):
+            play(state, f"0 {bad}")
+    assert packed(state.full()) == before
 
 
 def test_dealer_stops_at_the_first_skull_of_his_own_row() -> None:
@@ -160,7 +190,7 @@ def test_dealer_stops_at_the_first_skull_of_his_own_row() -> None:
 def _success_with_two_disagreers(seed: int) -> BankState:
     state = new(seed=seed)
     ante(state, "rrrr")
-    play(state, "0 claim:3", "1 disagree", "2 disagree", "3 agree", "0 reveal:1", "0 reveal:2")
+    play(state, "0 claim:3", "1 disagree", "2 disagree", "3 agree", "0 reveal:1,0", "0 reveal:2,0")
     return state
 
 
@@ -189,7 +219,7 @@ def test_only_the_loser_learns_which_bill_was_drawn() -> None:
 def test_failure_dealer_and_agreers_lose_drawn_blind_by_the_skull_owner() -> None:
     state = new()
     ante(state, "rsrr")
-    play(state, "0 claim:3", "1 disagree", "2 agree", "3 agree", "0 reveal:1")
+    play(state, "0 claim:3", "1 disagree", "2 agree", "3 agree", "0 reveal:1,0")
     takes = events(state, "take")
     assert [(e["seat"], e["by"]) for e in takes] == [(0, 1), (2, 1), (3, 1)]
     result = state.results[-1]
@@ -202,7 +232,7 @@ def test_failure_dealer_and_agreers_lose_drawn_blind_by_the_skull_owner() -> Non
 def test_a_skull_owner_who_agreed_chooses_his_own_bill_unseen() -> None:
     state = new()
     ante(state, "rrsr")
-    play(state, "0 claim:3", "1 agree", "2 agree", "3 disagree", "0 reveal:2")
+    play(state, "0 claim:3", "1 agree", "2 agree", "3 disagree", "0 reveal:2,0")
     assert [(e["seat"], e["by"]) for e in events(state, "take")] == [(0, 2), (1, 2)]
     assert state.phase is Phase.GIVE and state.to_act() == (2,)
     assert state.legal(2) == ["give:rose", "give:skull"] and state.legal(0) == []
@@ -232,14 +262,14 @@ def test_same_settlement_eliminations_share_a_place() -> None:
     hold(state, 1, 1, 0)
     hold(state, 3, 1, 0)
     ante(state, "rrsr")
-    play(state, "0 claim:2", "1 agree", "2 disagree", "3 agree", "0 reveal:2")
+    play(state, "0 claim:2", "1 agree", "2 disagree", "3 agree", "0 reveal:2,0")
     assert state.results[-1]["eliminated"] == [1, 3] and state.kits[1].out == 1
     assert state.dealer == 2 and state.to_act() == (0, 2)  # eliminated seats are skipped
     hold(state, 0, 1, 0)
     ante(state, "rs")
     play(state, "2 claim:1", "0 agree")  # all agreed: the button passes to seat 0
     assert state.phase is Phase.RAISE and state.legal(0) == ["raise:2"]
-    play(state, "0 raise:2", "2 disagree", "0 reveal:2")
+    play(state, "0 raise:2", "2 disagree", "0 reveal:2,0")
     assert state.is_over() and state.winner == 2
     assert state.outcome().places == (2, 3, 1, 3)
     assert state.results[-1]["next_dealer"] is None
@@ -249,7 +279,7 @@ def test_an_eliminated_skull_owner_passes_the_deal_to_his_left() -> None:
     state = new()
     hold(state, 2, 0, 1)
     ante(state, "rrsr")
-    play(state, "0 claim:2", "1 agree", "2 agree", "3 disagree", "0 reveal:2")
+    play(state, "0 claim:2", "1 agree", "2 agree", "3 disagree", "0 reveal:2,0")
     give = events(state, "give")
     assert give == [{"type": "give", "seat": 2, "disc": "skull", "chosen": False}]
     assert state.kits[2].out == 1 and state.dealer == 3
@@ -260,7 +290,7 @@ def test_everyone_eliminated_in_one_settlement_shares_first_place() -> None:
     for seat in range(3):
         hold(state, seat, 1 if seat < 2 else 0, 0 if seat < 2 else 1)
     ante(state, "rrs")
-    play(state, "0 claim:3", "1 agree", "2 agree", "0 reveal:1", "0 reveal:2")
+    play(state, "0 claim:3", "1 agree", "2 agree", "0 reveal:1,0", "0 reveal:2,0")
     assert state.is_over() and state.winner is None
     assert state.outcome().places == (1, 1, 1)
     assert events(state, "end")[0]["why"].startswith("every remaining player")
@@ -272,7 +302,7 @@ def test_round_cap_ends_the_game_and_places_by_bills() -> None:
     hold(state, 3, 2, 0)
     state.round = MAX_ROUNDS
     ante(state, "rrr")
-    play(state, "0 claim:3", "2 agree", "3 agree", "0 reveal:2", "0 reveal:3")
+    play(state, "0 claim:3", "2 agree", "3 agree", "0 reveal:2,0", "0 reveal:3,0")
     assert state.is_over() and state.winner is None and state.round == MAX_ROUNDS
     outcome = state.outcome()
     assert outcome.places == (1, 4, 1, 3) and outcome.scores == (4.0, 0.0, 4.0, 2.0)
@@ -286,7 +316,7 @@ def test_view_holds_the_whole_information_set() -> None:
     view = state.view(1)
     assert set(view) == {"game", "seat", "players", "round", "phase", "to_act", "dealer",
                          "claim", "hand", "row", "lost", "seats", "revealed", "left", "log",
-                         "results", "winner", "max_rounds"}
+                         "results", "winner", "face_down", "max_rounds"}
     assert view["phase"] == "add" and view["dealer"] == 1 and view["to_act"] == [1]
     assert set(view["seats"][0]) == {"owned", "in_hand", "placed", "eliminated", "answer"}
     assert view["results"][0]["losers"] == [1, 2]
@@ -295,7 +325,7 @@ def test_view_holds_the_whole_information_set() -> None:
 def test_resample_keeps_what_is_known() -> None:
     state = new()
     ante(state, "rsrr")
-    play(state, "0 claim:2", "1 disagree", "2 agree", "3 agree", "0 reveal:1")
+    play(state, "0 claim:2", "1 disagree", "2 agree", "3 agree", "0 reveal:1,0")
     rng = random.Random(3)
     for _ in range(40):
         other = state.resample(0, rng)

@@ -87,6 +87,56 @@ def test_skyjo_tournaments_planned_before_the_new_options_keep_the_rules_they_ha
         assert other == "{}"
 
 
+def _top_revealing_skull_bank_game(seed: int) -> list[list]:
+    """A 3-seat skull-bank game whose showdowns reveal only tops (as the old rules did), as
+    stored action rows ``[step, seat, action, by, think_us]``."""
+    from arena.games import get_game
+
+    state, rng, rows = get_game("skull-bank").new(3, seed), random.Random(seed), []
+    while not state.is_over():
+        joint = {}
+        for seat in state.to_act():
+            legal = state.legal(seat)
+            tops = [a for a in legal if a.startswith("reveal:")
+                    and state.kits[int(a[7])].top_down() == int(a.split(",")[1])]
+            joint[seat] = tops[0] if tops else rng.choice(legal)
+            rows.append([state.steps, seat, joint[seat], "bot", 1])
+        state.apply(joint)
+    return rows
+
+
+def test_skull_bank_games_stored_with_row_reveals_are_rewritten_to_named_bills(
+        path: Path) -> None:
+    from arena.replay import replay
+
+    db = Database(sqlite3.connect(path, isolation_level=None))
+    migrate(db, path=str(path), target=4)
+    played = [_top_revealing_skull_bank_game(seed) for seed in range(6)]
+    legacy = [[row[:2] + [row[2].split(",")[0] if row[2].startswith("reveal:") else row[2]]
+               + row[3:] for row in rows] for rows in played]
+    assert any(row[2].startswith("reveal:") for rows in legacy for row in rows)
+    db.execute("INSERT INTO tournaments (id, game, options, table_size, rounds, seed, move_ms, "
+               "created_at, status) VALUES (1, 'skull-bank', '{}', 3, 1, 5, 100, 'then', "
+               "'done')")
+    for seed, rows in enumerate(legacy):
+        db.execute("INSERT INTO games (id, tournament_id, plan_index, round, table_index, "
+                   "rotation, deal_seed, seating, status, actions) VALUES "
+                   "(?, 1, ?, 0, 0, 0, ?, '[\"a\",\"b\",\"c\"]', 'done', ?)",
+                   (seed + 1, seed, seed, json.dumps(rows)))
+    db.conn.close()
+    with Store.open(path) as store:
+        for seed, rows in enumerate(played):
+            stored = json.loads(store.db.execute("SELECT actions FROM games WHERE id = ?",
+                                                 (seed + 1,)).fetchone()[0])
+            assert stored == rows
+            steps: list[dict] = []
+            for step, seat, action, *_ in stored:
+                while len(steps) <= step:
+                    steps.append({})
+                steps[step][seat] = action
+            assert replay("skull-bank", 3, seed, {}, steps).is_over()
+
+
 def test_migrates_a_version_1_database(path: Path) -> None:
     db = Database(sqlite3.connect(path, isolation_level=None))
     migrate(db, path=str(path), target=1)
