@@ -12,6 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.keyfile import KeyFile
+from arena.seeds import deal_seed
 
 ROGUES = Path(__file__).resolve().parent / "rogues"
 
@@ -67,7 +69,9 @@ def test_play_skull_over_real_processes(players: int) -> None:
     assert result.exit_code == 0, result.output
     assert "place" in result.output and "seat 0: random" in result.output
     data = json.loads(run("play", "skull", *bots, "--seed", "11", "--json").output)
-    assert data["seed"] == 11 and len(data["places"]) == players
+    # the record keeps the deal seed: --seed 11 keyed with the user's secret key
+    assert data["seed"] == deal_seed(KeyFile.of_user().play_key(), 11, 0, 0) != 11
+    assert len(data["places"]) == players
     assert data["events"] and data["actions"]
     again = json.loads(run("play", "skull", *bots, "--seed", "11", "--json").output)
     assert [a["action"] for a in again["actions"]] == [a["action"] for a in data["actions"]]

@@ -20,7 +20,8 @@ from tournaments import store as store_module
 from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
 from tournaments.migrations import SCHEMA_VERSION, migrate, user_version
 from tournaments.ratings import PairCounts, batch_ratings, incremental_elo
-from tournaments.schedule import PlannedGame, TournamentSpec, plan
+from tournaments.schedule import PlannedGame, TournamentSpec
+from tournaments.schedule import plan as keyed_plan
 from tournaments.store import Store, resolve_db_path
 from tournaments.values import BotKind, GameStatus, RatingMethod, TournamentStatus
 
@@ -28,11 +29,17 @@ SPEC = TournamentSpec(game="skull", options={"variant": "basic"},
                       entrants=("alpha", "beta", "gamma", "alpha"), table_size=3, rounds=2,
                       seed=11, move_ms=500)
 STRENGTH = {"alpha": 1.5, "beta": 0.0, "gamma": -1.0, "alpha#2": 1.5}
+#: The tournaments' secret key in these tests (a real one is random).
+KEY = bytes(range(32))
 
 
-def new_tournament(store: Store, spec: TournamentSpec = SPEC) -> int:
+def plan(spec: TournamentSpec) -> list[PlannedGame]:
+    return keyed_plan(spec, key=KEY)
+
+
+def new_tournament(store: Store, spec: TournamentSpec = SPEC, key: bytes = KEY) -> int:
     bots = {label: (bot, f"v-{bot}") for label, bot in spec.entrant_bots().items()}
-    return store.create_tournament(spec, plan(spec), bots)
+    return store.create_tournament(spec, keyed_plan(spec, key=key), bots, key=key)
 
 
 def play_all(store: Store, tid: int, *, seed: int = 1, limit: int | None = None) -> dict:
@@ -232,7 +239,7 @@ def test_plan_is_written_before_play(store: Store) -> None:
 
 def test_bad_entrants_write_nothing(store: Store) -> None:
     with pytest.raises(PlanError):
-        store.create_tournament(SPEC, plan(SPEC), {"alpha": ("alpha", "v")})
+        store.create_tournament(SPEC, plan(SPEC), {"alpha": ("alpha", "v")}, key=KEY)
     assert store.list_tournaments() == []
 
 
