@@ -87,7 +87,13 @@ def resolve_spec(text: str, *, registered: Mapping[str, BotSpec] | None = None) 
         argv = tuple(shlex.split(text))
     except ValueError as exc:
         raise BotStartError(f"cannot parse bot command {text!r}: {exc}") from None
-    return BotSpec(name=Path(argv[0]).name if len(argv) == 1 else text[:40], argv=argv)
+    # named by what identifies it: the script or folder an interpreter runs (``python
+    # /x/rogue.py`` is ``rogue.py``), the module of ``-m``, else the program itself
+    args = [arg for arg in argv[1:] if not arg.startswith("-")]
+    named = [arg for arg in args if os.path.exists(arg)] or args[:1]
+    if "-m" in argv[1:-1]:
+        named = [argv[argv.index("-m", 1) + 1]]
+    return BotSpec(name=Path((named or argv)[0]).name or text[:40], argv=argv)
 
 
 #: Environment variables passed on to bots (plus the prefixes below); nothing else is.

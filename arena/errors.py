@@ -57,3 +57,11 @@ class SandboxError(ArenaError):
 
 class RemoteError(ArenaError):
     """A remote bot cannot be set up or reached (no listening endpoint, bad keys...)."""
+
+
+class KeyFileError(ArenaError):
+    """A secret key file cannot be read or written (corrupt, wrong permissions...)."""
+
+
+class MissingKey(KeyFileError):
+    """A tournament's secret key is not in its key file (the file was deleted or moved)."""

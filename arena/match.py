@@ -14,17 +14,21 @@ from arena.record import GameRecord, Limits
 from arena.referee import Referee
 from arena.remote import RemoteConfig
 from arena.sandbox import Sandbox, SandboxMode
-from arena.seeds import bot_seed
+from arena.seeds import bot_seeds, new_key
 
 log = logging.getLogger(__name__)
 
 
-def play_match(game_name: str, specs: Sequence[BotSpec], *, seed: int,
+def play_match(game_name: str, specs: Sequence[BotSpec], *, seed: int, key: bytes | None = None,
                options: Mapping[str, Any] | None = None, limits: Limits = Limits(),
                endpoint: str | None = None, log_dir: Path | None = None,
                sandbox: Sandbox | SandboxMode | None = SandboxMode.AUTO,
                remote: RemoteConfig | None = None) -> GameRecord:
     """Play one game of ``game_name`` with one fresh process per seat; return its record.
+
+    ``seed`` is the deal seed (the record keeps it); each bot gets a seed derived from it with
+    the secret ``key`` (default: a fresh random key, when no one needs to reproduce the bots'
+    seeds).
 
     Bots run under ``limits`` and ``sandbox`` (see ``BotPool``); remote bots connect through
     ``remote``. Raises UnknownGame, PlayerCountError, OptionError or BotStartError (or
@@ -40,7 +44,7 @@ def play_match(game_name: str, specs: Sequence[BotSpec], *, seed: int,
             procs = pool.get(entries)
             referee = Referee(hub, limits)
             return referee.play(game, procs, seed=seed, options=parsed,
-                                bot_seeds=[bot_seed(seed, s) for s in range(len(specs))],
+                                bot_seeds=bot_seeds(key or new_key(), seed, len(specs)),
                                 names=[spec.name for spec in specs])
     finally:
         hub.close()

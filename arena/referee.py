@@ -23,6 +23,7 @@ from arena.games.base import Game
 from arena.hub import Hub
 from arena.record import (ActionRecord, Chooser, Fault, FaultKind, GameRecord, Limits,
                           final_places)
+from arena.seeds import random_seed
 
 log = logging.getLogger(__name__)
 
@@ -67,7 +68,10 @@ class Referee:
              names: Sequence[str] | None = None,
              absent: Mapping[int, str] | None = None) -> GameRecord:
         """Play one game; ``procs[seat]`` is the process at each seat (None = absent, and
-        ``absent[seat]`` may say why: it is the detail of that seat's crash fault)."""
+        ``absent[seat]`` may say why: it is the detail of that seat's crash fault).
+
+        ``bot_seeds[seat]`` is the ``start.seed`` of each seat (keyed, see ``arena.seeds``);
+        without them each bot gets a random seed, never the deal ``seed``."""
         started = time.perf_counter()
         players = len(procs)
         state = game.new(players, seed, options)
@@ -89,7 +93,8 @@ class Referee:
             self.hub.send(proc.peer, {
                 "type": "start", "game_id": game_id, "game": game.name, "seat": seat.seat,
                 "players": players, "options": state.options,
-                "seed": bot_seeds[seat.seat] if bot_seeds else seed,
+                # never the deal seed: it would reveal every hand
+                "seed": bot_seeds[seat.seat] if bot_seeds else random_seed(),
             })
         self._by_peer = by_peer
         step = 0

@@ -27,7 +27,7 @@ from arena.games import get_game
 from arena.hub import Hub
 from arena.record import Limits
 from arena.referee import Referee
-from arena.seeds import bot_seed
+from arena.seeds import bot_seeds, new_key
 from protocol.transport import default_endpoint
 
 
@@ -88,11 +88,12 @@ def protocol_decisions(game_name: str, players: int, games: int) -> tuple[float,
         referee = Referee(hub, Limits(move_ms=5000))
         referee.play(game, procs, seed=0, bot_seeds=[1] * players)  # warm up
         decisions = 0
+        key = new_key()
         started = time.perf_counter()
         for index in range(games):
             seed = 1000 + index
             record = referee.play(game, procs, seed=seed, game_id=index + 2,
-                                  bot_seeds=[bot_seed(seed, s) for s in range(players)])
+                                  bot_seeds=bot_seeds(key, seed, players))
             decisions += sum(record.decisions)
             assert not record.faults, record.faults
         elapsed = time.perf_counter() - started

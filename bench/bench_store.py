@@ -21,6 +21,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from arena.record import GameRecord  # noqa: E402
 from tests.tournaments import synthetic_record  # noqa: E402
+from arena.seeds import new_key  # noqa: E402
 from tournaments.schedule import TournamentSpec, plan  # noqa: E402
 from tournaments.store import Store  # noqa: E402
 
@@ -40,7 +41,9 @@ def planned_records(store: Store, games: int, *,
     Returns (tournament id, seconds to plan, [(game id, record)])."""
     spec = tournament_for(games)
     started = time.perf_counter()
-    tid = store.create_tournament(spec, plan(spec), {b: (b, "v1") for b in BOTS})
+    key = new_key()
+    tid = store.create_tournament(spec, plan(spec, key=key), {b: (b, "v1") for b in BOTS},
+                                  key=key)
     planned_s = time.perf_counter() - started
     rng = random.Random(seed)
     strengths = {b: i / 3 for i, b in enumerate(BOTS)}

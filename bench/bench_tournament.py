@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from arena.botproc import bundled_bots, plays, resolve_spec
+from arena.seeds import new_key
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan
 from tournaments.store import Store
@@ -34,9 +35,11 @@ def one_run(rounds: int, jobs: int) -> None:
         store = Store.open(Path(folder) / "bench.db")
         spec = TournamentSpec(game="skull", options={}, entrants=tuple(bots), table_size=4,
                               rounds=rounds, seed=7, move_ms=2000)
-        games = plan(spec)
+        key = new_key()
+        games = plan(spec, key=key)
         labels = spec.entrant_bots()
-        tid = store.create_tournament(spec, games, {l: (b, "bench") for l, b in labels.items()})
+        tid = store.create_tournament(spec, games, {l: (b, "bench") for l, b in labels.items()},
+                                      key=key)
         specs = {label: resolve_spec(bot) for label, bot in labels.items()}
         started = time.perf_counter()
         summary = run(store, tid, specs=specs, jobs=jobs)

@@ -1,4 +1,4 @@
-"""Shared pytest set-up: hypothesis profiles.
+"""Shared pytest set-up: hypothesis profiles, and a private user key file.
 
 CI and the README's test command use the ``ci`` profile: derandomized (a fixed, seeded share of
 examples) so the suite is reproducible and quick. ``--hypothesis-profile=long`` runs many more.
@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import os
 
+import pytest
 from hypothesis import HealthCheck, settings
 
 settings.register_profile(
@@ -24,3 +25,10 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+@pytest.fixture(autouse=True)
+def _user_key_file(tmp_path_factory: pytest.TempPathFactory,
+                   monkeypatch: pytest.MonkeyPatch) -> None:
+    """The user's key file (``arena play`` deals) lives in a temporary folder, not ~/.config."""
+    monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "config"))

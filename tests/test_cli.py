@@ -12,6 +12,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.keyfile import KeyFile
+from arena.seeds import deal_seed
 
 ROGUES = Path(__file__).resolve().parent / "rogues"
 
@@ -21,6 +23,15 @@ def run(*args: str, db: Path | None = None) -> click.testing.Result:
     if db is not None:
         argv += ["--db", str(db)]
     return CliRunner().invoke(main, argv, catch_exceptions=False)
+
+
+def keys_in(data: object) -> set[str]:
+    """Every key of every mapping in a JSON value."""
+    if isinstance(data, dict):
+        return set(data).union(*(keys_in(v) for v in data.values()))
+    if isinstance(data, list):
+        return set().union(*(keys_in(v) for v in data))
+    return set()
 
 
 def all_commands(group: click.Group, prefix: tuple[str, ...] = ()):
@@ -58,7 +69,9 @@ def test_play_skull_over_real_processes(players: int) -> None:
     assert result.exit_code == 0, result.output
     assert "place" in result.output and "seat 0: random" in result.output
     data = json.loads(run("play", "skull", *bots, "--seed", "11", "--json").output)
-    assert data["seed"] == 11 and len(data["places"]) == players
+    # the record keeps the deal seed: --seed 11 keyed with the user's secret key
+    assert data["seed"] == deal_seed(KeyFile.of_user().play_key(), 11, 0, 0) != 11
+    assert len(data["places"]) == players
     assert data["events"] and data["actions"]
     again = json.loads(run("play", "skull", *bots, "--seed", "11", "--json").output)
     assert [a["action"] for a in again["actions"]] == [a["action"] for a in data["actions"]]
@@ -70,6 +83,10 @@ def test_play_as_one_seat_shows_its_views() -> None:
     data = json.loads(result.output)
     assert data["seat"] == 1 and data["turns"]
     assert all(turn["action"] in turn["legal"] for turn in data["turns"])
+    assert "seed" not in keys_in(data) and "events" not in data   # they reveal every hand
+    text = run("play", "skull", "--bot", "random", "--bot", "random", "--bot", "random",
+               "--seed", "3", "--seat", "1").output
+    assert "seed" not in text
 
 
 @pytest.mark.parametrize("args, message", [
@@ -124,7 +141,9 @@ def test_tournament_create_run_and_read(tmp_path: Path) -> None:
     replayed = json.loads(run("replay", str(game_id), "--json", db=db).output)
     assert replayed["events"] and replayed["seed"]
     seat = json.loads(run("replay", str(game_id), "--seat", "0", "--json", db=db).output)
-    assert seat["turns"]
+    assert seat["turns"] and "seed" not in keys_in(seat) and "events" not in seat
+    assert str(replayed["seed"]) not in json.dumps(seat)
+    assert "seed" not in run("replay", str(game_id), "--seat", "0", db=db).output
     assert "place" in run("replay", str(game_id), db=db).output
 
 

@@ -8,10 +8,14 @@ Version 1 holds the raw facts: bots, tournaments, entrants, games (with their co
 lists and outcomes), seats and faults. Version 2 adds what is derived from them and can be
 rebuilt at any time: ratings, rating history, and views (``standings``, ``head_to_head``,
 ``rankings``) that make the file read well in Datasette. Version 3 adds remote bots' tokens
-(hashed) and the arena's CURVE keys (``tournaments.remote``). Version 4 writes the Skyjo
-options added later (``doubling``, ``discard_flip``) into older Skyjo tournaments, with the
-values they were played under; version 5 names the revealed bill of older skull-bank
-showdowns by its position.
+(hashed) and the arena's CURVE keys (``tournaments.remote``). Version 4 takes every secret out:
+the CURVE key pair moves to the key file beside the database (``arena.keyfile``), and
+tournaments get the public id of their secret key, which lives in that file too. Version 5
+writes the Skyjo options added later (``doubling``, ``discard_flip``) into older Skyjo
+tournaments, with the values they were played under; version 6 names the revealed bill of
+older skull-bank showdowns by its position.
+
+A migration gets the database and its key file (for secrets, which never go in the database).
 
 To change the schema, append a function to ``MIGRATIONS``; never edit one that has shipped.
 """
@@ -26,13 +30,14 @@ from collections.abc import Callable
 from sqlite_utils import Database
 
 from arena.errors import StoreError
+from arena.keyfile import KeyFile
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate", "user_version"]
 
 log = logging.getLogger(__name__)
 
 
-def _raw_facts(db: Database) -> None:
+def _raw_facts(db: Database, keys: KeyFile) -> None:
     """Version 1: bots, tournaments, entrants, games, seats, faults."""
     # games: JSON list of the games the bot plays; played: games it has played here.
     db["bots"].create(
@@ -84,7 +89,7 @@ def _raw_facts(db: Database) -> None:
     db["faults"].create_index(["game_id"])
 
 
-def _derived(db: Database) -> None:
+def _derived(db: Database, keys: KeyFile) -> None:
     """Version 2: ratings and rating history (rebuildable), and the reading views."""
     db["ratings"].create(
         {"tournament_id": int, "method": str, "entrant": str, "rating": float, "lo": float,
@@ -131,7 +136,7 @@ def _derived(db: Database) -> None:
         ORDER BY s.tournament_id, r.rating DESC""")
 
 
-def _remote(db: Database) -> None:
+def _remote(db: Database, keys: KeyFile) -> None:
     """Version 3: remote bots' single-use tokens (only their SHA-256 is kept, with the CURVE
     public key issued with each, if any) and the arena's own CURVE key pair."""
     db.execute("""
@@ -152,8 +157,29 @@ def _remote(db: Database) -> None:
         )""")
 
 
-def _skyjo_rules_options(db: Database) -> None:
-    """Skyjo tournaments planned before the ``doubling`` and ``discard_flip`` options existed
+def _secrets_out(db: Database, keys: KeyFile) -> None:
+    """Version 4: no secret in the database. The arena's CURVE key pair moves from
+    ``arena_keys`` to the key file, and the table is dropped with its pages overwritten with
+    zeros (``Store.open`` then empties the write-ahead log). Tournaments get ``key_id``, the
+    public id of their secret key (NULL for those planned before: see
+    ``Store.tournament_key``)."""
+    conn = db.conn
+    row = conn.execute("SELECT public, secret FROM arena_keys WHERE name = 'curve'").fetchone()
+    if row is not None:
+        keys.set_curve_pair(row[0], row[1])
+        log.info("moved the arena's CURVE key pair out of the database into %s", keys.path)
+    secure = conn.execute("PRAGMA secure_delete").fetchone()[0]
+    conn.execute("PRAGMA secure_delete = ON")
+    try:
+        conn.execute("DELETE FROM arena_keys")
+        conn.execute("DROP TABLE arena_keys")
+    finally:
+        conn.execute(f"PRAGMA secure_delete = {int(secure)}")
+    conn.execute("ALTER TABLE tournaments ADD COLUMN key_id TEXT")
+
+
+def _skyjo_rules_options(db: Database, keys: KeyFile) -> None:
+    """Version 5: Skyjo tournaments planned before the ``doubling`` and ``discard_flip`` options existed
     were played under the manual's doubling and a mandatory turn after a discard: their stored
     options say so, so that their games replay as they were played."""
     rows = db.execute("SELECT id, options FROM tournaments WHERE game = 'skyjo'").fetchall()
@@ -165,8 +191,8 @@ def _skyjo_rules_options(db: Database) -> None:
                    (json.dumps(options, separators=(",", ":")), tid))
 
 
-def _skull_bank_named_bills(db: Database) -> None:
-    """Skull-bank showdowns name a bill by owner and position (``reveal:SEAT,POS``): the dealer
+def _skull_bank_named_bills(db: Database, keys: KeyFile) -> None:
+    """Version 6: skull-bank showdowns name a bill by owner and position (``reveal:SEAT,POS``): the dealer
     may reveal any face-down bill. Games stored before named only the row (``reveal:SEAT``,
     always its top face-down bill); they are rewritten with the position that was revealed, so
     they replay as they were played."""
@@ -196,8 +222,8 @@ def _skull_bank_named_bills(db: Database) -> None:
 
 
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
-MIGRATIONS: list[Callable[[Database], None]] = [_raw_facts, _derived, _remote,
-                                                _skyjo_rules_options, _skull_bank_named_bills]
+MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
+    _raw_facts, _derived, _remote, _secrets_out, _skyjo_rules_options, _skull_bank_named_bills]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -205,12 +231,15 @@ def user_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def migrate(db: Database, *, path: str, target: int = SCHEMA_VERSION) -> int:
+def migrate(db: Database, *, path: str, keys: KeyFile | None = None,
+            target: int = SCHEMA_VERSION) -> int:
     """Bring ``db`` to version ``target`` in one write transaction; return the old version.
 
-    Raises StoreError for a database newer than this code, or an SQLite file that is not an
-    arena database. ``target`` below ``SCHEMA_VERSION`` is for tests of old databases.
+    ``keys`` is the database's key file (default: the one beside ``path``). Raises StoreError
+    for a database newer than this code, or an SQLite file that is not an arena database.
+    ``target`` below ``SCHEMA_VERSION`` is for tests of old databases.
     """
+    keys = keys or KeyFile.beside(path)
     conn = db.conn
     version = user_version(conn)
     _check_known(version, path)
@@ -228,7 +257,7 @@ def migrate(db: Database, *, path: str, target: int = SCHEMA_VERSION) -> int:
                                  f"{', '.join(sorted(foreign)[:5])})")
         for step in range(version, target):
             log.info("migrating %s to schema version %d", path, step + 1)
-            MIGRATIONS[step](db)
+            MIGRATIONS[step](db, keys)
         conn.execute(f"PRAGMA user_version = {int(target)}")
     except BaseException:
         if conn.in_transaction:

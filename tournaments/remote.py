@@ -7,7 +7,8 @@
 - ``StoredAccess`` is the arena's ``RemoteAccess``: ``claim`` marks a token used in one UPDATE
   (single use, even across processes) and ``allows`` tells the ZAP handler which CURVE client
   keys may connect. It opens its own short connections, so it can run in the ZAP thread.
-- The arena's CURVE key pair is made once and kept in the database, which bots never see.
+- The arena's CURVE key pair is made once and kept in the key file beside the database
+  (``arena.keyfile``), never in the database, which people share.
 """
 
 from __future__ import annotations
@@ -33,7 +34,6 @@ __all__ = ["REMOTE_COMMAND", "IssuedToken", "StoredAccess", "add_remote_bot", "i
 REMOTE_COMMAND = "(remote)"
 #: Hours a token stays valid when it is not used.
 TOKEN_TTL_HOURS = 24
-_CURVE_KEY = "curve"
 
 
 def _now() -> str:
@@ -54,21 +54,15 @@ def add_remote_bot(store: Store, name: str, games: Sequence[str], *,
     return store.add_bot(name, REMOTE_COMMAND, version="remote", games=games, replace=replace)
 
 
+def _new_pair() -> tuple[str, str]:
+    keys = CurveKeys.generate()
+    return keys.public, keys.secret
+
+
 def server_keys(store: Store) -> CurveKeys:
-    """The arena's CURVE key pair, made and stored on first use."""
-    conn = store.db.conn
-    try:
-        row = conn.execute("SELECT public, secret FROM arena_keys WHERE name = ?",
-                           (_CURVE_KEY,)).fetchone()
-        if row is None:
-            keys = CurveKeys.generate()
-            conn.execute("INSERT OR IGNORE INTO arena_keys (name, public, secret) "
-                         "VALUES (?, ?, ?)", (_CURVE_KEY, keys.public, keys.secret))
-            row = conn.execute("SELECT public, secret FROM arena_keys WHERE name = ?",
-                               (_CURVE_KEY,)).fetchone()
-    except sqlite3.Error as exc:
-        raise store_error(store.path, exc, "reading the arena's CURVE keys") from exc
-    return CurveKeys(public=row[0], secret=row[1])
+    """The arena's CURVE key pair, from the database's key file (made on first use)."""
+    public, secret = store.keys.curve_pair(_new_pair)
+    return CurveKeys(public=public, secret=secret)
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -9,9 +9,13 @@ lists every game before anything is played:
   deals: seat order and the luck of the deal cancel out across the rotations);
 - the whole set is repeated ``rounds`` times, each round with fresh deal seeds.
 
-Seeds are derived with BLAKE2b from the tournament seed, so a plan (and, with deterministic
-bots, the whole tournament) is reproducible bit for bit. All seeds are 63-bit non-negative
-integers (they fit a signed SQLite INTEGER and every msgpack implementation).
+Seeds are derived with HMAC-SHA256 from the tournament seed under the tournament's **secret
+key** (``arena.seeds``): with the same key a plan (and, with deterministic bots, the whole
+tournament) is reproducible bit for bit; without it no one can compute a deal from the seed,
+round and table. A new tournament gets a new key, hence new deals even with the same seed. The
+deal seeds are stored with the plan; a resumed run needs the key only for the bot seeds. All
+seeds are 63-bit non-negative integers (they fit a signed SQLite INTEGER and every msgpack
+implementation).
 """
 
 from __future__ import annotations
@@ -24,16 +28,14 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.games.base import Game
-from arena.seeds import bot_seed, deal_seed
+from arena.seeds import bot_seeds, deal_seed
 from tournaments.errors import PlanError
 
 __all__ = [
     "MAX_PLANNED_GAMES",
     "PlannedGame",
     "TournamentSpec",
-    "bot_seed",
     "check_spec",
-    "deal_seed",
     "entrant_labels",
     "plan",
     "plan_size",
@@ -107,7 +109,13 @@ class TournamentSpec:
 
 @dataclass(frozen=True, kw_only=True)
 class PlannedGame:
-    """One game of a plan. ``seating[seat]`` is the entrant label at that seat."""
+    """One game of a plan. ``seating[seat]`` is the entrant label at that seat.
+
+    ``seat_seeds`` are the bot seeds of the seats (keyed: see ``arena.seeds.bot_seed``), filled
+    in by ``plan`` and ``Store.pending_games``, which have the tournament's key; a game read
+    back for display has none. They are derived, so two planned games compare equal without
+    them.
+    """
 
     index: int
     round: int
@@ -115,10 +123,14 @@ class PlannedGame:
     rotation: int
     deal_seed: int
     seating: tuple[str, ...]
+    seat_seeds: tuple[int, ...] = field(default=(), repr=False, compare=False)
 
     def bot_seeds(self) -> tuple[int, ...]:
-        """The ``start.seed`` of each seat."""
-        return tuple(bot_seed(self.deal_seed, seat) for seat in range(len(self.seating)))
+        """The ``start.seed`` of each seat. Raises PlanError for a game without them."""
+        if len(self.seat_seeds) != len(self.seating):
+            raise PlanError(f"planned game {self.index} has no bot seeds: read it with "
+                            "Store.pending_games, which has the tournament's key")
+        return self.seat_seeds
 
 
 def plan_size(spec: TournamentSpec) -> int:
@@ -165,14 +177,16 @@ def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec
     return replace(spec, options=game.parse_options(spec.options))
 
 
-def iter_plan(spec: TournamentSpec) -> Iterator[PlannedGame]:
-    """The games of ``spec`` in plan order (round, table, rotation), without validation."""
+def iter_plan(spec: TournamentSpec, *, key: bytes) -> Iterator[PlannedGame]:
+    """The games of ``spec`` in plan order (round, table, rotation), without validation;
+    ``key`` is the tournament's secret key."""
     k = spec.table_size
     tables = list(itertools.combinations(spec.labels, k))
     index = 0
     for round_ in range(spec.rounds):
         for table_no, table in enumerate(tables):
-            seed = deal_seed(spec.seed, round_, table_no)
+            seed = deal_seed(key, spec.seed, round_, table_no)
+            seeds = bot_seeds(key, seed, k)
             for rotation in range(k):
                 yield PlannedGame(
                     index=index,
@@ -181,10 +195,12 @@ def iter_plan(spec: TournamentSpec) -> Iterator[PlannedGame]:
                     rotation=rotation,
                     deal_seed=seed,
                     seating=table[rotation:] + table[:rotation],
+                    seat_seeds=seeds,
                 )
                 index += 1
 
 
-def plan(spec: TournamentSpec, game: Game | None = None) -> list[PlannedGame]:
-    """Every game of the tournament, in plan order. Validates as ``check_spec`` does."""
-    return list(iter_plan(check_spec(spec, game)))
+def plan(spec: TournamentSpec, game: Game | None = None, *, key: bytes) -> list[PlannedGame]:
+    """Every game of the tournament, in plan order, its seeds keyed with ``key`` (the
+    tournament's secret key). Validates as ``check_spec`` does."""
+    return list(iter_plan(check_spec(spec, game), key=key))

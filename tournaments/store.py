@@ -11,6 +11,10 @@ views, and ``rebuild_ratings``) and can be rebuilt at any time.
   at most the games in flight, and running the pending games again completes the tournament.
 - Every ``sqlite3`` error becomes a one-line ``StoreError`` naming the file and what went wrong
   (not a database, corrupt, locked, unwritable...).
+- No secret is stored in the database. Each tournament's secret key (which keys its deal and
+  bot seeds) is kept in the key file beside the database (``arena.keyfile``, ``Store.keys``);
+  the database keeps only the key's public id. ``pending_games`` gives the planned games with
+  their bot seeds, computed with the key.
 
 Writes use ``BEGIN IMMEDIATE`` rather than sqlite-utils' deferred ``atomic()``: a transaction
 that reads before it writes must take the write lock first, or a concurrent writer makes it fail
@@ -36,7 +40,9 @@ from typing import Any, ParamSpec, TypeVar
 from sqlite_utils import Database
 
 from arena.errors import StoreError
+from arena.keyfile import KeyFile
 from arena.record import Fault, FaultKind, GameRecord
+from arena.seeds import bot_seeds, deal_seed, key_id, new_key
 from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
 from tournaments.migrations import SCHEMA_VERSION, migrate
 from tournaments.ratings import (
@@ -155,9 +161,10 @@ def _connect(path: str, busy_timeout_ms: int) -> sqlite3.Connection:
 class Store:
     """An open results database. Use ``Store.open(path)``; close it (or use ``with``)."""
 
-    def __init__(self, db: Database, path: str) -> None:
+    def __init__(self, db: Database, path: str, keys: KeyFile | None = None) -> None:
         self.db = db
         self.path = path
+        self.keys = keys or KeyFile.beside(path)
         self._lock = threading.RLock()
         self._bots_of: dict[int, dict[str, str]] = {}
 
@@ -168,6 +175,7 @@ class Store:
              busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> Store:
         """Open (creating or migrating) the database at ``path``. Raises StoreError."""
         name = os.fspath(path)
+        keys = KeyFile.beside(name)
         conn = _connect(name, busy_timeout_ms)
         try:
             db = Database(conn, execute_plugins=False)
@@ -180,16 +188,18 @@ class Store:
             # Checkpoint (and fsync) every ~40 MB of log rather than every 4 MB.
             conn.execute(f"PRAGMA wal_autocheckpoint={WAL_CHECKPOINT_PAGES}")
             conn.execute("PRAGMA foreign_keys=ON")
-            old = migrate(db, path=name)
+            old = migrate(db, path=name, keys=keys)
             if old and old < SCHEMA_VERSION:
                 log.info("migrated %s from schema version %d to %d", name, old, SCHEMA_VERSION)
+                # the log may still hold pages of what the migration removed (secrets)
+                conn.execute("PRAGMA wal_checkpoint(TRUNCATE)")
         except sqlite3.Error as exc:
             conn.close()
             raise store_error(name, exc, "opening") from exc
         except BaseException:
             conn.close()
             raise
-        return cls(db, name)
+        return cls(db, name, keys)
 
     def close(self) -> None:
         with self._lock:
@@ -277,10 +287,12 @@ class Store:
 
     @_guarded("creating a tournament")
     def create_tournament(self, spec: TournamentSpec, planned_games: Sequence[PlannedGame],
-                          entrant_bots: Mapping[str, tuple[str, str]]) -> int:
+                          entrant_bots: Mapping[str, tuple[str, str]], *, key: bytes) -> int:
         """Write a tournament and its whole plan in one transaction; return its id.
 
-        ``entrant_bots`` maps each entrant label to ``(bot name, bot version)``.
+        ``entrant_bots`` maps each entrant label to ``(bot name, bot version)``; ``key`` is the
+        secret key the plan was made with: it goes to the key file (before the transaction
+        commits), the database keeps only its public id.
         """
         labels = spec.labels
         if set(entrant_bots) != set(labels):
@@ -288,12 +300,15 @@ class Store:
         for game in planned_games:
             if not set(game.seating) <= set(entrant_bots):
                 raise PlanError(f"planned game {game.index} seats unknown entrants")
+        first = planned_games[0] if planned_games else None
+        if first and first.deal_seed != deal_seed(key, spec.seed, first.round, first.table):
+            raise PlanError("the plan was not made with this key")
         with self._write() as conn:
             cursor = conn.execute(
                 "INSERT INTO tournaments (game, options, table_size, rounds, seed, move_ms, "
-                "created_at, status) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                "created_at, status, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (spec.game, _dumps(dict(spec.options)), spec.table_size, spec.rounds, spec.seed,
-                 spec.move_ms, _stamp(_now()), TournamentStatus.PLANNED.value))
+                 spec.move_ms, _stamp(_now()), TournamentStatus.PLANNED.value, key_id(key)))
             tid = int(cursor.lastrowid or 0)
             conn.executemany(
                 "INSERT INTO entrants (tournament_id, label, position, bot, bot_version) "
@@ -304,6 +319,7 @@ class Store:
                 "deal_seed, seating) VALUES (?, ?, ?, ?, ?, ?, ?)",
                 ((tid, g.index, g.round, g.table, g.rotation, g.deal_seed, _dumps(g.seating))
                  for g in planned_games))
+            self.keys.add_tournament_key(key, tid)
         log.info("tournament %d planned: %d games", tid, len(planned_games))
         return tid
 
@@ -333,17 +349,47 @@ class Store:
     def list_tournaments(self) -> list[TournamentInfo]:
         return [self._info(row) for row in self.db.query("SELECT * FROM tournaments ORDER BY id")]
 
+    @_guarded("reading a tournament's key")
+    def tournament_key(self, tid: int) -> bytes:
+        """The secret key of tournament ``tid``, from the key file. Raises MissingKey.
+
+        A tournament planned before keys existed gets one now (its plan, hence its deals,
+        stays as it was planned; from now on its bot seeds are keyed)."""
+        ident = self._tournament_row(tid).get("key_id")
+        if ident:
+            return self.keys.tournament_key(ident, tid)
+        key = new_key()
+        with self._write() as conn:
+            if conn.execute("SELECT key_id FROM tournaments WHERE id = ?", (tid,)).fetchone()[0]:
+                return self.tournament_key(tid)   # another process made one meanwhile
+            self.keys.add_tournament_key(key, tid)
+            conn.execute("UPDATE tournaments SET key_id = ? WHERE id = ?", (key_id(key), tid))
+        log.warning("tournament %d was planned before secret keys: its deals (planned then) "
+                    "and the bot seeds of its games already played used the old, public "
+                    "derivation; its remaining games' bot seeds use a new key in %s. Create a "
+                    "new tournament for deals no bot can predict", tid, self.keys.path)
+        return key
+
     @_guarded("reading the plan")
     def pending_games(self, tid: int) -> list[tuple[int, PlannedGame]]:
-        """The games not yet played, in plan order, as ``(game_id, PlannedGame)``."""
-        self._tournament_row(tid)
+        """The games not yet played, in plan order, as ``(game_id, PlannedGame)``, with their
+        bot seeds (computed with the tournament's key: raises MissingKey without it)."""
+        key = self.tournament_key(tid)
         rows = self.db.execute(
             "SELECT id, plan_index, round, table_index, rotation, deal_seed, seating FROM games "
             "WHERE tournament_id = ? AND status = ? ORDER BY plan_index",
             (tid, GameStatus.PENDING.value)).fetchall()
-        return [(gid, PlannedGame(index=index, round=round_, table=table, rotation=rotation,
-                                  deal_seed=seed, seating=tuple(json.loads(seating))))
-                for gid, index, round_, table, rotation, seed, seating in rows]
+        seeds: dict[tuple[int, int], tuple[int, ...]] = {}
+        games = []
+        for gid, index, round_, table, rotation, seed, seating_json in rows:
+            seating = tuple(json.loads(seating_json))
+            found = seeds.get((seed, len(seating)))
+            if found is None:
+                found = seeds[seed, len(seating)] = bot_seeds(key, seed, len(seating))
+            games.append((gid, PlannedGame(index=index, round=round_, table=table,
+                                           rotation=rotation, deal_seed=seed, seating=seating,
+                                           seat_seeds=found)))
+        return games
 
     # -- games -----------------------------------------------------------------------------
 

@@ -199,7 +199,9 @@ class StoredGame:
             "id": self.id, "tournament_id": self.tournament_id, "game": self.game,
             "options": self.options, "players": self.players, "status": self.status.value,
             "started_at": self.started_at, "finished_at": self.finished_at,
-            "plan": _plain(asdict(self.planned)), "bots": list(self.bots),
+            "plan": _plain({k: v for k, v in asdict(self.planned).items()
+                            if k != "seat_seeds"}),
+            "bots": list(self.bots),
         }
         if self.record is not None:
             data["record"] = self.record.to_dict(events=False)

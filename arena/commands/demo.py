@@ -1,7 +1,9 @@
 """``arena demo``: a small round robin among the bundled bots for each game, with rankings.
 
 Needs no set-up beyond installing: it plans and runs one tournament per game on the local
-database (``--db``, ``$ARENA_DB`` or ``./arena.db``) and prints each game's rankings.
+database (``--db``, ``$ARENA_DB`` or ``./arena.db``) and prints each game's rankings. Each
+tournament gets its own secret key (``create_tournament``), so the fixed default seed reveals
+nothing of the deals.
 """
 
 from __future__ import annotations
@@ -43,7 +45,9 @@ def demo_entrants(game_name: str, table_size: int) -> list[str]:
               help="Only this game (repeatable). Default: every game.")
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=2, show_default=True,
               help="Games played at once.")
-@click.option("--seed", type=int, default=2026, show_default=True, help="Tournament seed.")
+@click.option("--seed", type=int, default=2026, show_default=True,
+              help="Tournament seed. Each demo tournament also gets a new secret key, so its "
+                   "deals are new every time and no bot can compute them.")
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @db_option
 def demo(games: tuple[str, ...], jobs: int, seed: int, quiet: bool, store: Store) -> None:

@@ -1,8 +1,11 @@
-"""``arena play``: one game between bots over the real protocol, with a readable log."""
+"""``arena play``: one game between bots over the real protocol, with a readable log.
+
+The deal comes from ``--seed`` and the user's secret key (``arena.keyfile``): the same user
+with the same seed gets the same game, and no bot can compute the deal from the seed. The
+record keeps the deal seed itself, so the game replays anywhere.
+"""
 
 from __future__ import annotations
-
-import random
 
 import click
 
@@ -10,9 +13,11 @@ from arena.botproc import resolve_spec
 from arena.commands.common import echo_json, parse_options
 from arena.commands.safety import RunOptions, run_options
 from arena.games import get_game
+from arena.keyfile import KeyFile
 from arena.match import play_match
 from arena.record import GameRecord
 from arena.replay import seat_story
+from arena.seeds import deal_seed, random_seed
 from arena.text import printable
 from tournaments.registry import registered_specs
 from tournaments.store import resolve_db_path
@@ -24,7 +29,9 @@ from tournaments.reports import format_table
 @click.option("--bot", "bots", multiple=True, required=True, metavar="SPEC",
               help="A bot per seat, in seat order: a bundled bot's name, a registered bot, "
                    "or a command line (quote it).")
-@click.option("--seed", type=int, default=None, help="Deal seed (default: random).")
+@click.option("--seed", type=int, default=None,
+              help="Seed of the deal (default: random). The deal comes from it and your "
+                   "secret key in ~/.config/arena: the same seed gives you the same game.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="A game option; repeatable. See `arena games`.")
 @click.option("--move-time", "move_ms", type=click.IntRange(1, 600_000), default=1000,
@@ -51,10 +58,10 @@ def play(game_name: str, bots: tuple[str, ...], seed: int | None, options: tuple
                                  param_hint="--seat")
     registered = registered_specs()
     specs = [resolve_spec(text, registered=registered) for text in bots]
-    if seed is None:
-        seed = random.SystemRandom().randrange(2**63)
+    key = KeyFile.of_user().play_key()
+    deal = deal_seed(key, random_seed() if seed is None else seed, 0, 0)
     log_dir, sandbox, remote = run_options.setup(resolve_db_path(None), specs, registered)
-    record = play_match(game.name, specs, seed=seed, options=parsed,
+    record = play_match(game.name, specs, seed=deal, key=key, options=parsed,
                         limits=run_options.limits(move_ms=move_ms, max_faults=max_faults),
                         log_dir=log_dir, sandbox=sandbox, remote=remote)
     if seat is not None:
@@ -100,16 +107,18 @@ def show_result(record: GameRecord) -> None:
 
 
 def show_seat(record: GameRecord, seat: int, as_json: bool) -> None:
+    """The game as ``seat`` saw it: its views, offers and choices, and the result. Never the
+    deal seed, the events or other seats' views: they would reveal hidden cards."""
     story = list(seat_story(record.game, record.players, record.seed, record.options,
                             record.joint_actions(), seat))
     if as_json:
-        echo_json({"game": record.game, "seed": record.seed, "seat": seat,
+        echo_json({"game": record.game, "options": record.options, "seat": seat,
                    "bots": list(record.bots),
                    "turns": [{"step": t.step, "view": t.view, "legal": t.legal,
                               "action": t.action} for t in story],
                    "places": list(record.places), "scores": list(record.scores)})
         return
-    click.echo(f"{record.game} as seen by seat {seat} ({record.bots[seat]}), seed {record.seed}")
+    click.echo(f"{record.game} as seen by seat {seat} ({record.bots[seat]})")
     for turn in story:
         click.echo(f"step {turn.step}: view {turn.view}")
         click.echo(f"  legal {turn.legal} -> {turn.action}")

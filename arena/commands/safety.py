@@ -19,6 +19,7 @@ import click
 from arena import sandbox as sandboxing
 from arena.botproc import BotSpec
 from arena.errors import RemoteError
+from arena.keyfile import secret_paths
 from arena.logs import logs_folder
 from arena.record import Limits
 from arena.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
@@ -54,15 +55,16 @@ class RunOptions:
               ) -> tuple[Path, Sandbox | None, RemoteConfig | None]:
         """The logs folder, the sandbox and the remote configuration for a run.
 
-        The sandbox hides the database, the logs and every registered bot's folder (a folder
-        bot still sees its own). Raises SandboxError or RemoteError (one line each).
+        The sandbox hides the database, its key file and the user's, the logs and every
+        registered bot's folder (a folder bot still sees its own). Raises SandboxError or
+        RemoteError (one line each).
         """
         specs = list(specs)
         log_dir = logs_folder(db_path)
         log_dir.mkdir(parents=True, exist_ok=True)
         folders = [spec.cwd for spec in (registered or {}).values() if spec.cwd]
         box = sandboxing.resolve(self.sandbox, hide=[
-            *sandboxing.private_paths(db_path, log_dir), *folders])
+            *sandboxing.private_paths(db_path, log_dir), *secret_paths(db_path), *folders])
         remote = None
         wanted = [spec.name for spec in specs if spec.remote]
         if self.listen is not None:

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import random
 from pathlib import Path
 
 import click
@@ -13,6 +12,7 @@ from arena.commands.progress import ProgressBar
 from arena.commands.safety import RunOptions, run_options
 from arena.commands.storage import bot_spec, db_option, registered_folders
 from arena.games import get_game
+from arena.seeds import new_key, random_seed
 from tournaments import reports
 from tournaments.errors import PlanError
 from tournaments.runner import run as run_games
@@ -35,21 +35,25 @@ def split_bots(text: str, copies: int) -> list[str]:
 
 def create_tournament(store: Store, *, game_name: str, bots: list[str], table_size: int | None,
                       rounds: int, seed: int | None, options: dict, move_ms: int) -> int:
-    """Validate everything, then write the whole plan. Nothing is written on an error."""
+    """Validate everything, then write the whole plan. Nothing is written on an error.
+
+    The tournament gets a fresh secret key (kept in the key file beside the database): its
+    deals are new even with a ``seed`` used before, and no bot can compute them."""
     game = get_game(game_name)
     versions = {name: bot_spec(store, name)[1] for name in dict.fromkeys(bots)}
     if table_size is None:
         table_size = max(game.min_players, min(len(bots), game.max_players))
     spec = TournamentSpec(game=game.name, options=options, entrants=tuple(bots),
                           table_size=table_size, rounds=rounds,
-                          seed=random.SystemRandom().randrange(2**62) if seed is None else seed,
+                          seed=random_seed() if seed is None else seed,
                           move_ms=move_ms)
-    games = plan(spec, game)
+    key = new_key()
+    games = plan(spec, game, key=key)
     spec = TournamentSpec(game=spec.game, options=game.parse_options(options),
                           entrants=spec.entrants, table_size=spec.table_size,
                           rounds=spec.rounds, seed=spec.seed, move_ms=spec.move_ms)
     entrants = {label: (bot, versions[bot]) for label, bot in spec.entrant_bots().items()}
-    return store.create_tournament(spec, games, entrants)
+    return store.create_tournament(spec, games, entrants, key=key)
 
 
 @tournament.command()
@@ -62,7 +66,9 @@ def create_tournament(store: Store, *, game_name: str, bots: list[str], table_si
               help="Repetitions of the whole round robin, each with fresh deals.")
 @click.option("--copies", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Enter every bot this many times (for tables larger than the bot list).")
-@click.option("--seed", type=int, default=None, help="Tournament seed (default: random).")
+@click.option("--seed", type=int, default=None,
+              help="Tournament seed (default: random). Deals come from it and the "
+                   "tournament's own secret key: a new tournament gets new deals.")
 @click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
               help="A game option; repeatable.")
 @click.option("--move-time", "move_ms", type=click.IntRange(1, 600_000), default=1000,
@@ -110,6 +116,7 @@ def run_tournament(store: Store, tid: int, *, jobs: int, quiet: bool = False,
 
     ``options`` gives the process limits, sandbox and remote bots (defaults: see RunOptions).
     """
+    store.tournament_key(tid)   # a lost key file: one clear error before anything starts
     specs = entrant_specs(store, tid)
     options = options or RunOptions()
     log_dir, sandbox, remote = options.setup(Path(store.path), specs.values(),

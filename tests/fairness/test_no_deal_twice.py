@@ -18,6 +18,7 @@ import pytest
 from arena.botproc import BotSpec, resolve_spec
 from arena.games import get_game
 from arena.logs import bot_logs
+from arena.seeds import new_key
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan
 from tournaments.store import Store
@@ -29,10 +30,10 @@ ENTRANTS = ("memo", "memo", "memo", "random")
 def play(folder: Path, game: str, jobs: int) -> tuple[Store, int, Path]:
     db, log_dir = folder / "arena.db", folder / "arena-logs"
     spec = TournamentSpec(game=game, entrants=ENTRANTS, table_size=3, rounds=1, seed=7)
-    store = Store.open(db)
-    tid = store.create_tournament(spec, plan(spec, get_game(game)),
+    store, key = Store.open(db), new_key()
+    tid = store.create_tournament(spec, plan(spec, get_game(game), key=key),
                                   {label: (bot, "test") for label, bot
-                                   in spec.entrant_bots().items()})
+                                   in spec.entrant_bots().items()}, key=key)
     memo = BotSpec(name="memo", argv=(sys.executable, str(ROGUE)))
     specs = {label: memo if bot == "memo" else resolve_spec(bot)
              for label, bot in spec.entrant_bots().items()}

@@ -27,6 +27,7 @@ from arena.botproc import BotSpec
 from arena.hub import Hub
 from arena.logs import bot_logs
 from arena.record import Fault, Limits
+from arena.seeds import new_key
 from arena.sandbox import SandboxMode
 from protocol.transport import curve_client
 from tests.arena.conftest import bundled, hub, pool, rogue, toy  # noqa: F401 - fixtures
@@ -139,8 +140,9 @@ def run_with_rogue(folder: Path, spec: BotSpec, *, limits: Limits = LIMITS,
     tournament = TournamentSpec(game="toy", options={"rounds": rounds}, entrants=ENTRANTS,
                                 table_size=2, rounds=1, seed=7, move_ms=limits.move_ms)
     with Store.open(db) as store:
-        tid = store.create_tournament(tournament, plan(tournament, game),
-                                      {label: (label, "test") for label in ENTRANTS})
+        key = new_key()
+        tid = store.create_tournament(tournament, plan(tournament, game, key=key),
+                                      {label: (label, "test") for label in ENTRANTS}, key=key)
         specs = {"rogue": BotSpec(name="rogue", argv=spec.argv, cwd=spec.cwd),
                  "first": bundled("first"), "random": bundled("random")}
         private = sandboxing.private_paths(db, log_dir)

@@ -22,6 +22,7 @@ from arena.cli import main
 from arena.hub import Hub
 from arena.remote import CurveKeys, RemoteConfig
 from tests.security.conftest import dealer, hello, replies
+from tests.tournaments import old_database
 from tournaments.remote import StoredAccess, issue_token, server_keys
 from tournaments.store import Store
 
@@ -106,6 +107,24 @@ def test_a_remote_bot_joins_with_a_token_and_plays(tmp_path, curve) -> None:
     assert lines[-1].startswith("arena: error: remote bot 'far' did not connect"), err
     retry.kill()
     retry.wait()
+
+
+def test_a_curve_key_moved_out_of_an_old_database_still_works(tmp_path) -> None:
+    """A database made before key files kept the CURVE key pair; opened now, the pair moves
+    to the key file, and bots given the old server key still connect."""
+    db = tmp_path / "arena.db"
+    public, _ = old_database(db)
+    variables = exported(cli("bot", "token", "far", "--endpoint",
+                             f"tcp://127.0.0.1:{free_port()}", "--db", str(db), "--curve"))
+    assert variables["ARENA_SERVER_KEY"] == public
+    with Store.open(db) as store:
+        assert "arena_keys" not in store.db.table_names()
+    game = arena(db, variables["ARENA_ENDPOINT"], "--curve")
+    bot = start_by_hand(variables)
+    code, out, err = finish(game)
+    assert code == 0, err
+    assert json.loads(out)["bots"][0] == "far"
+    assert bot.wait(timeout=10) == 0
 
 
 @pytest.fixture

@@ -1,5 +1,8 @@
 """Tests of the tournaments package, and synthetic game records shared with the benchmarks.
 
+``old_database`` makes a results database as the arena wrote it before secret keys (schema
+version 3, from ``data/schema_v3.sql``), with its CURVE key pair in the database.
+
 ``synthetic_record`` makes a realistic-looking GameRecord for a planned game without playing
 it: a Skull-like game of about 40 actions, places drawn from the entrants' strengths plus
 noise (with occasional ties), and an occasional fault.
@@ -8,11 +11,28 @@ noise (with occasional ties), and an occasional fault.
 from __future__ import annotations
 
 import random
+import sqlite3
 from collections.abc import Mapping
+from pathlib import Path
 
 from arena.games.base import places_from_keys
 from arena.record import ActionRecord, Chooser, Fault, FaultKind, GameRecord, final_places
 from tournaments.schedule import PlannedGame
+
+V3_DUMP = Path(__file__).resolve().parent / "data" / "schema_v3.sql"
+
+
+def old_database(path: Path) -> tuple[str, str]:
+    """Write the version-3 database at ``path``; return its CURVE key pair (public, secret).
+
+    It has a remote bot ``far`` and tournament 1 (skull, three entrants, three games
+    pending), planned without a key."""
+    conn = sqlite3.connect(path)
+    conn.executescript(V3_DUMP.read_text())
+    public, secret = conn.execute("SELECT public, secret FROM arena_keys").fetchone()
+    conn.close()
+    return public, secret
+
 
 ACTIONS = ("place:flower", "place:skull", "bid:2", "bid:3", "pass", "flip:1", "flip:2")
 

@@ -3,6 +3,7 @@ their processes, plan order within a worker's rotations."""
 
 from __future__ import annotations
 
+from arena.seeds import new_key
 from tournaments.dispatch import Dispatcher
 from tournaments.schedule import TournamentSpec, plan
 
@@ -19,7 +20,7 @@ def drain(dispatcher: Dispatcher, order: list[int]) -> dict[int, list]:
 
 
 def test_every_game_is_handed_out_once() -> None:
-    games = plan(SPEC)
+    games = plan(SPEC, key=new_key())
     dispatcher = Dispatcher([(g.index, g) for g in games], 3)
     taken = drain(dispatcher, [0, 1, 2] * len(games))
     ids = sorted(i for items in taken.values() for i, _ in items)
@@ -28,7 +29,7 @@ def test_every_game_is_handed_out_once() -> None:
 
 
 def test_workers_keep_to_their_share_of_rotations_while_it_lasts() -> None:
-    games = plan(SPEC)                 # 4 rotations, 2 workers: two rotations each
+    games = plan(SPEC, key=new_key())                 # 4 rotations, 2 workers: two rotations each
     dispatcher = Dispatcher([(g.index, g) for g in games], 2)
     taken = drain(dispatcher, [0, 1] * len(games))
     rotations = {w: {g.rotation for _, g in items} for w, items in taken.items()}
@@ -39,7 +40,7 @@ def test_workers_keep_to_their_share_of_rotations_while_it_lasts() -> None:
 
 
 def test_a_worker_whose_share_is_done_takes_other_games() -> None:
-    games = plan(SPEC)
+    games = plan(SPEC, key=new_key())
     dispatcher = Dispatcher([(g.index, g) for g in games], 2)
     taken = drain(dispatcher, [1] * len(games))     # worker 0 never asks
     assert len(taken[1]) == len(games)

@@ -4,6 +4,7 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import signal
 import sqlite3
 import subprocess
@@ -15,6 +16,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
+from arena.keyfile import key_file_path
 
 BOTS = "random,first,random,random"
 
@@ -29,6 +31,13 @@ def create(db: Path, rounds: int = 2) -> int:
     out = cli("tournament", "create", "--game", "skull", "--bots", BOTS, "--table-size", "3",
               "--rounds", str(rounds), "--seed", "42", "--json", "--db", str(db))
     return json.loads(out)["id"]
+
+
+def copy_database(source: Path, target: Path) -> None:
+    """Copy a (closed) database with its key file: a tournament's deals come from its own key,
+    so two runs of one plan need one key (a new tournament would get new deals)."""
+    shutil.copy(source, target)
+    shutil.copy(key_file_path(source), key_file_path(target))
 
 
 def results(db: Path, tid: int) -> dict:
@@ -59,7 +68,8 @@ def done_count(db: Path, tid: int) -> int:
 
 def test_parallel_run_equals_serial_run(tmp_path: Path) -> None:
     serial, parallel = tmp_path / "serial.db", tmp_path / "parallel.db"
-    a, b = create(serial), create(parallel)
+    a = b = create(serial)
+    copy_database(serial, parallel)
     cli("tournament", "run", str(a), "--quiet", "--db", str(serial))
     cli("tournament", "run", str(b), "--quiet", "--jobs", "2", "--db", str(parallel))
     first, second = results(serial, a), results(parallel, b)
@@ -92,9 +102,9 @@ def processes_with(marker: str) -> set[int]:
 
 def test_kill_minus_nine_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
     reference, killed = tmp_path / "reference.db", tmp_path / "killed.db"
-    ref_id = create(reference, rounds=3)
+    ref_id = tid = create(reference, rounds=3)
+    copy_database(reference, killed)
     cli("tournament", "run", str(ref_id), "--quiet", "--db", str(reference))
-    tid = create(killed, rounds=3)
     total = 3 * 4 * 3
     marker = uuid.uuid4().hex
     proc = arena_run(killed, tid, marker)

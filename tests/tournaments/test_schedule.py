@@ -1,4 +1,4 @@
-"""Plans: every k-subset meets, every rotation on the same deal, seeds derived and stable."""
+"""Plans: every k-subset meets, every rotation on the same deal, seeds keyed and stable."""
 
 from __future__ import annotations
 
@@ -13,17 +13,27 @@ from hypothesis import strategies as st
 
 from arena.errors import ArenaError, OptionError
 from arena.games.base import Game, OptionSpec
+from arena.seeds import bot_seed, deal_seed
 from tournaments.errors import PlanError
 from tournaments.schedule import (
     PlannedGame,
     TournamentSpec,
-    bot_seed,
     check_spec,
-    deal_seed,
     entrant_labels,
-    plan,
+    plan as keyed_plan,
     plan_size,
 )
+
+#: A fixed test key (a real tournament's key is random and secret).
+KEY = bytes(range(32))
+OTHER_KEY = bytes(range(1, 33))
+#: HMAC-SHA256 seeds under KEY: deal 0 of seed 7, and its seat 0's bot seed.
+PINNED_DEAL = 872993844254354625
+PINNED_BOT = 7862602727993812545
+
+
+def plan(spec: TournamentSpec, game: Game | None = None, key: bytes = KEY) -> list[PlannedGame]:
+    return keyed_plan(spec, game, key=key)
 
 
 class ThreeToFive(Game):
@@ -59,11 +69,31 @@ def test_small_plan_by_hand() -> None:
 
 
 def test_seeds_are_pinned() -> None:
-    """Changing the derivation would silently change every stored tournament's replays."""
-    assert deal_seed(7, 0, 0) == 8317127739573897144
-    assert bot_seed(8317127739573897144, 0) == bot_seed(8317127739573897144, 0)
-    assert bot_seed(1, 0) != bot_seed(1, 1)
-    assert bot_seed(1, 0) != bot_seed(2, 0)
+    """Changing the derivation would silently change every stored tournament's bot seeds."""
+    assert deal_seed(KEY, 7, 0, 0) == PINNED_DEAL
+    assert bot_seed(KEY, PINNED_DEAL, 0) == PINNED_BOT
+    assert bot_seed(KEY, 1, 0) != bot_seed(KEY, 1, 1)
+    assert bot_seed(KEY, 1, 0) != bot_seed(KEY, 2, 0)
+    games = plan(spec(seed=7))
+    assert games[0].deal_seed == PINNED_DEAL and games[0].bot_seeds()[0] == PINNED_BOT
+
+
+def test_seeds_depend_on_the_key() -> None:
+    """The same key gives the same seeds; another key, other deals and other bot seeds."""
+    assert plan(spec()) == plan(spec())
+    mine, other = plan(spec()), plan(spec(), key=OTHER_KEY)
+    assert [g.seating for g in mine] == [g.seating for g in other]
+    assert all(a.deal_seed != b.deal_seed for a, b in zip(mine, other))
+    assert all(not set(a.bot_seeds()) & set(b.bot_seeds()) for a, b in zip(mine, other))
+    assert bot_seed(KEY, 5, 0) != bot_seed(OTHER_KEY, 5, 0)
+    with pytest.raises(ValueError):
+        deal_seed(b"short", 7, 0, 0)
+
+
+def test_a_game_without_bot_seeds_refuses_to_invent_them() -> None:
+    bare = PlannedGame(index=3, round=0, table=0, rotation=0, deal_seed=1, seating=("a", "b"))
+    with pytest.raises(PlanError, match="no bot seeds"):
+        bare.bot_seeds()
 
 
 @given(n=st.integers(2, 7), k=st.integers(2, 5), rounds=st.integers(1, 3),

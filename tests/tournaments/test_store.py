@@ -20,7 +20,8 @@ from tournaments import store as store_module
 from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
 from tournaments.migrations import SCHEMA_VERSION, migrate, user_version
 from tournaments.ratings import PairCounts, batch_ratings, incremental_elo
-from tournaments.schedule import PlannedGame, TournamentSpec, plan
+from tournaments.schedule import PlannedGame, TournamentSpec
+from tournaments.schedule import plan as keyed_plan
 from tournaments.store import Store, resolve_db_path
 from tournaments.values import BotKind, GameStatus, RatingMethod, TournamentStatus
 
@@ -28,11 +29,17 @@ SPEC = TournamentSpec(game="skull", options={"variant": "basic"},
                       entrants=("alpha", "beta", "gamma", "alpha"), table_size=3, rounds=2,
                       seed=11, move_ms=500)
 STRENGTH = {"alpha": 1.5, "beta": 0.0, "gamma": -1.0, "alpha#2": 1.5}
+#: The tournaments' secret key in these tests (a real one is random).
+KEY = bytes(range(32))
 
 
-def new_tournament(store: Store, spec: TournamentSpec = SPEC) -> int:
+def plan(spec: TournamentSpec) -> list[PlannedGame]:
+    return keyed_plan(spec, key=KEY)
+
+
+def new_tournament(store: Store, spec: TournamentSpec = SPEC, key: bytes = KEY) -> int:
     bots = {label: (bot, f"v-{bot}") for label, bot in spec.entrant_bots().items()}
-    return store.create_tournament(spec, plan(spec), bots)
+    return store.create_tournament(spec, keyed_plan(spec, key=key), bots, key=key)
 
 
 def play_all(store: Store, tid: int, *, seed: int = 1, limit: int | None = None) -> dict:
@@ -72,7 +79,7 @@ def test_new_database_is_current_and_in_wal_mode(store: Store, path: Path) -> No
 def test_skyjo_tournaments_planned_before_the_new_options_keep_the_rules_they_had(
         path: Path) -> None:
     db = Database(sqlite3.connect(path, isolation_level=None))
-    migrate(db, path=str(path), target=3)
+    migrate(db, path=str(path), target=4)
     db.execute("INSERT INTO tournaments (id, game, options, table_size, rounds, seed, move_ms, "
                "created_at, status) VALUES (1, 'skyjo', '{\"columns\":false,"
                "\"next_starter\":\"winner\"}', 2, 1, 5, 100, 'then', 'done'), "
@@ -110,7 +117,7 @@ def test_skull_bank_games_stored_with_row_reveals_are_rewritten_to_named_bills(
     from arena.replay import replay
 
     db = Database(sqlite3.connect(path, isolation_level=None))
-    migrate(db, path=str(path), target=4)
+    migrate(db, path=str(path), target=5)
     played = [_top_revealing_skull_bank_game(seed) for seed in range(6)]
     legacy = [[row[:2] + [row[2].split(",")[0] if row[2].startswith("reveal:") else row[2]]
                + row[3:] for row in rows] for rows in played]
@@ -300,7 +307,7 @@ def test_plan_is_written_before_play(store: Store) -> None:
 
 def test_bad_entrants_write_nothing(store: Store) -> None:
     with pytest.raises(PlanError):
-        store.create_tournament(SPEC, plan(SPEC), {"alpha": ("alpha", "v")})
+        store.create_tournament(SPEC, plan(SPEC), {"alpha": ("alpha", "v")}, key=KEY)
     assert store.list_tournaments() == []
 
 
