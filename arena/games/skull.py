@@ -1,4 +1,4 @@
-"""Skull (Hervé Marly), game id ``skull``: the rules of ``/work/shared/rules/skull.md``.
+"""Skull (Hervé Marly), game id ``skull``: the rules of ``docs/games/skull.md``.
 
 3-6 players each hold three flowers and a skull. A round: everyone puts a disc face down at
 once (setup), then in turn each player places another disc or bids how many discs they can flip

@@ -1,4 +1,4 @@
-"""Scenario tests for every rule and edge case of ``rules/skull.md``, plus property tests.
+"""Scenario tests for every rule and edge case of ``docs/games/skull.md``, plus property tests.
 
 Scenarios apply explicit actions (chance only enters through blind random takes) and, where a
 position is long to reach, adjust a player's discs directly before the round starts.

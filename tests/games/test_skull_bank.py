@@ -1,4 +1,4 @@
-"""Scenario tests for every rule and decision of ``rules/skull-bank.md``, plus property tests.
+"""Scenario tests for every rule and decision of ``docs/games/skull-bank.md``, plus property tests.
 
 Seat 0 deals first. Scenarios apply explicit actions; chance only enters through blind takes.
 """
