@@ -28,7 +28,6 @@ from typing import Any
 
 from protocol import PROTOCOL_VERSION
 from protocol.errors import ConnectionClosed, ProtocolError
-from protocol.messages import action as action_message
 from protocol.messages import hello, validate_from_arena
 from protocol.transport import DealerSocket
 
@@ -150,4 +149,4 @@ def run_bot(bot: ActFunction | Bot, *, name: str | None = None) -> None:
     raise SystemExit(status)
 
 
-__all__ = ["Bot", "run_bot", "serve", "action_message"]
+__all__ = ["Bot", "run_bot", "serve"]

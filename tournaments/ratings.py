@@ -282,10 +282,6 @@ class PairCounts:
         draw[a][b] += draws
         draw[b][a] += draws
 
-    def add_games(self, entrant: str, games: int) -> None:
-        """Count games played by ``entrant`` (when pairs are added with ``add``)."""
-        self.games[self._id(entrant)] += games
-
     def head_to_head(self, entrant: str, opponent: str) -> HeadToHead:
         a, b = self._id(entrant), self._id(opponent)
         wins = draws = losses = 0
@@ -300,9 +296,6 @@ class PairCounts:
         return Crosstable(entrants=tuple(self.entrants), pairs={
             (a, b): self.head_to_head(a, b)
             for a in self.entrants for b in self.entrants if a != b})
-
-    def games_of(self, entrant: str) -> int:
-        return self.games[self._id(entrant)]
 
     def weighted(self) -> tuple[list[list[float]], list[list[float]]]:
         """(points[a][b], played[a][b]) with each pairwise result weighted by table size."""

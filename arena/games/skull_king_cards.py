@@ -118,16 +118,6 @@ def hand_actions(hand: Sequence[int]) -> tuple[str, ...]:
     return tuple(out)
 
 
-def suit_of(code: int) -> int:
-    """The suit of a numbered code, else -1."""
-    return code // 14 if code < NUMBERED else -1
-
-
-def rank_of(code: int) -> int:
-    """The rank (1..14) of a numbered code, else 0."""
-    return code % 14 + 1 if code < NUMBERED else 0
-
-
 def next_lead(lead: int, code: int) -> int:
     """The trick's lead state after ``code`` is played onto lead state ``lead``."""
     if lead != UNDECIDED:

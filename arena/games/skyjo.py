@@ -12,7 +12,6 @@ from __future__ import annotations
 
 import copy
 import enum
-import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 from itertools import combinations
@@ -21,8 +20,6 @@ from typing import Any
 
 from arena.games import register
 from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
-
-log = logging.getLogger(__name__)
 
 ROWS, COLS = 3, 4
 CELLS = ROWS * COLS
