@@ -82,11 +82,12 @@ def test_a_hanging_bot_times_out_and_forfeits(hub, pool, toy):
 
 
 def test_late_reply_is_dropped_not_used_for_the_next_turn(hub, pool, toy, monkeypatch):
-    # request 1 times out at 300 ms; the answer to it comes at 450 ms, while request 2
-    # (sent at about 300 ms) is awaited, and the answer to request 2 follows at once
-    monkeypatch.setenv("ARENA_BOT_DELAY_MS", "450")
+    # request 1 times out at 600 ms; the answer to it comes at 700 ms (late whatever the load),
+    # while request 2 (sent at about 600 ms, due at about 1200 ms) is awaited, and the answer
+    # to request 2 follows at once, half a second early
+    monkeypatch.setenv("ARENA_BOT_DELAY_MS", "700")
     record = play(hub, pool, toy, [rogue("late"), bundled("first")],
-                  limits=Limits(move_ms=300, max_faults=3))
+                  limits=Limits(move_ms=600, max_faults=3))
     assert kinds(record) == [FaultKind.TIMEOUT]
     seat0 = [a for a in record.actions if a.seat == 0]
     assert seat0[0].by is Chooser.REFEREE
@@ -113,10 +114,16 @@ def test_crash_is_a_fault_and_the_process_is_replaced(hub, pool, toy):
 def test_simultaneous_steps_are_sent_to_all_seats_at_once(hub, pool, toy, monkeypatch):
     monkeypatch.setenv("ARENA_BOT_DELAY_MS", "300")
     record = play(hub, pool, toy, [rogue("sleepy"), rogue("sleepy")], rounds=1,
-                  limits=Limits(move_ms=2000))
-    # two sequential steps (300 ms each) and one simultaneous step (300 ms, not 600)
+                  limits=Limits(move_ms=5000))
     assert record.faults == ()
-    assert 850 < record.wall_ms < 1150
+    # two sequential steps and one simultaneous step: in the simultaneous one, each seat got
+    # its turn before the other answered (sent together, not one after the other)
+    turns = [line.split() for path in pool.log_dir.rglob("*.log")
+             for line in path.read_text().splitlines() if line.startswith("turn ")]
+    spans = [(float(got), float(answered)) for _, _, _, got, _, answered in turns]
+    overlapping = [(a, b) for i, a in enumerate(spans) for b in spans[i + 1:]
+                   if a[0] < b[1] and b[0] < a[1]]
+    assert len(spans) == 4 and len(overlapping) == 1
 
 
 @pytest.mark.parametrize("name, message", [
