@@ -29,7 +29,7 @@ from tests.security.conftest import dealer, hello, replies, survivors
 
 # -- sandbox -------------------------------------------------------------------------------
 
-def test_sandbox_command_hides_private_paths_and_shows_what_bots_need(tmp_path) -> None:
+def test_sandbox_command_shows_an_allow_list_and_covers_private_paths(tmp_path) -> None:
     secret = tmp_path / "secret"
     secret.mkdir()
     (secret / "inner").mkdir()
@@ -38,17 +38,34 @@ def test_sandbox_command_hides_private_paths_and_shows_what_bots_need(tmp_path) 
     db = tmp_path / "arena.db"
     db.write_bytes(b"")
     box = Sandbox(bwrap="bwrap").hiding([secret, secret / "inner", db, "/nonexistent"])
-    argv = box.wrap(["python", "bot.py"], cwd=str(own), ipc_dir=str(tmp_path / "ipc"),
+    argv = box.wrap(["python", "bot.py"], cwd=str(tmp_path), ipc_dir=str(tmp_path / "ipc"),
                     own=str(own))
     text = " ".join(argv)
     assert argv[0] == "bwrap" and argv[-3:] == ["--", "python", "bot.py"]
-    for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"):
+    for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session",
+                 "--unshare-user", "--disable-userns"):
         assert flag in argv
-    assert "--ro-bind / /" in text and "--tmpfs /tmp" in text
-    assert f"--ro-bind {own} {own}" in text, "its own folder, read-only"
-    assert f"--ro-bind {tmp_path / 'ipc'} {tmp_path / 'ipc'}" in text, "the hub's socket"
+    assert "--ro-bind / /" not in text, "an allow-list, not the whole file system"
+    assert "--ro-bind /usr /usr" in text and "--tmpfs /tmp" in text
+    assert "--remount-ro / " in text, "nothing writable but /tmp and /dev/shm"
+    assert f"--ro-bind {tmp_path} {tmp_path}" in text, "its working folder"
+    assert f"--tmpfs {secret} " in text and f"--remount-ro {secret}" in text, "covered"
+    assert f"--ro-bind /dev/null {db}" in text
+    assert text.index(f"--tmpfs {secret} ") < text.index(f"--ro-bind {own} {own}"), \
+        "its own folder, read-only, shown inside the cover"
     assert "/nonexistent" not in text
-    assert f"--chdir {own}" in text
+    assert f"--chdir {tmp_path}" in text
+
+
+def test_sandbox_refuses_a_command_naming_a_private_file(tmp_path) -> None:
+    logs = tmp_path / "arena-logs"
+    (logs / "other").mkdir(parents=True)
+    (logs / "other" / "seat0.log").write_text("my hand")
+    box = Sandbox(bwrap="bwrap").hiding([logs])
+    with pytest.raises(SandboxError, match="names .*seat0.log, which is private"):
+        box.wrap(["cat", str(logs / "other" / "seat0.log")], cwd="/", ipc_dir=str(tmp_path))
+    with pytest.raises(SandboxError, match="private"):
+        box.wrap(["python", "bot.py"], cwd=str(logs), ipc_dir=str(tmp_path))
 
 
 def test_sandbox_hides_the_database_files_when_its_folder_is_needed(tmp_path,

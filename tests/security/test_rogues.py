@@ -172,10 +172,11 @@ def test_sandbox_hides_database_logs_and_other_bots(private, monkeypatch, in_cwd
     assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
     found = dict(item.split("=") for item in
                  re.search(r"snoop: (.*)", outcome.log()).group(1).split())
-    # a hidden folder is an empty file system; a hidden file is an unopenable device node
+    # what is not shown does not exist; a private folder inside a shown one is an empty file
+    # system, a private file there an unopenable device node
     assert found["db"] == ("PermissionError" if in_cwd else "FileNotFoundError")
     assert found["logs"] == ("0" if in_cwd else "FileNotFoundError")
-    assert found["other"] == "0"
+    assert found["other"] == "FileNotFoundError", "only what a bot needs is shown"
     assert found["write_cwd"] == "OSError", "the file system is read-only (EROFS)"
     assert found["scratch"] == "ok", "its own /tmp is writable"
     assert int(found["procs"]) <= 4, "it sees only its own processes"

@@ -1,0 +1,139 @@
+"""Bot users: when the arena runs as root, every bot process runs as a uid of its own.
+
+The uid (and gid) of a bot is ``USER_BASE`` plus the pid of the bot's first process: unique
+among live processes machine-wide without any table, far above the ranges distributions give
+to users and system services, and below 2**31. The child takes it in its pre-exec function, as
+the last step before ``exec`` (after joining its cgroups and setting its rlimits, which need
+root). A bot then cannot signal the arena or another bot, read their ``/proc/PID/environ``,
+write to their cgroup files, or read files that are not readable by others.
+
+Everything such a bot leaves is found by its uid: ``kill_user`` kills every process of the uid
+(however it detached), ``remove_files_of`` deletes what the uid owns in the world-writable
+places. An ordinary (non-root) arena cannot switch uid: its bots run as the arena's user.
+"""
+
+from __future__ import annotations
+
+import logging
+import os
+import shutil
+import signal
+import stat
+import time
+from collections.abc import Iterable
+
+log = logging.getLogger(__name__)
+
+#: Bot uids and gids are USER_BASE + the pid of the bot's first process.
+USER_BASE = 2_000_000_000
+#: The places any user may write to on a usual Linux system (cleaned after each bot).
+WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def separate_users() -> bool:
+    """True if bots run as uids of their own (the arena runs as root)."""
+    return os.geteuid() == 0
+
+
+def uid_of(pid: int) -> int:
+    """The uid (and gid) of the bot whose first process is ``pid``."""
+    return USER_BASE + pid
+
+
+def become(uid: int) -> None:
+    """Drop every group and become ``uid``/``uid`` (in the child, just before exec)."""
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+def grant(folder: str, uid: int, *, shared: bool) -> None:
+    """Let bot user ``uid`` connect to the hub's socket(s) in ``folder``.
+
+    A folder of the bot's own is given to it (mode 0700, sockets included). A ``shared`` folder
+    (one socket for every bot) is made searchable but not listable (0711) and its sockets
+    connectable by anyone (0666): a local user who learns the path can connect, but is only a
+    stranger to the hub without a token.
+    """
+    sockets = [entry.path for entry in os.scandir(folder)
+               if stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode)]
+    if shared:
+        os.chmod(folder, 0o711)
+        for path in sockets:
+            os.chmod(path, 0o666)
+        return
+    for path in [folder, *sockets]:
+        os.chown(path, uid, uid, follow_symlinks=False)
+    os.chmod(folder, 0o700)
+
+
+def processes_of(uid: int) -> list[int]:
+    """Pids of the live (not zombie) processes whose real uid is ``uid``."""
+    found = []
+    for entry in os.scandir("/proc"):
+        if not entry.name.isdigit():
+            continue
+        try:
+            with open(f"/proc/{entry.name}/status", "rb") as handle:
+                status = handle.read()
+        except OSError:
+            continue
+        fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
+        uids = fields.get(b"Uid", b"").split()
+        if uids and int(uids[0]) == uid and not fields.get(b"State", b"").strip().startswith(b"Z"):
+            found.append(int(entry.name))
+    return found
+
+
+def kill_user(uid: int, *, rounds: int = 50) -> bool:
+    """SIGKILL every process of ``uid`` until none is left; True if none is."""
+    for _ in range(rounds):
+        pids = processes_of(uid)
+        if not pids:
+            return True
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.01)
+    log.warning("processes of bot user %d survived SIGKILL", uid)
+    return False
+
+
+def remove_files_of(uid: int, places: Iterable[str] = WORLD_WRITABLE) -> int:
+    """Delete what ``uid`` owns in ``places`` and in world-writable folders below them.
+
+    Call it once the user has no process left. Symbolic links are removed, never followed.
+    Returns the number of entries removed.
+    """
+    removed = 0
+    todo = [place for place in places if os.path.isdir(place)]
+    while todo:
+        folder = todo.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if info.st_uid == uid:
+                removed += _remove(entry.path, stat.S_ISDIR(info.st_mode))
+            elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IWOTH:
+                todo.append(entry.path)
+    return removed
+
+
+def _remove(path: str, is_dir: bool) -> int:
+    try:
+        if is_dir:
+            shutil.rmtree(path)     # fd-based on Linux: safe against symlinks swapped in
+        else:
+            os.unlink(path)
+        return 1
+    except OSError as exc:
+        log.warning("could not remove %s: %s", path, exc)
+        return 0
