@@ -67,6 +67,26 @@ def grant(folder: str, uid: int, *, shared: bool) -> None:
     os.chmod(folder, 0o700)
 
 
+def protect(paths: Iterable[str | os.PathLike[str]]) -> None:
+    """Take every permission of group and others off ``paths`` that exist (the database
+    files, the logs folder, key files): bot users can neither read nor write them."""
+    for path in paths:
+        try:
+            mode = os.stat(path, follow_symlinks=False).st_mode
+            if not stat.S_ISLNK(mode) and stat.S_IMODE(mode) & 0o077:
+                os.chmod(path, stat.S_IMODE(mode) & ~0o077)
+        except FileNotFoundError:
+            continue
+
+
+def writable_by_others(folder: str | os.PathLike[str]) -> bool:
+    """True if users other than the owner may create files in ``folder``."""
+    try:
+        return bool(os.stat(folder).st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+    except OSError:
+        return False
+
+
 def processes_of(uid: int) -> list[int]:
     """Pids of the live (not zombie) processes whose real uid is ``uid``."""
     found = []

@@ -16,6 +16,7 @@ from typing import Any
 
 import click
 
+from arena import identity
 from arena import sandbox as sandboxing
 from arena.botproc import BotSpec
 from arena.errors import RemoteError
@@ -55,14 +56,17 @@ class RunOptions:
         """The logs folder, the sandbox and the remote configuration for a run.
 
         The sandbox hides the database, the logs and every registered bot's folder (a folder
-        bot still sees its own). Raises SandboxError or RemoteError (one line each).
+        bot still sees its own); with only remote bots nothing local runs, so there is no
+        warning about running unsandboxed. Raises SandboxError or RemoteError (one line each).
         """
         specs = list(specs)
         log_dir = logs_folder(db_path)
         log_dir.mkdir(parents=True, exist_ok=True)
+        protect_private(db_path, log_dir)
         folders = [spec.cwd for spec in (registered or {}).values() if spec.cwd]
         box = sandboxing.resolve(self.sandbox, hide=[
-            *sandboxing.private_paths(db_path, log_dir), *folders])
+            *sandboxing.private_paths(db_path, log_dir), *folders],
+            local=any(not spec.remote for spec in specs))
         remote = None
         wanted = [spec.name for spec in specs if spec.remote]
         if self.listen is not None:
@@ -80,6 +84,25 @@ class RunOptions:
                 remote = remote_config(store, listen=self.listen, curve=self.curve,
                                        wait_ms=self.remote_wait_s * 1000)
         return log_dir, box, remote
+
+
+def protect_private(db_path: Path, log_dir: Path) -> None:
+    """Make the database files and the logs unreadable to other users (bot users included),
+    and warn if bots could plant files beside the database."""
+    db = db_path.expanduser().resolve()
+    identity.protect([*(f"{db}{suffix}" for suffix in ("", "-wal", "-shm", "-journal")),
+                      log_dir])
+    if identity.writable_by_others(db.parent):
+        log.warning("the database's folder %s is writable by other users: keep the database "
+                    "in a folder of its own (see docs/security.md)", db.parent)
+
+
+#: ``--sandbox``: for every command that runs local bots (``arena bot add`` checks them too).
+sandbox_option = click.option(
+    "--sandbox", type=click.Choice([m.value for m in SandboxMode]),
+    default=SandboxMode.AUTO.value, show_default=True,
+    help="Run bots in bubblewrap: auto (if it works here, else warn), required (refuse to run "
+         "without it) or off.")
 
 
 #: The fewest processes and threads that let a sandboxed Python bot with ZeroMQ start.
@@ -124,10 +147,7 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
                      default=_DEFAULTS.log_bytes, show_default=True,
                      help="Output kept per bot process in arena-logs/ next to the database; "
                           "the rest is discarded. 0 = keep everything."),
-        click.option("--sandbox", type=click.Choice([m.value for m in SandboxMode]),
-                     default=SandboxMode.AUTO.value, show_default=True,
-                     help="Run bots in bubblewrap: auto (if it works here, else warn), "
-                          "required (refuse to run without it) or off."),
+        sandbox_option,
         click.option("--listen", metavar="tcp://HOST:PORT", default=None,
                      help="Let remote bots (`arena bot add NAME --remote`) connect here."),
         click.option("--curve", is_flag=True,

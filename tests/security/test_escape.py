@@ -1,0 +1,145 @@
+"""Bots that try to escape, as root, in every sandbox mode the machine offers.
+
+When the arena runs as root every bot process runs as an unprivileged uid of its own, with or
+without bubblewrap: these tests run real tournaments with rogue bots (``tests/rogues/``) and
+check that the bot has no capability, cannot mount, cannot leave its cgroups, cannot read or
+write the database, the keys file or the logs, cannot read other processes' environments or
+signal them, that its whole process tree is bounded by ``--memory`` where a memory cgroup
+exists, that what it writes is bounded and removed, and that nothing it starts outlives it.
+"""
+
+from __future__ import annotations
+
+import dataclasses
+import os
+import re
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena import identity
+from arena import limits as proclimits
+from arena.botproc import BotSpec
+from tests.security.conftest import (LIMITS, needs_bwrap, private, rogue,  # noqa: F401
+                                     run_with_rogue, survivors)
+from tests.security.test_rogues import GAMES_WITH_ROGUE, assert_finished
+
+needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="bots run as users of their own "
+                                "only when the arena runs as root")
+needs_memory_cgroup = pytest.mark.skipif(proclimits.memory_base() is None,
+                                         reason="no writable memory cgroup here")
+#: Every sandbox mode: bubblewrap (where it works) and none.
+MODES = [pytest.param("required", marks=needs_bwrap, id="sandboxed"),
+         pytest.param("off", id="unsandboxed")]
+PLACES = ("/tmp", "/var/tmp", "/dev/shm")
+
+
+def logged(outcome, name: str) -> dict[str, str]:
+    """The ``name: key=value ...`` line a rogue logged, as a dict."""
+    line = re.search(rf"{name}: (.*)", outcome.log()).group(1)
+    return dict(item.split("=", 1) for item in line.split())
+
+
+@needs_root
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bot_has_no_privileges(tmp_path, mode) -> None:
+    outcome = run_with_rogue(tmp_path, rogue("caps"), sandbox=mode)
+    assert_finished(outcome)
+    assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
+    found = logged(outcome, "caps")
+    assert int(found["uid"]) > identity.USER_BASE, "a uid of its own, not root"
+    assert int(found["capeff"], 16) == 0, "no capability"
+    assert found["mount"] == "EPERM" and found["remount"] == "EPERM"
+    assert found["cgroup"] in ("PermissionError", "FileNotFoundError"), \
+        "it cannot move itself out of its cgroups"
+
+
+@needs_root
+@pytest.mark.parametrize("mode", MODES)
+def test_a_bot_cannot_reach_the_arenas_secrets(private, monkeypatch, mode) -> None:
+    keys = private / "arena.keys"
+    keys.write_text("secret")
+    keys.chmod(0o600)
+    old = private / "arena-logs" / "first" / "old.log"      # another bot's hand, last run
+    old.parent.mkdir(parents=True)
+    old.write_text("my hand")
+    for name, value in (("DB", private / "arena.db"), ("KEYS", keys),
+                        ("LOGS", private / "arena-logs"), ("REFEREE", os.getpid())):
+        monkeypatch.setenv(f"ARENA_BOT_{name}", str(value))
+    before = (private / "arena.db").read_bytes() if (private / "arena.db").exists() else b""
+    outcome = run_with_rogue(private, rogue("escape"), sandbox=mode)
+    assert_finished(outcome)
+    assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
+    found = logged(outcome, "escape")
+    # sandboxed, none of it exists for the bot; unsandboxed, its uid may not open it
+    denied = "FileNotFoundError" if mode == "required" else "PermissionError"
+    assert [found[k] for k in ("db_read", "db_write", "keys", "logs")] == [denied] * 4
+    assert found["log_read"] == "0/0"
+    assert found["referee"] == ("ProcessLookupError" if mode == "required"
+                                else "PermissionError")
+    assert found["environ"] == "0" and found["signalled"] == "0"
+    assert before == b"" or (private / "arena.db").read_bytes()[:16] == before[:16]
+
+
+@needs_bwrap
+def test_a_command_naming_a_private_file_is_refused(private) -> None:
+    hand = private / "arena-logs" / "first" / "seat0.log"
+    hand.parent.mkdir(parents=True)
+    hand.write_text("my hand")
+    spec = BotSpec(name="rogue", argv=(*rogue("hang").argv, str(hand)))
+    outcome = run_with_rogue(private, spec, sandbox="required")
+    assert_finished(outcome)
+    assert outcome.kinds == [["crash"]] * GAMES_WITH_ROGUE
+    assert all("which is private to the arena" in d for d in outcome.details())
+
+
+@needs_root
+@needs_memory_cgroup
+@pytest.mark.parametrize("mode", MODES)
+def test_a_forked_tree_is_bounded_by_memory(tmp_path, monkeypatch, mode) -> None:
+    # five children of 150 MB each, every one under RLIMIT_AS; the tree may hold 384 MB
+    monkeypatch.setenv("ARENA_BOT_CHILDREN", "5")
+    monkeypatch.setenv("ARENA_BOT_CHILD_MB", "150")
+    limits = dataclasses.replace(LIMITS, memory_mb=384, startup_ms=30_000)
+    outcome = run_with_rogue(tmp_path, rogue("forkhog"), sandbox=mode, limits=limits)
+    assert_finished(outcome, seconds=60)
+    found = logged(outcome, "forkhog")
+    assert int(found["held"]) <= 2 and int(found["killed"]) >= 3, found
+    assert outcome.kinds == [[]] * GAMES_WITH_ROGUE, "the bot itself goes on playing"
+
+
+@needs_root
+@pytest.mark.parametrize("mode", MODES)
+def test_what_a_bot_writes_is_bounded_and_removed(tmp_path, monkeypatch, mode) -> None:
+    marker = f"arena-filler-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("ARENA_BOT_MARKER", marker)
+    monkeypatch.setenv("ARENA_BOT_MB", "100")
+    outcome = run_with_rogue(tmp_path, rogue("filler"), sandbox=mode)
+    assert_finished(outcome, seconds=60)
+    found = logged(outcome, "filler")
+    cap = 64     # MB: the sandbox's /tmp and /dev/shm, or RLIMIT_FSIZE per file without it
+    for place, result in found.items():
+        if "/" in result:
+            assert int(result.split("/")[0]) <= cap, (place, result)
+    if mode == "required":
+        assert found["var_tmp"] == "FileNotFoundError", "nothing else is writable"
+    left = [entry for place in PLACES for entry in Path(place).glob(f"{marker}*")]
+    assert left == [], "everything it wrote is gone"
+
+
+@pytest.mark.parametrize("guard", [
+    pytest.param("user", marks=needs_root, id="bot-user"),
+    pytest.param("pid-namespace", marks=needs_bwrap, id="pid-namespace")])
+def test_detached_grandchildren_die_without_cgroups(tmp_path, monkeypatch, guard) -> None:
+    """Without any cgroup, a setsid + double-forked grandchild (reparented to init) dies with
+    the bot: by its uid (as root) or with the sandbox's pid namespace."""
+    monkeypatch.setattr(proclimits, "cgroup_base", lambda: None)
+    monkeypatch.setattr(proclimits, "memory_base", lambda: None)
+    marker = f"rogue-forker-{uuid.uuid4().hex}"
+    monkeypatch.setenv("ARENA_BOT_MARKER", marker)
+    outcome = run_with_rogue(tmp_path, rogue("forker"),
+                             sandbox="off" if guard == "user" else "required")
+    assert_finished(outcome)
+    assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
+    assert survivors(marker) == [], "no child of the bot outlives it"
