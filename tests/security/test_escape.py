@@ -143,3 +143,18 @@ def test_detached_grandchildren_die_without_cgroups(tmp_path, monkeypatch, guard
     assert_finished(outcome)
     assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
     assert survivors(marker) == [], "no child of the bot outlives it"
+
+
+@needs_bwrap
+@needs_memory_cgroup
+def test_empty_files_in_the_sandbox_are_bounded_by_the_memory_cgroup(tmp_path,
+                                                                     monkeypatch) -> None:
+    """Empty files cost no /tmp bytes but kernel memory (inodes, dentries): the memory cgroup
+    counts it, and the bot is killed at its limit long before two million files."""
+    monkeypatch.setenv("ARENA_BOT_MB", "0")
+    monkeypatch.setenv("ARENA_BOT_FILES", "2000000")
+    limits = dataclasses.replace(LIMITS, memory_mb=160, startup_ms=60_000)
+    outcome = run_with_rogue(tmp_path, rogue("filler"), sandbox="required", limits=limits)
+    assert_finished(outcome, seconds=120)
+    assert outcome.kinds == [["crash"]] * GAMES_WITH_ROGUE
+    assert all("killed by SIGKILL" in detail for detail in outcome.details())

@@ -106,9 +106,23 @@ def test_auto_sandbox_warns_once_and_runs_unsandboxed(tmp_path, monkeypatch, cap
     with caplog.at_level(logging.WARNING, logger="arena.sandbox"):
         assert sandboxing.resolve("auto") is None
         assert sandboxing.resolve("auto") is None
-    warnings = [r for r in caplog.records if "UNSANDBOXED" in r.getMessage()]
+    warnings = [r.getMessage() for r in caplog.records if "UNSANDBOXED" in r.getMessage()]
     assert len(warnings) == 1
+    if os.geteuid() == 0:
+        assert "bots run as separate unprivileged users: they cannot read the database" \
+            in warnings[0]
+    else:
+        assert "bots run as you and can read your files, including the database" in warnings[0]
     assert sandboxing.resolve("off") is None
+
+
+def test_no_unsandboxed_warning_when_only_remote_bots_run(tmp_path, monkeypatch,
+                                                          caplog) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sandboxing, "_warned", False)
+    with caplog.at_level(logging.WARNING, logger="arena.sandbox"):
+        assert sandboxing.resolve("auto", local=False) is None
+    assert not [r for r in caplog.records if "UNSANDBOXED" in r.getMessage()]
 
 
 # -- logs ----------------------------------------------------------------------------------

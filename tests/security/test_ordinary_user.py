@@ -1,0 +1,79 @@
+"""The arena run by an ordinary (non-root) user: what the sandbox keeps, and what it is for.
+
+A real tournament runs in a child process that, like a bot, has become an unprivileged uid of
+its own (so this needs root to set up). An ordinary user cannot give bots other uids: in the
+sandbox the escape rogue finds nothing; unsandboxed it runs as the arena's user and reads the
+database and may signal the referee — which is what the documentation and the warning say.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+
+from arena import limits as proclimits
+from arena import reach
+from arena import sandbox as sandboxing
+from tests.security.conftest import needs_bwrap, private  # noqa: F401 - fixture
+
+REPO = Path(__file__).resolve().parent.parent.parent
+SCRIPT = """
+import json, os, sys
+from pathlib import Path
+from tests.security.conftest import rogue, run_with_rogue
+folder, mode = Path(sys.argv[1]), sys.argv[2]
+for name, value in (("DB", folder / "arena.db"), ("KEYS", folder / "arena.keys"),
+                    ("LOGS", folder / "arena-logs"), ("REFEREE", os.getpid())):
+    os.environ[f"ARENA_BOT_{name}"] = str(value)
+(folder / "arena.keys").write_text("secret")
+outcome = run_with_rogue(folder, rogue("escape"), sandbox=mode)
+print(json.dumps({"uid": os.getuid(), "kinds": outcome.kinds, "others": len(outcome.other_faults),
+                  "done": outcome.done, "log": outcome.log()}))
+"""
+
+
+def as_ordinary_user(folder: Path, mode: str) -> dict:
+    """Run the escape rogue's tournament as an unprivileged uid that owns ``folder``."""
+    plan = proclimits.ChildPlan(view=reach.plan([*sandboxing.needed_paths(), str(REPO)]),
+                                user=True, scratch=str(folder))
+    env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": "/tmp", "HOME": str(folder)}
+    result = subprocess.run([sys.executable, "-c", SCRIPT, str(folder), mode], cwd=REPO,
+                            env=env, capture_output=True, text=True, timeout=300,
+                            preexec_fn=proclimits.child_setup(plan))
+    assert result.returncode == 0, result.stderr[-2000:]
+    return json.loads(result.stdout.strip().splitlines()[-1])
+
+
+def escape_line(found: dict) -> dict[str, str]:
+    line = next(l for l in found["log"].splitlines() if l.startswith("escape: "))
+    return dict(item.split("=", 1) for item in line[len("escape: "):].split())
+
+
+pytestmark = pytest.mark.skipif(os.geteuid() != 0,
+                                reason="setting up an unprivileged arena needs root")
+
+
+@needs_bwrap
+def test_an_ordinary_users_sandbox_hides_the_arenas_secrets(private) -> None:
+    found = as_ordinary_user(private, "required")
+    assert found["uid"] != 0 and found["done"] == 6 and found["others"] == 0
+    assert found["kinds"] == [[]] * 4
+    escape = escape_line(found)
+    assert [escape[k] for k in ("db_read", "db_write", "keys", "logs", "referee")] == \
+        ["FileNotFoundError"] * 4 + ["ProcessLookupError"]
+    assert escape["environ"] == escape["signalled"] == "0"
+
+
+def test_an_ordinary_users_unsandboxed_bots_run_as_that_user(private) -> None:
+    found = as_ordinary_user(private, "off")
+    assert found["uid"] != 0 and found["done"] == 6 and found["others"] == 0
+    escape = escape_line(found)
+    # what docs/security.md and the warning say: the bot reads the database and the keys, and
+    # may signal the referee; only other users' processes and files are out of its reach
+    assert escape["db_read"] == "read" and escape["keys"] == "read"
+    assert escape["referee"] == "signalled"
