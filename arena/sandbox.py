@@ -91,24 +91,27 @@ class Sandbox:
              own: str | None = None) -> list[str]:
         """The bwrap command line running ``argv`` in ``cwd``, reaching the hub in ``ipc_dir``.
 
-        ``own`` is the bot's own folder (shown read-only even if it is among ``hide``).
-        Raises SandboxError if the working folder or a file the command names is private.
+        ``own`` is the bot's own folder (shown read-only even if it is among ``hide``). The
+        working folder ``cwd`` is shown only as far as it is one of the shown folders (its own
+        folder, a named file's folder); else it is an empty read-only folder.
+        Raises SandboxError if a file or folder the command names is private.
         """
         cwd = os.path.abspath(cwd)
         own = os.path.abspath(own) if own else None
         private = [p for p in self.hide if p != own]
-        for path in [cwd, *named_paths(argv, cwd)]:
+        named = named_paths(argv, cwd)
+        for path in named:
             if _under(path, private) and not (own and _under(path, [own])):
                 raise SandboxError(f"the bot's command names {path}, which is private to the "
-                                   "arena (database, logs or another bot's folder)")
-        shown = [p for p in dict.fromkeys([*needed_paths(), own, cwd, os.path.abspath(ipc_dir),
-                                           *_folders(named_paths(argv, cwd))])
+                                   "arena (database, logs, keys or another bot's folder)")
+        shown = [p for p in dict.fromkeys([*needed_paths(), own, os.path.abspath(ipc_dir),
+                                           *_folders(named)])
                  if p and p != "/"]
         shown = [p for p in sorted(shown, key=len) if not _under(p, SYSTEM_PATHS)]
         outer = [p for p in shown if not _under(p, [q for q in shown if q != p])]
         args = [self.bwrap, *_NAMESPACES, *_system_args(), "--dev", "/dev", "--proc", "/proc",
                 "--size", str(self.scratch_bytes), "--tmpfs", "/tmp",
-                "--size", str(self.scratch_bytes), "--tmpfs", "/dev/shm"]
+                "--size", str(self.scratch_bytes), "--tmpfs", "/dev/shm", "--dir", cwd]
         for path in outer:
             args += ["--ro-bind", path, path]
         covered = [p for p in private if os.path.exists(p) and _under(p, outer)]
@@ -252,7 +255,8 @@ def needed_paths() -> list[str]:
 
 def private_paths(db_path: Path, log_dir: Path) -> list[str]:
     """What bots must not see of an arena using ``db_path``: the database's folder (or, when
-    that folder holds what bots need or the current folder, the database files) and logs."""
+    that folder holds what bots need or the current folder, the database files), the logs and
+    the arena's settings folder (``~/.config/arena``)."""
     db = db_path.expanduser().resolve()
     folder = str(db.parent)
     needed = [*needed_paths(), os.getcwd()]
@@ -260,4 +264,5 @@ def private_paths(db_path: Path, log_dir: Path) -> list[str]:
         hidden = [str(db) + suffix for suffix in ("", "-wal", "-shm", "-journal")]
     else:
         hidden = [folder]
-    return [*hidden, str(log_dir.expanduser().resolve())]
+    config = os.path.join(os.path.expanduser("~"), ".config", "arena")
+    return [*hidden, str(log_dir.expanduser().resolve()), config]

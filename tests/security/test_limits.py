@@ -38,17 +38,18 @@ def test_sandbox_command_shows_an_allow_list_and_covers_private_paths(tmp_path) 
     db = tmp_path / "arena.db"
     db.write_bytes(b"")
     box = Sandbox(bwrap="bwrap").hiding([secret, secret / "inner", db, "/nonexistent"])
-    argv = box.wrap(["python", "bot.py"], cwd=str(tmp_path), ipc_dir=str(tmp_path / "ipc"),
-                    own=str(own))
+    # the command names its working folder ("."): shown, with the private paths in it covered
+    argv = box.wrap(["python", "bot.py", "."], cwd=str(tmp_path),
+                    ipc_dir=str(tmp_path / "ipc"), own=str(own))
     text = " ".join(argv)
-    assert argv[0] == "bwrap" and argv[-3:] == ["--", "python", "bot.py"]
+    assert argv[0] == "bwrap" and argv[-4:] == ["--", "python", "bot.py", "."]
     for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session",
                  "--unshare-user", "--disable-userns"):
         assert flag in argv
     assert "--ro-bind / /" not in text, "an allow-list, not the whole file system"
     assert "--ro-bind /usr /usr" in text and "--tmpfs /tmp" in text
     assert "--remount-ro / " in text, "nothing writable but /tmp and /dev/shm"
-    assert f"--ro-bind {tmp_path} {tmp_path}" in text, "its working folder"
+    assert f"--ro-bind {tmp_path} {tmp_path}" in text, "a folder its command names"
     assert f"--tmpfs {secret} " in text and f"--remount-ro {secret}" in text, "covered"
     assert f"--ro-bind /dev/null {db}" in text
     assert text.index(f"--tmpfs {secret} ") < text.index(f"--ro-bind {own} {own}"), \
@@ -65,7 +66,15 @@ def test_sandbox_refuses_a_command_naming_a_private_file(tmp_path) -> None:
     with pytest.raises(SandboxError, match="names .*seat0.log, which is private"):
         box.wrap(["cat", str(logs / "other" / "seat0.log")], cwd="/", ipc_dir=str(tmp_path))
     with pytest.raises(SandboxError, match="private"):
-        box.wrap(["python", "bot.py"], cwd=str(logs), ipc_dir=str(tmp_path))
+        box.wrap(["python", "bot.py", str(logs)], cwd="/", ipc_dir=str(tmp_path))
+
+
+def test_sandbox_shows_a_working_folder_it_does_not_name_empty(tmp_path) -> None:
+    argv = Sandbox(bwrap="bwrap").wrap(["python", "-m", "bots.random"], cwd=str(tmp_path),
+                                       ipc_dir="/tmp/ipc")
+    text = " ".join(argv)
+    assert f"--ro-bind {tmp_path} " not in text and f"--dir {tmp_path} " in text
+    assert f"--chdir {tmp_path} " in text
 
 
 def test_sandbox_hides_the_database_files_when_its_folder_is_needed(tmp_path,

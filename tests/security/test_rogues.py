@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from arena.botproc import BotSpec
 from arena.record import Limits
 from tests.security.conftest import (LIMITS, RSS_BOUND_MB, Outcome, needs_bwrap,
                                      private_dir, rogue, run_with_rogue, survivors)
@@ -159,13 +160,15 @@ def test_fork_bomb_stops_at_the_process_limit(tmp_path, monkeypatch) -> None:
 def test_sandbox_hides_database_logs_and_other_bots(private, monkeypatch, in_cwd) -> None:
     other = private_dir()                       # another registered bot's folder
     (other / "secret.py").write_text("SECRET = 1\n")
-    if in_cwd:      # the database's folder is the arena's (and so the bot's) current folder
-        monkeypatch.chdir(private)
+    spec = rogue("snoop")
+    if in_cwd:      # the database's folder is the arena's (and so the bot's) current folder,
+        monkeypatch.chdir(private)      # and the bot's command names it: it is shown
+        spec = BotSpec(name="rogue", argv=(*spec.argv, "."))
     monkeypatch.setenv("ARENA_BOT_DB", str(private / "arena.db"))
     monkeypatch.setenv("ARENA_BOT_LOGS", str(private / "arena-logs"))
     monkeypatch.setenv("ARENA_BOT_OTHER", str(other))
     try:
-        outcome = run_with_rogue(private, rogue("snoop"), hide=(str(other),))
+        outcome = run_with_rogue(private, spec, hide=(str(other),))
     finally:
         shutil.rmtree(other, ignore_errors=True)
     assert_finished(outcome)
