@@ -3,7 +3,8 @@
 A bot process is started once and serves game after game; a process that died is replaced the
 next time it is needed. Each process runs in its own session, under the process limits of
 ``arena.limits`` (memory, CPU time, number of processes), inside the bubblewrap sandbox of
-``arena.sandbox`` when there is one, with a clean environment (``ARENA_ENDPOINT``,
+``arena.sandbox`` when there is one, as a uid of its own when the arena runs as root
+(``arena.identity``), with a clean environment (``ARENA_ENDPOINT``,
 ``ARENA_TOKEN``, ``TMPDIR``, the locale, ``PATH``/``HOME`` and ``PYTHON*``/``PYENV*``
 settings, and any ``ARENA_BOT_*`` variable: nothing else of the arena's environment), and with
 its output drained into a bounded log (``arena.logs``). Killing a bot kills everything it

@@ -1,16 +1,24 @@
 """Limits of bot processes and killing a bot with everything it started.
 
-- **Memory** and **CPU time** are rlimits set in the child before it runs the bot
-  (``RLIMIT_AS``, ``RLIMIT_CPU``; core dumps are off). They hold for each process of the bot.
+- **Memory**: where a memory cgroup can be made (cgroup v2 ``memory.max`` or the v1 memory
+  hierarchy's ``memory.limit_in_bytes``), each bot gets one with ``--memory`` as the limit of
+  its whole process tree, kernel memory included (tmpfs files and inodes, page tables); over it,
+  the kernel kills a process of the bot. ``RLIMIT_AS`` (``--memory`` per process) holds
+  everywhere as well.
+- **CPU time** (``RLIMIT_CPU``), **file size** (``RLIMIT_FSIZE``, unsandboxed) and no core dumps
+  are rlimits set in the child before it runs the bot; they hold for each process.
 - **Number of processes**: ``RLIMIT_NPROC`` counts per user and does not apply to root, so the
   arena puts each bot in its own **pids cgroup** (cgroup v2 with the pids controller delegated,
   or the cgroup v1 pids hierarchy) with ``pids.max``: a fork over the limit fails with EAGAIN.
   Where no cgroup can be made, a **watchdog** thread counts the bot's descendants a few times a
   second and kills the bot when they are too many.
 - **Killing**: a bot runs in its own session; killing it kills its process group, every
-  process left in its cgroup (children that called ``setsid`` or double-forked away included),
-  and, without a cgroup, every process still descending from it. In the bubblewrap sandbox the
-  bot also runs in its own pid namespace, which dies with it.
+  process left in its cgroups, every process of its own uid (as root: ``arena.identity``), and,
+  without either, every process still descending from it. In the bubblewrap sandbox the bot
+  also runs in its own pid namespace, which dies with it.
+
+The child joins its cgroups and sets its rlimits while still root, then becomes its own uid
+(``ChildPlan``, ``child_setup``): a bot cannot write to the root-owned cgroup files to leave.
 """
 
 from __future__ import annotations

@@ -30,6 +30,8 @@ needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="bots run as users of 
 needs_memory_cgroup = pytest.mark.skipif(proclimits.memory_base() is None,
                                          reason="no writable memory cgroup here")
 #: Every sandbox mode: bubblewrap (where it works) and none.
+#: Rogues that work before saying hello get time for it, whatever the machine's load.
+SLOW_START = dataclasses.replace(LIMITS, startup_ms=30_000)
 MODES = [pytest.param("required", marks=needs_bwrap, id="sandboxed"),
          pytest.param("off", id="unsandboxed")]
 PLACES = ("/tmp", "/var/tmp", "/dev/shm")
@@ -44,7 +46,7 @@ def logged(outcome, name: str) -> dict[str, str]:
 @needs_root
 @pytest.mark.parametrize("mode", MODES)
 def test_a_bot_has_no_privileges(tmp_path, mode) -> None:
-    outcome = run_with_rogue(tmp_path, rogue("caps"), sandbox=mode)
+    outcome = run_with_rogue(tmp_path, rogue("caps"), sandbox=mode, limits=SLOW_START)
     assert_finished(outcome)
     assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
     found = logged(outcome, "caps")
@@ -53,6 +55,27 @@ def test_a_bot_has_no_privileges(tmp_path, mode) -> None:
     assert found["mount"] == "EPERM" and found["remount"] == "EPERM"
     assert found["cgroup"] in ("PermissionError", "FileNotFoundError"), \
         "it cannot move itself out of its cgroups"
+    if mode == "required":
+        assert found["userns"] != "ok", "no new user namespace in the sandbox"
+
+
+@needs_root
+def test_the_shared_hub_socket_is_reachable_by_bot_users(tmp_path) -> None:
+    from arena.botproc import BotPool
+    from arena.hub import Hub
+    from tests.arena.conftest import bundled
+
+    hub = Hub()
+    try:
+        with BotPool(hub, log_dir=tmp_path / "logs", sandbox="off") as pool:
+            proc = pool.get([("a", bundled("random"))])[0]
+            assert proc.user is not None and proc.user > identity.USER_BASE
+            socket_path = Path(hub.endpoint[len("ipc://"):])
+            assert socket_path.parent.stat().st_mode & 0o777 == 0o711, "searchable, not listable"
+            assert socket_path.stat().st_mode & 0o777 == 0o666
+            assert (tmp_path / "logs" / "random").stat().st_mode & 0o777 == 0o700
+    finally:
+        hub.close()
 
 
 @needs_root
@@ -68,7 +91,7 @@ def test_a_bot_cannot_reach_the_arenas_secrets(private, monkeypatch, mode) -> No
                         ("LOGS", private / "arena-logs"), ("REFEREE", os.getpid())):
         monkeypatch.setenv(f"ARENA_BOT_{name}", str(value))
     before = (private / "arena.db").read_bytes() if (private / "arena.db").exists() else b""
-    outcome = run_with_rogue(private, rogue("escape"), sandbox=mode)
+    outcome = run_with_rogue(private, rogue("escape"), sandbox=mode, limits=SLOW_START)
     assert_finished(outcome)
     assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
     found = logged(outcome, "escape")
@@ -115,7 +138,7 @@ def test_what_a_bot_writes_is_bounded_and_removed(tmp_path, monkeypatch, mode) -
     marker = f"arena-filler-{uuid.uuid4().hex[:12]}"
     monkeypatch.setenv("ARENA_BOT_MARKER", marker)
     monkeypatch.setenv("ARENA_BOT_MB", "100")
-    outcome = run_with_rogue(tmp_path, rogue("filler"), sandbox=mode)
+    outcome = run_with_rogue(tmp_path, rogue("filler"), sandbox=mode, limits=SLOW_START)
     assert_finished(outcome, seconds=60)
     found = logged(outcome, "filler")
     cap = 64     # MB: the sandbox's /tmp and /dev/shm, or RLIMIT_FSIZE per file without it

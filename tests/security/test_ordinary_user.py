@@ -23,35 +23,36 @@ from tests.security.conftest import needs_bwrap, private  # noqa: F401 - fixture
 
 REPO = Path(__file__).resolve().parent.parent.parent
 SCRIPT = """
-import json, os, sys
+import dataclasses, json, os, sys
 from pathlib import Path
-from tests.security.conftest import rogue, run_with_rogue
-folder, mode = Path(sys.argv[1]), sys.argv[2]
-for name, value in (("DB", folder / "arena.db"), ("KEYS", folder / "arena.keys"),
-                    ("LOGS", folder / "arena-logs"), ("REFEREE", os.getpid())):
-    os.environ[f"ARENA_BOT_{name}"] = str(value)
+from tests.security.conftest import LIMITS, rogue, run_with_rogue
+folder, mode, name = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
+for key, value in (("DB", folder / "arena.db"), ("KEYS", folder / "arena.keys"),
+                   ("LOGS", folder / "arena-logs"), ("REFEREE", os.getpid())):
+    os.environ[f"ARENA_BOT_{key}"] = str(value)
 (folder / "arena.keys").write_text("secret")
-outcome = run_with_rogue(folder, rogue("escape"), sandbox=mode)
+limits = dataclasses.replace(LIMITS, startup_ms=30_000)
+outcome = run_with_rogue(folder, rogue(name), sandbox=mode, limits=limits)
 print(json.dumps({"uid": os.getuid(), "kinds": outcome.kinds, "others": len(outcome.other_faults),
                   "done": outcome.done, "log": outcome.log()}))
 """
 
 
-def as_ordinary_user(folder: Path, mode: str) -> dict:
-    """Run the escape rogue's tournament as an unprivileged uid that owns ``folder``."""
+def as_ordinary_user(folder: Path, mode: str, name: str = "escape") -> dict:
+    """Run a tournament with rogue ``name`` as an unprivileged uid that owns ``folder``."""
     plan = proclimits.ChildPlan(view=reach.plan([*sandboxing.needed_paths(), str(REPO)]),
                                 user=True, scratch=str(folder))
     env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": "/tmp", "HOME": str(folder)}
-    result = subprocess.run([sys.executable, "-c", SCRIPT, str(folder), mode], cwd=REPO,
+    result = subprocess.run([sys.executable, "-c", SCRIPT, str(folder), mode, name], cwd=REPO,
                             env=env, capture_output=True, text=True, timeout=300,
                             preexec_fn=proclimits.child_setup(plan))
     assert result.returncode == 0, result.stderr[-2000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
-def escape_line(found: dict) -> dict[str, str]:
-    line = next(l for l in found["log"].splitlines() if l.startswith("escape: "))
-    return dict(item.split("=", 1) for item in line[len("escape: "):].split())
+def escape_line(found: dict, name: str = "escape") -> dict[str, str]:
+    line = next(l for l in found["log"].splitlines() if l.startswith(f"{name}: "))
+    return dict(item.split("=", 1) for item in line[len(name) + 2:].split())
 
 
 pytestmark = pytest.mark.skipif(os.geteuid() != 0,
@@ -77,3 +78,13 @@ def test_an_ordinary_users_unsandboxed_bots_run_as_that_user(private) -> None:
     # may signal the referee; only other users' processes and files are out of its reach
     assert escape["db_read"] == "read" and escape["keys"] == "read"
     assert escape["referee"] == "signalled"
+
+
+@needs_bwrap
+def test_an_ordinary_users_sandboxed_bot_has_no_privileges(private) -> None:
+    found = as_ordinary_user(private, "required", "caps")
+    caps = escape_line(found, "caps")
+    assert found["kinds"] == [[]] * 4
+    assert int(caps["uid"]) == found["uid"], "the arena's own user"
+    assert int(caps["capeff"], 16) == 0
+    assert caps["mount"] == caps["remount"] == "EPERM" and caps["userns"] != "ok"
