@@ -330,8 +330,8 @@ def kill(proc: BotProcess) -> None:
             log.warning("process %s did not die after SIGKILL", proc.popen.pid)
     if proc.output is not None:
         proc.output.wait(DRAIN_S)
-    if proc.user is not None and not proc.sandboxed:
-        identity.remove_files_of(proc.user)
+    if proc.user is not None and not proc.sandboxed and not identity.processes_of(proc.user):
+        identity.remove_files_of(proc.user)     # only once nothing of it can race the removal
         proc.user = None
     if proc.scratch:
         shutil.rmtree(proc.scratch, ignore_errors=True)

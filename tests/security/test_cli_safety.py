@@ -11,7 +11,6 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.logs import LOG_FOLDER
 from tests.arena.conftest import ROGUES
-from tests.security.conftest import private  # noqa: F401 - fixture
 from tests.security.test_limits import fake_bwrap
 
 

@@ -21,8 +21,7 @@ import pytest
 from arena import identity
 from arena import limits as proclimits
 from arena.botproc import BotSpec
-from tests.security.conftest import (LIMITS, needs_bwrap, private, rogue,  # noqa: F401
-                                     run_with_rogue, survivors)
+from tests.security.conftest import LIMITS, needs_bwrap, rogue, run_with_rogue, survivors
 from tests.security.test_rogues import GAMES_WITH_ROGUE, assert_finished
 
 needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="bots run as users of their own "

@@ -19,7 +19,7 @@ import pytest
 from arena import limits as proclimits
 from arena import reach
 from arena import sandbox as sandboxing
-from tests.security.conftest import needs_bwrap, private  # noqa: F401 - fixture
+from tests.security.conftest import needs_bwrap
 
 REPO = Path(__file__).resolve().parent.parent.parent
 SCRIPT = """
