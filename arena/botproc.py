@@ -217,7 +217,7 @@ def _command(spec: BotSpec, endpoint: str, cwd: str,
     if folder is not None and identity.separate_users():
         # one socket for every bot today; with a folder per bot (hub.endpoint_of) the child
         # gives its folder to its own uid instead (ChildPlan.ipc_folder)
-        identity.grant(folder, 0, shared=True)
+        identity.share(folder)
     if sandbox is None:
         return list(spec.argv), folder
     try:

@@ -23,6 +23,7 @@ import signal
 import stat
 import time
 from collections.abc import Iterable
+from pathlib import Path
 
 log = logging.getLogger(__name__)
 
@@ -49,24 +50,28 @@ def become(uid: int) -> None:
     os.setuid(uid)
 
 
-def grant(folder: str, uid: int, *, shared: bool) -> None:
-    """Let bot user ``uid`` connect to the hub's socket(s) in ``folder``.
-
-    A folder of the bot's own is given to it (mode 0700, sockets included). A ``shared`` folder
-    (one socket for every bot) is made searchable but not listable (0711) and its sockets
-    connectable by anyone (0666): a local user who learns the path can connect, but is only a
-    stranger to the hub without a token.
-    """
-    sockets = [entry.path for entry in os.scandir(folder)
-               if stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode)]
-    if shared:
-        os.chmod(folder, 0o711)
-        for path in sockets:
-            os.chmod(path, 0o666)
-        return
-    for path in [folder, *sockets]:
+def grant(folder: str, uid: int) -> None:
+    """Give the bot user ``uid`` its own hub socket folder (mode 0700, sockets included)."""
+    for path in [folder, *_sockets(folder)]:
         os.chown(path, uid, uid, follow_symlinks=False)
     os.chmod(folder, 0o700)
+
+
+def share(folder: str) -> None:
+    """Let every bot user connect to the hub's socket(s) in ``folder``, shared by all bots.
+
+    The folder becomes searchable but not listable (0711) and its sockets connectable by anyone
+    (0666): a local user who learns the path can connect, but is a stranger to the hub without
+    a token.
+    """
+    os.chmod(folder, 0o711)
+    for path in _sockets(folder):
+        os.chmod(path, 0o666)
+
+
+def _sockets(folder: str) -> list[str]:
+    return [entry.path for entry in os.scandir(folder)
+            if stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode)]
 
 
 def protect(paths: Iterable[str | os.PathLike[str]]) -> None:
@@ -87,6 +92,16 @@ def writable_by_others(folder: str | os.PathLike[str]) -> bool:
         return bool(os.stat(folder).st_mode & (stat.S_IWGRP | stat.S_IWOTH))
     except OSError:
         return False
+
+
+def protect_arena_files(db_path: Path, log_dir: Path) -> None:
+    """Make the database files and the logs unreadable to other users (bot users included),
+    and warn if bots could plant files beside the database (a folder writable by others)."""
+    db = db_path.expanduser().resolve()
+    protect([*(f"{db}{suffix}" for suffix in ("", "-wal", "-shm", "-journal")), log_dir])
+    if writable_by_others(db.parent):
+        log.warning("the database's folder %s is writable by other users: keep the database "
+                    "in a folder of its own (see docs/security.md)", db.parent)
 
 
 def processes_of(uid: int) -> list[int]:

@@ -313,7 +313,7 @@ def child_setup(plan: ChildPlan) -> Callable[[], None]:
             if plan.scratch:
                 os.chown(plan.scratch, uid, uid)
             if plan.own_ipc:
-                identity.grant(plan.own_ipc, uid, shared=False)
+                identity.grant(plan.own_ipc, uid)
             identity.become(uid)
             die_with_parent()          # a change of uid clears the parent-death signal
         no_new_privileges()

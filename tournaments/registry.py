@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import identity
 from arena import sandbox as sandboxing
 from arena.botproc import BotSpec, resolve_spec
 from arena.errors import ArenaError, BotStartError
@@ -145,6 +146,7 @@ def register(store: Store, name: str, spec: BotSpec, command: str, games: Sequen
     if unknown:
         raise BotCheckError(f"unknown game(s) {', '.join(unknown)} (games: {', '.join(names())})")
     db_path = Path(store.path)
+    identity.protect_arena_files(db_path, logs_folder(db_path))
     folders = [info.path for info in store.list_bots() if info.path]
     check_bot(spec, games, sandbox=sandboxing.resolve(sandbox, hide=[
         *sandboxing.private_paths(db_path, logs_folder(db_path)), *folders]))

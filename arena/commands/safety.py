@@ -62,7 +62,7 @@ class RunOptions:
         specs = list(specs)
         log_dir = logs_folder(db_path)
         log_dir.mkdir(parents=True, exist_ok=True)
-        protect_private(db_path, log_dir)
+        identity.protect_arena_files(db_path, log_dir)
         folders = [spec.cwd for spec in (registered or {}).values() if spec.cwd]
         box = sandboxing.resolve(self.sandbox, hide=[
             *sandboxing.private_paths(db_path, log_dir), *folders],
@@ -84,17 +84,6 @@ class RunOptions:
                 remote = remote_config(store, listen=self.listen, curve=self.curve,
                                        wait_ms=self.remote_wait_s * 1000)
         return log_dir, box, remote
-
-
-def protect_private(db_path: Path, log_dir: Path) -> None:
-    """Make the database files and the logs unreadable to other users (bot users included),
-    and warn if bots could plant files beside the database."""
-    db = db_path.expanduser().resolve()
-    identity.protect([*(f"{db}{suffix}" for suffix in ("", "-wal", "-shm", "-journal")),
-                      log_dir])
-    if identity.writable_by_others(db.parent):
-        log.warning("the database's folder %s is writable by other users: keep the database "
-                    "in a folder of its own (see docs/security.md)", db.parent)
 
 
 #: ``--sandbox``: for every command that runs local bots (``arena bot add`` checks them too).

@@ -13,6 +13,7 @@ from __future__ import annotations
 import dataclasses
 import os
 import re
+import shutil
 import uuid
 from pathlib import Path
 
@@ -180,3 +181,35 @@ def test_empty_files_in_the_sandbox_are_bounded_by_the_memory_cgroup(tmp_path,
     assert_finished(outcome, seconds=120)
     assert outcome.kinds == [["crash"]] * GAMES_WITH_ROGUE
     assert all("killed by SIGKILL" in detail for detail in outcome.details())
+
+
+@needs_root
+def test_a_bots_own_socket_folder_is_given_to_its_uid() -> None:
+    """With a hub socket folder per bot (``ChildPlan.own_ipc``), the child gives it to its own
+    uid before it runs the bot: the bot can connect, nobody else can enter."""
+    import socket
+    import subprocess
+    import sys
+    import tempfile
+
+    from arena import reach
+    from arena import sandbox as sandboxing
+
+    folder = Path(tempfile.mkdtemp(prefix="arena-ipc-"))
+    server = socket.socket(socket.AF_UNIX)
+    try:
+        server.bind(str(folder / "bot.sock"))
+        server.listen(1)
+        plan = proclimits.ChildPlan(view=reach.plan(sandboxing.needed_paths()), user=True,
+                                    own_ipc=str(folder))
+        code = ("import os, socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1]); "
+                "print(os.getuid(), os.stat(os.path.dirname(sys.argv[1])).st_uid)")
+        result = subprocess.run([sys.executable, "-c", code, str(folder / "bot.sock")],
+                                preexec_fn=proclimits.child_setup(plan), capture_output=True,
+                                text=True, timeout=60)
+        uid, owner = result.stdout.split()
+        assert uid == owner and int(uid) > identity.USER_BASE, result.stderr
+        assert folder.stat().st_mode & 0o777 == 0o700
+    finally:
+        server.close()
+        shutil.rmtree(folder, ignore_errors=True)

@@ -135,15 +135,15 @@ def test_no_unsandboxed_warning_when_only_remote_bots_run(tmp_path, monkeypatch,
 
 
 def test_private_files_lose_group_and_other_permissions(tmp_path, caplog) -> None:
-    from arena.commands.safety import protect_private
+    from arena.identity import protect_arena_files
 
     db, logs = tmp_path / "arena.db", tmp_path / "arena-logs"
     db.write_bytes(b"")
     db.chmod(0o644)
     logs.mkdir(mode=0o755)
     tmp_path.chmod(0o777)
-    with caplog.at_level(logging.WARNING, logger="arena.commands.safety"):
-        protect_private(db, logs)
+    with caplog.at_level(logging.WARNING, logger="arena.identity"):
+        protect_arena_files(db, logs)
     assert db.stat().st_mode & 0o777 == 0o600 and logs.stat().st_mode & 0o777 == 0o700
     assert "is writable by other users" in caplog.text
     tmp_path.chmod(0o700)

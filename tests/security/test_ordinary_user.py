@@ -10,8 +10,10 @@ from __future__ import annotations
 
 import json
 import os
+import shutil
 import subprocess
 import sys
+import uuid
 from pathlib import Path
 
 import pytest
@@ -88,3 +90,23 @@ def test_an_ordinary_users_sandboxed_bot_has_no_privileges(private) -> None:
     assert int(caps["uid"]) == found["uid"], "the arena's own user"
     assert int(caps["capeff"], 16) == 0
     assert caps["mount"] == caps["remount"] == "EPERM" and caps["userns"] != "ok"
+
+
+def test_an_ordinary_users_unsandboxed_files_are_bounded_one_by_one(private,
+                                                                    monkeypatch) -> None:
+    """Each file is bounded (RLIMIT_FSIZE, 64 MB); the total and the files outside its scratch
+    folder are not: they stay after the run (an ordinary user cannot tell them from its own)."""
+    marker = f"arena-filler-{uuid.uuid4().hex[:12]}"
+    monkeypatch.setenv("ARENA_BOT_MARKER", marker)
+    monkeypatch.setenv("ARENA_BOT_MB", "100")
+    try:
+        found = escape_line(as_ordinary_user(private, "off", "filler"), "filler")
+        left = [entry for place in ("/tmp", "/var/tmp", "/dev/shm")
+                for entry in Path(place).glob(f"{marker}*")]
+    finally:
+        for place in ("/tmp", "/var/tmp", "/dev/shm"):
+            for entry in Path(place).glob(f"{marker}*"):
+                shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    assert found == {"tmpdir": "64/2000", "tmp": "64/2000", "var_tmp": "64/2000",
+                     "shm": "64/2000"}
+    assert left, "what it wrote outside its scratch folder stays"
