@@ -174,10 +174,12 @@ def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits 
     try:
         argv, folder = _command(spec, endpoint, cwd, sandbox)
         plan = _plan(spec, cwd, folder, limits, sandbox)
-    except BotStartError:
+    except (BotStartError, OSError) as exc:
         output.abandon()
         hub.revoke(label)
-        raise
+        if isinstance(exc, BotStartError):
+            raise
+        raise BotStartError(f"bot {spec.name!r} could not be prepared: {exc}") from None
     cgroups: tuple[proclimits.BotCgroup | None, proclimits.BotCgroup | None] = (None, None)
     try:
         cgroups = proclimits.bot_cgroups(max_procs=limits.max_procs, memory_mb=limits.memory_mb)
@@ -216,7 +218,7 @@ def _command(spec: BotSpec, endpoint: str, cwd: str,
         raise BotStartError(f"sandboxed bots reach the arena over ipc://, not {endpoint}")
     if folder is not None and identity.separate_users():
         # one socket for every bot today; with a folder per bot (hub.endpoint_of) the child
-        # gives its folder to its own uid instead (ChildPlan.ipc_folder)
+        # gives its folder to its own uid instead (ChildPlan.own_ipc)
         identity.share(folder)
     if sandbox is None:
         return list(spec.argv), folder
