@@ -3,8 +3,8 @@
 A sandboxed bot sees an **allow-list** of the file system, read-only: the system (``/usr`` and
 the ``/bin``, ``/sbin``, ``/lib*`` links or folders as on the host), a few files of ``/etc``
 programs need (``ETC_FILES``), the Python installation, the arena's packages (``protocol``,
-``bots``, ``arena``), its own folder, its working folder, the folders of files its command names
-and the folder of its hub socket; plus a private, size-limited ``/tmp`` (its ``TMPDIR``) and
+``bots``, ``arena``), its own folder, the folders of files its command names and the folder of
+its hub socket (its working folder is one of these, or an empty folder); plus a private, size-limited ``/tmp`` (its ``TMPDIR``) and
 ``/dev/shm``, the only places it can write, and its own ``/dev`` and ``/proc``. Nothing else
 exists for it. Private paths of the arena (the database, the logs folder, other registered
 bots' folders) that lie inside a shown folder are covered (an empty read-only file system for a
@@ -83,7 +83,7 @@ class Sandbox:
 
     def hiding(self, paths: Iterable[str | os.PathLike[str]]) -> Sandbox:
         """This sandbox, also hiding ``paths``."""
-        more = tuple(os.path.abspath(p) for p in paths)
+        more = tuple(os.path.realpath(p) for p in paths)
         return Sandbox(bwrap=self.bwrap, hide=tuple(dict.fromkeys(self.hide + more)),
                        scratch_bytes=self.scratch_bytes)
 
@@ -97,7 +97,7 @@ class Sandbox:
         Raises SandboxError if a file or folder the command names is private.
         """
         cwd = os.path.abspath(cwd)
-        own = os.path.abspath(own) if own else None
+        own = os.path.realpath(own) if own else None
         private = [p for p in self.hide if p != own]
         named = named_paths(argv, cwd)
         for path in named:
@@ -154,12 +154,13 @@ def _covers(private: list[str]) -> list[str]:
 
 
 def named_paths(argv: Sequence[str], cwd: str) -> list[str]:
-    """The existing files and folders a command line names (absolute, relative to ``cwd``)."""
+    """The existing files and folders a command line names (relative to ``cwd``), with every
+    symbolic link resolved: what bubblewrap would bind is what is checked."""
     found = []
     for arg in argv:
         if not arg or arg.startswith("-"):
             continue
-        path = os.path.abspath(os.path.join(cwd, arg))
+        path = os.path.realpath(os.path.join(cwd, arg))
         if os.path.exists(path) and not _under(path, _KERNEL_PATHS):
             found.append(path)
     return list(dict.fromkeys(found))

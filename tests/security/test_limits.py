@@ -69,6 +69,16 @@ def test_sandbox_refuses_a_command_naming_a_private_file(tmp_path) -> None:
         box.wrap(["python", "bot.py", str(logs)], cwd="/", ipc_dir=str(tmp_path))
 
 
+def test_sandbox_refuses_a_link_to_a_private_folder(tmp_path) -> None:
+    logs = tmp_path / "arena-logs"
+    logs.mkdir()
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "view").symlink_to(logs)
+    box = Sandbox(bwrap="bwrap").hiding([logs])
+    with pytest.raises(SandboxError, match="arena-logs, which is private"):
+        box.wrap(["python", "bot.py", "view"], cwd=str(tmp_path / "bot"), ipc_dir="/tmp/x")
+
+
 def test_sandbox_shows_a_working_folder_it_does_not_name_empty(tmp_path) -> None:
     argv = Sandbox(bwrap="bwrap").wrap(["python", "-m", "bots.random"], cwd=str(tmp_path),
                                        ipc_dir="/tmp/ipc")
