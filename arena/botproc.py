@@ -235,10 +235,17 @@ def _plan(spec: BotSpec, cwd: str, folder: str | None, limits: Limits,
     scratch = None if sandbox is not None else tempfile.mkdtemp(prefix="arena-bot-")
     needed = [*sandboxing.needed_paths(), cwd, *([spec.cwd] if spec.cwd else []),
               *([folder] if folder else [])]
+    view = reach.plan(needed) if separate else reach.View()
+    if view and reach.problem() is not None:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise BotStartError(f"bot {spec.name!r} would run as a user of its own, which cannot "
+                            f"reach {', '.join(view.binds)} under {', '.join(view.covers)}: "
+                            f"{reach.problem()}; make those folders searchable by others")
     return proclimits.ChildPlan(
         memory_mb=limits.memory_mb, cpu_s=limits.cpu_s,
         file_bytes=sandboxing.SCRATCH_BYTES if sandbox is None else 0,
-        view=reach.plan(needed) if separate else reach.View(), user=separate, scratch=scratch)
+        view=view, user=separate, scratch=scratch)
 
 
 def connect_remote(spec: BotSpec, hub: Hub, label: str, *, wait_ms: int) -> BotProcess:

@@ -12,8 +12,10 @@ the rest of the covered folder is hidden from the bot. Nothing changes outside t
 from __future__ import annotations
 
 import ctypes
+import functools
 import os
 import stat
+import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 
@@ -82,8 +84,7 @@ def enter(view: View) -> None:
     """Apply ``view`` in a new mount namespace (in the child, as root, before exec)."""
     if not view:
         return
-    _check(_libc.unshare(_CLONE_NEWNS), "unshare")
-    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)      # nothing propagates to the host
+    _private_namespace()                                # nothing propagates to the host
     fds = [os.open(path, os.O_PATH | os.O_DIRECTORY) for path in view.binds]  # before covers
     for cover in view.covers:
         _mount(b"tmpfs", cover, b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0755,size=64k")
@@ -93,3 +94,19 @@ def enter(view: View) -> None:
         os.close(fd)
     for cover in view.covers:
         _mount(None, cover, None, _MS_REMOUNT | _MS_RDONLY | _MS_NOSUID | _MS_NODEV)
+
+
+def _private_namespace() -> None:
+    _check(_libc.unshare(_CLONE_NEWNS), "unshare")
+    _mount(None, "/", None, _MS_REC | _MS_PRIVATE)
+
+
+@functools.cache
+def problem() -> str | None:
+    """None if a child can have a mount namespace of its own here, else why not (one line;
+    tested once per process: some containers forbid it even to root)."""
+    try:
+        subprocess.run(["true"], preexec_fn=_private_namespace, check=True, timeout=10)
+    except (OSError, subprocess.SubprocessError) as exc:
+        return f"no mount namespace for bot processes ({exc})"
+    return None

@@ -213,3 +213,25 @@ def test_a_bots_own_socket_folder_is_given_to_its_uid() -> None:
     finally:
         server.close()
         shutil.rmtree(folder, ignore_errors=True)
+
+
+@needs_root
+def test_without_a_mount_namespace_an_unreachable_python_is_a_clear_error(tmp_path,
+                                                                          monkeypatch) -> None:
+    from arena import reach
+    from arena import sandbox as sandboxing
+    from arena.botproc import BotPool
+    from arena.errors import BotStartError
+    from arena.hub import Hub
+    from tests.arena.conftest import bundled
+
+    if not reach.plan(sandboxing.needed_paths()):
+        pytest.skip("the Python installation is reachable by any user here")
+    monkeypatch.setattr(reach, "problem", lambda: "no mount namespace (test)")
+    hub = Hub()
+    try:
+        with BotPool(hub, log_dir=tmp_path / "logs", sandbox="off") as pool:
+            with pytest.raises(BotStartError, match="make those folders searchable by others"):
+                pool.get([("a", bundled("random"))])
+    finally:
+        hub.close()
