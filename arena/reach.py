@@ -19,6 +19,8 @@ import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 
+from arena.sandbox import inside
+
 _CLONE_NEWNS = 0x00020000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV = 0x1, 0x2, 0x4
 _MS_REMOUNT, _MS_BIND, _MS_REC, _MS_PRIVATE = 0x20, 0x1000, 0x4000, 1 << 18
@@ -57,16 +59,12 @@ def plan(paths: Iterable[str]) -> View:
     binds: list[str] = []
     for path in sorted({os.path.abspath(p) for p in paths}, key=len):
         top = blocked_ancestor(path)
-        if top is None or any(_under(path, [b]) for b in binds):
+        if top is None or any(inside(path, [b]) for b in binds):
             continue
-        if not any(_under(top, [c]) for c in covers):
+        if not any(inside(top, [c]) for c in covers):
             covers[top] = None
         binds.append(path)
     return View(covers=tuple(covers), binds=tuple(binds))
-
-
-def _under(path: str, folders: Iterable[str]) -> bool:
-    return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
 def _check(result: int, what: str) -> None:

@@ -101,24 +101,24 @@ class Sandbox:
         private = [p for p in self.hide if p != own]
         named = named_paths(argv, cwd)
         for path in named:
-            if _under(path, private) and not (own and _under(path, [own])):
+            if inside(path, private) and not (own and inside(path, [own])):
                 raise SandboxError(f"the bot's command names {path}, which is private to the "
                                    "arena (database, logs, keys or another bot's folder)")
         shown = [p for p in dict.fromkeys([*needed_paths(), own, os.path.abspath(ipc_dir),
                                            *_folders(named)])
                  if p and p != "/"]
-        shown = [p for p in sorted(shown, key=len) if not _under(p, SYSTEM_PATHS)]
-        outer = [p for p in shown if not _under(p, [q for q in shown if q != p])]
+        shown = [p for p in sorted(shown, key=len) if not inside(p, SYSTEM_PATHS)]
+        outer = [p for p in shown if not inside(p, [q for q in shown if q != p])]
         args = [self.bwrap, *_NAMESPACES, *_system_args(), "--dev", "/dev", "--proc", "/proc",
                 "--size", str(self.scratch_bytes), "--tmpfs", "/tmp",
                 "--size", str(self.scratch_bytes), "--tmpfs", "/dev/shm", "--dir", cwd]
         for path in outer:
             args += ["--ro-bind", path, path]
-        covered = [p for p in private if os.path.exists(p) and _under(p, outer)]
-        covered = [p for p in covered if not _under(p, [q for q in covered if q != p])]
+        covered = [p for p in private if os.path.exists(p) and inside(p, outer)]
+        covered = [p for p in covered if not inside(p, [q for q in covered if q != p])]
         args += _covers(covered)
         for path in shown:          # what is shown inside a covered folder (its own folder)
-            if _under(path, covered):
+            if inside(path, covered):
                 args += ["--ro-bind", path, path]
         for path in covered:
             if os.path.isdir(path):
@@ -161,7 +161,7 @@ def named_paths(argv: Sequence[str], cwd: str) -> list[str]:
         if not arg or arg.startswith("-"):
             continue
         path = os.path.realpath(os.path.join(cwd, arg))
-        if os.path.exists(path) and not _under(path, _KERNEL_PATHS):
+        if os.path.exists(path) and not inside(path, _KERNEL_PATHS):
             found.append(path)
     return list(dict.fromkeys(found))
 
@@ -171,7 +171,7 @@ def _folders(paths: Iterable[str]) -> list[str]:
     return [p if os.path.isdir(p) else os.path.dirname(p) for p in paths]
 
 
-def _under(path: str, folders: Iterable[str]) -> bool:
+def inside(path: str, folders: Iterable[str]) -> bool:
     """True if ``path`` is inside (or is) one of ``folders``."""
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
@@ -261,7 +261,7 @@ def private_paths(db_path: Path, log_dir: Path) -> list[str]:
     db = db_path.expanduser().resolve()
     folder = str(db.parent)
     needed = [*needed_paths(), os.getcwd()]
-    if any(_under(path, [folder]) for path in needed):
+    if any(inside(path, [folder]) for path in needed):
         hidden = [str(db) + suffix for suffix in ("", "-wal", "-shm", "-journal")]
     else:
         hidden = [folder]
