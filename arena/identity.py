@@ -1,8 +1,10 @@
 """Bot users: when the arena runs as root, every bot process runs as a uid of its own.
 
 The uid (and gid) of a bot is ``USER_BASE`` plus the pid of the bot's first process: unique
-among live processes machine-wide without any table, far above the ranges distributions give
-to users and system services, and below 2**31. The child takes it in its pre-exec function, as
+among live processes machine-wide without any table. With pids below 2**22 the range is
+2100000000-2104194304: above the ranges distributions give users and services, systemd's
+container ranges and SSSD's default id mapping (up to 2000200000), below systemd's "foreign"
+range (from 2147352576) and 2**31. The child takes it in its pre-exec function, as
 the last step before ``exec`` (after joining its cgroups and setting its rlimits, which need
 root). A bot then cannot signal the arena or another bot, read their ``/proc/PID/environ``,
 write to their cgroup files, or read files that are not readable by others.
@@ -28,7 +30,7 @@ from pathlib import Path
 log = logging.getLogger(__name__)
 
 #: Bot uids and gids are USER_BASE + the pid of the bot's first process.
-USER_BASE = 2_000_000_000
+USER_BASE = 2_100_000_000
 #: The places any user may write to on a usual Linux system (cleaned after each bot).
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
 
