@@ -328,7 +328,7 @@ def stop(procs: Iterable[BotProcess], hub: Hub | None = None, *, grace_s: float 
 def kill(proc: BotProcess) -> None:
     """Kill a bot process with every process it started, and release what it held: its
     cgroups, its scratch folder and (unsandboxed, as its own uid) every file it left in the
-    world-writable places."""
+    world-writable places and its System V IPC objects (sandboxed, its IPC namespace goes)."""
     if proc.popen is not None:
         proclimits.kill_tree(proc.popen.pid, proc.cgroup, user=proc.user)
         if proc.memory_cgroup is not None and proc.memory_cgroup is not proc.cgroup:
@@ -341,6 +341,7 @@ def kill(proc: BotProcess) -> None:
         proc.output.wait(DRAIN_S)
     if proc.user is not None and not proc.sandboxed and not identity.processes_of(proc.user):
         identity.remove_files_of(proc.user)     # only once nothing of it can race the removal
+        identity.remove_ipc_of(proc.user)
         proc.user = None
     if proc.scratch:
         shutil.rmtree(proc.scratch, ignore_errors=True)

@@ -18,6 +18,8 @@ world-writable places. An ordinary (non-root) arena cannot switch uid: its bots 
 
 from __future__ import annotations
 
+import ctypes
+import functools
 import logging
 import os
 import shutil
@@ -28,6 +30,7 @@ from collections.abc import Iterable
 from pathlib import Path
 
 log = logging.getLogger(__name__)
+_libc = functools.cache(lambda: ctypes.CDLL(None, use_errno=True))
 
 #: Bot uids and gids are USER_BASE + the pid of the bot's first process.
 USER_BASE = 2_100_000_000
@@ -163,6 +166,32 @@ def remove_files_of(uid: int, places: Iterable[str] = WORLD_WRITABLE) -> int:
                 removed += _remove(entry.path, stat.S_ISDIR(info.st_mode))
             elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IWOTH:
                 todo.append(entry.path)
+    return removed
+
+
+#: System V IPC objects: (the /proc table, the column of the owner's uid, how to remove one).
+_IPC_TABLES = (("shm", "uid", "shmctl"), ("msg", "uid", "msgctl"), ("sem", "uid", "semctl"))
+_IPC_RMID = 0
+
+
+def remove_ipc_of(uid: int) -> int:
+    """Remove the System V shared memory segments, message queues and semaphore sets owned by
+    ``uid`` (they outlive their processes, memory included). Returns how many were removed."""
+    removed = 0
+    for table, owner, call in _IPC_TABLES:
+        try:
+            lines = Path(f"/proc/sysvipc/{table}").read_text().splitlines()
+        except OSError:
+            continue
+        header = lines[0].split() if lines else []
+        for line in lines[1:]:
+            fields = dict(zip(header, line.split()))
+            if fields.get(owner) == str(uid):
+                ident = int(line.split()[1])
+                remove = getattr(_libc(), call)
+                result = remove(ident, 0, _IPC_RMID, None) if table == "sem" else \
+                    remove(ident, _IPC_RMID, None)
+                removed += result == 0
     return removed
 
 

@@ -3,8 +3,11 @@
 In each of its TMPDIR, /tmp, /var/tmp and /dev/shm it writes one file as big as it can (up to
 ARENA_BOT_MB, default 200) and ARENA_BOT_FILES (default 2000) empty files, all named after
 ARENA_BOT_MARKER. Logs ``filler: PLACE=MB/FILES ...`` (MB written to the big file and files made,
-or the exception's class name where nothing could be written).
+or the exception's class name where nothing could be written), then ``ipc=ID`` of a System V
+shared memory segment of ARENA_BOT_MB MB it makes and fills (or the errno name).
 """
+import ctypes
+import errno
 import os
 import tempfile
 
@@ -36,7 +39,22 @@ def fill(place):
     return f"{written}/{made}"
 
 
+def shared_memory():
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.shmat.restype = ctypes.c_void_p
+    ident = libc.shmget(0, max(mb, 1) << 20, 0o1600)         # IPC_PRIVATE, IPC_CREAT | 0600
+    if ident < 0:
+        return errno.errorcode[ctypes.get_errno()]
+    address = libc.shmat(ident, None, 0)
+    if address not in (None, ctypes.c_void_p(-1).value):
+        ctypes.memset(address, 1, max(mb, 1) << 20)
+        libc.shmdt(ctypes.c_void_p(address))
+    return str(ident)
+
+
 places = {"tmpdir": tempfile.gettempdir(), "tmp": "/tmp", "var_tmp": "/var/tmp",
           "shm": "/dev/shm"}
-say("filler:", " ".join(f"{key}={fill(path)}" for key, path in places.items()))
+found = {key: fill(path) for key, path in places.items()}
+found["ipc"] = shared_memory()
+say("filler:", " ".join(f"{key}={value}" for key, value in found.items()))
 serve(lambda sock, turn, n: reply(sock, turn, turn["legal"][0]))

@@ -149,6 +149,11 @@ def test_what_a_bot_writes_is_bounded_and_removed(tmp_path, monkeypatch, mode) -
         assert found["var_tmp"] == "FileNotFoundError", "nothing else is writable"
     left = [entry for place in PLACES for entry in Path(place).glob(f"{marker}*")]
     assert left == [], "everything it wrote is gone"
+    segments = [line.split()[1] for line in
+                Path("/proc/sysvipc/shm").read_text().splitlines()[1:]]
+    assert found["ipc"].isdigit(), found
+    if mode == "off":      # in the sandbox, its own IPC namespace holds it (and goes with it)
+        assert found["ipc"] not in segments, "its shared memory segment is removed"
 
 
 @pytest.mark.parametrize("guard", [
