@@ -35,7 +35,7 @@ _libc = functools.cache(lambda: ctypes.CDLL(None, use_errno=True))
 #: Bot uids and gids are USER_BASE + the pid of the bot's first process.
 USER_BASE = 2_100_000_000
 #: The places any user may write to on a usual Linux system (cleaned after each bot).
-WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm")
+WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
 
 
 def separate_users() -> bool:
@@ -150,7 +150,7 @@ def remove_files_of(uid: int, places: Iterable[str] = WORLD_WRITABLE) -> int:
     Returns the number of entries removed.
     """
     removed = 0
-    todo = [place for place in places if os.path.isdir(place)]
+    todo = list(dict.fromkeys(os.path.realpath(p) for p in places if os.path.isdir(p)))
     while todo:
         folder = todo.pop()
         try:
