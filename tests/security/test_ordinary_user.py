@@ -18,6 +18,7 @@ from pathlib import Path
 
 import pytest
 
+from arena import identity
 from arena import limits as proclimits
 from arena import reach
 from arena import sandbox as sandboxing
@@ -94,19 +95,27 @@ def test_an_ordinary_users_sandboxed_bot_has_no_privileges(private) -> None:
 
 def test_an_ordinary_users_unsandboxed_files_are_bounded_one_by_one(private,
                                                                     monkeypatch) -> None:
-    """Each file is bounded (RLIMIT_FSIZE, 64 MB); the total and the files outside its scratch
-    folder are not: they stay after the run (an ordinary user cannot tell them from its own)."""
+    """Each file is bounded (RLIMIT_FSIZE, 64 MB); the total is not, and the files outside its
+    scratch folder and its System V shared memory stay after the run (an ordinary user cannot
+    tell them from its own)."""
     marker = f"arena-filler-{uuid.uuid4().hex[:12]}"
     monkeypatch.setenv("ARENA_BOT_MARKER", marker)
     monkeypatch.setenv("ARENA_BOT_MB", "100")
+    ran = {}
     try:
-        found = escape_line(as_ordinary_user(private, "off", "filler"), "filler")
+        ran = as_ordinary_user(private, "off", "filler")
+        found = escape_line(ran, "filler")
         left = [entry for place in ("/tmp", "/var/tmp", "/dev/shm")
                 for entry in Path(place).glob(f"{marker}*")]
+        segments = [line.split()[1] for line in
+                    Path("/proc/sysvipc/shm").read_text().splitlines()[1:]]
     finally:
+        if ran:
+            identity.remove_ipc_of(ran["uid"])
         for place in ("/tmp", "/var/tmp", "/dev/shm"):
             for entry in Path(place).glob(f"{marker}*"):
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
+    assert found.pop("ipc") in segments, "its System V shared memory stays too"
     assert found == {"tmpdir": "64/2000", "tmp": "64/2000", "var_tmp": "64/2000",
                      "shm": "64/2000"}
     assert left, "what it wrote outside its scratch folder stays"
