@@ -3,7 +3,8 @@
 A bot process is started once and serves game after game; a process that died is replaced the
 next time it is needed. Each process runs in its own session, under the process limits of
 ``arena.limits`` (memory, CPU time, number of processes), inside the bubblewrap sandbox of
-``arena.sandbox`` when there is one, with a clean environment (``ARENA_ENDPOINT``,
+``arena.sandbox`` when there is one, as a uid of its own when the arena runs as root
+(``arena.identity``), with a clean environment (``ARENA_ENDPOINT``,
 ``ARENA_TOKEN``, ``TMPDIR``, the locale, ``PATH``/``HOME`` and ``PYTHON*``/``PYENV*``
 settings, and any ``ARENA_BOT_*`` variable: nothing else of the arena's environment), and with
 its output drained into a bounded log (``arena.logs``). Killing a bot kills everything it
@@ -24,12 +25,13 @@ import sys
 import tempfile
 import time
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 
+from arena import identity, reach
 from arena import limits as proclimits
 from arena import sandbox as sandboxing
-from arena.errors import BotStartError
+from arena.errors import BotStartError, SandboxError
 from arena.hub import Hub, Peer
 from arena.logs import CappedLog, log_path, tail
 from arena.record import Limits
@@ -116,7 +118,9 @@ class BotProcess:
     started_at: float = field(default_factory=time.monotonic)
     output: CappedLog | None = None
     cgroup: proclimits.BotCgroup | None = None
+    memory_cgroup: proclimits.BotCgroup | None = None
     scratch: str | None = None
+    user: int | None = None
     sandboxed: bool = False
     killed_because: str | None = None
 
@@ -163,51 +167,91 @@ def bot_environment(endpoint: str, token: str, scratch: str) -> dict[str, str]:
 def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits = Limits(),
           sandbox: Sandbox | None = None,
           watchdog: proclimits.Watchdog | None = None) -> BotProcess:
-    """Start the process for ``label`` with its endpoint, a fresh token and its limits."""
+    """Start the process for ``label`` with its endpoint, a fresh token and its limits.
+
+    As root the process runs as a uid of its own (``arena.identity``), sandboxed or not.
+    """
     if spec.remote:
         raise BotStartError(f"bot {spec.name!r} is remote: it is not started by the arena")
     token = hub.issue_token(label)
+    endpoint = hub.endpoint         # the lead switches this to hub.endpoint_of(label)
     cwd = spec.cwd or os.getcwd()
-    argv = list(spec.argv)
     output = CappedLog(log_path(log_dir, spec.name, label), cap=limits.log_bytes)
-    if sandbox is not None:
-        folder = ipc_folder(hub.endpoint)
-        if folder is None:
-            output.abandon()
-            raise BotStartError("sandboxed bots reach the arena over ipc://, not "
-                                f"{hub.endpoint}")
-        argv = sandbox.wrap(argv, cwd=cwd, ipc_dir=folder, own=spec.cwd)
-        scratch = None
-    else:
-        scratch = tempfile.mkdtemp(prefix="arena-bot-")
-    env = bot_environment(hub.endpoint, token, scratch or "/tmp")
-    base = proclimits.cgroup_base() if limits.max_procs > 0 else None
-    cgroup = None
     try:
-        if base is not None:
-            cgroup = proclimits.BotCgroup(base, limits.max_procs)
+        argv, folder = _command(spec, endpoint, cwd, sandbox)
+        plan = _plan(spec, cwd, folder, limits, sandbox)
+    except (BotStartError, OSError) as exc:
+        output.abandon()
+        hub.revoke(label)
+        if isinstance(exc, BotStartError):
+            raise
+        raise BotStartError(f"bot {spec.name!r} could not be prepared: {exc}") from None
+    cgroups: tuple[proclimits.BotCgroup | None, proclimits.BotCgroup | None] = (None, None)
+    try:
+        cgroups = proclimits.bot_cgroups(max_procs=limits.max_procs, memory_mb=limits.memory_mb)
+        plan = replace(plan, cgroups=tuple(g for g in cgroups if g is not None))
         popen = subprocess.Popen(
-            argv, env=env, cwd=cwd, stdin=subprocess.DEVNULL, stdout=output.write_fd,
-            stderr=output.write_fd, start_new_session=True,
-            preexec_fn=proclimits.child_setup(memory_mb=limits.memory_mb, cpu_s=limits.cpu_s,
-                                              cgroup=cgroup))
+            argv, env=bot_environment(endpoint, token, plan.scratch or "/tmp"), cwd=cwd,
+            stdin=subprocess.DEVNULL, stdout=output.write_fd, stderr=output.write_fd,
+            start_new_session=True, preexec_fn=proclimits.child_setup(plan))
     except (OSError, subprocess.SubprocessError) as exc:
         output.abandon()
-        if cgroup is not None:
-            cgroup.kill()
-        if scratch:
-            shutil.rmtree(scratch, ignore_errors=True)
+        for group in plan.cgroups:
+            group.kill()
+        if plan.scratch:
+            shutil.rmtree(plan.scratch, ignore_errors=True)
         hub.revoke(label)
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
         raise BotStartError(f"bot {spec.name!r} could not be started: {why}: "
                             f"{spec.argv[0] if spec.argv else '(no command)'}") from None
     output.start()
+    user = identity.uid_of(popen.pid) if plan.user else None
     proc = BotProcess(label=label, spec=spec, popen=popen, log_path=output.path, output=output,
-                      cgroup=cgroup, scratch=scratch, sandboxed=sandbox is not None)
-    if limits.max_procs > 0 and cgroup is None and watchdog is not None:
+                      cgroup=cgroups[0], memory_cgroup=cgroups[1], scratch=plan.scratch,
+                      sandboxed=sandbox is not None, user=user)
+    if limits.max_procs > 0 and cgroups[0] is None and watchdog is not None:
         watchdog.watch(popen.pid, limits.max_procs,
-                       lambda reason: setattr(proc, "killed_because", reason))
+                       lambda reason: setattr(proc, "killed_because", reason), user=user)
     return proc
+
+
+def _command(spec: BotSpec, endpoint: str, cwd: str,
+             sandbox: Sandbox | None) -> tuple[list[str], str | None]:
+    """The command line to run (wrapped in the sandbox, if any) and the hub socket's folder,
+    made reachable by bot users (raises BotStartError)."""
+    folder = ipc_folder(endpoint)
+    if sandbox is not None and folder is None:
+        raise BotStartError(f"sandboxed bots reach the arena over ipc://, not {endpoint}")
+    if folder is not None and identity.separate_users():
+        # one socket for every bot today; with a folder per bot (hub.endpoint_of) the child
+        # gives its folder to its own uid instead (ChildPlan.own_ipc)
+        identity.share(folder)
+    if sandbox is None:
+        return list(spec.argv), folder
+    try:
+        return sandbox.wrap(spec.argv, cwd=cwd, ipc_dir=folder, own=spec.cwd), folder
+    except SandboxError as exc:
+        raise BotStartError(f"bot {spec.name!r} was not started: {exc}") from None
+
+
+def _plan(spec: BotSpec, cwd: str, folder: str | None, limits: Limits,
+          sandbox: Sandbox | None) -> proclimits.ChildPlan:
+    """What the child does before it runs the bot (see ``arena.limits.child_setup``)."""
+    separate = identity.separate_users()
+    scratch = None if sandbox is not None else tempfile.mkdtemp(prefix="arena-bot-")
+    needed = [*sandboxing.needed_paths(), cwd, *([spec.cwd] if spec.cwd else []),
+              *([folder] if folder else [])]
+    view = reach.plan(needed) if separate else reach.View()
+    if view and reach.problem() is not None:
+        if scratch:
+            shutil.rmtree(scratch, ignore_errors=True)
+        raise BotStartError(f"bot {spec.name!r} would run as a user of its own, which cannot "
+                            f"reach {', '.join(view.binds)} under {', '.join(view.covers)}: "
+                            f"{reach.problem()}; make those folders searchable by others")
+    return proclimits.ChildPlan(
+        memory_mb=limits.memory_mb, cpu_s=limits.cpu_s,
+        file_bytes=sandboxing.SCRATCH_BYTES if sandbox is None else 0,
+        view=view, user=separate, scratch=scratch)
 
 
 def connect_remote(spec: BotSpec, hub: Hub, label: str, *, wait_ms: int) -> BotProcess:
@@ -288,15 +332,23 @@ def stop(procs: Iterable[BotProcess], hub: Hub | None = None, *, grace_s: float 
 
 
 def kill(proc: BotProcess) -> None:
-    """Kill a bot process with every process it started, and release what it held."""
+    """Kill a bot process with every process it started, and release what it held: its
+    cgroups, its scratch folder and (unsandboxed, as its own uid) every file it left in the
+    world-writable places and its System V IPC objects (sandboxed, its IPC namespace goes)."""
     if proc.popen is not None:
-        proclimits.kill_tree(proc.popen.pid, proc.cgroup)
+        proclimits.kill_tree(proc.popen.pid, proc.cgroup, user=proc.user)
+        if proc.memory_cgroup is not None and proc.memory_cgroup is not proc.cgroup:
+            proc.memory_cgroup.kill()
         try:
             proc.popen.wait(timeout=2)
         except subprocess.TimeoutExpired:
             log.warning("process %s did not die after SIGKILL", proc.popen.pid)
     if proc.output is not None:
         proc.output.wait(DRAIN_S)
+    if proc.user is not None and not proc.sandboxed and not identity.processes_of(proc.user):
+        identity.remove_files_of(proc.user)     # only once nothing of it can race the removal
+        identity.remove_ipc_of(proc.user)
+        proc.user = None
     if proc.scratch:
         shutil.rmtree(proc.scratch, ignore_errors=True)
         proc.scratch = None

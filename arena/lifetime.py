@@ -1,17 +1,33 @@
 """Tie a child process's life to its parent: on Linux, die when the parent dies.
 
-Used for tournament workers and bot processes, so a killed arena leaves no orphans behind.
+Used for tournament workers and bot processes, so a killed arena leaves no orphans behind; and
+``no_new_privileges``, so a bot cannot gain privileges through set-user-ID programs.
 """
 
 from __future__ import annotations
 
 import ctypes
 import ctypes.util
+import functools
 import os
 import signal
 import sys
 
 _PR_SET_PDEATHSIG = 1
+_PR_SET_NO_NEW_PRIVS = 38
+
+
+@functools.cache
+def _libc() -> ctypes.CDLL:
+    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+
+
+if sys.platform.startswith("linux"):
+    _libc()     # loaded here, not in a child between fork and exec
+
+
+def _prctl(option: int, value: int) -> int:
+    return _libc().prctl(option, value, 0, 0, 0)
 
 
 def die_with_parent(sig: int = signal.SIGKILL, *, parent: int | None = None) -> None:
@@ -23,9 +39,18 @@ def die_with_parent(sig: int = signal.SIGKILL, *, parent: int | None = None) -> 
     """
     if sys.platform.startswith("linux"):
         try:
-            libc = ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
-            libc.prctl(_PR_SET_PDEATHSIG, int(sig), 0, 0, 0)
+            _prctl(_PR_SET_PDEATHSIG, int(sig))
         except (OSError, AttributeError):
             pass
     if parent is not None and os.getppid() != parent:
         os._exit(1)
+
+
+def no_new_privileges() -> None:
+    """Forbid this process and its children to gain privileges (set-user-ID, file caps)."""
+    if not sys.platform.startswith("linux"):
+        return
+    try:
+        _prctl(_PR_SET_NO_NEW_PRIVS, 1)
+    except (OSError, AttributeError):
+        pass

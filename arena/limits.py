@@ -1,16 +1,24 @@
 """Limits of bot processes and killing a bot with everything it started.
 
-- **Memory** and **CPU time** are rlimits set in the child before it runs the bot
-  (``RLIMIT_AS``, ``RLIMIT_CPU``; core dumps are off). They hold for each process of the bot.
+- **Memory**: where a memory cgroup can be made (cgroup v2 ``memory.max`` or the v1 memory
+  hierarchy's ``memory.limit_in_bytes``), each bot gets one with ``--memory`` as the limit of
+  its whole process tree, kernel memory included (tmpfs files and inodes, page tables); over it,
+  the kernel kills a process of the bot. ``RLIMIT_AS`` (``--memory`` per process) holds
+  everywhere as well.
+- **CPU time** (``RLIMIT_CPU``), **file size** (``RLIMIT_FSIZE``, unsandboxed) and no core dumps
+  are rlimits set in the child before it runs the bot; they hold for each process.
 - **Number of processes**: ``RLIMIT_NPROC`` counts per user and does not apply to root, so the
   arena puts each bot in its own **pids cgroup** (cgroup v2 with the pids controller delegated,
   or the cgroup v1 pids hierarchy) with ``pids.max``: a fork over the limit fails with EAGAIN.
   Where no cgroup can be made, a **watchdog** thread counts the bot's descendants a few times a
   second and kills the bot when they are too many.
 - **Killing**: a bot runs in its own session; killing it kills its process group, every
-  process left in its cgroup (children that called ``setsid`` or double-forked away included),
-  and, without a cgroup, every process still descending from it. In the bubblewrap sandbox the
-  bot also runs in its own pid namespace, which dies with it.
+  process left in its cgroups, every process of its own uid (as root: ``arena.identity``), and,
+  without either, every process still descending from it. In the bubblewrap sandbox the bot
+  also runs in its own pid namespace, which dies with it.
+
+The child joins its cgroups and sets its rlimits while still root, then becomes its own uid
+(``ChildPlan``, ``child_setup``): a bot cannot write to the root-owned cgroup files to leave.
 """
 
 from __future__ import annotations
@@ -23,11 +31,13 @@ import resource
 import signal
 import threading
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.lifetime import die_with_parent
+from arena import identity, reach
+from arena.lifetime import die_with_parent, no_new_privileges
+from arena.reach import View
 
 log = logging.getLogger(__name__)
 
@@ -81,7 +91,13 @@ def _own_cgroups() -> dict[str, str]:
     return paths
 
 
-def _candidates() -> list[CgroupBase]:
+#: The file holding each controller's limit, by cgroup version, and a value to probe it with.
+_LIMIT_FILES = {("pids", 1): "pids.max", ("pids", 2): "pids.max",
+                ("memory", 1): "memory.limit_in_bytes", ("memory", 2): "memory.max"}
+_PROBE_VALUES = {"pids": "8", "memory": str(64 << 20)}
+
+
+def _candidates(controller: str) -> list[CgroupBase]:
     own = _own_cgroups()
     found = []
     for point, fstype, options in _mounts():
@@ -91,30 +107,30 @@ def _candidates() -> list[CgroupBase]:
                 enabled = (base / "cgroup.subtree_control").read_text().split()
             except OSError:
                 continue
-            if "pids" not in enabled:
+            if controller not in enabled:
                 try:  # possible where this cgroup holds no process of its own (e.g. the root)
-                    (base / "cgroup.subtree_control").write_text("+pids")
+                    (base / "cgroup.subtree_control").write_text(f"+{controller}")
                 except OSError:
                     continue
             found.append(CgroupBase(base, 2))
-        elif fstype == "cgroup" and "pids" in options.split(","):
-            key = next((k for k in own if "pids" in k.split(",")), None)
+        elif fstype == "cgroup" and controller in options.split(","):
+            key = next((k for k in own if controller in k.split(",")), None)
             if key is not None:
                 found.append(CgroupBase(Path(point) / own[key].lstrip("/"), 1))
     return found
 
 
-@functools.cache
-def cgroup_base() -> CgroupBase | None:
-    """Where per-bot pids cgroups can be made here, or None (tested once per process)."""
-    for base in _candidates():
+def _find_base(controller: str) -> CgroupBase | None:
+    """The first hierarchy of ``controller`` where this process can make a limited group."""
+    for base in _candidates(controller):
         probe = base.path / f"arena-probe-{os.getpid()}"
         try:
             probe.mkdir()
         except OSError:
             continue
         try:
-            (probe / "pids.max").write_text("8")
+            (probe / _LIMIT_FILES[controller, base.version]).write_text(
+                _PROBE_VALUES[controller])
             return base
         except OSError:
             continue
@@ -123,8 +139,27 @@ def cgroup_base() -> CgroupBase | None:
                 probe.rmdir()
             except OSError:
                 pass
-    log.info("no writable pids cgroup: bot process counts are watched instead")
     return None
+
+
+@functools.cache
+def cgroup_base() -> CgroupBase | None:
+    """Where per-bot pids cgroups can be made here, or None (tested once per process)."""
+    base = _find_base("pids")
+    if base is None:
+        log.info("no writable pids cgroup: bot process counts are watched instead")
+    return base
+
+
+@functools.cache
+def memory_base() -> CgroupBase | None:
+    """Where per-bot memory cgroups can be made here, or None (tested once per process)."""
+    base = _find_base("memory")
+    if base is None:
+        log.info("no writable memory cgroup: --memory holds per process only (RLIMIT_AS)")
+    else:
+        sweep_stale_cgroups(base)
+    return base
 
 
 def _pid_alive(pid: int) -> bool:
@@ -154,14 +189,22 @@ _counter_lock = threading.Lock()
 
 
 class BotCgroup:
-    """The pids cgroup of one bot process: ``pids.max`` and kill-everything-inside."""
+    """The cgroup of one bot process in one hierarchy: its limits and kill-everything-inside.
 
-    def __init__(self, base: CgroupBase, max_procs: int) -> None:
+    ``limits`` maps controller names (``pids``, ``memory``) to their limit values.
+    """
+
+    def __init__(self, base: CgroupBase, limits: Mapping[str, int]) -> None:
         with _counter_lock:
             number = next(_counter)
         self.path = base.path / f"arena-{os.getpid()}-{number}"
         self.path.mkdir()
-        (self.path / "pids.max").write_text(str(max_procs))
+        try:
+            for controller, value in limits.items():
+                (self.path / _LIMIT_FILES[controller, base.version]).write_text(str(value))
+        except OSError:
+            self.kill()
+            raise
         self.procs_file = os.fsencode(self.path / "cgroup.procs")
 
     def count(self) -> int:
@@ -206,16 +249,52 @@ def _kill_cgroup(path: Path) -> None:
     log.warning("could not remove cgroup %s", path)
 
 
-def child_setup(*, memory_mb: int, cpu_s: int,
-                cgroup: BotCgroup | None) -> Callable[[], None]:
-    """The function run in the child between fork and exec: join the cgroup, set rlimits."""
-    procs_file = cgroup.procs_file if cgroup is not None else None
-    memory = memory_mb * 1024 * 1024
+def bot_cgroups(*, max_procs: int, memory_mb: int,
+                ) -> tuple[BotCgroup | None, BotCgroup | None]:
+    """The pids group and the memory group of a new bot, where they can be made (None where
+    not, or where the limit is 0). Under cgroup v2 both are one group."""
+    pids = cgroup_base() if max_procs > 0 else None
+    memory = memory_base() if memory_mb > 0 else None
+    wanted = {"pids": max_procs, "memory": memory_mb << 20}
+    if pids is not None and pids == memory:
+        group = BotCgroup(pids, wanted)
+        return group, group
+    pids_group = BotCgroup(pids, {"pids": max_procs}) if pids is not None else None
+    try:
+        memory_group = (BotCgroup(memory, {"memory": wanted["memory"]})
+                        if memory is not None else None)
+    except OSError:
+        if pids_group is not None:
+            pids_group.kill()
+        raise
+    return pids_group, memory_group
+
+
+@dataclass(frozen=True, kw_only=True)
+class ChildPlan:
+    """What the child does between fork and exec, in this order (see ``child_setup``)."""
+
+    memory_mb: int = 0
+    cpu_s: int = 0
+    file_bytes: int = 0
+    cgroups: tuple[BotCgroup, ...] = ()
+    view: View = View()
+    user: bool = False
+    scratch: str | None = None
+    own_ipc: str | None = None      # the bot's own hub socket folder, given to its uid
+
+
+def child_setup(plan: ChildPlan) -> Callable[[], None]:
+    """The function run in the child between fork and exec: join the cgroups, set rlimits
+    (memory, CPU time, file size, no core), make the needed folders reachable, then (``user``)
+    give the scratch folder to the bot's own uid and become it; never gain privileges again."""
+    procs_files = list(dict.fromkeys(group.procs_file for group in plan.cgroups))
+    memory = plan.memory_mb * 1024 * 1024
     parent = os.getpid()
 
     def setup() -> None:
         die_with_parent(parent=parent)
-        if procs_file is not None:
+        for procs_file in procs_files:
             fd = os.open(procs_file, os.O_WRONLY)
             try:
                 os.write(fd, str(os.getpid()).encode())
@@ -224,8 +303,21 @@ def child_setup(*, memory_mb: int, cpu_s: int,
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
         if memory > 0:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
-        if cpu_s > 0:
-            resource.setrlimit(resource.RLIMIT_CPU, (cpu_s, cpu_s + 2))
+        if plan.cpu_s > 0:
+            resource.setrlimit(resource.RLIMIT_CPU, (plan.cpu_s, plan.cpu_s + 2))
+        if plan.file_bytes > 0:
+            resource.setrlimit(resource.RLIMIT_FSIZE, (plan.file_bytes, plan.file_bytes))
+        reach.enter(plan.view)
+        if plan.user:
+            uid = identity.uid_of(os.getpid())
+            identity.kill_user(uid)     # what a dead bot whose first pid was ours left behind
+            if plan.scratch:
+                os.chown(plan.scratch, uid, uid)
+            if plan.own_ipc:
+                identity.grant(plan.own_ipc, uid)
+            identity.become(uid)
+            die_with_parent(parent=parent)     # a change of uid clears the parent-death signal
+        no_new_privileges()
 
     return setup
 
@@ -262,10 +354,11 @@ def descendants(pid: int, parents: dict[int, int] | None = None) -> list[int]:
     return found
 
 
-def kill_tree(pid: int, cgroup: BotCgroup | None) -> None:
-    """Kill process ``pid``, its process group, its descendants and its cgroup."""
+def kill_tree(pid: int, cgroup: BotCgroup | None, *, user: int | None = None) -> None:
+    """Kill process ``pid``, its process group, its descendants, its cgroup and (``user``)
+    every process of its own uid."""
     try:
-        stray = [] if cgroup is not None else descendants(pid)
+        stray = [] if cgroup is not None or user is not None else descendants(pid)
     except OSError:
         stray = []
     for target in (pid, *stray):
@@ -279,6 +372,8 @@ def kill_tree(pid: int, cgroup: BotCgroup | None) -> None:
         pass
     if cgroup is not None:
         cgroup.kill()
+    if user is not None:
+        identity.kill_user(user)
 
 
 class Watchdog:
@@ -289,14 +384,16 @@ class Watchdog:
 
     def __init__(self, interval_s: float = WATCH_INTERVAL_S) -> None:
         self.interval_s = interval_s
-        self._watched: dict[int, tuple[int, Callable[[str], None]]] = {}
+        self._watched: dict[int, tuple[int, Callable[[str], None], int | None]] = {}
         self._lock = threading.Lock()
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
 
-    def watch(self, pid: int, max_procs: int, on_kill: Callable[[str], None]) -> None:
+    def watch(self, pid: int, max_procs: int, on_kill: Callable[[str], None], *,
+              user: int | None = None) -> None:
+        """Watch ``pid`` (running as bot uid ``user``, if any)."""
         with self._lock:
-            self._watched[pid] = (max_procs, on_kill)
+            self._watched[pid] = (max_procs, on_kill, user)
             if self._thread is None:
                 self._thread = threading.Thread(target=self._run, name="arena-watchdog",
                                                 daemon=True)
@@ -316,13 +413,13 @@ class Watchdog:
         if not watched:
             return
         parents = _parents()
-        for pid, (limit, on_kill) in watched.items():
+        for pid, (limit, on_kill, user) in watched.items():
             tree = descendants(pid, parents)
             if len(tree) + 1 > limit:
                 reason = f"over its limit of {limit} processes"
                 log.warning("bot process %d killed: %s", pid, reason)
                 on_kill(reason)
-                kill_tree(pid, None)
+                kill_tree(pid, None, user=user)
                 self.forget(pid)
 
     def _run(self) -> None:

@@ -66,6 +66,7 @@ class CappedLog:
         self.kept = 0
         self.discarded = 0
         path.parent.mkdir(parents=True, exist_ok=True)
+        os.chmod(path.parent, 0o700)        # a bot's log is its hand: for the arena only
         if cap > 0 and path.exists() and path.stat().st_size >= cap:
             os.replace(path, path.with_name(path.name + ".1"))
         self.read_fd, self.write_fd = os.pipe()

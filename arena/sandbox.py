@@ -1,22 +1,26 @@
 """The bot sandbox: bubblewrap (``bwrap``) around every bot process, where it works.
 
-A sandboxed bot runs with:
+A sandboxed bot sees an **allow-list** of the file system, read-only: the system (``/usr`` and
+the ``/bin``, ``/sbin``, ``/lib*`` links or folders as on the host), a few files of ``/etc``
+programs need (``ETC_FILES``), the Python installation, the arena's packages (``protocol``,
+``bots``, ``arena``), its own folder, the folders of files its command names and the folder of
+its hub socket (its working folder is one of these, or an empty folder); plus a private, size-limited ``/tmp`` (its ``TMPDIR``) and
+``/dev/shm``, the only places it can write, and its own ``/dev`` and ``/proc``. Nothing else
+exists for it. Private paths of the arena (the database, the logs folder, other registered
+bots' folders) that lie inside a shown folder are covered (an empty read-only file system for a
+folder, an unopenable device node for a file); a command naming a file inside a private path is
+refused (SandboxError), never shown.
 
-- **no network**: its own network namespace (``--unshare-net``) holds only a loopback of its
-  own; it reaches the arena through the hub's IPC socket, whose folder is bound in read-only;
-- **a read-only file system** (``--ro-bind / /``) except a private, size-limited ``/tmp``
-  (``TMPDIR``) that vanishes with it;
-- **nothing private of the arena**: the results database (its folder, or its files when that
-  folder also holds what bots need), the logs folder and the other registered bots' folders
-  are hidden under empty file systems; a folder bot sees its own folder (read-only);
-- **its own pid namespace** (``--unshare-pid``, ``--die-with-parent``): it sees no other process,
-  and when it is killed every process it started dies with it, however it detached;
-- its own IPC and UTS namespaces and a new session (no terminal injection).
+It also runs with **no network** (its own network namespace with only a loopback), its own pid
+namespace (it sees no other process; when it dies, all it started dies), its own IPC and UTS
+namespaces, a new session, and **no capabilities**: when the arena runs as root, the bot process
+becomes an unprivileged uid of its own before it runs ``bwrap`` (``arena.identity``), and
+``bwrap`` forbids further user namespaces inside.
 
 ``--sandbox auto`` (the default) uses bubblewrap when it works and otherwise logs one warning
-that bots run unsandboxed; ``required`` refuses to run without it; ``off`` never uses it.
-Whether bubblewrap works is tested once per process with a trivial command, because some
-containers forbid the namespaces it needs.
+saying what still protects the arena; ``required`` refuses to run without it; ``off`` never
+uses it. Whether bubblewrap works is tested once per process with a trivial command, because
+some containers forbid the namespaces it needs.
 """
 
 from __future__ import annotations
@@ -32,14 +36,26 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import identity
 from arena.errors import SandboxError
+from arena.keyfile import secret_paths
 
 log = logging.getLogger(__name__)
 
-#: Default size of a sandboxed bot's private /tmp.
+#: Default size of a sandboxed bot's private /tmp (and of its /dev/shm).
 SCRATCH_BYTES = 64 * 1024 * 1024
-_NAMESPACES = ("--unshare-pid", "--unshare-net", "--unshare-ipc", "--unshare-uts",
-               "--unshare-cgroup-try", "--die-with-parent", "--new-session")
+_NAMESPACES = ("--unshare-user", "--disable-userns", "--unshare-pid", "--unshare-net",
+               "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
+               "--new-session")
+#: System folders shown to bots (as a link where the host has a link).
+SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
+#: What of /etc bots see: the dynamic linker's cache, users and groups, name service and time
+#: zone settings, alternatives links, TLS certificates and MIME types.
+ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
+             "timezone", "passwd", "group", "nsswitch.conf", "host.conf", "hosts", "gai.conf",
+             "ssl", "ca-certificates", "pki", "crypto-policies", "mime.types", "locale.alias")
+#: Never shown from the host, even when a command names them (the sandbox has its own).
+_KERNEL_PATHS = ("/dev", "/proc", "/sys")
 _warned = False
 
 
@@ -58,8 +74,8 @@ class SandboxMode(str, enum.Enum):
 class Sandbox:
     """How to wrap a bot command in bubblewrap.
 
-    ``hide`` lists folders and files bots must not see; ``scratch_bytes`` bounds the private
-    ``/tmp``.
+    ``hide`` lists the arena's private folders and files: never shown, covered where they lie
+    inside a shown folder; ``scratch_bytes`` bounds the private ``/tmp`` and ``/dev/shm``.
     """
 
     bwrap: str
@@ -68,7 +84,7 @@ class Sandbox:
 
     def hiding(self, paths: Iterable[str | os.PathLike[str]]) -> Sandbox:
         """This sandbox, also hiding ``paths``."""
-        more = tuple(os.path.abspath(p) for p in paths)
+        more = tuple(os.path.realpath(p) for p in paths)
         return Sandbox(bwrap=self.bwrap, hide=tuple(dict.fromkeys(self.hide + more)),
                        scratch_bytes=self.scratch_bytes)
 
@@ -76,61 +92,112 @@ class Sandbox:
              own: str | None = None) -> list[str]:
         """The bwrap command line running ``argv`` in ``cwd``, reaching the hub in ``ipc_dir``.
 
-        ``own`` is the bot's own folder (shown read-only even if it is among ``hide``).
+        ``own`` is the bot's own folder (shown read-only even if it is among ``hide``). The
+        working folder ``cwd`` is shown only as far as it is one of the shown folders (its own
+        folder, a named file's folder); else it is an empty read-only folder.
+        Raises SandboxError if a file or folder the command names is private.
         """
         cwd = os.path.abspath(cwd)
-        own = os.path.abspath(own) if own else None
-        hidden = [p for p in self.hide if p != own and os.path.exists(p)]
-        # what the bot must see even where /tmp is replaced: the Python installation and the
-        # arena's packages (a venv or a checkout may live under /tmp), the folders of files its
-        # command names, its own folder and working folder, and the hub's socket folder
-        named = [os.path.dirname(os.path.abspath(os.path.join(cwd, arg))) for arg in argv
-                 if os.path.isfile(os.path.join(cwd, arg))]
-        exposed = [p for p in dict.fromkeys([own, cwd, os.path.abspath(ipc_dir),
-                                             *needed_paths(), *named])
-                   if p and p != "/"]
-        args = [self.bwrap, *_NAMESPACES, "--ro-bind", "/", "/", "--dev", "/dev",
-                "--proc", "/proc", "--size", str(self.scratch_bytes), "--tmpfs", "/tmp",
-                "--size", str(self.scratch_bytes), "--tmpfs", "/dev/shm"]
-        dirs = [p for p in hidden if os.path.isdir(p)]
-        dirs = [p for p in dirs if not _under(p, [d for d in dirs if d != p])]  # outermost
-        files = [p for p in hidden if not os.path.isdir(p)
-                 and (not _under(p, dirs) or _under(p, exposed))]
-        for path in dirs:
-            if not _under(path, ["/tmp"]):
-                args += ["--tmpfs", path]
-        for path in sorted(exposed, key=len):
-            if _under(path, ["/tmp", *dirs]) or path == own:
+        own = os.path.realpath(own) if own else None
+        private = [p for p in self.hide if p != own]
+        named = named_paths(argv, cwd)
+        for path in named:
+            if inside(path, private) and not (own and inside(path, [own])):
+                raise SandboxError(f"the bot's command names {path}, which is private to the "
+                                   "arena (database, logs, keys or another bot's folder)")
+        shown = [p for p in dict.fromkeys([*needed_paths(), own, os.path.abspath(ipc_dir),
+                                           *_folders(named)])
+                 if p and p != "/"]
+        shown = [p for p in sorted(shown, key=len) if not inside(p, SYSTEM_PATHS)]
+        outer = [p for p in shown if not inside(p, [q for q in shown if q != p])]
+        args = [self.bwrap, *_NAMESPACES, *_system_args(), "--dev", "/dev", "--proc", "/proc",
+                "--size", str(self.scratch_bytes), "--tmpfs", "/tmp",
+                "--size", str(self.scratch_bytes), "--tmpfs", "/dev/shm", "--dir", cwd]
+        for path in outer:
+            args += ["--ro-bind", path, path]
+        covered = [p for p in private if os.path.exists(p) and inside(p, outer)]
+        covered = [p for p in covered if not inside(p, [q for q in covered if q != p])]
+        args += _covers(covered)
+        for path in shown:          # what is shown inside a covered folder (its own folder)
+            if inside(path, covered):
                 args += ["--ro-bind", path, path]
-        for path in dirs:
-            if _under(path, exposed):
-                args += ["--tmpfs", path]
-        for path in files:
-            if not _under(path, ["/tmp"]) or _under(path, exposed):
-                args += ["--ro-bind", "/dev/null", path]
-        return [*args, "--chdir", cwd, "--", *argv]
+        for path in covered:
+            if os.path.isdir(path):
+                args += ["--remount-ro", path]
+        return [*args, "--remount-ro", "/", "--chdir", cwd, "--", *argv]
 
 
-def _under(path: str, folders: Iterable[str]) -> bool:
+def _system_args() -> list[str]:
+    """Show the system folders (links as links) and the allowed files of /etc."""
+    args: list[str] = []
+    for path in SYSTEM_PATHS:
+        if os.path.islink(path):
+            args += ["--symlink", os.readlink(path), path]
+        elif os.path.isdir(path):
+            args += ["--ro-bind", path, path]
+    for name in ETC_FILES:
+        path = os.path.join("/etc", name)
+        if os.path.exists(path):
+            args += ["--ro-bind", path, path]
+    return args
+
+
+def _covers(private: list[str]) -> list[str]:
+    """Cover private paths: an empty file system on a folder (made read-only once what is
+    shown inside it is bound), /dev/null on a file."""
+    args: list[str] = []
+    for path in private:
+        if os.path.isdir(path):
+            args += ["--size", "4096", "--tmpfs", path]
+        else:
+            args += ["--ro-bind", "/dev/null", path]
+    return args
+
+
+def named_paths(argv: Sequence[str], cwd: str) -> list[str]:
+    """The existing files and folders a command line names (relative to ``cwd``), with every
+    symbolic link resolved: what bubblewrap would bind is what is checked."""
+    found = []
+    for arg in argv:
+        if not arg or arg.startswith("-"):
+            continue
+        path = os.path.realpath(os.path.join(cwd, arg))
+        if os.path.exists(path) and not inside(path, _KERNEL_PATHS):
+            found.append(path)
+    return list(dict.fromkeys(found))
+
+
+def _folders(paths: Iterable[str]) -> list[str]:
+    """Folders to show for named paths: a folder itself, a file's folder."""
+    return [p if os.path.isdir(p) else os.path.dirname(p) for p in paths]
+
+
+def inside(path: str, folders: Iterable[str]) -> bool:
     """True if ``path`` is inside (or is) one of ``folders``."""
     return any(path == f or path.startswith(f.rstrip("/") + "/") for f in folders)
 
 
 @functools.cache
 def probe(bwrap: str) -> str | None:
-    """None if ``bwrap`` can run a trivial sandboxed command here, else why not (one line)."""
+    """None if ``bwrap`` can run a trivial sandboxed command here (as the uid a bot would
+    have), else why not (one line)."""
     try:
         result = subprocess.run(
             [bwrap, *_NAMESPACES, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-             "--tmpfs", "/tmp", "--", "true"],
+             "--tmpfs", "/tmp", "--remount-ro", "/", "--", "true"],
             stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            timeout=10, check=False)
-    except (OSError, subprocess.TimeoutExpired) as exc:
+            timeout=10, check=False, preexec_fn=_as_bot_user)
+    except (OSError, subprocess.SubprocessError) as exc:
         return f"{bwrap} could not run: {exc}"
     if result.returncode != 0:
         reason = result.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"{bwrap} does not work here: {reason[-1] if reason else result.returncode}"
     return None
+
+
+def _as_bot_user() -> None:
+    if identity.separate_users():
+        identity.become(identity.uid_of(os.getpid()))
 
 
 def available() -> str | None:
@@ -139,12 +206,23 @@ def available() -> str | None:
     return found if found and probe(found) is None else None
 
 
+def unsandboxed_risks() -> str:
+    """What an unsandboxed bot can and cannot do here (one sentence)."""
+    if identity.separate_users():
+        return ("bots run as separate unprivileged users: they cannot read the database or "
+                "the logs or signal the arena or each other, but can read world-readable "
+                "files and use the network")
+    return ("bots run as you and can read your files, including the database, signal your "
+            "processes and use the network")
+
+
 def resolve(mode: SandboxMode | str, *, hide: Iterable[str | os.PathLike[str]] = (),
-            scratch_bytes: int = SCRATCH_BYTES) -> Sandbox | None:
+            scratch_bytes: int = SCRATCH_BYTES, local: bool = True) -> Sandbox | None:
     """The sandbox to use for ``mode``: a Sandbox, or None to run bots unsandboxed.
 
-    ``auto`` without a working bubblewrap logs one warning (once per process); ``required``
-    raises SandboxError then.
+    ``auto`` without a working bubblewrap logs one warning (once per process, and only if
+    ``local`` bots will run) saying what still protects the arena; ``required`` raises
+    SandboxError then.
     """
     global _warned
     mode = SandboxMode(mode)
@@ -156,32 +234,38 @@ def resolve(mode: SandboxMode | str, *, hide: Iterable[str | os.PathLike[str]] =
         if mode is SandboxMode.REQUIRED:
             raise SandboxError(f"--sandbox required, but {problem}; install bubblewrap "
                                "or allow user namespaces (see docs/security.md)")
-        if not _warned:
+        if local and not _warned:
             _warned = True
-            log.warning("bots run UNSANDBOXED: %s (see docs/security.md)", problem)
+            log.warning("bots run UNSANDBOXED: %s; %s (see docs/security.md)", problem,
+                        unsandboxed_risks())
         return None
     return Sandbox(bwrap=found, scratch_bytes=scratch_bytes).hiding(hide)
 
 
 def needed_paths() -> list[str]:
-    """Folders every bot needs to see: the Python installation and the arena's packages."""
+    """Folders every bot needs to see: the Python installation and the arena's packages
+    (``protocol``; ``bots`` and ``arena``, which bots may use as a game simulator)."""
+    import arena
     import bots
     import protocol
 
     found = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    for package in (bots, protocol):
-        found.add(os.path.dirname(os.path.dirname(os.path.abspath(package.__file__))))
+    for package in (arena, bots, protocol):
+        found.add(os.path.dirname(os.path.abspath(package.__file__)))
     return sorted(found)
 
 
 def private_paths(db_path: Path, log_dir: Path) -> list[str]:
     """What bots must not see of an arena using ``db_path``: the database's folder (or, when
-    that folder holds what bots need or the current folder, the database files) and logs."""
+    that folder holds what bots need or the current folder, the database files and its key
+    file), the logs and the arena's settings folder (``~/.config/arena``, the user's keys)."""
     db = db_path.expanduser().resolve()
     folder = str(db.parent)
     needed = [*needed_paths(), os.getcwd()]
-    if any(_under(path, [folder]) for path in needed):
+    if any(inside(path, [folder]) for path in needed):
         hidden = [str(db) + suffix for suffix in ("", "-wal", "-shm", "-journal")]
     else:
         hidden = [folder]
-    return [*hidden, str(log_dir.expanduser().resolve())]
+    config = os.path.join(os.path.expanduser("~"), ".config", "arena")
+    return list(dict.fromkeys([*hidden, *secret_paths(db), str(log_dir.expanduser().resolve()),
+                               config]))

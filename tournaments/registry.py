@@ -17,6 +17,7 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena import identity
 from arena import sandbox as sandboxing
 from arena.botproc import BotSpec, resolve_spec
 from arena.errors import ArenaError, BotStartError
@@ -137,14 +138,17 @@ def check_bot(spec: BotSpec, games: Sequence[str], *, move_ms: int = 2000,
 
 
 def register(store: Store, name: str, spec: BotSpec, command: str, games: Sequence[str],
-             version: str, *, replace: bool = False) -> BotInfo:
-    """Check the bot, then store it. Nothing is written if the check fails."""
+             version: str, *, replace: bool = False,
+             sandbox: SandboxMode = SandboxMode.AUTO) -> BotInfo:
+    """Check the bot (in ``sandbox`` mode, as ``tournament run`` would), then store it.
+    Nothing is written if the check fails."""
     unknown = [g for g in games if g not in names()]
     if unknown:
         raise BotCheckError(f"unknown game(s) {', '.join(unknown)} (games: {', '.join(names())})")
     db_path = Path(store.path)
+    identity.protect_arena_files(db_path, logs_folder(db_path))
     folders = [info.path for info in store.list_bots() if info.path]
-    check_bot(spec, games, sandbox=sandboxing.resolve(SandboxMode.AUTO, hide=[
+    check_bot(spec, games, sandbox=sandboxing.resolve(sandbox, hide=[
         *sandboxing.private_paths(db_path, logs_folder(db_path)), *folders]))
     return store.add_bot(name, command, version=version, replace=replace, path=spec.cwd,
                          games=list(games))

@@ -203,9 +203,11 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
     if remote is not None and jobs > 1:
         raise RemoteError("remote bots join one listening arena process: use --jobs 1")
     if isinstance(sandbox, (SandboxMode, str)):
-        from arena.sandbox import resolve
+        from arena.logs import logs_folder
+        from arena.sandbox import private_paths, resolve
 
-        sandbox = resolve(sandbox, hide=[log_dir] if log_dir else [])
+        db = Path(store.path)
+        sandbox = resolve(sandbox, hide=private_paths(db, log_dir or logs_folder(db)))
     info = store.tournament(tid)
     spec = info.spec
     limits = limits or Limits(move_ms=spec.move_ms)

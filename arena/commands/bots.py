@@ -11,11 +11,13 @@ import click
 
 from arena.botproc import BotSpec, bundled_bots
 from arena.commands.common import echo_json
+from arena.commands.safety import sandbox_option
 from arena.commands.storage import bundled_version, db_option
 from arena.errors import ArenaError
 from arena.logs import bot_logs, logs_folder
 from arena.text import printable
 from arena.remote import check_listen
+from arena.sandbox import SandboxMode
 from tournaments.registry import (BotCheckError, command_version, folder_version,
                                   load_manifest, register)
 from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
@@ -37,9 +39,10 @@ def bot() -> None:
 @click.option("--remote", is_flag=True,
               help="A bot started by hand elsewhere that connects over TCP with a token from "
                    "`arena bot token NAME` (no command, no check).")
+@sandbox_option
 @db_option
 def add(target: str, command: tuple[str, ...], games: tuple[str, ...], replace: bool,
-        remote: bool, store: Store) -> None:
+        remote: bool, sandbox: str, store: Store) -> None:
     """Register a bot after checking that it starts and plays legally.
 
     \b
@@ -77,7 +80,8 @@ def add(target: str, command: tuple[str, ...], games: tuple[str, ...], replace: 
     if name in bundled_bots():
         raise BotCheckError(f"{name!r} is the name of a bundled bot; choose another name")
     click.echo(f"checking {name} ({', '.join(chosen)})...", err=True)
-    info = register(store, name, spec, text, chosen, version, replace=replace)
+    info = register(store, name, spec, text, chosen, version, replace=replace,
+                    sandbox=SandboxMode(sandbox))
     click.echo(f"registered {info.name} version {info.version}")
 
 

@@ -16,10 +16,10 @@ from typing import Any
 
 import click
 
+from arena import identity
 from arena import sandbox as sandboxing
 from arena.botproc import BotSpec
 from arena.errors import RemoteError
-from arena.keyfile import secret_paths
 from arena.logs import logs_folder
 from arena.record import Limits
 from arena.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
@@ -56,15 +56,18 @@ class RunOptions:
         """The logs folder, the sandbox and the remote configuration for a run.
 
         The sandbox hides the database, its key file and the user's, the logs and every
-        registered bot's folder (a folder bot still sees its own). Raises SandboxError or
+        registered bot's folder (a folder bot still sees its own); with only remote bots nothing
+        local runs, so there is no warning about running unsandboxed. Raises SandboxError or
         RemoteError (one line each).
         """
         specs = list(specs)
         log_dir = logs_folder(db_path)
         log_dir.mkdir(parents=True, exist_ok=True)
+        identity.protect_arena_files(db_path, log_dir)
         folders = [spec.cwd for spec in (registered or {}).values() if spec.cwd]
         box = sandboxing.resolve(self.sandbox, hide=[
-            *sandboxing.private_paths(db_path, log_dir), *secret_paths(db_path), *folders])
+            *sandboxing.private_paths(db_path, log_dir), *folders],
+            local=any(not spec.remote for spec in specs))
         remote = None
         wanted = [spec.name for spec in specs if spec.remote]
         if self.listen is not None:
@@ -82,6 +85,14 @@ class RunOptions:
                 remote = remote_config(store, listen=self.listen, curve=self.curve,
                                        wait_ms=self.remote_wait_s * 1000)
         return log_dir, box, remote
+
+
+#: ``--sandbox``: for every command that runs local bots (``arena bot add`` checks them too).
+sandbox_option = click.option(
+    "--sandbox", type=click.Choice([m.value for m in SandboxMode]),
+    default=SandboxMode.AUTO.value, show_default=True,
+    help="Run bots in bubblewrap: auto (if it works here, else warn), required (refuse to run "
+         "without it) or off.")
 
 
 #: The fewest processes and threads that let a sandboxed Python bot with ZeroMQ start.
@@ -126,10 +137,7 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
                      default=_DEFAULTS.log_bytes, show_default=True,
                      help="Output kept per bot process in arena-logs/ next to the database; "
                           "the rest is discarded. 0 = keep everything."),
-        click.option("--sandbox", type=click.Choice([m.value for m in SandboxMode]),
-                     default=SandboxMode.AUTO.value, show_default=True,
-                     help="Run bots in bubblewrap: auto (if it works here, else warn), "
-                          "required (refuse to run without it) or off."),
+        sandbox_option,
         click.option("--listen", metavar="tcp://HOST:PORT", default=None,
                      help="Let remote bots (`arena bot add NAME --remote`) connect here."),
         click.option("--curve", is_flag=True,

@@ -24,6 +24,7 @@ import zmq
 
 from arena import sandbox as sandboxing
 from arena.botproc import BotSpec
+from arena.identity import protect_arena_files
 from arena.hub import Hub
 from arena.logs import bot_logs
 from arena.record import Fault, Limits
@@ -145,6 +146,8 @@ def run_with_rogue(folder: Path, spec: BotSpec, *, limits: Limits = LIMITS,
                                       {label: (label, "test") for label in ENTRANTS}, key=key)
         specs = {"rogue": BotSpec(name="rogue", argv=spec.argv, cwd=spec.cwd),
                  "first": bundled("first"), "random": bundled("random")}
+        log_dir.mkdir(exist_ok=True)
+        protect_arena_files(db, log_dir)                # as `arena tournament run` does
         private = sandboxing.private_paths(db, log_dir)
         resolved = sandboxing.resolve(sandbox, hide=[*private, *hide])
         with bounded() as bounds:

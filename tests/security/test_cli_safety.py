@@ -27,8 +27,9 @@ def test_required_sandbox_without_bwrap_is_one_line_and_non_zero(tmp_path) -> No
     assert len(lines) == 1 and lines[0].startswith("arena: error: --sandbox required, but")
 
 
-def test_required_sandbox_refuses_a_bwrap_that_does_not_work(tmp_path) -> None:
-    folder = fake_bwrap(tmp_path / "bin", works=False).parent
+def test_required_sandbox_refuses_a_bwrap_that_does_not_work(tmp_path, private) -> None:
+    # in a folder bot users can reach: as root, the probe runs bwrap as a bot user
+    folder = fake_bwrap(private / "bin", works=False).parent
     env = {"PATH": f"{folder}:/usr/bin:/bin", "ARENA_DB": str(tmp_path / "arena.db")}
     result = invoke("play", "skull", "--bot", "random", "--bot", "random", "--bot", "random",
                     "--sandbox", "required", env=env)

@@ -29,7 +29,7 @@ from tests.security.conftest import dealer, hello, replies, survivors
 
 # -- sandbox -------------------------------------------------------------------------------
 
-def test_sandbox_command_hides_private_paths_and_shows_what_bots_need(tmp_path) -> None:
+def test_sandbox_command_shows_an_allow_list_and_covers_private_paths(tmp_path) -> None:
     secret = tmp_path / "secret"
     secret.mkdir()
     (secret / "inner").mkdir()
@@ -38,17 +38,53 @@ def test_sandbox_command_hides_private_paths_and_shows_what_bots_need(tmp_path) 
     db = tmp_path / "arena.db"
     db.write_bytes(b"")
     box = Sandbox(bwrap="bwrap").hiding([secret, secret / "inner", db, "/nonexistent"])
-    argv = box.wrap(["python", "bot.py"], cwd=str(own), ipc_dir=str(tmp_path / "ipc"),
-                    own=str(own))
+    # the command names its working folder ("."): shown, with the private paths in it covered
+    argv = box.wrap(["python", "bot.py", "."], cwd=str(tmp_path),
+                    ipc_dir=str(tmp_path / "ipc"), own=str(own))
     text = " ".join(argv)
-    assert argv[0] == "bwrap" and argv[-3:] == ["--", "python", "bot.py"]
-    for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session"):
+    assert argv[0] == "bwrap" and argv[-4:] == ["--", "python", "bot.py", "."]
+    for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session",
+                 "--unshare-user", "--disable-userns"):
         assert flag in argv
-    assert "--ro-bind / /" in text and "--tmpfs /tmp" in text
-    assert f"--ro-bind {own} {own}" in text, "its own folder, read-only"
-    assert f"--ro-bind {tmp_path / 'ipc'} {tmp_path / 'ipc'}" in text, "the hub's socket"
+    assert "--ro-bind / /" not in text, "an allow-list, not the whole file system"
+    assert "--ro-bind /usr /usr" in text and "--tmpfs /tmp" in text
+    assert "--remount-ro / " in text, "nothing writable but /tmp and /dev/shm"
+    assert f"--ro-bind {tmp_path} {tmp_path}" in text, "a folder its command names"
+    assert f"--tmpfs {secret} " in text and f"--remount-ro {secret}" in text, "covered"
+    assert f"--ro-bind /dev/null {db}" in text
+    assert text.index(f"--tmpfs {secret} ") < text.index(f"--ro-bind {own} {own}"), \
+        "its own folder, read-only, shown inside the cover"
     assert "/nonexistent" not in text
-    assert f"--chdir {own}" in text
+    assert f"--chdir {tmp_path}" in text
+
+
+def test_sandbox_refuses_a_command_naming_a_private_file(tmp_path) -> None:
+    logs = tmp_path / "arena-logs"
+    (logs / "other").mkdir(parents=True)
+    (logs / "other" / "seat0.log").write_text("my hand")
+    box = Sandbox(bwrap="bwrap").hiding([logs])
+    with pytest.raises(SandboxError, match="names .*seat0.log, which is private"):
+        box.wrap(["cat", str(logs / "other" / "seat0.log")], cwd="/", ipc_dir=str(tmp_path))
+    with pytest.raises(SandboxError, match="private"):
+        box.wrap(["python", "bot.py", str(logs)], cwd="/", ipc_dir=str(tmp_path))
+
+
+def test_sandbox_refuses_a_link_to_a_private_folder(tmp_path) -> None:
+    logs = tmp_path / "arena-logs"
+    logs.mkdir()
+    (tmp_path / "bot").mkdir()
+    (tmp_path / "bot" / "view").symlink_to(logs)
+    box = Sandbox(bwrap="bwrap").hiding([logs])
+    with pytest.raises(SandboxError, match="arena-logs, which is private"):
+        box.wrap(["python", "bot.py", "view"], cwd=str(tmp_path / "bot"), ipc_dir="/tmp/x")
+
+
+def test_sandbox_shows_a_working_folder_it_does_not_name_empty(tmp_path) -> None:
+    argv = Sandbox(bwrap="bwrap").wrap(["python", "-m", "bots.random"], cwd=str(tmp_path),
+                                       ipc_dir="/tmp/ipc")
+    text = " ".join(argv)
+    assert f"--ro-bind {tmp_path} " not in text and f"--dir {tmp_path} " in text
+    assert f"--chdir {tmp_path} " in text
 
 
 def test_sandbox_hides_the_database_files_when_its_folder_is_needed(tmp_path,
@@ -89,9 +125,38 @@ def test_auto_sandbox_warns_once_and_runs_unsandboxed(tmp_path, monkeypatch, cap
     with caplog.at_level(logging.WARNING, logger="arena.sandbox"):
         assert sandboxing.resolve("auto") is None
         assert sandboxing.resolve("auto") is None
-    warnings = [r for r in caplog.records if "UNSANDBOXED" in r.getMessage()]
+    warnings = [r.getMessage() for r in caplog.records if "UNSANDBOXED" in r.getMessage()]
     assert len(warnings) == 1
+    if os.geteuid() == 0:
+        assert "bots run as separate unprivileged users: they cannot read the database" \
+            in warnings[0]
+    else:
+        assert "bots run as you and can read your files, including the database" in warnings[0]
     assert sandboxing.resolve("off") is None
+
+
+def test_no_unsandboxed_warning_when_only_remote_bots_run(tmp_path, monkeypatch,
+                                                          caplog) -> None:
+    monkeypatch.setenv("PATH", str(tmp_path))
+    monkeypatch.setattr(sandboxing, "_warned", False)
+    with caplog.at_level(logging.WARNING, logger="arena.sandbox"):
+        assert sandboxing.resolve("auto", local=False) is None
+    assert not [r for r in caplog.records if "UNSANDBOXED" in r.getMessage()]
+
+
+def test_private_files_lose_group_and_other_permissions(tmp_path, caplog) -> None:
+    from arena.identity import protect_arena_files
+
+    db, logs = tmp_path / "arena.db", tmp_path / "arena-logs"
+    db.write_bytes(b"")
+    db.chmod(0o644)
+    logs.mkdir(mode=0o755)
+    tmp_path.chmod(0o777)
+    with caplog.at_level(logging.WARNING, logger="arena.identity"):
+        protect_arena_files(db, logs)
+    assert db.stat().st_mode & 0o777 == 0o600 and logs.stat().st_mode & 0o777 == 0o700
+    assert "is writable by other users" in caplog.text
+    tmp_path.chmod(0o700)
 
 
 # -- logs ----------------------------------------------------------------------------------

@@ -17,6 +17,7 @@ from dataclasses import dataclass
 
 import pytest
 
+from arena.botproc import BotSpec
 from arena.record import Limits
 from tests.security.conftest import (LIMITS, RSS_BOUND_MB, Outcome, needs_bwrap,
                                      private_dir, rogue, run_with_rogue, survivors)
@@ -160,23 +161,26 @@ def test_fork_bomb_stops_at_the_process_limit(tmp_path, monkeypatch) -> None:
 def test_sandbox_hides_database_logs_and_other_bots(private, monkeypatch, in_cwd) -> None:
     other = private_dir()                       # another registered bot's folder
     (other / "secret.py").write_text("SECRET = 1\n")
-    if in_cwd:      # the database's folder is the arena's (and so the bot's) current folder
-        monkeypatch.chdir(private)
+    spec = rogue("snoop")
+    if in_cwd:      # the database's folder is the arena's (and so the bot's) current folder,
+        monkeypatch.chdir(private)      # and the bot's command names it: it is shown
+        spec = BotSpec(name="rogue", argv=(*spec.argv, "."))
     monkeypatch.setenv("ARENA_BOT_DB", str(private / "arena.db"))
     monkeypatch.setenv("ARENA_BOT_LOGS", str(private / "arena-logs"))
     monkeypatch.setenv("ARENA_BOT_OTHER", str(other))
     try:
-        outcome = run_with_rogue(private, rogue("snoop"), hide=(str(other),))
+        outcome = run_with_rogue(private, spec, hide=(str(other),))
     finally:
         shutil.rmtree(other, ignore_errors=True)
     assert_finished(outcome)
     assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
     found = dict(item.split("=") for item in
                  re.search(r"snoop: (.*)", outcome.log()).group(1).split())
-    # a hidden folder is an empty file system; a hidden file is an unopenable device node
+    # what is not shown does not exist; a private folder inside a shown one is an empty file
+    # system, a private file there an unopenable device node
     assert found["db"] == ("PermissionError" if in_cwd else "FileNotFoundError")
     assert found["logs"] == ("0" if in_cwd else "FileNotFoundError")
-    assert found["other"] == "0"
+    assert found["other"] == "FileNotFoundError", "only what a bot needs is shown"
     assert found["write_cwd"] == "OSError", "the file system is read-only (EROFS)"
     assert found["scratch"] == "ok", "its own /tmp is writable"
     assert int(found["procs"]) <= 4, "it sees only its own processes"
