@@ -19,8 +19,19 @@ from tournaments.schedule import PlannedGame
 T = TypeVar("T")
 
 
+#: What starting one bot process costs, roughly (seconds of a core): a worker takes over
+#: another rotation only when the games it would take off the others are worth more.
+START_S = 0.2
+
+
 class Dispatcher(Generic[T]):
-    """Hands out ``(key, planned game)`` items to ``workers`` workers, by rotation affinity."""
+    """Hands out ``(key, planned game)`` items to ``workers`` workers, by rotation affinity.
+
+    A worker whose own rotations are done takes games of another rotation only while enough
+    of them are left to pay for starting that rotation's processes: half the rotation's
+    pending games, at the mean game time so far (``played``), must outlast ``START_S`` per
+    seat. Otherwise it gets None and stops, and the workers that hold those processes finish.
+    """
 
     def __init__(self, pending: Iterable[tuple[T, PlannedGame]], workers: int) -> None:
         self._queues: dict[int, deque[tuple[T, PlannedGame]]] = {}
@@ -30,17 +41,33 @@ class Dispatcher(Generic[T]):
         self._share = {w: {r for i, r in enumerate(rotations) if i * workers // len(rotations) == w}
                        for w in range(workers)} if rotations else {}
         self._used: dict[int, set[int]] = {w: set() for w in range(workers)}
+        self._games, self._seconds = 0, 0.0
 
     def __len__(self) -> int:
         return sum(len(queue) for queue in self._queues.values())
 
+    def played(self, seconds: float) -> None:
+        """A game took ``seconds``: the mean game time decides whether taking over pays."""
+        self._games += 1
+        self._seconds += seconds
+
     def next_for(self, worker: int) -> tuple[T, PlannedGame] | None:
-        """The next game for ``worker`` (None when no game is left)."""
+        """The next game for ``worker`` (None when it has nothing worth playing left)."""
         own = self._used[worker] | self._share.get(worker, set())
-        for rotations in (own, self._queues):
-            ready = [r for r in rotations if self._queues.get(r)]
-            if ready:
-                rotation = min(ready, key=lambda r: self._queues[r][0][1].index)
-                self._used[worker].add(rotation)
-                return self._queues[rotation].popleft()
-        return None
+        ready = [r for r in own if self._queues.get(r)]
+        if not ready:
+            ready = [r for r, queue in self._queues.items() if queue and self._pays(r, worker)]
+        if not ready:
+            return None
+        rotation = min(ready, key=lambda r: self._queues[r][0][1].index)
+        self._used[worker].add(rotation)
+        return self._queues[rotation].popleft()
+
+    def _pays(self, rotation: int, worker: int) -> bool:
+        queue = self._queues[rotation]
+        others = [w for w, used in self._used.items()
+                  if w != worker and (rotation in used or rotation in self._share.get(w, ()))]
+        if not others or not self._games:
+            return True                 # nobody else will play them, or nothing measured yet
+        mean = self._seconds / self._games
+        return len(queue) / 2 * mean > START_S * len(queue[0][1].seating)

@@ -296,6 +296,7 @@ def _run_parallel(pending: list[tuple[int, PlannedGame]], game_name: str, option
             planned = in_flight[w].pop(game_id)
             started_procs[w] = procs
             if kind == "done":
+                dispatcher.played(payload.wall_ms / 1000)
                 finished(game_id, planned, payload)
             else:
                 errors.append(f"game {game_id}: {payload}")

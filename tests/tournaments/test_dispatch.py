@@ -44,3 +44,22 @@ def test_a_worker_whose_share_is_done_takes_other_games() -> None:
     dispatcher = Dispatcher([(g.index, g) for g in games], 2)
     taken = drain(dispatcher, [1] * len(games))     # worker 0 never asks
     assert len(taken[1]) == len(games)
+
+
+def after_share(dispatcher: Dispatcher) -> tuple | None:
+    """What worker 0 gets once its own rotations are played out (worker 1 holds the rest)."""
+    assert dispatcher.next_for(1) is not None
+    item = dispatcher.next_for(0)
+    while item is not None and item[1].rotation in (0, 1):
+        item = dispatcher.next_for(0)
+    return item
+
+
+def test_taking_over_another_rotation_only_when_its_games_pay_for_the_processes() -> None:
+    games = plan(SPEC, key=new_key())      # 4 rotations, 2 workers: worker 0 has 0 and 1
+    quick, slow = (Dispatcher([(g.index, g) for g in games], 2) for _ in range(2))
+    quick.played(0.001)
+    slow.played(5.0)
+    assert after_share(quick) is None, "a few quick games do not pay for new processes"
+    taken = after_share(slow)
+    assert taken is not None and taken[1].rotation in (2, 3)
