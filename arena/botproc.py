@@ -161,20 +161,22 @@ def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits 
     if spec.remote:
         raise BotStartError(f"bot {spec.name!r} is remote: it is not started by the arena")
     token = hub.issue_token(label)
+    endpoint = hub.endpoint_of(label)           # this process's own door
     cwd = spec.cwd or os.getcwd()
     argv = list(spec.argv)
     output = CappedLog(log_path(log_dir, spec.name, label), cap=limits.log_bytes)
     if sandbox is not None:
-        folder = ipc_folder(hub.endpoint)
+        folder = ipc_folder(endpoint)
         if folder is None:
             output.abandon()
             raise BotStartError("sandboxed bots reach the arena over ipc://, not "
-                                f"{hub.endpoint}")
-        argv = sandbox.wrap(argv, cwd=cwd, ipc_dir=folder, own=spec.cwd)
+                                f"{endpoint}")
+        # only this process's own door folder: the hub's folder (other doors) stays hidden
+        argv = sandbox.hiding([hub.folder]).wrap(argv, cwd=cwd, ipc_dir=folder, own=spec.cwd)
         scratch = None
     else:
         scratch = tempfile.mkdtemp(prefix="arena-bot-")
-    env = bot_environment(hub.endpoint, token, scratch or "/tmp")
+    env = bot_environment(endpoint, token, scratch or "/tmp")
     base = proclimits.cgroup_base() if limits.max_procs > 0 else None
     cgroup = None
     try:
