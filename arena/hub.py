@@ -23,7 +23,6 @@ import os
 import secrets
 import shutil
 import tempfile
-import threading
 import time
 from collections.abc import Sequence
 from dataclasses import dataclass
@@ -126,7 +125,7 @@ class Hub:
         self._rejected: dict[str, str] = {}
         self.remote: RemoteListener | None = None
         self._idle: dict[str, list[Peer]] = {}      # remote bot name -> unclaimed peers
-        self._cuts = threading.Event()              # set by watch threads: a door to cut
+        self._cut_wanted = False                    # set by watch threads: a door to cut
         self._sources: dict[zmq.Socket, Door | None] | None = None
         self._turn = 0
         self._next_door = 0
@@ -150,7 +149,7 @@ class Hub:
         try:
             door = Door(key=self._next_door.to_bytes(4, "big"), label=label, token=token,
                         parent=self.folder, max_message_bytes=self.max_message_bytes,
-                        on_cut=self._cuts.set)
+                        on_cut=self._want_cut)
         except (OSError, zmq.ZMQError, RuntimeError) as exc:
             raise BotStartError(f"no endpoint for {label!r}: {exc}", label=label) from None
         self.doors[label] = door
@@ -173,9 +172,13 @@ class Hub:
             peer.closed = True
             self.peers.pop(peer.peer_id, None)
 
+    def _want_cut(self) -> None:
+        """(a watch thread) A door is to be cut: the next ``receive`` does it."""
+        self._cut_wanted = True
+
     def _cut_doors(self) -> None:
         """Cut every door whose ``reason`` is set (and not yet cut)."""
-        self._cuts.clear()
+        self._cut_wanted = False
         for door in list(self.doors.values()):
             if door.reason is not None and not door.unbound:
                 self._cut(door)
@@ -217,13 +220,14 @@ class Hub:
         ``welcome`` or ``error``); messages from strangers are dropped. Returns None when the
         time is up, or at once after a door was cut.
         """
-        if self._cuts.is_set():
+        if self._cut_wanted:
             self._cut_doors()
             return None
         deadline = time.monotonic() + timeout_ms / 1000.0
-        single = awaited[0] if awaited is not None and len(awaited) == 1 else None
-        if single is not None and single.door is not None and not single.closed:
-            return self._receive_one(single, deadline)
+        if awaited is not None and len(awaited) == 1:
+            single = awaited[0]
+            if single.door is not None and not single.closed:
+                return self._receive_one(single, deadline)
         sources = self._all_sources() if awaited is None else self._sources_of(awaited)
         items = [(socket, zmq.POLLIN) for socket in sources]
         if not items:                   # nothing to read: wait only when not awaiting a seat
@@ -238,7 +242,7 @@ class Hub:
             incoming = self._handle(got)
             if incoming is not None:
                 return incoming
-            if self._cuts.is_set() or got.door is not None and got.door.reason is not None:
+            if self._cut_wanted or got.door is not None and got.door.reason is not None:
                 self._cut_doors()
                 return None
             if remaining <= 0:
@@ -257,7 +261,7 @@ class Hub:
             if route == peer.route:
                 return self._from_peer(peer, frames)
             self._from_stranger(_Got(door, route, frames, None))
-            if door.reason is not None or self._cuts.is_set():
+            if door.reason is not None or self._cut_wanted:
                 self._cut_doors()
                 return None
             if remaining <= 0:
@@ -385,7 +389,7 @@ class Hub:
 
     def rejection(self, label: str) -> str | None:
         """Why the hello for ``label`` was refused, or its door cut before a welcome."""
-        if self._cuts.is_set():
+        if self._cut_wanted:
             self._cut_doors()
         return self._rejected.get(label)
 

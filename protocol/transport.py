@@ -117,9 +117,14 @@ class RouterSocket:
         return peer, frames
 
     def recv(self) -> tuple[bytes, list[bytes]]:
-        """One waiting message: the peer id and the remaining frames (non-blocking)."""
-        frames = self.socket.recv_multipart(zmq.NOBLOCK, copy=True)
-        return frames[0], frames[1:]
+        """One waiting message: the peer id and the remaining frames (non-blocking; raises
+        zmq.Again if none is waiting). Plain int flags, as in ``recv_within``."""
+        socket = self.socket
+        peer = socket.recv(_NOBLOCK)
+        frames = [socket.recv()]            # a ROUTER message always has a second frame
+        while socket.getsockopt(_RCVMORE):
+            frames.append(socket.recv())
+        return peer, frames
 
     def recv_with_user(self) -> tuple[bytes, list[bytes], str | None]:
         """Like ``recv``, plus the ZAP User-Id of the connection (the CURVE client key)."""
