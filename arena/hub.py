@@ -41,6 +41,8 @@ from protocol.transport import RouterSocket, ipc_folder
 
 #: Refused hellos logged as warnings; later ones are logged at debug level only.
 WARN_REFUSALS = 5
+#: Remote connections remembered as having had their one hello attempt.
+REMOTE_STRANGERS = 4096
 
 log = logging.getLogger(__name__)
 
@@ -125,6 +127,7 @@ class Hub:
         self._rejected: dict[str, str] = {}
         self.remote: RemoteListener | None = None
         self._idle: dict[str, list[Peer]] = {}      # remote bot name -> unclaimed peers
+        self._remote_seen: dict[bytes, None] = {}   # remote strangers that had their hello
         self._cut_wanted = False                    # set by watch threads: a door to cut
         self._sources: dict[zmq.Socket, Door | None] | None = None
         self._turn = 0
@@ -339,7 +342,7 @@ class Hub:
     def _from_stranger(self, got: _Got) -> None:
         door = got.door
         message = (door.stranger(got.route, got.frames) if door is not None
-                   else hello_in(got.frames))
+                   else self._remote_stranger(got))
         if message is None:
             self.dropped += 1
             return
@@ -347,6 +350,16 @@ class Hub:
             self._remote_hello(got, message)
         else:
             self._local_hello(door, got.route, message)
+
+    def _remote_stranger(self, got: _Got) -> dict[str, Any] | None:
+        """The hello in a remote stranger's message: only a connection's first message counts
+        (the connections remembered are bounded: the oldest are forgotten first)."""
+        if got.route in self._remote_seen:
+            return None
+        if len(self._remote_seen) >= REMOTE_STRANGERS:
+            del self._remote_seen[next(iter(self._remote_seen))]
+        self._remote_seen[got.route] = None
+        return hello_in(got.frames)
 
     def _local_hello(self, door: Door, route: bytes, message: dict[str, Any]) -> None:
         if door.peer is not None or door.label in self._rejected \
