@@ -260,3 +260,46 @@ def test_a_connection_flood_never_reaches_the_open_file_limit() -> None:
     assert "rejection: opened more than 3 connections" in result.stdout
     peak = int(result.stdout.split("peak:")[1])
     assert peak < limit
+
+
+def connect_as_nobody(path: Path) -> str:
+    """Connect to ``path`` as an ordinary user (in a child): "connected" or the error's name."""
+    outcomes = ["connected", "PermissionError", "FileNotFoundError", "other"]
+    pid = os.fork()
+    if pid == 0:
+        code = 3
+        try:
+            os.setuid(65534)
+            socket.socket(socket.AF_UNIX).connect(str(path))
+            code = 0
+        except PermissionError:
+            code = 1
+        except FileNotFoundError:
+            code = 2
+        finally:
+            os._exit(code)
+    return outcomes[os.waitstatus_to_exitcode(os.waitpid(pid, 0)[1])]
+
+
+@pytest.mark.skipif(os.getuid() != 0, reason="needs root to act as another user")
+def test_a_hard_link_made_before_the_welcome_opens_nothing_after_it(hub, tmp_path) -> None:
+    token = hub.issue_token("a")
+    path = hub.endpoint_of("a")[len("ipc://"):]
+    link = tmp_path / "kept.sock"
+    try:
+        os.link(path, link)
+    except OSError as exc:                      # another file system: no hard link at all
+        pytest.skip(f"no hard link here: {exc}")
+    for folder in (tmp_path, *tmp_path.parents):    # let an ordinary user reach the link
+        if folder in (Path("/"), Path("/tmp")):
+            break
+        folder.chmod(folder.stat().st_mode | 0o011)
+    assert connect_as_nobody(link) == "connected", "the link works before the welcome"
+    bot = dealer(hub.endpoint_of("a"))
+    try:
+        bot.send(hello(token))
+        assert [m["type"] for m in replies(hub, bot)] == ["welcome"]
+        assert connect_as_nobody(link) == "PermissionError", "its socket is now mode 000"
+        assert hub.doors["a"].watch.accepted == 2
+    finally:
+        bot.close(0)
