@@ -149,7 +149,8 @@ class Door:
     """
 
     def __init__(self, *, key: bytes, label: str, token: str, parent: str,
-                 max_message_bytes: int, on_cut: Callable[[], None]) -> None:
+                 max_message_bytes: int, on_cut: Callable[[], None],
+                 context: zmq.Context | None = None) -> None:
         """``key`` is unique in the hub: it prefixes the peer ids of this door."""
         self.key = key
         self.label = label
@@ -164,7 +165,8 @@ class Door:
         self._shut = False
         try:
             self.router = RouterSocket(f"ipc://{self.path}", max_message_bytes=max_message_bytes,
-                                       receive_hwm=DOOR_HWM, backlog=DOOR_BACKLOG)
+                                       receive_hwm=DOOR_HWM, backlog=DOOR_BACKLOG,
+                                       context=context)
         except BaseException:
             self._remove()
             raise

@@ -41,6 +41,8 @@ from protocol.transport import RouterSocket, ipc_folder
 
 #: Refused hellos logged as warnings; later ones are logged at debug level only.
 WARN_REFUSALS = 5
+#: ZeroMQ sockets the hub's context may hold (a door takes three: its own and its monitor's).
+MAX_SOCKETS = 8192
 #: Remote connections remembered as having had their one hello attempt.
 REMOTE_STRANGERS = 4096
 
@@ -116,6 +118,8 @@ class Hub:
         """``endpoint``: an ``ipc://`` path whose folder holds the doors (default: a fresh
         private folder, removed on ``close``)."""
         self.fd_limit = raise_fd_limit()
+        self.context = zmq.Context()        # its own: three sockets per door, many doors
+        self.context.max_sockets = MAX_SOCKETS
         self.folder = private_folder(endpoint)
         self._own_folder = endpoint is None
         self.max_message_bytes = max_message_bytes
@@ -137,6 +141,7 @@ class Hub:
                 self.remote = RemoteListener(remote, max_message_bytes=max_message_bytes)
             except BaseException:
                 self._remove_folder()
+                self.context.term()
                 raise
 
     # -- doors and tokens -------------------------------------------------------------------
@@ -152,7 +157,7 @@ class Hub:
         try:
             door = Door(key=self._next_door.to_bytes(4, "big"), label=label, token=token,
                         parent=self.folder, max_message_bytes=self.max_message_bytes,
-                        on_cut=self._want_cut)
+                        on_cut=self._want_cut, context=self.context)
         except (OSError, zmq.ZMQError, RuntimeError) as exc:
             raise BotStartError(f"no endpoint for {label!r}: {exc}", label=label) from None
         self.doors[label] = door
@@ -416,4 +421,5 @@ class Hub:
         if self.remote is not None:
             self.remote.close()
         self._remove_folder()
+        self.context.destroy(linger=0)
 

@@ -303,3 +303,10 @@ def test_a_hard_link_made_before_the_welcome_opens_nothing_after_it(hub, tmp_pat
         assert hub.doors["a"].watch.accepted == 2
     finally:
         bot.close(0)
+
+
+def test_a_hub_holds_hundreds_of_doors(hub) -> None:
+    # three ZeroMQ sockets a door: more than ZeroMQ's default of 1023 sockets per context
+    for n in range(400):
+        hub.issue_token(f"bot{n}")
+    assert len({hub.endpoint_of(f"bot{n}") for n in range(400)}) == 400
