@@ -235,6 +235,7 @@ class Door:
     def close(self) -> None:
         """Release everything: the watch thread, the socket and the folder."""
         self.shut()
+        self.unbound = True
         self.watch.stop()
         self.router.close()
         self._remove()

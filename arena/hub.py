@@ -287,6 +287,8 @@ class Hub:
     def _sources_of(self, awaited: Sequence[Peer]) -> dict[zmq.Socket, Door | None]:
         sources: dict[zmq.Socket, Door | None] = {}
         for peer in awaited:
+            if peer.closed:
+                continue
             if peer.door is not None:
                 if not peer.door.unbound:
                     sources[peer.door.router.socket] = peer.door

@@ -310,3 +310,31 @@ def test_a_hub_holds_hundreds_of_doors(hub) -> None:
     for n in range(400):
         hub.issue_token(f"bot{n}")
     assert len({hub.endpoint_of(f"bot{n}") for n in range(400)}) == 400
+
+
+def welcome(hub: Hub, label: str):
+    """A welcomed DEALER for a fresh ``label`` and its peer."""
+    token = hub.issue_token(label)
+    sock = dealer(hub.endpoint_of(label))
+    sock.send(hello(token))
+    assert [m["type"] for m in replies(hub, sock)] == ["welcome"]
+    return sock, hub.by_label[label]
+
+
+def test_awaiting_one_seat_reads_nothing_of_another(hub) -> None:
+    (noisy, noisy_peer), (quiet, quiet_peer) = welcome(hub, "noisy"), welcome(hub, "quiet")
+    try:
+        answer = {"type": "action", "game_id": 1, "request": 1, "action": "x"}
+        for _ in range(8):
+            noisy.send(msgpack.packb(answer))
+        time.sleep(0.2)                          # all eight are waiting in the arena
+        quiet.send(msgpack.packb(answer))
+        got = hub.receive(2000, [quiet_peer])
+        assert got is not None and got.peer is quiet_peer
+        got = [hub.receive(500, [noisy_peer]) for _ in range(8)]
+        assert all(g is not None and g.peer is noisy_peer for g in got), "none was read before"
+        got = hub.receive(500, [noisy_peer, quiet_peer])
+        assert got is None
+    finally:
+        noisy.close(0)
+        quiet.close(0)
