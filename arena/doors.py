@@ -206,10 +206,13 @@ class Door:
         ``STRANGER_MESSAGES`` per connection the door's ``reason`` is set (the hub cuts it).
         """
         seen = self.strangers.get(route, 0) + 1
-        if seen > STRANGER_MESSAGES or len(self.strangers) > 2 * MAX_CONNECTIONS:
-            if self.reason is None:
-                self.reason = (f"a connection without a welcome sent more than "
-                               f"{STRANGER_MESSAGES} messages")
+        if seen > STRANGER_MESSAGES:
+            self.reason = self.reason or (f"a connection without a welcome sent more than "
+                                          f"{STRANGER_MESSAGES} messages")
+            return None
+        if len(self.strangers) > 2 * MAX_CONNECTIONS:   # the watch thread is behind
+            self.reason = self.reason or (f"opened more than {MAX_CONNECTIONS} connections "
+                                          "to the arena")
             return None
         self.strangers[route] = seen
         return hello_in(frames) if seen == 1 else None
