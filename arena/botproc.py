@@ -124,10 +124,15 @@ class BotProcess:
     sandboxed: bool = False
     killed_because: str | None = None
 
-    def alive(self) -> bool:
+    def running(self) -> bool:
+        """The process has not exited (a remote bot: its connection is open)."""
         if self.popen is None:
             return self.peer is not None and not self.peer.closed
         return self.popen.poll() is None
+
+    def alive(self) -> bool:
+        """Running and reachable: a process whose connection the hub cut is as good as dead."""
+        return self.running() and not (self.peer is not None and self.peer.closed)
 
     def exit_summary(self) -> str:
         if self.popen is None:
@@ -174,7 +179,7 @@ def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits 
     if spec.remote:
         raise BotStartError(f"bot {spec.name!r} is remote: it is not started by the arena")
     token = hub.issue_token(label)
-    endpoint = hub.endpoint         # the lead switches this to hub.endpoint_of(label)
+    endpoint = hub.endpoint_of(label)           # this process's own door
     cwd = spec.cwd or os.getcwd()
     output = CappedLog(log_path(log_dir, spec.name, label), cap=limits.log_bytes)
     try:
@@ -217,15 +222,11 @@ def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits 
 
 def _command(spec: BotSpec, endpoint: str, cwd: str,
              sandbox: Sandbox | None) -> tuple[list[str], str | None]:
-    """The command line to run (wrapped in the sandbox, if any) and the hub socket's folder,
-    made reachable by bot users (raises BotStartError)."""
+    """The command line to run (wrapped in the sandbox, if any) and the folder of the bot's own
+    hub socket (raises BotStartError). The child gives that folder to the bot's uid."""
     folder = ipc_folder(endpoint)
     if sandbox is not None and folder is None:
         raise BotStartError(f"sandboxed bots reach the arena over ipc://, not {endpoint}")
-    if folder is not None and identity.separate_users():
-        # one socket for every bot today; with a folder per bot (hub.endpoint_of) the child
-        # gives its folder to its own uid instead (ChildPlan.own_ipc)
-        identity.share(folder)
     if sandbox is None:
         return list(spec.argv), folder
     try:
@@ -251,7 +252,8 @@ def _plan(spec: BotSpec, cwd: str, folder: str | None, limits: Limits,
     return proclimits.ChildPlan(
         memory_mb=limits.memory_mb, cpu_s=limits.cpu_s,
         file_bytes=sandboxing.SCRATCH_BYTES if sandbox is None else 0,
-        view=view, user=separate, scratch=scratch)
+        view=view, user=separate, scratch=scratch,
+        own_ipc=folder if separate else None)
 
 
 def connect_remote(spec: BotSpec, hub: Hub, label: str, *, wait_ms: int) -> BotProcess:

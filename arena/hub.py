@@ -1,10 +1,15 @@
-"""The arena's end of the wire: one ROUTER socket, tokens, and the peers that said hello.
+"""The arena's end of the wire: a private door per bot process, tokens, and the peers.
 
-Each bot process gets a secret single-use token. A ``hello`` with a known, unused token and the
-right protocol version makes its sender a peer; a bad hello gets an ``error`` reply and nothing
-else. Every other message from a sender that is not a peer is dropped without a reply.
-Tokens are forgotten once used, so the token table holds only tokens still waiting for their
-process.
+Each local bot process gets a secret single-use token and its own **door** (``arena.doors``):
+a ROUTER socket on an ipc:// endpoint in a folder of its own, ``endpoint_of(label)``. A
+``hello`` there with that door's token and the right protocol version makes its sender a peer;
+a bad hello gets an ``error`` reply and nothing else. Every other message from a sender that is
+not a peer is dropped without a reply. Once a bot is welcomed no new connection can reach its
+door; a bot that opens too many connections or floods without a welcome gets its door cut,
+which is only its own loss.
+
+The referee receives from the doors of the seats it waits for (``receive(ms, awaited)``), so no
+other process's traffic can delay a seat's answer.
 
 With a ``RemoteConfig`` the hub also listens on TCP for remote bots (``arena.remote``): a hello
 there with a database-issued token makes the connection an idle peer of that bot, which the
@@ -14,22 +19,32 @@ bot pool then claims for a label.
 from __future__ import annotations
 
 import logging
+import os
 import secrets
+import shutil
+import tempfile
 import time
+from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 import zmq
 
+from arena.doors import Door, hello_in, raise_fd_limit
+from arena.errors import BotStartError
 from arena.remote import RemoteConfig, RemoteListener
 from protocol import PROTOCOL_VERSION
 from protocol.codec import MAX_BOT_MESSAGE, decode
 from protocol.errors import ProtocolError
 from protocol.messages import ErrorCode, error, validate_from_bot
-from protocol.transport import RouterSocket
+from protocol.transport import RouterSocket, ipc_folder
 
 #: Refused hellos logged as warnings; later ones are logged at debug level only.
 WARN_REFUSALS = 5
+#: ZeroMQ sockets the hub's context may hold (a door takes three: its own and its monitor's).
+MAX_SOCKETS = 8192
+#: Remote connections remembered as having had their one hello attempt.
+REMOTE_STRANGERS = 4096
 
 log = logging.getLogger(__name__)
 
@@ -39,7 +54,8 @@ class Peer:
     """A connected bot process (mutable: request counters and liveness change).
 
     ``peer_id`` is unique within the hub; ``route`` is the ZeroMQ routing id on ``router``.
-    ``remote`` names the registered bot of a remote connection.
+    ``remote`` names the registered bot of a remote connection; ``door`` is a local bot's door.
+    ``closed`` is set when the process is gone or the arena cut its connection (``cut``: why).
     """
 
     peer_id: bytes
@@ -51,6 +67,8 @@ class Peer:
     router: RouterSocket | None = None
     route: bytes = b""
     remote: str | None = None
+    door: Door | None = None
+    cut: str | None = None
 
 
 class Incoming(NamedTuple):
@@ -65,17 +83,47 @@ class Incoming(NamedTuple):
     at: float
 
 
+class _Got(NamedTuple):
+    """One raw message: where it came from (a door, or None for the remote listener)."""
+
+    door: Door | None
+    route: bytes
+    frames: list[bytes]
+    user: str | None
+
+
+def private_folder(endpoint: str | None) -> str:
+    """The hub's folder for doors: the folder of an ``ipc://`` endpoint, or a fresh one.
+
+    A fresh folder is mode 0711: others may pass through it to a door folder they own, not
+    list it (door folders have random names and are 0700).
+    """
+    if endpoint is None:
+        folder = tempfile.mkdtemp(prefix="arena-ipc-")
+        os.chmod(folder, 0o711)
+        return folder
+    folder = ipc_folder(endpoint)
+    if folder is None:
+        raise ValueError(f"local bots reach the arena over ipc://, not {endpoint}")
+    os.makedirs(folder, mode=0o700, exist_ok=True)
+    return folder
+
+
 class Hub:
-    """The ROUTER socket plus token and peer bookkeeping."""
+    """The doors of local bots, the remote listener, and token and peer bookkeeping."""
 
     def __init__(self, endpoint: str | None = None, *,
                  max_message_bytes: int = MAX_BOT_MESSAGE,
                  remote: RemoteConfig | None = None) -> None:
-        self.router = RouterSocket(endpoint, max_message_bytes=max_message_bytes)
-        self.endpoint = self.router.endpoint
+        """``endpoint``: an ``ipc://`` path whose folder holds the doors (default: a fresh
+        private folder, removed on ``close``)."""
+        self.fd_limit = raise_fd_limit()
+        self.context = zmq.Context()        # its own: three sockets per door, many doors
+        self.context.max_sockets = MAX_SOCKETS
+        self.folder = private_folder(endpoint)
+        self._own_folder = endpoint is None
         self.max_message_bytes = max_message_bytes
-        self._tokens: dict[str, str] = {}           # unused token -> label
-        self._token_of: dict[str, str] = {}         # label -> its unused token
+        self.doors: dict[str, Door] = {}            # label -> its door
         self.peers: dict[bytes, Peer] = {}
         self.by_label: dict[str, Peer] = {}
         self.dropped = 0
@@ -83,39 +131,76 @@ class Hub:
         self._rejected: dict[str, str] = {}
         self.remote: RemoteListener | None = None
         self._idle: dict[str, list[Peer]] = {}      # remote bot name -> unclaimed peers
-        self._poller: zmq.Poller | None = None
-        self._turn = False
+        self._remote_seen: dict[bytes, None] = {}   # remote strangers that had their hello
+        self._cut_wanted = False                    # set by watch threads: a door to cut
+        self._sources: dict[zmq.Socket, Door | None] | None = None
+        self._turn = 0
+        self._next_door = 0
         if remote is not None:
             try:
                 self.remote = RemoteListener(remote, max_message_bytes=max_message_bytes)
             except BaseException:
-                self.router.close()
+                self._remove_folder()
+                self.context.term()
                 raise
-            self._poller = zmq.Poller()
-            self._poller.register(self.router.socket, zmq.POLLIN)
-            self._poller.register(self.remote.router.socket, zmq.POLLIN)
+
+    # -- doors and tokens -------------------------------------------------------------------
 
     def issue_token(self, label: str) -> str:
-        """A fresh secret token for the process that will run ``label``."""
-        self._forget_token(label)
+        """A fresh secret token for the process that will run ``label``, and its own door.
+
+        Raises BotStartError if the door cannot be made (for example out of file descriptors).
+        """
+        self.revoke(label)
         token = secrets.token_hex(16)
-        self._tokens[token] = label
-        self._token_of[label] = token
+        self._next_door += 1
+        try:
+            door = Door(key=self._next_door.to_bytes(4, "big"), label=label, token=token,
+                        parent=self.folder, max_message_bytes=self.max_message_bytes,
+                        on_cut=self._want_cut, context=self.context)
+        except (OSError, zmq.ZMQError, RuntimeError) as exc:
+            raise BotStartError(f"no endpoint for {label!r}: {exc}", label=label) from None
+        self.doors[label] = door
         self._rejected.pop(label, None)
+        self._sources = None
         return token
 
-    def _forget_token(self, label: str) -> None:
-        token = self._token_of.pop(label, None)
-        if token is not None:
-            self._tokens.pop(token, None)
+    def endpoint_of(self, label: str) -> str:
+        """The ipc:// endpoint of ``label``'s door (issue a token first)."""
+        return self.doors[label].endpoint
 
     def revoke(self, label: str) -> None:
-        """Forget the peer for ``label`` (its process ended); later messages from it drop."""
-        self._forget_token(label)
+        """Forget ``label``'s door and peer (its process ended); later messages from it drop."""
+        door = self.doors.pop(label, None)
+        if door is not None:
+            door.close()
+            self._sources = None
         peer = self.by_label.pop(label, None)
         if peer is not None:
             peer.closed = True
             self.peers.pop(peer.peer_id, None)
+
+    def _want_cut(self) -> None:
+        """(a watch thread) A door is to be cut: the next ``receive`` does it."""
+        self._cut_wanted = True
+
+    def _cut_doors(self) -> None:
+        """Cut every door whose ``reason`` is set (and not yet cut)."""
+        self._cut_wanted = False
+        for door in list(self.doors.values()):
+            if door.reason is not None and not door.unbound:
+                self._cut(door)
+
+    def _cut(self, door: Door) -> None:
+        door.cut()
+        self._sources = None
+        peer = door.peer
+        if peer is not None:
+            peer.closed = True
+            peer.cut = door.reason
+        else:
+            self._rejected[door.label] = door.reason or "its endpoint was closed"
+        log.warning("closed the endpoint of %s: %s", door.label, door.reason)
 
     def claim_remote(self, label: str, bot: str) -> Peer | None:
         """A connected, unclaimed remote peer of ``bot``, now serving ``label`` (or None)."""
@@ -128,62 +213,132 @@ class Hub:
         return peer
 
     def send(self, peer: Peer, message: dict[str, Any]) -> None:
-        peer.router.send(peer.route, message)
+        """Send one map to a peer (nothing if its connection is closed)."""
+        if not peer.closed:
+            peer.router.send(peer.route, message)
 
-    def _ready(self, timeout_ms: float) -> RouterSocket | None:
-        if self._poller is None:
-            return self.router if self.router.poll(timeout_ms) else None
-        events = self._poller.poll(max(0, int(timeout_ms)))
-        if not events:
-            return None
-        self._turn = not self._turn     # both ready: take turns, so neither starves the other
-        socket = events[-1 if self._turn else 0][0]
-        return self.router if socket is self.router.socket else self.remote.router
+    # -- receiving --------------------------------------------------------------------------
 
-    def receive(self, timeout_ms: float) -> Incoming | None:
+    def receive(self, timeout_ms: float, awaited: Sequence[Peer] | None = None
+                ) -> Incoming | None:
         """Wait up to ``timeout_ms`` for one message from a peer.
 
-        Hellos are handled here (answered with ``welcome`` or ``error``); messages from
-        unknown senders are dropped. Returns None when the time is up.
+        With ``awaited``, only the doors of those peers are read (and the remote listener if
+        one of them is remote); else every door. Hellos are handled here (answered with
+        ``welcome`` or ``error``); messages from strangers are dropped. Returns None when the
+        time is up, or at once after a door was cut.
         """
+        if self._cut_wanted:
+            self._cut_doors()
+            return None
         deadline = time.monotonic() + timeout_ms / 1000.0
-        local = self.router
+        if awaited is not None and len(awaited) == 1:
+            single = awaited[0]
+            if single.door is not None and not single.closed:
+                return self._receive_one(single, deadline)
+        sources = self._all_sources() if awaited is None else self._sources_of(awaited)
+        items = [(socket, zmq.POLLIN) for socket in sources]
+        if not items:                   # nothing to read: wait only when not awaiting a seat
+            if awaited is None:
+                time.sleep(max(0.0, timeout_ms) / 1000.0)
+            return None
         while True:
             remaining = (deadline - time.monotonic()) * 1000.0
-            user = None
-            if self._poller is None:        # one socket: a single blocking receive
-                got = local.recv_within(remaining if remaining > 0 else 0)
-                if got is None:
-                    return None
-                router = local
-                peer_id, frames = got
-                route = peer_id
-            elif (router := self._ready(remaining if remaining > 0 else 0)) is None:
+            got = self._poll(items, sources, remaining)
+            if got is None:
                 return None
-            elif router is local:
-                peer_id, frames = router.recv()
-                route = peer_id
-            else:
-                route, frames, user = router.recv_with_user()
-                peer_id = b"R" + route
-            now = time.monotonic()
-            peer = self.peers.get(peer_id)
-            if peer is None:
-                self._from_stranger(router, peer_id, route, frames, user)
-                if remaining <= 0:
-                    return None
+            incoming = self._handle(got)
+            if incoming is not None:
+                return incoming
+            if self._cut_wanted or got.door is not None and got.door.reason is not None:
+                self._cut_doors()
+                return None
+            if remaining <= 0:
+                return None
+
+    def _receive_one(self, peer: Peer, deadline: float) -> Incoming | None:
+        """The hot path: one awaited local peer, one blocking receive on its door."""
+        door = peer.door
+        router = door.router
+        while True:
+            remaining = (deadline - time.monotonic()) * 1000.0
+            got = router.recv_within(remaining if remaining > 0 else 0)
+            if got is None:
+                return None
+            route, frames = got
+            if route == peer.route:
+                return self._from_peer(peer, frames)
+            self._from_stranger(_Got(door, route, frames, None))
+            if door.reason is not None or self._cut_wanted:
+                self._cut_doors()
+                return None
+            if remaining <= 0:
+                return None
+
+    def _all_sources(self) -> dict[zmq.Socket, Door | None]:
+        if self._sources is None:
+            sources: dict[zmq.Socket, Door | None] = {
+                door.router.socket: door for door in self.doors.values() if not door.unbound}
+            if self.remote is not None:
+                sources[self.remote.router.socket] = None
+            self._sources = sources
+        return self._sources
+
+    def _sources_of(self, awaited: Sequence[Peer]) -> dict[zmq.Socket, Door | None]:
+        sources: dict[zmq.Socket, Door | None] = {}
+        for peer in awaited:
+            if peer.closed:
                 continue
-            if len(frames) != 1:
-                return Incoming(peer, None, ProtocolError(
-                    f"a message is one frame, got {len(frames)}"), now)
-            try:
-                message = decode(frames[0], max_bytes=self.max_message_bytes)
-                kind = validate_from_bot(message)
-            except ProtocolError as exc:
-                return Incoming(peer, None, exc, now)
-            if kind == "hello":
-                return Incoming(peer, None, ProtocolError("hello sent twice"), now)
-            return Incoming(peer, message, None, now)
+            if peer.door is not None:
+                if not peer.door.unbound:
+                    sources[peer.door.router.socket] = peer.door
+            elif peer.remote is not None and self.remote is not None:
+                sources[self.remote.router.socket] = None
+        return sources
+
+    def _poll(self, items: list, sources: dict[zmq.Socket, Door | None],
+              remaining: float) -> _Got | None:
+        """One message from one of ``sources`` (ready sources take turns), or None."""
+        ready = zmq.zmq_poll(items, max(0, int(remaining)))
+        if not ready:
+            return None
+        self._turn += 1
+        socket = ready[self._turn % len(ready)][0]
+        door = sources[socket]
+        if door is None:
+            route, frames, user = self.remote.router.recv_with_user()
+            return _Got(None, route, frames, user)
+        route, frames = door.router.recv()
+        return _Got(door, route, frames, None)
+
+    def _handle(self, got: _Got) -> Incoming | None:
+        """A peer's message as an Incoming; a stranger's handled here (None)."""
+        if got.door is None:
+            peer = self.peers.get(b"R" + got.route)
+        else:
+            peer = got.door.peer
+            if peer is not None and peer.route != got.route:
+                peer = None
+        if peer is None:
+            self._from_stranger(got)
+            return None
+        return self._from_peer(peer, got.frames)
+
+    def _from_peer(self, peer: Peer, frames: list[bytes]) -> Incoming:
+        now = time.monotonic()
+        if len(frames) != 1:
+            return Incoming(peer, None, ProtocolError(
+                f"a message is one frame, got {len(frames)}"), now)
+        try:
+            message = decode(frames[0], max_bytes=self.max_message_bytes)
+            kind = validate_from_bot(message)
+        except ProtocolError as exc:
+            return Incoming(peer, None, exc, now)
+        if kind == "hello":
+            return Incoming(peer, None, ProtocolError("hello sent twice"), now)
+        return Incoming(peer, message, None, now)
+
+    # -- strangers and hellos ---------------------------------------------------------------
 
     def _refuse(self, router: RouterSocket, route: bytes, code: ErrorCode, text: str) -> None:
         router.send(route, error(code, text))
@@ -191,57 +346,82 @@ class Hub:
         level = logging.WARNING if self.refused <= WARN_REFUSALS else logging.DEBUG
         log.log(level, "refused a hello: %s", text)
 
-    def _from_stranger(self, router: RouterSocket, peer_id: bytes, route: bytes,
-                       frames: list[bytes], user: str | None) -> None:
-        if len(frames) != 1:
+    def _from_stranger(self, got: _Got) -> None:
+        door = got.door
+        message = (door.stranger(got.route, got.frames) if door is not None
+                   else self._remote_stranger(got))
+        if message is None:
             self.dropped += 1
             return
-        try:
-            message = decode(frames[0], max_bytes=self.max_message_bytes)
-            kind = validate_from_bot(message)
-        except ProtocolError:
-            self.dropped += 1
-            log.debug("dropped a malformed message from an unknown peer")
-            return
-        if kind != "hello":
-            self.dropped += 1
-            log.debug("dropped a %s from an unknown peer", kind)
-            return
-        remote = router is not self.router
-        if remote:
-            label, bot = None, self.remote.claim(message["token"], user)
-            known = bot is not None
+        if door is None:
+            self._remote_hello(got, message)
         else:
-            label, bot = self._tokens.get(message["token"]), None
-            known = label is not None
-        if not known:
-            self._refuse(router, route, ErrorCode.BAD_TOKEN, "unknown or used token")
+            self._local_hello(door, got.route, message)
+
+    def _remote_stranger(self, got: _Got) -> dict[str, Any] | None:
+        """The hello in a remote stranger's message: only a connection's first message counts
+        (the connections remembered are bounded: the oldest are forgotten first)."""
+        if got.route in self._remote_seen:
+            return None
+        if len(self._remote_seen) >= REMOTE_STRANGERS:
+            del self._remote_seen[next(iter(self._remote_seen))]
+        self._remote_seen[got.route] = None
+        return hello_in(got.frames)
+
+    def _local_hello(self, door: Door, route: bytes, message: dict[str, Any]) -> None:
+        if door.peer is not None or door.label in self._rejected \
+                or not secrets.compare_digest(message["token"].encode(), door.token.encode()):
+            self._refuse(door.router, route, ErrorCode.BAD_TOKEN, "unknown or used token")
             return
-        if label is not None:
-            self._forget_token(label)       # single use: a token is gone once presented
+        door.shut()                 # the token is used: no new connection from now on
         if message["protocol"] != PROTOCOL_VERSION:
-            self._refuse(router, route, ErrorCode.BAD_PROTOCOL,
+            self._refuse(door.router, route, ErrorCode.BAD_PROTOCOL,
                          f"protocol {message['protocol']} is not supported; this arena "
                          f"speaks {PROTOCOL_VERSION}")
-            if label is not None:
-                self._rejected[label] = f"wrong protocol version {message['protocol']}"
+            self._rejected[door.label] = f"wrong protocol version {message['protocol']}"
             return
-        peer = Peer(peer_id=peer_id, label=label or f"remote:{bot}", name=message["name"],
-                    max_games=message.get("max_games", 1), router=router, route=route,
+        peer = Peer(peer_id=door.key + route, label=door.label, name=message["name"],
+                    max_games=message.get("max_games", 1), router=door.router, route=route,
+                    door=door)
+        door.peer = peer
+        self.peers[peer.peer_id] = peer
+        self.by_label[door.label] = peer
+        door.router.send(route, {"type": "welcome", "protocol": PROTOCOL_VERSION})
+
+    def _remote_hello(self, got: _Got, message: dict[str, Any]) -> None:
+        router = self.remote.router
+        bot = self.remote.claim(message["token"], got.user)
+        if bot is None:
+            self._refuse(router, got.route, ErrorCode.BAD_TOKEN, "unknown or used token")
+            return
+        if message["protocol"] != PROTOCOL_VERSION:
+            self._refuse(router, got.route, ErrorCode.BAD_PROTOCOL,
+                         f"protocol {message['protocol']} is not supported; this arena "
+                         f"speaks {PROTOCOL_VERSION}")
+            return
+        peer = Peer(peer_id=b"R" + got.route, label=f"remote:{bot}", name=message["name"],
+                    max_games=message.get("max_games", 1), router=router, route=got.route,
                     remote=bot)
-        self.peers[peer_id] = peer
-        if remote:
-            self._idle.setdefault(bot, []).append(peer)
-            log.info("remote bot %s connected", bot)
-        else:
-            self.by_label[label] = peer
-        router.send(route, {"type": "welcome", "protocol": PROTOCOL_VERSION})
+        self.peers[peer.peer_id] = peer
+        self._idle.setdefault(bot, []).append(peer)
+        log.info("remote bot %s connected", bot)
+        router.send(got.route, {"type": "welcome", "protocol": PROTOCOL_VERSION})
 
     def rejection(self, label: str) -> str | None:
-        """Why the hello for ``label`` was refused, if it was."""
+        """Why the hello for ``label`` was refused, or its door cut before a welcome."""
+        if self._cut_wanted:
+            self._cut_doors()
         return self._rejected.get(label)
 
+    def _remove_folder(self) -> None:
+        if self._own_folder:
+            shutil.rmtree(self.folder, ignore_errors=True)
+
     def close(self) -> None:
-        self.router.close()
+        for label in list(self.doors):
+            self.revoke(label)
         if self.remote is not None:
             self.remote.close()
+        self._remove_folder()
+        self.context.destroy(linger=0)
+

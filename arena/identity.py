@@ -56,27 +56,11 @@ def become(uid: int) -> None:
 
 
 def grant(folder: str, uid: int) -> None:
-    """Give the bot user ``uid`` its own hub socket folder (mode 0700, sockets included)."""
-    for path in [folder, *_sockets(folder)]:
-        os.chown(path, uid, uid, follow_symlinks=False)
+    """Give the bot user ``uid`` its own hub socket folder (mode 0700): no other bot user can
+    reach the socket in it. The socket file stays the arena's (mode 0666), so that the hub can
+    close it (mode 000) once the bot has said hello."""
+    os.chown(folder, uid, uid, follow_symlinks=False)
     os.chmod(folder, 0o700)
-
-
-def share(folder: str) -> None:
-    """Let every bot user connect to the hub's socket(s) in ``folder``, shared by all bots.
-
-    The folder becomes searchable but not listable (0711) and its sockets connectable by anyone
-    (0666): a local user who learns the path can connect, but is a stranger to the hub without
-    a token.
-    """
-    os.chmod(folder, 0o711)
-    for path in _sockets(folder):
-        os.chmod(path, 0o666)
-
-
-def _sockets(folder: str) -> list[str]:
-    return [entry.path for entry in os.scandir(folder)
-            if stat.S_ISSOCK(entry.stat(follow_symlinks=False).st_mode)]
 
 
 def protect(paths: Iterable[str | os.PathLike[str]]) -> None:

@@ -41,6 +41,9 @@ from arena.reach import View
 
 log = logging.getLogger(__name__)
 
+#: Open files a bot process may hold (soft and hard): it also bounds how many connections one
+#: process can open to its hub socket before the hub cuts it off.
+BOT_FILES = 1024
 #: How often (s) the watchdog counts each bot's processes when there is no cgroup.
 WATCH_INTERVAL_S = 0.2
 
@@ -301,6 +304,7 @@ def child_setup(plan: ChildPlan) -> Callable[[], None]:
             finally:
                 os.close(fd)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (BOT_FILES, BOT_FILES))
         if memory > 0:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         if plan.cpu_s > 0:

@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.botproc import BotProcess
 from arena.games.base import Game
-from arena.hub import Hub
+from arena.hub import Hub, Peer
 from arena.record import (ActionRecord, Chooser, Fault, FaultKind, GameRecord, Limits,
                           final_places)
 from arena.seeds import random_seed
@@ -53,6 +53,15 @@ class _Pending:
     sent: float
     deadline: float
     legal: list[str]
+    peer: Peer
+
+
+def _cut(proc: BotProcess | None) -> str | None:
+    """Why the arena closed this process's connection, if it did."""
+    peer = proc.peer if proc is not None else None
+    if peer is not None and peer.cut and proc.running():
+        return f"connection closed by the arena: {peer.cut}"
+    return None
 
 
 class Referee:
@@ -83,8 +92,8 @@ class Referee:
         by_peer = {}
         for seat in seats:
             proc = seat.proc
-            if proc is None or proc.peer is None or not proc.alive():
-                why = (absent or {}).get(seat.seat)
+            if proc is None or proc.peer is None or not proc.alive() or proc.peer.closed:
+                why = (absent or {}).get(seat.seat) or _cut(proc)
                 self._fault(seat, 0, FaultKind.CRASH, "no running bot process at the start"
                             + (f": {why[:300]}" if why else ""))
                 self._forfeit(seat)
@@ -143,7 +152,8 @@ class Referee:
                                  "request": peer.last_request, "view": state.view(index),
                                  "legal": legal, "deadline_ms": int(allowed)})
             now = time.monotonic()
-            pending[index] = _Pending(peer.last_request, now, now + allowed / 1000.0, legal)
+            pending[index] = _Pending(peer.last_request, now, now + allowed / 1000.0, legal,
+                                      peer)
         while pending:
             self._wait(pending, seats, joint, step)
         return joint
@@ -153,8 +163,10 @@ class Referee:
         now = time.monotonic()
         if len(pending) == 1:
             first = next(iter(pending.values()))
+            awaited: tuple[Peer, ...] | list[Peer] = (first.peer,)
         else:
             first = min(pending.values(), key=lambda p: p.deadline)
+            awaited = [item.peer for item in pending.values()]
         if now >= first.deadline:
             for index, item in list(pending.items()):
                 if now >= item.deadline:
@@ -167,14 +179,14 @@ class Referee:
                                  Chooser.REFEREE, 0)
             return
         wait_ms = min((first.deadline - now) * 1000.0, LIVENESS_MS)
-        incoming = self.hub.receive(wait_ms)
+        incoming = self.hub.receive(wait_ms, awaited)
         if incoming is None:
             for index in list(pending):
                 seat = seats[index]
-                if not seat.proc.alive():
+                if not seat.proc.alive() or seat.proc.peer.closed:
                     item = pending.pop(index)
-                    self._fault(seat, step, FaultKind.CRASH,
-                                f"bot process {seat.proc.exit_summary()}")
+                    why = _cut(seat.proc) or f"bot process {seat.proc.exit_summary()}"
+                    self._fault(seat, step, FaultKind.CRASH, why)
                     self._forfeit(seat)
                     self._choose(joint, seat, step, default_action(item.legal),
                                  Chooser.REFEREE, 0)

@@ -61,14 +61,18 @@ class RouterSocket:
     """The arena's ROUTER socket. Receives ``(peer_id, payload)`` pairs; sends maps to peers."""
 
     def __init__(self, endpoint: str | None = None, *, max_message_bytes: int = MAX_BOT_MESSAGE,
-                 context: zmq.Context | None = None, curve_secret: str | None = None) -> None:
+                 context: zmq.Context | None = None, curve_secret: str | None = None,
+                 receive_hwm: int = RECEIVE_HWM, backlog: int | None = None) -> None:
+        """``backlog`` bounds connections waiting to be accepted (ZeroMQ's default: 100)."""
         self.context = context or zmq.Context.instance()
         self.socket = self.context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)
         self.socket.setsockopt(zmq.MAXMSGSIZE, max_message_bytes)
         self.socket.setsockopt(zmq.ROUTER_MANDATORY, 0)
-        self.socket.setsockopt(zmq.RCVHWM, RECEIVE_HWM)
+        self.socket.setsockopt(zmq.RCVHWM, receive_hwm)
         self.socket.setsockopt(zmq.SNDHWM, 1000)
+        if backlog is not None:
+            self.socket.setsockopt(zmq.BACKLOG, backlog)
         if curve_secret is not None:
             self.socket.curve_server = True
             self.socket.curve_secretkey = curve_secret.encode("ascii")
@@ -77,7 +81,11 @@ class RouterSocket:
         requested = endpoint or default_endpoint()
         if requested.startswith("tcp://") and requested.endswith(":0"):
             requested = requested[:-2] + ":*"
-        self.socket.bind(requested)
+        try:
+            self.socket.bind(requested)
+        except zmq.ZMQError:
+            self.socket.close(linger=0)
+            raise
         self.endpoint: str = self.socket.getsockopt_string(zmq.LAST_ENDPOINT)
         self._poller = zmq.Poller()
         self._poller.register(self.socket, zmq.POLLIN)
@@ -109,9 +117,14 @@ class RouterSocket:
         return peer, frames
 
     def recv(self) -> tuple[bytes, list[bytes]]:
-        """One waiting message: the peer id and the remaining frames (non-blocking)."""
-        frames = self.socket.recv_multipart(zmq.NOBLOCK, copy=True)
-        return frames[0], frames[1:]
+        """One waiting message: the peer id and the remaining frames (non-blocking; raises
+        zmq.Again if none is waiting). Plain int flags, as in ``recv_within``."""
+        socket = self.socket
+        peer = socket.recv(_NOBLOCK)
+        frames = [socket.recv()]            # a ROUTER message always has a second frame
+        while socket.getsockopt(_RCVMORE):
+            frames.append(socket.recv())
+        return peer, frames
 
     def recv_with_user(self) -> tuple[bytes, list[bytes], str | None]:
         """Like ``recv``, plus the ZAP User-Id of the connection (the CURVE client key)."""
@@ -130,6 +143,13 @@ class RouterSocket:
             self.socket.send(payload, _NOBLOCK)
         except zmq.Again:
             pass
+
+    def unbind(self) -> None:
+        """Stop listening: close the endpoint and every connection made through it."""
+        try:
+            self.socket.unbind(self.endpoint)
+        except zmq.ZMQError:
+            pass            # already unbound
 
     def close(self) -> None:
         self.socket.close(linger=0)

@@ -1,7 +1,8 @@
 """Plays legal[0], while a second socket (no hello, or a guessed token) pretends to be a seat.
 
-For every turn the second socket sends actions with the turn's game id and nearby request ids
-(another seat's requests), and once a hello with a guessed token. Logs what it got back.
+The second socket says hello once with a guessed token and logs the reply; then, for every
+turn, it sends actions with the turn's game id and nearby request ids (another seat's
+requests). The arena closes the door of a bot whose stranger connection keeps talking.
 """
 import msgpack
 
@@ -9,6 +10,8 @@ from _wire import connect, reply, say, serve
 
 other = connect(hello=False)
 other.send(msgpack.packb({"type": "hello", "protocol": 1, "token": "f" * 32, "name": "x"}))
+got = [msgpack.unpackb(other.recv())] if other.poll(5000) else []
+say("impostor socket got:", got)
 
 
 def on_turn(sock, turn, n):
@@ -19,8 +22,4 @@ def on_turn(sock, turn, n):
 
 
 serve(on_turn)
-got = []
-while other.poll(200):
-    got.append(msgpack.unpackb(other.recv()))
-say("impostor socket got:", got)
 other.close(0)

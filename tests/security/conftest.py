@@ -24,6 +24,7 @@ import zmq
 
 from arena import sandbox as sandboxing
 from arena.botproc import BotSpec
+from arena.games import get_game
 from arena.identity import protect_arena_files
 from arena.hub import Hub
 from arena.logs import bot_logs
@@ -133,12 +134,15 @@ def private(tmp_path: Path) -> Iterator[Path]:
 
 def run_with_rogue(folder: Path, spec: BotSpec, *, limits: Limits = LIMITS,
                    sandbox: SandboxMode | str = SandboxMode.AUTO, rounds: int = 2,
-                   hide: tuple[str, ...] = ()) -> Outcome:
-    """Plan and run a tournament of ``spec`` (entrant ``rogue``) against first and random."""
-    game = install()
+                   hide: tuple[str, ...] = (), jobs: int = 1) -> Outcome:
+    """Plan and run a tournament of ``spec`` (entrant ``rogue``) against first and random,
+    in this process (``jobs=1``: the toy game) or in ``jobs`` worker processes (Skyjo: worker
+    processes know only the bundled games)."""
+    game = install() if jobs == 1 else get_game("skyjo")
+    options = {"rounds": rounds} if jobs == 1 else {}
     db = folder / "arena.db"
     log_dir = folder / "arena-logs"
-    tournament = TournamentSpec(game="toy", options={"rounds": rounds}, entrants=ENTRANTS,
+    tournament = TournamentSpec(game=game.name, options=options, entrants=ENTRANTS,
                                 table_size=2, rounds=1, seed=7, move_ms=limits.move_ms)
     with Store.open(db) as store:
         key = new_key()
@@ -152,7 +156,7 @@ def run_with_rogue(folder: Path, spec: BotSpec, *, limits: Limits = LIMITS,
         resolved = sandboxing.resolve(sandbox, hide=[*private, *hide])
         with bounded() as bounds:
             summary = run(store, tid, specs=specs, limits=limits, log_dir=log_dir,
-                          sandbox=resolved)
+                          sandbox=resolved, jobs=jobs)
         outcome = Outcome(summary=summary, bounds=bounds, log_dir=log_dir)
         info = store.tournament(tid)
         outcome.games, outcome.done = info.games_total, info.games_done

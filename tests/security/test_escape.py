@@ -60,7 +60,7 @@ def test_a_bot_has_no_privileges(tmp_path, mode) -> None:
 
 
 @needs_root
-def test_the_shared_hub_socket_is_reachable_by_bot_users(tmp_path) -> None:
+def test_a_bots_hub_socket_folder_is_its_own(tmp_path) -> None:
     from arena.botproc import BotPool
     from arena.hub import Hub
     from tests.arena.conftest import bundled
@@ -68,11 +68,14 @@ def test_the_shared_hub_socket_is_reachable_by_bot_users(tmp_path) -> None:
     hub = Hub()
     try:
         with BotPool(hub, log_dir=tmp_path / "logs", sandbox="off") as pool:
-            proc = pool.get([("a", bundled("random"))])[0]
-            assert proc.user is not None and proc.user > identity.USER_BASE
-            socket_path = Path(hub.endpoint[len("ipc://"):])
-            assert socket_path.parent.stat().st_mode & 0o777 == 0o711, "searchable, not listable"
-            assert socket_path.stat().st_mode & 0o777 == 0o666
+            a, b = pool.get([("a", bundled("random")), ("b", bundled("random"))])
+            assert a.user is not None and a.user > identity.USER_BASE and b.user != a.user
+            for proc, label in ((a, "a"), (b, "b")):
+                folder = Path(hub.endpoint_of(label)[len("ipc://"):]).parent
+                info = folder.stat()
+                assert (info.st_uid, info.st_mode & 0o777) == (proc.user, 0o700), \
+                    "only its own user reaches its socket"
+            assert Path(hub.folder).stat().st_mode & 0o777 == 0o711, "passable, not listable"
             assert (tmp_path / "logs" / "random").stat().st_mode & 0o777 == 0o700
     finally:
         hub.close()
@@ -205,6 +208,7 @@ def test_a_bots_own_socket_folder_is_given_to_its_uid() -> None:
     try:
         server.bind(str(folder / "bot.sock"))
         server.listen(1)
+        (folder / "bot.sock").chmod(0o666)      # as the hub's doors make it: the folder guards it
         plan = proclimits.ChildPlan(view=reach.plan(sandboxing.needed_paths()), user=True,
                                     own_ipc=str(folder))
         code = ("import os, socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1]); "

@@ -164,7 +164,7 @@ def play_against_script(arena_side, script: list[list[tuple]], rounds: int) -> N
     hub, honest, game, ids = arena_side
     limits = Limits(move_ms=150, max_faults=4)
     token = hub.issue_token("fuzz")
-    sock = dealer(hub.endpoint)
+    sock = dealer(hub.endpoint_of("fuzz"))
     sock.send(hello(token))
     deadline = time.monotonic() + 5
     while "fuzz" not in hub.by_label and time.monotonic() < deadline:

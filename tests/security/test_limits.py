@@ -1,5 +1,5 @@
 """The pieces under the rogue tests: sandbox command lines and modes, capped logs, the process
-watchdog, single-use tokens and strangers on the hub, and the per-game time bank."""
+watchdog, and the per-game time bank (the hub's doors: ``test_hub.py``)."""
 
 from __future__ import annotations
 
@@ -11,20 +11,18 @@ import time
 import uuid
 from pathlib import Path
 
-import msgpack
 import pytest
 
 from arena import limits as proclimits
 from arena import sandbox as sandboxing
 from arena.botproc import BotPool, bot_environment, describe_exit
 from arena.errors import SandboxError
-from arena.hub import Hub
 from arena.logs import CappedLog, bot_logs, log_path, safe_name
 from arena.record import Chooser, FaultKind, Limits
 from arena.referee import Referee
 from arena.sandbox import Sandbox
 from tests.arena.conftest import bundled, rogue
-from tests.security.conftest import dealer, hello, replies, survivors
+from tests.security.conftest import survivors
 
 
 # -- sandbox -------------------------------------------------------------------------------
@@ -228,38 +226,6 @@ def test_cgroup_bounds_processes(hub, tmp_path, monkeypatch) -> None:
     assert not path.exists(), "the group is removed with the bot"
 
 
-# -- hub -----------------------------------------------------------------------------------
-
-def test_a_token_is_single_use_and_strangers_get_no_reply(hub) -> None:
-    token = hub.issue_token("seat0")
-    first, second, stranger = (dealer(hub.endpoint) for _ in range(3))
-    try:
-        first.send(hello(token))
-        assert [m["type"] for m in replies(hub, first)] == ["welcome"]
-        second.send(hello(token))
-        assert replies(hub, second) == [{"type": "error", "code": "bad-token",
-                                         "message": "unknown or used token"}]
-        assert hub.by_label["seat0"].peer_id != b"" and len(hub.peers) == 1
-        dropped = hub.dropped
-        stranger.send(msgpack.packb({"type": "action", "game_id": 1, "request": 1,
-                                     "action": "x"}))
-        stranger.send(b"\xc1 not msgpack")
-        stranger.send_multipart([b"two", b"frames"])
-        assert replies(hub, stranger) == []
-        assert hub.dropped == dropped + 3
-        assert hub._tokens == {}, "a used token is forgotten"
-    finally:
-        for sock in (first, second, stranger):
-            sock.close(0)
-
-
-def test_revoked_tokens_are_forgotten(hub) -> None:
-    for n in range(100):
-        hub.issue_token(f"l{n % 3}")
-        hub.revoke(f"l{n % 3}")
-    assert hub._tokens == {} and hub._token_of == {}
-
-
 # -- time bank -----------------------------------------------------------------------------
 
 def test_time_bank_pays_for_slow_moves_until_it_is_spent(hub, pool, toy, monkeypatch) -> None:
@@ -284,12 +250,3 @@ def test_no_bank_means_the_deadline_alone(hub, pool, toy, monkeypatch) -> None:
         toy, procs, seed=1, options={"rounds": 1})
     assert all(f.kind is FaultKind.TIMEOUT for f in record.faults)
     assert len(record.faults) == 2
-
-
-def test_hub_socket_folder_is_private_and_removed(tmp_path) -> None:
-    hub = Hub()
-    folder = Path(hub.endpoint[len("ipc://"):]).parent
-    assert folder.name.startswith("arena-ipc-") and (folder.stat().st_mode & 0o077) == 0
-    hub.close()
-    assert not folder.exists()
-    assert os.path.basename(hub.endpoint[len("ipc://"):]) == "hub.sock"

@@ -182,6 +182,19 @@ def test_remote_tokens_are_single_use_and_local_tokens_do_not_work_remotely(
             sock.close(0)
 
 
+def test_a_remote_connection_gets_one_hello_attempt(remote_hub) -> None:
+    store, factory = remote_hub
+    hub = factory()
+    token = issue_token(store, "far", endpoint=hub.remote.endpoint).token
+    sock = dealer(hub.remote.endpoint)
+    try:
+        assert exchange(hub, sock, "0" * 48)[0]["code"] == "bad-token"
+        assert exchange(hub, sock, token) == [], "a second hello on it is dropped unread"
+        assert hub.claim_remote("x", "far") is None
+    finally:
+        sock.close(0)
+
+
 def test_curve_lets_only_keys_issued_with_a_token_connect(remote_hub) -> None:
     store, factory = remote_hub
     hub = factory(curve=True)
