@@ -118,6 +118,7 @@ def test_simultaneous_steps_are_sent_to_all_seats_at_once(hub, pool, toy, monkey
     assert record.faults == ()
     # two sequential steps and one simultaneous step: in the simultaneous one, each seat got
     # its turn before the other answered (sent together, not one after the other)
+    pool.close()                        # the bots' output is drained into their logs
     turns = [line.split() for path in pool.log_dir.rglob("*.log")
              for line in path.read_text().splitlines() if line.startswith("turn ")]
     spans = [(float(got), float(answered)) for _, _, _, got, _, answered in turns]

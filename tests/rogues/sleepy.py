@@ -13,8 +13,8 @@ DELAY = float(env("DELAY_MS", "300")) / 1000
 def on_turn(sock, turn, n):
     got = time.monotonic()
     time.sleep(DELAY)
-    reply(sock, turn, turn["legal"][0])
     say("turn", turn["request"], "got", got, "answered", time.monotonic())
+    reply(sock, turn, turn["legal"][0])
 
 
 serve(on_turn)
