@@ -19,27 +19,12 @@ from pathlib import Path
 
 import pytest
 
+from tests.security.conftest import survivors
 from tests.tournaments.test_runner import cli, create, done_count
 
 #: Seconds after the start at which the arena is killed: during the workers' start-up (the
 #: spawned interpreters import for about a second here), during play and later.
 MOMENTS = (0.05, 0.3, 0.6, 0.9, 1.3, 2.0)
-
-
-def live_with(marker: str) -> list[int]:
-    """Pids of live (not zombie) processes whose environment holds ``marker``."""
-    found = []
-    for entry in Path("/proc").iterdir():
-        if not entry.name.isdigit():
-            continue
-        try:
-            environ = (entry / "environ").read_bytes()
-            state = (entry / "stat").read_bytes().rsplit(b")", 1)[1].split()[0]
-        except (OSError, IndexError):
-            continue
-        if marker.encode() in environ and state != b"Z":
-            found.append(int(entry.name))
-    return found
 
 
 def start(db: Path, tid: int, marker: str) -> subprocess.Popen:
@@ -52,9 +37,9 @@ def start(db: Path, tid: int, marker: str) -> subprocess.Popen:
 
 def assert_nothing_left(marker: str) -> None:
     deadline = time.monotonic() + 15
-    while live_with(marker) and time.monotonic() < deadline:
+    while survivors(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
-    left = live_with(marker)
+    left = survivors(marker)
     for pid in left:                        # do not leak them into other tests
         try:
             os.kill(pid, signal.SIGKILL)
