@@ -33,6 +33,7 @@ from arena import limits as proclimits
 from arena import sandbox as sandboxing
 from arena.errors import BotStartError, SandboxError
 from arena.hub import Hub, Peer
+from arena.janitor import Janitor
 from arena.logs import CappedLog, log_path, tail
 from arena.record import Limits
 from arena.sandbox import Sandbox, SandboxMode
@@ -170,11 +171,13 @@ def bot_environment(endpoint: str, token: str, scratch: str) -> dict[str, str]:
 
 
 def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits = Limits(),
-          sandbox: Sandbox | None = None,
-          watchdog: proclimits.Watchdog | None = None) -> BotProcess:
+          sandbox: Sandbox | None = None, watchdog: proclimits.Watchdog | None = None,
+          janitor: Janitor | None = None) -> BotProcess:
     """Start the process for ``label`` with its endpoint, a fresh token and its limits.
 
-    As root the process runs as a uid of its own (``arena.identity``), sandboxed or not.
+    As root the process runs as a uid of its own (``arena.identity``), sandboxed or not. The
+    ``janitor`` learns what it holds (cgroups before it starts), to kill it if this process
+    dies without stopping it.
     """
     if spec.remote:
         raise BotStartError(f"bot {spec.name!r} is remote: it is not started by the arena")
@@ -195,6 +198,9 @@ def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits 
     try:
         cgroups = proclimits.bot_cgroups(max_procs=limits.max_procs, memory_mb=limits.memory_mb)
         plan = replace(plan, cgroups=tuple(g for g in cgroups if g is not None))
+        if janitor is not None:
+            janitor.register(label, cgroups=[group.path for group in plan.cgroups],
+                             scratch=plan.scratch)
         popen = subprocess.Popen(
             argv, env=bot_environment(endpoint, token, plan.scratch or "/tmp"), cwd=cwd,
             stdin=subprocess.DEVNULL, stdout=output.write_fd, stderr=output.write_fd,
@@ -211,6 +217,8 @@ def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits 
                             f"{spec.argv[0] if spec.argv else '(no command)'}") from None
     output.start()
     user = identity.uid_of(popen.pid) if plan.user else None
+    if janitor is not None:
+        janitor.register(label, pgid=popen.pid, uid=user)
     proc = BotProcess(label=label, spec=spec, popen=popen, log_path=output.path, output=output,
                       cgroup=cgroups[0], memory_cgroup=cgroups[1], scratch=plan.scratch,
                       sandboxed=sandbox is not None, user=user)
@@ -392,6 +400,7 @@ class BotPool:
         remote = hub.remote.config.wait_ms if hub.remote is not None else 0
         self.remote_wait_ms = remote if remote_wait_ms is None else remote_wait_ms
         self.watchdog = proclimits.Watchdog()
+        self.janitor: Janitor | None = None
         self.procs: dict[str, BotProcess] = {}
         self.started = 0
         base = proclimits.cgroup_base() if self.limits.max_procs > 0 else None
@@ -438,14 +447,20 @@ class BotPool:
                 log.debug("prestart of %s failed (get will report it): %s", label, exc)
 
     def _spawn(self, label: str, spec: BotSpec) -> BotProcess:
+        if self.janitor is None:
+            self.janitor = Janitor.start()
         proc = spawn(spec, self.hub, label, log_dir=self.log_dir, limits=self.limits,
-                     sandbox=self.sandbox, watchdog=self.watchdog)
+                     sandbox=self.sandbox, watchdog=self.watchdog, janitor=self.janitor)
         self.procs[label] = proc
         self.started += 1
         return proc
 
     def _stop(self, procs: Iterable[BotProcess], *, grace_s: float) -> None:
+        procs = list(procs)
         stop(procs, self.hub, grace_s=grace_s, watchdog=self.watchdog)
+        if self.janitor is not None:
+            for proc in procs:
+                self.janitor.forget(proc.label)
 
     def discard(self, label: str) -> None:
         proc = self.procs.pop(label, None)
@@ -456,6 +471,9 @@ class BotPool:
         self._stop(self.procs.values(), grace_s=0.5)
         self.procs.clear()
         self.watchdog.close()
+        if self.janitor is not None:
+            self.janitor.close()
+            self.janitor = None
 
     def __enter__(self) -> BotPool:
         return self

@@ -184,7 +184,7 @@ def sweep_stale_cgroups(base: CgroupBase) -> None:
     for entry in entries:
         parts = entry.name.split("-")
         if len(parts) >= 3 and parts[1].isdigit() and not _pid_alive(int(parts[1])):
-            _kill_cgroup(entry)
+            kill_cgroup(entry)
 
 
 _counter = iter(range(1, 1 << 62))
@@ -218,10 +218,11 @@ class BotCgroup:
 
     def kill(self) -> None:
         """Kill every process in the group and remove it."""
-        _kill_cgroup(self.path)
+        kill_cgroup(self.path)
 
 
-def _kill_cgroup(path: Path) -> None:
+def kill_cgroup(path: Path) -> None:
+    """Kill every process in the bot group at ``path`` and remove the group."""
     kill_file = path / "cgroup.kill"
     if kill_file.exists():
         try:
