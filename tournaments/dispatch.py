@@ -3,9 +3,10 @@
 Rotation r of every deal is played on an entrant's r-th process (``runner.process_key``), so a
 worker needs a process per entrant for every rotation it plays. Handing each worker its own
 share of the rotations keeps that number low: a worker takes the earliest pending game among
-its share and the rotations it has already played, else (when those are done) the earliest
-pending game of any rotation. Games come in plan order within those choices, so deals are
-completed as the run goes.
+its share and the rotations it has already played, else (when those are done and enough are
+left to pay for new processes) the earliest pending game of any rotation. "Earliest" is the
+run's play order (``schedule.play_order``: round by round, so deals are completed as the run
+goes).
 """
 
 from __future__ import annotations
@@ -14,7 +15,7 @@ from collections import deque
 from collections.abc import Iterable
 from typing import Generic, TypeVar
 
-from tournaments.schedule import PlannedGame
+from tournaments.schedule import PlannedGame, play_order
 
 T = TypeVar("T")
 
@@ -35,7 +36,7 @@ class Dispatcher(Generic[T]):
 
     def __init__(self, pending: Iterable[tuple[T, PlannedGame]], workers: int) -> None:
         self._queues: dict[int, deque[tuple[T, PlannedGame]]] = {}
-        for item in sorted(pending, key=lambda item: item[1].index):
+        for item in sorted(pending, key=lambda item: play_order(item[1])):
             self._queues.setdefault(item[1].rotation, deque()).append(item)
         rotations = sorted(self._queues)
         self._share = {w: {r for i, r in enumerate(rotations) if i * workers // len(rotations) == w}
@@ -59,7 +60,7 @@ class Dispatcher(Generic[T]):
             ready = [r for r, queue in self._queues.items() if queue and self._pays(r, worker)]
         if not ready:
             return None
-        rotation = min(ready, key=lambda r: self._queues[r][0][1].index)
+        rotation = min(ready, key=lambda r: play_order(self._queues[r][0][1]))
         self._used[worker].add(rotation)
         return self._queues[rotation].popleft()
 

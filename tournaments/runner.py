@@ -34,7 +34,7 @@ from arena.remote import RemoteConfig
 from arena.sandbox import Sandbox, SandboxMode
 from tournaments.dispatch import Dispatcher
 from tournaments.ratings import PairCounts
-from tournaments.schedule import PlannedGame
+from tournaments.schedule import PlannedGame, play_order
 from tournaments.store import Store
 
 log = logging.getLogger(__name__)
@@ -147,13 +147,13 @@ class _Player:
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
-    """SIGTERM from the parent: stop the bots and exit, within a few seconds whatever happens."""
-    signal.signal(signal.SIGALRM, signal.SIG_DFL)
-    signal.alarm(STOP_S)
-    raise SystemExit(128 + signum)
+    """SIGTERM from the parent: go at once (``os._exit``: no exception raised into whatever
+    the worker was doing, a process start included). The bots die with their parent, and the
+    pool's janitor kills and cleans up whatever is left."""
+    os._exit(128 + signum)
 
 
-#: Seconds a worker told to stop may spend stopping its bots before it is gone anyway.
+#: Seconds the parent waits for a worker it told to stop before it kills it.
 STOP_S = 5
 #: Games handed to a worker ahead of the one it plays (it starts their processes meanwhile).
 AHEAD = 2
@@ -211,7 +211,7 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
     info = store.tournament(tid)
     spec = info.spec
     limits = limits or Limits(move_ms=spec.move_ms)
-    pending = store.pending_games(tid)
+    pending = sorted(store.pending_games(tid), key=lambda item: play_order(item[1]))
     total = info.games_total
     done = total - len(pending)
     tally = PairCounts(info.spec.labels)

@@ -133,6 +133,14 @@ class PlannedGame:
         return self.seat_seeds
 
 
+def play_order(game: PlannedGame) -> tuple[int, int, int]:
+    """The order a run plays its games in: round by round (so each round's deals are complete
+    when it ends), and within a round rotation by rotation, tables in plan order. Consecutive
+    games then share most of their seats' processes (rotation r of every deal is played by an
+    entrant's r-th process), which stay warm; results do not depend on the order."""
+    return (game.round, game.rotation, game.table)
+
+
 def plan_size(spec: TournamentSpec) -> int:
     """How many games ``plan(spec)`` lists, computed without listing them."""
     return spec.rounds * math.comb(len(spec.entrants), spec.table_size) * spec.table_size

@@ -1,11 +1,11 @@
 """The parallel run's dispatcher: every game once, rotations kept with the workers that hold
-their processes, plan order within a worker's rotations."""
+their processes, the run's play order within a worker's rotations."""
 
 from __future__ import annotations
 
 from arena.seeds import new_key
 from tournaments.dispatch import Dispatcher
-from tournaments.schedule import TournamentSpec, plan
+from tournaments.schedule import TournamentSpec, plan, play_order
 
 SPEC = TournamentSpec(game="skull", entrants=("a", "b", "c", "d", "e"), table_size=4, rounds=3)
 
@@ -35,8 +35,8 @@ def test_workers_keep_to_their_share_of_rotations_while_it_lasts() -> None:
     rotations = {w: {g.rotation for _, g in items} for w, items in taken.items()}
     assert rotations[0].isdisjoint(rotations[1])
     for items in taken.values():
-        indexes = [g.index for _, g in items]
-        assert indexes == sorted(indexes), "plan order within a worker"
+        order = [play_order(g) for _, g in items]
+        assert order == sorted(order), "play order within a worker"
 
 
 def test_a_worker_whose_share_is_done_takes_other_games() -> None:

@@ -74,3 +74,16 @@ def test_kill_while_stopping_leaves_no_process(tmp_path: Path) -> None:
     proc.wait(10)
     assert done_count(db, tid) == 24
     assert_nothing_left(marker)
+
+
+def test_ctrl_c_leaves_no_process(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    tid = create(db, rounds=2)
+    marker = uuid.uuid4().hex
+    proc = start(db, tid, marker)
+    deadline = time.monotonic() + 60
+    while done_count(db, tid) < 3 and time.monotonic() < deadline:
+        time.sleep(0.02)
+    proc.send_signal(signal.SIGINT)
+    assert proc.wait(30) == 130
+    assert_nothing_left(marker)

@@ -22,6 +22,7 @@ from tournaments.schedule import (
     entrant_labels,
     plan as keyed_plan,
     plan_size,
+    play_order,
 )
 
 #: A fixed test key (a real tournament's key is random and secret).
@@ -185,3 +186,12 @@ def test_checked_spec_has_all_options_typed() -> None:
     checked = check_spec(spec(options={"rounds": "5"}), ThreeToFive())
     assert checked.options == {"variant": "basic", "rounds": 5}
     assert checked.to_dict()["options"] == {"variant": "basic", "rounds": 5}
+
+
+def test_play_order_completes_each_round_and_keeps_rotations_together() -> None:
+    spec = TournamentSpec(game="skull", entrants=("a", "b", "c", "d"), table_size=3, rounds=2)
+    games = sorted(plan(spec), key=play_order)
+    assert [g.round for g in games] == sorted(g.round for g in games)
+    first_round = [g for g in games if g.round == 0]
+    assert [g.rotation for g in first_round] == [0] * 4 + [1] * 4 + [2] * 4
+    assert [g.table for g in first_round[:4]] == [0, 1, 2, 3]
