@@ -22,11 +22,12 @@ def read_db():
         return "read" if handle.read(16).startswith(b"SQLite format 3") else "empty"
 
 
-def write(folder):
+def write(folder, keep=False):
     path = os.path.join(folder, f"snoop-{os.getpid()}.txt")
     with open(path, "w") as handle:
         handle.write("x")
-    os.unlink(path)
+    if not keep:            # a kept file shows the test whether the write reached the host
+        os.unlink(path)
     return "ok"
 
 
@@ -34,7 +35,7 @@ found = {
     "db": attempt(read_db),
     "logs": attempt(lambda: len(os.listdir(env("LOGS")))),
     "other": attempt(lambda: len(os.listdir(env("OTHER")))),
-    "write_cwd": attempt(lambda: write(os.getcwd())),
+    "write_cwd": attempt(lambda: write(os.getcwd(), keep=True)),
     "scratch": attempt(lambda: write(tempfile.gettempdir())),
     "procs": sum(name.isdigit() for name in os.listdir("/proc")),
 }

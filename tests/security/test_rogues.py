@@ -14,11 +14,13 @@ import shutil
 import socket
 import uuid
 from dataclasses import dataclass
+from pathlib import Path
 
 import pytest
 
 from arena.botproc import BotSpec
 from arena.record import Limits
+from arena.sandbox import inside
 from tests.security.conftest import (LIMITS, RSS_BOUND_MB, Outcome, needs_bwrap,
                                      private_dir, rogue, run_with_rogue, survivors)
 
@@ -192,7 +194,11 @@ def test_sandbox_hides_database_logs_and_other_bots(private, monkeypatch, in_cwd
     assert found["db"] == ("PermissionError" if in_cwd else "FileNotFoundError")
     assert found["logs"] == ("0" if in_cwd else "FileNotFoundError")
     assert found["other"] == "FileNotFoundError", "only what a bot needs is shown"
-    assert found["write_cwd"] == "OSError", "the file system is read-only (EROFS)"
+    # the working folder is the host's, read-only; under /tmp it is an empty folder in the
+    # bot's own /tmp: a write there stays in the sandbox (nothing reaches the host's folder)
+    assert not list(Path.cwd().glob("snoop-*.txt")), "nothing written to the host's folder"
+    if not inside(str(Path.cwd()), ["/tmp"]):
+        assert found["write_cwd"] == "OSError", "the file system is read-only (EROFS)"
     assert found["scratch"] == "ok", "its own /tmp is writable"
     assert int(found["procs"]) <= 4, "it sees only its own processes"
 
