@@ -44,6 +44,10 @@ class Dispatcher(Generic[T]):
         self._used: dict[int, set[int]] = {w: set() for w in range(workers)}
         self._games, self._seconds = 0, 0.0
 
+    def share_of(self, worker: int) -> set[int]:
+        """The rotations ``worker`` plays first (it may take over others later)."""
+        return set(self._share.get(worker, set()))
+
     def __len__(self) -> int:
         return sum(len(queue) for queue in self._queues.values())
 

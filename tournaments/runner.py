@@ -19,7 +19,7 @@ import os
 import queue
 import signal
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -114,6 +114,24 @@ class _Player:
         """Start what ``planned`` will need while another game is played."""
         self.pool.prestart(self.entries(planned))
 
+    def prepare_rotations(self, rotations: Iterable[int]) -> None:
+        """At the start of a worker: start every entrant's processes for ``rotations`` (its
+        share), up to ``PREPARE_PROCS`` of them, all at once."""
+        wanted = [(process_key(label, rotation, spec), spec) for rotation in rotations
+                  for label, spec in self.specs.items()]
+        self.pool.prestart(wanted[:PREPARE_PROCS])
+
+    def prepare_first(self, games: list[PlannedGame]) -> None:
+        """At the start of a run: start the processes the first games need, up to
+        ``PREPARE_PROCS`` of them, all at once (they start in parallel with the first game)."""
+        wanted: dict[str, BotSpec] = {}
+        for planned in games:
+            for key, spec in self.entries(planned):
+                if len(wanted) >= PREPARE_PROCS:
+                    break
+                wanted.setdefault(key, spec)
+        self.pool.prestart(list(wanted.items()))
+
     def processes(self, planned: PlannedGame) -> tuple[list[BotProcess | None],
                                                        dict[int, str]]:
         """The processes of a table, and why each seat without one has none."""
@@ -157,6 +175,10 @@ def _exit_on_signal(signum: int, frame: object) -> None:
 STOP_S = 5
 #: Games handed to a worker ahead of the one it plays (it starts their processes meanwhile).
 AHEAD = 2
+#: Bot processes started at once when a run begins (the rest start a game ahead).
+PREPARE_PROCS = 32
+#: How many of the first games those processes are for.
+PREPARE_GAMES = 64
 
 
 def _worker(inbox: multiprocessing.Queue, results: multiprocessing.Queue, index: int,
@@ -168,6 +190,8 @@ def _worker(inbox: multiprocessing.Queue, results: multiprocessing.Queue, index:
     signal.signal(signal.SIGTERM, _exit_on_signal)
     player = _Player(game_name, options, specs, limits, log_dir, sandbox)
     try:
+        rotations = inbox.get()             # the worker's share: start those processes now
+        player.prepare_rotations(rotations)
         task = inbox.get()
         while task is not None:
             try:
@@ -238,6 +262,7 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
         if jobs <= 1:
             player = _Player(spec.game, spec.options, specs, limits, log_dir, sandbox, remote)
             try:
+                player.prepare_first([planned for _, planned in pending[:PREPARE_GAMES]])
                 for (game_id, planned), upcoming in zip(pending, [*pending[1:], None]):
                     if upcoming is not None:
                         player.prepare(upcoming[1])
@@ -282,6 +307,8 @@ def _run_parallel(pending: list[tuple[int, PlannedGame]], game_name: str, option
                for w in range(jobs)]
     for worker in workers:
         worker.start()
+    for w in range(jobs):
+        inboxes[w].put(sorted(dispatcher.share_of(w)))
     for _ in range(AHEAD):
         for w in range(jobs):
             hand_out(w)
