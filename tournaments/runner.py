@@ -26,6 +26,7 @@ from pathlib import Path
 from arena.botproc import BotPool, BotProcess, BotSpec
 from arena.errors import BotStartError, RemoteError
 from arena.games import get_game
+from arena.games.base import Game
 from arena.hub import Hub
 from arena.lifetime import die_with_parent
 from arena.record import GameRecord, Limits
@@ -93,11 +94,11 @@ def process_key(label: str, rotation: int, spec: BotSpec) -> str:
 class _Player:
     """Plays planned games on one hub with a pool of reused bot processes."""
 
-    def __init__(self, game_name: str, options: Mapping, specs: Mapping[str, BotSpec],
+    def __init__(self, game: Game, options: Mapping, specs: Mapping[str, BotSpec],
                  limits: Limits, log_dir: Path | None,
                  sandbox: Sandbox | SandboxMode | None = SandboxMode.AUTO,
                  remote: RemoteConfig | None = None) -> None:
-        self.game = get_game(game_name)
+        self.game = game
         self.options = dict(options)
         self.specs = dict(specs)
         self.limits = limits
@@ -182,13 +183,13 @@ PREPARE_GAMES = 64
 
 
 def _worker(inbox: multiprocessing.Queue, results: multiprocessing.Queue, index: int,
-            parent: int, game_name: str, options: dict, specs: dict, limits: Limits,
+            parent: int, game: Game, options: dict, specs: dict, limits: Limits,
             log_dir: Path | None, sandbox: Sandbox | None) -> None:
     die_with_parent(signal.SIGKILL, parent=parent)
     results.cancel_join_thread()     # exiting never waits on a parent that is gone
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent decides when to stop
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    player = _Player(game_name, options, specs, limits, log_dir, sandbox)
+    player = _Player(game, options, specs, limits, log_dir, sandbox)
     try:
         rotations = inbox.get()             # the worker's share: start those processes now
         player.prepare_rotations(rotations)
@@ -234,6 +235,7 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
         sandbox = resolve(sandbox, hide=private_paths(db, log_dir or logs_folder(db)))
     info = store.tournament(tid)
     spec = info.spec
+    game = get_game(spec.game)      # workers get the game itself (one registered here only too)
     limits = limits or Limits(move_ms=spec.move_ms)
     pending = sorted(store.pending_games(tid), key=lambda item: play_order(item[1]))
     total = info.games_total
@@ -260,7 +262,7 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
                           leader=_leader(tally)))
     if pending:
         if jobs <= 1:
-            player = _Player(spec.game, spec.options, specs, limits, log_dir, sandbox, remote)
+            player = _Player(game, spec.options, specs, limits, log_dir, sandbox, remote)
             try:
                 player.prepare_first([planned for _, planned in pending[:PREPARE_GAMES]])
                 for (game_id, planned), upcoming in zip(pending, [*pending[1:], None]):
@@ -271,7 +273,7 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
                 state["procs"] = player.pool.started
                 player.close()
         else:
-            state["procs"] = _run_parallel(pending, spec.game, spec.options, specs, limits,
+            state["procs"] = _run_parallel(pending, game, spec.options, specs, limits,
                                            min(jobs, len(pending)), log_dir, finished, failed,
                                            sandbox)
     if state["played"]:
@@ -281,7 +283,7 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
                       processes_started=state["procs"], failed=tuple(failed))
 
 
-def _run_parallel(pending: list[tuple[int, PlannedGame]], game_name: str, options: Mapping,
+def _run_parallel(pending: list[tuple[int, PlannedGame]], game: Game, options: Mapping,
                   specs: Mapping[str, BotSpec], limits: Limits, jobs: int,
                   log_dir: Path | None,
                   finished: Callable[[int, PlannedGame, GameRecord], None],
@@ -302,7 +304,7 @@ def _run_parallel(pending: list[tuple[int, PlannedGame]], game_name: str, option
         inboxes[worker].put(item)
 
     workers = [context.Process(target=_worker, daemon=True,
-                               args=(inboxes[w], results, w, os.getpid(), game_name,
+                               args=(inboxes[w], results, w, os.getpid(), game,
                                      dict(options), dict(specs), limits, log_dir, sandbox))
                for w in range(jobs)]
     for worker in workers:

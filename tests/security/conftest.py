@@ -24,7 +24,6 @@ import zmq
 
 from arena import sandbox as sandboxing
 from arena.botproc import BotSpec
-from arena.games import get_game
 from arena.identity import protect_arena_files
 from arena.hub import Hub
 from arena.logs import bot_logs
@@ -135,11 +134,10 @@ def private(tmp_path: Path) -> Iterator[Path]:
 def run_with_rogue(folder: Path, spec: BotSpec, *, limits: Limits = LIMITS,
                    sandbox: SandboxMode | str = SandboxMode.AUTO, rounds: int = 2,
                    hide: tuple[str, ...] = (), jobs: int = 1) -> Outcome:
-    """Plan and run a tournament of ``spec`` (entrant ``rogue``) against first and random,
-    in this process (``jobs=1``: the toy game) or in ``jobs`` worker processes (Skyjo: worker
-    processes know only the bundled games)."""
-    game = install() if jobs == 1 else get_game("skyjo")
-    options = {"rounds": rounds} if jobs == 1 else {}
+    """Plan and run a tournament of the toy game with ``spec`` (entrant ``rogue``) against
+    first and random, in this process (``jobs=1``) or in ``jobs`` worker processes."""
+    game = install()
+    options = {"rounds": rounds}
     db = folder / "arena.db"
     log_dir = folder / "arena-logs"
     tournament = TournamentSpec(game=game.name, options=options, entrants=ENTRANTS,

@@ -45,8 +45,10 @@ def logged(outcome, name: str) -> dict[str, str]:
 
 @needs_root
 @pytest.mark.parametrize("mode", MODES)
-def test_a_bot_has_no_privileges(tmp_path, mode) -> None:
-    outcome = run_with_rogue(tmp_path, rogue("caps"), sandbox=mode, limits=SLOW_START)
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_bot_has_no_privileges(tmp_path, mode, jobs) -> None:
+    outcome = run_with_rogue(tmp_path, rogue("caps"), sandbox=mode, limits=SLOW_START,
+                             jobs=jobs)
     assert_finished(outcome)
     assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
     found = logged(outcome, "caps")
@@ -83,7 +85,8 @@ def test_a_bots_hub_socket_folder_is_its_own(tmp_path) -> None:
 
 @needs_root
 @pytest.mark.parametrize("mode", MODES)
-def test_a_bot_cannot_reach_the_arenas_secrets(private, monkeypatch, mode) -> None:
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_a_bot_cannot_reach_the_arenas_secrets(private, monkeypatch, mode, jobs) -> None:
     keys = private / "arena.keys"
     keys.write_text("secret")
     keys.chmod(0o600)
@@ -94,7 +97,8 @@ def test_a_bot_cannot_reach_the_arenas_secrets(private, monkeypatch, mode) -> No
                         ("LOGS", private / "arena-logs"), ("REFEREE", os.getpid())):
         monkeypatch.setenv(f"ARENA_BOT_{name}", str(value))
     before = (private / "arena.db").read_bytes() if (private / "arena.db").exists() else b""
-    outcome = run_with_rogue(private, rogue("escape"), sandbox=mode, limits=SLOW_START)
+    outcome = run_with_rogue(private, rogue("escape"), sandbox=mode, limits=SLOW_START,
+                             jobs=jobs)
     assert_finished(outcome)
     assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
     found = logged(outcome, "escape")

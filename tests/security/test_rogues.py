@@ -65,8 +65,9 @@ CASES = [
 
 
 @pytest.mark.parametrize("case", CASES, ids=[case.name for case in CASES])
-def test_rogue_in_a_tournament(tmp_path, case: Case) -> None:
-    outcome = run_with_rogue(tmp_path, rogue(case.name), limits=case.limits)
+@pytest.mark.parametrize("jobs", [1, 2])
+def test_rogue_in_a_tournament(tmp_path, case: Case, jobs: int) -> None:
+    outcome = run_with_rogue(tmp_path, rogue(case.name), limits=case.limits, jobs=jobs)
     assert_finished(outcome)
     assert outcome.kinds == [list(case.kinds)] * GAMES_WITH_ROGUE
     assert outcome.forfeits == [case.forfeit] * GAMES_WITH_ROGUE
