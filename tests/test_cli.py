@@ -110,6 +110,25 @@ def test_user_errors_are_one_line_and_non_zero(args, message) -> None:
                                                                      SystemExit)
 
 
+def test_rankings_are_never_stale_and_reading_them_writes_nothing(tmp_path: Path) -> None:
+    db = tmp_path / "t.db"
+    created = run("tournament", "create", "--game", "skull", "--bots", "random,first,random",
+                  "--table-size", "3", "--seed", "5", "--json", db=db)
+    tid = str(json.loads(created.output)["id"])
+    assert run("tournament", "run", tid, "--quiet", db=db).exit_code == 0
+    fresh = json.loads(run("rankings", tid, "--json", db=db).output)["rankings"]
+    conn = sqlite3.connect(db)
+    with conn:          # as if the run had been killed before its final rebuild of ratings
+        conn.execute("DELETE FROM ratings")
+    before = db.read_bytes()
+    again = json.loads(run("rankings", tid, "--json", db=db).output)["rankings"]
+    text = run("rankings", tid, db=db).output
+    assert again == fresh, "computed from the stored games"
+    assert conn.execute("SELECT COUNT(*) FROM ratings").fetchone()[0] == 0, "nothing written"
+    assert db.read_bytes() == before
+    assert str(round(fresh[0]["elo"])) in text, "text and --json agree"
+
+
 def test_bad_usage_is_a_usage_error() -> None:
     result = CliRunner().invoke(main, ["play", "skull", "--bot", "random", "--seed", "x"])
     assert result.exit_code == 2 and "Invalid value" in result.output

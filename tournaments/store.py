@@ -60,6 +60,7 @@ from tournaments.values import (
     BotKind,
     EntrantInfo,
     GameStatus,
+    RatingMethod,
     RatingRow,
     Standing,
     StoredGame,
@@ -524,18 +525,25 @@ class Store:
         self._tournament_row(tid)
         return self._counts(tid)[2].crosstable()
 
+    @_guarded("computing ratings")
+    def compute_ratings(self, tid: int, *, k: float = DEFAULT_K,
+                        prior: float = 1.0) -> TournamentRatings:
+        """Incremental Elo (plan order) and batch ratings of the stored games, computed now
+        (nothing is written)."""
+        self._tournament_row(tid)
+        labels, results, counts = self._counts(tid)
+        return TournamentRatings(elo=incremental_elo(results, entrants=labels, k=k),
+                                 batch=batch_ratings(counts, prior=prior),
+                                 crosstable=counts.crosstable())
+
     @_guarded("rebuilding ratings")
     def rebuild_ratings(self, tid: int, *, k: float = DEFAULT_K,
                         prior: float = 1.0) -> TournamentRatings:
-        """Recompute incremental Elo (plan order) and batch ratings from the stored games,
-        replace the stored ratings and history with them, and return them."""
-        self._tournament_row(tid)
-        labels, results, counts = self._counts(tid)
-        elo = incremental_elo(results, entrants=labels, k=k)
-        batch = batch_ratings(counts, prior=prior)
-        rows = [(tid, "elo", label, elo.ratings[label], None, None, elo.games[label])
-                for label in labels]
-        rows += [(tid, "mle", r.entrant, r.rating, r.lo, r.hi, r.games) for r in batch.ratings]
+        """``compute_ratings``, then replace the stored ratings and history with them (the
+        stored ratings are a cache of what the games give; see ``current_ratings``)."""
+        rated = self.compute_ratings(tid, k=k, prior=prior)
+        rows = [(tid, row.method.value, row.entrant, row.rating, row.lo, row.hi, row.games)
+                for row in _rating_rows(rated)]
         with self._write() as conn:
             conn.execute("DELETE FROM ratings WHERE tournament_id = ?", (tid,))
             conn.execute("DELETE FROM rating_history WHERE tournament_id = ?", (tid,))
@@ -543,8 +551,8 @@ class Store:
                              "hi, games) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
             # History rows are (game_index, entrant, rating) tuples: bind them as they are.
             conn.executemany(f"INSERT INTO rating_history (tournament_id, game_index, entrant, "
-                             f"rating) VALUES ({int(tid)}, ?, ?, ?)", elo.history)
-        return TournamentRatings(elo=elo, batch=batch, crosstable=counts.crosstable())
+                             f"rating) VALUES ({int(tid)}, ?, ?, ?)", rated.elo.history)
+        return rated
 
     @_guarded("reading ratings")
     def ratings(self, tid: int) -> list[RatingRow]:
@@ -554,6 +562,19 @@ class Store:
             "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY method, rating DESC",
             (tid,))]
 
+    def current_ratings(self, tid: int) -> list[RatingRow]:
+        """The ratings the stored games give now, never stale and never written: the stored
+        ones while they count every finished game of every entrant, else computed afresh (a
+        run killed before its last rebuild, a run in progress)."""
+        stored = self.ratings(tid)
+        played = {s.entrant: s.games for s in self.standings(tid)}
+        counted = {r.entrant: r.games for r in stored if r.method is RatingMethod.ELO}
+        if stored and counted == played:
+            return stored
+        if not any(played.values()):
+            return []
+        return _rating_rows(self.compute_ratings(tid))
+
     @_guarded("reading rating history")
     def rating_history(self, tid: int) -> list[HistoryRow]:
         self._tournament_row(tid)
@@ -561,6 +582,15 @@ class Store:
                 for index, entrant, rating in self.db.execute(
                     "SELECT game_index, entrant, rating FROM rating_history WHERE "
                     "tournament_id = ? ORDER BY game_index, entrant", (tid,))]
+
+
+def _rating_rows(rated: TournamentRatings) -> list[RatingRow]:
+    """Both methods' ratings as rows, each method best first (as ``Store.ratings`` reads)."""
+    elo = [RatingRow(entrant=label, method=RatingMethod.ELO, rating=rating, lo=None, hi=None,
+                     games=rated.elo.games[label]) for label, rating in rated.elo.ratings.items()]
+    mle = [RatingRow(entrant=r.entrant, method=RatingMethod.MLE, rating=r.rating, lo=r.lo,
+                     hi=r.hi, games=r.games) for r in rated.batch.ratings]
+    return [*sorted(elo, key=lambda r: -r.rating), *sorted(mle, key=lambda r: -r.rating)]
 
 
 def _seat_rows(game_id: int, tid: int, seating: Sequence[str],

@@ -66,7 +66,7 @@ def demo(games: tuple[str, ...], jobs: int, seed: int, quiet: bool, store: Store
         click.echo(f"\n== {game.title}: tournament {tid}, {info.games_total} games, "
                    f"{len(entrants)} entrants, tables of {size} ==")
         run_tournament(store, tid, jobs=jobs, quiet=quiet)
-        rows = reports.rankings(store.standings(tid), store.ratings(tid))
+        rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
         click.echo(reports.rankings_table(rows))
         total += info.games_total
     click.echo(f"\n{total} games in {time.monotonic() - started:.1f} s, stored in "

@@ -152,7 +152,7 @@ def run_command(tid: int, jobs: int, quiet: bool, as_json: bool, store: Store,
     Bot output goes to arena-logs/ next to the database (see `arena bot logs`).
     """
     run_tournament(store, tid, jobs=jobs, quiet=quiet or as_json, options=run_options)
-    rows = reports.rankings(store.standings(tid), store.ratings(tid))
+    rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
     if as_json:
         echo_json(reports.rankings_json(rows))
     else:
@@ -188,7 +188,7 @@ def fault_summary(store: Store, tid: int) -> list[dict]:
 def show(tid: int, as_json: bool, store: Store) -> None:
     """Show a tournament: its plan, progress, faults and rankings."""
     info = store.tournament(tid)
-    rows = reports.rankings(store.standings(tid), store.ratings(tid))
+    rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
     faults = fault_summary(store, tid)
     if as_json:
         data = reports.tournament_json(info, rows)

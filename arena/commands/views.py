@@ -26,14 +26,13 @@ def latest(store: Store) -> int:
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 @db_option
 def rankings(tid: int | None, los: bool, as_json: bool, store: Store) -> None:
-    """Rankings of tournament ID (default: the latest): Elo ± 95 %, games, wins, places."""
+    """Rankings of tournament ID (default: the latest): Elo ± 95 %, games, wins, places.
+
+    The ratings are those of every game stored now (computed when the stored ones lag behind,
+    e.g. while the tournament runs); reading never writes to the database."""
     tid = latest(store) if tid is None else tid
-    ratings = store.ratings(tid)
-    rated = None
-    if los or as_json or (not ratings and store.tournament(tid).games_done):
-        rated = store.rebuild_ratings(tid)
-        ratings = store.ratings(tid)
-    rows = reports.rankings(store.standings(tid), ratings)
+    rated = store.compute_ratings(tid) if los or as_json else None
+    rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
     if as_json:
         data = {"tournament": tid, "rankings": reports.rankings_json(rows)}
         if rated is not None:

@@ -507,3 +507,21 @@ def test_rebuilt_ratings_equal_direct_computation(store: Store) -> None:
     ranked = list(store.db.query("SELECT entrant, elo FROM rankings WHERE tournament_id = ?",
                                  (tid,)))
     assert [r["entrant"] for r in ranked] == [r.entrant for r in batch.ranked()]
+
+
+def test_current_ratings_follow_the_stored_games_without_writing(store: Store) -> None:
+    tid = new_tournament(store)
+    assert store.current_ratings(tid) == []
+    play_all(store, tid, limit=5)
+    store.rebuild_ratings(tid)
+    assert store.current_ratings(tid) == store.ratings(tid), "fresh: the stored ones"
+    play_all(store, tid, seed=2)                      # the rest, with no rebuild after them
+    stale = store.ratings(tid)
+    before = store.db["ratings"].count, store.db["rating_history"].count
+    current = store.current_ratings(tid)
+    assert current != stale, "the stored ratings lag behind: computed afresh"
+    assert (store.db["ratings"].count, store.db["rating_history"].count) == before
+    store.rebuild_ratings(tid)
+    assert [(r.entrant, r.method, r.games) for r in current] == \
+        [(r.entrant, r.method, r.games) for r in store.ratings(tid)]
+    assert [r.rating for r in current] == pytest.approx([r.rating for r in store.ratings(tid)])
