@@ -403,8 +403,9 @@ class BotPool:
         self.janitor: Janitor | None = None
         self.procs: dict[str, BotProcess] = {}
         self.started = 0
-        base = proclimits.cgroup_base() if self.limits.max_procs > 0 else None
-        if base is not None:
+        bases = [proclimits.cgroup_base() if self.limits.max_procs > 0 else None,
+                 proclimits.memory_base() if self.limits.memory_mb > 0 else None]
+        for base in dict.fromkeys(b for b in bases if b is not None):
             proclimits.sweep_stale_cgroups(base)
 
     def get(self, entries: Sequence[tuple[str, BotSpec]]) -> list[BotProcess]:

@@ -29,6 +29,8 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
+from arena.procfs import each_process
+
 log = logging.getLogger(__name__)
 _libc = functools.cache(lambda: ctypes.CDLL(None, use_errno=True))
 
@@ -96,18 +98,11 @@ def protect_arena_files(db_path: Path, log_dir: Path) -> None:
 def processes_of(uid: int) -> list[int]:
     """Pids of the live (not zombie) processes whose real uid is ``uid``."""
     found = []
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/status", "rb") as handle:
-                status = handle.read()
-        except OSError:
-            continue
+    for pid, status in each_process("status"):
         fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
         uids = fields.get(b"Uid", b"").split()
         if uids and int(uids[0]) == uid and not fields.get(b"State", b"").strip().startswith(b"Z"):
-            found.append(int(entry.name))
+            found.append(pid)
     return found
 
 

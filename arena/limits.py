@@ -37,6 +37,7 @@ from pathlib import Path
 
 from arena import identity, reach
 from arena.lifetime import die_with_parent, no_new_privileges
+from arena.procfs import each_process
 from arena.reach import View
 
 log = logging.getLogger(__name__)
@@ -160,8 +161,6 @@ def memory_base() -> CgroupBase | None:
     base = _find_base("memory")
     if base is None:
         log.info("no writable memory cgroup: --memory holds per process only (RLIMIT_AS)")
-    else:
-        sweep_stale_cgroups(base)
     return base
 
 
@@ -295,6 +294,8 @@ def child_setup(plan: ChildPlan) -> Callable[[], None]:
     procs_files = list(dict.fromkeys(group.procs_file for group in plan.cgroups))
     memory = plan.memory_mb * 1024 * 1024
     parent = os.getpid()
+    hard = resource.getrlimit(resource.RLIMIT_NOFILE)[1]
+    files = BOT_FILES if hard == resource.RLIM_INFINITY else min(BOT_FILES, hard)
 
     def setup() -> None:
         die_with_parent(parent=parent)
@@ -305,7 +306,7 @@ def child_setup(plan: ChildPlan) -> Callable[[], None]:
             finally:
                 os.close(fd)
         resource.setrlimit(resource.RLIMIT_CORE, (0, 0))
-        resource.setrlimit(resource.RLIMIT_NOFILE, (BOT_FILES, BOT_FILES))
+        resource.setrlimit(resource.RLIMIT_NOFILE, (files, files))
         if memory > 0:
             resource.setrlimit(resource.RLIMIT_AS, (memory, memory))
         if plan.cpu_s > 0:
@@ -330,18 +331,11 @@ def child_setup(plan: ChildPlan) -> Callable[[], None]:
 def _parents() -> dict[int, int]:
     """pid -> parent pid of every process (one pass over /proc)."""
     parents = {}
-    for entry in os.scandir("/proc"):
-        if not entry.name.isdigit():
-            continue
-        try:
-            with open(f"/proc/{entry.name}/stat", "rb") as handle:
-                stat = handle.read()
-        except OSError:
-            continue
+    for pid, stat in each_process("stat"):
         # the command name is in parentheses and may hold spaces: split after the last ')'
         fields = stat[stat.rfind(b")") + 2:].split()
         if len(fields) > 1:
-            parents[int(entry.name)] = int(fields[1])
+            parents[pid] = int(fields[1])
     return parents
 
 

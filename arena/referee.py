@@ -92,7 +92,7 @@ class Referee:
         by_peer = {}
         for seat in seats:
             proc = seat.proc
-            if proc is None or proc.peer is None or not proc.alive() or proc.peer.closed:
+            if proc is None or proc.peer is None or not proc.alive():
                 why = (absent or {}).get(seat.seat) or _cut(proc)
                 self._fault(seat, 0, FaultKind.CRASH, "no running bot process at the start"
                             + (f": {why[:300]}" if why else ""))
@@ -183,7 +183,7 @@ class Referee:
         if incoming is None:
             for index in list(pending):
                 seat = seats[index]
-                if not seat.proc.alive() or seat.proc.peer.closed:
+                if not seat.proc.alive():
                     item = pending.pop(index)
                     why = _cut(seat.proc) or f"bot process {seat.proc.exit_summary()}"
                     self._fault(seat, step, FaultKind.CRASH, why)

@@ -4,9 +4,9 @@ A sandboxed bot sees an **allow-list** of the file system, read-only: the system
 the ``/bin``, ``/sbin``, ``/lib*`` links or folders as on the host), a few files of ``/etc``
 programs need (``ETC_FILES``), the Python installation, the arena's packages (``protocol``,
 ``bots``, ``arena``), its own folder, the folders of files its command names and the folder of
-its hub socket (its working folder is one of these, or an empty folder); plus a private, size-limited ``/tmp`` (its ``TMPDIR``) and
-``/dev/shm``, the only places it can write, and its own ``/dev`` and ``/proc``. Nothing else
-exists for it. Private paths of the arena (the database, the logs folder, other registered
+its hub socket (its working folder is one of these, or an empty folder of its own); plus a
+private, size-limited ``/tmp`` (its ``TMPDIR``) and ``/dev/shm``, the only places it can write,
+and its own ``/dev`` and ``/proc``. Nothing else exists for it. Private paths of the arena (the database, the logs folder, other registered
 bots' folders) that lie inside a shown folder are covered (an empty read-only file system for a
 folder, an unopenable device node for a file); a command naming a file inside a private path is
 refused (SandboxError), never shown.
@@ -94,7 +94,8 @@ class Sandbox:
 
         ``own`` is the bot's own folder (shown read-only even if it is among ``hide``). The
         working folder ``cwd`` is shown only as far as it is one of the shown folders (its own
-        folder, a named file's folder); else it is an empty read-only folder.
+        folder, a named file's folder); else it is an empty folder of the sandbox's own
+        (read-only, or part of the bot's private ``/tmp`` when it lies under ``/tmp``).
         Raises SandboxError if a file or folder the command names is private.
         """
         cwd = os.path.abspath(cwd)

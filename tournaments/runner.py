@@ -4,8 +4,8 @@ With ``jobs=1`` games are played in this process; with more, each worker process
 a pool of bot processes that it reuses from game to game (a process is replaced only after a
 crash). Rotation r of every deal goes to an entrant's r-th process (``process_key``), so no
 process plays a deal twice; workers keep to their own share of the rotations
-(``tournaments.dispatch``), and the processes of a worker's next game start while it plays the
-current one. The parent is the only writer of the database: one finished game is one transaction, so
+(``tournaments.dispatch``), and processes start ahead of the games that need them. The parent
+is the only writer of the database: one finished game is one transaction, so
 a run killed at any moment loses at most the games in flight, and running again finishes the
 rest. Games are independent of each other and of the order they run in (bots are reseeded at
 every ``start``), so a resumed run gives the results an uninterrupted one would.
@@ -116,22 +116,12 @@ class _Player:
         self.pool.prestart(self.entries(planned))
 
     def prepare_rotations(self, rotations: Iterable[int]) -> None:
-        """At the start of a worker: start every entrant's processes for ``rotations`` (its
-        share), up to ``PREPARE_PROCS`` of them, all at once."""
+        """At the start of a run or a worker: start every entrant's processes for ``rotations``
+        (in that order), up to ``PREPARE_PROCS`` of them, all at once, so that their start-up
+        overlaps the first games."""
         wanted = [(process_key(label, rotation, spec), spec) for rotation in rotations
                   for label, spec in self.specs.items()]
-        self.pool.prestart(wanted[:PREPARE_PROCS])
-
-    def prepare_first(self, games: list[PlannedGame]) -> None:
-        """At the start of a run: start the processes the first games need, up to
-        ``PREPARE_PROCS`` of them, all at once (they start in parallel with the first game)."""
-        wanted: dict[str, BotSpec] = {}
-        for planned in games:
-            for key, spec in self.entries(planned):
-                if len(wanted) >= PREPARE_PROCS:
-                    break
-                wanted.setdefault(key, spec)
-        self.pool.prestart(list(wanted.items()))
+        self.pool.prestart(list(dict(wanted).items())[:PREPARE_PROCS])
 
     def processes(self, planned: PlannedGame) -> tuple[list[BotProcess | None],
                                                        dict[int, str]]:
@@ -178,8 +168,6 @@ STOP_S = 5
 AHEAD = 2
 #: Bot processes started at once when a run begins (the rest start a game ahead).
 PREPARE_PROCS = 32
-#: How many of the first games those processes are for.
-PREPARE_GAMES = 64
 
 
 def _worker(inbox: multiprocessing.Queue, results: multiprocessing.Queue, index: int,
@@ -264,7 +252,7 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
         if jobs <= 1:
             player = _Player(game, spec.options, specs, limits, log_dir, sandbox, remote)
             try:
-                player.prepare_first([planned for _, planned in pending[:PREPARE_GAMES]])
+                player.prepare_rotations(sorted({planned.rotation for _, planned in pending}))
                 for (game_id, planned), upcoming in zip(pending, [*pending[1:], None]):
                     if upcoming is not None:
                         player.prepare(upcoming[1])
