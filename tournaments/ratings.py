@@ -207,6 +207,12 @@ class Crosstable:
                           draws=sum(c.draws for c in cells),
                           losses=sum(c.losses for c in cells))
 
+    def leader(self) -> str | None:
+        """The entrant with the best pairwise score so far (None before any game)."""
+        scored = [(score, entrant) for entrant in self.entrants
+                  if (score := self.total(entrant).score) is not None]
+        return max(scored)[1] if scored else None
+
 
 class PairCounts:
     """Integer counts of pairwise results, by table size: the input of the batch fit.

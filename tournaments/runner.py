@@ -34,7 +34,6 @@ from arena.referee import Referee
 from arena.remote import RemoteConfig
 from arena.sandbox import Sandbox, SandboxMode
 from tournaments.dispatch import Dispatcher
-from tournaments.ratings import PairCounts
 from tournaments.schedule import PlannedGame, play_order
 from tournaments.store import Store
 
@@ -69,14 +68,6 @@ class RunSummary:
     play_ms: float          # summed wall time of the games played
     processes_started: int
     failed: tuple[str, ...] = ()   # games that could not be played (they stay pending)
-
-
-def _leader(counts: PairCounts) -> str | None:
-    """The entrant with the best pairwise score so far (None before any game)."""
-    table = counts.crosstable()
-    scored = [(score, entrant) for entrant in table.entrants
-              if (score := table.total(entrant).score) is not None]
-    return max(scored)[1] if scored else None
 
 
 def process_key(label: str, rotation: int, spec: BotSpec) -> str:
@@ -228,9 +219,7 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
     pending = sorted(store.pending_games(tid), key=lambda item: play_order(item[1]))
     total = info.games_total
     done = total - len(pending)
-    tally = PairCounts(info.spec.labels)
-    for result in store.game_results(tid):
-        tally.add_game(result.seating, result.places)
+    tally = store.tally(tid)            # the store's tally, kept up to date as games finish
     started = time.monotonic()
     state = {"done": done, "played": 0, "play_ms": 0.0, "procs": 0}
     failed: list[str] = []
@@ -243,11 +232,12 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
         state["play_ms"] += record.wall_ms
         if progress:
             progress(Progress(done=state["done"], total=total, played=state["played"],
-                              elapsed_s=time.monotonic() - started, leader=_leader(tally)))
+                              elapsed_s=time.monotonic() - started,
+                              leader=tally.crosstable().leader()))
 
     if progress:
         progress(Progress(done=done, total=total, played=0, elapsed_s=0.0,
-                          leader=_leader(tally)))
+                          leader=tally.crosstable().leader()))
     if pending:
         if jobs <= 1:
             player = _Player(game, spec.options, specs, limits, log_dir, sandbox, remote)

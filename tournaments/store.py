@@ -519,6 +519,13 @@ class Store:
             counts.add_game(result.seating, result.places)
         return labels, results, counts
 
+    @_guarded("counting results")
+    def tally(self, tid: int) -> PairCounts:
+        """The pairwise counts of the stored games: the one tally that ratings, the crosstable
+        and a run's progress (which adds each game as it records it) start from."""
+        self._tournament_row(tid)
+        return self._counts(tid)[2]
+
     @_guarded("computing the crosstable")
     def crosstable(self, tid: int) -> Crosstable:
         """Head-to-head pairwise results between every pair of entrants."""
