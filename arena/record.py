@@ -79,9 +79,6 @@ class ActionRecord(NamedTuple):
     by: Chooser = Chooser.BOT
     think_us: int = 0
 
-    def to_list(self) -> list[Any]:
-        return [self.step, self.seat, self.action, self.by.value, self.think_us]
-
     @classmethod
     def from_list(cls, row: list[Any]) -> ActionRecord:
         return cls(step=row[0], seat=row[1], action=row[2], by=Chooser(row[3]),
