@@ -8,7 +8,7 @@ its kind, forfeits, and the outcome (places already adjusted for forfeits).
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from arena.games.base import places_from_keys
@@ -61,9 +61,6 @@ class Limits:
     cpu_s: int = 0
     max_procs: int = 64
     log_bytes: int = 1 << 20
-
-    def to_dict(self) -> dict[str, int]:
-        return asdict(self)
 
 
 class ActionRecord(NamedTuple):
