@@ -22,8 +22,15 @@ from typing import Any
 
 from arena.errors import IllegalAction
 from arena.games.base import Game, State
-from arena.record import (ActionRecord, Chooser, Fault, FaultKind, GameRecord, Limits,
-                          final_places)
+from arena.record import (
+    ActionRecord,
+    Chooser,
+    Fault,
+    FaultKind,
+    GameRecord,
+    Limits,
+    final_places,
+)
 from arena.seats import ProcessSeat, Reply, Seat, Start, Turn, wait
 from arena.seeds import random_seed
 

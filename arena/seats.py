@@ -243,7 +243,7 @@ class InProcessSeat(Seat):
         started = time.perf_counter()
         try:
             action = self.act(turn.view, turn.legal)
-        except Exception as exc:  # noqa: BLE001 - a bot's exception is its crash, not ours
+        except Exception as exc:        # a bot's exception is its crash, not the arena's
             log.info("%s raised %s", self.label, exc, exc_info=True)
             return (fault(FaultKind.CRASH, f"act raised {type(exc).__name__}: {exc}"[:300]),)
         elapsed_ms = (time.perf_counter() - started) * 1000.0

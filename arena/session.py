@@ -16,7 +16,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Mapping, Sequence
 from pathlib import Path
-from typing import Any
+from typing import Any, Self
 
 from arena.botproc import BotPool, BotSpec
 from arena.errors import BotStartError
@@ -32,14 +32,14 @@ log = logging.getLogger(__name__)
 
 
 class Session:
-    """Plays games under ``limits``. Bot processes (made on first need) run under ``sandbox``
+    """Plays games under ``limits`` (default: ``Limits()``). Bot processes (made on first need) run under ``sandbox``
     (None: unsandboxed; the command line resolves it) and write their logs to ``log_dir``;
     remote bots join through ``remote``; local bots reach the hub at ``endpoint``."""
 
-    def __init__(self, limits: Limits = Limits(), *, log_dir: Path | None = None,
+    def __init__(self, limits: Limits | None = None, *, log_dir: Path | None = None,
                  sandbox: Sandbox | None = None, remote: RemoteConfig | None = None,
                  endpoint: str | None = None, startup_ms: int | None = None) -> None:
-        self.limits = limits
+        self.limits = limits = limits or Limits()
         self.referee = Referee(limits)
         self._pool_args = {"log_dir": log_dir, "limits": limits, "sandbox": sandbox,
                            "startup_ms": startup_ms}
@@ -109,7 +109,7 @@ class Session:
         if self._hub is not None:
             self._hub.close()
 
-    def __enter__(self) -> Session:
+    def __enter__(self) -> Self:
         return self
 
     def __exit__(self, *exc: object) -> None:
