@@ -26,6 +26,10 @@ class PlayerCountError(GameError):
 class IllegalAction(GameError):
     """An action that is not legal in the current state (the state is left unchanged)."""
 
+    def __init__(self, message: str, seat: int | None = None) -> None:
+        super().__init__(message)
+        self.seat = seat
+
 
 class NotYourTurn(IllegalAction):
     """An action for a seat that is not to act, or a missing action for a seat that is."""

@@ -61,7 +61,6 @@ class Peer:
     peer_id: bytes
     label: str
     name: str
-    max_games: int = 1
     last_request: int = 0      # request ids sent to one peer are 1, 2, 3, ...
     closed: bool = False
     router: RouterSocket | None = None
@@ -381,8 +380,7 @@ class Hub:
             self._rejected[door.label] = f"wrong protocol version {message['protocol']}"
             return
         peer = Peer(peer_id=door.key + route, label=door.label, name=message["name"],
-                    max_games=message.get("max_games", 1), router=door.router, route=route,
-                    door=door)
+                    router=door.router, route=route, door=door)
         door.peer = peer
         self.peers[peer.peer_id] = peer
         self.by_label[door.label] = peer
@@ -400,8 +398,7 @@ class Hub:
                          f"speaks {PROTOCOL_VERSION}")
             return
         peer = Peer(peer_id=b"R" + got.route, label=f"remote:{bot}", name=message["name"],
-                    max_games=message.get("max_games", 1), router=router, route=got.route,
-                    remote=bot)
+                    router=router, route=got.route, remote=bot)
         self.peers[peer.peer_id] = peer
         self._idle.setdefault(bot, []).append(peer)
         log.info("remote bot %s connected", bot)

@@ -8,7 +8,7 @@ its kind, forfeits, and the outcome (places already adjusted for forfeits).
 from __future__ import annotations
 
 import enum
-from dataclasses import asdict, dataclass, field
+from dataclasses import dataclass, field
 from typing import Any, NamedTuple
 
 from arena.games.base import places_from_keys
@@ -62,9 +62,6 @@ class Limits:
     max_procs: int = 64
     log_bytes: int = 1 << 20
 
-    def to_dict(self) -> dict[str, int]:
-        return asdict(self)
-
 
 class ActionRecord(NamedTuple):
     """One seat's part of one step: the action, who chose it, and the bot's think time.
@@ -78,9 +75,6 @@ class ActionRecord(NamedTuple):
     action: str
     by: Chooser = Chooser.BOT
     think_us: int = 0
-
-    def to_list(self) -> list[Any]:
-        return [self.step, self.seat, self.action, self.by.value, self.think_us]
 
     @classmethod
     def from_list(cls, row: list[Any]) -> ActionRecord:

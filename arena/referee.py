@@ -1,13 +1,15 @@
-"""The referee: plays one game between connected bot processes and returns its record.
+"""The referee: plays one game over seats (``arena.seats``) and returns its record.
 
-Until the game is over it sends ``turn`` to every seat in ``to_act()`` at once (a simultaneous
-step reveals nothing of one seat's choice to another), collects answers until each deadline,
-checks them and applies the joint action. A timeout, an illegal action, a malformed message, a
-wrong request or game id, or a crash is a **fault**: the seat's move is made by the referee's
-default policy — the first action of the legal list, which is deterministic — and the fault is
-recorded. After ``limits.max_faults`` faults (at once for a crash) the seat forfeits: it is
-placed last and the default policy makes its remaining moves. Replies to earlier requests are
-dropped: a late answer never becomes the next answer.
+Until the game is over it asks every seat in ``to_act()`` at once (a simultaneous step reveals
+nothing of one seat's choice to another), collects the answers until each deadline and applies
+the joint action; the game's ``apply`` is the one check of legality. A timeout, an illegal
+action, a malformed message, a wrong request or game id, or a crash is a **fault**: the seat's
+move is made by the referee's default policy — the first action of the legal list, which is
+deterministic — and the fault is recorded. After ``limits.max_faults`` faults (at once for a
+crash) the seat forfeits: it is placed last and the default policy makes its remaining moves.
+
+Everything that belongs to one game (fault counts, time banks, pending turns, the action and
+fault logs) lives in that game's ``GamePlay``; the ``Referee`` holds only the limits.
 """
 
 from __future__ import annotations
@@ -18,17 +20,21 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.botproc import BotProcess
-from arena.games.base import Game
-from arena.hub import Hub, Peer
-from arena.record import (ActionRecord, Chooser, Fault, FaultKind, GameRecord, Limits,
-                          final_places)
+from arena.errors import IllegalAction
+from arena.games.base import Game, State
+from arena.record import (
+    ActionRecord,
+    Chooser,
+    Fault,
+    FaultKind,
+    GameRecord,
+    Limits,
+    final_places,
+)
+from arena.seats import ProcessSeat, Reply, Seat, Start, Turn, wait
 from arena.seeds import random_seed
 
 log = logging.getLogger(__name__)
-
-#: How often (ms) the referee checks that waiting bot processes are still alive.
-LIVENESS_MS = 100
 
 
 def default_action(legal: Sequence[str]) -> str:
@@ -37,222 +43,174 @@ def default_action(legal: Sequence[str]) -> str:
 
 
 @dataclass
-class _Seat:
-    seat: int
-    proc: BotProcess | None
+class _Player:
+    """One seat's standing in the game in progress."""
+
+    index: int
+    seat: Seat
+    bank_ms: float
     faults: int = 0
     forfeited: bool = False
-    bank_ms: float = 0.0
     think_us: int = 0
     decisions: int = 0
 
 
-@dataclass
-class _Pending:
-    request: int
-    sent: float
-    deadline: float
-    legal: list[str]
-    peer: Peer
-
-
-def _cut(proc: BotProcess | None) -> str | None:
-    """Why the arena closed this process's connection, if it did."""
-    peer = proc.peer if proc is not None else None
-    if peer is not None and peer.cut and proc.running():
-        return f"connection closed by the arena: {peer.cut}"
-    return None
-
-
 class Referee:
-    """Plays games on one hub. Holds the fault and action logs of the game in progress."""
+    """Plays games under ``limits``, one ``GamePlay`` per game."""
 
-    def __init__(self, hub: Hub, limits: Limits) -> None:
-        self.hub = hub
+    def __init__(self, limits: Limits) -> None:
         self.limits = limits
 
-    def play(self, game: Game, procs: Sequence[BotProcess | None], *, seed: int,
+    def play(self, game: Game, seats: Sequence[Seat], *, seed: int,
              options: Mapping[str, Any] | None = None, game_id: int = 1,
              bot_seeds: Sequence[int] | None = None,
-             names: Sequence[str] | None = None,
-             absent: Mapping[int, str] | None = None) -> GameRecord:
-        """Play one game; ``procs[seat]`` is the process at each seat (None = absent, and
-        ``absent[seat]`` may say why: it is the detail of that seat's crash fault).
+             names: Sequence[str] | None = None) -> GameRecord:
+        """Play one game; ``seats[i]`` plays seat i. ``bot_seeds[seat]`` is the ``start.seed``
+        of each seat (keyed, see ``arena.seeds``); without them each seat gets a random seed,
+        never the deal ``seed``. ``names`` name the seats in the record (default: labels)."""
+        return GamePlay(self.limits, game, seats, seed=seed, options=options,
+                        game_id=game_id).run(bot_seeds, names)
 
-        ``bot_seeds[seat]`` is the ``start.seed`` of each seat (keyed, see ``arena.seeds``);
-        without them each bot gets a random seed, never the deal ``seed``."""
+
+class GamePlay:
+    """One game in progress: its state, its players' standing and its logs."""
+
+    def __init__(self, limits: Limits, game: Game, seats: Sequence[Seat], *, seed: int,
+                 options: Mapping[str, Any] | None, game_id: int) -> None:
+        self.limits = limits
+        self.game = game
+        self.seed = seed
+        self.game_id = game_id
+        self.state: State = game.new(len(seats), seed, options)
+        self.players = [_Player(index, seat, float(limits.time_bank_ms))
+                        for index, seat in enumerate(seats)]
+        self.actions: list[ActionRecord] = []
+        self.faults: list[Fault] = []
+        self.step = 0
+        self.playing: dict[bytes, tuple[int, ProcessSeat]] = {}  # process seats, by peer id
+
+    def run(self, bot_seeds: Sequence[int] | None, names: Sequence[str] | None) -> GameRecord:
         started = time.perf_counter()
-        players = len(procs)
-        state = game.new(players, seed, options)
-        seats = [_Seat(seat, proc, bank_ms=float(self.limits.time_bank_ms))
-                 for seat, proc in enumerate(procs)]
-        self._actions: list[ActionRecord] = []
-        self._faults: list[Fault] = []
-        self._game_id = game_id
-        by_peer = {}
-        for seat in seats:
-            proc = seat.proc
-            if proc is None or proc.peer is None or not proc.alive():
-                why = (absent or {}).get(seat.seat) or _cut(proc)
-                self._fault(seat, 0, FaultKind.CRASH, "no running bot process at the start"
-                            + (f": {why[:300]}" if why else ""))
-                self._forfeit(seat)
-                continue
-            by_peer[proc.peer.peer_id] = seat
-            self.hub.send(proc.peer, {
-                "type": "start", "game_id": game_id, "game": game.name, "seat": seat.seat,
-                "players": players, "options": state.options,
-                # never the deal seed: it would reveal every hand
-                "seed": bot_seeds[seat.seat] if bot_seeds else random_seed(),
-            })
-        self._by_peer = by_peer
-        step = 0
+        state = self.state
+        for player in self.players:
+            seed = bot_seeds[player.index] if bot_seeds else random_seed()  # never the deal's
+            why = player.seat.start(Start(self.game_id, self.game.name, player.index,
+                                          len(self.players), state.options, seed))
+            if why is not None:
+                self._fault(player, FaultKind.CRASH, why)
+            elif isinstance(player.seat, ProcessSeat):
+                self.playing[player.seat.peer.peer_id] = (player.index, player.seat)
         while not state.is_over():
-            legal = {index: state.legal(index) for index in state.to_act()}
-            joint = self._collect(state, seats, step, legal)
-            state.apply(joint, legal)
-            step += 1
+            self._apply(self._collect())
+            self.step += 1
+        return self._finish(started, names)
+
+    def _finish(self, started: float, names: Sequence[str] | None) -> GameRecord:
+        state = self.state
         outcome = state.outcome()
-        forfeits = tuple(seat.seat for seat in seats if seat.forfeited)
+        forfeits = tuple(p.index for p in self.players if p.forfeited)
         places = final_places(outcome.places, forfeits)
-        result_base = {"scores": list(outcome.scores), "places": list(places),
-                       "forfeits": list(forfeits)}
-        for seat in seats:
-            if seat.proc is not None and seat.proc.peer is not None and seat.proc.alive():
-                self.hub.send(seat.proc.peer, {"type": "end", "game_id": game_id,
-                                               "result": result_base,
-                                               "view": state.view(seat.seat)})
+        result = {"scores": list(outcome.scores), "places": list(places),
+                  "forfeits": list(forfeits)}
+        for player in self.players:
+            player.seat.end(self.game_id, result, state.view(player.index))
         return GameRecord(
-            game=game.name, options=dict(state.options), seed=seed,
-            bots=tuple(names or [s.proc.label if s.proc else "?" for s in seats]),
-            actions=tuple(sorted(self._actions, key=lambda a: (a.step, a.seat))), faults=tuple(self._faults), forfeits=forfeits,
+            game=self.game.name, options=dict(state.options), seed=self.seed,
+            bots=tuple(names or [p.seat.label for p in self.players]),
+            actions=tuple(sorted(self.actions, key=lambda a: (a.step, a.seat))),
+            faults=tuple(self.faults), forfeits=forfeits,
             scores=tuple(outcome.scores), game_places=tuple(outcome.places), places=places,
-            think_us=tuple(s.think_us for s in seats),
-            decisions=tuple(s.decisions for s in seats),
+            think_us=tuple(p.think_us for p in self.players),
+            decisions=tuple(p.decisions for p in self.players),
             wall_ms=(time.perf_counter() - started) * 1000.0,
             events=tuple(state.events),
         )
 
     # -- one step -------------------------------------------------------------------------
 
-    def _collect(self, state: Any, seats: list[_Seat], step: int,
-                 legal_lists: dict[int, list[str]]) -> dict[int, str]:
-        joint: dict[int, str] = {}
-        pending: dict[int, _Pending] = {}
+    def _collect(self) -> dict[int, tuple[str, int | None]]:
+        """Ask every acting seat at once; each seat's action and think time (None: the
+        referee chose)."""
+        state = self.state
+        joint: dict[int, tuple[str, int | None]] = {}
+        waiting: dict[int, ProcessSeat] = {}
         move_ms = self.limits.move_ms
-        for index, legal in legal_lists.items():
-            seat = seats[index]
-            if seat.forfeited:
-                self._choose(joint, seat, step, default_action(legal), Chooser.REFEREE, 0)
+        for index in state.to_act():
+            player = self.players[index]
+            legal = state.legal(index)
+            if player.forfeited:
+                joint[index] = (default_action(legal), None)
                 continue
-            peer = seat.proc.peer
-            peer.last_request += 1
-            allowed = move_ms + seat.bank_ms
-            self.hub.send(peer, {"type": "turn", "game_id": self._game_id,
-                                 "request": peer.last_request, "view": state.view(index),
-                                 "legal": legal, "deadline_ms": int(allowed)})
-            now = time.monotonic()
-            pending[index] = _Pending(peer.last_request, now, now + allowed / 1000.0, legal,
-                                      peer)
-        while pending:
-            self._wait(pending, seats, joint, step)
+            turn = Turn(self.game_id, state.view(index), legal, move_ms + player.bank_ms)
+            replies = player.seat.ask(turn)
+            if not replies:
+                waiting[index] = player.seat
+            for reply in replies:
+                self._take(player, reply, joint, waiting)
+        while waiting:
+            for index, reply in wait(waiting, self.playing):
+                self._take(self.players[index], reply, joint, waiting)
         return joint
 
-    def _wait(self, pending: dict[int, _Pending], seats: list[_Seat], joint: dict[int, str],
-              step: int) -> None:
-        now = time.monotonic()
-        if len(pending) == 1:
-            first = next(iter(pending.values()))
-            awaited: tuple[Peer, ...] | list[Peer] = (first.peer,)
-        else:
-            first = min(pending.values(), key=lambda p: p.deadline)
-            awaited = [item.peer for item in pending.values()]
-        if now >= first.deadline:
-            for index, item in list(pending.items()):
-                if now >= item.deadline:
-                    seat = seats[index]
-                    seat.bank_ms = 0.0
-                    self._fault(seat, step, FaultKind.TIMEOUT,
-                                f"no answer within {round((item.deadline - item.sent) * 1000)} ms")
-                    del pending[index]
-                    self._choose(joint, seat, step, default_action(item.legal),
-                                 Chooser.REFEREE, 0)
+    def _take(self, player: _Player, reply: Reply, joint: dict[int, tuple[str, int | None]],
+              waiting: dict[int, ProcessSeat]) -> None:
+        """One reply of ``player``: its answer, or a fault (the default policy answers when
+        the fault ends the turn, or when the seat forfeits)."""
+        index = player.index
+        if player.forfeited:
+            return                          # the default policy has made its move
+        if reply.fault is None:
+            waiting.pop(index, None)
+            move_ms = self.limits.move_ms
+            if reply.elapsed_ms > move_ms:
+                player.bank_ms = max(0.0, player.bank_ms - (reply.elapsed_ms - move_ms))
+            joint[index] = (reply.action, int(reply.elapsed_ms * 1000))
             return
-        wait_ms = min((first.deadline - now) * 1000.0, LIVENESS_MS)
-        incoming = self.hub.receive(wait_ms, awaited)
-        if incoming is None:
-            for index in list(pending):
-                seat = seats[index]
-                if not seat.proc.alive():
-                    item = pending.pop(index)
-                    why = _cut(seat.proc) or f"bot process {seat.proc.exit_summary()}"
-                    self._fault(seat, step, FaultKind.CRASH, why)
-                    self._forfeit(seat)
-                    self._choose(joint, seat, step, default_action(item.legal),
-                                 Chooser.REFEREE, 0)
-            return
-        seat = self._by_peer.get(incoming.peer.peer_id)
-        if seat is None or seat.forfeited:
-            log.debug("dropped a message from %s, not playing here", incoming.peer.label)
-            return
-        if incoming.problem is not None:
-            # a malformed message from a seat we are waiting for is its (bad) answer
-            self._fault(seat, step, FaultKind.MALFORMED, str(incoming.problem)[:200])
-            item = pending.pop(seat.seat, None)
-            if item is not None:
-                self._choose(joint, seat, step, default_action(item.legal), Chooser.REFEREE, 0)
-            return
-        message = incoming.message
-        request = message["request"]
-        item = pending.get(seat.seat)
-        if item is None or request != item.request:
-            if 1 <= request <= incoming.peer.last_request:
-                log.debug("dropped a stale reply from seat %d (request %d)", seat.seat, request)
-                return
-            self._fault(seat, step, FaultKind.WRONG_ID, f"request id {request} was never sent")
-            self._after_fault(seat, pending, joint, step)
-            return
-        if message["game_id"] != self._game_id:
-            self._fault(seat, step, FaultKind.WRONG_ID,
-                        f"game id {message['game_id']} is not this game ({self._game_id})")
-            self._after_fault(seat, pending, joint, step)
-            return
-        del pending[seat.seat]
-        elapsed_ms = (incoming.at - item.sent) * 1000.0
-        if elapsed_ms > self.limits.move_ms:
-            seat.bank_ms = max(0.0, seat.bank_ms - (elapsed_ms - self.limits.move_ms))
-        action = message["action"]
-        if action not in item.legal:
-            self._fault(seat, step, FaultKind.ILLEGAL, f"{action[:60]!r} was not offered")
-            self._choose(joint, seat, step, default_action(item.legal), Chooser.REFEREE, 0)
-            return
-        think = int(elapsed_ms * 1000)
-        seat.think_us += think
-        seat.decisions += 1
-        self._choose(joint, seat, step, action, Chooser.BOT, think)
+        if reply.fault is FaultKind.TIMEOUT:
+            player.bank_ms = 0.0
+        self._fault(player, reply.fault, reply.detail)
+        if (reply.ends or player.forfeited) and index not in joint:
+            waiting.pop(index, None)
+            if index in self.state.to_act():
+                joint[index] = (default_action(self.state.legal(index)), None)
 
-    def _after_fault(self, seat: _Seat, pending: dict[int, _Pending], joint: dict[int, str],
-                     step: int) -> None:
-        """A fault outside an answer: forfeit (and default the pending move) at the bound."""
-        if seat.forfeited:
-            item = pending.pop(seat.seat, None)
-            if item is not None:
-                self._choose(joint, seat, step, default_action(item.legal), Chooser.REFEREE, 0)
+    def _apply(self, joint: dict[int, tuple[str, int | None]]) -> None:
+        """Apply the joint action; an illegal answer is its seat's fault and the default
+        policy's move instead."""
+        state = self.state
+        actions = {index: action for index, (action, _) in joint.items()}
+        while True:
+            try:
+                state.apply(actions)
+                break
+            except IllegalAction as exc:
+                if exc.seat is None or joint[exc.seat][1] is None:
+                    raise                   # the referee's own mistake, not a seat's
+                index = exc.seat
+                self._fault(self.players[index], FaultKind.ILLEGAL,
+                            f"{actions[index][:60]!r} was not offered")
+                joint[index] = (default_action(state.legal(index)), None)
+                actions[index] = joint[index][0]
+        for index, (action, think) in joint.items():
+            if think is None:
+                self.actions.append(ActionRecord(self.step, index, action, Chooser.REFEREE, 0))
+            else:
+                player = self.players[index]
+                player.think_us += think
+                player.decisions += 1
+                self.actions.append(ActionRecord(self.step, index, action, Chooser.BOT, think))
 
-    def _choose(self, joint: dict[int, str], seat: _Seat, step: int, action: str, by: Chooser,
-                think_us: int) -> None:
-        joint[seat.seat] = action
-        self._actions.append(ActionRecord(step=step, seat=seat.seat, action=action, by=by,
-                                          think_us=think_us))
+    def _fault(self, player: _Player, kind: FaultKind, detail: str) -> None:
+        player.faults += 1
+        self.faults.append(Fault(seat=player.index, step=self.step, kind=kind, detail=detail))
+        log.info("fault: seat %d %s at step %d: %s", player.index, kind.value, self.step,
+                 detail)
+        if kind is FaultKind.CRASH or player.faults >= self.limits.max_faults:
+            self._forfeit(player)
 
-    def _fault(self, seat: _Seat, step: int, kind: FaultKind, detail: str) -> None:
-        seat.faults += 1
-        self._faults.append(Fault(seat=seat.seat, step=step, kind=kind, detail=detail))
-        log.info("fault: seat %d %s at step %d: %s", seat.seat, kind.value, step, detail)
-        if seat.faults >= self.limits.max_faults:
-            self._forfeit(seat)
-
-    def _forfeit(self, seat: _Seat) -> None:
-        if not seat.forfeited:
-            seat.forfeited = True
-            log.info("seat %d forfeits", seat.seat)
+    def _forfeit(self, player: _Player) -> None:
+        if not player.forfeited:
+            player.forfeited = True
+            log.info("seat %d forfeits", player.index)
+            if isinstance(player.seat, ProcessSeat) and player.seat.peer is not None:
+                self.playing.pop(player.seat.peer.peer_id, None)

@@ -22,12 +22,12 @@ import time
 import msgpack
 import zmq
 
-from arena.botproc import BotPool, resolve_spec
+from arena.botproc import resolve_spec
 from arena.games import get_game
-from arena.hub import Hub
 from arena.record import Limits
-from arena.referee import Referee
+from arena.sandbox import SandboxMode, resolve
 from arena.seeds import bot_seeds, new_key
+from arena.session import Session
 from protocol.transport import default_endpoint
 
 
@@ -81,23 +81,22 @@ def raw_round_trip(turn: dict, count: int) -> float:
 def protocol_decisions(game_name: str, players: int, games: int) -> tuple[float, int]:
     """Mean microseconds per decision over ``games`` games (processes started beforehand)."""
     game = get_game(game_name)
-    hub = Hub()
-    with BotPool(hub) as pool:
+    box = resolve(SandboxMode.AUTO)     # as before: sandboxed where bubblewrap works
+    with Session(Limits(move_ms=5000), sandbox=box) as session:
         spec = resolve_spec("random")
-        procs = pool.get([(f"random#{i}", spec) for i in range(players)])
-        referee = Referee(hub, Limits(move_ms=5000))
-        referee.play(game, procs, seed=0, bot_seeds=[1] * players)  # warm up
+        entries = [(f"random#{i}", spec) for i in range(players)]
+        session.play(game, session.seats(entries, strict=True), seed=0,
+                     bot_seeds=[1] * players)  # warm up
         decisions = 0
         key = new_key()
         started = time.perf_counter()
         for index in range(games):
             seed = 1000 + index
-            record = referee.play(game, procs, seed=seed, game_id=index + 2,
-                                  bot_seeds=bot_seeds(key, seed, players))
+            record = session.play(game, session.seats(entries, strict=True), seed=seed,
+                                  game_id=index + 2, bot_seeds=bot_seeds(key, seed, players))
             decisions += sum(record.decisions)
             assert not record.faults, record.faults
         elapsed = time.perf_counter() - started
-    hub.close()
     return elapsed / decisions * 1e6, decisions
 
 

@@ -16,6 +16,7 @@ import time
 from pathlib import Path
 
 from arena.botproc import bundled_bots, plays, resolve_spec
+from arena.sandbox import SandboxMode, private_paths, resolve
 from arena.seeds import new_key
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan
@@ -41,8 +42,10 @@ def one_run(rounds: int, jobs: int) -> None:
         tid = store.create_tournament(spec, games, {l: (b, "bench") for l, b in labels.items()},
                                       key=key)
         specs = {label: resolve_spec(bot) for label, bot in labels.items()}
+        db = Path(folder) / "bench.db"
+        box = resolve(SandboxMode.AUTO, hide=private_paths(db, Path(folder) / "logs"))
         started = time.perf_counter()
-        summary = run(store, tid, specs=specs, jobs=jobs)
+        summary = run(store, tid, specs=specs, jobs=jobs, sandbox=box)
         wall = time.perf_counter() - started
         store.close()
     play_s = summary.play_ms / 1000

@@ -69,7 +69,7 @@ def validate_from_bot(msg: dict[str, Any]) -> str:
         _int(msg, "protocol")
         _str(msg, "token", MAX_TOKEN)
         _str(msg, "name", MAX_NAME)
-        if "max_games" in msg:
+        if "max_games" in msg:      # sent by older bots; the arena ignores it
             _int(msg, "max_games")
         unknown = set(msg) - {"type", "protocol", "token", "name", "max_games"}
         if unknown:
@@ -100,9 +100,8 @@ def validate_from_arena(msg: dict[str, Any]) -> str:
     raise InvalidMessage(f"unknown message type {str(kind)[:40]!r}")
 
 
-def hello(*, token: str, name: str, protocol: int, max_games: int = 1) -> dict[str, Any]:
-    return {"type": "hello", "protocol": protocol, "token": token, "name": name,
-            "max_games": max_games}
+def hello(*, token: str, name: str, protocol: int) -> dict[str, Any]:
+    return {"type": "hello", "protocol": protocol, "token": token, "name": name}
 
 
 def action(*, game_id: int, request: int, action: str) -> dict[str, Any]:

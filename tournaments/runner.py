@@ -1,14 +1,16 @@
 """Running a tournament: play its pending games, N at a time, and record each one.
 
-With ``jobs=1`` games are played in this process; with more, each worker process owns a hub and
-a pool of bot processes that it reuses from game to game (a process is replaced only after a
-crash). Rotation r of every deal goes to an entrant's r-th process (``process_key``), so no
+Games are played by a ``TableRunner``: a game session (``arena.session``) whose bot processes
+serve game after game (a process is replaced only after a crash), in this process with
+``jobs=1``, else one per worker process. Rotation r of every deal goes to an entrant's r-th process (``process_key``), so no
 process plays a deal twice; workers keep to their own share of the rotations
 (``tournaments.dispatch``), and processes start ahead of the games that need them. The parent
 is the only writer of the database: one finished game is one transaction, so
 a run killed at any moment loses at most the games in flight, and running again finishes the
 rest. Games are independent of each other and of the order they run in (bots are reseeded at
-every ``start``), so a resumed run gives the results an uninterrupted one would.
+every ``start``), so a resumed run gives the results an uninterrupted one would. Workers send
+the parent each game's record without its event log: the store keeps the actions, and replays
+rebuild the events with the engine.
 """
 
 from __future__ import annotations
@@ -20,19 +22,18 @@ import queue
 import signal
 import time
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 from pathlib import Path
 
-from arena.botproc import BotPool, BotProcess, BotSpec
-from arena.errors import BotStartError, RemoteError
+from arena.botproc import BotSpec
+from arena.errors import RemoteError
 from arena.games import get_game
 from arena.games.base import Game
-from arena.hub import Hub
 from arena.lifetime import die_with_parent
 from arena.record import GameRecord, Limits
-from arena.referee import Referee
 from arena.remote import RemoteConfig
-from arena.sandbox import Sandbox, SandboxMode
+from arena.sandbox import Sandbox
+from arena.session import Session
 from tournaments.dispatch import Dispatcher
 from tournaments.schedule import PlannedGame, play_order
 from tournaments.store import Store
@@ -82,20 +83,17 @@ def process_key(label: str, rotation: int, spec: BotSpec) -> str:
     return label if spec.remote else f"{label}.rot{rotation}"
 
 
-class _Player:
-    """Plays planned games on one hub with a pool of reused bot processes."""
+class TableRunner:
+    """Plays a tournament's planned games (tables) on one session, whose bot processes serve
+    game after game: rotation r of every deal goes to each entrant's r-th process."""
 
     def __init__(self, game: Game, options: Mapping, specs: Mapping[str, BotSpec],
-                 limits: Limits, log_dir: Path | None,
-                 sandbox: Sandbox | SandboxMode | None = SandboxMode.AUTO,
+                 limits: Limits, log_dir: Path | None, sandbox: Sandbox | None = None,
                  remote: RemoteConfig | None = None) -> None:
         self.game = game
         self.options = dict(options)
         self.specs = dict(specs)
-        self.limits = limits
-        self.hub = Hub(remote=remote)
-        self.pool = BotPool(self.hub, log_dir=log_dir, limits=limits, sandbox=sandbox)
-        self.referee = Referee(self.hub, limits)
+        self.session = Session(limits, log_dir=log_dir, sandbox=sandbox, remote=remote)
 
     def entries(self, planned: PlannedGame) -> list[tuple[str, BotSpec]]:
         """The pool entries (process key, spec) of a game's seats."""
@@ -104,7 +102,7 @@ class _Player:
 
     def prepare(self, planned: PlannedGame) -> None:
         """Start what ``planned`` will need while another game is played."""
-        self.pool.prestart(self.entries(planned))
+        self.session.prestart(self.entries(planned))
 
     def prepare_rotations(self, rotations: Iterable[int]) -> None:
         """At the start of a run or a worker: start every entrant's processes for ``rotations``
@@ -112,38 +110,24 @@ class _Player:
         overlaps the first games."""
         wanted = [(process_key(label, rotation, spec), spec) for rotation in rotations
                   for label, spec in self.specs.items()]
-        self.pool.prestart(list(dict(wanted).items())[:PREPARE_PROCS])
+        self.session.prestart(list(dict(wanted).items())[:PREPARE_PROCS])
 
-    def processes(self, planned: PlannedGame) -> tuple[list[BotProcess | None],
-                                                       dict[int, str]]:
-        """The processes of a table, and why each seat without one has none."""
-        entries = self.entries(planned)
-        try:
-            return list(self.pool.get(entries)), {}
-        except BotStartError as exc:
-            failed = {exc.label: str(exc)}
-        procs: list[BotProcess | None] = []
-        absent: dict[int, str] = {}
-        for seat, entry in enumerate(entries):  # find which one failed; it plays with none
-            try:
-                if entry[0] in failed:
-                    raise BotStartError(failed[entry[0]])
-                procs.append(self.pool.get([entry])[0])
-            except BotStartError as exc:
-                log.warning("entrant %s did not start: %s", entry[0], exc)
-                procs.append(None)
-                absent[seat] = str(exc)
-        return procs, absent
+    @property
+    def started(self) -> int:
+        """Bot processes started so far."""
+        return self.session.started
 
     def play(self, game_id: int, planned: PlannedGame) -> GameRecord:
-        procs, absent = self.processes(planned)
-        return self.referee.play(self.game, procs, seed=planned.deal_seed, options=self.options,
-                                 game_id=game_id, bot_seeds=planned.bot_seeds(),
-                                 names=planned.seating, absent=absent)
+        """Play one planned game. Its event log is left out: the store keeps the actions, and
+        replays rebuild the events from the seed and the actions."""
+        seats = self.session.seats(self.entries(planned))
+        record = self.session.play(self.game, seats, seed=planned.deal_seed,
+                                   options=self.options, game_id=game_id,
+                                   bot_seeds=planned.bot_seeds(), names=planned.seating)
+        return replace(record, events=())
 
     def close(self) -> None:
-        self.pool.close()
-        self.hub.close()
+        self.session.close()
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
@@ -168,10 +152,10 @@ def _worker(inbox: multiprocessing.Queue, results: multiprocessing.Queue, index:
     results.cancel_join_thread()     # exiting never waits on a parent that is gone
     signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent decides when to stop
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    player = _Player(game, options, specs, limits, log_dir, sandbox)
+    runner = TableRunner(game, options, specs, limits, log_dir, sandbox)
     try:
         rotations = inbox.get()             # the worker's share: start those processes now
-        player.prepare_rotations(rotations)
+        runner.prepare_rotations(rotations)
         task = inbox.get()
         while task is not None:
             try:
@@ -179,39 +163,33 @@ def _worker(inbox: multiprocessing.Queue, results: multiprocessing.Queue, index:
             except queue.Empty:
                 upcoming = False
             if upcoming:
-                player.prepare(upcoming[1])
+                runner.prepare(upcoming[1])
             game_id, planned = task
             try:
-                record = player.play(game_id, planned)
-                results.put(("done", game_id, record, index, player.pool.started))
+                record = runner.play(game_id, planned)
+                results.put(("done", game_id, record, index, runner.started))
             except Exception as exc:  # noqa: BLE001 - reported to the parent, never lost
                 log.exception("game %d failed", game_id)
                 results.put(("error", game_id, f"{type(exc).__name__}: {exc}", index,
-                             player.pool.started))
+                             runner.started))
             task = inbox.get() if upcoming is False else upcoming
     finally:
-        player.close()
+        runner.close()
 
 
 def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
         limits: Limits | None = None, progress: Callable[[Progress], None] | None = None,
-        log_dir: Path | None = None, sandbox: Sandbox | SandboxMode | None = SandboxMode.AUTO,
+        log_dir: Path | None = None, sandbox: Sandbox | None = None,
         remote: RemoteConfig | None = None) -> RunSummary:
     """Play every pending game of tournament ``tid`` and record each as it finishes.
 
-    ``specs`` maps each entrant label to how to run it; ``sandbox`` and ``limits`` say how bot
-    processes run; ``remote`` lets remote bots join (with ``jobs=1`` only: one process
-    listens). Raises KeyboardInterrupt after cleaning up if interrupted (finished games are
-    already stored).
+    ``specs`` maps each entrant label to how to run it; ``sandbox`` (None: unsandboxed; the
+    command line resolves it) and ``limits`` say how bot processes run; ``remote`` lets remote
+    bots join (with ``jobs=1`` only: one process listens). Raises KeyboardInterrupt after
+    cleaning up if interrupted (finished games are already stored).
     """
     if remote is not None and jobs > 1:
         raise RemoteError("remote bots join one listening arena process: use --jobs 1")
-    if isinstance(sandbox, (SandboxMode, str)):
-        from arena.logs import logs_folder
-        from arena.sandbox import private_paths, resolve
-
-        db = Path(store.path)
-        sandbox = resolve(sandbox, hide=private_paths(db, log_dir or logs_folder(db)))
     info = store.tournament(tid)
     spec = info.spec
     game = get_game(spec.game)      # workers get the game itself (one registered here only too)
@@ -240,16 +218,16 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
                           leader=tally.crosstable().leader()))
     if pending:
         if jobs <= 1:
-            player = _Player(game, spec.options, specs, limits, log_dir, sandbox, remote)
+            runner = TableRunner(game, spec.options, specs, limits, log_dir, sandbox, remote)
             try:
-                player.prepare_rotations(sorted({planned.rotation for _, planned in pending}))
+                runner.prepare_rotations(sorted({planned.rotation for _, planned in pending}))
                 for (game_id, planned), upcoming in zip(pending, [*pending[1:], None]):
                     if upcoming is not None:
-                        player.prepare(upcoming[1])
-                    finished(game_id, planned, player.play(game_id, planned))
+                        runner.prepare(upcoming[1])
+                    finished(game_id, planned, runner.play(game_id, planned))
             finally:
-                state["procs"] = player.pool.started
-                player.close()
+                state["procs"] = runner.started
+                runner.close()
         else:
             state["procs"] = _run_parallel(pending, game, spec.options, specs, limits,
                                            min(jobs, len(pending)), log_dir, finished, failed,

@@ -146,13 +146,12 @@ class State(ABC):
         ``seat``'s own information. Used by the information test and by search-based bots.
         """
 
-    def apply(self, actions: Mapping[int, str],
-              legal: Mapping[int, Sequence[str]] | None = None) -> None:
+    def apply(self, actions: Mapping[int, str]) -> None:
         """Apply one joint action ``{seat: action}`` for exactly the seats in ``to_act()``.
 
         Raises a subclass of IllegalAction and leaves the state unchanged if any action is
-        illegal or the seats do not match. ``legal`` may pass the legal lists the caller just
-        took from this same state (the referee does), to save computing them again.
+        illegal (``seat``: the first illegal seat in ``to_act()`` order) or the seats do not
+        match.
         """
         if self.is_over():
             raise GameOver("the game is over")
@@ -163,9 +162,9 @@ class State(ABC):
             )
         for seat in acting:
             action = actions[seat]
-            offered = legal[seat] if legal is not None else self.legal(seat)
-            if action not in offered:
-                raise IllegalAction(f"seat {seat}: {action!r} is not legal now")
+            if action not in self.legal(seat):
+                raise IllegalAction(f"seat {seat}: {action!r} is not legal now",
+                                    seat=seat)
         self._apply({seat: actions[seat] for seat in acting})
         self.steps += 1
 

@@ -32,7 +32,7 @@ import copy
 import itertools
 import random
 from abc import abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
@@ -343,12 +343,9 @@ class DiscState(State):
         seat = acting[0]
         return {seat: self._seat_legal(seat)}
 
-    def apply(self, actions: Mapping[int, str],
-              legal: Mapping[int, Sequence[str]] | None = None) -> None:
-        """As ``State.apply``, checking legal joint actions against the cached legal lists.
-
-        ``legal`` is accepted for the interface; anything not plainly legal goes through
-        ``State.apply``, which raises the right error."""
+    def apply(self, actions: Mapping[int, str]) -> None:
+        """As ``State.apply``, checking legal joint actions against the cached legal lists;
+        anything not plainly legal goes through ``State.apply``, which raises the right error."""
         acting = self._acting
         if acting is None:
             acting = self.to_act()
@@ -373,7 +370,7 @@ class DiscState(State):
                     self._acting = self._legal = self._base = None
                     self.steps += 1
                     return
-        super().apply(actions, legal)
+        super().apply(actions)
 
     def _apply(self, actions: Mapping[int, str]) -> None:
         if self.phase is self.TOGETHER:

@@ -252,18 +252,15 @@ class SkullKingState(State):
         at = acts.index(first[0])
         del acts[at:at + len(first)]
 
-    def apply(self, actions: Mapping[int, str],
-              legal: Mapping[int, Sequence[str]] | None = None) -> None:
-        """As ``State.apply``, with fast paths for a card play and for a complete set of bids.
-
-        ``legal`` is accepted for the interface; the cached legal list is used instead."""
+    def apply(self, actions: Mapping[int, str]) -> None:
+        """As ``State.apply``, with fast paths for a card play and for a complete set of bids."""
         phase = self.phase
         if phase is PLAYING and len(actions) == 1:
             seat = self.turn
             action = actions.get(seat)
             if action is not None:
                 if action not in (self._legal or self._compute_legal()):
-                    raise IllegalAction(f"seat {seat}: {action!r} is not legal now")
+                    raise IllegalAction(f"seat {seat}: {action!r} is not legal now", seat=seat)
                 self._play(seat, ACTION_CODES[action])
                 self.steps += 1
                 return
@@ -273,7 +270,7 @@ class SkullKingState(State):
                 self._bid(actions)
                 self.steps += 1
                 return
-        super().apply(actions, legal)  # raises the right error
+        super().apply(actions)  # raises the right error
 
     def _apply(self, actions: Mapping[int, str]) -> None:
         if self.phase is BIDDING:

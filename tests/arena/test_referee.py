@@ -9,6 +9,7 @@ import pytest
 from arena.errors import BotStartError
 from arena.record import Chooser, FaultKind, Limits
 from arena.referee import Referee
+from arena.seats import ProcessSeat
 from arena.replay import replay
 from tests.arena.conftest import bundled, rogue
 
@@ -17,9 +18,9 @@ FAST = Limits(move_ms=300, max_faults=3)
 
 def play(hub, pool, toy, specs, *, seed=1, limits=FAST, rounds=3, game_id=1):
     procs = pool.get([(f"s{i}:{spec.name}", spec) for i, spec in enumerate(specs)])
-    return Referee(hub, limits).play(toy, procs, seed=seed, options={"rounds": rounds},
-                                     game_id=game_id, bot_seeds=[seed * 10 + i for i in
-                                                                 range(len(specs))])
+    return Referee(limits).play(toy, [ProcessSeat(hub, proc) for proc in procs], seed=seed,
+                                options={"rounds": rounds}, game_id=game_id,
+                                bot_seeds=[seed * 10 + i for i in range(len(specs))])
 
 
 def kinds(record):

@@ -1,56 +1,59 @@
-"""In-process matches of bundled bots against uniformly random opponents (for bot tests)."""
+"""Matches of bundled bots against uniformly random opponents, played in this process through
+the arena's game session with in-process seats (for bot tests)."""
 
 from __future__ import annotations
 
 import random
-import time
-from collections.abc import Callable
 
 from arena.games import get_game
+from arena.record import Limits
+from arena.seats import Act, InProcessSeat
+from arena.session import Session
 
-Act = Callable[[dict, list[str]], str]
+#: In-process bots are timed, not raced: a loaded machine must not turn a slow answer into a
+#: fault.
+LIMITS = Limits(move_ms=600_000, max_faults=1)
 
 
 def random_act(view: dict, legal: list[str]) -> str:
     return random.choice(legal)
 
 
+def _seats(act: Act, hero: int, players: int) -> list[InProcessSeat]:
+    return [InProcessSeat(act if seat == hero else random_act,
+                          "bot" if seat == hero else "random") for seat in range(players)]
+
+
 def win_rate(game: str, act: Act, *, games: int, players: int = 4, seed: int = 0) -> float:
     """Share of games the bot places first (ties shared by count), seat rotating each game.
 
     Python's global ``random`` is seeded per game, as the SDK does, so the bot and the random
-    opponents are deterministic; every game uses its own deal seed.
+    opponents are deterministic; every game uses its own deal seed. A fault fails the match.
     """
     rule = get_game(game)
     score = 0.0
-    for number in range(games):
-        hero = number % players
-        random.seed(seed * 100_003 + number)
-        state = rule.new(players, seed + number)
-        while not state.is_over():
-            state.apply({s: (act if s == hero else random_act)(state.view(s), state.legal(s))
-                         for s in state.to_act()})
-        places = state.outcome().places
-        if places[hero] == 1:
-            score += 1.0 / places.count(1)
+    with Session(LIMITS) as session:
+        for number in range(games):
+            hero = number % players
+            random.seed(seed * 100_003 + number)
+            record = session.play(rule, _seats(act, hero, players), seed=seed + number,
+                                  bot_seeds=[0] * players)
+            assert not record.faults, record.faults
+            if record.places[hero] == 1:
+                score += 1.0 / record.places.count(1)
     return score / games
 
 
 def mean_decision_seconds(game: str, act: Act, *, players: int, seeds: range) -> float:
     """Play the bot in every seat; check each answer is legal; return its mean think time."""
     rule = get_game(game)
-    spent, decisions = 0.0, 0
-    for seed in seeds:
-        random.seed(seed)
-        state = rule.new(players, seed)
-        while not state.is_over():
-            joint = {}
-            for seat in state.to_act():
-                view, legal = state.view(seat), state.legal(seat)
-                start = time.perf_counter()
-                joint[seat] = act(view, legal)
-                spent += time.perf_counter() - start
-                decisions += 1
-                assert joint[seat] in legal, (joint[seat], legal)
-            state.apply(joint)
-    return spent / decisions
+    think_us, decisions = 0, 0
+    with Session(LIMITS) as session:
+        for seed in seeds:
+            random.seed(seed)
+            seats = [InProcessSeat(act, "bot") for _ in range(players)]
+            record = session.play(rule, seats, seed=seed, bot_seeds=[0] * players)
+            assert not record.faults, record.faults      # an illegal answer is a fault
+            think_us += sum(record.think_us)
+            decisions += sum(record.decisions)
+    return think_us / 1e6 / decisions

@@ -76,9 +76,9 @@ def _try_bad(state: Any, rng: random.Random, players: int, feed: Any) -> None:
     else:
         joint.pop(acting[0])
     before = _packed(state.full()), len(state.events), state.steps
-    offered = {s: state.legal(s) for s in acting} if rng.random() < 0.5 else None
+    rng.random()        # the draw that once chose whether to pass legal lists (kept for the digests)
     try:
-        state.apply(joint, offered)
+        state.apply(joint)
     except ArenaError as exc:
         feed([type(exc).__name__, str(exc)])
         assert (_packed(state.full()), len(state.events), state.steps) == before
@@ -131,7 +131,7 @@ def trace(game_name: str, players: int, seed: int) -> bytes:
         if step % 2:
             state.apply(joint)
         else:
-            state.apply(joint, {seat: state.legal(seat) for seat in acting})
+            state.apply(joint)
         for view, packed in views:
             assert _packed(view) == packed, "a view handed out earlier changed"
         step += 1

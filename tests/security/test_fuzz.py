@@ -21,6 +21,7 @@ from hypothesis import strategies as st
 from arena.hub import Hub, Peer
 from arena.record import FaultKind, Limits
 from arena.referee import Referee
+from arena.seats import ProcessSeat
 from arena.replay import replay
 from protocol.codec import MAX_BOT_MESSAGE, decode
 from protocol.errors import ProtocolError
@@ -176,8 +177,8 @@ def play_against_script(arena_side, script: list[list[tuple]], rounds: int) -> N
     thread.start()
     started = time.monotonic()
     try:
-        record = Referee(hub, limits).play(game, [fake, honest], seed=3,
-                                           options={"rounds": rounds}, game_id=next(ids))
+        record = Referee(limits).play(game, [ProcessSeat(hub, fake), ProcessSeat(hub, honest)],
+                                      seed=3, options={"rounds": rounds}, game_id=next(ids))
     finally:
         stop.set()
         thread.join()

@@ -20,6 +20,7 @@ from arena.errors import SandboxError
 from arena.logs import CappedLog, bot_logs, log_path, safe_name
 from arena.record import Chooser, FaultKind, Limits
 from arena.referee import Referee
+from arena.seats import ProcessSeat
 from arena.sandbox import Sandbox
 from tests.arena.conftest import bundled, rogue
 from tests.security.conftest import survivors
@@ -236,7 +237,8 @@ def test_time_bank_pays_for_slow_moves_until_it_is_spent(hub, pool, toy, monkeyp
     monkeypatch.setenv("ARENA_BOT_DELAY_MS", "1000")
     limits = Limits(move_ms=100, time_bank_ms=2500, max_faults=10)
     procs = pool.get([("slow", rogue("sleepy")), ("first", bundled("first"))])
-    record = Referee(hub, limits).play(toy, procs, seed=1, options={"rounds": 2})
+    record = Referee(limits).play(toy, [ProcessSeat(hub, proc) for proc in procs], seed=1,
+                                  options={"rounds": 2})
     seat0 = [a for a in record.actions if a.seat == 0]
     assert [a.by for a in seat0[:2]] == [Chooser.BOT, Chooser.BOT]
     assert all(a.by is Chooser.REFEREE for a in seat0[2:])
@@ -248,7 +250,7 @@ def test_time_bank_pays_for_slow_moves_until_it_is_spent(hub, pool, toy, monkeyp
 def test_no_bank_means_the_deadline_alone(hub, pool, toy, monkeypatch) -> None:
     monkeypatch.setenv("ARENA_BOT_DELAY_MS", "300")
     procs = pool.get([("slow", rogue("sleepy")), ("first", bundled("first"))])
-    record = Referee(hub, Limits(move_ms=100, max_faults=10)).play(
-        toy, procs, seed=1, options={"rounds": 1})
+    record = Referee(Limits(move_ms=100, max_faults=10)).play(
+        toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 1})
     assert all(f.kind is FaultKind.TIMEOUT for f in record.faults)
     assert len(record.faults) == 2
