@@ -110,7 +110,7 @@ class Referee:
         while not state.is_over():
             legal = {index: state.legal(index) for index in state.to_act()}
             joint = self._collect(state, seats, step, legal)
-            state.apply(joint, legal)
+            state.apply(joint)
             step += 1
         outcome = state.outcome()
         forfeits = tuple(seat.seat for seat in seats if seat.forfeited)

@@ -63,10 +63,7 @@ def playout(game: Game, players: int, seed: int, options: dict | None = None,
                 assert isinstance(view, dict)
                 check_msgpack_map(view)
         joint = random_joint(state, rng)
-        if len(history) % 2:
-            state.apply(joint)
-        else:  # the referee passes the legal lists it offered
-            state.apply(joint, {seat: state.legal(seat) for seat in acting})
+        state.apply(joint)
         history.append(joint)
         assert len(history) <= bound, f"game ran past its bound of {bound} steps"
     assert state.to_act() == ()

@@ -4,7 +4,7 @@ For 40 seeds and every player count, a seeded random playout is hashed (sha256 o
 at every step ``to_act()``, every seat's ``legal`` list and ``view``; the typed error and message
 of some illegal or misaddressed actions; now and then a clone played a few steps and a
 resample's ``full()``, view and legal lists; at the end the events, ``full()`` and ``outcome()``.
-Every other step passes the legal lists to ``apply`` as the referee does. Views handed out
+Views handed out
 earlier must not change when the game moves on (they may share immutable parts with the state).
 
 The expected digests were generated from the engines before their speed-ups, so these tests
@@ -76,9 +76,9 @@ def _try_bad(state: Any, rng: random.Random, players: int, feed: Any) -> None:
     else:
         joint.pop(acting[0])
     before = _packed(state.full()), len(state.events), state.steps
-    offered = {s: state.legal(s) for s in acting} if rng.random() < 0.5 else None
+    rng.random()  # once chose whether to pass legal lists to apply (kept for the digests)
     try:
-        state.apply(joint, offered)
+        state.apply(joint)
     except ArenaError as exc:
         feed([type(exc).__name__, str(exc)])
         assert (_packed(state.full()), len(state.events), state.steps) == before
@@ -128,10 +128,7 @@ def trace(game_name: str, players: int, seed: int) -> bytes:
                 feed([twin.to_act(), [twin.view(s) for s in range(players)]])
             feed([twin.full(), twin.events[-5:]])
         joint = {seat: rng.choice(state.legal(seat)) for seat in acting}
-        if step % 2:
-            state.apply(joint)
-        else:
-            state.apply(joint, {seat: state.legal(seat) for seat in acting})
+        state.apply(joint)
         for view, packed in views:
             assert _packed(view) == packed, "a view handed out earlier changed"
         step += 1
