@@ -200,19 +200,17 @@ class DiscState(State):
         self.challenge: Challenge | None = None
         self.winner: int | None = None
         self.turn = 0
+        #: The disc names by kind.
+        self.names = (self.GOOD_NAME, "skull")
 
     # ----- words ---------------------------------------------------------------------------
-    def name(self, kind: int) -> str:
-        """The name of a disc kind: the good one's (flower/rose) or ``skull``."""
-        return "skull" if kind == SKULL else self.GOOD_NAME
-
     def kind(self, name: str) -> int:
         return SKULL if name == "skull" else GOOD
 
     def kinds_held(self, seat: int, verb: str) -> list[str]:
         """``verb:GOOD_NAME`` and ``verb:skull`` for the kinds in ``seat``'s hand."""
         hand = self.kits[seat].hand
-        return [f"{verb}:{self.name(kind)}" for kind in (GOOD, SKULL) if hand[kind]]
+        return [f"{verb}:{self.names[kind]}" for kind in (GOOD, SKULL) if hand[kind]]
 
     def counts(self, verb: str, above: int) -> list[str]:
         """``verb:N`` for every N above ``above`` up to the discs on all piles."""
@@ -299,7 +297,7 @@ class DiscState(State):
         kit = self.kits[seat]
         kit.hand[kind] -= 1
         kit.pile.append(kind)
-        self.log(self.PLACE, seat=seat, disc=self.name(kind))
+        self.log(self.PLACE, seat=seat, disc=self.names[kind])
         self.note(seat, self.PLACE)
 
     def begin_challenge(self, seat: int, target: int) -> None:
@@ -324,7 +322,7 @@ class DiscState(State):
         challenge.flips.append(Flip(owner, position, kind))
         if kind == SKULL:
             challenge.skull_of = owner
-        by, name = challenge.by, self.name(kind)
+        by, name = challenge.by, self.names[kind]
         if self.SHOW_POSITION:
             self.log(self.FLIP, by=by, seat=owner, disc=name, auto=auto, position=position)
             self.note(by, f"{self.FLIP}:{owner}:{position}:{name}")
@@ -363,13 +361,13 @@ class DiscState(State):
     def take(self, loser: int, taker: int) -> None:
         """``taker`` draws one of ``loser``'s discs blind (the game's generator)."""
         kind = self.kits[loser].remove_random(self.rng)
-        self.log("take", seat=loser, by=taker, disc=self.name(kind))
+        self.log("take", seat=loser, by=taker, disc=self.names[kind])
         self.note(taker, f"take:{loser}")
 
     def drop(self, seat: int, kind: int, *, chosen: bool = True) -> None:
         """``seat`` gives up a disc of ``kind`` (its own choice, or forced when it is the last)."""
         self.kits[seat].remove(kind)
-        self.log(self.DROP, seat=seat, disc=self.name(kind), chosen=chosen)
+        self.log(self.DROP, seat=seat, disc=self.names[kind], chosen=chosen)
         self.note(seat, self.DROP)
 
     def eliminate_empty(self) -> list[int]:
@@ -394,8 +392,8 @@ class DiscState(State):
             "game": self.GAME, "seat": seat, "players": self.players, "round": self.round,
             "to_act": list(self.to_act()),
             "hand": {self.GOOD_NAME: kit.hand[GOOD], "skull": kit.hand[SKULL]},
-            self.PILE: [self.name(kind) for kind in kit.pile],
-            "lost": [self.name(kind) for kind in kit.lost],
+            self.PILE: [self.names[kind] for kind in kit.pile],
+            "lost": [self.names[kind] for kind in kit.lost],
             self.SHOWN: self.shown(), "left": self.challenge.left if self.challenge else 0,
             "log": list(self.round_log), "results": list(self.results), "winner": self.winner,
         }
@@ -407,15 +405,20 @@ class DiscState(State):
         if self.challenge is None:
             return []
         if self.SHOW_POSITION:
-            return [[flip.owner, flip.position, self.name(flip.kind)]
+            return [[flip.owner, flip.position, self.names[flip.kind]]
                     for flip in self.challenge.flips]
-        return [[flip.owner, self.name(flip.kind)] for flip in self.challenge.flips]
+        return [[flip.owner, self.names[flip.kind]] for flip in self.challenge.flips]
 
     def seats_view(self) -> list[dict[str, Any]]:
         """The public ``seats`` list of a view: discs per seat, then the game's keys."""
-        return [{"owned": kit.owned, "in_hand": kit.in_hand, "placed": len(kit.pile),
-                 "eliminated": kit.out is not None, **self.seat_view(seat)}
-                for seat, kit in enumerate(self.kits)]
+        entries = []
+        for seat, kit in enumerate(self.kits):
+            in_hand, placed = kit.in_hand, len(kit.pile)
+            entry = {"owned": in_hand + placed, "in_hand": in_hand, "placed": placed,
+                     "eliminated": kit.out is not None}
+            entry.update(self.seat_view(seat))
+            entries.append(entry)
+        return entries
 
     @abstractmethod
     def seat_view(self, seat: int) -> dict[str, Any]:
