@@ -409,20 +409,18 @@ class DiscState(State):
                     for flip in self.challenge.flips]
         return [[flip.owner, self.names[flip.kind]] for flip in self.challenge.flips]
 
-    def seats_view(self) -> list[dict[str, Any]]:
-        """The public ``seats`` list of a view: discs per seat, then the game's keys."""
+    def seats_view(self, **columns: list[Any]) -> list[dict[str, Any]]:
+        """The public ``seats`` list of a view: each seat's discs, then its entry of each of
+        the game's ``columns`` (per-seat lists, e.g. ``passed=self.passed``)."""
         entries = []
         for seat, kit in enumerate(self.kits):
             in_hand, placed = kit.in_hand, len(kit.pile)
             entry = {"owned": in_hand + placed, "in_hand": in_hand, "placed": placed,
                      "eliminated": kit.out is not None}
-            entry.update(self.seat_view(seat))
+            for key, values in columns.items():
+                entry[key] = values[seat]
             entries.append(entry)
         return entries
-
-    @abstractmethod
-    def seat_view(self, seat: int) -> dict[str, Any]:
-        """The game's own public keys of ``seat`` in ``seats``."""
 
     @abstractmethod
     def game_view(self) -> dict[str, Any]:

@@ -193,12 +193,10 @@ class SkullState(DiscState):
 
     # ----- information ---------------------------------------------------------------------
     def game_view(self) -> dict[str, Any]:
-        return {"phase": self.phase.value, "first": self.first, "seats": self.seats_view(),
+        return {"phase": self.phase.value, "first": self.first,
+                "seats": self.seats_view(successes=self.successes, passed=self.passed),
                 "bid": self.bid, "bidder": self.bidder,
                 "challenger": None if self.challenge is None else self.challenge.by}
-
-    def seat_view(self, seat: int) -> dict[str, Any]:
-        return {"successes": self.successes[seat], "passed": self.passed[seat]}
 
     def game_full(self) -> dict[str, Any]:
         return {"phase": self.phase.value, "first": self.first, "turn": self.turn,

@@ -213,11 +213,8 @@ class BankState(DiscState):
     # ----- information ---------------------------------------------------------------------
     def game_view(self) -> dict[str, Any]:
         return {"phase": self.phase.value, "dealer": self.dealer, "claim": self.claim,
-                "seats": self.seats_view(),
+                "seats": self.seats_view(answer=self.answers),
                 "face_down": [kit.face_down() for kit in self.kits], "max_rounds": MAX_ROUNDS}
-
-    def seat_view(self, seat: int) -> dict[str, Any]:
-        return {"answer": self.answers[seat]}
 
     def game_full(self) -> dict[str, Any]:
         return {"phase": self.phase.value, "dealer": self.dealer, "turn": self.turn,
