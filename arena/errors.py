@@ -24,7 +24,13 @@ class PlayerCountError(GameError):
 
 
 class IllegalAction(GameError):
-    """An action that is not legal in the current state (the state is left unchanged)."""
+    """An action that is not legal in the current state (the state is left unchanged).
+
+    ``seat`` names the seat whose action was illegal, when there is one."""
+
+    def __init__(self, message: str, seat: int | None = None) -> None:
+        super().__init__(message)
+        self.seat = seat
 
     def __init__(self, message: str, seat: int | None = None) -> None:
         super().__init__(message)

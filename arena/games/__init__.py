@@ -1,9 +1,8 @@
-"""Registry of games by name. Bundled and third-party games register the same way."""
+"""Registry of games by name: the bundled games, and any game a program registers itself."""
 
 from __future__ import annotations
 
 import importlib
-import logging
 from collections.abc import Iterator
 
 from arena.errors import UnknownGame
@@ -11,8 +10,6 @@ from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
 
 __all__ = ["Game", "OptionSpec", "Outcome", "State", "places_from_keys", "register", "get_game",
            "all_games", "names"]
-
-log = logging.getLogger(__name__)
 
 _REGISTRY: dict[str, Game] = {}
 
@@ -38,12 +35,7 @@ def _load_bundled() -> None:
         return
     _loaded = True
     for module in BUNDLED:
-        try:
-            importlib.import_module(module)
-        except ModuleNotFoundError as exc:
-            if exc.name != module:
-                raise
-            log.debug("bundled game module %s not present", module)
+        importlib.import_module(module)
 
 
 def get_game(name: str) -> Game:

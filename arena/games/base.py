@@ -110,10 +110,26 @@ class State(ABC):
         """Seats that must act now; several seats make a simultaneous step. Empty when over."""
 
     @abstractmethod
-    def legal(self, seat: int) -> list[str]:
-        """Canonical action strings legal for ``seat`` now, in a fixed deterministic order.
+    def _legal(self, seat: int) -> list[str]:
+        """Canonical action strings legal for ``seat`` now, in a fixed deterministic order
+        (empty when ``seat`` is not to act)."""
 
-        Engines may cache the list: callers treat it as read-only."""
+    def legal(self, seat: int) -> list[str]:
+        """``_legal(seat)``, computed once per step: callers treat the list as read-only.
+
+        The lists are kept until the next ``apply``; copies (``clone``, ``resample``) start
+        without them."""
+        cache = self.__dict__.setdefault("_legal_cache", {})
+        actions = cache.get(seat)
+        if actions is None:
+            actions = cache[seat] = self._legal(seat)
+        return actions
+
+    def __getstate__(self) -> dict[str, Any]:
+        """What ``copy``, ``deepcopy`` and ``pickle`` take: everything but the legal lists."""
+        state = self.__dict__.copy()
+        state.pop("_legal_cache", None)
+        return state
 
     @abstractmethod
     def _apply(self, actions: Mapping[int, str]) -> None:
@@ -123,7 +139,7 @@ class State(ABC):
     def view(self, seat: int) -> dict[str, Any]:
         """Everything ``seat`` may know, as a msgpack-able map (string keys).
 
-        Engines may share parts of views between calls: callers treat a view as read-only."""
+        Callers treat a view as read-only."""
 
     @abstractmethod
     def is_over(self) -> bool:
@@ -149,9 +165,9 @@ class State(ABC):
     def apply(self, actions: Mapping[int, str]) -> None:
         """Apply one joint action ``{seat: action}`` for exactly the seats in ``to_act()``.
 
-        Raises a subclass of IllegalAction and leaves the state unchanged if any action is
-        illegal (``seat``: the first illegal seat in ``to_act()`` order) or the seats do not
-        match.
+        Raises NotYourTurn if the seats do not match, IllegalAction (naming the first illegal
+        seat in ``to_act()`` order) if an action is not legal, GameOver once the game is over;
+        the state is then unchanged.
         """
         if self.is_over():
             raise GameOver("the game is over")
@@ -163,14 +179,15 @@ class State(ABC):
         for seat in acting:
             action = actions[seat]
             if action not in self.legal(seat):
-                raise IllegalAction(f"seat {seat}: {action!r} is not legal now",
-                                    seat=seat)
+                raise IllegalAction(f"seat {seat}: {action!r} is not legal now", seat=seat)
         self._apply({seat: actions[seat] for seat in acting})
+        self.__dict__.pop("_legal_cache", None)
         self.steps += 1
 
     def clone(self) -> State:
-        """An independent deep copy (its generator continues identically)."""
-        return copy.deepcopy(self)
+        """An independent deep copy (its generator continues identically). Logged events are
+        never changed, so the copy's event list holds the same event maps."""
+        return copy.deepcopy(self, {id(self.events): list(self.events)})
 
     def log(self, type_: str, **fields: Any) -> None:
         """Append a full-information event."""

@@ -1,35 +1,23 @@
-"""Shared machinery of the face-down disc bluffing games: ``skull`` and ``skull-bank``.
+"""What the two face-down disc games, ``skull`` and ``skull-bank``, share.
 
 Both games give every player four discs (three good ones -- flowers or roses -- and one skull),
 have them put discs face down on a personal pile (Skull's *stack*, the bank variant's *row*),
 and end a round with one player turning discs over: their own pile first, top first and
-automatically, then one disc of another pile per decision (Skull: the top face-down disc of a
-stack; the bank variant: any face-down bill of any other row), stopping at the first skull. Discs are lost either blind (drawn at random by the referee, only the loser learns
-which) or by the loser's own choice, and a player without discs is eliminated.
+automatically, then one disc of another pile per decision, stopping at the first skull. Discs
+are lost either blind (drawn at random with the game's generator, only the loser learns which)
+or by the loser's own choice, and a player without discs is eliminated. See
+``docs/games/skull.md`` and ``docs/games/skull-bank.md``.
 
-This module holds what the two games really share:
-
-* ``Kit``: one player's discs (hand, face-down pile, flipped count, removed discs) and what the
-  public knows about where that player's skull can be, so ``resample`` redraws hidden
-  identities consistently with everything that was ever shown;
+* ``Kit``: one player's discs, and what the public knows about where that player's skull can
+  be, so that ``resample`` redraws hidden identities consistently with everything shown;
 * ``Challenge``: the turning-over of N discs (Skull's challenge, the bank's showdown);
-* ``DiscState``: a ``State`` base with seats, elimination bookkeeping, the public round log,
-  the flip/take/drop steps with their events, the common parts of a view, ``resample``,
-  ``full`` and ``outcome``. The two games add their own phases on top.
-
-Speed: one decision (``to_act``, ``legal``, ``view``, ``apply``) is on the referee's critical
-path, so ``DiscState`` keeps caches, all built lazily. Per step (dropped by every ``apply``):
-the acting seats, the legal lists and the public part of a view. Per seat (dropped when that
-seat's discs, answer or pass change, and for everyone at the simultaneous step and when the piles
-are gathered): the seat's own-disc lists and its public counts. Views share these (never
-mutated) lists and maps with each other and with the state, and legal lists are the cached
-ones: callers must not mutate them. ``clone`` copies the state and starts with empty caches.
+* ``DiscState``: seats and eliminations, the round's public log, placing, turning over, taking
+  and giving up discs, the common part of a view, ``full``, ``resample`` and ``outcome``. The
+  two games add their phases and actions on top.
 """
 
 from __future__ import annotations
 
-import copy
-import itertools
 import random
 from abc import abstractmethod
 from collections.abc import Mapping
@@ -38,17 +26,14 @@ from typing import Any, ClassVar
 
 from arena.games.base import Game, Outcome, State, places_from_keys
 
-#: Disc kinds. A player owns ``GOODS_EACH`` good discs and one skull.
+#: Disc kinds, as ``Kit`` counts and lists them. A player owns ``GOODS_EACH`` good discs and
+#: one skull.
 GOOD, SKULL = 0, 1
 GOODS_EACH = 3
 DISCS_EACH = GOODS_EACH + 1
-#: Most seats at a disc game (sizes the tables of action strings).
-MAX_SEATS = 6
-#: One-seat ``to_act`` tuples by seat.
-ONE_SEAT = tuple((seat,) for seat in range(MAX_SEATS))
 
 
-@dataclass(slots=True)
+@dataclass
 class Kit:
     """One player's discs and the public knowledge about where that player's skull is.
 
@@ -79,40 +64,33 @@ class Kit:
 
     @property
     def hidden(self) -> int:
-        """Face-down discs still on the pile (flippable)."""
+        """Face-down discs still on the pile."""
         return len(self.pile) - len(self.up)
 
     def face_down(self) -> list[int]:
         """The positions of the pile still face down, bottom first."""
-        up = self.up
-        return [i for i in range(len(self.pile)) if i not in up]
+        return [at for at in range(len(self.pile)) if at not in self.up]
 
     def top_down(self) -> int:
         """The position of the topmost face-down disc (the pile has one)."""
-        up, at = self.up, len(self.pile) - 1
-        while at in up:
-            at -= 1
-        return at
+        return self.face_down()[-1]
 
     def skull_up(self) -> bool:
         """Whether this pile's skull lies face up."""
-        pile = self.pile
-        return any(pile[i] == SKULL for i in self.up)
+        return any(self.pile[at] == SKULL for at in self.up)
 
     def close(self) -> None:
         """End of the round's turning-over: record what the public learnt about the skull
         from the flips, then take the pile back into the hand."""
-        pile, hand = self.pile, self.hand
-        if not pile:
+        if not self.pile:
             return
         if self.skull_up():
             self.known_lost = len(self.lost)
-        elif self.gone_by is None and len(self.up) == len(pile) and hand[GOOD] + hand[SKULL] == 0:
+        elif self.gone_by is None and len(self.up) == len(self.pile) and self.in_hand == 0:
             self.gone_by = len(self.lost)
-        skulls = pile.count(SKULL)
-        hand[SKULL] += skulls
-        hand[GOOD] += len(pile) - skulls
-        pile.clear()
+        self.hand[SKULL] += self.pile.count(SKULL)
+        self.hand[GOOD] += self.pile.count(GOOD)
+        self.pile = []
         self.up = []
 
     def remove(self, kind: int) -> None:
@@ -145,17 +123,10 @@ class Kit:
             self.pile[at] = GOOD
         if pick < hi - lo:
             self.lost[lo + pick] = SKULL
-            return
-        pick -= hi - lo
-        if pick < self.in_hand:
+        elif pick - (hi - lo) < self.in_hand:
             self.hand = [self.in_hand - 1, 1]
         else:
-            self.pile[down[pick - self.in_hand]] = SKULL
-
-    def copy(self) -> Kit:
-        """An independent copy."""
-        return Kit(list(self.hand), list(self.pile), list(self.up), list(self.lost),
-                   self.known_lost, self.gone_by, self.out)
+            self.pile[down[pick - (hi - lo) - self.in_hand]] = SKULL
 
     def full(self) -> dict[str, Any]:
         return {"hand": list(self.hand), "pile": list(self.pile), "shown": len(self.up),
@@ -163,53 +134,44 @@ class Kit:
                 "gone_by": self.gone_by, "out": self.out}
 
 
-@dataclass(slots=True)
+@dataclass
+class Flip:
+    """One disc turned over: whose pile, at which position, and what it was."""
+
+    owner: int
+    position: int
+    kind: int
+
+
+@dataclass
 class Challenge:
-    """Seat ``by`` turning over ``target`` discs; ``flips`` are ``(owner, kind)`` in order and
-    ``positions`` the pile position of each."""
+    """Seat ``by`` turning over ``target`` discs; ``skull_of`` is the owner of the skull met."""
 
     by: int
     target: int
-    flips: list[tuple[int, int]] = field(default_factory=list)
+    flips: list[Flip] = field(default_factory=list)
     skull_of: int | None = None
-    positions: list[int] = field(default_factory=list)
 
     @property
     def done(self) -> bool:
         return self.skull_of is not None or len(self.flips) == self.target
 
-
-def kind_table(verb: str, good: str) -> tuple[tuple[str, ...], ...]:
-    """``verb:good`` / ``verb:skull`` actions indexed by ``hand_mask`` of a hand, good first."""
-    return ((), (f"{verb}:{good}",), (f"{verb}:skull",), (f"{verb}:{good}", f"{verb}:skull"))
-
-
-def hand_mask(hand: list[int]) -> int:
-    """1 if the hand holds a good disc, plus 2 if it holds the skull."""
-    return (hand[GOOD] > 0) + 2 * (hand[SKULL] > 0)
-
-
-def name_table(good: str) -> dict[tuple[int, ...], tuple[str, ...]]:
-    """Disc names of every sequence of kinds up to twice a player's discs (piles and removed
-    discs hold at most ``DISCS_EACH``)."""
-    names = (good, "skull")
-    return {seq: tuple(names[kind] for kind in seq) for length in range(2 * DISCS_EACH + 1)
-            for seq in itertools.product((GOOD, SKULL), repeat=length)}
+    @property
+    def left(self) -> int:
+        """Flips still owed (none once a skull is met)."""
+        return 0 if self.skull_of is not None else self.target - len(self.flips)
 
 
 class DiscState(State):
     """Common state of the disc games. Subclasses name their words and add their phases.
 
-    Class words: ``GOOD_NAME`` (flower/rose), ``PILE`` (stack/row, the view key of one's own
-    pile), ``PLACE`` (place/add), ``FLIP`` (flip/reveal), ``DROP`` (discard/give),
-    ``SHOWN`` (view key of the public list of turned discs). ``TOGETHER`` is the phase in which
-    every player still in puts a disc down at once; ``LISTS`` names the game's own flat lists
-    (copied by ``clone``). The action tables ``NAMES``, ``PLACES``, ``DROPS`` and ``FLIPS`` are
-    derived from the words when the subclass is created.
-
-    A subclass implements ``to_act`` (cached in ``_acting``) and the hooks ``_seat_legal``,
-    ``_act`` (one seat's legal action), ``_after_put_down``, ``_build_base`` and
-    ``_build_entry`` (see the module docstring for the caches they fill).
+    Class words: ``GAME`` (the game id), ``GOOD_NAME`` (flower/rose), ``PILE`` (stack/row,
+    the view key of one's own pile), ``PLACE`` (place/add), ``FLIP`` (flip/reveal), ``DROP``
+    (discard/give), ``SHOWN`` (the view key of the discs turned this round); ``SHOW_POSITION``:
+    whether a turned disc is named by its pile position too. ``TOGETHER`` is the phase in which
+    every player still in puts a disc down at once, ``OVER`` the phase of a finished game.
+    Outside ``TOGETHER`` one seat acts at a time: ``self.turn`` while discs are put down one by
+    one, else the game's ``acting_seat()``.
     """
 
     GAME: ClassVar[str]
@@ -219,26 +181,10 @@ class DiscState(State):
     FLIP: ClassVar[str]
     DROP: ClassVar[str]
     SHOWN: ClassVar[str]
+    SHOW_POSITION: ClassVar[bool] = False
     TOGETHER: ClassVar[Any]
-    LISTS: ClassVar[tuple[str, ...]] = ()
-    #: Whether turned discs are named by pile position too (the bank variant reveals any).
-    FLIP_POSITIONS: ClassVar[bool] = False
-    NAMES: ClassVar[tuple[str, str]]
-    NAME_SEQS: ClassVar[dict[tuple[int, ...], tuple[str, ...]]]
-    PLACES: ClassVar[tuple[tuple[str, ...], ...]]
-    DROPS: ClassVar[tuple[tuple[str, ...], ...]]
-    FLIPS: ClassVar[tuple[str, ...]]
-    PLACE_NOTES: ClassVar[tuple[str, ...]]
-
-    def __init_subclass__(cls, **kwargs: Any) -> None:
-        super().__init_subclass__(**kwargs)
-        if "GOOD_NAME" in vars(cls):
-            cls.NAMES = (cls.GOOD_NAME, "skull")
-            cls.NAME_SEQS = name_table(cls.GOOD_NAME)
-            cls.PLACES = kind_table(cls.PLACE, cls.GOOD_NAME)
-            cls.DROPS = kind_table(cls.DROP, cls.GOOD_NAME)
-            cls.FLIPS = tuple(f"{cls.FLIP}:{seat}" for seat in range(MAX_SEATS))
-            cls.PLACE_NOTES = tuple(f"{seat}:{cls.PLACE}" for seat in range(MAX_SEATS))
+    OVER: ClassVar[Any]
+    phase: Any
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players
@@ -253,310 +199,234 @@ class DiscState(State):
         self.results: list[dict[str, Any]] = []
         self.challenge: Challenge | None = None
         self.winner: int | None = None
-        self.mats = 0  # discs on all piles: kept by place() and close_piles()
-        self._clear_caches()
+        self.turn = 0
+        #: The disc names by kind.
+        self.names = (self.GOOD_NAME, "skull")
 
-    # ----- caches ------------------------------------------------------------------------
-    def _clear_caches(self) -> None:
-        """Drop every cache (a new or cloned state)."""
-        n = self.players
-        self._acting: tuple[int, ...] | None = None
-        self._legal: dict[int, list[str]] | None = None
-        self._base: dict[str, Any] | None = None
-        self._own: list[tuple[dict[str, int], list[str], list[str]] | None] = [None] * n
-        self._entries: list[dict[str, Any] | None] = [None] * n
-        self._seats_view: list[dict[str, Any]] | None = None
-        self._parts: tuple[list[list[Any]], int, list[dict[str, Any]]] | None = None
-        self._ring: list[int | None] | None = None
+    # ----- words ---------------------------------------------------------------------------
+    def kind(self, name: str) -> int:
+        return SKULL if name == "skull" else GOOD
 
-    def _touch(self, seat: int) -> None:
-        """``seat``'s discs changed: drop its cached view parts."""
-        self._own[seat] = self._entries[seat] = self._seats_view = None
+    def kinds_held(self, seat: int, verb: str) -> list[str]:
+        """``verb:GOOD_NAME`` and ``verb:skull`` for the kinds in ``seat``'s hand."""
+        hand = self.kits[seat].hand
+        return [f"{verb}:{self.names[kind]}" for kind in (GOOD, SKULL) if hand[kind]]
 
-    def _touch_entry(self, seat: int) -> None:
-        """``seat``'s pass or answer changed: drop its public entry."""
-        self._entries[seat] = self._seats_view = None
+    def counts(self, verb: str, above: int) -> list[str]:
+        """``verb:N`` for every N above ``above`` up to the discs on all piles."""
+        return [f"{verb}:{n}" for n in range(above + 1, self.on_piles() + 1)]
 
-    def _touch_all(self) -> None:
-        """Everyone's discs changed."""
-        self._own = [None] * self.players
-        self._touch_entries()
+    def on_piles(self) -> int:
+        """The discs on all piles."""
+        return sum(len(kit.pile) for kit in self.kits)
 
-    def _touch_entries(self) -> None:
-        """Everyone's pass or answer changed."""
-        self._entries = [None] * self.players
-        self._seats_view = None
-
-    def kinds(self, seat: int, table: tuple[tuple[str, ...], ...]) -> tuple[str, ...]:
-        """The actions of ``table`` (``PLACES``/``DROPS``) for the kinds in ``seat``'s hand."""
-        return table[hand_mask(self.kits[seat].hand)]
-
-    # ----- seats -------------------------------------------------------------------------
+    # ----- seats ---------------------------------------------------------------------------
     def active_seats(self) -> tuple[int, ...]:
-        seats = []
-        for seat, kit in enumerate(self.kits):
-            if kit.out is None:
-                seats.append(seat)
-        return tuple(seats)
+        """The players still in."""
+        return tuple(seat for seat, kit in enumerate(self.kits) if kit.out is None)
 
     def next_active(self, seat: int) -> int | None:
-        """The first active seat clockwise after ``seat`` (``seat`` itself need not be active);
-        cached until someone is eliminated."""
-        return (self._ring or self._build_ring())[seat]
+        """The first player still in clockwise after ``seat`` (``seat`` itself last)."""
+        for step in range(1, self.players + 1):
+            other = (seat + step) % self.players
+            if self.kits[other].out is None:
+                return other
+        return None
 
     def next_seat(self, seat: int) -> int:
         """``next_active`` when some player is known to be still in."""
-        nxt = (self._ring or self._build_ring())[seat]
-        assert nxt is not None
-        return nxt
+        other = self.next_active(seat)
+        assert other is not None
+        return other
 
-    def _build_ring(self) -> list[int | None]:
-        """``next_active`` of every seat, walking the table backwards twice round."""
-        kits, n = self.kits, self.players
-        ring: list[int | None] = [None] * n
-        nxt = None
-        for at in range(2 * n - 1, -1, -1):
-            seat = at % n
-            if at < n:
-                ring[seat] = nxt
-            if kits[seat].out is None:
-                nxt = seat
-        self._ring = ring
-        return ring
+    # ----- the State interface -------------------------------------------------------------
+    def to_act(self) -> tuple[int, ...]:
+        if self.phase is self.TOGETHER:
+            return self.active_seats()
+        if self.phase is self.OVER:
+            return ()
+        return (self.acting_seat(),)
 
-    # ----- the State interface, with fast paths ------------------------------------------
-    def legal(self, seat: int) -> list[str]:
-        """The cached legal list of ``seat`` this step (do not mutate it)."""
-        cache = self._legal
-        if cache is None:
-            cache = self._legal = self._compute_legal()
-        return cache.get(seat) or []
+    def is_over(self) -> bool:
+        return self.phase is self.OVER
 
-    def _compute_legal(self) -> dict[int, list[str]]:
-        """Each acting seat's legal list (cached per step by ``legal``)."""
-        acting = self._acting or self.to_act()
-        if self.phase is self.TOGETHER:  # the kinds each seat holds
-            kits, places = self.kits, self.PLACES
-            return {seat: list(places[hand_mask(kits[seat].hand)]) for seat in acting}
-        if not acting:  # over
-            return {}
-        seat = acting[0]
-        return {seat: self._seat_legal(seat)}
-
-    def apply(self, actions: Mapping[int, str]) -> None:
-        """As ``State.apply``, checking legal joint actions against the cached legal lists;
-        anything not plainly legal goes through ``State.apply``, which raises the right error."""
-        acting = self._acting
-        if acting is None:
-            acting = self.to_act()
-        if acting and len(actions) == len(acting):
-            offered = self._legal
-            if offered is None:
-                offered = self._legal = self._compute_legal()
-            if len(acting) == 1:
-                seat = acting[0]
-                action = actions.get(seat)
-                if action is not None and action in offered[seat]:
-                    self._act(seat, action)
-                    self._acting = self._legal = self._base = None
-                    self.steps += 1
-                    return
-            else:
-                for seat in acting:
-                    if actions.get(seat) not in offered[seat]:
-                        break
-                else:
-                    self._put_down(actions)
-                    self._acting = self._legal = self._base = None
-                    self.steps += 1
-                    return
-        super().apply(actions)
+    def _legal(self, seat: int) -> list[str]:
+        if seat not in self.to_act():
+            return []
+        if self.phase is self.TOGETHER:
+            return self.kinds_held(seat, self.PLACE)
+        return self.legal_alone(seat)
 
     def _apply(self, actions: Mapping[int, str]) -> None:
         if self.phase is self.TOGETHER:
-            self._put_down(actions)
+            for seat in sorted(actions):
+                self.place(seat, self.kind(actions[seat].partition(":")[2]))
+            self._after_put_down()
+            return
+        ((seat, action),) = actions.items()
+        verb, _, argument = action.partition(":")
+        if verb == self.PLACE:
+            self.place(seat, self.kind(argument))
+            self.turn = self.next_seat(seat)
         else:
-            ((seat, action),) = actions.items()
-            self._act(seat, action)
-        self._acting = self._legal = self._base = None
-
-    def _put_down(self, actions: Mapping[int, str]) -> None:
-        """The simultaneous step: every acting seat places one disc, in seat order."""
-        for seat in sorted(actions):
-            self.place(seat, SKULL if actions[seat].endswith(":skull") else GOOD)
-        self._touch_all()
-        self._ring = None
-        self._after_put_down()
+            self._act(seat, verb, argument)
 
     @abstractmethod
-    def _seat_legal(self, seat: int) -> list[str]:
-        """The legal list of ``seat``, acting alone."""
+    def acting_seat(self) -> int:
+        """The one seat to act outside the simultaneous step (the game is not over)."""
 
     @abstractmethod
-    def _act(self, seat: int, action: str) -> None:
-        """Apply one seat's legal action outside the simultaneous step."""
+    def legal_alone(self, seat: int) -> list[str]:
+        """The legal list of ``seat``, the one seat to act outside the simultaneous step."""
 
     @abstractmethod
     def _after_put_down(self) -> None:
         """Start the turns once every disc of the simultaneous step is down."""
 
-    # ----- steps shared by both games --------------------------------------------------------
+    @abstractmethod
+    def _act(self, seat: int, verb: str, argument: str) -> None:
+        """Apply one seat's legal action ``verb:argument`` other than putting a disc down."""
+
+    # ----- steps shared by both games ------------------------------------------------------
     def note(self, seat: int, public: str) -> None:
         """Append ``SEAT:public`` to this round's public log."""
         self.round_log.append(f"{seat}:{public}")
 
     def place(self, seat: int, kind: int) -> None:
+        """``seat`` puts a disc of ``kind`` face down on top of its pile."""
         kit = self.kits[seat]
         kit.hand[kind] -= 1
         kit.pile.append(kind)
-        self.mats += 1
-        self.events.append({"type": self.PLACE, "seat": seat, "disc": self.NAMES[kind]})
-        self.round_log.append(self.PLACE_NOTES[seat])
-        self._own[seat] = self._entries[seat] = self._seats_view = None
+        self.log(self.PLACE, seat=seat, disc=self.names[kind])
+        self.note(seat, self.PLACE)
 
     def begin_challenge(self, seat: int, target: int) -> None:
         """Start turning ``target`` discs, flipping the challenger's own pile automatically."""
-        self.challenge = challenge = Challenge(seat, target)
-        self._parts = None
-        kit = self.kits[seat]
-        while not challenge.done and kit.hidden:
-            self.flip(seat, True)
+        self.challenge = Challenge(seat, target)
+        while not self.challenge.done and self.kits[seat].hidden:
+            self.flip(seat, self.kits[seat].top_down(), auto=True)
+        self._after_flip()
 
-    def flip(self, owner: int, auto: bool = False, position: int | None = None) -> None:
-        """Turn over ``owner``'s disc at ``position`` (default: its topmost face-down one)."""
+    def turn_over(self, owner: int, position: int) -> None:
+        """The challenger's decision: turn over ``owner``'s disc at ``position``."""
+        self.flip(owner, position)
+        self._after_flip()
+
+    def flip(self, owner: int, position: int, auto: bool = False) -> None:
+        """Turn over ``owner``'s disc at ``position``; a skull ends the turning-over."""
         challenge = self.challenge
         assert challenge is not None
         kit = self.kits[owner]
-        at = kit.top_down() if position is None else position
-        kit.up.append(at)
-        kind = kit.pile[at]
-        challenge.flips.append((owner, kind))
-        challenge.positions.append(at)
+        kit.up.append(position)
+        kind = kit.pile[position]
+        challenge.flips.append(Flip(owner, position, kind))
         if kind == SKULL:
             challenge.skull_of = owner
-        name = self.NAMES[kind]
-        by = challenge.by
-        event = {"type": self.FLIP, "by": by, "seat": owner, "disc": name, "auto": auto}
-        if self.FLIP_POSITIONS:
-            event["position"] = at
-            self.round_log.append(f"{by}:{self.FLIP}:{owner}:{at}:{name}")
+        by, name = challenge.by, self.names[kind]
+        if self.SHOW_POSITION:
+            self.log(self.FLIP, by=by, seat=owner, disc=name, auto=auto, position=position)
+            self.note(by, f"{self.FLIP}:{owner}:{position}:{name}")
         else:
-            self.round_log.append(f"{by}:{self.FLIP}:{owner}:{name}")
-        self.events.append(event)
-        self._parts = None
+            self.log(self.FLIP, by=by, seat=owner, disc=name, auto=auto)
+            self.note(by, f"{self.FLIP}:{owner}:{name}")
 
-    def flip_actions(self) -> list[str]:
-        by = self.challenge.by if self.challenge else -1
-        flips = self.FLIPS
-        actions = []
-        for seat, kit in enumerate(self.kits):
-            if seat != by and kit.hidden:
-                actions.append(flips[seat])
-        return actions
+    def _after_flip(self) -> None:
+        """Once N good discs or a skull are shown, everyone takes their discs back and the
+        challenger has succeeded or failed."""
+        challenge = self.challenge
+        assert challenge is not None
+        if not challenge.done:
+            return
+        self.close_piles()
+        if challenge.skull_of is None:
+            self.log("success", seat=challenge.by)
+            self.succeeded(challenge.by)
+        else:
+            self.log("failure", seat=challenge.by, skull=challenge.skull_of)
+            self.failed(challenge.by, challenge.skull_of)
+
+    @abstractmethod
+    def succeeded(self, seat: int) -> None:
+        """``seat`` turned over N good discs."""
+
+    @abstractmethod
+    def failed(self, seat: int, owner: int) -> None:
+        """``seat`` met ``owner``'s skull."""
 
     def close_piles(self) -> None:
         """End of the turning-over: record what was learnt, everyone takes their discs back."""
         for kit in self.kits:
             kit.close()
-        self.mats = 0
-        self._touch_all()
 
     def take(self, loser: int, taker: int) -> None:
-        """``taker`` draws one of ``loser``'s discs blind (the referee's generator)."""
+        """``taker`` draws one of ``loser``'s discs blind (the game's generator)."""
         kind = self.kits[loser].remove_random(self.rng)
-        self.events.append({"type": "take", "seat": loser, "by": taker,
-                            "disc": self.NAMES[kind]})
+        self.log("take", seat=loser, by=taker, disc=self.names[kind])
         self.note(taker, f"take:{loser}")
-        self._touch(loser)
 
     def drop(self, seat: int, kind: int, *, chosen: bool = True) -> None:
         """``seat`` gives up a disc of ``kind`` (its own choice, or forced when it is the last)."""
         self.kits[seat].remove(kind)
-        self.events.append({"type": self.DROP, "seat": seat, "disc": self.NAMES[kind],
-                            "chosen": chosen})
+        self.log(self.DROP, seat=seat, disc=self.names[kind], chosen=chosen)
         self.note(seat, self.DROP)
-        self._touch(seat)
 
     def eliminate_empty(self) -> list[int]:
-        """Mark active players without discs as eliminated in this round; return them."""
-        gone = []
-        for seat, kit in enumerate(self.kits):
-            if kit.out is None and not kit.pile and kit.hand[GOOD] + kit.hand[SKULL] == 0:
-                gone.append(seat)
+        """Mark the players still in without discs as eliminated this round; return them."""
+        gone = [seat for seat, kit in enumerate(self.kits)
+                if kit.out is None and not kit.pile and kit.in_hand == 0]
         for seat in gone:
             self.kits[seat].out = self.round
-            self.events.append({"type": "eliminated", "seat": seat, "round": self.round})
-            self._touch(seat)
-            self._ring = None
+            self.log("eliminated", seat=seat, round=self.round)
         return gone
 
     def new_round_log(self) -> None:
+        """The next round starts with an empty public log and no challenge."""
         self.round += 1
         self.round_log = []
         self.challenge = None
-        self._parts = None
 
-    def add_result(self, result: dict[str, Any]) -> None:
-        """Append the summary of the round that just ended."""
-        self.results.append(result)
-        self._parts = None
-
-    # ----- views -------------------------------------------------------------------------
+    # ----- views ---------------------------------------------------------------------------
     def view(self, seat: int) -> dict[str, Any]:
-        view = (self._base or self._build_base()).copy()
-        view["seat"] = seat
-        view["hand"], view[self.PILE], view["lost"] = self._own[seat] or self._build_own(seat)
+        kit = self.kits[seat]
+        view = {
+            "game": self.GAME, "seat": seat, "players": self.players, "round": self.round,
+            "to_act": list(self.to_act()),
+            "hand": {self.GOOD_NAME: kit.hand[GOOD], "skull": kit.hand[SKULL]},
+            self.PILE: [self.names[kind] for kind in kit.pile],
+            "lost": [self.names[kind] for kind in kit.lost],
+            self.SHOWN: self.shown(), "left": self.challenge.left if self.challenge else 0,
+            "log": list(self.round_log), "results": list(self.results), "winner": self.winner,
+        }
+        view.update(self.game_view())
         return view
 
-    def _build_own(self, seat: int) -> tuple[dict[str, int], list[str], list[str]]:
-        """What ``seat`` knows of its own discs: hand counts, pile and removed discs."""
-        kit = self.kits[seat]
-        hand, seqs = kit.hand, self.NAME_SEQS
-        own = self._own[seat] = ({self.GOOD_NAME: hand[GOOD], "skull": hand[SKULL]},
-                                 list(seqs[tuple(kit.pile)]), list(seqs[tuple(kit.lost)]))
-        return own
+    def shown(self) -> list[list[Any]]:
+        """The discs turned this round, in order: ``[owner, (position,) name]``."""
+        if self.challenge is None:
+            return []
+        if self.SHOW_POSITION:
+            return [[flip.owner, flip.position, self.names[flip.kind]]
+                    for flip in self.challenge.flips]
+        return [[flip.owner, self.names[flip.kind]] for flip in self.challenge.flips]
 
-    def shared_parts(self) -> tuple[list[list[Any]], int, list[dict[str, Any]]]:
-        """The turned discs, the flips still owed and the earlier rounds' results, as views
-        show them (cached until a flip, a result or a new round)."""
-        challenge = self.challenge
-        if challenge is None:
-            parts: tuple[list[list[Any]], int, list[dict[str, Any]]] = (
-                [], 0, list(self.results))
-        else:
-            names = self.NAMES
-            flips = challenge.flips
-            shown = ([[owner, at, names[kind]] for (owner, kind), at
-                      in zip(flips, challenge.positions)] if self.FLIP_POSITIONS
-                     else [[owner, names[kind]] for owner, kind in flips])
-            parts = (shown,
-                     0 if challenge.skull_of is not None else challenge.target - len(flips),
-                     list(self.results))
-        self._parts = parts
-        return parts
+    def seats_view(self, **columns: list[Any]) -> list[dict[str, Any]]:
+        """The public ``seats`` list of a view: each seat's discs, then its entry of each of
+        the game's ``columns`` (per-seat lists, e.g. ``passed=self.passed``)."""
+        entries = []
+        for seat, kit in enumerate(self.kits):
+            in_hand, placed = kit.in_hand, len(kit.pile)
+            entry = {"owned": in_hand + placed, "in_hand": in_hand, "placed": placed,
+                     "eliminated": kit.out is not None}
+            for key, values in columns.items():
+                entry[key] = values[seat]
+            entries.append(entry)
+        return entries
 
     @abstractmethod
-    def _build_base(self) -> dict[str, Any]:
-        """This step's view with the seat's own keys as placeholders, stored in ``_base``:
-        ``game``, ``seat``, ``players``, ``round``, ``to_act``, ``hand``, ``PILE``, ``lost``,
-        ``SHOWN``, ``left``, ``log``, ``results``, ``winner``, then the game's keys."""
+    def game_view(self) -> dict[str, Any]:
+        """The game's own keys of every view (``seats`` among them)."""
 
-    def seats_view(self) -> list[dict[str, Any]]:
-        """The public ``seats`` list of a view (cached until a seat changes)."""
-        seats = self._seats_view
-        if seats is None:
-            seats = self._seats_view = list(self._entries)
-            for seat, entry in enumerate(seats):
-                if entry is None:
-                    seats[seat] = self._build_entry(seat)
-        return seats
-
-    @abstractmethod
-    def _build_entry(self, seat: int) -> dict[str, Any]:
-        """``seat``'s public entry of ``seats``, stored in ``self._entries[seat]``: ``owned``,
-        ``in_hand``, ``placed``, ``eliminated``, then the game's keys."""
-
-    # ----- whole state, copies, resampling, outcome -----------------------------------------
+    # ----- whole state, resampling, outcome ------------------------------------------------
     def full(self) -> dict[str, Any]:
         challenge = self.challenge
         return {
@@ -564,7 +434,7 @@ class DiscState(State):
             "kits": [kit.full() for kit in self.kits],
             "challenge": None if challenge is None else {
                 "by": challenge.by, "target": challenge.target,
-                "flips": [list(flip) for flip in challenge.flips],
+                "flips": [[flip.owner, flip.kind] for flip in challenge.flips],
                 "skull_of": challenge.skull_of},
             "log": list(self.round_log), "results": list(self.results),
             **self.game_full(),
@@ -574,30 +444,11 @@ class DiscState(State):
     def game_full(self) -> dict[str, Any]:
         """The game's own fields for ``full()``."""
 
-    def clone(self) -> DiscState:
-        """An independent copy with empty caches (events and results, never mutated once
-        logged, are shared)."""
-        other = copy.copy(self)
-        other.options = dict(self.options)
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
-        other.events = list(self.events)
-        other.kits = [kit.copy() for kit in self.kits]
-        other.round_log = list(self.round_log)
-        other.results = list(self.results)
-        challenge = self.challenge
-        if challenge is not None:
-            other.challenge = Challenge(challenge.by, challenge.target, list(challenge.flips),
-                                        challenge.skull_of, list(challenge.positions))
-        for name in self.LISTS:
-            setattr(other, name, list(getattr(self, name)))
-        other._clear_caches()
-        return other
-
     def resample(self, seat: int, rng: random.Random) -> DiscState:
         """Redraw where every other player's skull is (hand, face-down pile or removed discs)
         among the places the public history cannot rule out; reseed the future chance."""
         other = self.clone()
+        assert isinstance(other, DiscState)
         for owner, kit in enumerate(other.kits):
             if owner != seat:
                 kit.redraw(rng)
@@ -624,7 +475,7 @@ class DiscGame(Game):
 
     state_class: ClassVar[type[DiscState]]
     min_players = 3
-    max_players = MAX_SEATS
+    max_players = 6
 
     def _new(self, players: int, seed: int, options: dict[str, Any]) -> DiscState:
         return self.state_class(players, seed, options)

@@ -19,21 +19,12 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games import register
-from arena.games.discs import (DISCS_EACH, GOOD, MAX_SEATS, ONE_SEAT, SKULL, DiscGame,
-                               DiscState, kind_table)
+from arena.games.discs import SKULL, DiscGame, DiscState
 
 log = logging.getLogger(__name__)
 
 #: Successful challenges needed to win.
 WINS_NEEDED = 2
-_TOP = DISCS_EACH * MAX_SEATS
-_BIDS = tuple(f"bid:{n}" for n in range(_TOP + 1))
-_FIRSTS = tuple(f"first:{s}" for s in range(MAX_SEATS))
-#: Legal lists, by hand mask and discs on the mats (turns) and by bid and discs (auction).
-_TURNS = tuple(tuple(kinds + _BIDS[1:mats + 1] for mats in range(_TOP + 1))
-               for kinds in kind_table("place", "flower"))
-_AUCTION = tuple(tuple(("pass",) + _BIDS[bid + 1:mats + 1] for mats in range(_TOP + 1))
-                 for bid in range(_TOP + 1))
 
 
 class Phase(str, enum.Enum):
@@ -46,25 +37,6 @@ class Phase(str, enum.Enum):
     OVER = "over"
 
 
-SETUP, TURNS, AUCTION, CHALLENGE, DISCARD, FIRST, OVER = Phase  # fast global lookups
-_VALUES = {phase: phase.value for phase in Phase}
-#: The keys of a view in order (copying it is faster than building a dict of 19 keys).
-_TEMPLATE: dict[str, Any] = dict.fromkeys((
-    "game", "seat", "players", "round", "to_act", "hand", "stack", "lost", "flips", "left",
-    "log", "results", "winner", "phase", "first", "seats", "bid", "bidder", "challenger"))
-_TEMPLATE["game"] = "skull"
-
-#: What a (legal) action does: its operation and argument.
-_PLACE, _BID, _PASS, _FLIP, _DISCARD, _FIRST = range(6)
-_DECODE: dict[str, tuple[int, int]] = {
-    "place:flower": (_PLACE, GOOD), "place:skull": (_PLACE, SKULL), "pass": (_PASS, 0),
-    "discard:flower": (_DISCARD, GOOD), "discard:skull": (_DISCARD, SKULL),
-    **{bid: (_BID, n) for n, bid in enumerate(_BIDS)},
-    **{f"flip:{s}": (_FLIP, s) for s in range(MAX_SEATS)},
-    **{first: (_FIRST, s) for s, first in enumerate(_FIRSTS)},
-}
-
-
 class SkullState(DiscState):
     """A game of Skull in progress."""
 
@@ -75,8 +47,8 @@ class SkullState(DiscState):
     FLIP = "flip"
     DROP = "discard"
     SHOWN = "flips"
-    TOGETHER = SETUP
-    LISTS = ("successes", "passed")
+    TOGETHER = Phase.SETUP
+    OVER = Phase.OVER
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
@@ -85,130 +57,100 @@ class SkullState(DiscState):
         self.bid = 0
         self.bidder: int | None = None
         self.first = 0
-        self.turn = 0
-        self.bidding = 0  # players in the auction who have not passed
-        self.phase = SETUP
-        self.events.append({"type": "round", "round": 1, "first": 0})
+        self.phase = Phase.SETUP
+        self.log("round", round=1, first=0)
 
-    # ----- whose turn, what is legal ----------------------------------------------------------
-    def to_act(self) -> tuple[int, ...]:
-        acting = self._acting
-        if acting is None:
-            phase = self.phase
-            if phase is TURNS or phase is AUCTION:
-                acting = ONE_SEAT[self.turn]
-            elif phase is SETUP:
-                acting = self.active_seats()
-            elif phase is OVER:
-                acting = ()
-            else:
-                assert self.challenge is not None
-                acting = ONE_SEAT[self.challenge.by]
-            self._acting = acting
-        return acting
+    # ----- whose turn, what is legal -------------------------------------------------------
+    def acting_seat(self) -> int:
+        if self.phase in (Phase.TURNS, Phase.AUCTION):
+            return self.turn
+        assert self.challenge is not None
+        return self.challenge.by
 
-    def _seat_legal(self, seat: int) -> list[str]:
-        phase = self.phase
-        if phase is TURNS:
-            hand = self.kits[seat].hand
-            actions = list(_TURNS[(hand[GOOD] > 0) + 2 * (hand[SKULL] > 0)][self.mats])
-        elif phase is AUCTION:
-            actions = list(_AUCTION[self.bid][self.mats])
-        elif phase is CHALLENGE:
-            actions = self.flip_actions()
-        elif phase is DISCARD:
-            actions = list(self.kinds(seat, self.DROPS))
-        else:
-            actions = [_FIRSTS[s] for s in self.active_seats()]
-        return actions
+    def legal_alone(self, seat: int) -> list[str]:
+        if self.phase is Phase.TURNS:
+            return self.kinds_held(seat, "place") + self.counts("bid", 0)
+        if self.phase is Phase.AUCTION:
+            return ["pass"] + self.counts("bid", self.bid)
+        if self.phase is Phase.CHALLENGE:
+            return [f"flip:{other}" for other, kit in enumerate(self.kits)
+                    if other != seat and kit.hidden]
+        if self.phase is Phase.DISCARD:
+            return self.kinds_held(seat, "discard")
+        return [f"first:{other}" for other in self.active_seats()]
 
-    # ----- applying actions ---------------------------------------------------------------
+    # ----- applying actions ----------------------------------------------------------------
     def _after_put_down(self) -> None:
-        self.phase = TURNS
+        self.phase = Phase.TURNS
         self.turn = self.first
 
-    def _act(self, seat: int, action: str) -> None:
-        op, arg = _DECODE[action]
-        if op == _PLACE:
-            self.place(seat, arg)
-            self.turn = self.next_seat(seat)
-        elif op == _BID:
-            self._bid(seat, arg)
-        elif op == _PASS:
+    def _act(self, seat: int, verb: str, argument: str) -> None:
+        if verb == "bid":
+            self._bid(seat, int(argument))
+        elif verb == "pass":
             self._pass(seat)
-        elif op == _FLIP:
-            self.flip(arg)
-            self._after_flip()
-        elif op == _DISCARD:
-            self.drop(seat, arg)
+        elif verb == "flip":
+            owner = int(argument)
+            self.turn_over(owner, self.kits[owner].top_down())
+        elif verb == "discard":
+            self.drop(seat, self.kind(argument))
             self._after_loss()
         else:
-            self.events.append({"type": "first", "seat": seat, "chosen": arg})
-            self.note(seat, action)
-            self._next_round(arg)
+            chosen = int(argument)
+            self.log("first", seat=seat, chosen=chosen)
+            self.note(seat, f"first:{chosen}")
+            self._next_round(chosen)
 
     def _bid(self, seat: int, n: int) -> None:
-        if self.phase is TURNS:  # the auction opens: everyone still in takes part
-            self.bidding = 0
-            for kit, passed in zip(self.kits, self.passed):
-                if kit.out is None and not passed:
-                    self.bidding += 1
-        self.phase = AUCTION
+        """An opening bid or a raise: nobody places any more."""
+        self.phase = Phase.AUCTION
         self.bid, self.bidder = n, seat
-        self.events.append({"type": "bid", "seat": seat, "n": n})
-        self.round_log.append(f"{seat}:{_BIDS[n]}")
+        self.log("bid", seat=seat, n=n)
+        self.note(seat, f"bid:{n}")
         self._next_bidder(seat)
 
     def _pass(self, seat: int) -> None:
         self.passed[seat] = True
-        self.bidding -= 1
-        self.events.append({"type": "pass", "seat": seat})
-        self.round_log.append(f"{seat}:pass")
-        self._touch_entry(seat)
+        self.log("pass", seat=seat)
+        self.note(seat, "pass")
         self._next_bidder(seat)
 
     def _next_bidder(self, seat: int) -> None:
-        """Move the auction on, or start the challenge once it is over."""
+        """The next player who has not passed bids, or the challenge starts: when all but one
+        have passed, or at once when the bid equals the discs on the mats."""
         assert self.bidder is not None
-        if self.bid == self.mats or self.bidding == 1:
-            self.phase = CHALLENGE
+        bidding = [s for s in self.active_seats() if not self.passed[s]]
+        if self.bid == self.on_piles() or len(bidding) == 1:
+            self.phase = Phase.CHALLENGE
             self.begin_challenge(self.bidder, self.bid)
-            self._after_flip()
             return
-        passed = self.passed
-        nxt = self.next_seat(seat)
-        while passed[nxt]:
-            nxt = self.next_seat(nxt)
-        self.turn = nxt
+        self.turn = self.next_seat(seat)
+        while self.passed[self.turn]:
+            self.turn = self.next_seat(self.turn)
 
-    # ----- end of a challenge -----------------------------------------------------------------
-    def _after_flip(self) -> None:
-        challenge = self.challenge
-        assert challenge is not None
-        if not challenge.done:
-            return
-        self.close_piles()
-        seat = challenge.by
-        if challenge.skull_of is None:
-            self.successes[seat] += 1
-            self.events.append({"type": "success", "seat": seat})
-            if self.successes[seat] == WINS_NEEDED:
-                self._win(seat)
-            else:
-                self._next_round(seat)
-            return
-        owner = challenge.skull_of
-        self.events.append({"type": "failure", "seat": seat, "skull": owner})
+    # ----- end of a challenge --------------------------------------------------------------
+    def succeeded(self, seat: int) -> None:
+        """One success; the second wins the game."""
+        self.successes[seat] += 1
+        if self.successes[seat] == WINS_NEEDED:
+            self._win(seat)
+        else:
+            self._next_round(seat)
+
+    def failed(self, seat: int, owner: int) -> None:
+        """On another's skull, its owner takes a disc blind; on one's own, the challenger
+        chooses which disc to discard (without a decision when the skull is the last disc)."""
         if owner != seat:
             self.take(seat, owner)
         elif self.kits[seat].owned > 1:
-            self.phase = DISCARD
+            self.phase = Phase.DISCARD
             return
         else:
             self.drop(seat, SKULL, chosen=False)
         self._after_loss()
 
     def _after_loss(self) -> None:
+        """Who starts the next round after a failure, or who has won."""
         challenge = self.challenge
         assert challenge is not None and challenge.skull_of is not None
         seat, owner = challenge.by, challenge.skull_of
@@ -219,11 +161,12 @@ class SkullState(DiscState):
         if len(remaining) == 1:
             self._win(remaining[0])
         elif owner == seat:
-            self.phase = FIRST
+            self.phase = Phase.FIRST
         else:
             self._next_round(owner)
 
     def _result(self, first: int | None) -> dict[str, Any]:
+        """The summary of the round that just ended, for ``results``."""
         challenge = self.challenge
         assert challenge is not None
         seat, owner = challenge.by, challenge.skull_of
@@ -233,52 +176,27 @@ class SkullState(DiscState):
                 "eliminated": self.kits[seat].out is not None, "first": first}
 
     def _next_round(self, first: int) -> None:
-        self.add_result(self._result(first))
+        self.results.append(self._result(first))
         self.new_round_log()
         self.first = self.turn = first
         self.bid, self.bidder = 0, None
         self.passed = [False] * self.players
-        self._touch_entries()
-        self.phase = SETUP
-        self.events.append({"type": "round", "round": self.round, "first": first})
+        self.phase = Phase.SETUP
+        self.log("round", round=self.round, first=first)
 
     def _win(self, seat: int) -> None:
-        self.add_result(self._result(None))
+        self.results.append(self._result(None))
         self.winner = seat
-        self.phase = OVER
-        self.events.append({"type": "win", "seat": seat})
+        self.phase = Phase.OVER
+        self.log("win", seat=seat)
         log.debug("skull game %s won by seat %s at round %s", self.seed, seat, self.round)
 
-    # ----- information ----------------------------------------------------------------------
-    def _build_base(self) -> dict[str, Any]:
-        base = self._base = _TEMPLATE.copy()  # every key but the seat's own is set below
-        base["players"] = self.players
-        base["round"] = self.round
-        base["to_act"] = list(self._acting or self.to_act())
-        base["flips"], base["left"], base["results"] = self._parts or self.shared_parts()
-        base["log"] = list(self.round_log)
-        base["winner"] = self.winner
-        base["phase"] = _VALUES[self.phase]
-        base["first"] = self.first
-        base["seats"] = self._seats_view or self.seats_view()
-        base["bid"] = self.bid
-        base["bidder"] = self.bidder
-        challenge = self.challenge
-        base["challenger"] = None if challenge is None else challenge.by
-        return base
-
-    def _build_entry(self, seat: int) -> dict[str, Any]:
-        kit = self.kits[seat]
-        in_hand = kit.hand[GOOD] + kit.hand[SKULL]
-        placed = len(kit.pile)
-        entry = self._entries[seat] = {
-            "owned": in_hand + placed, "in_hand": in_hand, "placed": placed,
-            "eliminated": kit.out is not None, "successes": self.successes[seat],
-            "passed": self.passed[seat]}
-        return entry
-
-    def is_over(self) -> bool:
-        return self.phase is OVER
+    # ----- information ---------------------------------------------------------------------
+    def game_view(self) -> dict[str, Any]:
+        return {"phase": self.phase.value, "first": self.first,
+                "seats": self.seats_view(successes=self.successes, passed=self.passed),
+                "bid": self.bid, "bidder": self.bidder,
+                "challenger": None if self.challenge is None else self.challenge.by}
 
     def game_full(self) -> dict[str, Any]:
         return {"phase": self.phase.value, "first": self.first, "turn": self.turn,

@@ -16,7 +16,7 @@ from bisect import bisect_left
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from arena.errors import GameError, IllegalAction
+from arena.errors import GameError
 from arena.games import register
 from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
 from arena.games.skull_king_cards import (
@@ -96,7 +96,7 @@ class SkullKingState(State):
         self.trick_codes: list[int] = []
         self._trick_view: tuple[str, ...] = ()
         self.lead = UNDECIDED
-        self._legal: list[str] | None = None
+        self._plays: list[str] | None = None
 
     def _bid(self, actions: Mapping[int, str]) -> None:
         self.bids = tuple([BID_VALUES[actions[seat]] for seat in self.seats])
@@ -128,7 +128,7 @@ class SkullKingState(State):
         if self.lead == UNDECIDED:
             self.lead = next_lead(UNDECIDED, code)
         self.events.append({"type": "play", "seat": seat, "card": name})
-        self._legal = None
+        self._plays = None
         if len(codes) == self.players:
             self._finish_trick()
         else:
@@ -209,12 +209,12 @@ class SkullKingState(State):
             return self.seats
         return ()
 
-    def legal(self, seat: int) -> list[str]:
+    def _legal(self, seat: int) -> list[str]:
         phase = self.phase
         if phase is PLAYING:
             if seat != self.turn:
                 return []
-            return list(self._legal or self._compute_legal())
+            return list(self._plays or self._compute_legal())
         if phase is BIDDING and 0 <= seat < self.players:
             return list(BID_ACTIONS[self.cards])
         return []
@@ -235,7 +235,7 @@ class SkullKingState(State):
             hi = bisect_left(hand, lead * 14 + 14, lo, specials)
             if lo < hi and hi - lo < specials:
                 acts = acts[lo:hi] + acts[specials:]
-        self._legal = acts
+        self._plays = acts
         return acts
 
     def _index_hands(self) -> list[tuple[str, ...]]:
@@ -251,26 +251,6 @@ class SkullKingState(State):
         first = KIND_ACTIONS[kind]
         at = acts.index(first[0])
         del acts[at:at + len(first)]
-
-    def apply(self, actions: Mapping[int, str]) -> None:
-        """As ``State.apply``, with fast paths for a card play and for a complete set of bids."""
-        phase = self.phase
-        if phase is PLAYING and len(actions) == 1:
-            seat = self.turn
-            action = actions.get(seat)
-            if action is not None:
-                if action not in (self._legal or self._compute_legal()):
-                    raise IllegalAction(f"seat {seat}: {action!r} is not legal now", seat=seat)
-                self._play(seat, ACTION_CODES[action])
-                self.steps += 1
-                return
-        elif phase is BIDDING and len(actions) == self.players:
-            bids = BID_ACTIONS[self.cards]
-            if all(actions.get(seat) in bids for seat in self.seats):
-                self._bid(actions)
-                self.steps += 1
-                return
-        super().apply(actions)  # raises the right error
 
     def _apply(self, actions: Mapping[int, str]) -> None:
         if self.phase is BIDDING:
@@ -359,7 +339,7 @@ class SkullKingState(State):
         other.trick_codes = list(self.trick_codes)
         other._names = [list(names) for names in self._names]
         other._acts = [list(acts) for acts in self._acts]
-        other._legal = None
+        other._plays = None
         return other
 
     # ----------------------------------------------------------------- hidden information

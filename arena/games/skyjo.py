@@ -206,7 +206,7 @@ class SkyjoState(State):
             return ()
         return (self.current,)
 
-    def legal(self, seat: int) -> list[str]:
+    def _legal(self, seat: int) -> list[str]:
         if self.phase is Phase.REVEAL:
             return list(REVEAL_ACTIONS) if 0 <= seat < self.players else []
         if self.phase is Phase.OVER or seat != self.current:

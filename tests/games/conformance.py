@@ -58,12 +58,16 @@ def playout(game: Game, players: int, seed: int, options: dict | None = None,
                 assert all(isinstance(a, str) and a for a in legal)
             else:
                 assert legal == [], f"seat {seat} is not to act but has legal actions"
-            if check_views:
-                view = state.view(seat)
-                assert isinstance(view, dict)
-                check_msgpack_map(view)
+        handed_out = []
+        for seat in range(players) if check_views else ():
+            view = state.view(seat)
+            assert isinstance(view, dict)
+            check_msgpack_map(view)
+            handed_out.append((view, packed(view)))
         joint = random_joint(state, rng)
         state.apply(joint)
+        for view, before in handed_out:
+            assert packed(view) == before, "a view handed out earlier changed with the game"
         history.append(joint)
         assert len(history) <= bound, f"game ran past its bound of {bound} steps"
     assert state.to_act() == ()
@@ -108,12 +112,14 @@ def check_illegal(game: Game, players: int, seed: int, options: dict | None = No
         seat = acting[0]
         bad = {s: rng.choice(state.legal(s)) for s in acting}
         bad[seat] = "no-such-action:42"
-        with pytest.raises(IllegalAction):
+        with pytest.raises(IllegalAction) as raised:
             state.apply(bad)
+        assert raised.value.seat == seat
         if len(acting) > 1:
             partial = {s: rng.choice(state.legal(s)) for s in acting[1:]}
-            with pytest.raises(NotYourTurn):
+            with pytest.raises(NotYourTurn) as missing:
                 state.apply(partial)
+            assert missing.value.seat is None
         idle = [s for s in range(players) if s not in acting]
         if idle:
             extra = random_joint(state, rng)
