@@ -364,15 +364,6 @@ def kill(proc: BotProcess) -> None:
         proc.scratch = None
 
 
-def kill_group(popen: subprocess.Popen) -> None:
-    """Kill the process and everything in its process group."""
-    proclimits.kill_tree(popen.pid, None)
-    try:
-        popen.wait(timeout=2)
-    except subprocess.TimeoutExpired:
-        log.warning("process %s did not die after SIGKILL", popen.pid)
-
-
 def default_log_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"arena-logs-{os.getpid()}"
 
