@@ -10,8 +10,8 @@ from __future__ import annotations
 import click
 
 from arena.botproc import resolve_spec
-from arena.commands.common import echo_json, parse_options
-from arena.commands.safety import RunOptions, run_options
+from arena.cli.common import echo_json, parse_options
+from arena.cli.safety import RunOptions, run_options
 from arena.games import get_game
 from arena.keyfile import KeyFile
 from arena.match import play_match

@@ -13,8 +13,8 @@ import time
 import click
 
 from arena.botproc import bundled_bots, plays
-from arena.commands.storage import db_option
-from arena.commands.tournament import create_tournament, run_tournament
+from arena.cli.storage import db_option
+from arena.cli.tournament import create_tournament, run_tournament
 from arena.games import get_game, names
 from tournaments import reports
 from tournaments.store import Store

@@ -7,10 +7,10 @@ from pathlib import Path
 import click
 
 from arena.botproc import BotSpec
-from arena.commands.common import echo_json, parse_options
-from arena.commands.progress import ProgressBar
-from arena.commands.safety import RunOptions, run_options
-from arena.commands.storage import bot_spec, db_option, registered_folders
+from arena.cli.common import echo_json, parse_options
+from arena.cli.progress import ProgressBar
+from arena.cli.safety import RunOptions, run_options
+from arena.cli.storage import bot_spec, db_option, registered_folders
 from arena.games import get_game
 from arena.seeds import new_key, random_seed
 from tournaments import reports

@@ -10,9 +10,9 @@ from pathlib import Path
 import click
 
 from arena.botproc import BotSpec, bundled_bots
-from arena.commands.common import echo_json
-from arena.commands.safety import sandbox_option
-from arena.commands.storage import bundled_version, db_option
+from arena.cli.common import echo_json
+from arena.cli.safety import sandbox_option
+from arena.cli.storage import bundled_version, db_option
 from arena.errors import ArenaError
 from arena.logs import bot_logs, logs_folder
 from arena.text import printable
