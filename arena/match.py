@@ -13,7 +13,7 @@ from arena.hub import Hub
 from arena.record import GameRecord, Limits
 from arena.referee import Referee
 from arena.remote import RemoteConfig
-from arena.sandbox import Sandbox, SandboxMode
+from arena.sandbox import Sandbox
 from arena.seeds import bot_seeds, new_key
 
 log = logging.getLogger(__name__)
@@ -22,7 +22,7 @@ log = logging.getLogger(__name__)
 def play_match(game_name: str, specs: Sequence[BotSpec], *, seed: int, key: bytes | None = None,
                options: Mapping[str, Any] | None = None, limits: Limits = Limits(),
                endpoint: str | None = None, log_dir: Path | None = None,
-               sandbox: Sandbox | SandboxMode | None = SandboxMode.AUTO,
+               sandbox: Sandbox | None = None,
                remote: RemoteConfig | None = None) -> GameRecord:
     """Play one game of ``game_name`` with one fresh process per seat; return its record.
 

@@ -27,6 +27,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import importlib.util
 import logging
 import os
 import shutil
@@ -243,16 +244,18 @@ def resolve(mode: SandboxMode | str, *, hide: Iterable[str | os.PathLike[str]] =
     return Sandbox(bwrap=found, scratch_bytes=scratch_bytes).hiding(hide)
 
 
-def needed_paths() -> list[str]:
-    """Folders every bot needs to see: the Python installation and the arena's packages
-    (``protocol``; ``bots`` and ``arena``, which bots may use as a game simulator)."""
-    import arena
-    import bots
-    import protocol
+#: Packages every bot may need to see: the SDK, the rules engines (a simulator) and the
+#: bundled bots. Found without importing them: the arena never imports a bot.
+BOT_PACKAGES = ("protocol", "arena", "bots")
 
+
+def needed_paths() -> list[str]:
+    """Folders every bot needs to see: the Python installation and ``BOT_PACKAGES``."""
     found = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    for package in (arena, bots, protocol):
-        found.add(os.path.dirname(os.path.abspath(package.__file__)))
+    for name in BOT_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        found.update(os.path.abspath(path)
+                     for path in (spec.submodule_search_locations or [] if spec else []))
     return sorted(found)
 
 

@@ -22,13 +22,14 @@ import time
 import msgpack
 import zmq
 
-from arena.botproc import BotPool, resolve_spec
+from arena.botproc import BotPool
 from arena.games import get_game
 from arena.hub import Hub
 from arena.record import Limits
 from arena.referee import Referee
 from arena.seeds import bot_seeds, new_key
 from protocol.transport import default_endpoint
+from tournaments.catalogue import bundled_spec
 
 
 def sample_turn(game_name: str, players: int) -> dict:
@@ -83,7 +84,7 @@ def protocol_decisions(game_name: str, players: int, games: int) -> tuple[float,
     game = get_game(game_name)
     hub = Hub()
     with BotPool(hub) as pool:
-        spec = resolve_spec("random")
+        spec = bundled_spec("random")
         procs = pool.get([(f"random#{i}", spec) for i in range(players)])
         referee = Referee(hub, Limits(move_ms=5000))
         referee.play(game, procs, seed=0, bot_seeds=[1] * players)  # warm up

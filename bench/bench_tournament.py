@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.botproc import bundled_bots, plays, resolve_spec
 from arena.seeds import new_key
+from tournaments.catalogue import bundled_bots, bundled_spec, plays
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan
 from tournaments.store import Store
@@ -40,7 +40,7 @@ def one_run(rounds: int, jobs: int) -> None:
         labels = spec.entrant_bots()
         tid = store.create_tournament(spec, games, {l: (b, "bench") for l, b in labels.items()},
                                       key=key)
-        specs = {label: resolve_spec(bot) for label, bot in labels.items()}
+        specs = {label: bundled_spec(bot) for label, bot in labels.items()}
         started = time.perf_counter()
         summary = run(store, tid, specs=specs, jobs=jobs)
         wall = time.perf_counter() - started

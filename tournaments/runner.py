@@ -32,7 +32,7 @@ from arena.lifetime import die_with_parent
 from arena.record import GameRecord, Limits
 from arena.referee import Referee
 from arena.remote import RemoteConfig
-from arena.sandbox import Sandbox, SandboxMode
+from arena.sandbox import Sandbox
 from tournaments.dispatch import Dispatcher
 from tournaments.ratings import PairCounts
 from tournaments.schedule import PlannedGame, play_order
@@ -96,7 +96,7 @@ class _Player:
 
     def __init__(self, game: Game, options: Mapping, specs: Mapping[str, BotSpec],
                  limits: Limits, log_dir: Path | None,
-                 sandbox: Sandbox | SandboxMode | None = SandboxMode.AUTO,
+                 sandbox: Sandbox | None = None,
                  remote: RemoteConfig | None = None) -> None:
         self.game = game
         self.options = dict(options)
@@ -204,7 +204,7 @@ def _worker(inbox: multiprocessing.Queue, results: multiprocessing.Queue, index:
 
 def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
         limits: Limits | None = None, progress: Callable[[Progress], None] | None = None,
-        log_dir: Path | None = None, sandbox: Sandbox | SandboxMode | None = SandboxMode.AUTO,
+        log_dir: Path | None = None, sandbox: Sandbox | None = None,
         remote: RemoteConfig | None = None) -> RunSummary:
     """Play every pending game of tournament ``tid`` and record each as it finishes.
 
@@ -215,12 +215,6 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
     """
     if remote is not None and jobs > 1:
         raise RemoteError("remote bots join one listening arena process: use --jobs 1")
-    if isinstance(sandbox, (SandboxMode, str)):
-        from arena.logs import logs_folder
-        from arena.sandbox import private_paths, resolve
-
-        db = Path(store.path)
-        sandbox = resolve(sandbox, hide=private_paths(db, log_dir or logs_folder(db)))
     info = store.tournament(tid)
     spec = info.spec
     game = get_game(spec.game)      # workers get the game itself (one registered here only too)

@@ -203,7 +203,7 @@ def test_watchdog_kills_a_bot_over_its_process_limit(hub, tmp_path, monkeypatch)
     monkeypatch.setenv("ARENA_BOT_FORKS", "12")
     monkeypatch.setattr(proclimits, "cgroup_base", lambda: None)
     limits = Limits(max_procs=6, startup_ms=5000)
-    with BotPool(hub, limits=limits, log_dir=tmp_path, sandbox="off") as pool:
+    with BotPool(hub, limits=limits, log_dir=tmp_path) as pool:
         proc = pool.get([("bomb", rogue("forkbomb"))])[0]
         deadline = time.monotonic() + 5
         while proc.alive() and time.monotonic() < deadline:
