@@ -47,10 +47,6 @@ class BotStartError(BotError):
         self.label = label
 
 
-class StoreError(ArenaError):
-    """The results database is corrupt, locked, or of an unknown schema."""
-
-
 class SandboxError(ArenaError):
     """The bot sandbox was required but cannot be used here."""
 

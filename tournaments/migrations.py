@@ -29,8 +29,8 @@ from collections.abc import Callable
 
 from sqlite_utils import Database
 
-from arena.errors import StoreError
 from arena.keyfile import KeyFile
+from tournaments.errors import StoreError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate", "user_version"]
 
