@@ -21,8 +21,7 @@ from typing import Any
 from arena.botproc import BotProcess
 from arena.games.base import Game
 from arena.hub import Hub, Peer
-from arena.record import (ActionRecord, Chooser, Fault, FaultKind, GameRecord, Limits,
-                          final_places)
+from arena.record import ActionRecord, Chooser, Fault, FaultKind, GameRecord, Limits, final_places
 from arena.seeds import random_seed
 
 log = logging.getLogger(__name__)
@@ -125,7 +124,8 @@ class Referee:
         return GameRecord(
             game=game.name, options=dict(state.options), seed=seed,
             bots=tuple(names or [s.proc.label if s.proc else "?" for s in seats]),
-            actions=tuple(sorted(self._actions, key=lambda a: (a.step, a.seat))), faults=tuple(self._faults), forfeits=forfeits,
+            actions=tuple(sorted(self._actions, key=lambda a: (a.step, a.seat))),
+            faults=tuple(self._faults), forfeits=forfeits,
             scores=tuple(outcome.scores), game_places=tuple(outcome.places), places=places,
             think_us=tuple(s.think_us for s in seats),
             decisions=tuple(s.decisions for s in seats),

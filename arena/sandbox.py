@@ -6,7 +6,8 @@ programs need (``ETC_FILES``), the Python installation, the arena's packages (``
 ``bots``, ``arena``), its own folder, the folders of files its command names and the folder of
 its hub socket (its working folder is one of these, or an empty folder of its own); plus a
 private, size-limited ``/tmp`` (its ``TMPDIR``) and ``/dev/shm``, the only places it can write,
-and its own ``/dev`` and ``/proc``. Nothing else exists for it. Private paths of the arena (the database, the logs folder, other registered
+and its own ``/dev`` and ``/proc``. Nothing else exists for it. Private paths of the arena (the
+database, the logs folder, other registered
 bots' folders) that lie inside a shown folder are covered (an empty read-only file system for a
 folder, an unopenable device node for a file); a command naming a file inside a private path is
 refused (SandboxError), never shown.

@@ -38,7 +38,7 @@ def one_run(rounds: int, jobs: int) -> None:
         key = new_key()
         games = plan(spec, key=key)
         labels = spec.entrant_bots()
-        tid = store.create_tournament(spec, games, {l: (b, "bench") for l, b in labels.items()},
+        tid = store.create_tournament(spec, games, {e: (b, "bench") for e, b in labels.items()},
                                       key=key)
         specs = {label: bundled_spec(bot) for label, bot in labels.items()}
         started = time.perf_counter()

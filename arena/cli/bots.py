@@ -15,15 +15,20 @@ from arena.cli.safety import resolve_sandbox, sandbox_option
 from arena.cli.storage import db_option
 from arena.errors import ArenaError
 from arena.logs import bot_logs, logs_folder
-from arena.text import printable
 from arena.remote import check_listen
 from arena.sandbox import SandboxMode
-from tournaments.catalogue import (Catalogue, bundled_bots, bundled_version, command_version,
-                                   folder_version)
+from arena.text import printable
+from tournaments.catalogue import (
+    Catalogue,
+    bundled_bots,
+    bundled_version,
+    command_version,
+    folder_version,
+)
 from tournaments.registry import BotCheckError, load_manifest, register
 from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
-from tournaments.store import Store
 from tournaments.reports import format_table
+from tournaments.store import Store
 
 
 @click.group()

@@ -19,8 +19,8 @@ from arena.replay import seat_story
 from arena.seeds import deal_seed, random_seed
 from arena.text import printable
 from tournaments.catalogue import Catalogue
-from tournaments.store import resolve_db_path
 from tournaments.reports import format_table
+from tournaments.store import resolve_db_path
 
 
 @click.command()
@@ -102,8 +102,8 @@ def show_result(record: GameRecord) -> None:
         rows.append([record.places[s], s, record.bots[s], record.scores[s],
                      record.decisions[s], f"{mean_us / 1000:.2f}", faults[s],
                      "yes" if s in record.forfeits else ""])
-    click.echo(format_table(["place", "seat", "bot", "score", "moves", "ms/move", "faults", "forfeit"],
-                     rows, align="rrlrrrrl"))
+    click.echo(format_table(["place", "seat", "bot", "score", "moves", "ms/move", "faults",
+                             "forfeit"], rows, align="rrlrrrrl"))
 
 
 def show_seat(record: GameRecord, seat: int, as_json: bool) -> None:

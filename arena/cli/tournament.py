@@ -16,11 +16,11 @@ from arena.seeds import new_key, random_seed
 from tournaments import reports
 from tournaments.catalogue import Catalogue
 from tournaments.errors import PlanError
+from tournaments.reports import format_table
 from tournaments.runner import run as run_games
 from tournaments.schedule import TournamentSpec, plan
 from tournaments.store import Store
 from tournaments.values import TournamentInfo
-from tournaments.reports import format_table
 
 
 @click.group()

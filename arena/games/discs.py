@@ -4,7 +4,8 @@ Both games give every player four discs (three good ones -- flowers or roses -- 
 have them put discs face down on a personal pile (Skull's *stack*, the bank variant's *row*),
 and end a round with one player turning discs over: their own pile first, top first and
 automatically, then one disc of another pile per decision (Skull: the top face-down disc of a
-stack; the bank variant: any face-down bill of any other row), stopping at the first skull. Discs are lost either blind (drawn at random by the referee, only the loser learns
+stack; the bank variant: any face-down bill of any other row), stopping at the first skull. Discs
+are lost either blind (drawn at random by the referee, only the loser learns
 which) or by the loser's own choice, and a player without discs is eliminated.
 
 This module holds what the two games really share:

@@ -19,8 +19,16 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games import register
-from arena.games.discs import (DISCS_EACH, GOOD, MAX_SEATS, ONE_SEAT, SKULL, DiscGame,
-                               DiscState, kind_table)
+from arena.games.discs import (
+    DISCS_EACH,
+    GOOD,
+    MAX_SEATS,
+    ONE_SEAT,
+    SKULL,
+    DiscGame,
+    DiscState,
+    kind_table,
+)
 
 log = logging.getLogger(__name__)
 

@@ -24,7 +24,6 @@ from arena.sandbox import Sandbox
 from tests.arena.conftest import bundled, rogue
 from tests.security.conftest import survivors
 
-
 # -- sandbox -------------------------------------------------------------------------------
 
 def test_sandbox_command_shows_an_allow_list_and_covers_private_paths(tmp_path) -> None:

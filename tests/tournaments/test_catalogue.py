@@ -12,8 +12,16 @@ from pathlib import Path
 import pytest
 
 from arena.errors import BotStartError
-from tournaments.catalogue import (Catalogue, bundled_bots, bundled_folder, bundled_spec,
-                                   bundled_version, command_spec, needs_sandbox, plays)
+from tournaments.catalogue import (
+    Catalogue,
+    bundled_bots,
+    bundled_folder,
+    bundled_spec,
+    bundled_version,
+    command_spec,
+    needs_sandbox,
+    plays,
+)
 from tournaments.errors import NotFound
 from tournaments.remote import add_remote_bot
 from tournaments.store import Store
@@ -59,8 +67,8 @@ def test_the_arena_never_imports_a_bot(tmp_path: Path) -> None:
             "assert 'skull_odds' in demo_entrants('skull', 4)\n"
             "import arena.sandbox; arena.sandbox.needed_paths()\n"
             "print(sorted(m for m in sys.modules if m == 'bots' or m.startswith('bots.')))\n")
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "arena.db")], capture_output=True,
-                         text=True, cwd=REPO, timeout=60)
+    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "arena.db")],
+                         capture_output=True, text=True, cwd=REPO, timeout=60)
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 
