@@ -8,7 +8,6 @@ files the command names, so results stay attributable after the bot changes.
 
 from __future__ import annotations
 
-import logging
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
@@ -24,8 +23,6 @@ from arena.sandbox import Sandbox
 from tournaments.catalogue import bundled_spec
 from tournaments.store import Store
 from tournaments.values import BotInfo
-
-log = logging.getLogger(__name__)
 
 MANIFEST = "bot.toml"
 

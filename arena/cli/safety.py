@@ -8,7 +8,6 @@ remote-bot configuration that ``play_match`` and the tournament runner take.
 from __future__ import annotations
 
 import functools
-import logging
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
@@ -25,8 +24,6 @@ from arena.record import Limits
 from arena.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.sandbox import Sandbox, SandboxMode
 from tournaments.catalogue import needs_sandbox
-
-log = logging.getLogger(__name__)
 
 _DEFAULTS = Limits()
 
