@@ -65,8 +65,8 @@ def load_manifest(folder: Path) -> Manifest:
 
 def check_bot(spec: BotSpec, games: Sequence[str], *, move_ms: int = 2000,
               seed: int = 1, sandbox: Sandbox | None = None) -> list[GameRecord]:
-    """Play one game of each of ``games`` with the bot at seat 0 against ``random`` bots
-    (sandboxed like any other game).
+    """Play one game of each of ``games`` with the bot at seat 0 against ``random`` bots, in
+    ``sandbox`` (None: unsandboxed), as a tournament would run it.
 
     Raises BotCheckError naming the first problem (it did not start, was refused, or faulted).
     """
