@@ -331,16 +331,14 @@ class BotPool:
 
     def __init__(self, hub: Hub, *, startup_ms: int | None = None,
                  log_dir: Path | None = None, limits: Limits | None = None,
-                 sandbox: Sandbox | None = None,
-                 remote_wait_ms: int | None = None) -> None:
+                 sandbox: Sandbox | None = None) -> None:
         self.hub = hub
         self.limits = limits or Limits()
         self.startup_ms = self.limits.startup_ms if startup_ms is None else startup_ms
         self.log_dir = log_dir or default_log_dir()
         self.log_dir.mkdir(parents=True, exist_ok=True)
         self.sandbox = sandbox
-        remote = hub.remote.config.wait_ms if hub.remote is not None else 0
-        self.remote_wait_ms = remote if remote_wait_ms is None else remote_wait_ms
+        self.remote_wait_ms = hub.remote.config.wait_ms if hub.remote is not None else 0
         self.watchdog = proclimits.Watchdog()
         self.janitor: Janitor | None = None
         self.procs: dict[str, BotProcess] = {}

@@ -219,8 +219,8 @@ def unsandboxed_risks() -> str:
             "processes and use the network")
 
 
-def resolve(mode: SandboxMode | str, *, hide: Iterable[str | os.PathLike[str]] = (),
-            scratch_bytes: int = SCRATCH_BYTES, local: bool = True) -> Sandbox | None:
+def resolve(mode: SandboxMode, *, hide: Iterable[str | os.PathLike[str]] = (),
+            local: bool = True) -> Sandbox | None:
     """The sandbox to use for ``mode``: a Sandbox, or None to run bots unsandboxed.
 
     ``auto`` without a working bubblewrap logs one warning (once per process, and only if
@@ -242,7 +242,7 @@ def resolve(mode: SandboxMode | str, *, hide: Iterable[str | os.PathLike[str]] =
             log.warning("bots run UNSANDBOXED: %s; %s (see docs/security.md)", problem,
                         unsandboxed_risks())
         return None
-    return Sandbox(bwrap=found, scratch_bytes=scratch_bytes).hiding(hide)
+    return Sandbox(bwrap=found).hiding(hide)
 
 
 #: Packages every bot may need to see: the SDK, the rules engines (a simulator) and the
