@@ -16,11 +16,10 @@ import importlib.util
 import os
 import shlex
 import sys
+import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import tomllib
 
 from arena.botproc import BotSpec
 from arena.errors import ArenaError, BotStartError

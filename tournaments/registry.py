@@ -8,11 +8,10 @@ files the command names, so results stay attributable after the bot changes.
 
 from __future__ import annotations
 
+import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
-
-import tomllib
 
 from arena.botproc import BotSpec
 from arena.errors import ArenaError, BotStartError
