@@ -1,4 +1,4 @@
-"""Bot processes: resolving a bot spec, spawning, the hello handshake, pooling and killing.
+"""Bot processes: spawning, the hello handshake, pooling and killing.
 
 A bot process is started once and serves game after game; a process that died is replaced the
 next time it is needed. Each process runs in its own session, under the process limits of
@@ -13,18 +13,14 @@ started. A remote bot (``BotSpec.remote``) is not spawned: the pool waits for it
 
 from __future__ import annotations
 
-import importlib.util
 import logging
 import os
-import pkgutil
-import shlex
 import shutil
 import signal
 import subprocess
-import sys
 import tempfile
 import time
-from collections.abc import Iterable, Mapping, Sequence
+from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
@@ -36,7 +32,7 @@ from arena.hub import Hub, Peer
 from arena.janitor import Janitor
 from arena.logs import CappedLog, log_path, tail
 from arena.record import Limits
-from arena.sandbox import Sandbox, SandboxMode
+from arena.sandbox import Sandbox
 from protocol.transport import ipc_folder
 
 log = logging.getLogger(__name__)
@@ -44,7 +40,8 @@ log = logging.getLogger(__name__)
 
 @dataclass(frozen=True)
 class BotSpec:
-    """How to run a bot: a display name, the command line and an optional working folder.
+    """How to run a bot: a display name, the command line and an optional working folder
+    (``tournaments.catalogue`` says what a bot's name means).
 
     A ``remote`` bot has no command: it is started by hand elsewhere and connects over TCP.
     """
@@ -52,51 +49,7 @@ class BotSpec:
     name: str
     argv: tuple[str, ...]
     cwd: str | None = None
-    bundled: bool = False
     remote: bool = False
-
-
-def bundled_bots() -> dict[str, tuple[str, ...]]:
-    """Bundled bot names with the games each plays (``("*",)`` for any game)."""
-    import bots
-
-    found: dict[str, tuple[str, ...]] = {}
-    for info in pkgutil.iter_modules(bots.__path__):
-        if info.name.startswith("_"):
-            continue
-        module = importlib.import_module(f"bots.{info.name}")
-        found[info.name] = tuple(getattr(module, "GAMES", ("*",)))
-    return found
-
-
-def plays(games: Sequence[str], game: str) -> bool:
-    return "*" in games or game in games
-
-
-def resolve_spec(text: str, *, registered: Mapping[str, BotSpec] | None = None) -> BotSpec:
-    """A bot spec from the CLI: a bundled bot's name, a registered bot, or a command line."""
-    text = text.strip()
-    if not text:
-        raise BotStartError("an empty bot spec")
-    if registered and text in registered:
-        return registered[text]
-    if text.isidentifier():
-        if importlib.util.find_spec(f"bots.{text}") is not None:
-            return BotSpec(name=text, argv=(sys.executable, "-m", f"bots.{text}"), bundled=True)
-        known = ", ".join(sorted(bundled_bots()))
-        raise BotStartError(f"no bundled or registered bot {text!r} (bundled: {known}); "
-                            "give a command line to run a program")
-    try:
-        argv = tuple(shlex.split(text))
-    except ValueError as exc:
-        raise BotStartError(f"cannot parse bot command {text!r}: {exc}") from None
-    # named by what identifies it: the script or folder an interpreter runs (``python
-    # /x/rogue.py`` is ``rogue.py``), the module of ``-m``, else the program itself
-    args = [arg for arg in argv[1:] if not arg.startswith("-")]
-    named = [arg for arg in args if os.path.exists(arg)] or args[:1]
-    if "-m" in argv[1:-1]:
-        named = [argv[argv.index("-m", 1) + 1]]
-    return BotSpec(name=Path((named or argv)[0]).name or text[:40], argv=argv)
 
 
 #: Environment variables passed on to bots (plus the prefixes below); nothing else is.
@@ -364,15 +317,6 @@ def kill(proc: BotProcess) -> None:
         proc.scratch = None
 
 
-def kill_group(popen: subprocess.Popen) -> None:
-    """Kill the process and everything in its process group."""
-    proclimits.kill_tree(popen.pid, None)
-    try:
-        popen.wait(timeout=2)
-    except subprocess.TimeoutExpired:
-        log.warning("process %s did not die after SIGKILL", popen.pid)
-
-
 def default_log_dir() -> Path:
     return Path(tempfile.gettempdir()) / f"arena-logs-{os.getpid()}"
 
@@ -380,25 +324,21 @@ def default_log_dir() -> Path:
 class BotPool:
     """Keeps one process per label alive across games; replaces dead ones on demand.
 
-    ``sandbox`` is a resolved Sandbox, a SandboxMode to resolve (``auto`` by default: the
-    logs folder is then hidden from bots), or None for no sandbox. ``limits`` gives the
-    startup time and the process limits.
+    ``sandbox`` wraps every bot process (None: no sandbox; the command line resolves
+    ``--sandbox`` with ``arena.sandbox.resolve``, hiding the logs folder among the arena's
+    private paths). ``limits`` gives the startup time and the process limits.
     """
 
     def __init__(self, hub: Hub, *, startup_ms: int | None = None,
                  log_dir: Path | None = None, limits: Limits | None = None,
-                 sandbox: Sandbox | SandboxMode | str | None = SandboxMode.AUTO,
-                 remote_wait_ms: int | None = None) -> None:
+                 sandbox: Sandbox | None = None) -> None:
         self.hub = hub
         self.limits = limits or Limits()
         self.startup_ms = self.limits.startup_ms if startup_ms is None else startup_ms
         self.log_dir = log_dir or default_log_dir()
-        self.log_dir.mkdir(parents=True, exist_ok=True)     # exists, so the sandbox hides it
-        if isinstance(sandbox, (SandboxMode, str)):
-            sandbox = sandboxing.resolve(sandbox, hide=[self.log_dir])
+        self.log_dir.mkdir(parents=True, exist_ok=True)
         self.sandbox = sandbox
-        remote = hub.remote.config.wait_ms if hub.remote is not None else 0
-        self.remote_wait_ms = remote if remote_wait_ms is None else remote_wait_ms
+        self.remote_wait_ms = hub.remote.config.wait_ms if hub.remote is not None else 0
         self.watchdog = proclimits.Watchdog()
         self.janitor: Janitor | None = None
         self.procs: dict[str, BotProcess] = {}

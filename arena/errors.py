@@ -32,10 +32,6 @@ class IllegalAction(GameError):
         super().__init__(message)
         self.seat = seat
 
-    def __init__(self, message: str, seat: int | None = None) -> None:
-        super().__init__(message)
-        self.seat = seat
-
 
 class NotYourTurn(IllegalAction):
     """An action for a seat that is not to act, or a missing action for a seat that is."""
@@ -55,10 +51,6 @@ class BotStartError(BotError):
     def __init__(self, message: str, *, label: str | None = None) -> None:
         super().__init__(message)
         self.label = label
-
-
-class StoreError(ArenaError):
-    """The results database is corrupt, locked, or of an unknown schema."""
 
 
 class SandboxError(ArenaError):

@@ -23,7 +23,6 @@ The child joins its cgroups and sets its rlimits while still root, then becomes 
 
 from __future__ import annotations
 
-import enum
 import functools
 import logging
 import os
@@ -47,17 +46,6 @@ log = logging.getLogger(__name__)
 BOT_FILES = 1024
 #: How often (s) the watchdog counts each bot's processes when there is no cgroup.
 WATCH_INTERVAL_S = 0.2
-
-
-class ProcsGuard(str, enum.Enum):
-    """How the number of a bot's processes is bounded."""
-
-    CGROUP = "cgroup"        # a pids cgroup per bot: forks over the limit fail
-    WATCHDOG = "watchdog"    # descendants are counted; the bot is killed over the limit
-    NONE = "none"            # no limit asked for
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

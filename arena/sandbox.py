@@ -6,7 +6,8 @@ programs need (``ETC_FILES``), the Python installation, the arena's packages (``
 ``bots``, ``arena``), its own folder, the folders of files its command names and the folder of
 its hub socket (its working folder is one of these, or an empty folder of its own); plus a
 private, size-limited ``/tmp`` (its ``TMPDIR``) and ``/dev/shm``, the only places it can write,
-and its own ``/dev`` and ``/proc``. Nothing else exists for it. Private paths of the arena (the database, the logs folder, other registered
+and its own ``/dev`` and ``/proc``. Nothing else exists for it. Private paths of the arena (the
+database, the logs folder, other registered
 bots' folders) that lie inside a shown folder are covered (an empty read-only file system for a
 folder, an unopenable device node for a file); a command naming a file inside a private path is
 refused (SandboxError), never shown.
@@ -27,6 +28,7 @@ from __future__ import annotations
 
 import enum
 import functools
+import importlib.util
 import logging
 import os
 import shutil
@@ -217,8 +219,8 @@ def unsandboxed_risks() -> str:
             "processes and use the network")
 
 
-def resolve(mode: SandboxMode | str, *, hide: Iterable[str | os.PathLike[str]] = (),
-            scratch_bytes: int = SCRATCH_BYTES, local: bool = True) -> Sandbox | None:
+def resolve(mode: SandboxMode, *, hide: Iterable[str | os.PathLike[str]] = (),
+            local: bool = True) -> Sandbox | None:
     """The sandbox to use for ``mode``: a Sandbox, or None to run bots unsandboxed.
 
     ``auto`` without a working bubblewrap logs one warning (once per process, and only if
@@ -240,19 +242,21 @@ def resolve(mode: SandboxMode | str, *, hide: Iterable[str | os.PathLike[str]] =
             log.warning("bots run UNSANDBOXED: %s; %s (see docs/security.md)", problem,
                         unsandboxed_risks())
         return None
-    return Sandbox(bwrap=found, scratch_bytes=scratch_bytes).hiding(hide)
+    return Sandbox(bwrap=found).hiding(hide)
+
+
+#: Packages every bot may need to see: the SDK, the rules engines (a simulator) and the
+#: bundled bots. Found without importing them: the arena never imports a bot.
+BOT_PACKAGES = ("protocol", "arena", "bots")
 
 
 def needed_paths() -> list[str]:
-    """Folders every bot needs to see: the Python installation and the arena's packages
-    (``protocol``; ``bots`` and ``arena``, which bots may use as a game simulator)."""
-    import arena
-    import bots
-    import protocol
-
+    """Folders every bot needs to see: the Python installation and ``BOT_PACKAGES``."""
     found = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
-    for package in (arena, bots, protocol):
-        found.add(os.path.dirname(os.path.abspath(package.__file__)))
+    for name in BOT_PACKAGES:
+        spec = importlib.util.find_spec(name)
+        found.update(os.path.abspath(path)
+                     for path in (spec.submodule_search_locations or [] if spec else []))
     return sorted(found)
 
 

@@ -32,8 +32,9 @@ log = logging.getLogger(__name__)
 
 
 class Session:
-    """Plays games under ``limits`` (default: ``Limits()``). Bot processes (made on first need) run under ``sandbox``
-    (None: unsandboxed; the command line resolves it) and write their logs to ``log_dir``;
+    """Plays games under ``limits`` (default: ``Limits()``). Bot processes (made on first
+    need) run under ``sandbox`` (None: unsandboxed; the command line resolves it) and write
+    their logs to ``log_dir``;
     remote bots join through ``remote``; local bots reach the hub at ``endpoint``."""
 
     def __init__(self, limits: Limits | None = None, *, log_dir: Path | None = None,

@@ -22,13 +22,13 @@ import time
 import msgpack
 import zmq
 
-from arena.botproc import resolve_spec
 from arena.games import get_game
 from arena.record import Limits
 from arena.sandbox import SandboxMode, resolve
 from arena.seeds import bot_seeds, new_key
 from arena.session import Session
 from protocol.transport import default_endpoint
+from tournaments.catalogue import bundled_spec
 
 
 def sample_turn(game_name: str, players: int) -> dict:
@@ -83,7 +83,7 @@ def protocol_decisions(game_name: str, players: int, games: int) -> tuple[float,
     game = get_game(game_name)
     box = resolve(SandboxMode.AUTO)     # as before: sandboxed where bubblewrap works
     with Session(Limits(move_ms=5000), sandbox=box) as session:
-        spec = resolve_spec("random")
+        spec = bundled_spec("random")
         entries = [(f"random#{i}", spec) for i in range(players)]
         session.play(game, session.seats(entries, strict=True), seed=0,
                      bot_seeds=[1] * players)  # warm up

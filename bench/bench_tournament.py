@@ -15,9 +15,9 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.botproc import bundled_bots, plays, resolve_spec
 from arena.sandbox import SandboxMode, private_paths, resolve
 from arena.seeds import new_key
+from tournaments.catalogue import bundled_bots, bundled_spec, plays
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan
 from tournaments.store import Store
@@ -39,9 +39,9 @@ def one_run(rounds: int, jobs: int) -> None:
         key = new_key()
         games = plan(spec, key=key)
         labels = spec.entrant_bots()
-        tid = store.create_tournament(spec, games, {l: (b, "bench") for l, b in labels.items()},
+        tid = store.create_tournament(spec, games, {e: (b, "bench") for e, b in labels.items()},
                                       key=key)
-        specs = {label: resolve_spec(bot) for label, bot in labels.items()}
+        specs = {label: bundled_spec(bot) for label, bot in labels.items()}
         db = Path(folder) / "bench.db"
         box = resolve(SandboxMode.AUTO, hide=private_paths(db, Path(folder) / "logs"))
         started = time.perf_counter()

@@ -26,8 +26,16 @@ import random
 from collections.abc import Mapping, Sequence
 from typing import Any
 
-from bots.skull_odds import (Stacks, best_number, bidders, lay, next_good, others_stacks,
-                             plan, safe_top)
+from bots.skull_odds import (
+    Stacks,
+    best_number,
+    bidders,
+    lay,
+    next_good,
+    others_stacks,
+    plan,
+    safe_top,
+)
 
 GAMES = ("skull-bank",)
 

@@ -21,8 +21,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.games.skull_king_cards import (
-    ACTION_CODES, BLACK, ESC, KRAKEN, LOOT, MER, NAME_CODES, NUMBERED, PIR, SK, TIG, TIG_ESCAPE,
-    TIG_PIRATE, WHALE, deck, judge,
+    ACTION_CODES,
+    BLACK,
+    ESC,
+    KRAKEN,
+    LOOT,
+    MER,
+    NAME_CODES,
+    NUMBERED,
+    PIR,
+    SK,
+    TIG,
+    TIG_ESCAPE,
+    TIG_PIRATE,
+    WHALE,
+    deck,
+    judge,
 )
 
 GAMES = ("skull-king",)

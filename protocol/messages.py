@@ -17,19 +17,6 @@ MAX_TOKEN = 128
 MAX_ACTION = 256
 
 
-class MessageType(str, enum.Enum):
-    """Every message type of protocol v1."""
-
-    HELLO = "hello"        # bot -> arena
-    ACTION = "action"      # bot -> arena
-    WELCOME = "welcome"    # arena -> bot
-    ERROR = "error"        # arena -> bot
-    START = "start"        # arena -> bot
-    TURN = "turn"          # arena -> bot
-    END = "end"            # arena -> bot
-    BYE = "bye"            # arena -> bot
-
-
 class ErrorCode(str, enum.Enum):
     """Codes of ``error`` messages the arena sends."""
 

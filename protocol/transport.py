@@ -21,7 +21,6 @@ import zmq
 
 from protocol.codec import MAX_ARENA_MESSAGE, MAX_BOT_MESSAGE, decode, encode
 
-
 #: Messages a peer may have waiting in the arena before ZeroMQ stops reading from it.
 RECEIVE_HWM = 100
 #: Name of the socket file in a hub's private IPC folder.

@@ -2,9 +2,12 @@
 
 from __future__ import annotations
 
+import importlib
 import json
 import sqlite3
+import subprocess
 import sys
+import tomllib
 from pathlib import Path
 
 import click
@@ -52,6 +55,16 @@ def test_every_command_and_option_has_help() -> None:
                 assert param.help, f"{' '.join(path)} {param.opts} has no help"
         seen += 1
     assert seen >= 12
+
+
+def test_the_console_script_and_python_m_arena_run_the_cli_package() -> None:
+    root = Path(__file__).resolve().parent.parent
+    target = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]["arena"]
+    module, _, name = target.partition(":")
+    assert getattr(importlib.import_module(module), name) is main
+    done = subprocess.run([sys.executable, "-m", "arena", "--version"], capture_output=True,
+                          text=True, timeout=60)
+    assert done.returncode == 0 and done.stdout.startswith("arena, version"), done.stderr
 
 
 def test_games_lists_every_game_with_player_counts() -> None:

@@ -1,12 +1,13 @@
-"""Typed errors of the tournaments package (all ArenaError, shown to users as one line).
-
-Database problems (corrupt, locked, unknown schema) raise ``arena.errors.StoreError``; the
-classes here cover bad tournament specs, unknown ids and ratings that cannot be computed.
-"""
+"""Typed errors of the tournaments package (all ArenaError, shown to users as one line):
+database problems, bad tournament specs, unknown ids and ratings that cannot be computed."""
 
 from __future__ import annotations
 
 from arena.errors import ArenaError
+
+
+class StoreError(ArenaError):
+    """The results database is corrupt, locked, or of an unknown schema."""
 
 
 class TournamentError(ArenaError):

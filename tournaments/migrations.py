@@ -29,8 +29,8 @@ from collections.abc import Callable
 
 from sqlite_utils import Database
 
-from arena.errors import StoreError
 from arena.keyfile import KeyFile
+from tournaments.errors import StoreError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate", "user_version"]
 
@@ -179,7 +179,8 @@ def _secrets_out(db: Database, keys: KeyFile) -> None:
 
 
 def _skyjo_rules_options(db: Database, keys: KeyFile) -> None:
-    """Version 5: Skyjo tournaments planned before the ``doubling`` and ``discard_flip`` options existed
+    """Version 5: Skyjo tournaments planned before the ``doubling`` and ``discard_flip`` options
+    existed
     were played under the manual's doubling and a mandatory turn after a discard: their stored
     options say so, so that their games replay as they were played."""
     rows = db.execute("SELECT id, options FROM tournaments WHERE game = 'skyjo'").fetchall()
@@ -192,7 +193,8 @@ def _skyjo_rules_options(db: Database, keys: KeyFile) -> None:
 
 
 def _skull_bank_named_bills(db: Database, keys: KeyFile) -> None:
-    """Version 6: skull-bank showdowns name a bill by owner and position (``reveal:SEAT,POS``): the dealer
+    """Version 6: skull-bank showdowns name a bill by owner and position (``reveal:SEAT,POS``): the
+    dealer
     may reveal any face-down bill. Games stored before named only the row (``reveal:SEAT``,
     always its top face-down bill); they are rewritten with the position that was revealed, so
     they replay as they were played."""

@@ -465,7 +465,7 @@ def batch_ratings(counts: PairCounts, *, prior: float = 1.0, anchor: float = INI
     r = [0.0] * n
     current = _loglik(r, points, played)
     iterations = 0
-    for iterations in range(1, max_iterations + 1):
+    for iterations in range(1, max_iterations + 1):  # noqa: B007 - reported after the loop
         grad, info = _information(r, points, played)
         system, _ = _pseudo_inverse_system(info)
         step = [row[0] for row in _solve(system, [[g] for g in grad])]

@@ -1,39 +1,29 @@
-"""Bot submission: manifests, versions, the entry check, and how to run a registered bot.
+"""Bot submission: a folder bot's manifest, the entry check, and registration.
 
 A bot is registered only after it passes a check: it starts, says hello with the right protocol
-version, and plays a short game of each of its games with no fault. Its version is a hash of
-its files (a folder bot) or of its command and the files the command names, so results stay
-attributable after the bot changes.
+version, and plays a short game of each of its games with no fault. Its version
+(``tournaments.catalogue``) is a hash of its files (a folder bot) or of its command and the
+files the command names, so results stay attributable after the bot changes.
 """
 
 from __future__ import annotations
 
-import hashlib
-import logging
-import os
-import shlex
 import tomllib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import identity
-from arena import sandbox as sandboxing
-from arena.botproc import BotSpec, resolve_spec
+from arena.botproc import BotSpec
 from arena.errors import ArenaError, BotStartError
 from arena.games import get_game, names
 from arena.match import play_match
-from arena.logs import logs_folder
 from arena.record import GameRecord, Limits
-from arena.sandbox import Sandbox, SandboxMode
-from tournaments.remote import is_remote
-from tournaments.store import Store, resolve_db_path
+from arena.sandbox import Sandbox
+from tournaments.catalogue import bundled_spec
+from tournaments.store import Store
 from tournaments.values import BotInfo
 
-log = logging.getLogger(__name__)
-
 MANIFEST = "bot.toml"
-SKIP_DIRS = {"__pycache__", ".git", ".venv", "node_modules", ".mypy_cache", ".pytest_cache"}
 
 
 class BotCheckError(ArenaError):
@@ -72,48 +62,10 @@ def load_manifest(folder: Path) -> Manifest:
                     folder=folder.resolve())
 
 
-def folder_version(folder: Path) -> str:
-    """Hash of every file under ``folder`` (names and contents, in a fixed order)."""
-    digest = hashlib.sha256()
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        for name in sorted(files):
-            path = Path(root) / name
-            digest.update(str(path.relative_to(folder)).encode() + b"\0")
-            try:
-                digest.update(path.read_bytes())
-            except OSError:
-                continue
-            digest.update(b"\0")
-    return digest.hexdigest()[:12]
-
-
-def command_version(argv: Sequence[str], cwd: str | None = None) -> str:
-    """Hash of a command line and of each file it names that exists."""
-    digest = hashlib.sha256("\0".join(argv).encode())
-    for arg in argv:
-        path = Path(cwd or ".") / arg
-        if path.is_file():
-            digest.update(path.read_bytes())
-    return digest.hexdigest()[:12]
-
-
-def spec_of(info: BotInfo) -> BotSpec:
-    """How to run a registered bot (a folder bot runs in its folder; a remote bot connects)."""
-    if is_remote(info):
-        return BotSpec(name=info.name, argv=(), remote=True)
-    try:
-        argv = tuple(shlex.split(info.command))
-    except ValueError as exc:
-        raise BotStartError(f"bot {info.name!r} has an unparsable command: {exc}") from None
-    return BotSpec(name=info.name, argv=argv, cwd=info.path or None)
-
-
 def check_bot(spec: BotSpec, games: Sequence[str], *, move_ms: int = 2000,
-              seed: int = 1, sandbox: Sandbox | SandboxMode | None = SandboxMode.AUTO,
-              ) -> list[GameRecord]:
-    """Play one game of each of ``games`` with the bot at seat 0 against ``random`` bots
-    (sandboxed like any other game).
+              seed: int = 1, sandbox: Sandbox | None = None) -> list[GameRecord]:
+    """Play one game of each of ``games`` with the bot at seat 0 against ``random`` bots, in
+    ``sandbox`` (None: unsandboxed), as a tournament would run it.
 
     Raises BotCheckError naming the first problem (it did not start, was refused, or faulted).
     """
@@ -122,7 +74,7 @@ def check_bot(spec: BotSpec, games: Sequence[str], *, move_ms: int = 2000,
     records = []
     for name in games:
         game = get_game(name)
-        others = [resolve_spec("random")] * (game.min_players - 1)
+        others = [bundled_spec("random")] * (game.min_players - 1)
         try:
             record = play_match(name, [spec, *others], seed=seed, sandbox=sandbox,
                                 limits=Limits(move_ms=move_ms, max_faults=1, startup_ms=10_000))
@@ -139,25 +91,12 @@ def check_bot(spec: BotSpec, games: Sequence[str], *, move_ms: int = 2000,
 
 def register(store: Store, name: str, spec: BotSpec, command: str, games: Sequence[str],
              version: str, *, replace: bool = False,
-             sandbox: SandboxMode = SandboxMode.AUTO) -> BotInfo:
-    """Check the bot (in ``sandbox`` mode, as ``tournament run`` would), then store it.
+             sandbox: Sandbox | None = None) -> BotInfo:
+    """Check the bot (in ``sandbox``, as ``tournament run`` would run it), then store it.
     Nothing is written if the check fails."""
     unknown = [g for g in games if g not in names()]
     if unknown:
         raise BotCheckError(f"unknown game(s) {', '.join(unknown)} (games: {', '.join(names())})")
-    db_path = Path(store.path)
-    identity.protect_arena_files(db_path, logs_folder(db_path))
-    folders = [info.path for info in store.list_bots() if info.path]
-    check_bot(spec, games, sandbox=sandboxing.resolve(sandbox, hide=[
-        *sandboxing.private_paths(db_path, logs_folder(db_path)), *folders]))
+    check_bot(spec, games, sandbox=sandbox)
     return store.add_bot(name, command, version=version, replace=replace, path=spec.cwd,
                          games=list(games))
-
-
-def registered_specs(db_path: str | None = None) -> dict[str, BotSpec]:
-    """Registered bots of the database at ``db_path`` (default path), if the file exists."""
-    path = resolve_db_path(db_path)
-    if not path.exists():
-        return {}
-    with Store.open(path) as store:
-        return {info.name: spec_of(info) for info in store.list_bots()}

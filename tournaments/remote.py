@@ -6,7 +6,8 @@
   is stored with the token and whose secret half is printed once and never stored.
 - ``StoredAccess`` is the arena's ``RemoteAccess``: ``claim`` marks a token used in one UPDATE
   (single use, even across processes) and ``allows`` tells the ZAP handler which CURVE client
-  keys may connect. It opens its own short connections, so it can run in the ZAP thread.
+  keys may connect. It opens the database for each check (``Store``), so it can run in the
+  ZAP thread and outlive the command's own ``Store``.
 - The arena's CURVE key pair is made once and kept in the key file beside the database
   (``arena.keyfile``), never in the database, which people share.
 """
@@ -16,7 +17,6 @@ from __future__ import annotations
 import hashlib
 import secrets
 import shlex
-import sqlite3
 from collections.abc import Sequence
 from dataclasses import dataclass
 from datetime import datetime, timedelta, timezone
@@ -24,7 +24,7 @@ from pathlib import Path
 
 from arena.errors import RemoteError
 from arena.remote import REMOTE_WAIT_MS, CurveKeys, RemoteConfig
-from tournaments.store import DEFAULT_BUSY_TIMEOUT_MS, Store, store_error
+from tournaments.store import Store
 from tournaments.values import BotInfo
 
 __all__ = ["REMOTE_COMMAND", "IssuedToken", "StoredAccess", "add_remote_bot", "is_remote",
@@ -102,14 +102,8 @@ def issue_token(store: Store, name: str, *, endpoint: str, curve: bool = False,
     server = server_keys(store) if curve else None
     now = datetime.now(timezone.utc)
     expires = (now + timedelta(hours=ttl_hours)).isoformat(timespec="seconds")
-    try:
-        store.db.conn.execute(
-            "INSERT INTO remote_tokens (token_hash, bot, client_key, created_at, expires_at) "
-            "VALUES (?, ?, ?, ?, ?)",
-            (token_hash(token), name, client.public if client else None,
-             now.isoformat(timespec="seconds"), expires))
-    except sqlite3.Error as exc:
-        raise store_error(store.path, exc, "storing a remote bot token") from exc
+    store.add_token(token_hash(token), name, client.public if client else None,
+                    created_at=now.isoformat(timespec="seconds"), expires_at=expires)
     return IssuedToken(bot=name, endpoint=endpoint, token=token, expires_at=expires,
                        server_key=server.public if server else None,
                        public_key=client.public if client else None,
@@ -122,34 +116,14 @@ class StoredAccess:
     def __init__(self, path: str | Path) -> None:
         self.path = str(path)
 
-    def _connect(self) -> sqlite3.Connection:
-        return sqlite3.connect(self.path, timeout=DEFAULT_BUSY_TIMEOUT_MS / 1000,
-                               isolation_level=None)
-
     def claim(self, token: str, client_key: str | None) -> str | None:
-        digest = token_hash(token)
-        conn = self._connect()
-        try:
-            used = conn.execute(
-                "UPDATE remote_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS NULL "
-                "AND expires_at > ? AND client_key IS ? AND bot IN "
-                "(SELECT name FROM bots WHERE command = ?)",
-                (_now(), digest, _now(), client_key, REMOTE_COMMAND)).rowcount
-            if not used:
-                return None
-            return conn.execute("SELECT bot FROM remote_tokens WHERE token_hash = ?",
-                                (digest,)).fetchone()[0]
-        finally:
-            conn.close()
+        with Store.open(self.path) as store:
+            return store.claim_token(token_hash(token), client_key, now=_now(),
+                                     command=REMOTE_COMMAND)
 
     def allows(self, client_key: str) -> bool:
-        conn = self._connect()
-        try:
-            return conn.execute(
-                "SELECT 1 FROM remote_tokens WHERE client_key = ? AND used_at IS NULL "
-                "AND expires_at > ?", (client_key, _now())).fetchone() is not None
-        finally:
-            conn.close()
+        with Store.open(self.path) as store:
+            return store.token_key_allowed(client_key, now=_now())
 
 
 def remote_config(store: Store, *, listen: str, curve: bool,

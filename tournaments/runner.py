@@ -2,11 +2,11 @@
 
 Games are played by a ``TableRunner``: a game session (``arena.session``) whose bot processes
 serve game after game (a process is replaced only after a crash), in this process with
-``jobs=1``, else one per worker process. Rotation r of every deal goes to an entrant's r-th process (``process_key``), so no
-process plays a deal twice; workers keep to their own share of the rotations
-(``tournaments.dispatch``), and processes start ahead of the games that need them. The parent
-is the only writer of the database: one finished game is one transaction, so
-a run killed at any moment loses at most the games in flight, and running again finishes the
+``jobs=1``, else one per worker process. Rotation r of every deal goes to an entrant's r-th
+process (``process_key``), so no process plays a deal twice; workers keep to their own share of
+the rotations (``tournaments.dispatch``), and processes start ahead of the games that need
+them. The parent is the only writer of the database: one finished game is one transaction, so a
+run killed at any moment loses at most the games in flight, and running again finishes the
 rest. Games are independent of each other and of the order they run in (bots are reseeded at
 every ``start``), so a resumed run gives the results an uninterrupted one would. Workers send
 the parent each game's record without its event log: the store keeps the actions, and replays

@@ -39,11 +39,10 @@ from typing import Any, ParamSpec, TypeVar
 
 from sqlite_utils import Database
 
-from arena.errors import StoreError
 from arena.keyfile import KeyFile
 from arena.record import Fault, FaultKind, GameRecord
 from arena.seeds import bot_seeds, deal_seed, key_id, new_key
-from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
+from tournaments.errors import DuplicateBot, NotFound, PlanError, StoreError, TournamentError
 from tournaments.migrations import SCHEMA_VERSION, migrate
 from tournaments.ratings import (
     DEFAULT_K,
@@ -283,6 +282,38 @@ class Store:
         with self._write() as conn:
             if not conn.execute("DELETE FROM bots WHERE name = ?", (name,)).rowcount:
                 raise NotFound(f"no bot named {name!r} is registered")
+
+    # -- remote bots' tokens (``tournaments.remote``: only hashes are stored) --------------
+
+    @_guarded("storing a remote bot token")
+    def add_token(self, digest: str, bot: str, client_key: str | None, *, created_at: str,
+                  expires_at: str) -> None:
+        with self._write() as conn:
+            conn.execute("INSERT INTO remote_tokens (token_hash, bot, client_key, created_at, "
+                         "expires_at) VALUES (?, ?, ?, ?, ?)",
+                         (digest, bot, client_key, created_at, expires_at))
+
+    @_guarded("claiming a remote bot token")
+    def claim_token(self, digest: str, client_key: str | None, *, now: str,
+                    command: str) -> str | None:
+        """Mark an unused, unexpired token of a bot registered with ``command`` used, in one
+        UPDATE (single use, even across processes); the bot's name, or None."""
+        with self._write() as conn:
+            if not conn.execute(
+                    "UPDATE remote_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS "
+                    "NULL AND expires_at > ? AND client_key IS ? AND bot IN "
+                    "(SELECT name FROM bots WHERE command = ?)",
+                    (now, digest, now, client_key, command)).rowcount:
+                return None
+            return conn.execute("SELECT bot FROM remote_tokens WHERE token_hash = ?",
+                                (digest,)).fetchone()[0]
+
+    @_guarded("checking a remote bot's key")
+    def token_key_allowed(self, client_key: str, *, now: str) -> bool:
+        """Whether an unused, unexpired token was issued with CURVE key ``client_key``."""
+        return self.db.execute(
+            "SELECT 1 FROM remote_tokens WHERE client_key = ? AND used_at IS NULL "
+            "AND expires_at > ?", (client_key, now)).fetchone() is not None
 
     # -- tournaments -----------------------------------------------------------------------
 

@@ -5,8 +5,9 @@ at once, then from the dealer each player adds a bill or claims how many bills t
 without a skull; the claimant takes the button. Every other player then agrees, disagrees or
 raises (a raise takes the button and voids earlier answers). If all agree, the button passes left
 and the new dealer must raise. The dealer reveals their own row (automatically), then any
-face-down bill of any other row, in any order (a bill is named by its owner and position). Losers (disagreers on success; dealer and agreers on a skull) each give a bill,
-drawn blind or, for the skull's owner, chosen. The last player with bills wins.
+face-down bill of any other row, in any order (a bill is named by its owner and position).
+Losers (disagreers on success; dealer and agreers on a skull) each give a bill, drawn blind
+or, for the skull's owner, chosen. The last player with bills wins.
 
 [arena] decisions: seat 0 deals first; a claim equal to the bills on the table is shown down
 even if all agree; 200 rounds at most, then placing by bills; players eliminated in the same

@@ -20,9 +20,29 @@ from arena.errors import GameError
 from arena.games import register
 from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
 from arena.games.skull_king_cards import (
-    ACTION_CODES, CODE_KINDS, CODE_NAMES, KIND_ACTIONS, KRAKEN, LOOT, NUMBERED, ROUNDS, SUITS,
-    UNDECIDED, WHALE, capture_bonus, cards_in_round, deal_constrained, deck, draw, hand_actions,
-    hand_names, judge, loot_alliances, next_lead, ordinary_winner, rascal_points,
+    ACTION_CODES,
+    CODE_KINDS,
+    CODE_NAMES,
+    KIND_ACTIONS,
+    KRAKEN,
+    LOOT,
+    NUMBERED,
+    ROUNDS,
+    SUITS,
+    UNDECIDED,
+    WHALE,
+    capture_bonus,
+    cards_in_round,
+    deal_constrained,
+    deck,
+    draw,
+    hand_actions,
+    hand_names,
+    judge,
+    loot_alliances,
+    next_lead,
+    ordinary_winner,
+    rascal_points,
     standard_points,
 )
 

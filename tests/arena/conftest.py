@@ -8,9 +8,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.botproc import BotPool, BotSpec, resolve_spec
+from arena.botproc import BotPool, BotSpec
 from arena.hub import Hub
 from tests.arena.toygame import install
+from tournaments.catalogue import bundled_spec
 
 ROGUES = Path(__file__).resolve().parent.parent / "rogues"
 
@@ -39,4 +40,4 @@ def rogue(name: str) -> BotSpec:
 
 
 def bundled(name: str) -> BotSpec:
-    return resolve_spec(name)
+    return bundled_spec(name)

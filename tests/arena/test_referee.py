@@ -9,8 +9,8 @@ import pytest
 from arena.errors import BotStartError
 from arena.record import Chooser, FaultKind, Limits
 from arena.referee import Referee
-from arena.seats import ProcessSeat
 from arena.replay import replay
+from arena.seats import ProcessSeat
 from tests.arena.conftest import bundled, rogue
 
 FAST = Limits(move_ms=300, max_faults=3)

@@ -132,7 +132,8 @@ def test_in_process_misbehaviour_is_a_fault_like_a_bots(toy):
     assert (record.faults[0].seat, record.faults[0].kind) == (0, FaultKind.CRASH)
     assert "ValueError: no idea" in record.faults[0].detail and 0 in record.forfeits
     assert kinds(record, 1) == [FaultKind.MALFORMED, FaultKind.MALFORMED]
-    record = play(toy, [InProcessSeat(illegal), InProcessSeat(lambda v, l: l[0])], rounds=1)
+    first = InProcessSeat(lambda view, legal: legal[0])
+    record = play(toy, [InProcessSeat(illegal), first], rounds=1)
     assert kinds(record) == [FaultKind.ILLEGAL] * 2
 
 
@@ -141,7 +142,7 @@ def test_an_in_process_answer_past_its_deadline_is_a_timeout(toy):
         time.sleep(0.05)
         return legal[-1]
 
-    record = play(toy, [InProcessSeat(slow), InProcessSeat(lambda v, l: l[0])], rounds=1,
+    record = play(toy, [InProcessSeat(slow), InProcessSeat(lambda view, legal: legal[0])], rounds=1,
                   limits=Limits(move_ms=1, max_faults=5))
     assert kinds(record) == [FaultKind.TIMEOUT] * 2
     assert all(a.by is Chooser.REFEREE for a in by_seat(record, 0))

@@ -1,4 +1,5 @@
-"""The Skull & Roses bank odds bot: its answers, a few decisions, and that it clearly beats random."""
+"""The Skull & Roses bank odds bot: its answers, a few decisions, and that it clearly beats
+random."""
 
 from __future__ import annotations
 

@@ -15,10 +15,11 @@ from pathlib import Path
 
 import pytest
 
-from arena.botproc import BotSpec, resolve_spec
+from arena.botproc import BotSpec
 from arena.games import get_game
 from arena.logs import bot_logs
 from arena.seeds import new_key
+from tournaments.catalogue import bundled_spec
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan
 from tournaments.store import Store
@@ -35,7 +36,7 @@ def play(folder: Path, game: str, jobs: int) -> tuple[Store, int, Path]:
                                   {label: (bot, "test") for label, bot
                                    in spec.entrant_bots().items()}, key=key)
     memo = BotSpec(name="memo", argv=(sys.executable, str(ROGUE)))
-    specs = {label: memo if bot == "memo" else resolve_spec(bot)
+    specs = {label: memo if bot == "memo" else bundled_spec(bot)
              for label, bot in spec.entrant_bots().items()}
     summary = run(store, tid, specs=specs, jobs=jobs, log_dir=log_dir)
     assert summary.failed == ()

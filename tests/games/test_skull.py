@@ -16,8 +16,16 @@ from arena.errors import IllegalAction, NotYourTurn
 from arena.games import get_game
 from arena.games.discs import GOOD, SKULL
 from arena.games.skull import Phase, SkullState
-from tests.games.discs_helpers import (check_deterministic, check_resample_after, eliminate,
-                                       events, hold, packed, play, views)
+from tests.games.discs_helpers import (
+    check_deterministic,
+    check_resample_after,
+    eliminate,
+    events,
+    hold,
+    packed,
+    play,
+    views,
+)
 from tests.games.discs_helpers import new as new_game
 from tests.games.discs_helpers import put_down as setup
 

@@ -15,9 +15,17 @@ from arena.errors import IllegalAction, NotYourTurn
 from arena.games import get_game
 from arena.games.discs import SKULL
 from arena.games.skull_bank import MAX_ROUNDS, BankState, Phase
-from tests.games.discs_helpers import (check_deterministic, check_resample_after,
-                                       check_resample_plays_on, eliminate, events, hold, packed,
-                                       play, views)
+from tests.games.discs_helpers import (
+    check_deterministic,
+    check_resample_after,
+    check_resample_plays_on,
+    eliminate,
+    events,
+    hold,
+    packed,
+    play,
+    views,
+)
 from tests.games.discs_helpers import new as new_game
 from tests.games.discs_helpers import put_down as ante
 

@@ -10,8 +10,15 @@ import pytest
 
 from arena.games import skull_king_cards as sk
 from arena.games.skull_king_cards import (
-    NAME_CODES, capture_bonus, cards_in_round, deal_constrained, deck, judge, loot_alliances,
-    rascal_points, standard_points,
+    NAME_CODES,
+    capture_bonus,
+    cards_in_round,
+    deal_constrained,
+    deck,
+    judge,
+    loot_alliances,
+    rascal_points,
+    standard_points,
 )
 
 

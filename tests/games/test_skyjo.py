@@ -17,10 +17,16 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import IllegalAction, OptionError
-from arena.games import get_game
-from arena.games import skyjo
-from arena.games.skyjo import (CELLS, DECK, Cell, SkyjoState, first_player, round_scores,
-                               round_winner)
+from arena.games import get_game, skyjo
+from arena.games.skyjo import (
+    CELLS,
+    DECK,
+    Cell,
+    SkyjoState,
+    first_player,
+    round_scores,
+    round_winner,
+)
 from tests.games.conformance import packed
 
 GAME = get_game("skyjo")

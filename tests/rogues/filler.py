@@ -2,7 +2,8 @@
 
 In each of its TMPDIR, /tmp, /var/tmp and /dev/shm it writes one file as big as it can (up to
 ARENA_BOT_MB, default 200) and ARENA_BOT_FILES (default 2000) empty files, all named after
-ARENA_BOT_MARKER and its pid (an entrant runs one process per seat rotation). Logs ``filler: PLACE=MB/FILES ...`` (MB written to the big file and files made,
+ARENA_BOT_MARKER and its pid (an entrant runs one process per seat rotation). Logs ``filler:
+PLACE=MB/FILES ...`` (MB written to the big file and files made,
 or the exception's class name where nothing could be written), then ``ipc=ID`` of a System V
 shared memory segment of ARENA_BOT_MB MB it makes and fills (or the errno name).
 """

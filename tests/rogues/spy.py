@@ -4,7 +4,6 @@ Each message is one ``spy-msg: {json}`` line of its log. ARENA_BOT_SECRETS lists
 (``:``-separated) it tries to read; it logs ``spy-read: PATH BYTES`` (or the error) for each.
 """
 import json
-import os
 
 import msgpack
 from _wire import connect, env, reply, say

@@ -24,12 +24,12 @@ import zmq
 
 from arena import sandbox as sandboxing
 from arena.botproc import BotSpec
-from arena.identity import protect_arena_files
 from arena.hub import Hub
+from arena.identity import protect_arena_files
 from arena.logs import bot_logs
 from arena.record import Fault, Limits
-from arena.seeds import new_key
 from arena.sandbox import SandboxMode
+from arena.seeds import new_key
 from protocol.transport import curve_client
 from tests.arena.conftest import bundled, hub, pool, rogue, toy  # noqa: F401 - fixtures
 from tests.arena.toygame import install

@@ -69,7 +69,7 @@ def test_a_bots_hub_socket_folder_is_its_own(tmp_path) -> None:
 
     hub = Hub()
     try:
-        with BotPool(hub, log_dir=tmp_path / "logs", sandbox="off") as pool:
+        with BotPool(hub, log_dir=tmp_path / "logs") as pool:
             a, b = pool.get([("a", bundled("random")), ("b", bundled("random"))])
             assert a.user is not None and a.user > identity.USER_BASE and b.user != a.user
             for proc, label in ((a, "a"), (b, "b")):
@@ -243,7 +243,7 @@ def test_without_a_mount_namespace_an_unreachable_python_is_a_clear_error(tmp_pa
     monkeypatch.setattr(reach, "problem", lambda: "no mount namespace (test)")
     hub = Hub()
     try:
-        with BotPool(hub, log_dir=tmp_path / "logs", sandbox="off") as pool:
+        with BotPool(hub, log_dir=tmp_path / "logs") as pool:
             with pytest.raises(BotStartError, match="make those folders searchable by others"):
                 pool.get([("a", bundled("random"))])
     finally:

@@ -21,8 +21,8 @@ from hypothesis import strategies as st
 from arena.hub import Hub, Peer
 from arena.record import FaultKind, Limits
 from arena.referee import Referee
-from arena.seats import ProcessSeat
 from arena.replay import replay
+from arena.seats import ProcessSeat
 from protocol.codec import MAX_BOT_MESSAGE, decode
 from protocol.errors import ProtocolError
 from protocol.messages import validate_from_bot

@@ -20,7 +20,8 @@ from arena.doors import MAX_CONNECTIONS, MAX_HELLO_BYTES, STRANGER_MESSAGES
 from arena.errors import BotStartError
 from arena.hub import Hub
 from protocol.codec import encode
-from protocol.messages import MAX_NAME, MAX_TOKEN, hello as hello_message, validate_from_bot
+from protocol.messages import MAX_NAME, MAX_TOKEN, validate_from_bot
+from protocol.messages import hello as hello_message
 from protocol.transport import ipc_folder
 from tests.security.conftest import dealer, hello, replies
 

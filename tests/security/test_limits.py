@@ -20,11 +20,10 @@ from arena.errors import SandboxError
 from arena.logs import CappedLog, bot_logs, log_path, safe_name
 from arena.record import Chooser, FaultKind, Limits
 from arena.referee import Referee
-from arena.seats import ProcessSeat
 from arena.sandbox import Sandbox
+from arena.seats import ProcessSeat
 from tests.arena.conftest import bundled, rogue
 from tests.security.conftest import survivors
-
 
 # -- sandbox -------------------------------------------------------------------------------
 
@@ -204,7 +203,7 @@ def test_watchdog_kills_a_bot_over_its_process_limit(hub, tmp_path, monkeypatch)
     monkeypatch.setenv("ARENA_BOT_FORKS", "12")
     monkeypatch.setattr(proclimits, "cgroup_base", lambda: None)
     limits = Limits(max_procs=6, startup_ms=5000)
-    with BotPool(hub, limits=limits, log_dir=tmp_path, sandbox="off") as pool:
+    with BotPool(hub, limits=limits, log_dir=tmp_path) as pool:
         proc = pool.get([("bomb", rogue("forkbomb"))])[0]
         deadline = time.monotonic() + 5
         while proc.alive() and time.monotonic() < deadline:

@@ -18,9 +18,8 @@ from pathlib import Path
 
 import pytest
 
-from arena import identity
+from arena import identity, reach
 from arena import limits as proclimits
-from arena import reach
 from arena import sandbox as sandboxing
 from tests.security.conftest import needs_bwrap
 
@@ -54,7 +53,7 @@ def as_ordinary_user(folder: Path, mode: str, name: str = "escape") -> dict:
 
 
 def escape_line(found: dict, name: str = "escape") -> dict[str, str]:
-    line = next(l for l in found["log"].splitlines() if l.startswith(f"{name}: "))
+    line = next(x for x in found["log"].splitlines() if x.startswith(f"{name}: "))
     return dict(item.split("=", 1) for item in line[len(name) + 2:].split())
 
 

@@ -21,10 +21,18 @@ import pytest
 from arena.botproc import BotSpec
 from arena.record import Limits
 from arena.sandbox import inside
-from tests.security.conftest import (LIMITS, RSS_BOUND_MB, Outcome, needs_bwrap,
-                                     private_dir, rogue, run_with_rogue, survivors)
+from tests.security.conftest import (
+    LIMITS,
+    RSS_BOUND_MB,
+    Outcome,
+    needs_bwrap,
+    private_dir,
+    rogue,
+    run_with_rogue,
+    survivors,
+)
 
-T, C, M, I, W = "timeout", "crash", "malformed", "illegal", "wrong-id"
+T, C, M, I, W = "timeout", "crash", "malformed", "illegal", "wrong-id"  # noqa: E741
 GAMES_WITH_ROGUE = 4
 SLOW = dataclasses.replace(LIMITS, move_ms=2000)
 

@@ -24,6 +24,7 @@ from tournaments.migrations import SCHEMA_VERSION, user_version
 from tournaments.remote import server_keys
 from tournaments.store import Store
 
+
 def cli(*args: str) -> str:
     result = CliRunner().invoke(main, list(args), catch_exceptions=False)
     assert result.exit_code == 0, result.output

@@ -20,9 +20,11 @@ from tournaments.schedule import (
     TournamentSpec,
     check_spec,
     entrant_labels,
-    plan as keyed_plan,
     plan_size,
     play_order,
+)
+from tournaments.schedule import (
+    plan as keyed_plan,
 )
 
 #: A fixed test key (a real tournament's key is random and secret).

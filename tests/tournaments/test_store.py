@@ -13,11 +13,10 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
-from arena.errors import StoreError
 from arena.record import Fault, FaultKind
 from tests.tournaments import synthetic_record
 from tournaments import store as store_module
-from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
+from tournaments.errors import DuplicateBot, NotFound, PlanError, StoreError, TournamentError
 from tournaments.migrations import SCHEMA_VERSION, migrate, user_version
 from tournaments.ratings import PairCounts, batch_ratings, incremental_elo
 from tournaments.schedule import PlannedGame, TournamentSpec

@@ -9,20 +9,26 @@ from pathlib import Path
 
 import click
 
-from arena.botproc import BotSpec, bundled_bots
-from arena.commands.common import echo_json
-from arena.commands.safety import sandbox_option
-from arena.commands.storage import bundled_version, db_option
+from arena.botproc import BotSpec
+from arena.cli.common import echo_json
+from arena.cli.safety import resolve_sandbox, sandbox_option
+from arena.cli.storage import db_option
 from arena.errors import ArenaError
 from arena.logs import bot_logs, logs_folder
-from arena.text import printable
 from arena.remote import check_listen
 from arena.sandbox import SandboxMode
-from tournaments.registry import (BotCheckError, command_version, folder_version,
-                                  load_manifest, register)
+from arena.text import printable
+from tournaments.catalogue import (
+    Catalogue,
+    bundled_bots,
+    bundled_version,
+    command_version,
+    folder_version,
+)
+from tournaments.registry import BotCheckError, load_manifest, register
 from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
-from tournaments.store import Store
 from tournaments.reports import format_table
+from tournaments.store import Store
 
 
 @click.group()
@@ -42,7 +48,7 @@ def bot() -> None:
 @sandbox_option
 @db_option
 def add(target: str, command: tuple[str, ...], games: tuple[str, ...], replace: bool,
-        remote: bool, sandbox: str, store: Store) -> None:
+        remote: bool, sandbox: SandboxMode, store: Store) -> None:
     """Register a bot after checking that it starts and plays legally.
 
     \b
@@ -80,8 +86,8 @@ def add(target: str, command: tuple[str, ...], games: tuple[str, ...], replace: 
     if name in bundled_bots():
         raise BotCheckError(f"{name!r} is the name of a bundled bot; choose another name")
     click.echo(f"checking {name} ({', '.join(chosen)})...", err=True)
-    info = register(store, name, spec, text, chosen, version, replace=replace,
-                    sandbox=SandboxMode(sandbox))
+    box = resolve_sandbox(sandbox, Path(store.path), Catalogue.of(store).folders())
+    info = register(store, name, spec, text, chosen, version, replace=replace, sandbox=box)
     click.echo(f"registered {info.name} version {info.version}")
 
 

@@ -4,9 +4,9 @@ from __future__ import annotations
 
 import click
 
-from arena.commands.common import echo_json
-from arena.commands.play import show_log, show_seat
-from arena.commands.storage import db_option
+from arena.cli.common import echo_json
+from arena.cli.play import show_log, show_seat
+from arena.cli.storage import db_option
 from arena.replay import replay as replay_game
 from tournaments import reports
 from tournaments.errors import NotFound

@@ -12,11 +12,11 @@ import time
 
 import click
 
-from arena.botproc import bundled_bots, plays
-from arena.commands.storage import db_option
-from arena.commands.tournament import create_tournament, run_tournament
+from arena.cli.storage import db_option
+from arena.cli.tournament import create_tournament, run_tournament
 from arena.games import get_game, names
 from tournaments import reports
+from tournaments.catalogue import bundled_bots, plays
 from tournaments.store import Store
 
 #: Demo table sizes and rounds per game (kept small: the whole demo runs in well under a

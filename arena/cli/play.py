@@ -9,9 +9,8 @@ from __future__ import annotations
 
 import click
 
-from arena.botproc import resolve_spec
-from arena.commands.common import echo_json, parse_options
-from arena.commands.safety import RunOptions, run_options
+from arena.cli.common import echo_json, parse_options
+from arena.cli.safety import RunOptions, run_options
 from arena.games import get_game
 from arena.keyfile import KeyFile
 from arena.match import play_match
@@ -19,9 +18,9 @@ from arena.record import GameRecord
 from arena.replay import seat_story
 from arena.seeds import deal_seed, random_seed
 from arena.text import printable
-from tournaments.registry import registered_specs
-from tournaments.store import resolve_db_path
+from tournaments.catalogue import Catalogue
 from tournaments.reports import format_table
+from tournaments.store import resolve_db_path
 
 
 @click.command()
@@ -56,11 +55,12 @@ def play(game_name: str, bots: tuple[str, ...], seed: int | None, options: tuple
     if seat is not None and not 0 <= seat < len(bots):
         raise click.BadParameter(f"seat {seat} is not one of 0..{len(bots) - 1}",
                                  param_hint="--seat")
-    registered = registered_specs()
-    specs = [resolve_spec(text, registered=registered) for text in bots]
+    db_path = resolve_db_path(None)
+    catalogue = Catalogue.at(db_path)
+    specs = [catalogue.resolve(text) for text in bots]
     key = KeyFile.of_user().play_key()
     deal = deal_seed(key, random_seed() if seed is None else seed, 0, 0)
-    log_dir, sandbox, remote = run_options.setup(resolve_db_path(None), specs, registered)
+    log_dir, sandbox, remote = run_options.setup(db_path, specs, catalogue.folders())
     record = play_match(game.name, specs, seed=deal, key=key, options=parsed,
                         limits=run_options.limits(move_ms=move_ms, max_faults=max_faults),
                         log_dir=log_dir, sandbox=sandbox, remote=remote)
@@ -102,8 +102,8 @@ def show_result(record: GameRecord) -> None:
         rows.append([record.places[s], s, record.bots[s], record.scores[s],
                      record.decisions[s], f"{mean_us / 1000:.2f}", faults[s],
                      "yes" if s in record.forfeits else ""])
-    click.echo(format_table(["place", "seat", "bot", "score", "moves", "ms/move", "faults", "forfeit"],
-                     rows, align="rrlrrrrl"))
+    click.echo(format_table(["place", "seat", "bot", "score", "moves", "ms/move", "faults",
+                             "forfeit"], rows, align="rrlrrrrl"))
 
 
 def show_seat(record: GameRecord, seat: int, as_json: bool) -> None:

@@ -7,18 +7,20 @@ from pathlib import Path
 import click
 
 from arena.botproc import BotSpec
-from arena.commands.common import echo_json, parse_options
-from arena.commands.progress import ProgressBar
-from arena.commands.safety import RunOptions, run_options
-from arena.commands.storage import bot_spec, db_option, registered_folders
+from arena.cli.common import echo_json, parse_options
+from arena.cli.progress import ProgressBar
+from arena.cli.safety import RunOptions, run_options
+from arena.cli.storage import db_option
 from arena.games import get_game
 from arena.seeds import new_key, random_seed
 from tournaments import reports
+from tournaments.catalogue import Catalogue
 from tournaments.errors import PlanError
+from tournaments.reports import format_table
 from tournaments.runner import run as run_games
 from tournaments.schedule import TournamentSpec, plan
 from tournaments.store import Store
-from tournaments.reports import format_table
+from tournaments.values import TournamentInfo
 
 
 @click.group()
@@ -40,7 +42,8 @@ def create_tournament(store: Store, *, game_name: str, bots: list[str], table_si
     The tournament gets a fresh secret key (kept in the key file beside the database): its
     deals are new even with a ``seed`` used before, and no bot can compute them."""
     game = get_game(game_name)
-    versions = {name: bot_spec(store, name)[1] for name in dict.fromkeys(bots)}
+    catalogue = Catalogue.of(store)
+    versions = {name: catalogue.lookup(name)[1] for name in dict.fromkeys(bots)}
     if table_size is None:
         table_size = max(game.min_players, min(len(bots), game.max_players))
     spec = TournamentSpec(game=game.name, options=options, entrants=tuple(bots),
@@ -83,8 +86,9 @@ def create(game_name: str, bots: str, table_size: int | None, rounds: int, copie
                             table_size=table_size, rounds=rounds, seed=seed,
                             options=parse_options(options), move_ms=move_ms)
     info = store.tournament(tid)
+    catalogue = Catalogue.of(store)
     remote = sorted({entrant.bot for entrant in info.entrants
-                     if bot_spec(store, entrant.bot)[0].remote})
+                     if catalogue.lookup(entrant.bot)[0].remote})
     if remote and info.spec.table_size > 1:
         click.echo(f"warning: remote bot(s) {', '.join(remote)} play every seat rotation of a "
                    "deal over connections their owner controls, so they can remember its hands "
@@ -98,11 +102,11 @@ def create(game_name: str, bots: str, table_size: int | None, rounds: int, copie
                    f"{info.spec.table_size}); run it with `arena tournament run {tid}`")
 
 
-def entrant_specs(store: Store, tid: int) -> dict[str, BotSpec]:
-    info = store.tournament(tid)
+def entrant_specs(catalogue: Catalogue, info: TournamentInfo) -> dict[str, BotSpec]:
+    """How to run each entrant of a tournament (warning of bots changed since its plan)."""
     specs = {}
     for entrant in info.entrants:
-        spec, version = bot_spec(store, entrant.bot)
+        spec, version = catalogue.lookup(entrant.bot)
         if version != entrant.version:
             click.echo(f"warning: {entrant.bot} changed since the tournament was planned "
                        f"(version {entrant.version} -> {version})", err=True)
@@ -117,10 +121,11 @@ def run_tournament(store: Store, tid: int, *, jobs: int, quiet: bool = False,
     ``options`` gives the process limits, sandbox and remote bots (defaults: see RunOptions).
     """
     store.tournament_key(tid)   # a lost key file: one clear error before anything starts
-    specs = entrant_specs(store, tid)
+    catalogue = Catalogue.of(store)
+    specs = entrant_specs(catalogue, store.tournament(tid))
     options = options or RunOptions()
     log_dir, sandbox, remote = options.setup(Path(store.path), specs.values(),
-                                             registered_folders(store))
+                                             catalogue.folders())
     limits = options.limits(move_ms=store.tournament(tid).spec.move_ms)
     try:
         summary = run_games(store, tid, specs=specs, jobs=jobs, limits=limits,

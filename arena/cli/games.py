@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from arena.commands.common import echo_json
+from arena.cli.common import echo_json
 from arena.games import all_games
 from tournaments.reports import format_table
 

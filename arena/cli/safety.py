@@ -8,8 +8,7 @@ remote-bot configuration that ``play_match`` and the tournament runner take.
 from __future__ import annotations
 
 import functools
-import logging
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -24,8 +23,7 @@ from arena.logs import logs_folder
 from arena.record import Limits
 from arena.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.sandbox import Sandbox, SandboxMode
-
-log = logging.getLogger(__name__)
+from tournaments.catalogue import needs_sandbox
 
 _DEFAULTS = Limits()
 
@@ -50,24 +48,17 @@ class RunOptions:
                        memory_mb=self.memory_mb, cpu_s=self.cpu_s, max_procs=self.max_procs,
                        log_bytes=self.log_bytes)
 
-    def setup(self, db_path: Path, specs: Iterable[BotSpec],
-              registered: Mapping[str, BotSpec] | None = None,
+    def setup(self, db_path: Path, specs: Iterable[BotSpec], folders: Iterable[str] = (),
               ) -> tuple[Path, Sandbox | None, RemoteConfig | None]:
         """The logs folder, the sandbox and the remote configuration for a run.
 
-        The sandbox hides the database, its key file and the user's, the logs and every
-        registered bot's folder (a folder bot still sees its own); with only remote bots nothing
-        local runs, so there is no warning about running unsandboxed. Raises SandboxError or
-        RemoteError (one line each).
+        ``folders`` are the registered bots' own folders (``Catalogue.folders``); see
+        ``resolve_sandbox``. Raises SandboxError or RemoteError (one line each).
         """
         specs = list(specs)
         log_dir = logs_folder(db_path)
         log_dir.mkdir(parents=True, exist_ok=True)
-        identity.protect_arena_files(db_path, log_dir)
-        folders = [spec.cwd for spec in (registered or {}).values() if spec.cwd]
-        box = sandboxing.resolve(self.sandbox, hide=[
-            *sandboxing.private_paths(db_path, log_dir), *folders],
-            local=any(not spec.remote for spec in specs))
+        box = resolve_sandbox(self.sandbox, db_path, folders, local=needs_sandbox(specs))
         remote = None
         wanted = [spec.name for spec in specs if spec.remote]
         if self.listen is not None:
@@ -87,10 +78,26 @@ class RunOptions:
         return log_dir, box, remote
 
 
+def resolve_sandbox(mode: SandboxMode, db_path: Path, folders: Iterable[str] = (), *,
+                    local: bool = True) -> Sandbox | None:
+    """The one sandbox of a command that runs bots with the database at ``db_path``.
+
+    It hides the database, its key file and the user's, the logs and every registered bot's
+    folder in ``folders`` (a folder bot still sees its own); with no ``local`` bot (only remote
+    ones) nothing runs here, so there is no warning about running unsandboxed. Raises
+    SandboxError for ``required`` where bubblewrap does not work.
+    """
+    log_dir = logs_folder(db_path)
+    identity.protect_arena_files(db_path, log_dir)
+    return sandboxing.resolve(mode, hide=[*sandboxing.private_paths(db_path, log_dir),
+                                          *folders], local=local)
+
+
 #: ``--sandbox``: for every command that runs local bots (``arena bot add`` checks them too).
 sandbox_option = click.option(
     "--sandbox", type=click.Choice([m.value for m in SandboxMode]),
     default=SandboxMode.AUTO.value, show_default=True,
+    callback=lambda ctx, param, value: SandboxMode(value),
     help="Run bots in bubblewrap: auto (if it works here, else warn), required (refuse to run "
          "without it) or off.")
 
@@ -114,7 +121,6 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         values = {name: kwargs.pop(name) for name in names}
-        values["sandbox"] = SandboxMode(values["sandbox"])
         return function(*args, run_options=RunOptions(**values), **kwargs)
 
     options = [

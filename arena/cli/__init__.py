@@ -1,4 +1,8 @@
-"""The ``arena`` command (click). The only module that ties ``arena`` and ``tournaments``.
+"""The ``arena`` command (click): the only package of ``arena`` that uses ``tournaments``.
+
+One module per group of commands (``bots``, ``demo``, ``games``, ``play``, ``tournament``,
+``views``) and the options and helpers they share (``common``, ``progress``, ``safety``,
+``storage``).
 
 Every user error (a bad argument, an unknown game or bot, a bot that will not start, a corrupt
 or locked database) ends in one clear line on stderr and a non-zero exit, never a traceback.
@@ -35,12 +39,13 @@ class ArenaGroup(click.Group):
 def main(verbose: int) -> None:
     """Run bots that play imperfect-information table games against each other."""
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(level=level, stream=sys.stderr,
+                        format="%(levelname)s %(name)s: %(message)s")
 
 
 def _register() -> None:
-    from arena.commands import bots as bot_commands
-    from arena.commands import demo, games, play, tournament, views
+    from arena.cli import bots as bot_commands
+    from arena.cli import demo, games, play, tournament, views
 
     main.add_command(games.games)
     main.add_command(play.play)
