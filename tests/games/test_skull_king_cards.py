@@ -3,6 +3,8 @@ Loot alliances, Kraken and White Whale, and round scoring (standard and rascal).
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from collections import Counter
 
@@ -10,13 +12,14 @@ import pytest
 
 from arena.games import skull_king_cards as sk
 from arena.games.skull_king_cards import (
-    NAME_CODES, capture_bonus, cards_in_round, deal_constrained, deck, judge, loot_alliances,
+    CARDS, Card, capture_bonus, cards_in_round, deal_constrained, deck, judge, loot_alliances,
     rascal_points, standard_points,
 )
 
 
-def codes(*names: str) -> tuple[int, ...]:
-    return tuple(NAME_CODES[n] for n in names)
+def codes(*names: str) -> tuple[Card, ...]:
+    """The cards of the names, in order."""
+    return tuple(CARDS[n] for n in names)
 
 
 def winner(*names: str) -> int | None:
@@ -31,7 +34,7 @@ def leader(*names: str) -> int:
 
 # ------------------------------------------------------------------ deck and deal sizes
 def test_standard_deck_has_70_cards() -> None:
-    cards = Counter(sk.CODE_NAMES[k] for k in deck(False))
+    cards = Counter(card.name for card in deck(False))
     assert sum(cards.values()) == 70
     for suit in "GYPB":
         assert all(cards[f"{suit}{rank}"] == 1 for rank in range(1, 15))
@@ -40,7 +43,7 @@ def test_standard_deck_has_70_cards() -> None:
 
 
 def test_advanced_deck_adds_loot_kraken_whale() -> None:
-    cards = Counter(sk.CODE_NAMES[k] for k in deck(True))
+    cards = Counter(card.name for card in deck(True))
     assert sum(cards.values()) == 74
     assert (cards["LOOT"], cards["KRAKEN"], cards["WHALE"]) == (2, 1, 1)
 
@@ -139,13 +142,13 @@ def test_tigress_as_escape_loses_to_any_number() -> None:
 
 
 def test_character_lead_means_no_lead_suit() -> None:
-    assert sk.next_lead(sk.UNDECIDED, NAME_CODES["PIR"]) == sk.NO_SUIT
-    for name in ("MER", "SK", "TIG:pirate", "KRAKEN", "WHALE"):
-        assert sk.next_lead(sk.UNDECIDED, NAME_CODES[name]) == sk.NO_SUIT
+    for name in ("PIR", "MER", "SK", "TIG:pirate", "KRAKEN", "WHALE"):
+        assert sk.lead_suit(codes(name, "B4", "G2")) is None
     for name in ("ESC", "TIG:escape", "LOOT"):
-        assert sk.next_lead(sk.UNDECIDED, NAME_CODES[name]) == sk.UNDECIDED
-    assert sk.next_lead(sk.UNDECIDED, NAME_CODES["B4"]) == 3
-    assert sk.next_lead(1, NAME_CODES["PIR"]) == 1
+        assert sk.lead_suit(codes(name)) is None
+        assert sk.lead_suit(codes(name, "ESC", "B4", "G2")) == "B"
+    assert sk.lead_suit(codes("Y1", "PIR", "G2")) == "Y"
+    assert sk.lead_suit(()) is None
 
 
 # ------------------------------------------------------------------ Kraken and White Whale
@@ -260,18 +263,29 @@ def test_rascal_points(bid: int, won: int, cards: int, bonus: int, loot: int,
 
 
 # ------------------------------------------------------------------ names and actions
-def test_identical_cards_are_one_action() -> None:
-    hand = sorted(codes("ESC", "ESC", "ESC", "PIR", "PIR", "MER", "MER", "TIG", "Y3"))
-    assert sk.hand_actions(hand) == ("play:Y3", "play:ESC", "play:PIR", "play:TIG:pirate",
-                                     "play:TIG:escape", "play:MER")
+def test_hand_order_and_identical_cards() -> None:
+    hand = sk.in_hand_order(codes("MER", "ESC", "TIG", "ESC", "PIR", "B1", "Y3", "MER", "G14"))
+    assert sk.names(hand) == ("G14", "Y3", "B1", "ESC", "ESC", "PIR", "TIG", "MER", "MER")
+    assert hand[3] is hand[4] is sk.ESC  # identical cards are one value
+    assert [play for card in dict.fromkeys(hand) for play in card.plays] == [
+        "play:G14", "play:Y3", "play:B1", "play:ESC", "play:PIR", "play:TIG:pirate",
+        "play:TIG:escape", "play:MER"]
+    assert sk.names(sk.in_hand_order(deck(True))) == sk.names(deck(True))
 
 
 def test_action_and_name_tables_agree() -> None:
-    for code, action in enumerate(sk.CODE_ACTIONS):
-        if code != sk.TIG:
-            assert sk.ACTION_CODES[action] == code
-            assert action == "play:" + sk.CODE_NAMES[code]
-    assert "play:TIG" not in sk.ACTION_CODES
+    for action, card in sk.PLAYS.items():
+        assert action == card.action == "play:" + card.name
+        assert sk.CARDS[card.name] is card
+        assert sk.hand_card(card).plays.count(action) == 1
+    assert "play:TIG" not in sk.PLAYS
+    assert set(sk.PLAYS) == {play for card in deck(True) for play in card.plays}
+
+
+def test_cards_keep_their_identity_through_copies() -> None:
+    trick = list(codes("TIG:pirate", "ESC", "Y4"))
+    assert copy.deepcopy(trick) == trick and copy.deepcopy(trick)[0] is sk.TIG_PIRATE
+    assert pickle.loads(pickle.dumps(trick))[1] is sk.ESC
 
 
 # ------------------------------------------------------------------ constrained deals
@@ -279,13 +293,13 @@ def test_deal_constrained_respects_voids_and_sizes() -> None:
     rng = random.Random(5)
     pool = list(deck(False))
     sizes = [10, 10, 10, 40]
-    voids = [{0, 1}, {1, 2, 3}, {0, 2, 3}, set()]
+    voids = [{"G", "Y"}, {"Y", "P", "B"}, {"G", "P", "B"}, set()]
     for _ in range(30):
         piles = deal_constrained(pool, sizes, voids, rng)
         assert [len(p) for p in piles] == sizes
         assert Counter(k for p in piles for k in p) == Counter(pool)
         for pile, void in zip(piles, voids):
-            assert not any(k < sk.NUMBERED and k // 14 in void for k in pile)
+            assert not any(card.suit in void for card in pile)
 
 
 def test_deal_constrained_tight_case_always_succeeds() -> None:
@@ -293,6 +307,6 @@ def test_deal_constrained_tight_case_always_succeeds() -> None:
     # green must go to pile 1 or the undealt pile, yellow to pile 0 or the undealt pile
     pool = list(codes("G1", "G2", "G3", "Y1", "Y2", "Y3"))
     for _ in range(200):
-        piles = deal_constrained(pool, [2, 2, 2], [{0}, {1}, set()], rng)
-        assert not any(k // 14 == 0 for k in piles[0])
-        assert not any(k // 14 == 1 for k in piles[1])
+        piles = deal_constrained(pool, [2, 2, 2], [{"G"}, {"Y"}, set()], rng)
+        assert not any(card.suit == "G" for card in piles[0])
+        assert not any(card.suit == "Y" for card in piles[1])
