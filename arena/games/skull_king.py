@@ -160,10 +160,10 @@ class SkullKingState(State):
         return ()
 
     def _legal(self, seat: int) -> list[str]:
-        if self.phase is Phase.BIDDING and seat in self.seats:
-            return [f"bid:{bid}" for bid in range(self.cards + 1)]
         if self.phase is Phase.PLAYING and seat == self.turn:
             return [action for card in self._playable(self.hands[seat]) for action in card.plays]
+        if self.phase is Phase.BIDDING and seat in self.seats:
+            return [f"bid:{bid}" for bid in range(self.cards + 1)]
         return []
 
     def _playable(self, hand: list[Card]) -> list[Card]:

@@ -40,7 +40,7 @@ class Kind(enum.Enum):
 
 #: Characters, the Kraken and the White Whale: played before any numbered card, the trick
 #: has no lead suit (rule 5).
-NO_LEAD_SUIT = frozenset({Kind.PIRATE, Kind.SKULL_KING, Kind.MERMAID, Kind.KRAKEN, Kind.WHALE})
+NO_LEAD_SUIT = (Kind.PIRATE, Kind.SKULL_KING, Kind.MERMAID, Kind.KRAKEN, Kind.WHALE)
 
 
 @dataclass(frozen=True, eq=False, slots=True)
