@@ -31,7 +31,7 @@ class ToyState(State):
             return tuple(range(self.players))
         return (self.turn,)
 
-    def legal(self, seat: int) -> list[str]:
+    def _legal(self, seat: int) -> list[str]:
         return ["n:0", "n:1", "n:2"] if seat in self.to_act() else []
 
     def _apply(self, actions: dict[int, str]) -> None:
