@@ -17,19 +17,19 @@ from arena.games.skull_king_cards import (
 )
 
 
-def codes(*names: str) -> tuple[Card, ...]:
+def table(*names: str) -> tuple[Card, ...]:
     """The cards of the names, in order."""
     return tuple(CARDS[n] for n in names)
 
 
 def winner(*names: str) -> int | None:
     """Index of the winning card of a trick given by card names."""
-    return judge(codes(*names)).winner
+    return judge(table(*names)).winner
 
 
 def leader(*names: str) -> int:
     """Index of the card whose player leads the next trick."""
-    return judge(codes(*names)).leader
+    return judge(table(*names)).leader
 
 
 # ------------------------------------------------------------------ deck and deal sizes
@@ -71,7 +71,7 @@ def test_vector_3_black_trumps() -> None:
 
 
 def test_vector_4_mermaid_takes_skull_king_for_50() -> None:
-    trick = codes("Y14", "PIR", "SK", "MER")
+    trick = table("Y14", "PIR", "SK", "MER")
     assert judge(trick).winner == 3
     assert capture_bonus(trick, 3) == 50
     assert standard_points(1, 1, 4, 50) == 70
@@ -82,7 +82,7 @@ def test_vector_5_white_whale_highest_number() -> None:
 
 
 def test_vector_6_kraken_after_whale() -> None:
-    result = judge(codes("Y12", "B3", "WHALE", "KRAKEN"))
+    result = judge(table("Y12", "B3", "WHALE", "KRAKEN"))
     assert result.winner is None
     assert result.leader == 1  # P2 played the black 3, which wins with both removed
 
@@ -143,46 +143,46 @@ def test_tigress_as_escape_loses_to_any_number() -> None:
 
 def test_character_lead_means_no_lead_suit() -> None:
     for name in ("PIR", "MER", "SK", "TIG:pirate", "KRAKEN", "WHALE"):
-        assert sk.lead_suit(codes(name, "B4", "G2")) is None
+        assert sk.lead_suit(table(name, "B4", "G2")) is None
     for name in ("ESC", "TIG:escape", "LOOT"):
-        assert sk.lead_suit(codes(name)) is None
-        assert sk.lead_suit(codes(name, "ESC", "B4", "G2")) == "B"
-    assert sk.lead_suit(codes("Y1", "PIR", "G2")) == "Y"
+        assert sk.lead_suit(table(name)) is None
+        assert sk.lead_suit(table(name, "ESC", "B4", "G2")) == "B"
+    assert sk.lead_suit(table("Y1", "PIR", "G2")) == "Y"
     assert sk.lead_suit(()) is None
 
 
 # ------------------------------------------------------------------ Kraken and White Whale
 def test_kraken_alone_nobody_wins_would_be_winner_leads() -> None:
-    result = judge(codes("Y12", "KRAKEN", "B3", "Y13"))
+    result = judge(table("Y12", "KRAKEN", "B3", "Y13"))
     assert result.winner is None and result.leader == 2
-    assert judge(codes("KRAKEN", "ESC", "ESC")).leader == 1  # first card left
-    assert judge(codes("KRAKEN", "Y5", "G10")).leader == 1  # yellow leads once judged again
-    assert judge(codes("PIR", "KRAKEN", "SK")).leader == 2
+    assert judge(table("KRAKEN", "ESC", "ESC")).leader == 1  # first card left
+    assert judge(table("KRAKEN", "Y5", "G10")).leader == 1  # yellow leads once judged again
+    assert judge(table("PIR", "KRAKEN", "SK")).leader == 2
 
 
 def test_whale_alone_highest_number_any_suit() -> None:
     assert winner("Y12", "WHALE", "G13", "B2") == 2
     assert winner("G13", "WHALE", "Y13") == 0  # ties to the first played
     assert winner("SK", "MER", "P1", "WHALE") == 2  # specials are void
-    assert judge(codes("Y12", "WHALE", "G13")).whale
+    assert judge(table("Y12", "WHALE", "G13")).whale
 
 
 def test_whale_without_numbers_nobody_wins_whale_leads() -> None:
-    result = judge(codes("PIR", "WHALE", "SK"))
+    result = judge(table("PIR", "WHALE", "SK"))
     assert result.winner is None and result.leader == 1
 
 
 def test_kraken_then_whale_whale_acts() -> None:
-    result = judge(codes("KRAKEN", "Y5", "WHALE", "G9"))
+    result = judge(table("KRAKEN", "Y5", "WHALE", "G9"))
     assert result.winner == 3 and result.whale
-    result = judge(codes("KRAKEN", "WHALE"))
+    result = judge(table("KRAKEN", "WHALE"))
     assert result.winner is None and result.leader == 1
 
 
 def test_whale_then_kraken_kraken_acts() -> None:
-    result = judge(codes("WHALE", "KRAKEN"))
+    result = judge(table("WHALE", "KRAKEN"))
     assert result.winner is None and result.leader == 0  # no other card: the leader again
-    result = judge(codes("WHALE", "SK", "KRAKEN", "MER"))
+    result = judge(table("WHALE", "SK", "KRAKEN", "MER"))
     assert result.winner is None and result.leader == 3  # Mermaid beats Skull King
 
 
@@ -206,11 +206,11 @@ def test_whale_then_kraken_kraken_acts() -> None:
 ])
 def test_capture_bonus(trick: tuple[str, ...], won_by: int, bonus: int) -> None:
     assert winner(*trick) == won_by
-    assert capture_bonus(codes(*trick), won_by) == bonus
+    assert capture_bonus(table(*trick), won_by) == bonus
 
 
 def test_whale_trick_keeps_only_fourteen_bonuses() -> None:
-    trick = codes("PIR", "MER", "Y14", "WHALE")
+    trick = table("PIR", "MER", "Y14", "WHALE")
     result = judge(trick)
     assert result.winner == 2
     assert capture_bonus(trick, result.winner) == 10
@@ -218,20 +218,20 @@ def test_whale_trick_keeps_only_fourteen_bonuses() -> None:
 
 # ------------------------------------------------------------------ Loot alliances
 def test_loot_allies_with_the_winner() -> None:
-    trick = codes("Y5", "LOOT", "Y9", "LOOT")
+    trick = table("Y5", "LOOT", "Y9", "LOOT")
     result = judge(trick)
     assert result.winner == 2
     assert loot_alliances((0, 1, 2, 3), trick, result) == [(1, 2), (3, 2)]
 
 
 def test_loot_no_alliance_with_itself_nobody_or_whale() -> None:
-    trick = codes("LOOT", "ESC", "ESC")
+    trick = table("LOOT", "ESC", "ESC")
     result = judge(trick)
     assert result.winner == 0
     assert loot_alliances((2, 0, 1), trick, result) == []
-    trick = codes("Y5", "LOOT", "KRAKEN")
+    trick = table("Y5", "LOOT", "KRAKEN")
     assert loot_alliances((0, 1, 2), trick, judge(trick)) == []
-    trick = codes("Y5", "LOOT", "WHALE")
+    trick = table("Y5", "LOOT", "WHALE")
     assert judge(trick).winner == 0
     assert loot_alliances((0, 1, 2), trick, judge(trick)) == []
 
@@ -264,7 +264,7 @@ def test_rascal_points(bid: int, won: int, cards: int, bonus: int, loot: int,
 
 # ------------------------------------------------------------------ names and actions
 def test_hand_order_and_identical_cards() -> None:
-    hand = sk.in_hand_order(codes("MER", "ESC", "TIG", "ESC", "PIR", "B1", "Y3", "MER", "G14"))
+    hand = sk.in_hand_order(table("MER", "ESC", "TIG", "ESC", "PIR", "B1", "Y3", "MER", "G14"))
     assert sk.names(hand) == ("G14", "Y3", "B1", "ESC", "ESC", "PIR", "TIG", "MER", "MER")
     assert hand[3] is hand[4] is sk.ESC  # identical cards are one value
     assert [play for card in dict.fromkeys(hand) for play in card.plays] == [
@@ -283,7 +283,7 @@ def test_action_and_name_tables_agree() -> None:
 
 
 def test_cards_keep_their_identity_through_copies() -> None:
-    trick = list(codes("TIG:pirate", "ESC", "Y4"))
+    trick = list(table("TIG:pirate", "ESC", "Y4"))
     assert copy.deepcopy(trick) == trick and copy.deepcopy(trick)[0] is sk.TIG_PIRATE
     assert pickle.loads(pickle.dumps(trick))[1] is sk.ESC
 
@@ -305,7 +305,7 @@ def test_deal_constrained_respects_voids_and_sizes() -> None:
 def test_deal_constrained_tight_case_always_succeeds() -> None:
     rng = random.Random(9)
     # green must go to pile 1 or the undealt pile, yellow to pile 0 or the undealt pile
-    pool = list(codes("G1", "G2", "G3", "Y1", "Y2", "Y3"))
+    pool = list(table("G1", "G2", "G3", "Y1", "Y2", "Y3"))
     for _ in range(200):
         piles = deal_constrained(pool, [2, 2, 2], [{"G"}, {"Y"}, set()], rng)
         assert not any(card.suit == "G" for card in piles[0])
