@@ -21,21 +21,22 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.games.skull_king_cards import (
-    ACTION_CODES,
     BLACK,
+    CARDS,
     ESC,
     KRAKEN,
     LOOT,
     MER,
-    NAME_CODES,
-    NUMBERED,
     PIR,
+    PLAYS,
     SK,
     TIG,
     TIG_ESCAPE,
     TIG_PIRATE,
     WHALE,
+    Card,
     deck,
+    hand_card,
     judge,
 )
 
@@ -48,38 +49,37 @@ NUMBER_DISCOUNT_TWO_PLAYERS = 0.9
 #: A card counts as likely to hold a trick from this chance on.
 HOLD = 0.55
 #: Static order of card strength, used to pick the cheapest winner or the card to shed.
-STRENGTH: dict[int, float] = {SK: 100, PIR: 90, TIG_PIRATE: 89, MER: 80, WHALE: 30,
+STRENGTH: dict[Card, float] = {SK: 100, PIR: 90, TIG_PIRATE: 89, MER: 80, WHALE: 30,
                               KRAKEN: 1, ESC: 0, LOOT: 0, TIG_ESCAPE: 0.5}
 #: Cards that never win a trick on their own.
 NEVER_WIN = frozenset({ESC, LOOT, KRAKEN, TIG_ESCAPE})
 CHARACTERS = (PIR, TIG, SK, MER)
 
 
-def strength(code: int) -> float:
+def strength(card: Card) -> float:
     """Higher means more likely to win a trick."""
-    if code < NUMBERED:
-        suit, rank = divmod(code, 14)
-        return 40 + rank if suit == BLACK else rank
-    return STRENGTH[code]
+    if card.suit is not None:
+        return 40 + card.rank - 1 if card.suit == BLACK else card.rank - 1
+    return STRENGTH[card]
 
 
-def unseen_cards(view: dict[str, Any]) -> Counter[int]:
+def unseen_cards(view: dict[str, Any]) -> Counter[Card]:
     """Kinds this seat has not seen this round: the deck minus its hand and all cards played."""
     unseen = Counter(deck(bool(view.get("advanced"))))
-    seen = [NAME_CODES[n] for n in view["hand"]]
+    seen = [CARDS[n] for n in view["hand"]]
     for trick in view["tricks"]:
-        seen += [NAME_CODES[n] for n in trick["cards"]]
-    seen += [NAME_CODES[n] for n in view["trick"]]
-    for code in seen:
-        kind = TIG if code in (TIG_PIRATE, TIG_ESCAPE) else code
+        seen += [CARDS[n] for n in trick["cards"]]
+    seen += [CARDS[n] for n in view["trick"]]
+    for card in seen:
+        kind = hand_card(card)
         if unseen[kind] > 0:
             unseen[kind] -= 1
     return unseen
 
 
-def beaters(codes: Sequence[int], unseen: Counter[int]) -> int:
-    """How many unseen cards would take a trick the last card of ``codes`` is winning."""
-    mine = codes[-1]
+def beaters(cards: Sequence[Card], unseen: Counter[Card]) -> int:
+    """How many unseen cards would take a trick the last card of ``cards`` is winning."""
+    mine = cards[-1]
     if mine == SK:
         return unseen[MER]
     if mine in (PIR, TIG_PIRATE):
@@ -87,45 +87,44 @@ def beaters(codes: Sequence[int], unseen: Counter[int]) -> int:
     if mine == MER:
         return unseen[PIR] + unseen[TIG]
     characters = sum(unseen[c] for c in CHARACTERS)
-    if mine < NUMBERED:
-        suit, rank = divmod(mine, 14)
-        higher = sum(unseen[suit * 14 + r] for r in range(rank + 1, 14))
-        blacks = 0 if suit == BLACK else sum(unseen[BLACK * 14 + r] for r in range(14))
+    if mine.suit is not None:
+        higher = sum(unseen[CARDS[f"{mine.suit}{r}"]] for r in range(mine.rank + 1, 15))
+        blacks = 0 if mine.suit == BLACK else sum(unseen[CARDS[f"B{r}"]] for r in range(1, 15))
         return higher + blacks + characters
     # an escape-like card winning: anything but another escape beats it
     return sum(count for kind, count in unseen.items() if kind not in NEVER_WIN)
 
 
-def hold_chance(codes: Sequence[int], unseen: Counter[int], later: int) -> float:
-    """Chance that the last card of ``codes`` (winning now) still wins after ``later`` cards."""
+def hold_chance(cards: Sequence[Card], unseen: Counter[Card], later: int) -> float:
+    """Chance that the last card of ``cards`` (winning now) still wins after ``later`` cards."""
     total = sum(unseen.values())
     if later <= 0 or total == 0:
         return 1.0
-    if KRAKEN in codes or WHALE in codes:
+    if KRAKEN in cards or WHALE in cards:
         return 0.5
-    return max(0.0, 1.0 - beaters(codes, unseen) / total) ** later
+    return max(0.0, 1.0 - beaters(cards, unseen) / total) ** later
 
 
-def wins_now(codes: list[int]) -> bool:
-    """Whether the last card of ``codes`` is winning the trick so far."""
-    return judge(codes).winner == len(codes) - 1
+def wins_now(cards: list[Card]) -> bool:
+    """Whether the last card of ``cards`` is winning the trick so far."""
+    return judge(cards).winner == len(cards) - 1
 
 
-def card_value(code: int, unseen: Counter[int], players: int) -> float:
+def card_value(card: Card, unseen: Counter[Card], players: int) -> float:
     """Expected tricks from one card of the hand (for the bid)."""
-    if code in NEVER_WIN:
+    if card in NEVER_WIN:
         return 0.0
-    if code == TIG:
-        code = TIG_PIRATE
-    chance = hold_chance([code], unseen, players - 1)
-    if code >= NUMBERED:
+    if card is TIG:
+        card = TIG_PIRATE
+    chance = hold_chance([card], unseen, players - 1)
+    if card.suit is None:
         return chance
     return chance * (NUMBER_DISCOUNT_TWO_PLAYERS if players == 2 else NUMBER_DISCOUNT)
 
 
 def choose_bid(view: dict[str, Any], legal: list[str]) -> str:
     unseen = unseen_cards(view)
-    expected = sum(card_value(NAME_CODES[n], unseen, view["players"]) for n in view["hand"])
+    expected = sum(card_value(CARDS[n], unseen, view["players"]) for n in view["hand"])
     bid = min(int(expected + 0.5), view["cards"])
     action = f"bid:{bid}"
     return action if action in legal else legal[0]
@@ -135,22 +134,22 @@ def choose_play(view: dict[str, Any], legal: list[str]) -> str:
     seat, players = view["seat"], view["players"]
     need = view["bids"][seat] - view["won"][seat]
     left = len(view["hand"])
-    trick = [NAME_CODES[n] for n in view["trick"]]
+    trick = [CARDS[n] for n in view["trick"]]
     later = players - 1 - len(trick)
     unseen = unseen_cards(view)
     options = []
     for action in legal:
-        code = ACTION_CODES[action]
-        codes = trick + [code]
-        winning = wins_now(codes)
-        hold = hold_chance(codes, unseen, later) if winning else 0.0
-        options.append((action, code, winning, hold))
+        card = PLAYS[action]
+        cards = trick + [card]
+        winning = wins_now(cards)
+        hold = hold_chance(cards, unseen, later) if winning else 0.0
+        options.append((action, card, winning, hold))
     if need > 0:
         return _take(options, need >= left, later == 0)
     return _duck(options, later == 0)
 
 
-def _take(options: list[tuple[str, int, bool, float]], urgent: bool, last: bool) -> str:
+def _take(options: list[tuple[str, Card, bool, float]], urgent: bool, last: bool) -> str:
     """Win this trick cheaply if a card is likely to hold; otherwise throw the weakest card."""
     likely = [o for o in options if o[2] and (last or o[3] >= HOLD)]
     if likely:
@@ -158,12 +157,12 @@ def _take(options: list[tuple[str, int, bool, float]], urgent: bool, last: bool)
     winning = [o for o in options if o[2]]
     if urgent and winning:
         return max(winning, key=lambda o: o[3])[0]
-    numbered = [o for o in options if o[1] < NUMBERED]
+    numbered = [o for o in options if o[1].suit is not None]
     pool = numbered or options
     return min(pool, key=lambda o: strength(o[1]))[0]
 
 
-def _duck(options: list[tuple[str, int, bool, float]], last: bool) -> str:
+def _duck(options: list[tuple[str, Card, bool, float]], last: bool) -> str:
     """Lose this trick, shedding the most dangerous card that loses now."""
     losing = [o for o in options if not o[2]]
     if losing:

@@ -1,70 +1,128 @@
-"""Skull King cards: the deck, card and action names, the trick judge and round scoring.
+"""Skull King cards: the deck, card names, the trick judge and round scoring.
 
-Pure functions over small integers, shared by the engine (``arena.games.skull_king``) and the
-bundled bot. A *kind* is a card in a hand (identical cards share a kind); a *code* is a card on
-the table, which differs from its kind only for the Tigress (declared Pirate or Escape).
+Pure functions over ``Card`` values, shared by the engine (``arena.games.skull_king``) and the
+bundled bot. The rules they implement are in ``docs/games/skull-king.md``: the numbers in the
+docstrings below (rule 7.1, rule 8, ...) refer to its "Rules as implemented" section.
 
-Kinds and codes:
-  0..55   numbered cards, ``suit * 14 + rank - 1`` with suits green, yellow, purple, black;
-  56..63  Escape, Pirate, Tigress (kind only), Skull King, Mermaid, Loot, Kraken, White Whale;
-  64, 65  Tigress declared as Pirate, Tigress declared as Escape (codes only).
+A card in a hand is one of the 70 (or 74) cards of the deck. On the table the Tigress becomes
+one of two table cards, ``TIG:pirate`` (a Pirate) or ``TIG:escape`` (an Escape); every other
+card is the same card in the hand and on the table. A card's ``name`` is its text form, as
+views and the event log show it; its play action is ``play:`` followed by the name.
 """
 
 from __future__ import annotations
 
+import enum
 import random
-from bisect import bisect_left
-from collections.abc import Sequence
-from operator import itemgetter
-from typing import NamedTuple
+from collections.abc import Iterable, Sequence
+from dataclasses import dataclass, field
+from operator import attrgetter
+from typing import Any, NamedTuple
 
 SUITS = "GYPB"
-BLACK = 3
-BLACK_LOW = BLACK * 14  # codes of black cards are BLACK_LOW..55
-NUMBERED = 56
-ESC, PIR, TIG, SK, MER, LOOT, KRAKEN, WHALE = range(56, 64)
-TIG_PIRATE, TIG_ESCAPE = 64, 65
-NO_SUIT = -1  # a character, Kraken or Whale came before any numbered card
-UNDECIDED = -2  # only escapes so far (or an empty trick): the next card decides
-
-SPECIAL_NAMES = {ESC: "ESC", PIR: "PIR", TIG: "TIG", SK: "SK", MER: "MER", LOOT: "LOOT",
-                 KRAKEN: "KRAKEN", WHALE: "WHALE", TIG_PIRATE: "TIG:pirate",
-                 TIG_ESCAPE: "TIG:escape"}
-#: Table name of each code (``"Y14"``, ``"TIG:pirate"``); index = code.
-CODE_NAMES: tuple[str, ...] = tuple(
-    [f"{SUITS[k // 14]}{k % 14 + 1}" for k in range(NUMBERED)]
-    + [SPECIAL_NAMES[c] for c in range(NUMBERED, 66)]
-)
-#: Canonical play action of each code; index = code.
-CODE_ACTIONS: tuple[str, ...] = tuple(f"play:{name}" for name in CODE_NAMES)
-#: The play actions a card kind offers, in order (the Tigress offers two).
-KIND_ACTIONS: tuple[tuple[str, ...], ...] = tuple(
-    (CODE_ACTIONS[TIG_PIRATE], CODE_ACTIONS[TIG_ESCAPE]) if k == TIG else (CODE_ACTIONS[k],)
-    for k in range(64)
-)
-#: Code of each play action string.
-ACTION_CODES: dict[str, int] = {a: c for c, a in enumerate(CODE_ACTIONS) if c != TIG}
-#: Code of each table name (``"Y14"``, ``"TIG:escape"``), for views.
-NAME_CODES: dict[str, int] = {n: c for c, n in enumerate(CODE_NAMES)}
-#: The hand kind of each code.
-CODE_KINDS: tuple[int, ...] = tuple(range(64)) + (TIG, TIG)
-
-#: Codes that take away the lead suit when played before any numbered card.
-LEAD_BREAKERS = frozenset({PIR, TIG_PIRATE, SK, MER, KRAKEN, WHALE})
-#: Codes that play as escapes in the ordinary judge.
-ESCAPES = frozenset({ESC, TIG_ESCAPE, LOOT})
-
-BASE_DECK: tuple[int, ...] = (
-    tuple(range(NUMBERED)) + (ESC,) * 5 + (PIR,) * 5 + (TIG, SK) + (MER,) * 2
-)
-ADVANCED_EXTRA: tuple[int, ...] = (LOOT, LOOT, KRAKEN, WHALE)
+BLACK = "B"
 ROUNDS = 10
-#: Capture bonus of each 14: +10 for green, yellow, purple; +20 for black.
-FOURTEENS = {13: 10, 27: 10, 41: 10, 55: 20}
 
 
-def deck(advanced: bool) -> tuple[int, ...]:
-    """The card kinds of the full deck (70 cards, or 74 with ``advanced``)."""
+class Kind(enum.Enum):
+    """What a card is for the rules."""
+
+    NUMBER = "number"
+    ESCAPE = "escape"
+    PIRATE = "pirate"
+    TIGRESS = "tigress"  # only in hands: on the table she is a Pirate or an Escape
+    SKULL_KING = "skull king"
+    MERMAID = "mermaid"
+    LOOT = "loot"
+    KRAKEN = "kraken"
+    WHALE = "white whale"
+
+
+#: Characters, the Kraken and the White Whale: played before any numbered card, the trick
+#: has no lead suit (rule 5).
+NO_LEAD_SUIT = (Kind.PIRATE, Kind.SKULL_KING, Kind.MERMAID, Kind.KRAKEN, Kind.WHALE)
+
+
+@dataclass(frozen=True, eq=False, slots=True)
+class Card:
+    """One card. Each card exists once: identical cards (the five Escapes, ...) are the same
+    value, so cards compare and hash by identity, and copies of a card are the card itself.
+
+    ``position`` is the card's place in hand order (see ``in_hand_order``); ``action`` is the
+    play action of a table card (``play:G7``, ``play:TIG:escape``), ``plays`` the play actions a
+    hand card offers (the Tigress offers two, rule 6; any other card its own action).
+    """
+
+    position: int
+    name: str
+    kind: Kind
+    suit: str | None = None
+    rank: int = 0
+    plays: tuple[str, ...] = ()
+    action: str = field(init=False)
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "action", f"play:{self.name}")
+        if not self.plays:
+            object.__setattr__(self, "plays", (self.action,))
+
+    def __repr__(self) -> str:
+        return f"Card({self.name})"
+
+    def __copy__(self) -> Card:
+        return self
+
+    def __deepcopy__(self, memo: dict[int, Any]) -> Card:
+        return self
+
+    def __reduce__(self) -> tuple[Any, tuple[str]]:
+        return card_named, (self.name,)
+
+
+NUMBERED: tuple[Card, ...] = tuple(
+    Card(14 * s + rank - 1, f"{suit}{rank}", Kind.NUMBER, suit, rank)
+    for s, suit in enumerate(SUITS) for rank in range(1, 15)
+)
+ESC = Card(56, "ESC", Kind.ESCAPE)
+PIR = Card(57, "PIR", Kind.PIRATE)
+TIG = Card(58, "TIG", Kind.TIGRESS, plays=("play:TIG:pirate", "play:TIG:escape"))
+SK = Card(59, "SK", Kind.SKULL_KING)
+MER = Card(60, "MER", Kind.MERMAID)
+LOOT = Card(61, "LOOT", Kind.LOOT)
+KRAKEN = Card(62, "KRAKEN", Kind.KRAKEN)
+WHALE = Card(63, "WHALE", Kind.WHALE)
+TIG_PIRATE = Card(64, "TIG:pirate", Kind.PIRATE)
+TIG_ESCAPE = Card(65, "TIG:escape", Kind.ESCAPE)
+
+BASE_DECK: tuple[Card, ...] = NUMBERED + (ESC,) * 5 + (PIR,) * 5 + (TIG, SK) + (MER,) * 2
+ADVANCED_EXTRA: tuple[Card, ...] = (LOOT, LOOT, KRAKEN, WHALE)
+
+#: Every card, hand and table cards alike, by name (``"Y14"``, ``"TIG"``, ``"TIG:pirate"``).
+CARDS: dict[str, Card] = {card.name: card
+                          for card in BASE_DECK + ADVANCED_EXTRA + (TIG_PIRATE, TIG_ESCAPE)}
+_POSITION = attrgetter("position")
+#: The table card of each play action (``"play:TIG"`` is not an action).
+PLAYS: dict[str, Card] = {card.action: card for card in CARDS.values() if card is not TIG}
+
+
+def card_named(name: str) -> Card:
+    """The card called ``name`` (``"Y14"``, ``"TIG"``, ``"TIG:pirate"``)."""
+    return CARDS[name]
+
+
+def in_hand_order(cards: Iterable[Card]) -> list[Card]:
+    """The cards sorted in hand order: green, yellow, purple, black by rank, then ``ESC``,
+    ``PIR``, ``TIG``, ``SK``, ``MER``, ``LOOT``, ``KRAKEN``, ``WHALE``."""
+    return sorted(cards, key=_POSITION)
+
+
+def names(cards: Iterable[Card]) -> tuple[str, ...]:
+    """The names of the cards, in order."""
+    return tuple([card.name for card in cards])
+
+
+def deck(advanced: bool) -> tuple[Card, ...]:
+    """The full deck in hand order (70 cards, or 74 with ``advanced``)."""
     return BASE_DECK + ADVANCED_EXTRA if advanced else BASE_DECK
 
 
@@ -73,12 +131,19 @@ def cards_in_round(round_: int, players: int) -> int:
     return min(round_, len(BASE_DECK) // players)
 
 
-def draw(rng: random.Random, cards: Sequence[int], count: int) -> list[int]:
-    """``count`` cards drawn at random without replacement (a uniformly random deal).
+def hand_card(card: Card) -> Card:
+    """The hand card a table card was played from."""
+    return TIG if card is TIG_PIRATE or card is TIG_ESCAPE else card
 
-    One ``getrandbits`` call gives a number whose mixed-radix digits pick each card; the 64
-    extra bits make the bias of the last digits smaller than 2**-64. This is several times
-    faster than ``random.sample``, which calls back into Python for every card.
+
+def draw(rng: random.Random, cards: Sequence[Card],
+         count: int) -> tuple[list[Card], list[Card]]:
+    """``count`` cards drawn uniformly at random without replacement from ``cards``, and the
+    cards left (in no particular order).
+
+    A partial Fisher-Yates shuffle whose choices are the mixed-radix digits of one random
+    number (64 spare bits keep the bias of the last digits below 2**-64). Seeds of recorded
+    games depend on this exact use of the generator, so it must not change.
     """
     pool = list(cards)
     left = len(pool)
@@ -89,44 +154,47 @@ def draw(rng: random.Random, cards: Sequence[int], count: int) -> list[int]:
         out.append(pool[index])
         left -= 1
         pool[index] = pool[left]
-    return out
+    return out, pool[:left]
 
 
-def pick(table: Sequence[str], keys: Sequence[int]) -> tuple[str, ...]:
-    """``table[k]`` for each key, as a tuple (one C-level call for two keys or more)."""
-    if len(keys) > 1:
-        return itemgetter(*keys)(table)  # type: ignore[no-any-return]
-    return (table[keys[0]],) if keys else ()
+def lead_suit(trick: Sequence[Card]) -> str | None:
+    """The lead suit of a trick so far (rule 5): the suit of its first numbered card, unless a
+    character, the Kraken or the White Whale came first; escapes are transparent."""
+    for card in trick:
+        if card.suit is not None:
+            return card.suit
+        if card.kind in NO_LEAD_SUIT:
+            return None
+    return None
 
 
-def hand_names(hand: Sequence[int]) -> tuple[str, ...]:
-    """The names of a hand of kinds, in order."""
-    return pick(CODE_NAMES, hand)
+def _highest(trick: Sequence[Card], suit: str) -> int | None:
+    """Index of the highest card of ``suit`` in the trick, or None."""
+    best = None
+    for i, card in enumerate(trick):
+        if card.suit == suit and (best is None or card.rank > trick[best].rank):
+            best = i
+    return best
 
 
-def hand_actions(hand: Sequence[int]) -> tuple[str, ...]:
-    """The play actions of a sorted hand of kinds, identical cards once, in hand order."""
-    specials = bisect_left(hand, NUMBERED)
-    if specials == len(hand):
-        return pick(CODE_ACTIONS, hand)
-    out = list(pick(CODE_ACTIONS, hand[:specials]))
-    prev = -1
-    for kind in hand[specials:]:
-        if kind != prev:
-            out += KIND_ACTIONS[kind]
-            prev = kind
-    return tuple(out)
-
-
-def next_lead(lead: int, code: int) -> int:
-    """The trick's lead state after ``code`` is played onto lead state ``lead``."""
-    if lead != UNDECIDED:
-        return lead
-    if code < NUMBERED:
-        return code // 14
-    if code in LEAD_BREAKERS:
-        return NO_SUIT
-    return UNDECIDED
+def ordinary_winner(trick: Sequence[Card]) -> int:
+    """Index of the winning card when no Kraken or White Whale acts (rules 7.1 to 7.7)."""
+    kinds = [card.kind for card in trick]
+    if Kind.SKULL_KING in kinds and Kind.MERMAID in kinds:
+        return kinds.index(Kind.MERMAID)  # 7.1
+    if Kind.SKULL_KING in kinds:
+        return kinds.index(Kind.SKULL_KING)  # 7.2
+    if Kind.PIRATE in kinds:
+        return kinds.index(Kind.PIRATE)  # 7.3
+    if Kind.MERMAID in kinds:
+        return kinds.index(Kind.MERMAID)  # 7.4
+    black = _highest(trick, BLACK)
+    if black is not None:
+        return black  # 7.5
+    suit = lead_suit(trick)
+    if suit is not None:
+        return _highest(trick, suit)  # type: ignore[return-value]  # 7.6
+    return 0  # 7.7: only escapes, the first card
 
 
 class TrickResult(NamedTuple):
@@ -142,93 +210,68 @@ class TrickResult(NamedTuple):
     whale: bool = False
 
 
-def ordinary_winner(codes: Sequence[int]) -> int:
-    """Index of the winning card when no Kraken or White Whale acts (rules 1-7, in order)."""
-    top = max(codes)
-    if top >= NUMBERED:  # special cards: rules 1 to 4 first
-        if SK in codes:
-            return codes.index(MER) if MER in codes else codes.index(SK)
-        for i, code in enumerate(codes):
-            if code == PIR or code == TIG_PIRATE:
-                return i
-        if MER in codes:
-            return codes.index(MER)
-        top = max([code for code in codes if code < NUMBERED], default=-1)
-        if top < 0:
-            return 0  # 7. only escapes: the first card
-    if top >= BLACK_LOW:
-        return codes.index(top)  # 5. the highest black (black codes rank above all others)
-    for code in codes:  # 6. the highest card of the lead suit
-        if code < NUMBERED:
-            low = code - code % 14
-            break
-        if code in LEAD_BREAKERS:
-            return 0
-    best = index = -1
-    for i, code in enumerate(codes):
-        if low <= code < low + 14 and code > best:
-            best, index = code, i
-    return index
-
-
-def whale_winner(codes: Sequence[int]) -> int | None:
-    """Index of the highest numbered card (ties to the first played), or None if there is none."""
-    best, best_rank = None, -1
-    for i, code in enumerate(codes):
-        if code < NUMBERED and code % 14 > best_rank:
-            best, best_rank = i, code % 14
+def whale_winner(trick: Sequence[Card]) -> int | None:
+    """Rule 9: index of the highest number whatever its suit (ties to the first played), or
+    None if the trick has no numbered card."""
+    best = None
+    for i, card in enumerate(trick):
+        if card.suit is not None and (best is None or card.rank > trick[best].rank):
+            best = i
     return best
 
 
-def _winner_without(codes: Sequence[int], removed: set[int]) -> int | None:
-    """Index (in ``codes``) of the ordinary winner of the trick without the ``removed`` indexes."""
-    kept = [i for i in range(len(codes)) if i not in removed]
+def _winner_without(trick: Sequence[Card], removed: set[int]) -> int | None:
+    """Index (in ``trick``) of the ordinary winner once the ``removed`` indexes are taken out."""
+    kept = [i for i in range(len(trick)) if i not in removed]
     if not kept:
         return None
-    return kept[ordinary_winner([codes[i] for i in kept])]
+    return kept[ordinary_winner([trick[i] for i in kept])]
 
 
-def judge(codes: Sequence[int]) -> TrickResult:
-    """Judge a complete trick given its codes in play order (index 0 led)."""
-    kraken = codes.index(KRAKEN) if KRAKEN in codes else -1
-    whale = codes.index(WHALE) if WHALE in codes else -1
+def judge(trick: Sequence[Card]) -> TrickResult:
+    """Judge a complete trick given its table cards in play order (index 0 led)."""
+    kraken = trick.index(KRAKEN) if KRAKEN in trick else -1
+    whale = trick.index(WHALE) if WHALE in trick else -1
     if kraken < 0 and whale < 0:
-        index = ordinary_winner(codes)
+        index = ordinary_winner(trick)
         return TrickResult(index, index)
-    if kraken > whale:  # the Kraken acts (alone, or played after the Whale)
+    if kraken > whale:  # rules 8 and 10: the Kraken acts (alone, or played after the Whale)
         removed = {kraken} if whale < 0 else {kraken, whale}
-        leader = _winner_without(codes, removed)
+        leader = _winner_without(trick, removed)
         return TrickResult(None, 0 if leader is None else leader)
-    winner = whale_winner(codes)  # the Whale acts; an earlier Kraken is an escape
+    winner = whale_winner(trick)  # rules 9 and 10: the Whale acts; an earlier Kraken escapes
     return TrickResult(winner, whale if winner is None else winner, whale=True)
 
 
-def capture_bonus(codes: Sequence[int], winner: int) -> int:
-    """Bonus points for capturing the cards of a trick won by the card at index ``winner``."""
+def capture_bonus(trick: Sequence[Card], winner: int) -> int:
+    """Bonus points for capturing the cards of a trick won by the card at index ``winner``.
+
+    +10 for each green, yellow or purple 14 and +20 for the black 14; +20 for each Mermaid
+    taken by a Pirate; +30 for each Pirate taken by the Skull King; +40 for taking the Skull
+    King with a Mermaid."""
     bonus = 0
-    for code in codes:
-        if code in FOURTEENS:
-            bonus += FOURTEENS[code]
-    won_by = codes[winner]
-    if won_by < NUMBERED:
-        return bonus
-    if won_by == PIR or won_by == TIG_PIRATE:
-        bonus += 20 * codes.count(MER)
-    elif won_by == SK:
-        bonus += 30 * (codes.count(PIR) + codes.count(TIG_PIRATE))
-    elif won_by == MER and SK in codes:
+    for card in trick:
+        if card.rank == 14:
+            bonus += 20 if card.suit == BLACK else 10
+    kinds = [card.kind for card in trick]
+    won_by = trick[winner].kind
+    if won_by is Kind.PIRATE:
+        bonus += 20 * kinds.count(Kind.MERMAID)
+    elif won_by is Kind.SKULL_KING:
+        bonus += 30 * kinds.count(Kind.PIRATE)
+    elif won_by is Kind.MERMAID and Kind.SKULL_KING in kinds:
         bonus += 40
     return bonus
 
 
-def loot_alliances(seats: Sequence[int], codes: Sequence[int],
+def loot_alliances(seats: Sequence[int], trick: Sequence[Card],
                    result: TrickResult) -> list[tuple[int, int]]:
-    """Loot alliances ``(loot player, trick winner)`` formed by a judged trick."""
-    if result.winner is None or result.whale or LOOT not in codes:
+    """Rule 11: Loot alliances ``(loot player, trick winner)`` formed by a judged trick."""
+    if result.winner is None or result.whale:
         return []
     winner = seats[result.winner]
-    return [(seats[i], winner) for i, code in enumerate(codes)
-            if code == LOOT and seats[i] != winner]
+    return [(seats[i], winner) for i, card in enumerate(trick)
+            if card is LOOT and seats[i] != winner]
 
 
 def standard_points(bid: int, won: int, cards: int, bonus: int) -> int:
@@ -253,8 +296,8 @@ def rascal_points(bid: int, won: int, cards: int, bonus: int, loot: int) -> int:
     return 0
 
 
-def deal_constrained(pool: Sequence[int], sizes: Sequence[int], voids: Sequence[set[int]],
-                     rng: random.Random) -> list[list[int]]:
+def deal_constrained(pool: Sequence[Card], sizes: Sequence[int], voids: Sequence[set[str]],
+                     rng: random.Random) -> list[list[Card]]:
     """Deal ``pool`` at random into piles of ``sizes`` so that no pile gets a suit it is void in.
 
     ``voids[i]`` holds the suits pile ``i`` may not receive. A solution must exist (the caller
@@ -263,19 +306,19 @@ def deal_constrained(pool: Sequence[int], sizes: Sequence[int], voids: Sequence[
     cards then fill the room left at random.
     """
     caps = list(sizes)
-    piles: list[list[int]] = [[] for _ in caps]
-    suits = sorted(set().union(*voids))
-    tied = [k for k in pool if k < NUMBERED and k // 14 in suits]
-    free = [k for k in pool if not (k < NUMBERED and k // 14 in suits)]
+    piles: list[list[Card]] = [[] for _ in caps]
+    suits = sorted(set().union(*voids), key=SUITS.index)
+    tied = [card for card in pool if card.suit in suits]
+    free = [card for card in pool if card.suit not in suits]
     rng.shuffle(tied)
-    demand = {s: 0 for s in suits}
-    for k in tied:
-        demand[k // 14] += 1
-    subsets = [[s for b, s in enumerate(suits) if mask >> b & 1]
+    demand = {suit: 0 for suit in suits}
+    for card in tied:
+        demand[card.suit] += 1  # type: ignore[index]
+    subsets = [[suit for b, suit in enumerate(suits) if mask >> b & 1]
                for mask in range(1, 1 << len(suits))]
     for card in tied:
-        suit = card // 14
-        demand[suit] -= 1
+        suit = card.suit
+        demand[suit] -= 1  # type: ignore[index]
         candidates = [i for i, room in enumerate(caps) if room and suit not in voids[i]]
         while True:
             pile = _weighted_pick(candidates, caps, rng)
@@ -305,8 +348,8 @@ def _weighted_pick(candidates: list[int], caps: list[int], rng: random.Random) -
     return candidates[-1]
 
 
-def _hall_ok(subsets: list[list[int]], demand: dict[int, int], caps: list[int],
-             voids: Sequence[set[int]]) -> bool:
+def _hall_ok(subsets: list[list[str]], demand: dict[str, int], caps: list[int],
+             voids: Sequence[set[str]]) -> bool:
     """Hall's condition: every set of suits fits in the piles that may hold one of them."""
     for subset in subsets:
         need = sum(demand[s] for s in subset)

@@ -3,6 +3,8 @@ Loot alliances, Kraken and White Whale, and round scoring (standard and rascal).
 
 from __future__ import annotations
 
+import copy
+import pickle
 import random
 from collections import Counter
 
@@ -10,7 +12,8 @@ import pytest
 
 from arena.games import skull_king_cards as sk
 from arena.games.skull_king_cards import (
-    NAME_CODES,
+    CARDS,
+    Card,
     capture_bonus,
     cards_in_round,
     deal_constrained,
@@ -22,23 +25,24 @@ from arena.games.skull_king_cards import (
 )
 
 
-def codes(*names: str) -> tuple[int, ...]:
-    return tuple(NAME_CODES[n] for n in names)
+def table(*names: str) -> tuple[Card, ...]:
+    """The cards of the names, in order."""
+    return tuple(CARDS[n] for n in names)
 
 
 def winner(*names: str) -> int | None:
     """Index of the winning card of a trick given by card names."""
-    return judge(codes(*names)).winner
+    return judge(table(*names)).winner
 
 
 def leader(*names: str) -> int:
     """Index of the card whose player leads the next trick."""
-    return judge(codes(*names)).leader
+    return judge(table(*names)).leader
 
 
 # ------------------------------------------------------------------ deck and deal sizes
 def test_standard_deck_has_70_cards() -> None:
-    cards = Counter(sk.CODE_NAMES[k] for k in deck(False))
+    cards = Counter(card.name for card in deck(False))
     assert sum(cards.values()) == 70
     for suit in "GYPB":
         assert all(cards[f"{suit}{rank}"] == 1 for rank in range(1, 15))
@@ -47,7 +51,7 @@ def test_standard_deck_has_70_cards() -> None:
 
 
 def test_advanced_deck_adds_loot_kraken_whale() -> None:
-    cards = Counter(sk.CODE_NAMES[k] for k in deck(True))
+    cards = Counter(card.name for card in deck(True))
     assert sum(cards.values()) == 74
     assert (cards["LOOT"], cards["KRAKEN"], cards["WHALE"]) == (2, 1, 1)
 
@@ -75,7 +79,7 @@ def test_vector_3_black_trumps() -> None:
 
 
 def test_vector_4_mermaid_takes_skull_king_for_50() -> None:
-    trick = codes("Y14", "PIR", "SK", "MER")
+    trick = table("Y14", "PIR", "SK", "MER")
     assert judge(trick).winner == 3
     assert capture_bonus(trick, 3) == 50
     assert standard_points(1, 1, 4, 50) == 70
@@ -86,7 +90,7 @@ def test_vector_5_white_whale_highest_number() -> None:
 
 
 def test_vector_6_kraken_after_whale() -> None:
-    result = judge(codes("Y12", "B3", "WHALE", "KRAKEN"))
+    result = judge(table("Y12", "B3", "WHALE", "KRAKEN"))
     assert result.winner is None
     assert result.leader == 1  # P2 played the black 3, which wins with both removed
 
@@ -146,47 +150,47 @@ def test_tigress_as_escape_loses_to_any_number() -> None:
 
 
 def test_character_lead_means_no_lead_suit() -> None:
-    assert sk.next_lead(sk.UNDECIDED, NAME_CODES["PIR"]) == sk.NO_SUIT
-    for name in ("MER", "SK", "TIG:pirate", "KRAKEN", "WHALE"):
-        assert sk.next_lead(sk.UNDECIDED, NAME_CODES[name]) == sk.NO_SUIT
+    for name in ("PIR", "MER", "SK", "TIG:pirate", "KRAKEN", "WHALE"):
+        assert sk.lead_suit(table(name, "B4", "G2")) is None
     for name in ("ESC", "TIG:escape", "LOOT"):
-        assert sk.next_lead(sk.UNDECIDED, NAME_CODES[name]) == sk.UNDECIDED
-    assert sk.next_lead(sk.UNDECIDED, NAME_CODES["B4"]) == 3
-    assert sk.next_lead(1, NAME_CODES["PIR"]) == 1
+        assert sk.lead_suit(table(name)) is None
+        assert sk.lead_suit(table(name, "ESC", "B4", "G2")) == "B"
+    assert sk.lead_suit(table("Y1", "PIR", "G2")) == "Y"
+    assert sk.lead_suit(()) is None
 
 
 # ------------------------------------------------------------------ Kraken and White Whale
 def test_kraken_alone_nobody_wins_would_be_winner_leads() -> None:
-    result = judge(codes("Y12", "KRAKEN", "B3", "Y13"))
+    result = judge(table("Y12", "KRAKEN", "B3", "Y13"))
     assert result.winner is None and result.leader == 2
-    assert judge(codes("KRAKEN", "ESC", "ESC")).leader == 1  # first card left
-    assert judge(codes("KRAKEN", "Y5", "G10")).leader == 1  # yellow leads once judged again
-    assert judge(codes("PIR", "KRAKEN", "SK")).leader == 2
+    assert judge(table("KRAKEN", "ESC", "ESC")).leader == 1  # first card left
+    assert judge(table("KRAKEN", "Y5", "G10")).leader == 1  # yellow leads once judged again
+    assert judge(table("PIR", "KRAKEN", "SK")).leader == 2
 
 
 def test_whale_alone_highest_number_any_suit() -> None:
     assert winner("Y12", "WHALE", "G13", "B2") == 2
     assert winner("G13", "WHALE", "Y13") == 0  # ties to the first played
     assert winner("SK", "MER", "P1", "WHALE") == 2  # specials are void
-    assert judge(codes("Y12", "WHALE", "G13")).whale
+    assert judge(table("Y12", "WHALE", "G13")).whale
 
 
 def test_whale_without_numbers_nobody_wins_whale_leads() -> None:
-    result = judge(codes("PIR", "WHALE", "SK"))
+    result = judge(table("PIR", "WHALE", "SK"))
     assert result.winner is None and result.leader == 1
 
 
 def test_kraken_then_whale_whale_acts() -> None:
-    result = judge(codes("KRAKEN", "Y5", "WHALE", "G9"))
+    result = judge(table("KRAKEN", "Y5", "WHALE", "G9"))
     assert result.winner == 3 and result.whale
-    result = judge(codes("KRAKEN", "WHALE"))
+    result = judge(table("KRAKEN", "WHALE"))
     assert result.winner is None and result.leader == 1
 
 
 def test_whale_then_kraken_kraken_acts() -> None:
-    result = judge(codes("WHALE", "KRAKEN"))
+    result = judge(table("WHALE", "KRAKEN"))
     assert result.winner is None and result.leader == 0  # no other card: the leader again
-    result = judge(codes("WHALE", "SK", "KRAKEN", "MER"))
+    result = judge(table("WHALE", "SK", "KRAKEN", "MER"))
     assert result.winner is None and result.leader == 3  # Mermaid beats Skull King
 
 
@@ -210,11 +214,11 @@ def test_whale_then_kraken_kraken_acts() -> None:
 ])
 def test_capture_bonus(trick: tuple[str, ...], won_by: int, bonus: int) -> None:
     assert winner(*trick) == won_by
-    assert capture_bonus(codes(*trick), won_by) == bonus
+    assert capture_bonus(table(*trick), won_by) == bonus
 
 
 def test_whale_trick_keeps_only_fourteen_bonuses() -> None:
-    trick = codes("PIR", "MER", "Y14", "WHALE")
+    trick = table("PIR", "MER", "Y14", "WHALE")
     result = judge(trick)
     assert result.winner == 2
     assert capture_bonus(trick, result.winner) == 10
@@ -222,20 +226,20 @@ def test_whale_trick_keeps_only_fourteen_bonuses() -> None:
 
 # ------------------------------------------------------------------ Loot alliances
 def test_loot_allies_with_the_winner() -> None:
-    trick = codes("Y5", "LOOT", "Y9", "LOOT")
+    trick = table("Y5", "LOOT", "Y9", "LOOT")
     result = judge(trick)
     assert result.winner == 2
     assert loot_alliances((0, 1, 2, 3), trick, result) == [(1, 2), (3, 2)]
 
 
 def test_loot_no_alliance_with_itself_nobody_or_whale() -> None:
-    trick = codes("LOOT", "ESC", "ESC")
+    trick = table("LOOT", "ESC", "ESC")
     result = judge(trick)
     assert result.winner == 0
     assert loot_alliances((2, 0, 1), trick, result) == []
-    trick = codes("Y5", "LOOT", "KRAKEN")
+    trick = table("Y5", "LOOT", "KRAKEN")
     assert loot_alliances((0, 1, 2), trick, judge(trick)) == []
-    trick = codes("Y5", "LOOT", "WHALE")
+    trick = table("Y5", "LOOT", "WHALE")
     assert judge(trick).winner == 0
     assert loot_alliances((0, 1, 2), trick, judge(trick)) == []
 
@@ -267,18 +271,29 @@ def test_rascal_points(bid: int, won: int, cards: int, bonus: int, loot: int,
 
 
 # ------------------------------------------------------------------ names and actions
-def test_identical_cards_are_one_action() -> None:
-    hand = sorted(codes("ESC", "ESC", "ESC", "PIR", "PIR", "MER", "MER", "TIG", "Y3"))
-    assert sk.hand_actions(hand) == ("play:Y3", "play:ESC", "play:PIR", "play:TIG:pirate",
-                                     "play:TIG:escape", "play:MER")
+def test_hand_order_and_identical_cards() -> None:
+    hand = sk.in_hand_order(table("MER", "ESC", "TIG", "ESC", "PIR", "B1", "Y3", "MER", "G14"))
+    assert sk.names(hand) == ("G14", "Y3", "B1", "ESC", "ESC", "PIR", "TIG", "MER", "MER")
+    assert hand[3] is hand[4] is sk.ESC  # identical cards are one value
+    assert [play for card in dict.fromkeys(hand) for play in card.plays] == [
+        "play:G14", "play:Y3", "play:B1", "play:ESC", "play:PIR", "play:TIG:pirate",
+        "play:TIG:escape", "play:MER"]
+    assert sk.names(sk.in_hand_order(deck(True))) == sk.names(deck(True))
 
 
 def test_action_and_name_tables_agree() -> None:
-    for code, action in enumerate(sk.CODE_ACTIONS):
-        if code != sk.TIG:
-            assert sk.ACTION_CODES[action] == code
-            assert action == "play:" + sk.CODE_NAMES[code]
-    assert "play:TIG" not in sk.ACTION_CODES
+    for action, card in sk.PLAYS.items():
+        assert action == card.action == "play:" + card.name
+        assert sk.CARDS[card.name] is card
+        assert sk.hand_card(card).plays.count(action) == 1
+    assert "play:TIG" not in sk.PLAYS
+    assert set(sk.PLAYS) == {play for card in deck(True) for play in card.plays}
+
+
+def test_cards_keep_their_identity_through_copies() -> None:
+    trick = list(table("TIG:pirate", "ESC", "Y4"))
+    assert copy.deepcopy(trick) == trick and copy.deepcopy(trick)[0] is sk.TIG_PIRATE
+    assert pickle.loads(pickle.dumps(trick))[1] is sk.ESC
 
 
 # ------------------------------------------------------------------ constrained deals
@@ -286,20 +301,20 @@ def test_deal_constrained_respects_voids_and_sizes() -> None:
     rng = random.Random(5)
     pool = list(deck(False))
     sizes = [10, 10, 10, 40]
-    voids = [{0, 1}, {1, 2, 3}, {0, 2, 3}, set()]
+    voids = [{"G", "Y"}, {"Y", "P", "B"}, {"G", "P", "B"}, set()]
     for _ in range(30):
         piles = deal_constrained(pool, sizes, voids, rng)
         assert [len(p) for p in piles] == sizes
         assert Counter(k for p in piles for k in p) == Counter(pool)
         for pile, void in zip(piles, voids):
-            assert not any(k < sk.NUMBERED and k // 14 in void for k in pile)
+            assert not any(card.suit in void for card in pile)
 
 
 def test_deal_constrained_tight_case_always_succeeds() -> None:
     rng = random.Random(9)
     # green must go to pile 1 or the undealt pile, yellow to pile 0 or the undealt pile
-    pool = list(codes("G1", "G2", "G3", "Y1", "Y2", "Y3"))
+    pool = list(table("G1", "G2", "G3", "Y1", "Y2", "Y3"))
     for _ in range(200):
-        piles = deal_constrained(pool, [2, 2, 2], [{0}, {1}, set()], rng)
-        assert not any(k // 14 == 0 for k in piles[0])
-        assert not any(k // 14 == 1 for k in piles[1])
+        piles = deal_constrained(pool, [2, 2, 2], [{"G"}, {"Y"}, set()], rng)
+        assert not any(card.suit == "G" for card in piles[0])
+        assert not any(card.suit == "Y" for card in piles[1])

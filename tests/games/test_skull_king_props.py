@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from arena.games import get_game
 from arena.games.skull_king import SkullKingState
-from arena.games.skull_king_cards import CODE_KINDS, NAME_CODES, NUMBERED
+from arena.games.skull_king_cards import Card, hand_card, in_hand_order
 
 GAME = get_game("skull-king")
 
@@ -32,9 +32,9 @@ def new(spec: dict) -> SkullKingState:
     return state
 
 
-def played_this_round(state: SkullKingState) -> list[int]:
-    return [CODE_KINDS[c] for _, codes in state.round_tricks for c in codes] + [
-        CODE_KINDS[c] for c in state.trick_codes]
+def played_this_round(state: SkullKingState) -> list[Card]:
+    """The hand cards played this round (finished tricks and the current one)."""
+    return [hand_card(card) for trick in state._round_plays() for _, card in trick]
 
 
 def check_conservation(state: SkullKingState) -> None:
@@ -105,14 +105,14 @@ def test_resample_is_consistent(spec: dict, cut: int, seat: int) -> None:
         assert other.hands[seat] == state.hands[seat]
         assert msgpack.packb(other.view(seat)) == msgpack.packb(state.view(seat))
         for s, hand in enumerate(other.hands):
-            assert not any(k < NUMBERED and k // 14 in voids[s] for k in hand)
-        deal = other.events[other._deal_event]["hands"]
+            assert not any(card.suit in voids[s] for card in hand)
+        deal = [e for e in other.events if e["type"] == "deal"][-1]["hands"]
         dealt = [list(hand) for hand in other.hands]
-        for seats, codes in other._round_plays():
-            for s, code in zip(seats, codes):
-                dealt[s].append(CODE_KINDS[code])
-        assert [sorted(NAME_CODES[n] for n in names) for names in deal] == [
-            sorted(hand) for hand in dealt]
+        for trick in other._round_plays():
+            for s, card in trick:
+                dealt[s].append(hand_card(card))
+        assert [list(names) for names in deal] == [
+            [card.name for card in in_hand_order(hand)] for hand in dealt]
         play_out(other, rng, check=False)
 
 
