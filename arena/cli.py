@@ -50,6 +50,8 @@ def _register() -> None:
     main.add_command(views.crosstable)
     main.add_command(views.replay)
     main.add_command(demo.demo)
+    from arena.commands import check
+    bot_commands.bot.add_command(check.check)
 
 
 _register()
