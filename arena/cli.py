@@ -52,6 +52,8 @@ def _register() -> None:
     main.add_command(demo.demo)
     from arena.commands import check
     bot_commands.bot.add_command(check.check)
+    from arena.commands import match
+    main.add_command(match.match)
 
 
 _register()

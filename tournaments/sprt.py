@@ -61,7 +61,7 @@ def score_of_elo(elo: float) -> float:
 def elo_of_score(score: float) -> float:
     """The logistic Elo difference that gives expected score ``score`` (clamped near 0, 1)."""
     score = min(max(score, SCORE_CLAMP), 1.0 - SCORE_CLAMP)
-    return -400.0 * math.log10(1.0 / score - 1.0)
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0     # never -0.0
 
 
 @dataclass(frozen=True, kw_only=True)
