@@ -115,7 +115,7 @@ def play_match_sprt(store: Store, match: MatchInfo, *, specs: Mapping[str, BotSp
     tally = DealTally(store, match)
     shown = {"deals": -1}
 
-    def progress(_: Progress) -> None:
+    def check() -> None:
         now = tally.status()
         if now.deals != shown["deals"]:
             shown["deals"] = now.deals
@@ -124,8 +124,11 @@ def play_match_sprt(store: Store, match: MatchInfo, *, specs: Mapping[str, BotSp
         if now.decision is not Decision.CONTINUE:
             raise _Decided
 
+    def progress(_: Progress) -> None:      # after each recorded game
+        check()
+
     try:
-        progress(Progress(done=0, total=0, played=0, elapsed_s=0.0, leader=None))
+        check()
         run(store, match.tid, specs=specs, jobs=jobs, limits=limits, progress=progress,
             log_dir=log_dir, sandbox=sandbox, remote=remote)
     except _Decided:
