@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // A bot for the arena in JavaScript (docs/protocol.md): one ZeroMQ DEALER socket, msgpack maps.
 // It plays every game legally (a seeded random choice) and Skull with a small strategy: a skull
-// trap at the bottom half the time, bids only on a stack of flowers, never beyond it.
+// trap at the bottom of its stack, flowers on it, bids no higher than those flowers.
 "use strict";
 
 const zmq = require("zeromq");
@@ -30,27 +30,28 @@ function pick(legal, random) {
 }
 
 // Skull (docs/games/skull.md): actions are place:flower|skull, bid:N, pass, flip:SEAT,
-// discard:flower|skull, first:SEAT. The strategy: half the time a skull at the bottom of its
-// stack (a trap for challengers, who flip from the top), flowers on it; it bids only when its
-// stack is all flowers (a challenger flips their own stack first), never beyond that stack.
+// discard:flower|skull, first:SEAT. The strategy: its skull at the bottom of its stack (a trap
+// for challengers, who flip from the top) and flowers on it; a challenger flips their own stack
+// first, top first and only as far as the bid, so bids up to the flowers on top are safe: it
+// bids and raises only that far.
 function skull(view, legal, random) {
   const offered = (a) => legal.includes(a);
   const bids = legal.filter((a) => a.startsWith("bid:"));
   const stack = view.stack || [];
-  const safe = stack.includes("skull") ? 0 : stack.length;
-  if (view.phase === "setup") {
-    return offered("place:skull") && random() < 0.5 ? "place:skull" : legal[0];
-  }
+  let safe = 0; // flowers on top of the stack (the view lists it bottom first)
+  while (safe < stack.length && stack[stack.length - 1 - safe] === "flower") safe += 1;
+  if (view.phase === "setup") return offered("place:skull") ? "place:skull" : legal[0];
   if (offered("pass")) {
     const raise = bids[0];
     return raise && Number(raise.slice(4)) <= safe ? raise : "pass";
   }
-  if (bids.length > 0 && safe > 0 && offered(`bid:${safe}`) && random() < 0.6) {
+  if (bids.length > 0 && safe > 0 && offered(`bid:${safe}`)
+      && (!offered("place:flower") || random() < 0.5)) {
     return `bid:${safe}`;
   }
   if (offered("place:flower")) return "place:flower";
   if (bids.length > 0) return bids[0];
-  if (offered("discard:skull")) return "discard:skull";
+  if (offered("discard:flower")) return "discard:flower"; // keep the skull: it is the trap
   return pick(legal, random);
 }
 
