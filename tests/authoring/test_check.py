@@ -100,3 +100,12 @@ def test_bot_add_runs_the_same_checks(tmp_path: Path) -> None:
     assert done.returncode == 1
     assert "check failed" in done.stderr and "exits on bye" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_latency_percentiles_are_nearest_rank() -> None:
+    from tournaments.compliance import percentiles
+
+    assert percentiles([]) == {}
+    values = [float(v) for v in range(1, 101)]          # 1 .. 100 ms
+    assert percentiles(values) == {"p50": 50.0, "p90": 90.0, "p99": 99.0, "max": 100.0}
+    assert percentiles([7.0]) == {"p50": 7.0, "p90": 7.0, "p99": 7.0, "max": 7.0}
