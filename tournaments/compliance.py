@@ -147,6 +147,7 @@ class _Session:
         self.latencies: list[float] = []
         self.played = 0
         self.proc: BotProcess | None = None
+        self._last_action = ""          # the bot's answer to the last raw turn
 
     def result(self, key: str, ok: bool | None, detail: str) -> None:
         self.checks[key] = Check(key=key, title=TITLES[key], ok=ok, detail=detail)

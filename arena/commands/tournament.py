@@ -133,6 +133,9 @@ def run_tournament(store: Store, tid: int, *, jobs: int, quiet: bool = False,
     ``options`` gives the process limits, sandbox and remote bots (defaults: see RunOptions).
     """
     store.tournament_key(tid)   # a lost key file: one clear error before anything starts
+    if store.tournament(tid).spec.kind is TournamentKind.MATCH:
+        raise click.UsageError(f"tournament {tid} is a match, stopped by its SPRT: go on with "
+                               f"`arena match --resume {tid}`")
     specs = entrant_specs(store, tid)
     options = options or RunOptions()
     log_dir, sandbox, remote = options.setup(Path(store.path), specs.values(),

@@ -17,7 +17,9 @@ import pytest
 from tournaments.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
-STRONG = ["--sprt", "elo0=0", "elo1=200", "alpha=0.05", "beta=0.05"]
+#: skull_odds is some 150 Elo above random in skull: hypotheses 100 Elo apart on either side of
+#: 0 are decided in a few deals, and the wrong way only with a probability far below alpha/beta.
+STRONG = ["--sprt", "elo0=-50", "elo1=50", "alpha=0.05", "beta=0.05"]
 
 
 def arena(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
@@ -53,6 +55,8 @@ def test_a_stronger_bot_is_accepted_and_stored_as_a_match(tmp_path: Path) -> Non
         assert info.games_done >= result["games"] and info.games_total == 600
     again = arena("match", "--resume", str(result["match"]), "--json", "--db", str(db))
     assert again.returncode == 0 and json.loads(again.stdout)["deals"] == result["deals"]
+    ran = arena("tournament", "run", str(result["match"]), "--db", str(db))
+    assert ran.returncode == 2 and "arena match --resume" in ran.stderr
 
 
 def test_a_weaker_bot_is_rejected_with_two_jobs(tmp_path: Path) -> None:
