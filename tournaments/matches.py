@@ -25,13 +25,19 @@ from arena.sandbox import Sandbox, SandboxMode
 from tournaments.errors import TournamentError
 from tournaments.runner import Progress, run
 from tournaments.schedule import TournamentKind
-from tournaments.sprt import (DealCounts, Decision, SprtConfig, SprtStatus, deal_half_points,
-                              status)
+from tournaments.sprt import (
+    DealCounts,
+    Decision,
+    SprtConfig,
+    SprtStatus,
+    deal_half_points,
+    status,
+)
 from tournaments.store import Store
 
 log = logging.getLogger(__name__)
 
-__all__ = ["MatchInfo", "DealTally", "match_info", "play_match_sprt"]
+__all__ = ["DealTally", "MatchInfo", "match_info", "play_match_sprt"]
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -16,6 +16,7 @@ from arena.games import names
 from arena.sandbox import SandboxMode
 from tournaments.compliance import run_checks
 from tournaments.registry import MANIFEST, load_manifest, registered_specs
+from tournaments.store import Store, resolve_db_path
 
 
 def check_target(words: tuple[str, ...], db_path: str | None) -> tuple[BotSpec, tuple[str, ...]]:
@@ -43,8 +44,6 @@ def check_target(words: tuple[str, ...], db_path: str | None) -> tuple[BotSpec, 
                                "command line")
     claimed = bundled_bots().get(text, ())
     if text in registered:
-        from tournaments.store import Store, resolve_db_path
-
         with Store.open(resolve_db_path(db_path)) as store:
             claimed = store.get_bot(text).games
     return spec, tuple(claimed)

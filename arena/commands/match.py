@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from arena.botproc import plays
+from arena.botproc import bundled_bots, plays
 from arena.commands.common import echo_json, parse_options
 from arena.commands.safety import RunOptions, run_options
 from arena.commands.storage import bot_spec, db_option, registered_folders
@@ -44,8 +44,6 @@ def split_words(args: tuple[str, ...], sprt: tuple[str, ...]) -> tuple[list[str]
 
 def games_of(store: Store, name: str) -> tuple[str, ...]:
     """The games a bot claims (``*``: any)."""
-    from arena.botproc import bundled_bots
-
     bundled = bundled_bots()
     if name in bundled:
         return bundled[name]

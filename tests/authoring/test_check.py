@@ -16,7 +16,7 @@ BOTS = Path(__file__).resolve().parent / "bots"
 
 def arena(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """``python -m arena ARGS`` as a user runs it (its own process: exit status, stderr)."""
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, check=False,
                           text=True, timeout=timeout, cwd=ROOT)
 
 

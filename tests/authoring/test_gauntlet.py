@@ -13,7 +13,7 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, check=False,
                           text=True, timeout=240, cwd=ROOT)
 
 

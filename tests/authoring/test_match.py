@@ -23,7 +23,7 @@ STRONG = ["--sprt", "elo0=-50", "elo1=50", "alpha=0.05", "beta=0.05"]
 
 
 def arena(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True,
+    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, check=False,
                           text=True, timeout=timeout, cwd=ROOT)
 
 

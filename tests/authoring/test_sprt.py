@@ -8,8 +8,17 @@ import random
 
 import pytest
 
-from tournaments.sprt import (DealCounts, Decision, SprtConfig, SprtError, deal_half_points,
-                              elo_of_score, llr, score_of_elo, status)
+from tournaments.sprt import (
+    DealCounts,
+    Decision,
+    SprtConfig,
+    SprtError,
+    deal_half_points,
+    elo_of_score,
+    llr,
+    score_of_elo,
+    status,
+)
 
 
 def test_wald_bounds() -> None:
