@@ -44,3 +44,18 @@ def test_the_gauntlet_bot_is_not_also_an_opponent(tmp_path: Path) -> None:
                  "--bots", "random,first,first", "--db", str(tmp_path / "g.db"))
     assert done.returncode == 2 and "gauntlet" in done.stderr
     assert "Traceback" not in done.stderr
+
+
+def test_older_tournaments_become_round_robins(tmp_path: Path) -> None:
+    """Schema version 7 gives every tournament of an older database the kind it was."""
+    from tests.tournaments import old_database
+    from tournaments.schedule import TournamentKind
+    from tournaments.store import Store
+
+    db = tmp_path / "old.db"
+    old_database(db)
+    with Store.open(db) as store:
+        info = store.tournament(1)
+        assert info.spec.kind is TournamentKind.ROUND_ROBIN and info.spec.gauntlet is None
+        assert store.sprt(1) is None
+        assert info.to_dict()["kind"] == "round-robin"
