@@ -223,9 +223,18 @@ def _skull_bank_named_bills(db: Database, keys: KeyFile) -> None:
                    (json.dumps(actions, separators=(",", ":")), game_id))
 
 
+def _tournament_kinds(db: Database, keys: KeyFile) -> None:
+    """Version 7: tournament kinds (every older tournament is a round robin), the gauntlet's
+    entrant, and a match's SPRT settings and result (JSON; NULL for other kinds)."""
+    db.execute("ALTER TABLE tournaments ADD COLUMN kind TEXT NOT NULL DEFAULT 'round-robin'")
+    db.execute("ALTER TABLE tournaments ADD COLUMN gauntlet TEXT")
+    db.execute("ALTER TABLE tournaments ADD COLUMN sprt TEXT")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
-    _raw_facts, _derived, _remote, _secrets_out, _skyjo_rules_options, _skull_bank_named_bills]
+    _raw_facts, _derived, _remote, _secrets_out, _skyjo_rules_options, _skull_bank_named_bills,
+    _tournament_kinds]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 

@@ -1,7 +1,8 @@
 """Bot submission: a folder bot's manifest, the entry check, and registration.
 
-A bot is registered only after it passes a check: it starts, says hello with the right protocol
-version, and plays a short game of each of its games with no fault. Its version
+A bot is registered only after it passes the compliance suite of ``arena bot check``
+(``tournaments.compliance``): it starts, says hello, echoes ids, plays a few games of each of
+its games legally and in time in one process, and exits on bye. Its version
 (``tournaments.catalogue``) is a hash of its files (a folder bot) or of its command and the
 files the command names, so results stay attributable after the bot changes.
 """
@@ -14,16 +15,16 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.botproc import BotSpec
-from arena.errors import ArenaError, BotStartError
-from arena.games import get_game, names
-from arena.match import play_match
-from arena.record import GameRecord, Limits
+from arena.errors import ArenaError
+from arena.games import names
 from arena.sandbox import Sandbox
-from tournaments.catalogue import bundled_spec
+from tournaments.compliance import ComplianceReport, run_checks
 from tournaments.store import Store
 from tournaments.values import BotInfo
 
 MANIFEST = "bot.toml"
+#: Games of each of its games a bot plays under the referee in its entry check.
+ADD_GAMES = 2
 
 
 class BotCheckError(ArenaError):
@@ -62,31 +63,18 @@ def load_manifest(folder: Path) -> Manifest:
                     folder=folder.resolve())
 
 
-def check_bot(spec: BotSpec, games: Sequence[str], *, move_ms: int = 2000,
-              seed: int = 1, sandbox: Sandbox | None = None) -> list[GameRecord]:
-    """Play one game of each of ``games`` with the bot at seat 0 against ``random`` bots, in
-    ``sandbox`` (None: unsandboxed), as a tournament would run it.
-
-    Raises BotCheckError naming the first problem (it did not start, was refused, or faulted).
-    """
+def check_bot(spec: BotSpec, games: Sequence[str], *,
+              sandbox: Sandbox | None = None) -> ComplianceReport:
+    """Run the compliance suite of ``arena bot check`` (``tournaments.compliance``) on the
+    bot, with a few games of each of ``games``, in ``sandbox`` (None: unsandboxed). Raises
+    BotCheckError naming every failed check."""
     if not games:
         raise BotCheckError("name at least one game the bot plays")
-    records = []
-    for name in games:
-        game = get_game(name)
-        others = [bundled_spec("random")] * (game.min_players - 1)
-        try:
-            record = play_match(name, [spec, *others], seed=seed, sandbox=sandbox,
-                                limits=Limits(move_ms=move_ms, max_faults=1, startup_ms=10_000))
-        except BotStartError as exc:
-            raise BotCheckError(f"check failed: {exc}") from None
-        mine = [f for f in record.faults if f.seat == 0]
-        if mine:
-            fault = mine[0]
-            raise BotCheckError(f"check failed in {name}: {fault.kind.value} at step "
-                                f"{fault.step}: {fault.detail}")
-        records.append(record)
-    return records
+    report = run_checks(spec, games, per_game=ADD_GAMES, move_ms=2000, sandbox=sandbox)
+    if not report.passed:
+        failed = "; ".join(f"{check.title}: {check.detail}" for check in report.failures())
+        raise BotCheckError(f"check failed: {failed} (details: `arena bot check`)")
+    return report
 
 
 def register(store: Store, name: str, spec: BotSpec, command: str, games: Sequence[str],

@@ -194,7 +194,9 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
     spec = info.spec
     options = ", ".join(f"{k}={v}" for k, v in sorted(spec.options.items())) or "defaults"
     lines = [
-        f"tournament {info.id}: {spec.game} ({options})",
+        f"tournament {info.id}: {spec.game} ({options})"
+        + ("" if spec.kind.value == "round-robin" else f", a {spec.kind.value}"
+           + (f" of {spec.gauntlet}" if spec.gauntlet else "")),
         f"status     {info.status.value}, {info.games_done}/{info.games_total} games played",
         f"tables     {spec.table_size} players, {spec.rounds} round(s), seed {spec.seed}, "
         f"{spec.move_ms} ms per move",

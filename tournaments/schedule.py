@@ -9,6 +9,11 @@ lists every game before anything is played:
   deals: seat order and the luck of the deal cancel out across the rotations);
 - the whole set is repeated ``rounds`` times, each round with fresh deal seeds.
 
+A **gauntlet** (``gauntlet`` names one entrant) keeps only the tables that hold that entrant:
+it meets every other entrant, the others never meet without it. A **match** (``arena match``,
+NEW against BASE with filler bots) is a round robin of exactly ``table_size`` entrants: one
+table, every rotation, one deal per round; it is stopped early by its SPRT.
+
 Seeds are derived with HMAC-SHA256 from the tournament seed under the tournament's **secret
 key** (``arena.seeds``): with the same key a plan (and, with deterministic bots, the whole
 tournament) is reproducible bit for bit; without it no one can compute a deal from the seed,
@@ -20,6 +25,7 @@ implementation).
 
 from __future__ import annotations
 
+import enum
 import itertools
 import math
 from collections import Counter
@@ -34,6 +40,7 @@ from tournaments.errors import PlanError
 __all__ = [
     "MAX_PLANNED_GAMES",
     "PlannedGame",
+    "TournamentKind",
     "TournamentSpec",
     "check_spec",
     "entrant_labels",
@@ -66,13 +73,25 @@ def entrant_labels(bots: Sequence[str]) -> tuple[str, ...]:
     return tuple(labels)
 
 
+class TournamentKind(str, enum.Enum):
+    """How a tournament's tables are chosen (see the module's docstring)."""
+
+    ROUND_ROBIN = "round-robin"
+    GAUNTLET = "gauntlet"
+    MATCH = "match"
+
+    def __str__(self) -> str:
+        return self.value
+
+
 @dataclass(frozen=True, kw_only=True)
 class TournamentSpec:
     """What a tournament is: game, options, entrants (bot names), table size, rounds, seed.
 
     ``entrants`` are bot names in entrant order; a name may repeat to enter copies of a bot.
     ``labels`` are the unique entrant labels used everywhere else (seating, results, ratings).
-    ``move_ms`` is the per-decision deadline the runner gives each bot.
+    ``move_ms`` is the per-decision deadline the runner gives each bot. ``kind`` says how
+    tables are chosen; a gauntlet's ``gauntlet`` is the entrant label every table holds.
     """
 
     game: str
@@ -82,10 +101,13 @@ class TournamentSpec:
     rounds: int = 1
     seed: int = 0
     move_ms: int = 1000
+    kind: TournamentKind = TournamentKind.ROUND_ROBIN
+    gauntlet: str | None = None
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "entrants", tuple(self.entrants))
         object.__setattr__(self, "options", dict(self.options))
+        object.__setattr__(self, "kind", TournamentKind(self.kind))
 
     @property
     def labels(self) -> tuple[str, ...]:
@@ -104,6 +126,8 @@ class TournamentSpec:
             "rounds": self.rounds,
             "seed": self.seed,
             "move_ms": self.move_ms,
+            "kind": self.kind.value,
+            "gauntlet": self.gauntlet,
         }
 
 
@@ -143,7 +167,9 @@ def play_order(game: PlannedGame) -> tuple[int, int, int]:
 
 def plan_size(spec: TournamentSpec) -> int:
     """How many games ``plan(spec)`` lists, computed without listing them."""
-    return spec.rounds * math.comb(len(spec.entrants), spec.table_size) * spec.table_size
+    n, k = len(spec.entrants), spec.table_size
+    tables = math.comb(n - 1, k - 1) if spec.gauntlet is not None else math.comb(n, k)
+    return spec.rounds * tables * k
 
 
 def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec:
@@ -167,6 +193,13 @@ def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec
         raise PlanError(f"move time must be at least 1 ms, not {spec.move_ms!r}")
     if not isinstance(spec.seed, int) or isinstance(spec.seed, bool):
         raise PlanError(f"seed must be a whole number, not {spec.seed!r}")
+    if (spec.kind is TournamentKind.GAUNTLET) != (spec.gauntlet is not None):
+        raise PlanError("a gauntlet names the entrant every table holds (and only a gauntlet)")
+    if spec.gauntlet is not None and spec.gauntlet not in labels:
+        raise PlanError(f"the gauntlet's entrant {spec.gauntlet!r} is not entered")
+    if spec.kind is TournamentKind.MATCH and len(labels) != spec.table_size:
+        raise PlanError(f"a match seats all its {len(labels)} entrants at one table of "
+                        f"{spec.table_size}")
     size = plan_size(spec)
     if size > MAX_PLANNED_GAMES:
         raise PlanError(
@@ -189,7 +222,8 @@ def iter_plan(spec: TournamentSpec, *, key: bytes) -> Iterator[PlannedGame]:
     """The games of ``spec`` in plan order (round, table, rotation), without validation;
     ``key`` is the tournament's secret key."""
     k = spec.table_size
-    tables = list(itertools.combinations(spec.labels, k))
+    tables = [table for table in itertools.combinations(spec.labels, k)
+              if spec.gauntlet is None or spec.gauntlet in table]
     index = 0
     for round_ in range(spec.rounds):
         for table_no, table in enumerate(tables):

@@ -338,9 +338,11 @@ class Store:
         with self._write() as conn:
             cursor = conn.execute(
                 "INSERT INTO tournaments (game, options, table_size, rounds, seed, move_ms, "
-                "created_at, status, key_id) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "created_at, status, key_id, kind, gauntlet) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (spec.game, _dumps(dict(spec.options)), spec.table_size, spec.rounds, spec.seed,
-                 spec.move_ms, _stamp(_now()), TournamentStatus.PLANNED.value, key_id(key)))
+                 spec.move_ms, _stamp(_now()), TournamentStatus.PLANNED.value, key_id(key),
+                 spec.kind.value, spec.gauntlet))
             tid = int(cursor.lastrowid or 0)
             conn.executemany(
                 "INSERT INTO entrants (tournament_id, label, position, bot, bot_version) "
@@ -401,6 +403,19 @@ class Store:
                     "derivation; its remaining games' bot seeds use a new key in %s. Create a "
                     "new tournament for deals no bot can predict", tid, self.keys.path)
         return key
+
+    @_guarded("saving a match's state")
+    def set_sprt(self, tid: int, data: Mapping[str, Any]) -> None:
+        """Store a match's SPRT settings and, once decided, its result (JSON)."""
+        self._tournament_row(tid)
+        with self._write() as conn:
+            conn.execute("UPDATE tournaments SET sprt = ? WHERE id = ?", (_dumps(dict(data)), tid))
+
+    @_guarded("reading a match's state")
+    def sprt(self, tid: int) -> dict[str, Any] | None:
+        """A match's SPRT settings and result, as ``set_sprt`` stored them (None: not a match)."""
+        text = self._tournament_row(tid).get("sprt")
+        return json.loads(text) if text else None
 
     @_guarded("reading the plan")
     def pending_games(self, tid: int) -> list[tuple[int, PlannedGame]]:

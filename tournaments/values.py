@@ -127,7 +127,9 @@ class TournamentInfo:
         spec = TournamentSpec(game=row["game"], options=json.loads(row["options"]),
                               entrants=tuple(e.bot for e in entrants),
                               table_size=row["table_size"], rounds=row["rounds"],
-                              seed=row["seed"], move_ms=row["move_ms"])
+                              seed=row["seed"], move_ms=row["move_ms"],
+                              kind=row.get("kind") or "round-robin",
+                              gauntlet=row.get("gauntlet"))
         return cls(id=row["id"], spec=spec, created_at=row["created_at"],
                    status=TournamentStatus(row["status"]), entrants=entrants,
                    games_done=games_done, games_total=games_total)

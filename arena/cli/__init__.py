@@ -45,7 +45,7 @@ def main(verbose: int) -> None:
 
 def _register() -> None:
     from arena.cli import bots as bot_commands
-    from arena.cli import demo, games, play, tournament, views
+    from arena.cli import check, demo, games, match, play, tournament, views
 
     main.add_command(games.games)
     main.add_command(play.play)
@@ -55,6 +55,8 @@ def _register() -> None:
     main.add_command(views.crosstable)
     main.add_command(views.replay)
     main.add_command(demo.demo)
+    bot_commands.bot.add_command(check.check)
+    main.add_command(match.match)
 
 
 _register()

@@ -2,6 +2,7 @@
 
 from __future__ import annotations
 
+from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -18,14 +19,14 @@ from tournaments.catalogue import Catalogue
 from tournaments.errors import PlanError
 from tournaments.reports import format_table
 from tournaments.runner import run as run_games
-from tournaments.schedule import TournamentSpec, plan
+from tournaments.schedule import TournamentKind, TournamentSpec, plan
 from tournaments.store import Store
 from tournaments.values import TournamentInfo
 
 
 @click.group()
 def tournament() -> None:
-    """Plan, run and inspect round-robin tournaments."""
+    """Plan, run and inspect round-robin tournaments and gauntlets."""
 
 
 def split_bots(text: str, copies: int) -> list[str]:
@@ -36,8 +37,12 @@ def split_bots(text: str, copies: int) -> list[str]:
 
 
 def create_tournament(store: Store, *, game_name: str, bots: list[str], table_size: int | None,
-                      rounds: int, seed: int | None, options: dict, move_ms: int) -> int:
+                      rounds: int, seed: int | None, options: dict, move_ms: int,
+                      gauntlet: str | None = None,
+                      kind: TournamentKind = TournamentKind.ROUND_ROBIN) -> int:
     """Validate everything, then write the whole plan. Nothing is written on an error.
+
+    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant.
 
     The tournament gets a fresh secret key (kept in the key file beside the database): its
     deals are new even with a ``seed`` used before, and no bot can compute them."""
@@ -49,12 +54,11 @@ def create_tournament(store: Store, *, game_name: str, bots: list[str], table_si
     spec = TournamentSpec(game=game.name, options=options, entrants=tuple(bots),
                           table_size=table_size, rounds=rounds,
                           seed=random_seed() if seed is None else seed,
-                          move_ms=move_ms)
+                          move_ms=move_ms, gauntlet=gauntlet,
+                          kind=TournamentKind.GAUNTLET if gauntlet else kind)
     key = new_key()
     games = plan(spec, game, key=key)
-    spec = TournamentSpec(game=spec.game, options=game.parse_options(options),
-                          entrants=spec.entrants, table_size=spec.table_size,
-                          rounds=spec.rounds, seed=spec.seed, move_ms=spec.move_ms)
+    spec = replace(spec, options=game.parse_options(options))
     entrants = {label: (bot, versions[bot]) for label, bot in spec.entrant_bots().items()}
     return store.create_tournament(spec, games, entrants, key=key)
 
@@ -76,15 +80,27 @@ def create_tournament(store: Store, *, game_name: str, bots: list[str], table_si
               help="A game option; repeatable.")
 @click.option("--move-time", "move_ms", type=click.IntRange(1, 600_000), default=1000,
               show_default=True, help="Per-move deadline in milliseconds.")
+@click.option("--gauntlet", default=None, metavar="BOT",
+              help="A gauntlet: every table holds BOT, which meets the --bots (not listed "
+                   "there itself); the rest is planned as a round robin.")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 @db_option
 def create(game_name: str, bots: str, table_size: int | None, rounds: int, copies: int,
-           seed: int | None, options: tuple[str, ...], move_ms: int, as_json: bool,
-           store: Store) -> None:
-    """Plan a round robin: every table, seat rotation and deal, written before any play."""
-    tid = create_tournament(store, game_name=game_name, bots=split_bots(bots, copies),
+           seed: int | None, options: tuple[str, ...], move_ms: int, gauntlet: str | None,
+           as_json: bool, store: Store) -> None:
+    """Plan a round robin (or a gauntlet): every table, seat rotation and deal, written
+    before any play."""
+    entrants = split_bots(bots, copies)
+    if gauntlet is not None:
+        gauntlet = gauntlet.strip()
+        if gauntlet in entrants:
+            raise click.UsageError(f"{gauntlet!r} is the gauntlet's bot: list only its "
+                                   "opponents in --bots")
+        entrants = [gauntlet, *entrants]
+    tid = create_tournament(store, game_name=game_name, bots=entrants,
                             table_size=table_size, rounds=rounds, seed=seed,
-                            options=parse_options(options), move_ms=move_ms)
+                            options=parse_options(options), move_ms=move_ms,
+                            gauntlet=gauntlet)
     info = store.tournament(tid)
     catalogue = Catalogue.of(store)
     remote = sorted({entrant.bot for entrant in info.entrants
@@ -121,6 +137,9 @@ def run_tournament(store: Store, tid: int, *, jobs: int, quiet: bool = False,
     ``options`` gives the process limits, sandbox and remote bots (defaults: see RunOptions).
     """
     store.tournament_key(tid)   # a lost key file: one clear error before anything starts
+    if store.tournament(tid).spec.kind is TournamentKind.MATCH:
+        raise click.UsageError(f"tournament {tid} is a match, stopped by its SPRT: go on with "
+                               f"`arena match --resume {tid}`")
     catalogue = Catalogue.of(store)
     specs = entrant_specs(catalogue, store.tournament(tid))
     options = options or RunOptions()

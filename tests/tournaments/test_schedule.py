@@ -197,3 +197,34 @@ def test_play_order_completes_each_round_and_keeps_rotations_together() -> None:
     first_round = [g for g in games if g.round == 0]
     assert [g.rotation for g in first_round] == [0] * 4 + [1] * 4 + [2] * 4
     assert [g.table for g in first_round[:4]] == [0, 1, 2, 3]
+
+
+# -- gauntlets (tests/authoring covers the command) --------------------------------------------
+
+def test_gauntlet_tables_all_hold_the_gauntlet_entrant() -> None:
+    from arena.games import get_game
+    from tournaments.schedule import TournamentKind, plan_size
+
+    spec = TournamentSpec(game="skull", entrants=("new", "a", "b", "c", "d"), table_size=3,
+                          rounds=2, seed=5, kind=TournamentKind.GAUNTLET, gauntlet="new")
+    games = plan(spec, get_game("skull"), key=b"k" * 32)
+    assert len(games) == plan_size(spec) == 2 * 6 * 3      # C(4, 2) tables of 3, 3 rotations
+    assert all("new" in game.seating for game in games)
+    tables = {frozenset(game.seating) for game in games}
+    assert len(tables) == 6 and {"new", "a", "b"} <= set().union(*tables)
+    # every rotation of a table plays one deal; new sits in every seat of it
+    by_deal = {}
+    for game in games:
+        by_deal.setdefault(game.deal_seed, []).append(game.seating.index("new"))
+    assert all(sorted(seats) == [0, 1, 2] for seats in by_deal.values())
+
+
+def test_gauntlet_spec_errors() -> None:
+    from tournaments.schedule import TournamentKind
+
+    with pytest.raises(PlanError, match="not entered"):
+        check_spec(TournamentSpec(game="skull", entrants=("a", "b", "c"), table_size=3,
+                                  kind=TournamentKind.GAUNTLET, gauntlet="zz"))
+    with pytest.raises(PlanError, match="only a gauntlet"):
+        check_spec(TournamentSpec(game="skull", entrants=("a", "b", "c"), table_size=3,
+                                  gauntlet="a"))
