@@ -40,7 +40,7 @@ def main(verbose: int) -> None:
 
 def _register() -> None:
     from arena.commands import bots as bot_commands
-    from arena.commands import demo, games, play, tournament, views
+    from arena.commands import demo, games, play, tournament, views, web
 
     main.add_command(games.games)
     main.add_command(play.play)
@@ -50,6 +50,8 @@ def _register() -> None:
     main.add_command(views.crosstable)
     main.add_command(views.replay)
     main.add_command(demo.demo)
+    main.add_command(web.serve)
+    main.add_command(web.export)
 
 
 _register()
