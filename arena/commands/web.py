@@ -28,7 +28,7 @@ def serve(db_path: str | None, host: str, port: int, open_browser: bool) -> None
     from arena.web.app import create_app
 
     path = resolve_db_path(db_path)
-    app = create_app(path)
+    app = create_app(path, warm=True)
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
     click.echo(f"serving {path} at {url} (read-only; Ctrl-C to stop)")
     if open_browser:

@@ -1,7 +1,8 @@
 """The web app (Starlette): pages and their JSON twins over one results database, read-only.
 
-Every request opens the database read-only (``arena.web.readonly``) and closes it after, so
-the server never holds a lock a running tournament could wait on. Errors become a clear page
+Requests read the database through read-only connections (``arena.web.readonly``) kept in a
+small pool between requests; an idle reader holds no lock, so a running tournament never
+waits on the server. Errors become a clear page
 (or ``{"error": ...}`` under ``/api/``) with a 4xx/5xx status and never a traceback: unknown
 ids 404, a deal still in play 409, bad parameters 400, a database that cannot be read
 (missing, corrupt, locked, another schema) 503; anything else is logged and answered 500.
@@ -12,6 +13,7 @@ from __future__ import annotations
 import functools
 import json
 import logging
+import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -27,7 +29,7 @@ from arena.botproc import bundled_bots
 from arena.errors import ArenaError, StoreError
 from arena.web.frames import REFEREE
 from arena.web.links import Links
-from arena.web.readonly import open_readonly
+from arena.web.readonly import ReadOnlyPool
 from arena.web.render import render
 from arena.web.site import DealInPlay, Site
 from tournaments import published
@@ -113,7 +115,7 @@ def endpoint(kind: str) -> Callable[[Handler], Callable[[Request], Any]]:
         def wrapper(request: Request) -> Response:
             site: Site = request.app.state.site
             try:
-                with open_readonly(site.db_path) as store:
+                with request.app.state.pool.store() as store:
                     result = handler(request, store, site)
             except Exception as exc:  # noqa: BLE001 - every error becomes a response
                 return _error(exc, api=kind != "html")
@@ -149,7 +151,7 @@ def tournament_page(request: Request, store: Store, site: Site) -> str:
 
 @endpoint("json")
 def tournament_api(request: Request, store: Store, site: Site) -> Any:
-    return site.bundle(store, _path_int(request, "tid")).tournament
+    return site.tournament_json(store, _path_int(request, "tid"))
 
 
 @endpoint("json")
@@ -220,9 +222,18 @@ async def not_found(request: Request, exc: Exception) -> Response:
                   api=request.url.path.startswith("/api/"))
 
 
-def create_app(db_path: str | Path) -> Starlette:
+def _warm(site: Site, pool: ReadOnlyPool) -> None:
+    try:
+        with pool.store() as store:
+            site.warm(store)
+    except Exception as exc:  # noqa: BLE001 - pages report database problems themselves
+        log.info("could not compute the tournaments' data ahead: %s", exc)
+
+
+def create_app(db_path: str | Path, *, warm: bool = False) -> Starlette:
     """The app serving the database at ``db_path`` (read-only; the file may not exist yet:
-    pages then say so)."""
+    pages then say so). With ``warm``, every tournament's ratings are computed in the
+    background at start-up, so that no visitor waits for a large tournament's."""
     routes = [
         Route("/", index_page),
         Route("/tournaments/{tid}", tournament_page),
@@ -243,5 +254,9 @@ def create_app(db_path: str | Path) -> Starlette:
     ]
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
     app.state.site = Site(str(Path(db_path).expanduser()), bundled=tuple(bundled_bots()))
+    app.state.pool = ReadOnlyPool(db_path)
+    if warm:
+        threading.Thread(target=_warm, args=(app.state.site, app.state.pool), daemon=True,
+                         name="arena-web-warm").start()
     app.add_middleware(GZipMiddleware, minimum_size=2048)
     return app

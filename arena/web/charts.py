@@ -116,8 +116,9 @@ def line_chart(series: Mapping[str, Sequence[tuple[int, float]]], *, width: int 
         return Markup('<p class="muted">No rating history yet.</p>')
     x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
     y0, y1 = min(p[1] for p in points) - 10, max(p[1] for p in points) + 10
-    left, bottom, legend_h = 50, 20, 18 * ((len(series) + 2) // 3)
-    plot_h = height - bottom - legend_h
+    left, bottom, legend_h = 50, 20, 18 * ((len(series) + 2) // 3) + 12
+    plot_h = height - bottom
+    height += legend_h
     x = _scale(x0, x1 if x1 > x0 else x0 + 1, left, width - 10)
     y = _scale(y0, y1, plot_h, 8)
     parts = [f'<svg class="chart" role="img" aria-label="rating history" '

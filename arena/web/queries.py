@@ -153,18 +153,24 @@ def bot_log_text(db_path: str, name: str, record: dict[str, Any]) -> dict[str, A
     return {"withheld": None, "files": files}
 
 
-def history_series(history: Sequence[HistoryRow], *,
+def history_series(history: Sequence[HistoryRow], entrants: Sequence[str], *,
                    points: int = 200) -> dict[str, list[tuple[int, float]]]:
-    """Each entrant's incremental Elo after each of its games, thinned to about ``points``
-    points per entrant (the last point is always kept)."""
+    """Each entrant's incremental Elo after its games, thinned to about ``points`` points per
+    entrant (a row every so often, then each entrant's last row): linear in the points kept,
+    not in the history's length."""
+    stride = max(1, len(history) // (points * max(1, len(entrants))))
+    if stride > 1 and stride % 2 == 0:
+        stride += 1          # an odd stride does not keep landing on the same seat
     by_entrant: dict[str, list[tuple[int, float]]] = {}
-    for index, entrant, rating in history:
+    for index, entrant, rating in history[::stride]:
         by_entrant.setdefault(entrant, []).append((index, rating))
-    out = {}
-    for entrant, series in by_entrant.items():
-        stride = max(1, len(series) // points)
-        thinned = series[::stride]
-        if thinned[-1] != series[-1]:
-            thinned.append(series[-1])
-        out[entrant] = thinned
-    return out
+    seen: set[str] = set()
+    for index, entrant, rating in reversed(history):
+        if entrant not in seen:
+            seen.add(entrant)
+            series = by_entrant.setdefault(entrant, [])
+            if not series or series[-1][0] != index:
+                series.append((index, rating))
+            if len(seen) == len(entrants):
+                break
+    return {e: by_entrant[e] for e in entrants if e in by_entrant}

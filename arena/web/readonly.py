@@ -11,6 +11,9 @@ from __future__ import annotations
 
 import os
 import sqlite3
+import threading
+from collections.abc import Iterator
+from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
@@ -20,7 +23,7 @@ from arena.errors import StoreError
 from tournaments.migrations import SCHEMA_VERSION
 from tournaments.store import DEFAULT_BUSY_TIMEOUT_MS, Store, store_error
 
-__all__ = ["BUSY_TIMEOUT_MS", "open_readonly"]
+__all__ = ["BUSY_TIMEOUT_MS", "ReadOnlyPool", "open_readonly"]
 
 #: How long a read waits for a lock (only a database not in WAL mode can make it wait).
 BUSY_TIMEOUT_MS = DEFAULT_BUSY_TIMEOUT_MS
@@ -70,3 +73,70 @@ def _check_version(name: str, version: int) -> None:
         raise StoreError(f"{name}: database schema version {version} is older than this arena's "
                          f"({SCHEMA_VERSION}); run any arena command on it once (e.g. "
                          "`arena tournament list`) to upgrade it, then serve it")
+
+
+class ReadOnlyPool:
+    """Read-only Stores kept open between requests, so SQLite's page cache outlives a request
+    (an idle reader holds no lock and does not stop the writer's checkpoints).
+
+    A pooled connection is checked before reuse: the file must be the same one (not replaced
+    by another) and of the same schema version; otherwise it is closed and a new one opened.
+    A connection that met a database error is closed, not pooled."""
+
+    def __init__(self, path: str | os.PathLike[str], *, size: int = 4) -> None:
+        self.path = Path(path).expanduser()
+        self.size = size
+        self._free: list[tuple[Store, int]] = []
+        self._lock = threading.Lock()
+
+    def _identity(self) -> int:
+        stat = self.path.stat()
+        return hash((stat.st_dev, stat.st_ino))
+
+    def _reusable(self, store: Store, identity: int) -> bool:
+        try:
+            if identity != self._identity():
+                return False
+            _check_version(store.path,
+                           store.db.conn.execute("PRAGMA user_version").fetchone()[0])
+        except (OSError, sqlite3.Error, StoreError):
+            return False
+        return True
+
+    @contextmanager
+    def store(self) -> Iterator[Store]:
+        """A read-only Store for one request. Raises StoreError like ``open_readonly``."""
+        with self._lock:
+            found = self._free.pop() if self._free else None
+        if found is not None and not self._reusable(*found):
+            found[0].close()
+            found = None
+        if found is None:
+            store = open_readonly(self.path)
+            try:
+                found = (store, self._identity())
+            except OSError:
+                store.close()
+                raise StoreError(f"{self.path}: the database file went away") from None
+        healthy = False
+        try:
+            yield found[0]
+            healthy = True
+        except StoreError:
+            raise
+        except Exception:
+            healthy = True
+            raise
+        finally:
+            with self._lock:
+                keep = healthy and len(self._free) < self.size
+                if keep:
+                    self._free.append(found)
+            if not keep:
+                found[0].close()
+
+    def close(self) -> None:
+        with self._lock:
+            free, self._free = self._free, []
+        for store, _ in free:
+            store.close()

@@ -3,8 +3,10 @@
 
 JSON twins return what the CLI's ``--json`` prints (``tournaments.published``). A tournament's
 derived data (ratings, LOS, crosstable, history) is computed once per number of games played
-and kept in a small cache, so a finished tournament's page costs one computation in all and a
-running one's at most one per new game (the live view throttles it further).
+and kept in a small cache, so a finished tournament's page costs one computation in all. While
+a tournament runs, its data is computed again at most every ``LIVE_MIN_S`` seconds and at most
+``LIVE_SHARE`` of the time (pages, JSON twins and the live view show the last computed data,
+with the number of games it counts), so watching a run costs it little.
 """
 
 from __future__ import annotations
@@ -61,20 +63,28 @@ class Site:
 
     # -- tournaments --------------------------------------------------------------------
 
-    def bundle(self, store: Store, tid: int, *, info: TournamentInfo | None = None) -> Bundle:
+    def bundle(self, store: Store, tid: int, *, info: TournamentInfo | None = None,
+               fresh: bool = False) -> Bundle:
+        """The tournament's derived data. While it runs, the last one computed is reused
+        until ``throttle`` allows a new computation (unless ``fresh``)."""
         info = info or store.tournament(tid)
         key = (tid, info.games_done, info.status.value)
         with self._lock:
             found = self._bundles.get(key)
+            last = self._last.get(tid)
         if found is not None:
             return found
+        running = info.status.value == "in-progress"
+        if not fresh and running and last is not None and not self._due(last):
+            return last
         start = time.perf_counter()
         rows = published.ranking_rows(store, tid)
         if info.games_done:
             rated = store.compute_ratings(tid)
             rankings = published.rankings_data(store, tid, rated=rated, rows=rows)
             crosstable = published.crosstable_data(store, tid, crosstable=rated.crosstable)
-            history = queries.history_series(rated.elo.history)
+            history = queries.history_series(rated.elo.history,
+                                             [e.label for e in info.entrants])
         else:
             rankings = {"tournament": tid, "rankings": reports.rankings_json(rows), "los": {}}
             crosstable = published.crosstable_data(store, tid)
@@ -92,14 +102,15 @@ class Site:
 
     def tournament_page(self, store: Store, tid: int, *, page: int = 1,
                         entrant: str | None = None, per_page: int = 50) -> dict[str, Any]:
-        bundle = self.bundle(store, tid)
-        labels = [e.label for e in bundle.info.entrants]
+        info = store.tournament(tid)
+        bundle = self.bundle(store, tid, info=info)
+        labels = [e.label for e in info.entrants]
         los = bundle.rankings["los"]
         ranked = [r.entrant for r in bundle.rows]
         cross = {(p["entrant"], p["opponent"]): p["score"]
                  for p in bundle.crosstable["pairs"]}
         return {
-            "info": bundle.info, "rows": bundle.rows, "faults": bundle.tournament["faults"],
+            "info": info, "rows": bundle.rows, "rated_games": bundle.info.games_done, "faults": bundle.tournament["faults"],
             "elo_chart": charts.elo_bars([(r.entrant, r.elo, r.elo_lo, r.elo_hi)
                                           for r in bundle.rows]),
             "los_chart": charts.heat_map(
@@ -113,6 +124,26 @@ class Site:
             "entrants": labels,
         }
 
+    def tournament_json(self, store: Store, tid: int) -> dict[str, Any]:
+        """``tournament show --json``, with the progress of now even while the rankings are
+        those last computed."""
+        info = store.tournament(tid)
+        data = dict(self.bundle(store, tid, info=info).tournament)
+        data.update(status=info.status.value, games_done=info.games_done,
+                    games_total=info.games_total)
+        return data
+
+    def _due(self, last: Bundle) -> bool:
+        """Whether a running tournament's data may be computed again."""
+        wait = max(self.LIVE_MIN_S, last.cost_s / self.LIVE_SHARE)
+        return time.monotonic() - last.computed_at >= wait
+
+    def warm(self, store: Store) -> None:
+        """Compute every tournament's data, newest first (the server does it at start, so
+        that no visitor waits for a large tournament's ratings)."""
+        for info in reversed(store.list_tournaments()):
+            self.bundle(store, info.id, info=info)
+
     def live(self, store: Store, tid: int) -> dict[str, Any]:
         """Progress, rate, ETA and current rankings of a tournament, cheap enough to poll:
         the ratings are recomputed only when the throttle allows (see ``LIVE_SHARE``)."""
@@ -124,22 +155,18 @@ class Site:
             while len(samples) > 2 and now - samples[0][0] > 60:
                 samples.pop(0)
             first = samples[0]
-            last = self._last.get(tid)
         rate = ((info.games_done - first[1]) / (now - first[0])
                 if now - first[0] >= 1 else None)
         left = info.games_total - info.games_done
         eta = left / rate if rate else (0.0 if not left else None)
-        fresh = last is not None and last.info.games_done == info.games_done
-        wait = max(self.LIVE_MIN_S, (last.cost_s if last else 0) / self.LIVE_SHARE)
-        if not fresh and (last is None or now - last.computed_at >= wait):
-            last = self.bundle(store, tid, info=info)
-        rankings = last.tournament["rankings"] if last else []
+        last = self.bundle(store, tid, info=info)
+        rankings = last.tournament["rankings"]
         return {"tournament": tid, "status": info.status.value,
                 "games_done": info.games_done, "games_total": info.games_total,
                 "rate_per_s": None if rate is None else round(rate, 3),
                 "eta_s": None if eta is None else round(eta, 1),
                 "rankings": rankings,
-                "rankings_games": last.info.games_done if last else 0}
+                "rankings_games": last.info.games_done}
 
     # -- bots and games -----------------------------------------------------------------
 

@@ -11,8 +11,13 @@ import shutil
 import sqlite3
 from pathlib import Path
 
+import warnings
+
 import pytest
-from starlette.testclient import TestClient
+
+with warnings.catch_warnings():   # newer Starlette prefers httpx2 for its test client
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
 
 from arena.keyfile import key_file_path
 from arena.web.app import create_app
