@@ -96,10 +96,13 @@ def _int(request: Request, name: str, default: int | None = None) -> int | None:
     return value
 
 
+_WHAT = {"tid": "tournament", "game_id": "game"}
+
+
 def _path_int(request: Request, name: str) -> int:
     raw = request.path_params[name]
     if not raw.isdigit() or len(raw) > 18:
-        raise NotFound(f"no {name.rstrip('_id')} {raw!r}")
+        raise NotFound(f"no {_WHAT[name]} {raw!r}")
     return int(raw)
 
 

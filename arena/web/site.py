@@ -63,10 +63,9 @@ class Site:
 
     # -- tournaments --------------------------------------------------------------------
 
-    def bundle(self, store: Store, tid: int, *, info: TournamentInfo | None = None,
-               fresh: bool = False) -> Bundle:
+    def bundle(self, store: Store, tid: int, *, info: TournamentInfo | None = None) -> Bundle:
         """The tournament's derived data. While it runs, the last one computed is reused
-        until ``throttle`` allows a new computation (unless ``fresh``)."""
+        until ``_due`` allows a new computation."""
         info = info or store.tournament(tid)
         key = (tid, info.games_done, info.status.value)
         with self._lock:
@@ -75,7 +74,7 @@ class Site:
         if found is not None:
             return found
         running = info.status.value == "in-progress"
-        if not fresh and running and last is not None and not self._due(last):
+        if running and last is not None and not self._due(last):
             return last
         start = time.perf_counter()
         rows = published.ranking_rows(store, tid)
