@@ -4,13 +4,15 @@ running tournament.
 1. A tournament of 100,000 synthetic finished games is written (as ``bench_ratings`` does) and
    its ratings rebuilt (as a finished run leaves them); a small real tournament (real bots,
    real games that replay) is added beside it.
-2. ``arena serve`` runs in its own process; each address is fetched over HTTP once cold (the
-   first request computes the tournament's ratings) and then warm (median of 7). Targets:
+2. ``arena serve`` runs in its own process; each address is fetched over HTTP once ("first":
+   the first request of the tournament page waits for the ratings the server computes when it
+   starts) and then again (median of 7). Targets:
    tournament page and its API under 200 ms, a replay page under 100 ms. Baselines in the same
    run: a static file from the same server (the HTTP floor) and ``arena tournament show
    --json``'s data computed in process (what the CLI pays).
 3. Live cost: a real tournament (bundled bots) is run alone and while a poller fetches its
-   live endpoint every second (twice as often as the page does), twice each, interleaved;
+   live endpoint every second (twice as often as the page does), twice each, in the order
+   alone, polled, polled, alone (a load that drifts during the benchmark cancels out);
    reported are the throughputs and the CPU the polled server spent beyond an idle one, as a
    share of the run's CPU (target: under 2 %).
 
@@ -95,7 +97,7 @@ def page_times(url: str, tid: int, game: int) -> None:
         for label, path in addresses:
             cold = timed(client, path)
             warm = statistics.median(timed(client, path) for _ in range(7))
-            print(f"  {label:44s} cold {cold:8.1f} ms   warm {warm:7.1f} ms")
+            print(f"  {label:44s} first {cold:8.1f} ms   then {warm:7.1f} ms", flush=True)
 
 
 def one_run(folder: str, name: str, rounds: int, polled: bool) -> tuple[float, float, float]:
@@ -133,19 +135,19 @@ def one_run(folder: str, name: str, rounds: int, polled: bool) -> tuple[float, f
     return 3 * rounds / wall, run_cpu, server_cpu
 
 
-def live_cost(folder: str, rounds: int, repeats: int = 2) -> None:
+def live_cost(folder: str, rounds: int, repeats: int = 1) -> None:
     results: dict[bool, list[tuple[float, float, float]]] = {False: [], True: []}
-    for i in range(repeats):
-        for polled in (False, True):
-            rate, run_cpu, server_cpu = one_run(folder, f"{i}-{polled}", rounds, polled)
-            results[polled].append((rate, run_cpu, server_cpu))
-            print(f"  {'polled' if polled else 'alone':6s} run {i + 1}: {rate:5.2f} games/s, "
-                  f"run CPU {run_cpu:5.1f} s, server CPU {server_cpu:5.2f} s")
-    alone = statistics.median(r[0] for r in results[False])
-    polled = statistics.median(r[0] for r in results[True])
+    order = [False, True, True, False] * repeats   # ABBA: a drifting load cancels out
+    for i, polled in enumerate(order):
+        rate, run_cpu, server_cpu = one_run(folder, f"{i}-{polled}", rounds, polled)
+        results[polled].append((rate, run_cpu, server_cpu))
+        print(f"  run {i + 1} {'polled' if polled else 'alone':6s}: {rate:5.2f} games/s, "
+              f"run CPU {run_cpu:5.1f} s, server CPU {server_cpu:5.2f} s", flush=True)
+    alone = statistics.mean(r[0] for r in results[False])
+    polled = statistics.mean(r[0] for r in results[True])
     share = (sum(r[2] for r in results[True]) - sum(r[2] for r in results[False])) / sum(
         r[1] for r in results[True])
-    print(f"  median throughput alone {alone:.2f} games/s, polled {polled:.2f} games/s "
+    print(f"  mean throughput alone {alone:.2f} games/s, polled {polled:.2f} games/s "
           f"({100 * (polled - alone) / alone:+.1f} %; wall-clock noise on a shared 2-core "
           "machine is several %)")
     print(f"  CPU the polled server spent beyond an idle one: {100 * share:.2f} % of the run's "
@@ -171,7 +173,8 @@ def main() -> None:
             cli_ms = (time.perf_counter() - t0) * 1000
         print(f"database: {args.games:,} games ({os.path.getsize(db) / 1e6:.0f} MB) built in "
               f"{time.perf_counter() - started:.0f} s")
-        print(f"baseline: `arena tournament show --json` data in process: {cli_ms:.0f} ms")
+        print(f"baseline: `arena tournament show --json` data in process: {cli_ms:.0f} ms",
+              flush=True)
         proc, url = serve(db)
         try:
             page_times(url, tid, game)

@@ -59,6 +59,7 @@ class Site:
         self._bundles: OrderedDict[tuple[int, int, str], Bundle] = OrderedDict()
         self._last: dict[int, Bundle] = {}
         self._samples: dict[int, list[tuple[float, int]]] = {}
+        self._computing: dict[int, threading.Lock] = {}
         self._lock = threading.Lock()
 
     # -- tournaments --------------------------------------------------------------------
@@ -76,18 +77,21 @@ class Site:
         running = info.status.value == "in-progress"
         if running and last is not None and not self._due(last):
             return last
+        with self._lock:
+            computing = self._computing.setdefault(tid, threading.Lock())
+        with computing:        # one computation per tournament at a time; others wait for it
+            with self._lock:
+                found = self._bundles.get(key)
+            return found if found is not None else self._compute(store, tid, info, key)
+
+    def _compute(self, store: Store, tid: int, info: TournamentInfo,
+                 key: tuple[int, int, str]) -> Bundle:
         start = time.perf_counter()
         rows = published.ranking_rows(store, tid)
-        if info.games_done:
-            rated = store.compute_ratings(tid)
-            rankings = published.rankings_data(store, tid, rated=rated, rows=rows)
-            crosstable = published.crosstable_data(store, tid, crosstable=rated.crosstable)
-            history = queries.history_series(rated.elo.history,
-                                             [e.label for e in info.entrants])
-        else:
-            rankings = {"tournament": tid, "rankings": reports.rankings_json(rows), "los": {}}
-            crosstable = published.crosstable_data(store, tid)
-            history = {}
+        rated = store.compute_ratings(tid)
+        rankings = published.rankings_data(store, tid, rated=rated, rows=rows)
+        crosstable = published.crosstable_data(store, tid, crosstable=rated.crosstable)
+        history = queries.history_series(rated.elo.history, [e.label for e in info.entrants])
         bundle = Bundle(info=info, rows=rows,
                         tournament=published.tournament_data(store, tid, info=info, rows=rows),
                         rankings=rankings, crosstable=crosstable, history=history,
@@ -104,7 +108,7 @@ class Site:
         info = store.tournament(tid)
         bundle = self.bundle(store, tid, info=info)
         labels = [e.label for e in info.entrants]
-        los = bundle.rankings["los"]
+        los = bundle.rankings["los"] if bundle.info.games_done else {}
         ranked = [r.entrant for r in bundle.rows]
         cross = {(p["entrant"], p["opponent"]): p["score"]
                  for p in bundle.crosstable["pairs"]}

@@ -100,6 +100,10 @@ def test_pages_work_without_javascript(client: TestClient, played: Played) -> No
 def test_empty_tournament_is_a_clear_page(client: TestClient, played: Played) -> None:
     html = client.get(f"/tournaments/{played.empty}").text
     assert "No ratings yet" in html and "0/3" in html
+    for path, command in (("", "tournament show"), ("/rankings", "rankings"),
+                          ("/crosstable", "crosstable")):
+        assert client.get(f"/api/tournaments/{played.empty}{path}").json() == cli_json(
+            played, *command.split(), str(played.empty))
     data = client.get(f"/api/tournaments/{played.empty}").json()
     assert data["games_done"] == 0 and all(r["games"] == 0 for r in data["rankings"])
     with sqlite3.connect(played.db) as conn:
