@@ -181,9 +181,9 @@ def main() -> None:
         finally:
             proc.terminate()
             proc.wait()
-        print("live view cost on a running tournament (60 real games, one job, polled every "
+        print("live view cost on a running tournament (300 real games, one job, polled every "
               "second):")
-        live_cost(folder, 20)
+        live_cost(folder, 100)
 
 
 if __name__ == "__main__":

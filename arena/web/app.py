@@ -91,8 +91,8 @@ def _int(request: Request, name: str, default: int | None = None) -> int | None:
         value = int(raw)
     except ValueError:
         raise BadRequest(f"{name} must be a whole number, not {raw!r}") from None
-    if value < 0:
-        raise BadRequest(f"{name} must not be negative")
+    if not 0 <= value <= 10**9:
+        raise BadRequest(f"{name} must be between 0 and 1000000000")
     return value
 
 
@@ -101,7 +101,7 @@ _WHAT = {"tid": "tournament", "game_id": "game"}
 
 def _path_int(request: Request, name: str) -> int:
     raw = request.path_params[name]
-    if not raw.isdigit() or len(raw) > 18:
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
         raise NotFound(f"no {_WHAT[name]} {raw!r}")
     return int(raw)
 
@@ -120,13 +120,14 @@ def endpoint(kind: str) -> Callable[[Handler], Callable[[Request], Any]]:
             try:
                 with request.app.state.pool.store() as store:
                     result = handler(request, store, site)
+                if kind == "json":
+                    return JSONResponse(result, headers=HEADERS)
+                if kind == "js":
+                    return Response(result, media_type="application/javascript",
+                                    headers=HEADERS)
+                return HTMLResponse(result, headers=HEADERS)
             except Exception as exc:  # noqa: BLE001 - every error becomes a response
                 return _error(exc, api=kind != "html")
-            if kind == "json":
-                return JSONResponse(result, headers=HEADERS)
-            if kind == "js":
-                return Response(result, media_type="application/javascript", headers=HEADERS)
-            return HTMLResponse(result, headers=HEADERS)
 
         return wrapper
 
@@ -210,7 +211,7 @@ def game_api(request: Request, store: Store, site: Site) -> Any:
 
 def _frames(request: Request, store: Store, site: Site) -> dict[str, Any]:
     perspective = request.path_params["perspective"]
-    if perspective != REFEREE and not perspective.isdigit():
+    if perspective != REFEREE and not (perspective.isascii() and perspective.isdigit()):
         raise NotFound(f"no perspective {perspective!r} (referee or a seat number)")
     return site.game_frames(store, _path_int(request, "game_id"), perspective)
 
