@@ -31,6 +31,9 @@ def serve(db_path: str | None, host: str, port: int, open_browser: bool) -> None
     app = create_app(path, warm=True)
     url = f"http://{'[' + host + ']' if ':' in host else host}:{port}/"
     click.echo(f"serving {path} at {url} (read-only; Ctrl-C to stop)")
+    if host not in ("127.0.0.1", "localhost", "::1"):
+        click.echo(f"note: listening on {host}: anyone who can reach this address sees the "
+                   "results, the replays and the bots' logs", err=True)
     if open_browser:
         threading.Timer(1.0, webbrowser.open, args=(url,)).start()
     uvicorn.run(app, host=host, port=port, log_level="warning")

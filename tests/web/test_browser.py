@@ -143,12 +143,18 @@ def test_replay_to_the_end_and_seats_see_no_hidden_card(served: Server, played: 
 def test_live_page_updates_while_a_run_plays(page: object, tmp_path: Path) -> None:
     db = tmp_path / "live.db"
     out = cli("tournament", "create", "--game", "skull", "--bots", "skull_odds,random,first",
-              "--rounds", "4", "--json", "--db", str(db))
+              "--rounds", "300", "--json", "--db", str(db))
     tid, total = json.loads(out)["id"], json.loads(out)["games_total"]
     server = start_server(db)
     try:
         page.goto(f"{server.url}/tournaments/{tid}")
         assert page.inner_text("#live-games") == f"0/{total}"
+        page.evaluate("""() => {
+          window.seenGames = [];
+          const node = document.getElementById('live-games');
+          new MutationObserver(() => window.seenGames.push(node.textContent))
+            .observe(node, {childList: true, characterData: true, subtree: true});
+        }""")
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
         run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(tid),
                                 "-q", "--sandbox", "off", "--db", str(db)], env=env,
@@ -167,6 +173,9 @@ def test_live_page_updates_while_a_run_plays(page: object, tmp_path: Path) -> No
             "() => document.getElementById('live-status').textContent === 'done'",
             timeout=60_000)
         assert page.inner_text("#live-games") == f"{total}/{total}"
+        seen = [int(text.split("/")[0]) for text in page.evaluate("window.seenGames")]
+        assert any(0 < done < total for done in seen), seen   # updated during the run
+        assert seen == sorted(seen)
         games = page.locator("#rankings tbody tr td:nth-child(7)").all_inner_texts()
         assert sum(map(int, games)) == 3 * total
         page.screenshot(path=str(tmp_path / "live-done.png"), full_page=True)

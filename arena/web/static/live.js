@@ -25,11 +25,16 @@
     var table = $("rankings");
     if (!table || !rows.length) { return; }
     var body = table.tBodies[0];
+    var botCells = {};   // keep the server's links to the bots' pages
+    Array.prototype.forEach.call(body.rows, function (tr) {
+      botCells[tr.getAttribute("data-entrant")] = tr.cells[2];
+    });
     body.textContent = "";
     rows.forEach(function (r) {
       var tr = document.createElement("tr");
       tr.setAttribute("data-entrant", r.entrant);
       fields.forEach(function (f) {
+        if (f === "bot" && botCells[r.entrant]) { tr.appendChild(botCells[r.entrant]); return; }
         var td = document.createElement("td");
         td.textContent = fmt(f, r[f]);
         if (f !== "entrant" && f !== "bot") { td.className = "n"; }
