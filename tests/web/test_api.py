@@ -233,3 +233,34 @@ def _hex_strings(data: object) -> list[str]:
     if isinstance(data, list):
         return [s for v in data for s in _hex_strings(v)]
     return [data] if isinstance(data, str) and len(data) >= 32 else []
+
+
+def test_a_deal_still_in_play_is_not_shown(played: Played, tmp_path: Path) -> None:
+    """While one seat rotation of a deal is pending, the others' replays (every hand of the
+    deal) and the logs of the tournament's bots are withheld, served and exported alike."""
+    db = serve_copy(played, tmp_path)
+    tid = played.tournaments["skull"]
+    with sqlite3.connect(db) as conn:
+        first, *others = [gid for (gid,) in conn.execute(
+            "SELECT id FROM games WHERE tournament_id = ? ORDER BY plan_index", (tid,))]
+        conn.execute("DELETE FROM faults WHERE game_id = ?", (first,))
+        conn.execute("DELETE FROM seats WHERE game_id = ?", (first,))
+        conn.execute("UPDATE games SET status = 'pending', actions = NULL, outcome = NULL "
+                     "WHERE id = ?", (first,))
+        conn.execute("UPDATE tournaments SET status = 'in-progress' WHERE id = ?", (tid,))
+    client = TestClient(create_app(db))
+    for url in (f"/games/{others[0]}", f"/api/games/{others[0]}",
+                f"/api/games/{others[0]}?seat=0", f"/api/games/{others[0]}/frames/referee",
+                f"/games/{others[1]}/frames/1.js"):
+        response = client.get(url)
+        assert response.status_code == 409, url
+        assert "still being played" in response.text
+    bot = client.get("/api/bots/" + EVIL).json()
+    assert bot["log"]["withheld"] and bot["log"]["files"] == []
+    assert EVIL_LOG.replace("<", "&lt;") not in client.get("/bots/" + EVIL).text
+    assert client.get(f"/games/{first_game(played, 'skyjo')}").status_code == 200
+    from arena.web.export import export_site
+
+    summary = export_site(db, tmp_path / "site", tournament=tid)
+    assert summary.replays == 0 and summary.skipped == 2
+    assert not list((tmp_path / "site").glob("game-*"))
