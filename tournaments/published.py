@@ -21,8 +21,17 @@ from tournaments.ratings import Crosstable
 from tournaments.store import Store
 from tournaments.values import TournamentInfo, TournamentRatings
 
-__all__ = ["crosstable_data", "fault_summary", "ranking_rows", "rankings_data", "replayed", "replay_data",
-           "seat_data", "tournament_data", "tournaments_data"]
+__all__ = [
+    "crosstable_data",
+    "fault_summary",
+    "ranking_rows",
+    "rankings_data",
+    "replay_data",
+    "replayed",
+    "seat_data",
+    "tournament_data",
+    "tournaments_data",
+]
 
 
 def tournaments_data(store: Store) -> list[dict[str, Any]]:

@@ -9,7 +9,7 @@ from collections.abc import Callable, Mapping, Sequence
 
 from markupsafe import Markup, escape
 
-__all__ = ["elo_bars", "heat_map", "line_chart", "PALETTE"]
+__all__ = ["PALETTE", "elo_bars", "heat_map", "line_chart"]
 
 PALETTE = ("#1f77b4", "#d62728", "#2ca02c", "#ff7f0e", "#9467bd", "#8c564b", "#e377c2",
            "#17becf", "#7f7f7f", "#bcbd22")
@@ -37,8 +37,8 @@ def elo_bars(rows: Sequence[tuple[str, float | None, float | None, float | None]
     lo, hi = min(lows) - 20, max(highs) + 20
     x = _scale(lo, hi, _LABEL_W, width - 20)
     line_h, height = 24, 24 * len(rated) + 30
-    parts = [f'<svg class="chart" role="img" aria-label="Elo with 95% intervals" '
-             f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">']
+    parts = [(f'<svg class="chart" role="img" aria-label="Elo with 95% intervals" '
+             f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">')]
     for tick in _ticks(lo, hi):
         tx = x(tick)
         parts.append(f'<line x1="{tx:.1f}" y1="0" x2="{tx:.1f}" y2="{height - 20}" '
@@ -86,8 +86,8 @@ def heat_map(labels: Sequence[str], value: Callable[[str, str], float | None], *
         return Markup('<p class="muted">No entrants.</p>')
     top = 24
     width, height = _LABEL_W + cell * n + 4, top + cell * n + 4
-    parts = [f'<svg class="chart heat" role="img" aria-label="{escape(title)}" '
-             f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">']
+    parts = [(f'<svg class="chart heat" role="img" aria-label="{escape(title)}" '
+             f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">')]
     for j in range(n):
         parts.append(f'<text x="{_LABEL_W + j * cell + cell / 2:.0f}" y="16" '
                      f'text-anchor="middle">{j + 1}</text>')
@@ -121,8 +121,8 @@ def line_chart(series: Mapping[str, Sequence[tuple[int, float]]], *, width: int 
     height += legend_h
     x = _scale(x0, x1 if x1 > x0 else x0 + 1, left, width - 10)
     y = _scale(y0, y1, plot_h, 8)
-    parts = [f'<svg class="chart" role="img" aria-label="rating history" '
-             f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">']
+    parts = [(f'<svg class="chart" role="img" aria-label="rating history" '
+             f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">')]
     for tick in _ticks(y0, y1, 5):
         parts.append(f'<line x1="{left}" y1="{y(tick):.1f}" x2="{width - 10}" '
                      f'y2="{y(tick):.1f}" class="grid"/><text x="{left - 4}" '

@@ -21,8 +21,14 @@ from tournaments.errors import NotFound
 from tournaments.ratings import HistoryRow
 from tournaments.store import Store
 
-__all__ = ["GamesPage", "bot_record", "deal_in_play", "games_page", "history_series",
-           "bot_log_text"]
+__all__ = [
+    "GamesPage",
+    "bot_log_text",
+    "bot_record",
+    "deal_in_play",
+    "games_page",
+    "history_series",
+]
 
 #: Bytes of the end of each log file shown on a bot's page.
 LOG_TAIL_BYTES = 64 * 1024

@@ -24,7 +24,7 @@ from tournaments.errors import NotFound
 from tournaments.store import Store
 from tournaments.values import TournamentInfo
 
-__all__ = ["Bundle", "Site", "DealInPlay"]
+__all__ = ["Bundle", "DealInPlay", "Site"]
 
 
 class DealInPlay(NotFound):
@@ -197,7 +197,7 @@ class Site:
                 "names": list(stored.planned.seating)}
 
     def game_json(self, store: Store, game_id: int, seat: int | None) -> dict[str, Any]:
-        stored = self.open_game(store, game_id)
+        self.open_game(store, game_id)
         if seat is None:
             return published.replay_data(store, game_id)
         return published.seat_data(published.replayed(store, game_id), seat)
@@ -205,8 +205,8 @@ class Site:
     def game_frames(self, store: Store, game_id: int, perspective: str) -> dict[str, Any]:
         stored = self.open_game(store, game_id)
         record = published.replayed(store, game_id)
-        if perspective != REFEREE:
-            if not perspective.isdigit() or int(perspective) >= record.players:
-                raise NotFound(f"game {game_id} has no seat {perspective!r}")
+        if perspective != REFEREE and (not (perspective.isascii() and perspective.isdigit())
+                                       or int(perspective) >= record.players):
+            raise NotFound(f"game {game_id} has no seat {perspective!r}")
         return frames(record, perspective if perspective == REFEREE else int(perspective),
                       list(stored.planned.seating))

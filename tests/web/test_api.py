@@ -9,9 +9,8 @@ import json
 import re
 import shutil
 import sqlite3
-from pathlib import Path
-
 import warnings
+from pathlib import Path
 
 import pytest
 
@@ -21,8 +20,8 @@ with warnings.catch_warnings():   # newer Starlette prefers httpx2 for its test 
 
 from arena.keyfile import key_file_path
 from arena.web.app import create_app
-from tournaments.migrations import SCHEMA_VERSION
 from tests.web.conftest import EVIL, EVIL_LOG, SECRET_ARG, Played, cli
+from tournaments.migrations import SCHEMA_VERSION
 
 
 @pytest.fixture(scope="module")
