@@ -72,6 +72,9 @@ class Site:
         with self._lock:
             found = self._bundles.get(key)
             last = self._last.get(tid)
+        if found is None and last is not None and (
+                last.info.games_done, last.info.status) == (info.games_done, info.status):
+            found = last          # evicted from the cache, still the latest
         if found is not None:
             return found
         running = info.status.value == "in-progress"
