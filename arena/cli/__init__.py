@@ -45,7 +45,7 @@ def main(verbose: int) -> None:
 
 def _register() -> None:
     from arena.cli import bots as bot_commands
-    from arena.cli import check, demo, games, match, play, tournament, views
+    from arena.cli import check, demo, games, match, play, tournament, views, web
 
     main.add_command(games.games)
     main.add_command(play.play)
@@ -57,6 +57,8 @@ def _register() -> None:
     main.add_command(demo.demo)
     bot_commands.bot.add_command(check.check)
     main.add_command(match.match)
+    main.add_command(web.serve)
+    main.add_command(web.export)
 
 
 _register()

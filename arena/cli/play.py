@@ -19,6 +19,7 @@ from arena.replay import seat_story
 from arena.seeds import deal_seed, random_seed
 from arena.text import printable
 from tournaments.catalogue import Catalogue
+from tournaments.published import seat_data
 from tournaments.reports import format_table
 from tournaments.store import resolve_db_path
 
@@ -109,15 +110,11 @@ def show_result(record: GameRecord) -> None:
 def show_seat(record: GameRecord, seat: int, as_json: bool) -> None:
     """The game as ``seat`` saw it: its views, offers and choices, and the result. Never the
     deal seed, the events or other seats' views: they would reveal hidden cards."""
+    if as_json:
+        echo_json(seat_data(record, seat))
+        return
     story = list(seat_story(record.game, record.players, record.seed, record.options,
                             record.joint_actions(), seat))
-    if as_json:
-        echo_json({"game": record.game, "options": record.options, "seat": seat,
-                   "bots": list(record.bots),
-                   "turns": [{"step": t.step, "view": t.view, "legal": t.legal,
-                              "action": t.action} for t in story],
-                   "places": list(record.places), "scores": list(record.scores)})
-        return
     click.echo(f"{record.game} as seen by seat {seat} ({record.bots[seat]})")
     for turn in story:
         click.echo(f"step {turn.step}: view {turn.view}")

@@ -14,7 +14,7 @@ from arena.cli.safety import RunOptions, run_options
 from arena.cli.storage import db_option
 from arena.games import get_game
 from arena.seeds import new_key, random_seed
-from tournaments import reports
+from tournaments import published, reports
 from tournaments.catalogue import Catalogue
 from tournaments.errors import PlanError
 from tournaments.reports import format_table
@@ -188,21 +188,14 @@ def run_command(tid: int, jobs: int, quiet: bool, as_json: bool, store: Store,
 @db_option
 def list_command(as_json: bool, store: Store) -> None:
     """List the tournaments in the database."""
-    infos = store.list_tournaments()
     if as_json:
-        echo_json(reports.tournaments_json(infos))
-    elif not infos:
+        echo_json(published.tournaments_data(store))
+        return
+    infos = store.list_tournaments()
+    if not infos:
         click.echo("no tournaments yet; create one with `arena tournament create`")
     else:
         click.echo(reports.tournaments_table(infos))
-
-
-def fault_summary(store: Store, tid: int) -> list[dict]:
-    rows = store.db.execute(
-        "SELECT s.entrant, f.kind, COUNT(*) FROM faults f JOIN seats s "
-        "ON s.game_id = f.game_id AND s.seat = f.seat WHERE s.tournament_id = ? "
-        "GROUP BY s.entrant, f.kind ORDER BY s.entrant, f.kind", (tid,)).fetchall()
-    return [{"entrant": e, "kind": k, "count": n} for e, k, n in rows]
 
 
 @tournament.command()
@@ -211,14 +204,12 @@ def fault_summary(store: Store, tid: int) -> list[dict]:
 @db_option
 def show(tid: int, as_json: bool, store: Store) -> None:
     """Show a tournament: its plan, progress, faults and rankings."""
+    if as_json:
+        echo_json(published.tournament_data(store, tid))
+        return
     info = store.tournament(tid)
     rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
-    faults = fault_summary(store, tid)
-    if as_json:
-        data = reports.tournament_json(info, rows)
-        data["faults"] = faults
-        echo_json(data)
-        return
+    faults = published.fault_summary(store, tid)
     click.echo(reports.tournament_text(info, rows))
     if faults:
         click.echo("\nfaults")

@@ -7,8 +7,7 @@ import click
 from arena.cli.common import echo_json
 from arena.cli.play import show_log, show_seat
 from arena.cli.storage import db_option
-from arena.replay import replay as replay_game
-from tournaments import reports
+from tournaments import published, reports
 from tournaments.errors import NotFound
 from tournaments.store import Store
 
@@ -31,14 +30,11 @@ def rankings(tid: int | None, los: bool, as_json: bool, store: Store) -> None:
     The ratings are those of every game stored now (computed when the stored ones lag behind,
     e.g. while the tournament runs); reading never writes to the database."""
     tid = latest(store) if tid is None else tid
-    rated = store.compute_ratings(tid) if los or as_json else None
-    rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
     if as_json:
-        data = {"tournament": tid, "rankings": reports.rankings_json(rows)}
-        if rated is not None:
-            data["los"] = rated.batch.los
-        echo_json(data)
+        echo_json(published.rankings_data(store, tid))
         return
+    rated = store.compute_ratings(tid) if los else None
+    rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
     click.echo(reports.tournament_text(store.tournament(tid), rows))
     if los and rated is not None:
         click.echo("\nlikelihood of superiority (%), row over column")
@@ -52,11 +48,10 @@ def rankings(tid: int | None, los: bool, as_json: bool, store: Store) -> None:
 @db_option
 def crosstable(tid: int, wdl: bool, as_json: bool, store: Store) -> None:
     """Head-to-head results between every pair of entrants of tournament ID."""
-    table = store.crosstable(tid)
     if as_json:
-        echo_json({"tournament": tid, **reports.crosstable_json(table)})
+        echo_json(published.crosstable_data(store, tid))
     else:
-        click.echo(reports.crosstable_table(table, wdl=wdl))
+        click.echo(reports.crosstable_table(store.crosstable(tid), wdl=wdl))
 
 
 @click.command()
@@ -67,27 +62,16 @@ def crosstable(tid: int, wdl: bool, as_json: bool, store: Store) -> None:
 @db_option
 def replay(game_id: int, seat: int | None, as_json: bool, store: Store) -> None:
     """Re-play a stored game from its deal seed and actions."""
-    stored = store.game(game_id)
-    if stored.record is None:
-        raise NotFound(f"game {game_id} has not been played yet")
-    record = stored.record
-    if seat is not None and not 0 <= seat < record.players:
-        raise click.BadParameter(f"seat {seat} is not one of 0..{record.players - 1}",
-                                 param_hint="--seat")
-    state = replay_game(record.game, record.players, record.seed, record.options,
-                        record.joint_actions())
-    if tuple(state.outcome().places) != tuple(record.game_places):
-        raise NotFound(f"game {game_id} does not replay to its stored result "
-                       "(was it played with another version of the rules?)")
-    from dataclasses import replace
-
-    full = replace(record, events=tuple(state.events))
+    if seat is not None:
+        players = store.game(game_id).players
+        if not 0 <= seat < players:
+            raise click.BadParameter(f"seat {seat} is not one of 0..{players - 1}",
+                                     param_hint="--seat")
+    if as_json and seat is None:
+        echo_json(published.replay_data(store, game_id))
+        return
+    full = published.replayed(store, game_id)
     if seat is not None:
         show_seat(full, seat, as_json)
-    elif as_json:
-        data = full.to_dict()
-        data.update(id=game_id, tournament_id=stored.tournament_id,
-                    seating=list(stored.planned.seating))
-        echo_json(data)
     else:
         show_log(full)

@@ -1,0 +1,266 @@
+"""The web app (Starlette): pages and their JSON twins over one results database, read-only.
+
+Requests read the database through read-only connections (``arena.web.readonly``) kept in a
+small pool between requests; an idle reader holds no lock, so a running tournament never
+waits on the server. Errors become a clear page
+(or ``{"error": ...}`` under ``/api/``) with a 4xx/5xx status and never a traceback: unknown
+ids 404, a deal still in play 409, bad parameters 400, a database that cannot be read
+(missing, corrupt, locked, another schema) 503; anything else is logged and answered 500.
+"""
+
+from __future__ import annotations
+
+import functools
+import json
+import logging
+import threading
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any
+
+from starlette.applications import Starlette
+from starlette.middleware.gzip import GZipMiddleware
+from starlette.requests import Request
+from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.routing import Mount, Route
+from starlette.staticfiles import StaticFiles
+
+from arena.errors import ArenaError
+from arena.web.frames import REFEREE
+from arena.web.links import Links
+from arena.web.readonly import ReadOnlyPool
+from arena.web.render import render
+from arena.web.site import DealInPlay, Site
+from tournaments import published
+from tournaments.catalogue import bundled_bots
+from tournaments.errors import NotFound, StoreError
+from tournaments.store import Store
+
+__all__ = ["STATIC", "create_app", "frames_script"]
+
+log = logging.getLogger(__name__)
+
+STATIC = Path(__file__).resolve().parent / "static"
+LINKS = Links()
+HEADERS = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+                                      "style-src 'self'; script-src 'self'; object-src 'none'",
+           "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+
+
+class BadRequest(ArenaError):
+    """A request parameter that is not valid."""
+
+
+def _status(exc: Exception) -> tuple[int, str]:
+    if isinstance(exc, DealInPlay):
+        return 409, "Not yet"
+    if isinstance(exc, NotFound):
+        return 404, "Not found"
+    if isinstance(exc, StoreError):
+        return 503, "Database unavailable"
+    if isinstance(exc, ArenaError):
+        return 400, "Bad request"
+    return 500, "Internal error"
+
+
+def _error(exc: Exception, api: bool) -> Response:
+    status, title = _status(exc)
+    if status == 500:
+        log.exception("internal error serving a request")
+        message = "the server met an unexpected error; see its log"
+    else:
+        message = str(exc)
+    if api:
+        return JSONResponse({"error": message, "status": status}, status, headers=HEADERS)
+    return HTMLResponse(render("error.html", LINKS, title=title, message=message), status,
+                        headers=HEADERS)
+
+
+def frames_script(data: dict[str, Any]) -> str:
+    """Replay frames as a script calling ``arenaFrames`` (loads from a server and from
+    exported files alike). ``json.dumps`` escapes every non-ASCII character, so the data
+    cannot end the script early or break it."""
+    return "arenaFrames(" + json.dumps(data, separators=(",", ":")) + ");\n"
+
+
+def _int(request: Request, name: str, default: int | None = None) -> int | None:
+    raw = request.query_params.get(name)
+    if raw in (None, ""):
+        return default
+    try:
+        value = int(raw)
+    except ValueError:
+        raise BadRequest(f"{name} must be a whole number, not {raw!r}") from None
+    if not 0 <= value <= 10**9:
+        raise BadRequest(f"{name} must be between 0 and 1000000000")
+    return value
+
+
+_WHAT = {"tid": "tournament", "game_id": "game"}
+
+
+def _path_int(request: Request, name: str) -> int:
+    raw = request.path_params[name]
+    if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
+        raise NotFound(f"no {_WHAT[name]} {raw!r}")
+    return int(raw)
+
+
+Handler = Callable[[Request, Store, Site], Any]
+
+
+def endpoint(kind: str) -> Callable[[Handler], Callable[[Request], Any]]:
+    """A route whose handler gets the request, an open read-only store and the site;
+    ``kind`` is ``html`` (a page), ``json`` or ``js``."""
+
+    def decorate(handler: Handler) -> Callable[[Request], Any]:
+        @functools.wraps(handler)
+        def wrapper(request: Request) -> Response:
+            site: Site = request.app.state.site
+            try:
+                with request.app.state.pool.store() as store:
+                    result = handler(request, store, site)
+                if kind == "json":
+                    return JSONResponse(result, headers=HEADERS)
+                if kind == "js":
+                    return Response(result, media_type="application/javascript",
+                                    headers=HEADERS)
+                return HTMLResponse(result, headers=HEADERS)
+            except Exception as exc:  # noqa: BLE001 - every error becomes a response
+                return _error(exc, api=kind != "html")
+
+        return wrapper
+
+    return decorate
+
+
+@endpoint("html")
+def index_page(request: Request, store: Store, site: Site) -> str:
+    return render("index.html", LINKS, tournaments=store.list_tournaments())
+
+
+@endpoint("json")
+def tournaments_api(request: Request, store: Store, site: Site) -> Any:
+    return published.tournaments_data(store)
+
+
+@endpoint("html")
+def tournament_page(request: Request, store: Store, site: Site) -> str:
+    tid = _path_int(request, "tid")
+    entrant = request.query_params.get("entrant") or None
+    data = site.tournament_page(store, tid, page=_int(request, "page", 1) or 1,
+                                entrant=entrant)
+    return render("tournament.html", LINKS, **data)
+
+
+@endpoint("json")
+def tournament_api(request: Request, store: Store, site: Site) -> Any:
+    return site.tournament_json(store, _path_int(request, "tid"))
+
+
+@endpoint("json")
+def rankings_api(request: Request, store: Store, site: Site) -> Any:
+    return site.bundle(store, _path_int(request, "tid")).rankings
+
+
+@endpoint("json")
+def crosstable_api(request: Request, store: Store, site: Site) -> Any:
+    return site.bundle(store, _path_int(request, "tid")).crosstable
+
+
+@endpoint("json")
+def history_api(request: Request, store: Store, site: Site) -> Any:
+    tid = _path_int(request, "tid")
+    return {"tournament": tid, "history": site.bundle(store, tid).history}
+
+
+@endpoint("json")
+def games_api(request: Request, store: Store, site: Site) -> Any:
+    from arena.web.queries import games_page
+
+    per_page = min(_int(request, "per_page", 50) or 50, 1000)
+    return games_page(store, _path_int(request, "tid"),
+                      entrant=request.query_params.get("entrant") or None,
+                      page=_int(request, "page", 1) or 1, per_page=per_page).to_dict()
+
+
+@endpoint("json")
+def live_api(request: Request, store: Store, site: Site) -> Any:
+    return site.live(store, _path_int(request, "tid"))
+
+
+@endpoint("html")
+def bot_page(request: Request, store: Store, site: Site) -> str:
+    return render("bot.html", LINKS, bot=site.bot(store, request.path_params["name"]))
+
+
+@endpoint("json")
+def bot_api(request: Request, store: Store, site: Site) -> Any:
+    return site.bot(store, request.path_params["name"])
+
+
+@endpoint("html")
+def game_page(request: Request, store: Store, site: Site) -> str:
+    return render("game.html", LINKS, **site.game_page(store, _path_int(request, "game_id")))
+
+
+@endpoint("json")
+def game_api(request: Request, store: Store, site: Site) -> Any:
+    return site.game_json(store, _path_int(request, "game_id"), _int(request, "seat"))
+
+
+def _frames(request: Request, store: Store, site: Site) -> dict[str, Any]:
+    perspective = request.path_params["perspective"]
+    if perspective != REFEREE and not (perspective.isascii() and perspective.isdigit()):
+        raise NotFound(f"no perspective {perspective!r} (referee or a seat number)")
+    return site.game_frames(store, _path_int(request, "game_id"), perspective)
+
+
+frames_api = endpoint("json")(_frames)
+frames_js = endpoint("js")(lambda request, store, site: frames_script(
+    _frames(request, store, site)))
+
+
+async def not_found(request: Request, exc: Exception) -> Response:
+    return _error(NotFound(f"no page at {request.url.path}"),
+                  api=request.url.path.startswith("/api/"))
+
+
+def _warm(site: Site, pool: ReadOnlyPool) -> None:
+    try:
+        with pool.store() as store:
+            site.warm(store)
+    except Exception as exc:  # noqa: BLE001 - pages report database problems themselves
+        log.info("could not compute the tournaments' data ahead: %s", exc)
+
+
+def create_app(db_path: str | Path, *, warm: bool = False) -> Starlette:
+    """The app serving the database at ``db_path`` (read-only; the file may not exist yet:
+    pages then say so). With ``warm``, every tournament's ratings are computed in the
+    background at start-up, so that no visitor waits for a large tournament's."""
+    routes = [
+        Route("/", index_page),
+        Route("/tournaments/{tid}", tournament_page),
+        Route("/bots/{name:path}", bot_page),
+        Route("/games/{game_id}", game_page),
+        Route("/games/{game_id}/frames/{perspective}.js", frames_js),
+        Route("/api/tournaments", tournaments_api),
+        Route("/api/tournaments/{tid}", tournament_api),
+        Route("/api/tournaments/{tid}/rankings", rankings_api),
+        Route("/api/tournaments/{tid}/crosstable", crosstable_api),
+        Route("/api/tournaments/{tid}/history", history_api),
+        Route("/api/tournaments/{tid}/games", games_api),
+        Route("/api/tournaments/{tid}/live", live_api),
+        Route("/api/bots/{name:path}", bot_api),
+        Route("/api/games/{game_id}", game_api),
+        Route("/api/games/{game_id}/frames/{perspective}", frames_api),
+        Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
+    ]
+    app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
+    app.state.site = Site(str(Path(db_path).expanduser()), bundled=tuple(bundled_bots()))
+    app.state.pool = ReadOnlyPool(db_path)
+    if warm:
+        threading.Thread(target=_warm, args=(app.state.site, app.state.pool), daemon=True,
+                         name="arena-web-warm").start()
+    app.add_middleware(GZipMiddleware, minimum_size=2048)
+    return app

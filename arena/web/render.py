@@ -1,0 +1,28 @@
+"""Jinja2 templates of the pages (autoescaped: any text a bot chose is escaped)."""
+
+from __future__ import annotations
+
+import functools
+from typing import Any
+
+from jinja2 import Environment, PackageLoader, select_autoescape
+
+from arena import __version__
+from arena.web.links import Links
+
+__all__ = ["render"]
+
+
+@functools.cache
+def _environment() -> Environment:
+    env = Environment(loader=PackageLoader("arena.web", "templates"),
+                      autoescape=select_autoescape(default=True, default_for_string=True),
+                      trim_blocks=True, lstrip_blocks=True)
+    env.filters["num"] = lambda v, d=0: "-" if v is None else f"{v:.{d}f}"
+    return env
+
+
+def render(template: str, links: Links, **context: Any) -> str:
+    """The page ``template`` with ``context``; ``links`` says where pages live."""
+    return _environment().get_template(template).render(links=links, version=__version__,
+                                                        **context)
