@@ -49,7 +49,7 @@ def main() -> None:
             t0 = time.perf_counter()
             results = store.game_results(tid)
             t1 = time.perf_counter()
-            counts = PairCounts(tournament_for(args.games).labels)
+            counts = PairCounts(tournament_for(args.games).entrants)
             counts.add_results(results)
             t2 = time.perf_counter()
             batch = batch_ratings(counts)

@@ -30,8 +30,8 @@ BOTS = tuple(f"bot{i}" for i in range(8))
 
 def tournament_for(games: int) -> TournamentSpec:
     """8 bots, tables of 4: 280 games a round; enough rounds for ``games``."""
-    return TournamentSpec(game="skull", entrants=BOTS, table_size=4,
-                          rounds=max(1, -(-games // 280)), seed=1)
+    return TournamentSpec(game="skull", bots=BOTS, table_size=4,
+                          repetitions=max(1, -(-games // 280)), seed=1)
 
 
 def planned_records(store: Store, games: int, *,

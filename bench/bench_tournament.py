@@ -34,8 +34,8 @@ def one_run(rounds: int, jobs: int) -> None:
     bots = entrants()
     with tempfile.TemporaryDirectory() as folder:
         store = Store.open(Path(folder) / "bench.db")
-        spec = TournamentSpec(game="skull", options={}, entrants=tuple(bots), table_size=4,
-                              rounds=rounds, seed=7, move_ms=2000)
+        spec = TournamentSpec(game="skull", options={}, bots=tuple(bots), table_size=4,
+                              repetitions=rounds, seed=7, move_ms=2000)
         key = new_key()
         games = plan(spec, key=key)
         labels = spec.entrant_bots()

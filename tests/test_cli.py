@@ -150,7 +150,7 @@ def test_bad_usage_is_a_usage_error() -> None:
 def test_tournament_create_run_and_read(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
     created = run("tournament", "create", "--game", "skull", "--bots", "random,first,random",
-                  "--table-size", "3", "--rounds", "2", "--seed", "5", "--json", db=db)
+                  "--table-size", "3", "--repetitions", "2", "--seed", "5", "--json", db=db)
     assert created.exit_code == 0, created.output
     info = json.loads(created.output)
     tid = info["id"]

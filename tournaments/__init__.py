@@ -1,15 +1,19 @@
-"""Tournaments: plans, ratings, the results store and reports (no processes, no sockets).
+"""Tournaments: plans, the bot catalogue, running, ratings, the results store and reports.
 
-- ``schedule``: ``TournamentSpec`` → ``plan(spec, key=...)``: every k-subset of entrants, every
-  seat rotation on the same deal seed, ``rounds`` times; seeds keyed with the tournament's
-  secret key (``arena.seeds``), which the store keeps in the key file beside the database.
+- ``schedule``: ``TournamentSpec`` → ``plan(spec, key=...)``: every k-subset of entrants (or the
+  tables of a gauntlet or a match), every seat rotation on the same deal seed, ``repetitions``
+  times; seeds keyed with the tournament's secret key (``arena.seeds``), which the store keeps
+  in the key file beside the database.
+- ``catalogue``: what a bot name means (registered, bundled or a command line), its version;
+  ``registry``: registering bots after ``compliance``'s checks; ``remote``: remote bots' tokens.
+- ``runner`` and ``dispatch``: play the pending games through the arena's game session, in
+  this process or in workers; ``matches`` and ``sprt``: matches stopped by an SPRT.
 - ``ratings``: incremental multiplayer Elo and batch maximum-likelihood ratings with 95 %
   intervals and likelihood of superiority, from pairwise decomposition of places.
 - ``store``: the SQLite results database (sqlite-utils, migrations, WAL); ``values``: what it
   returns; ``migrations``: its schema.
-- ``reports``: aligned text tables and JSON-ready dicts for rankings, crosstables, tournaments.
-
-The runner (which plays planned games) and the CLI build on these.
+- ``reports`` and ``published``: aligned text tables and the JSON data of rankings,
+  crosstables and tournaments, for the command line and the web face.
 """
 
 from __future__ import annotations

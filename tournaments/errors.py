@@ -15,7 +15,7 @@ class TournamentError(ArenaError):
 
 
 class PlanError(TournamentError):
-    """A tournament spec cannot be planned (too few entrants, bad table size, rounds...)."""
+    """A tournament spec cannot be planned (too few entrants, bad table size, repetitions...)."""
 
 
 class RatingError(TournamentError):

@@ -2,7 +2,7 @@
 
 A match is stored as a tournament of kind ``match`` (``tournaments.schedule``): NEW, BASE and
 the filler bots sit at one table, played in every seat rotation of each deal, one deal per
-round. Its ``sprt`` column holds who NEW and BASE are, the SPRT settings and, once decided, the
+repetition. Its ``sprt`` column holds who NEW and BASE are, the SPRT settings and, once decided, the
 result. The runner plays the pending games in plan order (deal by deal); after each finished
 game the completed deals are counted (``DealTally``) and the test (``tournaments.sprt``) is
 updated; when it accepts H0 or H1 the run stops, leaving the remaining games pending. A run
@@ -42,7 +42,7 @@ __all__ = ["DealTally", "MatchInfo", "match_info", "play_match_sprt"]
 
 @dataclass(frozen=True, kw_only=True)
 class MatchInfo:
-    """A stored match: its tournament id, NEW's and BASE's entrant labels, the SPRT settings,
+    """A stored match: its tournament id, NEW's and BASE's entrant names, the SPRT settings,
     the games of a deal (the table size) and the result once decided (``H0``/``H1``)."""
 
     tid: int
@@ -73,7 +73,7 @@ def match_info(store: Store, tid: int) -> MatchInfo:
 class DealTally:
     """The completed deals of a match, read from the store as games finish.
 
-    Only the rounds not yet complete are read again (runs play deal by deal), so following a
+    Only the repetitions (deals) not yet complete are read again (runs play deal by deal), so following a
     long match costs little per game."""
 
     def __init__(self, store: Store, match: MatchInfo) -> None:

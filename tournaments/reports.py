@@ -178,9 +178,9 @@ def los_table(batch: BatchRatings) -> str:
 
 
 def tournaments_table(infos: Sequence[TournamentInfo]) -> str:
-    headers = ["id", "game", "status", "entrants", "table", "rounds", "games", "created"]
+    headers = ["id", "game", "status", "entrants", "table", "reps", "games", "created"]
     body = [[t.id, t.spec.game, t.status.value, len(t.entrants), t.spec.table_size,
-             t.spec.rounds, f"{t.games_done}/{t.games_total}", t.created_at[:19]]
+             t.spec.repetitions, f"{t.games_done}/{t.games_total}", t.created_at[:19]]
             for t in infos]
     return format_table(headers, body, align="rlllrrrl")
 
@@ -198,10 +198,10 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
         + ("" if spec.kind.value == "round-robin" else f", a {spec.kind.value}"
            + (f" of {spec.gauntlet}" if spec.gauntlet else "")),
         f"status     {info.status.value}, {info.games_done}/{info.games_total} games played",
-        f"tables     {spec.table_size} players, {spec.rounds} round(s), seed {spec.seed}, "
+        f"tables     {spec.table_size} players, {spec.repetitions} repetition(s), seed {spec.seed}, "
         f"{spec.move_ms} ms per move",
         "entrants   " + ", ".join(
-            e.label if e.label == e.bot else f"{e.label} ({e.bot})" for e in info.entrants),
+            e.name if e.name == e.bot else f"{e.name} ({e.bot})" for e in info.entrants),
         f"created    {info.created_at}",
     ]
     if rows:

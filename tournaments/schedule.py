@@ -1,23 +1,23 @@
 """Tournament plans: which entrants meet, in which seats, on which deal.
 
 A tournament is a game, its options, a list of entrants (bots; the same bot may be entered
-several times as copies), a table size ``k``, a number of rounds and a seed. ``plan(spec)``
+several times as copies), a table size ``k``, a number of repetitions and a seed. ``plan(spec)``
 lists every game before anything is played:
 
 - every k-subset of the entrants (``itertools.combinations`` in entrant order) is a *table*;
 - each table is played in all ``k`` cyclic seat rotations on the **same deal seed** (duplicate
   deals: seat order and the luck of the deal cancel out across the rotations);
-- the whole set is repeated ``rounds`` times, each round with fresh deal seeds.
+- the whole set is repeated ``repetitions`` times, each repetition with fresh deal seeds.
 
 A **gauntlet** (``gauntlet`` names one entrant) keeps only the tables that hold that entrant:
 it meets every other entrant, the others never meet without it. A **match** (``arena match``,
 NEW against BASE with filler bots) is a round robin of exactly ``table_size`` entrants: one
-table, every rotation, one deal per round; it is stopped early by its SPRT.
+table, every rotation, one deal per repetition; it is stopped early by its SPRT.
 
 Seeds are derived with HMAC-SHA256 from the tournament seed under the tournament's **secret
 key** (``arena.seeds``): with the same key a plan (and, with deterministic bots, the whole
 tournament) is reproducible bit for bit; without it no one can compute a deal from the seed,
-round and table. A new tournament gets a new key, hence new deals even with the same seed. The
+repetition and table. A new tournament gets a new key, hence new deals even with the same seed. The
 deal seeds are stored with the plan; a resumed run needs the key only for the bot seeds. All
 seeds are 63-bit non-negative integers (they fit a signed SQLite INTEGER and every msgpack
 implementation).
@@ -43,7 +43,7 @@ __all__ = [
     "TournamentKind",
     "TournamentSpec",
     "check_spec",
-    "entrant_labels",
+    "entrant_names",
     "plan",
     "plan_size",
 ]
@@ -54,23 +54,23 @@ MAX_PLANNED_GAMES = 5_000_000
 _COPY_MARK = "#"
 
 
-def entrant_labels(bots: Sequence[str]) -> tuple[str, ...]:
-    """Unique entrant labels for a list of bot names: copies are labelled ``name#2``, ``name#3``.
+def entrant_names(bots: Sequence[str]) -> tuple[str, ...]:
+    """Unique entrant names for a list of bot names: copies are named ``name#2``, ``name#3``.
 
-    The first copy keeps the plain name. Raises PlanError if a label would clash with another
+    The first copy keeps the plain name. Raises PlanError if a name would clash with another
     bot's name (e.g. bots ``x`` twice and ``x#2``) or a name is empty.
     """
     seen: Counter[str] = Counter()
-    labels: list[str] = []
+    names: list[str] = []
     for name in bots:
         if not name or name != name.strip():
             raise PlanError(f"bad bot name {name!r}: names are non-empty, without outer spaces")
         seen[name] += 1
-        labels.append(name if seen[name] == 1 else f"{name}{_COPY_MARK}{seen[name]}")
-    if len(set(labels)) != len(labels):
-        clash = sorted(label for label, n in Counter(labels).items() if n > 1)
-        raise PlanError(f"entrant labels clash: {', '.join(clash)}; rename a bot")
-    return tuple(labels)
+        names.append(name if seen[name] == 1 else f"{name}{_COPY_MARK}{seen[name]}")
+    if len(set(names)) != len(names):
+        clash = sorted(entrant for entrant, n in Counter(names).items() if n > 1)
+        raise PlanError(f"entrant names clash: {', '.join(clash)}; rename a bot")
+    return tuple(names)
 
 
 class TournamentKind(str, enum.Enum):
@@ -86,44 +86,45 @@ class TournamentKind(str, enum.Enum):
 
 @dataclass(frozen=True, kw_only=True)
 class TournamentSpec:
-    """What a tournament is: game, options, entrants (bot names), table size, rounds, seed.
+    """What a tournament is: game, options, bots, table size, repetitions, seed.
 
-    ``entrants`` are bot names in entrant order; a name may repeat to enter copies of a bot.
-    ``labels`` are the unique entrant labels used everywhere else (seating, results, ratings).
+    ``bots`` are bot names in entrant order; a name may repeat to enter copies of a bot.
+    ``entrants`` are the unique entrant names used everywhere else (seating, results,
+    ratings). ``repetitions`` is how many times the whole round robin is played.
     ``move_ms`` is the per-decision deadline the runner gives each bot. ``kind`` says how
-    tables are chosen; a gauntlet's ``gauntlet`` is the entrant label every table holds.
+    tables are chosen; a gauntlet's ``gauntlet`` is the entrant every table holds.
     """
 
     game: str
     options: Mapping[str, Any] = field(default_factory=dict)
-    entrants: tuple[str, ...]
+    bots: tuple[str, ...]
     table_size: int
-    rounds: int = 1
+    repetitions: int = 1
     seed: int = 0
     move_ms: int = 1000
     kind: TournamentKind = TournamentKind.ROUND_ROBIN
     gauntlet: str | None = None
 
     def __post_init__(self) -> None:
-        object.__setattr__(self, "entrants", tuple(self.entrants))
+        object.__setattr__(self, "bots", tuple(self.bots))
         object.__setattr__(self, "options", dict(self.options))
         object.__setattr__(self, "kind", TournamentKind(self.kind))
 
     @property
-    def labels(self) -> tuple[str, ...]:
-        return entrant_labels(self.entrants)
+    def entrants(self) -> tuple[str, ...]:
+        return entrant_names(self.bots)
 
     def entrant_bots(self) -> dict[str, str]:
-        """Entrant label → bot name."""
-        return dict(zip(self.labels, self.entrants))
+        """Entrant name → bot name."""
+        return dict(zip(self.entrants, self.bots))
 
     def to_dict(self) -> dict[str, Any]:
         return {
             "game": self.game,
             "options": dict(self.options),
-            "entrants": list(self.entrants),
+            "bots": list(self.bots),
             "table_size": self.table_size,
-            "rounds": self.rounds,
+            "repetitions": self.repetitions,
             "seed": self.seed,
             "move_ms": self.move_ms,
             "kind": self.kind.value,
@@ -133,7 +134,7 @@ class TournamentSpec:
 
 @dataclass(frozen=True, kw_only=True)
 class PlannedGame:
-    """One game of a plan. ``seating[seat]`` is the entrant label at that seat.
+    """One game of a plan. ``seating[seat]`` is the entrant at that seat.
 
     ``seat_seeds`` are the bot seeds of the seats (keyed: see ``arena.seeds.bot_seed``), filled
     in by ``plan`` and ``Store.pending_games``, which have the tournament's key; a game read
@@ -142,7 +143,7 @@ class PlannedGame:
     """
 
     index: int
-    round: int
+    repetition: int
     table: int
     rotation: int
     deal_seed: int
@@ -158,18 +159,18 @@ class PlannedGame:
 
 
 def play_order(game: PlannedGame) -> tuple[int, int, int]:
-    """The order a run plays its games in: round by round (so each round's deals are complete
-    when it ends), and within a round rotation by rotation, tables in plan order. Consecutive
+    """The order a run plays its games in: repetition by repetition (so each repetition's deals
+    are complete when it ends), and within a repetition rotation by rotation, tables in plan order. Consecutive
     games then share most of their seats' processes (rotation r of every deal is played by an
     entrant's r-th process), which stay warm; results do not depend on the order."""
-    return (game.round, game.rotation, game.table)
+    return (game.repetition, game.rotation, game.table)
 
 
 def plan_size(spec: TournamentSpec) -> int:
     """How many games ``plan(spec)`` lists, computed without listing them."""
-    n, k = len(spec.entrants), spec.table_size
+    n, k = len(spec.bots), spec.table_size
     tables = math.comb(n - 1, k - 1) if spec.gauntlet is not None else math.comb(n, k)
-    return spec.rounds * tables * k
+    return spec.repetitions * tables * k
 
 
 def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec:
@@ -179,32 +180,32 @@ def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec
     the same even if a game's defaults change later). Raises PlanError, or the game's own
     OptionError for an unknown or bad option.
     """
-    labels = spec.labels
+    entrants = spec.entrants
     if not isinstance(spec.table_size, int) or spec.table_size < 2:
         raise PlanError(f"table size must be at least 2, not {spec.table_size!r}")
-    if len(labels) < spec.table_size:
+    if len(entrants) < spec.table_size:
         raise PlanError(
-            f"{len(labels)} entrant(s) cannot fill a table of {spec.table_size}; "
+            f"{len(entrants)} entrant(s) cannot fill a table of {spec.table_size}; "
             f"enter at least {spec.table_size} bots (a bot may be entered several times)"
         )
-    if not isinstance(spec.rounds, int) or spec.rounds < 1:
-        raise PlanError(f"rounds must be at least 1, not {spec.rounds!r}")
+    if not isinstance(spec.repetitions, int) or spec.repetitions < 1:
+        raise PlanError(f"repetitions must be at least 1, not {spec.repetitions!r}")
     if not isinstance(spec.move_ms, int) or spec.move_ms < 1:
         raise PlanError(f"move time must be at least 1 ms, not {spec.move_ms!r}")
     if not isinstance(spec.seed, int) or isinstance(spec.seed, bool):
         raise PlanError(f"seed must be a whole number, not {spec.seed!r}")
     if (spec.kind is TournamentKind.GAUNTLET) != (spec.gauntlet is not None):
         raise PlanError("a gauntlet names the entrant every table holds (and only a gauntlet)")
-    if spec.gauntlet is not None and spec.gauntlet not in labels:
+    if spec.gauntlet is not None and spec.gauntlet not in entrants:
         raise PlanError(f"the gauntlet's entrant {spec.gauntlet!r} is not entered")
-    if spec.kind is TournamentKind.MATCH and len(labels) != spec.table_size:
-        raise PlanError(f"a match seats all its {len(labels)} entrants at one table of "
+    if spec.kind is TournamentKind.MATCH and len(entrants) != spec.table_size:
+        raise PlanError(f"a match seats all its {len(entrants)} entrants at one table of "
                         f"{spec.table_size}")
     size = plan_size(spec)
     if size > MAX_PLANNED_GAMES:
         raise PlanError(
             f"the plan has {size:,} games (more than {MAX_PLANNED_GAMES:,}); "
-            "use fewer entrants, a smaller table or fewer rounds"
+            "use fewer entrants, a smaller table or fewer repetitions"
         )
     if game is None:
         return spec
@@ -219,20 +220,20 @@ def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec
 
 
 def iter_plan(spec: TournamentSpec, *, key: bytes) -> Iterator[PlannedGame]:
-    """The games of ``spec`` in plan order (round, table, rotation), without validation;
+    """The games of ``spec`` in plan order (repetition, table, rotation), without validation;
     ``key`` is the tournament's secret key."""
     k = spec.table_size
-    tables = [table for table in itertools.combinations(spec.labels, k)
+    tables = [table for table in itertools.combinations(spec.entrants, k)
               if spec.gauntlet is None or spec.gauntlet in table]
     index = 0
-    for round_ in range(spec.rounds):
+    for repetition in range(spec.repetitions):
         for table_no, table in enumerate(tables):
-            seed = deal_seed(key, spec.seed, round_, table_no)
+            seed = deal_seed(key, spec.seed, repetition, table_no)
             seeds = bot_seeds(key, seed, k)
             for rotation in range(k):
                 yield PlannedGame(
                     index=index,
-                    round=round_,
+                    repetition=repetition,
                     table=table_no,
                     rotation=rotation,
                     deal_seed=seed,

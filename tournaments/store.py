@@ -230,7 +230,7 @@ class Store:
             raise
 
     def _entrant_bots(self, tid: int) -> dict[str, str]:
-        """Entrant label → bot name (entrants never change once a tournament is planned)."""
+        """Entrant name → bot name (entrants never change once a tournament is planned)."""
         found = self._bots_of.get(tid)
         if found is None:
             found = self._bots_of[tid] = dict(self.db.execute(
@@ -326,32 +326,32 @@ class Store:
         secret key the plan was made with: it goes to the key file (before the transaction
         commits), the database keeps only its public id.
         """
-        labels = spec.labels
-        if set(entrant_bots) != set(labels):
-            raise PlanError(f"entrant_bots must name exactly the entrants {', '.join(labels)}")
+        entrants = spec.entrants
+        if set(entrant_bots) != set(entrants):
+            raise PlanError(f"entrant_bots must name exactly the entrants {', '.join(entrants)}")
         for game in planned_games:
             if not set(game.seating) <= set(entrant_bots):
                 raise PlanError(f"planned game {game.index} seats unknown entrants")
         first = planned_games[0] if planned_games else None
-        if first and first.deal_seed != deal_seed(key, spec.seed, first.round, first.table):
+        if first and first.deal_seed != deal_seed(key, spec.seed, first.repetition, first.table):
             raise PlanError("the plan was not made with this key")
         with self._write() as conn:
             cursor = conn.execute(
                 "INSERT INTO tournaments (game, options, table_size, rounds, seed, move_ms, "
                 "created_at, status, key_id, kind, gauntlet) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (spec.game, _dumps(dict(spec.options)), spec.table_size, spec.rounds, spec.seed,
+                (spec.game, _dumps(dict(spec.options)), spec.table_size, spec.repetitions, spec.seed,
                  spec.move_ms, _stamp(_now()), TournamentStatus.PLANNED.value, key_id(key),
                  spec.kind.value, spec.gauntlet))
             tid = int(cursor.lastrowid or 0)
             conn.executemany(
                 "INSERT INTO entrants (tournament_id, label, position, bot, bot_version) "
                 "VALUES (?, ?, ?, ?, ?)",
-                [(tid, label, pos, *entrant_bots[label]) for pos, label in enumerate(labels)])
+                [(tid, name, pos, *entrant_bots[name]) for pos, name in enumerate(entrants)])
             conn.executemany(
                 "INSERT INTO games (tournament_id, plan_index, round, table_index, rotation, "
                 "deal_seed, seating) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                ((tid, g.index, g.round, g.table, g.rotation, g.deal_seed, _dumps(g.seating))
+                ((tid, g.index, g.repetition, g.table, g.rotation, g.deal_seed, _dumps(g.seating))
                  for g in planned_games))
             self.keys.add_tournament_key(key, tid)
         log.info("tournament %d planned: %d games", tid, len(planned_games))
@@ -365,7 +365,7 @@ class Store:
 
     def _info(self, row: dict[str, Any]) -> TournamentInfo:
         tid = row["id"]
-        entrants = tuple(EntrantInfo(label=e["label"], bot=e["bot"], version=e["bot_version"])
+        entrants = tuple(EntrantInfo(name=e["label"], bot=e["bot"], version=e["bot_version"])
                          for e in self.db.query("SELECT * FROM entrants WHERE tournament_id = ? "
                                                 "ORDER BY position", (tid,)))
         counts = {status: n for status, n in self.db.execute(
@@ -433,7 +433,7 @@ class Store:
             found = seeds.get((seed, len(seating)))
             if found is None:
                 found = seeds[seed, len(seating)] = bot_seeds(key, seed, len(seating))
-            games.append((gid, PlannedGame(index=index, round=round_, table=table,
+            games.append((gid, PlannedGame(index=index, repetition=round_, table=table,
                                            rotation=rotation, deal_seed=seed, seating=seating,
                                            seat_seeds=found)))
         return games

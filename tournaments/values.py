@@ -102,9 +102,9 @@ class BotInfo:
 
 @dataclass(frozen=True, kw_only=True)
 class EntrantInfo:
-    """An entrant of a tournament: its unique label, the bot, and the bot's version then."""
+    """An entrant of a tournament: its unique name, the bot, and the bot's version then."""
 
-    label: str
+    name: str
     bot: str
     version: str
 
@@ -125,8 +125,8 @@ class TournamentInfo:
     def from_row(cls, row: dict[str, Any], *, entrants: tuple[EntrantInfo, ...],
                  games_done: int, games_total: int) -> TournamentInfo:
         spec = TournamentSpec(game=row["game"], options=json.loads(row["options"]),
-                              entrants=tuple(e.bot for e in entrants),
-                              table_size=row["table_size"], rounds=row["rounds"],
+                              bots=tuple(e.bot for e in entrants),
+                              table_size=row["table_size"], repetitions=row["rounds"],
                               seed=row["seed"], move_ms=row["move_ms"],
                               kind=row.get("kind") or "round-robin",
                               gauntlet=row.get("gauntlet"))
@@ -146,8 +146,8 @@ class TournamentInfo:
 class StoredGame:
     """A planned game as stored, with its record once played (``record`` is None before).
 
-    ``planned.seating`` holds entrant labels and ``bots`` the bot names by seat. In the
-    rebuilt ``record``, ``bots`` are the entrant labels (as the runner names the seats), and
+    ``planned.seating`` holds entrant names and ``bots`` the bot names by seat. In the
+    rebuilt ``record``, ``bots`` are the entrant names (as the runner names the seats), and
     ``events`` are empty: they are not stored, a replay from the deal seed and actions makes
     them again.
     """
@@ -175,7 +175,7 @@ class StoredGame:
     def from_row(cls, row: dict[str, Any], *, bots: dict[str, str],
                  seats: list[dict[str, Any]], faults: tuple[Fault, ...]) -> StoredGame:
         seating = tuple(json.loads(row["seating"]))
-        planned = PlannedGame(index=row["plan_index"], round=row["round"],
+        planned = PlannedGame(index=row["plan_index"], repetition=row["round"],
                               table=row["table_index"], rotation=row["rotation"],
                               deal_seed=row["deal_seed"], seating=seating)
         options = json.loads(row["options"])

@@ -19,7 +19,7 @@ from tournaments import reports
 from tournaments.catalogue import bundled_bots, plays
 from tournaments.store import Store
 
-#: Demo table sizes and rounds per game (kept small: the whole demo runs in well under a
+#: Demo table sizes and repetitions per game (kept small: the whole demo runs in well under a
 #: minute on two cores).
 DEMO = {
     "skull": (4, 4),
@@ -57,11 +57,11 @@ def demo(games: tuple[str, ...], jobs: int, seed: int, quiet: bool, store: Store
     total = 0
     for game_name in chosen:
         game = get_game(game_name)
-        size, rounds = DEMO.get(game_name, (game.min_players, 1))
+        size, repetitions = DEMO.get(game_name, (game.min_players, 1))
         size = max(game.min_players, min(size, game.max_players))
         entrants = demo_entrants(game_name, size)
         tid = create_tournament(store, game_name=game_name, bots=entrants, table_size=size,
-                                rounds=rounds, seed=seed, options={}, move_ms=2000)
+                                repetitions=repetitions, seed=seed, options={}, move_ms=2000)
         info = store.tournament(tid)
         click.echo(f"\n== {game.title}: tournament {tid}, {info.games_total} games, "
                    f"{len(entrants)} entrants, tables of {size} ==")

@@ -74,9 +74,9 @@ def plan_match(store: Store, *, new: str, base: str, game_name: str, fill: str,
                                    f"{', '.join(games_of(catalogue, name))})")
     deals = max(1, math.ceil(max_games / k))
     tid = create_tournament(store, game_name=game.name, bots=seated, table_size=k,
-                            rounds=deals, seed=seed, options=options, move_ms=move_ms,
+                            repetitions=deals, seed=seed, options=options, move_ms=move_ms,
                             kind=TournamentKind.MATCH)
-    labels = [e.label for e in store.tournament(tid).entrants]
+    labels = [e.name for e in store.tournament(tid).entrants]
     match = MatchInfo(tid=tid, new=labels[0], base=labels[1], config=config,
                       games_per_deal=k)
     store.set_sprt(tid, match.to_data())

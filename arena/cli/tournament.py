@@ -37,7 +37,7 @@ def split_bots(text: str, copies: int) -> list[str]:
 
 
 def create_tournament(store: Store, *, game_name: str, bots: list[str], table_size: int | None,
-                      rounds: int, seed: int | None, options: dict, move_ms: int,
+                      repetitions: int, seed: int | None, options: dict, move_ms: int,
                       gauntlet: str | None = None,
                       kind: TournamentKind = TournamentKind.ROUND_ROBIN) -> int:
     """Validate everything, then write the whole plan. Nothing is written on an error.
@@ -51,8 +51,8 @@ def create_tournament(store: Store, *, game_name: str, bots: list[str], table_si
     versions = {name: catalogue.lookup(name)[1] for name in dict.fromkeys(bots)}
     if table_size is None:
         table_size = max(game.min_players, min(len(bots), game.max_players))
-    spec = TournamentSpec(game=game.name, options=options, entrants=tuple(bots),
-                          table_size=table_size, rounds=rounds,
+    spec = TournamentSpec(game=game.name, options=options, bots=tuple(bots),
+                          table_size=table_size, repetitions=repetitions,
                           seed=random_seed() if seed is None else seed,
                           move_ms=move_ms, gauntlet=gauntlet,
                           kind=TournamentKind.GAUNTLET if gauntlet else kind)
@@ -69,7 +69,8 @@ def create_tournament(store: Store, *, game_name: str, bots: list[str], table_si
               help="Comma-separated bots (bundled or registered); a name may repeat.")
 @click.option("--table-size", type=click.IntRange(2, 64), default=None,
               help="Players per game (default: as many as fit, within the game's range).")
-@click.option("--rounds", type=click.IntRange(1, 100_000), default=1, show_default=True,
+@click.option("--repetitions", "--rounds", "repetitions", type=click.IntRange(1, 100_000),
+              default=1, show_default=True,
               help="Repetitions of the whole round robin, each with fresh deals.")
 @click.option("--copies", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Enter every bot this many times (for tables larger than the bot list).")
@@ -85,7 +86,7 @@ def create_tournament(store: Store, *, game_name: str, bots: list[str], table_si
                    "there itself); the rest is planned as a round robin.")
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 @db_option
-def create(game_name: str, bots: str, table_size: int | None, rounds: int, copies: int,
+def create(game_name: str, bots: str, table_size: int | None, repetitions: int, copies: int,
            seed: int | None, options: tuple[str, ...], move_ms: int, gauntlet: str | None,
            as_json: bool, store: Store) -> None:
     """Plan a round robin (or a gauntlet): every table, seat rotation and deal, written
@@ -98,7 +99,7 @@ def create(game_name: str, bots: str, table_size: int | None, rounds: int, copie
                                    "opponents in --bots")
         entrants = [gauntlet, *entrants]
     tid = create_tournament(store, game_name=game_name, bots=entrants,
-                            table_size=table_size, rounds=rounds, seed=seed,
+                            table_size=table_size, repetitions=repetitions, seed=seed,
                             options=parse_options(options), move_ms=move_ms,
                             gauntlet=gauntlet)
     info = store.tournament(tid)
@@ -126,7 +127,7 @@ def entrant_specs(catalogue: Catalogue, info: TournamentInfo) -> dict[str, BotSp
         if version != entrant.version:
             click.echo(f"warning: {entrant.bot} changed since the tournament was planned "
                        f"(version {entrant.version} -> {version})", err=True)
-        specs[entrant.label] = spec
+        specs[entrant.name] = spec
     return specs
 
 

@@ -61,7 +61,7 @@ def games_page(store: Store, tid: int, *, entrant: str | None = None, page: int 
     page = max(1, page)
     where, params = "g.tournament_id = ?", [tid]
     if entrant is not None:
-        labels = {e.label for e in store.tournament(tid).entrants}
+        labels = {e.name for e in store.tournament(tid).entrants}
         if entrant not in labels:
             raise NotFound(f"no entrant {entrant!r} in tournament {tid}")
         where += (" AND g.id IN (SELECT game_id FROM seats WHERE tournament_id = ? "
@@ -79,7 +79,7 @@ def games_page(store: Store, tid: int, *, entrant: str | None = None, page: int 
     for gid, index, round_, table, rotation, status, finished, seating, outcome, forfeits, \
             faults in rows:
         result = json.loads(outcome) if outcome else {}
-        games.append({"id": gid, "plan_index": index, "round": round_, "table": table,
+        games.append({"id": gid, "plan_index": index, "repetition": round_, "table": table,
                       "rotation": rotation, "status": status, "finished_at": finished,
                       "seating": json.loads(seating), "places": result.get("places"),
                       "scores": result.get("scores"),

@@ -94,7 +94,7 @@ class Site:
         rated = store.compute_ratings(tid)
         rankings = published.rankings_data(store, tid, rated=rated, rows=rows)
         crosstable = published.crosstable_data(store, tid, crosstable=rated.crosstable)
-        history = queries.history_series(rated.elo.history, [e.label for e in info.entrants])
+        history = queries.history_series(rated.elo.history, [e.name for e in info.entrants])
         bundle = Bundle(info=info, rows=rows,
                         tournament=published.tournament_data(store, tid, info=info, rows=rows),
                         rankings=rankings, crosstable=crosstable, history=history,
@@ -110,7 +110,7 @@ class Site:
                         entrant: str | None = None, per_page: int = 50) -> dict[str, Any]:
         info = store.tournament(tid)
         bundle = self.bundle(store, tid, info=info)
-        labels = [e.label for e in info.entrants]
+        labels = [e.name for e in info.entrants]
         los = bundle.rankings["los"] if bundle.info.games_done else {}
         ranked = [r.entrant for r in bundle.rows]
         cross = {(p["entrant"], p["opponent"]): p["score"]

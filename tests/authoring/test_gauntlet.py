@@ -25,7 +25,7 @@ def test_a_gauntlet_seats_its_bot_at_every_table(tmp_path: Path) -> None:
     assert created.returncode == 0, created.stderr
     info = json.loads(created.stdout)
     assert info["kind"] == "gauntlet" and info["gauntlet"] == "skull_odds"
-    assert info["entrants"][0]["label"] == "skull_odds"
+    assert info["entrants"][0]["name"] == "skull_odds"
     assert info["games_total"] == 3 * 3          # C(3, 2) tables of 3, 3 rotations each
     ran = arena("tournament", "run", str(info["id"]), "--quiet", "--json", "--db", db)
     assert ran.returncode == 0, ran.stderr

@@ -30,7 +30,7 @@ ENTRANTS = ("memo", "memo", "memo", "random")
 
 def play(folder: Path, game: str, jobs: int) -> tuple[Store, int, Path]:
     db, log_dir = folder / "arena.db", folder / "arena-logs"
-    spec = TournamentSpec(game=game, entrants=ENTRANTS, table_size=3, rounds=1, seed=7)
+    spec = TournamentSpec(game=game, bots=ENTRANTS, table_size=3, repetitions=1, seed=7)
     store, key = Store.open(db), new_key()
     tid = store.create_tournament(spec, plan(spec, get_game(game), key=key),
                                   {label: (bot, "test") for label, bot

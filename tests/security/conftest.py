@@ -140,8 +140,8 @@ def run_with_rogue(folder: Path, spec: BotSpec, *, limits: Limits = LIMITS,
     options = {"rounds": rounds}
     db = folder / "arena.db"
     log_dir = folder / "arena-logs"
-    tournament = TournamentSpec(game=game.name, options=options, entrants=ENTRANTS,
-                                table_size=2, rounds=1, seed=7, move_ms=limits.move_ms)
+    tournament = TournamentSpec(game=game.name, options=options, bots=ENTRANTS,
+                                table_size=2, repetitions=1, seed=7, move_ms=limits.move_ms)
     with Store.open(db) as store:
         key = new_key()
         tid = store.create_tournament(tournament, plan(tournament, game, key=key),

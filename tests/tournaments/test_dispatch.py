@@ -7,7 +7,7 @@ from arena.seeds import new_key
 from tournaments.dispatch import Dispatcher
 from tournaments.schedule import TournamentSpec, plan, play_order
 
-SPEC = TournamentSpec(game="skull", entrants=("a", "b", "c", "d", "e"), table_size=4, rounds=3)
+SPEC = TournamentSpec(game="skull", bots=("a", "b", "c", "d", "e"), table_size=4, repetitions=3)
 
 
 def drain(dispatcher: Dispatcher, order: list[int]) -> dict[int, list]:

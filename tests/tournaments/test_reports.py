@@ -103,11 +103,11 @@ def test_los_table() -> None:
 
 
 def test_tournament_list_and_show() -> None:
-    spec = TournamentSpec(game="skull", options={"variant": "x"}, entrants=("a", "b", "c"),
+    spec = TournamentSpec(game="skull", options={"variant": "x"}, bots=("a", "b", "c"),
                           table_size=3, seed=5)
     info = TournamentInfo(id=3, spec=spec, created_at="2026-01-02T03:04:05.000+00:00",
                           status=TournamentStatus.IN_PROGRESS,
-                          entrants=tuple(EntrantInfo(label=x, bot=x, version="v") for x in "abc"),
+                          entrants=tuple(EntrantInfo(name=x, bot=x, version="v") for x in "abc"),
                           games_done=1, games_total=3)
     listing = reports.tournaments_table([info]).splitlines()
     assert listing[2].split() == ["3", "skull", "in-progress", "3", "3", "1", "1/3",

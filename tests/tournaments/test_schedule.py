@@ -19,7 +19,7 @@ from tournaments.schedule import (
     PlannedGame,
     TournamentSpec,
     check_spec,
-    entrant_labels,
+    entrant_names,
     plan_size,
     play_order,
 )
@@ -57,12 +57,12 @@ class ThreeToFive(Game):
 
 
 def spec(n: int = 4, k: int = 3, rounds: int = 1, seed: int = 7, **kw: Any) -> TournamentSpec:
-    return TournamentSpec(game="toy", entrants=tuple(f"bot{i}" for i in range(n)),
-                          table_size=k, rounds=rounds, seed=seed, **kw)
+    return TournamentSpec(game="toy", bots=tuple(f"bot{i}" for i in range(n)),
+                          table_size=k, repetitions=rounds, seed=seed, **kw)
 
 
 def test_small_plan_by_hand() -> None:
-    games = plan(TournamentSpec(game="toy", entrants=("a", "b", "c"), table_size=2, seed=1))
+    games = plan(TournamentSpec(game="toy", bots=("a", "b", "c"), table_size=2, seed=1))
     assert [g.seating for g in games] == [
         ("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")]
     assert [g.index for g in games] == list(range(6))
@@ -94,7 +94,7 @@ def test_seeds_depend_on_the_key() -> None:
 
 
 def test_a_game_without_bot_seeds_refuses_to_invent_them() -> None:
-    bare = PlannedGame(index=3, round=0, table=0, rotation=0, deal_seed=1, seating=("a", "b"))
+    bare = PlannedGame(index=3, repetition=0, table=0, rotation=0, deal_seed=1, seating=("a", "b"))
     with pytest.raises(PlanError, match="no bot seeds"):
         bare.bot_seeds()
 
@@ -112,15 +112,15 @@ def test_plan_properties(n: int, k: int, rounds: int, seed: int) -> None:
     assert [g.index for g in games] == list(range(len(games)))
     tables: dict[tuple[int, int], list[PlannedGame]] = {}
     for g in games:
-        tables.setdefault((g.round, g.table), []).append(g)
+        tables.setdefault((g.repetition, g.table), []).append(g)
         assert 0 <= g.deal_seed < 2**63
         assert len(set(g.seating)) == k
         assert all(0 <= x < 2**63 for x in g.bot_seeds())
     # Each round, every k-subset of entrants is one table, in combinations order.
     for round_ in range(rounds):
-        members = [tuple(sorted(tables[(round_, t)][0].seating, key=s.labels.index))
+        members = [tuple(sorted(tables[(round_, t)][0].seating, key=s.entrants.index))
                    for t in range(math.comb(n, k))]
-        assert members == list(itertools.combinations(s.labels, k))
+        assert members == list(itertools.combinations(s.entrants, k))
     for group in tables.values():
         # All k cyclic rotations, one deal: each entrant sits in each seat exactly once.
         assert [g.rotation for g in group] == list(range(k))
@@ -141,9 +141,9 @@ def test_seed_changes_deals_only() -> None:
 
 
 def test_copies_of_a_bot_get_unique_labels() -> None:
-    assert entrant_labels(["random", "random", "greedy", "random"]) == (
+    assert entrant_names(["random", "random", "greedy", "random"]) == (
         "random", "random#2", "greedy", "random#3")
-    s = TournamentSpec(game="toy", entrants=("random", "random", "greedy"), table_size=3)
+    s = TournamentSpec(game="toy", bots=("random", "random", "greedy"), table_size=3)
     assert s.entrant_bots() == {"random": "random", "random#2": "random", "greedy": "greedy"}
     assert plan(s)[0].seating == ("random", "random#2", "greedy")
 
@@ -151,13 +151,13 @@ def test_copies_of_a_bot_get_unique_labels() -> None:
 @pytest.mark.parametrize("bots", [["x", "x", "x#2"], ["", "a"], [" a", "b"]])
 def test_bad_entrant_names(bots: list[str]) -> None:
     with pytest.raises(PlanError):
-        entrant_labels(bots)
+        entrant_names(bots)
 
 
 @pytest.mark.parametrize("kw, message", [
     ({"n": 2, "k": 3}, "cannot fill a table of 3"),
     ({"k": 1}, "at least 2"),
-    ({"rounds": 0}, "rounds must be at least 1"),
+    ({"rounds": 0}, "repetitions must be at least 1"),
     ({"move_ms": 0}, "move time"),
 ])
 def test_invalid_specs(kw: dict[str, Any], message: str) -> None:
@@ -181,7 +181,7 @@ def test_game_checks_table_size_and_options() -> None:
     with pytest.raises(ArenaError):
         plan(spec(options={"rounds": "zero"}), game)
     with pytest.raises(PlanError, match="not 'toy'"):
-        check_spec(TournamentSpec(game="other", entrants=("a", "b", "c"), table_size=3), game)
+        check_spec(TournamentSpec(game="other", bots=("a", "b", "c"), table_size=3), game)
 
 
 def test_checked_spec_has_all_options_typed() -> None:
@@ -191,10 +191,10 @@ def test_checked_spec_has_all_options_typed() -> None:
 
 
 def test_play_order_completes_each_round_and_keeps_rotations_together() -> None:
-    spec = TournamentSpec(game="skull", entrants=("a", "b", "c", "d"), table_size=3, rounds=2)
+    spec = TournamentSpec(game="skull", bots=("a", "b", "c", "d"), table_size=3, repetitions=2)
     games = sorted(plan(spec), key=play_order)
-    assert [g.round for g in games] == sorted(g.round for g in games)
-    first_round = [g for g in games if g.round == 0]
+    assert [g.repetition for g in games] == sorted(g.repetition for g in games)
+    first_round = [g for g in games if g.repetition == 0]
     assert [g.rotation for g in first_round] == [0] * 4 + [1] * 4 + [2] * 4
     assert [g.table for g in first_round[:4]] == [0, 1, 2, 3]
 
@@ -205,8 +205,8 @@ def test_gauntlet_tables_all_hold_the_gauntlet_entrant() -> None:
     from arena.games import get_game
     from tournaments.schedule import TournamentKind, plan_size
 
-    spec = TournamentSpec(game="skull", entrants=("new", "a", "b", "c", "d"), table_size=3,
-                          rounds=2, seed=5, kind=TournamentKind.GAUNTLET, gauntlet="new")
+    spec = TournamentSpec(game="skull", bots=("new", "a", "b", "c", "d"), table_size=3,
+                          repetitions=2, seed=5, kind=TournamentKind.GAUNTLET, gauntlet="new")
     games = plan(spec, get_game("skull"), key=b"k" * 32)
     assert len(games) == plan_size(spec) == 2 * 6 * 3      # C(4, 2) tables of 3, 3 rotations
     assert all("new" in game.seating for game in games)
@@ -223,8 +223,8 @@ def test_gauntlet_spec_errors() -> None:
     from tournaments.schedule import TournamentKind
 
     with pytest.raises(PlanError, match="not entered"):
-        check_spec(TournamentSpec(game="skull", entrants=("a", "b", "c"), table_size=3,
+        check_spec(TournamentSpec(game="skull", bots=("a", "b", "c"), table_size=3,
                                   kind=TournamentKind.GAUNTLET, gauntlet="zz"))
     with pytest.raises(PlanError, match="only a gauntlet"):
-        check_spec(TournamentSpec(game="skull", entrants=("a", "b", "c"), table_size=3,
+        check_spec(TournamentSpec(game="skull", bots=("a", "b", "c"), table_size=3,
                                   gauntlet="a"))

@@ -25,7 +25,7 @@ from tournaments.store import Store, resolve_db_path
 from tournaments.values import BotKind, GameStatus, RatingMethod, TournamentStatus
 
 SPEC = TournamentSpec(game="skull", options={"variant": "basic"},
-                      entrants=("alpha", "beta", "gamma", "alpha"), table_size=3, rounds=2,
+                      bots=("alpha", "beta", "gamma", "alpha"), table_size=3, repetitions=2,
                       seed=11, move_ms=500)
 STRENGTH = {"alpha": 1.5, "beta": 0.0, "gamma": -1.0, "alpha#2": 1.5}
 #: The tournaments' secret key in these tests (a real one is random).
@@ -297,7 +297,7 @@ def test_plan_is_written_before_play(store: Store) -> None:
     assert info.spec == SPEC
     assert info.status is TournamentStatus.PLANNED
     assert (info.games_done, info.games_total) == (0, len(plan(SPEC)))
-    assert [e.label for e in info.entrants] == ["alpha", "beta", "gamma", "alpha#2"]
+    assert [e.name for e in info.entrants] == ["alpha", "beta", "gamma", "alpha#2"]
     assert info.entrants[3].bot == "alpha" and info.entrants[3].version == "v-alpha"
     assert [g for _, g in store.pending_games(tid)] == plan(SPEC)
     assert [t.id for t in store.list_tournaments()] == [tid]
@@ -350,7 +350,7 @@ def test_a_game_is_recorded_once(store: Store) -> None:
 def test_a_record_that_does_not_fit_is_refused(store: Store) -> None:
     tid = new_tournament(store)
     game_id, planned = store.pending_games(tid)[0]
-    wrong = PlannedGame(index=0, round=0, table=0, rotation=0, deal_seed=planned.deal_seed + 1,
+    wrong = PlannedGame(index=0, repetition=0, table=0, rotation=0, deal_seed=planned.deal_seed + 1,
                         seating=planned.seating)
     with pytest.raises(TournamentError, match="does not fit"):
         store.record_game(game_id, synthetic_record(wrong, random.Random(1)))
@@ -444,7 +444,7 @@ def test_standings_view(store: Store) -> None:
             row["faults"].append(sum(f.seat == seat for f in record.faults))
             row["forfeit"].append(seat in record.forfeits)
     standings = store.standings(tid)
-    assert {s.entrant for s in standings} == set(SPEC.labels)
+    assert {s.entrant for s in standings} == set(SPEC.entrants)
     for s in standings:
         row = expect[s.entrant]
         assert s.games == len(row["place"])
@@ -482,8 +482,8 @@ def test_rebuilt_ratings_equal_direct_computation(store: Store) -> None:
     results = store.game_results(tid)
     assert [(r.seating, r.places) for r in results] == [
         (p.seating, rec.places) for p, rec in in_order]
-    elo = incremental_elo(results, entrants=SPEC.labels)
-    counts = PairCounts(SPEC.labels)
+    elo = incremental_elo(results, entrants=SPEC.entrants)
+    counts = PairCounts(SPEC.entrants)
     for p, rec in in_order:
         counts.add_game(p.seating, rec.places)
     batch = batch_ratings(counts)
@@ -491,7 +491,7 @@ def test_rebuilt_ratings_equal_direct_computation(store: Store) -> None:
     assert rebuilt.elo == elo
     assert rebuilt.batch == batch
     stored = {(r.method, r.entrant): r for r in store.ratings(tid)}
-    for label in SPEC.labels:
+    for label in SPEC.entrants:
         assert stored[(RatingMethod.ELO, label)].rating == pytest.approx(elo.ratings[label])
         mle = batch.by_entrant()[label]
         got = stored[(RatingMethod.MLE, label)]
@@ -501,7 +501,7 @@ def test_rebuilt_ratings_equal_direct_computation(store: Store) -> None:
                                                                            h.entrant))
     # Derived data: rebuilding again replaces, never duplicates.
     store.rebuild_ratings(tid)
-    assert len(store.ratings(tid)) == 2 * len(SPEC.labels)
+    assert len(store.ratings(tid)) == 2 * len(SPEC.entrants)
     assert store.db["rating_history"].count == len(elo.history)
     ranked = list(store.db.query("SELECT entrant, elo FROM rankings WHERE tournament_id = ?",
                                  (tid,)))
