@@ -24,25 +24,32 @@ are serialised by a lock); separate processes each open their own.
 
 from __future__ import annotations
 
-import functools
 import json
 import logging
 import operator
 import os
 import sqlite3
 import threading
-from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
-from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import Any
 
 from sqlite_utils import Database
 
 from arena.keyfile import KeyFile
 from arena.record import Fault, FaultKind, GameRecord
 from arena.seeds import bot_seeds, deal_seed, key_id, new_key
-from tournaments.errors import DuplicateBot, NotFound, PlanError, StoreError, TournamentError
+from tournaments.database import (
+    DEFAULT_BUSY_TIMEOUT_MS,
+    DEFAULT_DB,
+    ENV_DB,
+    connect,
+    guarded,
+    resolve_db_path,
+    store_error,
+)
+from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
 from tournaments.migrations import SCHEMA_VERSION, migrate
 from tournaments.ratings import (
     DEFAULT_K,
@@ -72,24 +79,7 @@ __all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "DEFAULT_DB", "ENV_DB", "Store", "resolve_
 
 log = logging.getLogger(__name__)
 
-ENV_DB = "ARENA_DB"
-DEFAULT_DB = "arena.db"
-DEFAULT_BUSY_TIMEOUT_MS = 5000
 WAL_CHECKPOINT_PAGES = 10_000
-
-_P = ParamSpec("_P")
-_T = TypeVar("_T")
-
-
-def resolve_db_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
-    """The database path: the CLI value, else ``$ARENA_DB``, else ``./arena.db``."""
-    if cli_value:
-        return Path(cli_value).expanduser()
-    env = os.environ.get(ENV_DB)
-    if env:
-        return Path(env).expanduser()
-    return Path(DEFAULT_DB)
-
 
 def _now() -> datetime:
     return datetime.now(timezone.utc)
@@ -102,60 +92,9 @@ def _stamp(moment: datetime) -> str:
 _JSON = json.JSONEncoder(separators=(",", ":"))
 _dumps = _JSON.encode
 
-#: ``ActionRecord.to_list()`` as one C call: ``by`` is a str enum, so JSON writes its value.
+#: An action as the row stored in JSON: ``by`` is a str enum, so JSON writes its value
+#: (``ActionRecord.from_list`` reads it back).
 _action_row = operator.attrgetter("step", "seat", "action", "by", "think_us")
-
-
-def store_error(path: str, exc: sqlite3.Error, doing: str) -> StoreError:
-    """A one-line StoreError for an sqlite3 error met while ``doing`` something."""
-    text = str(exc)
-    low = text.lower()
-    if "locked" in low or "busy" in low:
-        why = ("the database is locked: another process is writing to it; try again when it "
-               "is done")
-    elif "not a database" in low:
-        why = "not an SQLite database (wrong file, encrypted or corrupt)"
-    elif "malformed" in low or "corrupt" in low:
-        why = "the database file is corrupt (malformed); restore a backup or use a new file"
-    elif "unable to open" in low:
-        why = "cannot open the database file (does its folder exist? permissions?)"
-    elif "readonly" in low or "read-only" in low:
-        why = "the database is read-only"
-    elif "disk is full" in low:
-        why = "the disk is full"
-    else:
-        why = f"database error: {text}"
-    return StoreError(f"{path}: {why} (while {doing})")
-
-
-def _guarded(doing: str) -> Callable[[Callable[_P, _T]], Callable[_P, _T]]:
-    """Serialise a Store method and turn sqlite3 errors into StoreError."""
-
-    def decorate(method: Callable[_P, _T]) -> Callable[_P, _T]:
-        @functools.wraps(method)
-        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
-            store: Store = args[0]  # type: ignore[assignment]
-            with store._lock:
-                try:
-                    return method(*args, **kwargs)
-                except sqlite3.Error as exc:
-                    raise store_error(store.path, exc, doing) from exc
-
-        return wrapper
-
-    return decorate
-
-
-def _connect(path: str, busy_timeout_ms: int) -> sqlite3.Connection:
-    if path != ":memory:" and not Path(path).parent.is_dir():
-        raise StoreError(f"{path}: cannot create the database: folder "
-                         f"{str(Path(path).parent)!r} does not exist")
-    try:
-        conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None,
-                               check_same_thread=False)
-    except sqlite3.Error as exc:
-        raise store_error(path, exc, "opening") from exc
-    return conn
 
 
 class Store:
@@ -176,7 +115,7 @@ class Store:
         """Open (creating or migrating) the database at ``path``. Raises StoreError."""
         name = os.fspath(path)
         keys = KeyFile.beside(name)
-        conn = _connect(name, busy_timeout_ms)
+        conn = connect(name, busy_timeout_ms)
         try:
             db = Database(conn, execute_plugins=False)
             # Reading the version first detects a file that is not a database, and a newer
@@ -242,7 +181,7 @@ class Store:
 
     # -- bots ------------------------------------------------------------------------------
 
-    @_guarded("adding a bot")
+    @guarded("adding a bot")
     def add_bot(self, name: str, command: str, *, kind: BotKind = BotKind.REGISTERED,
                 version: str = "", path: str | None = None, games: Sequence[str] = (),
                 replace: bool = False) -> BotInfo:
@@ -265,18 +204,18 @@ class Store:
         return BotInfo(name=name, command=command, path=path, kind=kind, version=version,
                        games=tuple(games), played=played, added_at=added)
 
-    @_guarded("reading a bot")
+    @guarded("reading a bot")
     def get_bot(self, name: str) -> BotInfo:
         row = self._one("SELECT * FROM bots WHERE name = ?", (name,))
         if row is None:
             raise NotFound(f"no bot named {name!r} is registered")
         return BotInfo.from_row(row)
 
-    @_guarded("listing bots")
+    @guarded("listing bots")
     def list_bots(self) -> list[BotInfo]:
         return [BotInfo.from_row(row) for row in self.db.query("SELECT * FROM bots ORDER BY name")]
 
-    @_guarded("removing a bot")
+    @guarded("removing a bot")
     def remove_bot(self, name: str) -> None:
         """Unregister a bot; its past tournaments keep its name and version."""
         with self._write() as conn:
@@ -285,7 +224,7 @@ class Store:
 
     # -- remote bots' tokens (``tournaments.remote``: only hashes are stored) --------------
 
-    @_guarded("storing a remote bot token")
+    @guarded("storing a remote bot token")
     def add_token(self, digest: str, bot: str, client_key: str | None, *, created_at: str,
                   expires_at: str) -> None:
         with self._write() as conn:
@@ -293,7 +232,7 @@ class Store:
                          "expires_at) VALUES (?, ?, ?, ?, ?)",
                          (digest, bot, client_key, created_at, expires_at))
 
-    @_guarded("claiming a remote bot token")
+    @guarded("claiming a remote bot token")
     def claim_token(self, digest: str, client_key: str | None, *, now: str,
                     command: str) -> str | None:
         """Mark an unused, unexpired token of a bot registered with ``command`` used, in one
@@ -308,7 +247,7 @@ class Store:
             return conn.execute("SELECT bot FROM remote_tokens WHERE token_hash = ?",
                                 (digest,)).fetchone()[0]
 
-    @_guarded("checking a remote bot's key")
+    @guarded("checking a remote bot's key")
     def token_key_allowed(self, client_key: str, *, now: str) -> bool:
         """Whether an unused, unexpired token was issued with CURVE key ``client_key``."""
         return self.db.execute(
@@ -317,7 +256,7 @@ class Store:
 
     # -- tournaments -----------------------------------------------------------------------
 
-    @_guarded("creating a tournament")
+    @guarded("creating a tournament")
     def create_tournament(self, spec: TournamentSpec, planned_games: Sequence[PlannedGame],
                           entrant_bots: Mapping[str, tuple[str, str]], *, key: bytes) -> int:
         """Write a tournament and its whole plan in one transaction; return its id.
@@ -340,8 +279,8 @@ class Store:
                 "INSERT INTO tournaments (game, options, table_size, rounds, seed, move_ms, "
                 "created_at, status, key_id, kind, gauntlet) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (spec.game, _dumps(dict(spec.options)), spec.table_size, spec.repetitions, spec.seed,
-                 spec.move_ms, _stamp(_now()), TournamentStatus.PLANNED.value, key_id(key),
+                (spec.game, _dumps(dict(spec.options)), spec.table_size, spec.repetitions,
+                 spec.seed, spec.move_ms, _stamp(_now()), TournamentStatus.PLANNED.value, key_id(key),
                  spec.kind.value, spec.gauntlet))
             tid = int(cursor.lastrowid or 0)
             conn.executemany(
@@ -375,15 +314,15 @@ class Store:
                                        games_done=counts.get(GameStatus.DONE.value, 0),
                                        games_total=sum(counts.values()))
 
-    @_guarded("reading a tournament")
+    @guarded("reading a tournament")
     def tournament(self, tid: int) -> TournamentInfo:
         return self._info(self._tournament_row(tid))
 
-    @_guarded("listing tournaments")
+    @guarded("listing tournaments")
     def list_tournaments(self) -> list[TournamentInfo]:
         return [self._info(row) for row in self.db.query("SELECT * FROM tournaments ORDER BY id")]
 
-    @_guarded("reading a tournament's key")
+    @guarded("reading a tournament's key")
     def tournament_key(self, tid: int) -> bytes:
         """The secret key of tournament ``tid``, from the key file. Raises MissingKey.
 
@@ -404,20 +343,20 @@ class Store:
                     "new tournament for deals no bot can predict", tid, self.keys.path)
         return key
 
-    @_guarded("saving a match's state")
+    @guarded("saving a match's state")
     def set_sprt(self, tid: int, data: Mapping[str, Any]) -> None:
         """Store a match's SPRT settings and, once decided, its result (JSON)."""
         self._tournament_row(tid)
         with self._write() as conn:
             conn.execute("UPDATE tournaments SET sprt = ? WHERE id = ?", (_dumps(dict(data)), tid))
 
-    @_guarded("reading a match's state")
+    @guarded("reading a match's state")
     def sprt(self, tid: int) -> dict[str, Any] | None:
         """A match's SPRT settings and result, as ``set_sprt`` stored them (None: not a match)."""
         text = self._tournament_row(tid).get("sprt")
         return json.loads(text) if text else None
 
-    @_guarded("reading the plan")
+    @guarded("reading the plan")
     def pending_games(self, tid: int) -> list[tuple[int, PlannedGame]]:
         """The games not yet played, in plan order, as ``(game_id, PlannedGame)``, with their
         bot seeds (computed with the tournament's key: raises MissingKey without it)."""
@@ -440,7 +379,7 @@ class Store:
 
     # -- games -----------------------------------------------------------------------------
 
-    @_guarded("recording a game")
+    @guarded("recording a game")
     def record_game(self, game_id: int, record: GameRecord, *,
                     finished_at: datetime | None = None) -> bool:
         """Store one finished game in one transaction. Returns False (and writes nothing) if
@@ -449,7 +388,7 @@ class Store:
         with self._write() as conn:
             return self._record(conn, game_id, record, finished_at or _now())
 
-    @_guarded("recording games")
+    @guarded("recording games")
     def record_games(self, items: Iterable[tuple[int, GameRecord]]) -> int:
         """Store many finished games in ONE transaction (imports, benchmarks); all or none.
 
@@ -503,7 +442,7 @@ class Store:
                      (new_status.value, tid, new_status.value))
         return True
 
-    @_guarded("reading a game")
+    @guarded("reading a game")
     def game(self, game_id: int) -> StoredGame:
         """Everything needed to replay a game (and its result, if it was played)."""
         row = self._one(
@@ -541,14 +480,14 @@ class Store:
         return [new(GameResult, (index, parse(seating), parse(places)))
                 for index, seating, places in rows]
 
-    @_guarded("reading results")
+    @guarded("reading results")
     def game_results(self, tid: int) -> list[GameResult]:
         self._tournament_row(tid)
         return self._results(tid)
 
     # -- derived ---------------------------------------------------------------------------
 
-    @_guarded("reading standings")
+    @guarded("reading standings")
     def standings(self, tid: int) -> list[Standing]:
         """Per entrant: games, wins, mean place, mean score, faults (best mean place first)."""
         self._tournament_row(tid)
@@ -565,20 +504,20 @@ class Store:
             counts.add_game(result.seating, result.places)
         return labels, results, counts
 
-    @_guarded("counting results")
+    @guarded("counting results")
     def tally(self, tid: int) -> PairCounts:
         """The pairwise counts of the stored games: the one tally that ratings, the crosstable
         and a run's progress (which adds each game as it records it) start from."""
         self._tournament_row(tid)
         return self._counts(tid)[2]
 
-    @_guarded("computing the crosstable")
+    @guarded("computing the crosstable")
     def crosstable(self, tid: int) -> Crosstable:
         """Head-to-head pairwise results between every pair of entrants."""
         self._tournament_row(tid)
         return self._counts(tid)[2].crosstable()
 
-    @_guarded("computing ratings")
+    @guarded("computing ratings")
     def compute_ratings(self, tid: int, *, k: float = DEFAULT_K,
                         prior: float = 1.0) -> TournamentRatings:
         """Incremental Elo (plan order) and batch ratings of the stored games, computed now
@@ -589,7 +528,7 @@ class Store:
                                  batch=batch_ratings(counts, prior=prior),
                                  crosstable=counts.crosstable())
 
-    @_guarded("rebuilding ratings")
+    @guarded("rebuilding ratings")
     def rebuild_ratings(self, tid: int, *, k: float = DEFAULT_K,
                         prior: float = 1.0) -> TournamentRatings:
         """``compute_ratings``, then replace the stored ratings and history with them (the
@@ -607,7 +546,7 @@ class Store:
                              f"rating) VALUES ({int(tid)}, ?, ?, ?)", rated.elo.history)
         return rated
 
-    @_guarded("reading ratings")
+    @guarded("reading ratings")
     def ratings(self, tid: int) -> list[RatingRow]:
         """Stored ratings (as of the last ``rebuild_ratings``), both methods, best first."""
         self._tournament_row(tid)
@@ -628,7 +567,7 @@ class Store:
             return []
         return _rating_rows(self.compute_ratings(tid))
 
-    @_guarded("reading rating history")
+    @guarded("reading rating history")
     def rating_history(self, tid: int) -> list[HistoryRow]:
         self._tournament_row(tid)
         return [HistoryRow(game_index=index, entrant=entrant, rating=rating)

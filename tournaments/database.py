@@ -1,0 +1,86 @@
+"""The results database's file: where it is, how it is opened, and its errors in words.
+
+``resolve_db_path`` finds the file (the command line, ``$ARENA_DB``, ``./arena.db``);
+``connect`` opens it as the store does (autocommit, shared between threads, a busy timeout);
+``store_error`` turns an ``sqlite3`` error into a one-line StoreError; ``guarded`` serialises a
+method of an object with a lock and a path (``Store``) and translates its sqlite3 errors.
+"""
+
+from __future__ import annotations
+
+import functools
+import os
+import sqlite3
+from collections.abc import Callable
+from pathlib import Path
+from typing import Any, ParamSpec, TypeVar
+
+from tournaments.errors import StoreError
+
+ENV_DB = "ARENA_DB"
+DEFAULT_DB = "arena.db"
+DEFAULT_BUSY_TIMEOUT_MS = 5000
+_P = ParamSpec("_P")
+_T = TypeVar("_T")
+
+
+def resolve_db_path(cli_value: str | os.PathLike[str] | None = None) -> Path:
+    """The database path: the CLI value, else ``$ARENA_DB``, else ``./arena.db``."""
+    if cli_value:
+        return Path(cli_value).expanduser()
+    env = os.environ.get(ENV_DB)
+    if env:
+        return Path(env).expanduser()
+    return Path(DEFAULT_DB)
+
+
+def store_error(path: str, exc: sqlite3.Error, doing: str) -> StoreError:
+    """A one-line StoreError for an sqlite3 error met while ``doing`` something."""
+    text = str(exc)
+    low = text.lower()
+    if "locked" in low or "busy" in low:
+        why = ("the database is locked: another process is writing to it; try again when it "
+               "is done")
+    elif "not a database" in low:
+        why = "not an SQLite database (wrong file, encrypted or corrupt)"
+    elif "malformed" in low or "corrupt" in low:
+        why = "the database file is corrupt (malformed); restore a backup or use a new file"
+    elif "unable to open" in low:
+        why = "cannot open the database file (does its folder exist? permissions?)"
+    elif "readonly" in low or "read-only" in low:
+        why = "the database is read-only"
+    elif "disk is full" in low:
+        why = "the disk is full"
+    else:
+        why = f"database error: {text}"
+    return StoreError(f"{path}: {why} (while {doing})")
+
+
+def guarded(doing: str) -> Callable[[Callable[_P, _T]], Callable[_P, _T]]:
+    """Serialise a Store method and turn sqlite3 errors into StoreError."""
+
+    def decorate(method: Callable[_P, _T]) -> Callable[_P, _T]:
+        @functools.wraps(method)
+        def wrapper(*args: _P.args, **kwargs: _P.kwargs) -> _T:
+            store: Any = args[0]
+            with store._lock:
+                try:
+                    return method(*args, **kwargs)
+                except sqlite3.Error as exc:
+                    raise store_error(store.path, exc, doing) from exc
+
+        return wrapper
+
+    return decorate
+
+
+def connect(path: str, busy_timeout_ms: int) -> sqlite3.Connection:
+    if path != ":memory:" and not Path(path).parent.is_dir():
+        raise StoreError(f"{path}: cannot create the database: folder "
+                         f"{str(Path(path).parent)!r} does not exist")
+    try:
+        conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None,
+                               check_same_thread=False)
+    except sqlite3.Error as exc:
+        raise store_error(path, exc, "opening") from exc
+    return conn
