@@ -496,9 +496,18 @@ def batch_ratings(counts: PairCounts, *, prior: float = 1.0, anchor: float = INI
         rating = anchor + r[i]
         rated.append(Rated(entrant=label, rating=rating, se=se, lo=rating - Z95 * se,
                            hi=rating + Z95 * se, games=counts.games[i]))
-    los: dict[str, dict[str, float]] = {label: {} for label in labels}
-    for i, a in enumerate(labels):
-        for j, b in enumerate(labels):
+    return BatchRatings(ratings=tuple(rated), covariance=cov,
+                        los=_superiority(labels, r, cov), prior=prior, anchor=anchor,
+                        iterations=iterations)
+
+
+def _superiority(entrants: Sequence[str], r: Sequence[float],
+                 cov: Sequence[Sequence[float]]) -> dict[str, dict[str, float]]:
+    """Likelihood of superiority of every entrant over every other, from the fitted ratings
+    ``r`` and their covariance (normal approximation of the difference)."""
+    los: dict[str, dict[str, float]] = {entrant: {} for entrant in entrants}
+    for i, a in enumerate(entrants):
+        for j, b in enumerate(entrants):
             if i != j:
                 var = cov[i][i] + cov[j][j] - 2 * cov[i][j]
                 diff = r[i] - r[j]
@@ -506,5 +515,4 @@ def batch_ratings(counts: PairCounts, *, prior: float = 1.0, anchor: float = INI
                     los[a][b] = 0.5 * (1.0 + math.erf(diff / math.sqrt(2.0 * var)))
                 else:
                     los[a][b] = 0.5 if diff == 0 else float(diff > 0)
-    return BatchRatings(ratings=tuple(rated), covariance=cov, los=los, prior=prior,
-                        anchor=anchor, iterations=iterations)
+    return los
