@@ -21,6 +21,7 @@ import time
 
 import msgpack
 import zmq
+from bench_engines import decisions_per_second  # bench/ is on the path when run as a script
 
 from arena.games import get_game
 from arena.record import Limits
@@ -100,26 +101,6 @@ def protocol_decisions(game_name: str, players: int, games: int) -> tuple[float,
     return elapsed / decisions * 1e6, decisions
 
 
-def engine_decisions(game_name: str, players: int, seconds: float) -> float:
-    """Decisions per second of random playouts in process, building the actor's view."""
-    game = get_game(game_name)
-    rng = random.Random(7)
-    decisions = 0
-    seed = 0
-    started = time.perf_counter()
-    while time.perf_counter() - started < seconds:
-        state = game.new(players, seed)
-        seed += 1
-        while not state.is_over():
-            joint = {}
-            for seat in state.to_act():
-                state.view(seat)
-                joint[seat] = rng.choice(state.legal(seat))
-                decisions += 1
-            state.apply(joint)
-    return decisions / (time.perf_counter() - started)
-
-
 def main() -> int:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--game", default="skull")
@@ -131,7 +112,7 @@ def main() -> int:
     size = len(msgpack.packb(turn))
     raw = statistics.median(raw_round_trip(turn, args.round_trips) for _ in range(3))
     per_decision, decisions = protocol_decisions(args.game, args.players, args.games)
-    engine = engine_decisions(args.game, args.players, 3.0)
+    engine = decisions_per_second(args.game, args.players, 3.0)
     ratio = per_decision / raw
     print(f"(a) raw pyzmq+msgpack round trip ({size}-byte turn):  {raw:8.1f} us")
     print(f"(b) {args.game} decision over the protocol ({decisions} decisions, "

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from arena.botproc import BotSpec
-from arena.cli.common import echo_json
+from arena.cli.common import echo_json, move_time_option
 from arena.cli.safety import resolve_sandbox, sandbox_option
 from arena.games import names
 from arena.sandbox import SandboxMode
@@ -57,8 +57,7 @@ def check_target(words: tuple[str, ...],
                    "every game.")
 @click.option("--games", "per_game", type=click.IntRange(1, 1000), default=4,
               show_default=True, help="Games of each game played under the referee.")
-@click.option("--move-time", "move_ms", type=click.IntRange(1, 600_000), default=1000,
-              show_default=True, help="Per-move deadline in milliseconds.")
+@move_time_option
 @click.option("--startup-time", "startup_ms", type=click.IntRange(100, 600_000),
               default=10_000, show_default=True,
               help="Milliseconds the bot has to start and say hello.")

@@ -1,4 +1,5 @@
-"""Helpers shared by the CLI commands: option parsing and JSON output."""
+"""Helpers shared by the CLI commands: the game options and move time options, option
+parsing and JSON output."""
 
 from __future__ import annotations
 
@@ -7,6 +8,15 @@ from collections.abc import Sequence
 from typing import Any
 
 import click
+
+#: ``--option KEY=VALUE``: a game option (repeatable), parsed by ``parse_options``.
+game_option = click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
+                           help="A game option; repeatable. See `arena games`.")
+
+#: ``--move-time MS``: the per-move deadline.
+move_time_option = click.option("--move-time", "move_ms", type=click.IntRange(1, 600_000),
+                                default=1000, show_default=True,
+                                help="Per-move deadline in milliseconds.")
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, str]:

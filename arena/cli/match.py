@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.common import echo_json, parse_options
+from arena.cli.common import echo_json, game_option, move_time_option, parse_options
 from arena.cli.safety import RunOptions, run_options
 from arena.cli.storage import db_option
 from arena.cli.tournament import create_tournament, entrant_specs
@@ -119,10 +119,8 @@ class LiveLine:
 @click.option("--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
               help="Games played at once.")
 @click.option("--seed", type=int, default=None, help="Match seed (default: random).")
-@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
-              help="A game option; repeatable.")
-@click.option("--move-time", "move_ms", type=click.IntRange(1, 600_000), default=1000,
-              show_default=True, help="Per-move deadline in milliseconds.")
+@game_option
+@move_time_option
 @click.option("--resume", "resume_id", type=int, default=None, metavar="ID",
               help="Go on with match ID (after an interruption); no NEW BASE then.")
 @click.option("--quiet", "-q", is_flag=True, help="No live SPRT line.")

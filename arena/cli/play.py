@@ -9,7 +9,7 @@ from __future__ import annotations
 
 import click
 
-from arena.cli.common import echo_json, parse_options
+from arena.cli.common import echo_json, game_option, move_time_option, parse_options
 from arena.cli.safety import RunOptions, run_options
 from arena.games import get_game
 from arena.keyfile import KeyFile
@@ -32,10 +32,8 @@ from tournaments.store import resolve_db_path
 @click.option("--seed", type=int, default=None,
               help="Seed of the deal (default: random). The deal comes from it and your "
                    "secret key in ~/.config/arena: the same seed gives you the same game.")
-@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
-              help="A game option; repeatable. See `arena games`.")
-@click.option("--move-time", "move_ms", type=click.IntRange(1, 600_000), default=1000,
-              show_default=True, help="Per-move deadline in milliseconds.")
+@game_option
+@move_time_option
 @click.option("--max-faults", type=click.IntRange(1, 1000), default=3, show_default=True,
               help="Faults after which a seat forfeits.")
 @click.option("--seat", "seat", type=int, default=None,

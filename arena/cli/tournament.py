@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from arena.botproc import BotSpec
-from arena.cli.common import echo_json, parse_options
+from arena.cli.common import echo_json, game_option, move_time_option, parse_options
 from arena.cli.progress import ProgressBar
 from arena.cli.safety import RunOptions, run_options
 from arena.cli.storage import db_option
@@ -77,10 +77,8 @@ def create_tournament(store: Store, *, game_name: str, bots: list[str], table_si
 @click.option("--seed", type=int, default=None,
               help="Tournament seed (default: random). Deals come from it and the "
                    "tournament's own secret key: a new tournament gets new deals.")
-@click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
-              help="A game option; repeatable.")
-@click.option("--move-time", "move_ms", type=click.IntRange(1, 600_000), default=1000,
-              show_default=True, help="Per-move deadline in milliseconds.")
+@game_option
+@move_time_option
 @click.option("--gauntlet", default=None, metavar="BOT",
               help="A gauntlet: every table holds BOT, which meets the --bots (not listed "
                    "there itself); the rest is planned as a round robin.")
