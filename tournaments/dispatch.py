@@ -5,8 +5,8 @@ worker needs a process per entrant for every rotation it plays. Handing each wor
 share of the rotations keeps that number low: a worker takes the earliest pending game among
 its share and the rotations it has already played, else (when those are done and enough are
 left to pay for new processes) the earliest pending game of any rotation. "Earliest" is the
-run's play order (``schedule.play_order``: repetition by repetition, so deals are completed as the run
-goes).
+run's play order (``schedule.play_order``: repetition by repetition, so deals are completed
+as the run goes).
 """
 
 from __future__ import annotations

@@ -73,8 +73,8 @@ def match_info(store: Store, tid: int) -> MatchInfo:
 class DealTally:
     """The completed deals of a match, read from the store as games finish.
 
-    Only the repetitions (deals) not yet complete are read again (runs play deal by deal), so following a
-    long match costs little per game."""
+    Only the repetitions (deals) not yet complete are read again (runs play deal by deal), so
+    following a long match costs little per game."""
 
     def __init__(self, store: Store, match: MatchInfo) -> None:
         self.store = store

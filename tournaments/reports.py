@@ -198,8 +198,8 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
         + ("" if spec.kind.value == "round-robin" else f", a {spec.kind.value}"
            + (f" of {spec.gauntlet}" if spec.gauntlet else "")),
         f"status     {info.status.value}, {info.games_done}/{info.games_total} games played",
-        f"tables     {spec.table_size} players, {spec.repetitions} repetition(s), seed {spec.seed}, "
-        f"{spec.move_ms} ms per move",
+        f"tables     {spec.table_size} players, {spec.repetitions} repetition(s), "
+        f"seed {spec.seed}, {spec.move_ms} ms per move",
         "entrants   " + ", ".join(
             e.name if e.name == e.bot else f"{e.name} ({e.bot})" for e in info.entrants),
         f"created    {info.created_at}",

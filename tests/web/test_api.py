@@ -118,7 +118,9 @@ def test_empty_tournament_is_a_clear_page(client: TestClient, played: Played) ->
     ("/games/%C2%B2", 404), ("/api/games/1/frames/%C2%B2", 404), ("/api/games/1?seat=%C2%B2", 400),
     ("/api/games/1?seat=9", 400), ("/api/games/1?seat=x", 400), ("/api/games/1/frames/7", 404),
     ("/api/games/1/frames/god", 404), ("/bots/nobody", 404), ("/api/bots/nobody", 404),
-    ("/tournaments/1?page=-1", 400), ("/api/tournaments/1/games?page=99999999999999999999", 400), ("/api/tournaments/1/games?entrant=nobody", 404),
+    ("/tournaments/1?page=-1", 400),
+    ("/api/tournaments/1/games?page=99999999999999999999", 400),
+    ("/api/tournaments/1/games?entrant=nobody", 404),
     ("/nowhere", 404), ("/api/nowhere", 404),
 ])
 def test_bad_ids_and_parameters_are_clear_errors(client: TestClient, url: str,

@@ -9,6 +9,7 @@ from __future__ import annotations
 import json
 import os
 import re
+import shutil
 import subprocess
 import sys
 from collections.abc import Iterator
@@ -20,14 +21,18 @@ import pytest
 from arena.web.export import export_site
 from tests.web.conftest import Played, Server, cli, start_server, stop_server
 
-CHROMIUM = Path("/usr/bin/chromium")
+#: The distribution's Chromium: $ARENA_CHROMIUM, else ``chromium`` (or ``chromium-browser``)
+#: on the PATH.
+_FOUND = (os.environ.get("ARENA_CHROMIUM") or shutil.which("chromium")
+          or shutil.which("chromium-browser"))
+CHROMIUM = Path(_FOUND) if _FOUND else None
 ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
         "--disable-component-update", "--disable-sync", "--no-first-run"]
 
 playwright_api = pytest.importorskip("playwright.sync_api",
                                      reason="Playwright for Python is not installed")
-pytestmark = pytest.mark.skipif(not CHROMIUM.exists(),
-                                reason="no Chromium at /usr/bin/chromium (.ci/run installs it)")
+pytestmark = pytest.mark.skipif(CHROMIUM is None or not CHROMIUM.exists(),
+                                reason="no chromium on the PATH (.ci/run installs Debian's)")
 
 #: In the seat pane, every face shown in another seat's zones must be face up (``up``) with
 #: the same face in the referee's pane: anything else would be a hidden card leaking.
@@ -44,7 +49,8 @@ LEAKS = """() => {
         if (item.classList.contains('back') || item.textContent === '') { return; }
         const twin = refItems[k];
         if (!twin || !twin.classList.contains('up') || twin.textContent !== item.textContent) {
-          bad.push('seat ' + box.dataset.seat + ' zone ' + j + ' item ' + k + ': ' + item.textContent);
+          bad.push('seat ' + box.dataset.seat + ' zone ' + j + ' item ' + k + ': '
+                   + item.textContent);
         }
       });
     });
