@@ -161,8 +161,9 @@ class PlannedGame:
 def play_order(game: PlannedGame) -> tuple[int, int, int]:
     """The order a run plays its games in: repetition by repetition (so each repetition's deals
     are complete when it ends), and within a repetition rotation by rotation, tables in plan
-    order. Consecutive games then share most of their seats' processes (rotation r of every deal is played by an
-    entrant's r-th process), which stay warm; results do not depend on the order."""
+    order. Consecutive games then share most of their seats' processes (rotation r of every
+    deal is played by an entrant's r-th process), which stay warm; results do not depend on the
+    order."""
     return (game.repetition, game.rotation, game.table)
 
 
