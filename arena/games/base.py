@@ -119,7 +119,9 @@ class State(ABC):
 
         The lists are kept until the next ``apply``; copies (``clone``, ``resample``) start
         without them."""
-        cache = self.__dict__.setdefault("_legal_cache", {})
+        cache = self.__dict__.get("_legal_cache")
+        if cache is None:
+            cache = self._legal_cache = {}
         actions = cache.get(seat)
         if actions is None:
             actions = cache[seat] = self._legal(seat)
@@ -169,10 +171,10 @@ class State(ABC):
         seat in ``to_act()`` order) if an action is not legal, GameOver once the game is over;
         the state is then unchanged.
         """
-        if self.is_over():
-            raise GameOver("the game is over")
         acting = self.to_act()
-        if set(actions) != set(acting):
+        if not acting:  # nobody acts exactly when the game is over
+            raise GameOver("the game is over")
+        if actions.keys() != set(acting):
             raise NotYourTurn(
                 f"expected actions for seats {sorted(acting)}, got {sorted(actions)}"
             )
@@ -180,7 +182,7 @@ class State(ABC):
             action = actions[seat]
             if action not in self.legal(seat):
                 raise IllegalAction(f"seat {seat}: {action!r} is not legal now", seat=seat)
-        self._apply({seat: actions[seat] for seat in acting})
+        self._apply(actions)
         self.__dict__.pop("_legal_cache", None)
         self.steps += 1
 
