@@ -218,9 +218,7 @@ class State(ABC):
 
     def log(self, type_: str, **fields: Any) -> None:
         """Append a full-information event."""
-        event = {"type": type_}
-        event.update(fields)
-        self.events.append(event)
+        self.events.append({"type": type_, **fields})
 
 
 class Game(ABC):
