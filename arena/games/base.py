@@ -97,7 +97,10 @@ def places_from_keys(keys: Sequence[Any]) -> tuple[int, ...]:
 def per_step(method: Callable[[S], T]) -> Callable[[S], T]:
     """Decorator for a fact a game derives from the current step (a method without arguments,
     e.g. the part of a view all seats share): computed on first use after each ``apply`` and
-    kept in the step memo until the next ``apply``. Callers treat the value as read-only."""
+    kept in the step memo until the next ``apply``. Callers treat the value as read-only.
+
+    A fact describes the step between two ``apply`` calls, for its readers (views, legal
+    lists, ``apply``'s checks); rule steps (``_apply``) change the state and must not read it."""
     name = method.__name__
 
     @functools.wraps(method)

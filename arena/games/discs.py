@@ -240,7 +240,10 @@ class DiscState(State):
         return other
 
     # ----- the State interface -------------------------------------------------------------
+    @per_step
     def to_act(self) -> tuple[int, ...]:
+        """Every player still in while all put down together, else the one acting seat
+        (asked by the referee, by ``apply``, by each legal list and by the views)."""
         if self.phase is self.TOGETHER:
             return self.active_seats()
         if self.phase is self.OVER:
