@@ -8,13 +8,17 @@ game exactly. ``State.view(seat)`` is the only place that reads hidden informati
 from __future__ import annotations
 
 import copy
+import functools
 import random
 from abc import ABC, abstractmethod
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, ClassVar
+from typing import Any, ClassVar, TypeVar
 
 from arena.errors import GameOver, IllegalAction, NotYourTurn, OptionError, PlayerCountError
+
+S = TypeVar("S", bound="State")
+T = TypeVar("T")
 
 
 @dataclass(frozen=True)
@@ -90,6 +94,25 @@ def places_from_keys(keys: Sequence[Any]) -> tuple[int, ...]:
     return tuple(places)
 
 
+def per_step(method: Callable[[S], T]) -> Callable[[S], T]:
+    """Decorator for a fact a game derives from the current step (a method without arguments,
+    e.g. the part of a view all seats share): computed on first use after each ``apply`` and
+    kept in the step memo until the next ``apply``. Callers treat the value as read-only.
+
+    A fact describes the step between two ``apply`` calls, for its readers (views, legal
+    lists, ``apply``'s checks); rule steps (``_apply``) change the state and must not read it."""
+    name = method.__name__
+
+    @functools.wraps(method)
+    def fact(self: S) -> T:
+        memo = self.step_memo()
+        if name not in memo:
+            memo[name] = method(self)
+        return memo[name]  # type: ignore[no-any-return]
+
+    return fact
+
+
 class State(ABC):
     """One game in progress. Mutable; ``clone()`` gives an independent copy.
 
@@ -117,18 +140,25 @@ class State(ABC):
     def legal(self, seat: int) -> list[str]:
         """``_legal(seat)``, computed once per step: callers treat the list as read-only.
 
-        The lists are kept until the next ``apply``; copies (``clone``, ``resample``) start
-        without them."""
-        cache = self.__dict__.setdefault("_legal_cache", {})
-        actions = cache.get(seat)
+        The lists are kept in the step memo (see ``per_step``) under their seat."""
+        memo = self.step_memo()
+        actions = memo.get(seat)
         if actions is None:
-            actions = cache[seat] = self._legal(seat)
+            actions = memo[seat] = self._legal(seat)
         return actions
 
+    def step_memo(self) -> dict[Any, Any]:
+        """What was derived from the current step: the legal lists by seat and the ``per_step``
+        facts by name. ``apply`` drops it; copies (``clone``, ``resample``) start without it."""
+        memo = self.__dict__.get("_step_memo")
+        if memo is None:
+            memo = self._step_memo = {}
+        return memo
+
     def __getstate__(self) -> dict[str, Any]:
-        """What ``copy``, ``deepcopy`` and ``pickle`` take: everything but the legal lists."""
+        """What ``copy``, ``deepcopy`` and ``pickle`` take: everything but the step memo."""
         state = self.__dict__.copy()
-        state.pop("_legal_cache", None)
+        state.pop("_step_memo", None)
         return state
 
     @abstractmethod
@@ -169,10 +199,10 @@ class State(ABC):
         seat in ``to_act()`` order) if an action is not legal, GameOver once the game is over;
         the state is then unchanged.
         """
-        if self.is_over():
-            raise GameOver("the game is over")
         acting = self.to_act()
-        if set(actions) != set(acting):
+        if not acting:  # nobody acts exactly when the game is over
+            raise GameOver("the game is over")
+        if actions.keys() != set(acting):
             raise NotYourTurn(
                 f"expected actions for seats {sorted(acting)}, got {sorted(actions)}"
             )
@@ -180,8 +210,8 @@ class State(ABC):
             action = actions[seat]
             if action not in self.legal(seat):
                 raise IllegalAction(f"seat {seat}: {action!r} is not legal now", seat=seat)
-        self._apply({seat: actions[seat] for seat in acting})
-        self.__dict__.pop("_legal_cache", None)
+        self._apply(actions)
+        self.__dict__.pop("_step_memo", None)
         self.steps += 1
 
     def clone(self) -> State:
@@ -191,9 +221,7 @@ class State(ABC):
 
     def log(self, type_: str, **fields: Any) -> None:
         """Append a full-information event."""
-        event = {"type": type_}
-        event.update(fields)
-        self.events.append(event)
+        self.events.append({"type": type_, **fields})
 
 
 class Game(ABC):

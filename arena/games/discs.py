@@ -24,7 +24,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from arena.games.base import Game, Outcome, State, places_from_keys
+from arena.games.base import Game, Outcome, State, per_step, places_from_keys
 
 #: Disc kinds, as ``Kit`` counts and lists them. A player owns ``GOODS_EACH`` good discs and
 #: one skull.
@@ -240,7 +240,10 @@ class DiscState(State):
         return other
 
     # ----- the State interface -------------------------------------------------------------
+    @per_step
     def to_act(self) -> tuple[int, ...]:
+        """Every player still in while all put down together, else the one acting seat
+        (asked by the referee, by ``apply``, by each legal list and by the views)."""
         if self.phase is self.TOGETHER:
             return self.active_seats()
         if self.phase is self.OVER:
@@ -388,12 +391,20 @@ class DiscState(State):
     # ----- views ---------------------------------------------------------------------------
     def view(self, seat: int) -> dict[str, Any]:
         kit = self.kits[seat]
-        view = {
-            "game": self.GAME, "seat": seat, "players": self.players, "round": self.round,
-            "to_act": list(self.to_act()),
+        return {
+            "seat": seat,
             "hand": {self.GOOD_NAME: kit.hand[GOOD], "skull": kit.hand[SKULL]},
             self.PILE: [self.names[kind] for kind in kit.pile],
             "lost": [self.names[kind] for kind in kit.lost],
+            **self.public_view(),
+        }
+
+    @per_step
+    def public_view(self) -> dict[str, Any]:
+        """The part of a view every seat sees alike (shared by the views of one step)."""
+        view = {
+            "game": self.GAME, "players": self.players, "round": self.round,
+            "to_act": list(self.to_act()),
             self.SHOWN: self.shown(), "left": self.challenge.left if self.challenge else 0,
             "log": list(self.round_log), "results": list(self.results), "winner": self.winner,
         }

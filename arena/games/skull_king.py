@@ -187,7 +187,7 @@ class SkullKingState(State):
         order. A numbered card must follow the lead suit if the hand holds it; special cards
         may always be played."""
         suit = lead_suit(self.trick)
-        if suit is not None and any(card.suit == suit for card in hand):
+        if suit is not None and suit in [card.suit for card in hand]:
             hand = [card for card in hand if card.suit is None or card.suit == suit]
         return list(dict.fromkeys(hand))
 
