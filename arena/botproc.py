@@ -53,8 +53,20 @@ class BotSpec:
 
 
 #: Environment variables passed on to bots (plus the prefixes below); nothing else is.
-PASS_ENV = frozenset({"PATH", "HOME", "LANG", "LANGUAGE", "TZ", "TERM", "USER", "LOGNAME",
-                      "VIRTUAL_ENV", "LD_LIBRARY_PATH"})
+PASS_ENV = frozenset(
+    {
+        "PATH",
+        "HOME",
+        "LANG",
+        "LANGUAGE",
+        "TZ",
+        "TERM",
+        "USER",
+        "LOGNAME",
+        "VIRTUAL_ENV",
+        "LD_LIBRARY_PATH",
+    }
+)
 PASS_ENV_PREFIXES = ("LC_", "PYTHON", "PYENV", "CONDA", "ARENA_BOT_")
 #: Seconds to wait for a killed bot's output to be drained before reading its log's tail.
 DRAIN_S = 0.3
@@ -94,8 +106,7 @@ class BotProcess:
         code = self.popen.poll()
         if code is not None and self.output is not None:
             self.output.wait(DRAIN_S)
-        status = "still running" if code is None else describe_exit(code,
-                                                                    sandboxed=self.sandboxed)
+        status = "still running" if code is None else describe_exit(code, sandboxed=self.sandboxed)
         if self.killed_because:
             status += f" (killed by the arena: {self.killed_because})"
         text = tail(self.log_path, 400) if self.log_path else ""
@@ -116,16 +127,32 @@ def describe_exit(code: int, *, sandboxed: bool = False) -> str:
 
 def bot_environment(endpoint: str, token: str, scratch: str) -> dict[str, str]:
     """The environment of a bot process: what it needs, and none of the arena's secrets."""
-    env = {key: value for key, value in os.environ.items()
-           if key in PASS_ENV or key.startswith(PASS_ENV_PREFIXES)}
-    env.update(ARENA_ENDPOINT=endpoint, ARENA_TOKEN=token, PYTHONUNBUFFERED="1",
-               TMPDIR=scratch, MALLOC_ARENA_MAX="2")
+    env = {
+        key: value
+        for key, value in os.environ.items()
+        if key in PASS_ENV or key.startswith(PASS_ENV_PREFIXES)
+    }
+    env.update(
+        ARENA_ENDPOINT=endpoint,
+        ARENA_TOKEN=token,
+        PYTHONUNBUFFERED="1",
+        TMPDIR=scratch,
+        MALLOC_ARENA_MAX="2",
+    )
     return env
 
 
-def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits = Limits(),
-          sandbox: Sandbox | None = None, watchdog: proclimits.Watchdog | None = None,
-          janitor: Janitor | None = None) -> BotProcess:
+def spawn(
+    spec: BotSpec,
+    hub: Hub,
+    label: str,
+    *,
+    log_dir: Path,
+    limits: Limits = Limits(),
+    sandbox: Sandbox | None = None,
+    watchdog: proclimits.Watchdog | None = None,
+    janitor: Janitor | None = None,
+) -> BotProcess:
     """Start the process for ``label`` with its endpoint, a fresh token and its limits.
 
     As root the process runs as a uid of its own (``arena.identity``), sandboxed or not. The
@@ -135,7 +162,7 @@ def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits 
     if spec.remote:
         raise BotStartError(f"bot {spec.name!r} is remote: it is not started by the arena")
     token = hub.issue_token(label)
-    endpoint = hub.endpoint_of(label)           # this process's own door
+    endpoint = hub.endpoint_of(label)  # this process's own door
     cwd = spec.cwd or os.getcwd()
     output = CappedLog(log_path(log_dir, spec.name, label), cap=limits.log_bytes)
     try:
@@ -152,12 +179,19 @@ def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits 
         cgroups = proclimits.bot_cgroups(max_procs=limits.max_procs, memory_mb=limits.memory_mb)
         plan = replace(plan, cgroups=tuple(g for g in cgroups if g is not None))
         if janitor is not None:
-            janitor.register(label, cgroups=[group.path for group in plan.cgroups],
-                             scratch=plan.scratch)
+            janitor.register(
+                label, cgroups=[group.path for group in plan.cgroups], scratch=plan.scratch
+            )
         popen = subprocess.Popen(
-            argv, env=bot_environment(endpoint, token, plan.scratch or "/tmp"), cwd=cwd,
-            stdin=subprocess.DEVNULL, stdout=output.write_fd, stderr=output.write_fd,
-            start_new_session=True, preexec_fn=proclimits.child_setup(plan))
+            argv,
+            env=bot_environment(endpoint, token, plan.scratch or "/tmp"),
+            cwd=cwd,
+            stdin=subprocess.DEVNULL,
+            stdout=output.write_fd,
+            stderr=output.write_fd,
+            start_new_session=True,
+            preexec_fn=proclimits.child_setup(plan),
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         output.abandon()
         for group in plan.cgroups:
@@ -166,23 +200,39 @@ def spawn(spec: BotSpec, hub: Hub, label: str, *, log_dir: Path, limits: Limits 
             shutil.rmtree(plan.scratch, ignore_errors=True)
         hub.revoke(label)
         why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise BotStartError(f"bot {spec.name!r} could not be started: {why}: "
-                            f"{spec.argv[0] if spec.argv else '(no command)'}") from None
+        raise BotStartError(
+            f"bot {spec.name!r} could not be started: {why}: "
+            f"{spec.argv[0] if spec.argv else '(no command)'}"
+        ) from None
     output.start()
     user = identity.uid_of(popen.pid) if plan.user else None
     if janitor is not None:
         janitor.register(label, pgid=popen.pid, uid=user)
-    proc = BotProcess(label=label, spec=spec, popen=popen, log_path=output.path, output=output,
-                      cgroup=cgroups[0], memory_cgroup=cgroups[1], scratch=plan.scratch,
-                      sandboxed=sandbox is not None, user=user)
+    proc = BotProcess(
+        label=label,
+        spec=spec,
+        popen=popen,
+        log_path=output.path,
+        output=output,
+        cgroup=cgroups[0],
+        memory_cgroup=cgroups[1],
+        scratch=plan.scratch,
+        sandboxed=sandbox is not None,
+        user=user,
+    )
     if limits.max_procs > 0 and cgroups[0] is None and watchdog is not None:
-        watchdog.watch(popen.pid, limits.max_procs,
-                       lambda reason: setattr(proc, "killed_because", reason), user=user)
+        watchdog.watch(
+            popen.pid,
+            limits.max_procs,
+            lambda reason: setattr(proc, "killed_because", reason),
+            user=user,
+        )
     return proc
 
 
-def _command(spec: BotSpec, endpoint: str, cwd: str,
-             sandbox: Sandbox | None) -> tuple[list[str], str | None]:
+def _command(
+    spec: BotSpec, endpoint: str, cwd: str, sandbox: Sandbox | None
+) -> tuple[list[str], str | None]:
     """The command line to run (wrapped in the sandbox, if any) and the folder of the bot's own
     hub socket (raises BotStartError). The child gives that folder to the bot's uid."""
     folder = ipc_folder(endpoint)
@@ -196,42 +246,57 @@ def _command(spec: BotSpec, endpoint: str, cwd: str,
         raise BotStartError(f"bot {spec.name!r} was not started: {exc}") from None
 
 
-def _plan(spec: BotSpec, cwd: str, folder: str | None, limits: Limits,
-          sandbox: Sandbox | None) -> proclimits.ChildPlan:
+def _plan(
+    spec: BotSpec, cwd: str, folder: str | None, limits: Limits, sandbox: Sandbox | None
+) -> proclimits.ChildPlan:
     """What the child does before it runs the bot (see ``arena.limits.child_setup``)."""
     separate = identity.separate_users()
     scratch = None if sandbox is not None else tempfile.mkdtemp(prefix="arena-bot-")
-    needed = [*sandboxing.needed_paths(), cwd, *([spec.cwd] if spec.cwd else []),
-              *([folder] if folder else [])]
+    needed = [
+        *sandboxing.needed_paths(),
+        cwd,
+        *([spec.cwd] if spec.cwd else []),
+        *([folder] if folder else []),
+    ]
     view = reach.plan(needed) if separate else reach.View()
     if view and reach.problem() is not None:
         if scratch:
             shutil.rmtree(scratch, ignore_errors=True)
-        raise BotStartError(f"bot {spec.name!r} would run as a user of its own, which cannot "
-                            f"reach {', '.join(view.binds)} under {', '.join(view.covers)}: "
-                            f"{reach.problem()}; make those folders searchable by others")
+        raise BotStartError(
+            f"bot {spec.name!r} would run as a user of its own, which cannot "
+            f"reach {', '.join(view.binds)} under {', '.join(view.covers)}: "
+            f"{reach.problem()}; make those folders searchable by others"
+        )
     return proclimits.ChildPlan(
-        memory_mb=limits.memory_mb, cpu_s=limits.cpu_s,
+        memory_mb=limits.memory_mb,
+        cpu_s=limits.cpu_s,
         file_bytes=sandboxing.SCRATCH_BYTES if sandbox is None else 0,
-        view=view, user=separate, scratch=scratch,
-        own_ipc=folder if separate else None)
+        view=view,
+        user=separate,
+        scratch=scratch,
+        own_ipc=folder if separate else None,
+    )
 
 
 def connect_remote(spec: BotSpec, hub: Hub, label: str, *, wait_ms: int) -> BotProcess:
     """Wait for remote bot ``spec`` to connect and claim its connection for ``label``."""
     if hub.remote is None:
-        raise BotStartError(f"bot {spec.name!r} is remote: run the arena with --listen "
-                            "tcp://HOST:PORT and start the bot with a token from "
-                            f"`arena bot token {spec.name}`")
+        raise BotStartError(
+            f"bot {spec.name!r} is remote: run the arena with --listen "
+            "tcp://HOST:PORT and start the bot with a token from "
+            f"`arena bot token {spec.name}`"
+        )
     deadline = time.monotonic() + wait_ms / 1000.0
     while True:
         peer = hub.claim_remote(label, spec.name)
         if peer is not None:
             return BotProcess(label=label, spec=spec, popen=None, log_path=None, peer=peer)
         if time.monotonic() > deadline:
-            raise BotStartError(f"remote bot {spec.name!r} did not connect to "
-                                f"{hub.remote.endpoint} within {wait_ms} ms (give it a token "
-                                f"with `arena bot token {spec.name}`)")
+            raise BotStartError(
+                f"remote bot {spec.name!r} did not connect to "
+                f"{hub.remote.endpoint} within {wait_ms} ms (give it a token "
+                f"with `arena bot token {spec.name}`)"
+            )
         hub.receive(50)
 
 
@@ -254,14 +319,18 @@ def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> N
                 if hub.by_label.get(label) is None:
                     hub.receive(0)
                 if hub.by_label.get(label) is None:
-                    raise _start_error(proc, f"bot {proc.spec.name!r} stopped before saying "
-                                             f"hello ({proc.exit_summary()})")
+                    raise _start_error(
+                        proc,
+                        f"bot {proc.spec.name!r} stopped before saying "
+                        f"hello ({proc.exit_summary()})",
+                    )
         if not waiting:
             return
         if time.monotonic() > deadline:
             proc = next(iter(waiting.values()))
-            raise _start_error(proc, f"bot {proc.spec.name!r} did not say hello within "
-                                     f"{timeout_ms} ms")
+            raise _start_error(
+                proc, f"bot {proc.spec.name!r} did not say hello within {timeout_ms} ms"
+            )
         hub.receive(20)  # hellos are handled inside; stray messages are dropped
 
 
@@ -270,8 +339,13 @@ def _start_error(proc: BotProcess, message: str) -> BotStartError:
     return BotStartError(message, label=proc.label)
 
 
-def stop(procs: Iterable[BotProcess], hub: Hub | None = None, *, grace_s: float = 0.5,
-         watchdog: proclimits.Watchdog | None = None) -> None:
+def stop(
+    procs: Iterable[BotProcess],
+    hub: Hub | None = None,
+    *,
+    grace_s: float = 0.5,
+    watchdog: proclimits.Watchdog | None = None,
+) -> None:
     """Say bye, give the processes a moment, then kill each with everything it started."""
     procs = list(procs)
     for proc in procs:
@@ -309,7 +383,7 @@ def kill(proc: BotProcess) -> None:
     if proc.output is not None:
         proc.output.wait(DRAIN_S)
     if proc.user is not None and not proc.sandboxed and not identity.processes_of(proc.user):
-        identity.remove_files_of(proc.user)     # only once nothing of it can race the removal
+        identity.remove_files_of(proc.user)  # only once nothing of it can race the removal
         identity.remove_ipc_of(proc.user)
         proc.user = None
     if proc.scratch:
@@ -329,9 +403,15 @@ class BotPool:
     private paths). ``limits`` gives the startup time and the process limits.
     """
 
-    def __init__(self, hub: Hub, *, startup_ms: int | None = None,
-                 log_dir: Path | None = None, limits: Limits | None = None,
-                 sandbox: Sandbox | None = None) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        *,
+        startup_ms: int | None = None,
+        log_dir: Path | None = None,
+        limits: Limits | None = None,
+        sandbox: Sandbox | None = None,
+    ) -> None:
         self.hub = hub
         self.limits = limits or Limits()
         self.startup_ms = self.limits.startup_ms if startup_ms is None else startup_ms
@@ -343,8 +423,10 @@ class BotPool:
         self.janitor: Janitor | None = None
         self.procs: dict[str, BotProcess] = {}
         self.started = 0
-        bases = [proclimits.cgroup_base() if self.limits.max_procs > 0 else None,
-                 proclimits.memory_base() if self.limits.memory_mb > 0 else None]
+        bases = [
+            proclimits.cgroup_base() if self.limits.max_procs > 0 else None,
+            proclimits.memory_base() if self.limits.memory_mb > 0 else None,
+        ]
         for base in dict.fromkeys(b for b in bases if b is not None):
             proclimits.sweep_stale_cgroups(base)
 
@@ -390,8 +472,16 @@ class BotPool:
     def _spawn(self, label: str, spec: BotSpec) -> BotProcess:
         if self.janitor is None:
             self.janitor = Janitor.start()
-        proc = spawn(spec, self.hub, label, log_dir=self.log_dir, limits=self.limits,
-                     sandbox=self.sandbox, watchdog=self.watchdog, janitor=self.janitor)
+        proc = spawn(
+            spec,
+            self.hub,
+            label,
+            log_dir=self.log_dir,
+            limits=self.limits,
+            sandbox=self.sandbox,
+            watchdog=self.watchdog,
+            janitor=self.janitor,
+        )
         self.procs[label] = proc
         self.started += 1
         return proc

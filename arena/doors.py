@@ -60,7 +60,7 @@ def max_hello_bytes() -> int:
     """
     keys = ("type", "protocol", "token", "name", "max_games")
     strings = (len("hello"), 4 * MAX_TOKEN, 4 * MAX_NAME)
-    integers = 2                                   # protocol, max_games
+    integers = 2  # protocol, max_games
     return 5 + sum(5 + len(key) for key in keys) + sum(5 + n for n in strings) + 9 * integers
 
 
@@ -101,8 +101,7 @@ class ConnectionWatch:
 
     EVENTS = zmq.EVENT_ACCEPTED | zmq.EVENT_MONITOR_STOPPED
 
-    def __init__(self, socket: zmq.Socket, *, limit: int,
-                 on_limit: Callable[[int], None]) -> None:
+    def __init__(self, socket: zmq.Socket, *, limit: int, on_limit: Callable[[int], None]) -> None:
         self.accepted = 0
         self._socket = socket
         self._limit = limit
@@ -148,32 +147,45 @@ class Door:
     then calls ``cut``. ``on_cut`` is called (from any thread) when a cut is wanted.
     """
 
-    def __init__(self, *, key: bytes, label: str, token: str, parent: str,
-                 max_message_bytes: int, on_cut: Callable[[], None],
-                 context: zmq.Context | None = None) -> None:
+    def __init__(
+        self,
+        *,
+        key: bytes,
+        label: str,
+        token: str,
+        parent: str,
+        max_message_bytes: int,
+        on_cut: Callable[[], None],
+        context: zmq.Context | None = None,
+    ) -> None:
         """``key`` is unique in the hub: it prefixes the peer ids of this door."""
         self.key = key
         self.label = label
         self.token = token
         self.folder = tempfile.mkdtemp(prefix="bot-", dir=parent)
         self.path = os.path.join(self.folder, BOT_SOCKET)
-        self.peer: Any = None            # the hub's Peer, once welcomed
+        self.peer: Any = None  # the hub's Peer, once welcomed
         self.strangers: dict[bytes, int] = {}
         self.reason: str | None = None
         self.unbound = False
         self._on_cut = on_cut
         self._shut = False
         try:
-            self.router = RouterSocket(f"ipc://{self.path}", max_message_bytes=max_message_bytes,
-                                       receive_hwm=DOOR_HWM, backlog=DOOR_BACKLOG,
-                                       context=context)
+            self.router = RouterSocket(
+                f"ipc://{self.path}",
+                max_message_bytes=max_message_bytes,
+                receive_hwm=DOOR_HWM,
+                backlog=DOOR_BACKLOG,
+                context=context,
+            )
         except BaseException:
             self._remove()
             raise
         try:
-            os.chmod(self.path, 0o666)      # reachable only through its private folder
-            self.watch = ConnectionWatch(self.router.socket, limit=MAX_CONNECTIONS,
-                                         on_limit=self._too_many)
+            os.chmod(self.path, 0o666)  # reachable only through its private folder
+            self.watch = ConnectionWatch(
+                self.router.socket, limit=MAX_CONNECTIONS, on_limit=self._too_many
+            )
         except BaseException:
             self.router.close()
             self._remove()
@@ -207,12 +219,14 @@ class Door:
         """
         seen = self.strangers.get(route, 0) + 1
         if seen > STRANGER_MESSAGES:
-            self.reason = self.reason or (f"a connection without a welcome sent more than "
-                                          f"{STRANGER_MESSAGES} messages")
+            self.reason = self.reason or (
+                f"a connection without a welcome sent more than {STRANGER_MESSAGES} messages"
+            )
             return None
-        if len(self.strangers) > 2 * MAX_CONNECTIONS:   # the watch thread is behind
-            self.reason = self.reason or (f"opened more than {MAX_CONNECTIONS} connections "
-                                          "to the arena")
+        if len(self.strangers) > 2 * MAX_CONNECTIONS:  # the watch thread is behind
+            self.reason = self.reason or (
+                f"opened more than {MAX_CONNECTIONS} connections to the arena"
+            )
             return None
         self.strangers[route] = seen
         return hello_in(frames) if seen == 1 else None
@@ -232,7 +246,7 @@ class Door:
                 remove()
             except OSError:
                 pass
-        if os.path.exists(self.folder):     # the bot put something there (unsandboxed)
+        if os.path.exists(self.folder):  # the bot put something there (unsandboxed)
             shutil.rmtree(self.folder, ignore_errors=True)
 
     def close(self) -> None:

@@ -61,7 +61,7 @@ class Peer:
     peer_id: bytes
     label: str
     name: str
-    last_request: int = 0      # request ids sent to one peer are 1, 2, 3, ...
+    last_request: int = 0  # request ids sent to one peer are 1, 2, 3, ...
     closed: bool = False
     router: RouterSocket | None = None
     route: bytes = b""
@@ -111,27 +111,31 @@ def private_folder(endpoint: str | None) -> str:
 class Hub:
     """The doors of local bots, the remote listener, and token and peer bookkeeping."""
 
-    def __init__(self, endpoint: str | None = None, *,
-                 max_message_bytes: int = MAX_BOT_MESSAGE,
-                 remote: RemoteConfig | None = None) -> None:
+    def __init__(
+        self,
+        endpoint: str | None = None,
+        *,
+        max_message_bytes: int = MAX_BOT_MESSAGE,
+        remote: RemoteConfig | None = None,
+    ) -> None:
         """``endpoint``: an ``ipc://`` path whose folder holds the doors (default: a fresh
         private folder, removed on ``close``)."""
         self.fd_limit = raise_fd_limit()
-        self.context = zmq.Context()        # its own: three sockets per door, many doors
+        self.context = zmq.Context()  # its own: three sockets per door, many doors
         self.context.max_sockets = MAX_SOCKETS
         self.folder = private_folder(endpoint)
         self._own_folder = endpoint is None
         self.max_message_bytes = max_message_bytes
-        self.doors: dict[str, Door] = {}            # label -> its door
+        self.doors: dict[str, Door] = {}  # label -> its door
         self.peers: dict[bytes, Peer] = {}
         self.by_label: dict[str, Peer] = {}
         self.dropped = 0
         self.refused = 0
         self._rejected: dict[str, str] = {}
         self.remote: RemoteListener | None = None
-        self._idle: dict[str, list[Peer]] = {}      # remote bot name -> unclaimed peers
-        self._remote_seen: dict[bytes, None] = {}   # remote strangers that had their hello
-        self._cut_wanted = False                    # set by watch threads: a door to cut
+        self._idle: dict[str, list[Peer]] = {}  # remote bot name -> unclaimed peers
+        self._remote_seen: dict[bytes, None] = {}  # remote strangers that had their hello
+        self._cut_wanted = False  # set by watch threads: a door to cut
         self._sources: dict[zmq.Socket, Door | None] | None = None
         self._turn = 0
         self._next_door = 0
@@ -154,9 +158,15 @@ class Hub:
         token = secrets.token_hex(16)
         self._next_door += 1
         try:
-            door = Door(key=self._next_door.to_bytes(4, "big"), label=label, token=token,
-                        parent=self.folder, max_message_bytes=self.max_message_bytes,
-                        on_cut=self._want_cut, context=self.context)
+            door = Door(
+                key=self._next_door.to_bytes(4, "big"),
+                label=label,
+                token=token,
+                parent=self.folder,
+                max_message_bytes=self.max_message_bytes,
+                on_cut=self._want_cut,
+                context=self.context,
+            )
         except (OSError, zmq.ZMQError, RuntimeError) as exc:
             raise BotStartError(f"no endpoint for {label!r}: {exc}", label=label) from None
         self.doors[label] = door
@@ -218,8 +228,7 @@ class Hub:
 
     # -- receiving --------------------------------------------------------------------------
 
-    def receive(self, timeout_ms: float, awaited: Sequence[Peer] | None = None
-                ) -> Incoming | None:
+    def receive(self, timeout_ms: float, awaited: Sequence[Peer] | None = None) -> Incoming | None:
         """Wait up to ``timeout_ms`` for one message from a peer.
 
         With ``awaited``, only the doors of those peers are read (and the remote listener if
@@ -237,7 +246,7 @@ class Hub:
                 return self._receive_one(single, deadline)
         sources = self._all_sources() if awaited is None else self._sources_of(awaited)
         items = [(socket, zmq.POLLIN) for socket in sources]
-        if not items:                   # nothing to read: wait only when not awaiting a seat
+        if not items:  # nothing to read: wait only when not awaiting a seat
             if awaited is None:
                 time.sleep(max(0.0, timeout_ms) / 1000.0)
             return None
@@ -277,7 +286,8 @@ class Hub:
     def _all_sources(self) -> dict[zmq.Socket, Door | None]:
         if self._sources is None:
             sources: dict[zmq.Socket, Door | None] = {
-                door.router.socket: door for door in self.doors.values() if not door.unbound}
+                door.router.socket: door for door in self.doors.values() if not door.unbound
+            }
             if self.remote is not None:
                 sources[self.remote.router.socket] = None
             self._sources = sources
@@ -295,8 +305,9 @@ class Hub:
                 sources[self.remote.router.socket] = None
         return sources
 
-    def _poll(self, items: list, sources: dict[zmq.Socket, Door | None],
-              remaining: float) -> _Got | None:
+    def _poll(
+        self, items: list, sources: dict[zmq.Socket, Door | None], remaining: float
+    ) -> _Got | None:
         """One message from one of ``sources`` (ready sources take turns), or None."""
         ready = zmq.zmq_poll(items, max(0, int(remaining)))
         if not ready:
@@ -326,8 +337,9 @@ class Hub:
     def _from_peer(self, peer: Peer, frames: list[bytes]) -> Incoming:
         now = time.monotonic()
         if len(frames) != 1:
-            return Incoming(peer, None, ProtocolError(
-                f"a message is one frame, got {len(frames)}"), now)
+            return Incoming(
+                peer, None, ProtocolError(f"a message is one frame, got {len(frames)}"), now
+            )
         try:
             message = decode(frames[0], max_bytes=self.max_message_bytes)
             kind = validate_from_bot(message)
@@ -347,8 +359,9 @@ class Hub:
 
     def _from_stranger(self, got: _Got) -> None:
         door = got.door
-        message = (door.stranger(got.route, got.frames) if door is not None
-                   else self._remote_stranger(got))
+        message = (
+            door.stranger(got.route, got.frames) if door is not None else self._remote_stranger(got)
+        )
         if message is None:
             self.dropped += 1
             return
@@ -368,19 +381,32 @@ class Hub:
         return hello_in(got.frames)
 
     def _local_hello(self, door: Door, route: bytes, message: dict[str, Any]) -> None:
-        if door.peer is not None or door.label in self._rejected \
-                or not secrets.compare_digest(message["token"].encode(), door.token.encode()):
+        if (
+            door.peer is not None
+            or door.label in self._rejected
+            or not secrets.compare_digest(message["token"].encode(), door.token.encode())
+        ):
             self._refuse(door.router, route, ErrorCode.BAD_TOKEN, "unknown or used token")
             return
-        door.shut()                 # the token is used: no new connection from now on
+        door.shut()  # the token is used: no new connection from now on
         if message["protocol"] != PROTOCOL_VERSION:
-            self._refuse(door.router, route, ErrorCode.BAD_PROTOCOL,
-                         f"protocol {message['protocol']} is not supported; this arena "
-                         f"speaks {PROTOCOL_VERSION}")
+            self._refuse(
+                door.router,
+                route,
+                ErrorCode.BAD_PROTOCOL,
+                f"protocol {message['protocol']} is not supported; this arena "
+                f"speaks {PROTOCOL_VERSION}",
+            )
             self._rejected[door.label] = f"wrong protocol version {message['protocol']}"
             return
-        peer = Peer(peer_id=door.key + route, label=door.label, name=message["name"],
-                    router=door.router, route=route, door=door)
+        peer = Peer(
+            peer_id=door.key + route,
+            label=door.label,
+            name=message["name"],
+            router=door.router,
+            route=route,
+            door=door,
+        )
         door.peer = peer
         self.peers[peer.peer_id] = peer
         self.by_label[door.label] = peer
@@ -393,12 +419,22 @@ class Hub:
             self._refuse(router, got.route, ErrorCode.BAD_TOKEN, "unknown or used token")
             return
         if message["protocol"] != PROTOCOL_VERSION:
-            self._refuse(router, got.route, ErrorCode.BAD_PROTOCOL,
-                         f"protocol {message['protocol']} is not supported; this arena "
-                         f"speaks {PROTOCOL_VERSION}")
+            self._refuse(
+                router,
+                got.route,
+                ErrorCode.BAD_PROTOCOL,
+                f"protocol {message['protocol']} is not supported; this arena "
+                f"speaks {PROTOCOL_VERSION}",
+            )
             return
-        peer = Peer(peer_id=b"R" + got.route, label=f"remote:{bot}", name=message["name"],
-                    router=router, route=got.route, remote=bot)
+        peer = Peer(
+            peer_id=b"R" + got.route,
+            label=f"remote:{bot}",
+            name=message["name"],
+            router=router,
+            route=got.route,
+            remote=bot,
+        )
         self.peers[peer.peer_id] = peer
         self._idle.setdefault(bot, []).append(peer)
         log.info("remote bot %s connected", bot)
@@ -421,4 +457,3 @@ class Hub:
             self.remote.close()
         self._remove_folder()
         self.context.destroy(linger=0)
-

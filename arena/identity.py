@@ -92,8 +92,11 @@ def protect_arena_files(db_path: Path, log_dir: Path) -> None:
     db = db_path.expanduser().resolve()
     protect([*(f"{db}{suffix}" for suffix in ("", "-wal", "-shm", "-journal")), log_dir])
     if writable_by_others(db.parent):
-        log.warning("the database's folder %s is writable by other users: keep the database "
-                    "in a folder of its own (see docs/security.md)", db.parent)
+        log.warning(
+            "the database's folder %s is writable by other users: keep the database "
+            "in a folder of its own (see docs/security.md)",
+            db.parent,
+        )
 
 
 def processes_of(uid: int) -> list[int]:
@@ -169,8 +172,11 @@ def remove_ipc_of(uid: int) -> int:
             if fields.get(owner) == str(uid):
                 ident = int(line.split()[1])
                 remove = getattr(_libc(), call)
-                result = remove(ident, 0, _IPC_RMID, None) if table == "sem" else \
-                    remove(ident, _IPC_RMID, None)
+                result = (
+                    remove(ident, 0, _IPC_RMID, None)
+                    if table == "sem"
+                    else remove(ident, _IPC_RMID, None)
+                )
                 removed += result == 0
     return removed
 
@@ -178,7 +184,7 @@ def remove_ipc_of(uid: int) -> int:
 def _remove(path: str, is_dir: bool) -> int:
     try:
         if is_dir:
-            shutil.rmtree(path)     # fd-based on Linux: safe against symlinks swapped in
+            shutil.rmtree(path)  # fd-based on Linux: safe against symlinks swapped in
         else:
             os.unlink(path)
         return 1

@@ -39,9 +39,13 @@ class Janitor:
         """A new janitor, or None if it cannot be started (then nothing changes)."""
         try:
             popen = subprocess.Popen(
-                [sys.executable, "-m", "arena.janitor"], stdin=subprocess.PIPE,
-                stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL, start_new_session=True,
-                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)})
+                [sys.executable, "-m", "arena.janitor"],
+                stdin=subprocess.PIPE,
+                stdout=subprocess.DEVNULL,
+                stderr=subprocess.DEVNULL,
+                start_new_session=True,
+                env={**os.environ, "PYTHONPATH": os.pathsep.join(p for p in sys.path if p)},
+            )
         except OSError as exc:
             log.warning("no janitor for this arena process: %s", exc)
             return None
@@ -55,8 +59,15 @@ class Janitor:
         except (OSError, ValueError):
             pass
 
-    def register(self, key: str, *, cgroups: Iterable[Path] = (), pgid: int | None = None,
-                 uid: int | None = None, scratch: str | None = None) -> None:
+    def register(
+        self,
+        key: str,
+        *,
+        cgroups: Iterable[Path] = (),
+        pgid: int | None = None,
+        uid: int | None = None,
+        scratch: str | None = None,
+    ) -> None:
         """What bot ``key`` holds (each call adds to what was said before)."""
         parts = [f"cg={path}" for path in cgroups]
         if scratch is not None:
@@ -108,7 +119,7 @@ def _clean(held: dict[str, list[str]]) -> None:
 
 def main() -> None:
     """Read registrations until the pipe closes, then kill what is still registered."""
-    signal.signal(signal.SIGINT, signal.SIG_IGN)        # Ctrl-C is for the arena
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # Ctrl-C is for the arena
     held: dict[str, list[str]] = {}
     for raw in sys.stdin.buffer:
         verb, _, rest = raw.decode(errors="replace").strip().partition(" ")

@@ -128,8 +128,10 @@ class KeyFile:
         except ValueError:
             data = None
         if not isinstance(data, dict) or data.get("format") != _FORMAT:
-            raise KeyFileError(f"{self.path}: not an arena key file (corrupt or of another "
-                               "format); restore it from a backup")
+            raise KeyFileError(
+                f"{self.path}: not an arena key file (corrupt or of another "
+                "format); restore it from a backup"
+            )
         return data
 
     def update(self, change: Callable[[Data], _T]) -> _T:
@@ -190,8 +192,7 @@ class KeyFile:
         ident = key_id(key)
 
         def add(data: Data) -> None:
-            data.setdefault("tournaments", {})[ident] = {"tournament": tournament,
-                                                         "key": key.hex()}
+            data.setdefault("tournaments", {})[ident] = {"tournament": tournament, "key": key.hex()}
 
         self.update(add)
         return ident
@@ -206,19 +207,24 @@ class KeyFile:
                 raise MissingKey(
                     f"{where} is missing: it held the secret key of tournament {tournament}, "
                     "needed to play its remaining games; put the key file back beside the "
-                    "database, or create a new tournament")
+                    "database, or create a new tournament"
+                )
             raise MissingKey(
                 f"{where} does not hold the secret key of tournament {tournament} (key "
                 f"{ident}; is it another database's key file?): put back the key file made "
-                "with this database, or create a new tournament")
+                "with this database, or create a new tournament"
+            )
         key = _hex_key(entry.get("key") if isinstance(entry, dict) else None, where)
         if key_id(key) != ident:
-            raise KeyFileError(f"{where}: the key of tournament {tournament} is damaged; "
-                               "restore the file from a backup")
+            raise KeyFileError(
+                f"{where}: the key of tournament {tournament} is damaged; "
+                "restore the file from a backup"
+            )
         return key
 
     def curve_pair(self, make: Callable[[], tuple[str, str]]) -> tuple[str, str]:
         """The arena's CURVE key pair ``(public, secret)``, made with ``make`` on first use."""
+
         def get(data: Data) -> tuple[str, str]:
             pair = data.get("curve")
             if not (isinstance(pair, dict) and pair.get("public") and pair.get("secret")):
@@ -233,6 +239,7 @@ class KeyFile:
 
     def set_curve_pair(self, public: str, secret: str) -> None:
         """Keep ``(public, secret)`` as the arena's CURVE key pair (replacing any other)."""
+
         def put(data: Data) -> None:
             old = data.get("curve")
             if isinstance(old, dict) and old.get("public") not in (None, public):
@@ -243,6 +250,7 @@ class KeyFile:
 
     def play_key(self) -> bytes:
         """The key of ``arena play`` deals, made on first use."""
+
         def get(data: Data) -> str:
             if not data.get("play"):
                 data["play"] = new_key().hex()

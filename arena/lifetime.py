@@ -23,7 +23,7 @@ def _libc() -> ctypes.CDLL:
 
 
 if sys.platform.startswith("linux"):
-    _libc()     # loaded here, not in a child between fork and exec
+    _libc()  # loaded here, not in a child between fork and exec
 
 
 def _prctl(option: int, value: int) -> int:

@@ -84,8 +84,12 @@ def _own_cgroups() -> dict[str, str]:
 
 
 #: The file holding each controller's limit, by cgroup version, and a value to probe it with.
-_LIMIT_FILES = {("pids", 1): "pids.max", ("pids", 2): "pids.max",
-                ("memory", 1): "memory.limit_in_bytes", ("memory", 2): "memory.max"}
+_LIMIT_FILES = {
+    ("pids", 1): "pids.max",
+    ("pids", 2): "pids.max",
+    ("memory", 1): "memory.limit_in_bytes",
+    ("memory", 2): "memory.max",
+}
 _PROBE_VALUES = {"pids": "8", "memory": str(64 << 20)}
 
 
@@ -121,8 +125,7 @@ def _find_base(controller: str) -> CgroupBase | None:
         except OSError:
             continue
         try:
-            (probe / _LIMIT_FILES[controller, base.version]).write_text(
-                _PROBE_VALUES[controller])
+            (probe / _LIMIT_FILES[controller, base.version]).write_text(_PROBE_VALUES[controller])
             return base
         except OSError:
             continue
@@ -240,8 +243,11 @@ def kill_cgroup(path: Path) -> None:
     log.warning("could not remove cgroup %s", path)
 
 
-def bot_cgroups(*, max_procs: int, memory_mb: int,
-                ) -> tuple[BotCgroup | None, BotCgroup | None]:
+def bot_cgroups(
+    *,
+    max_procs: int,
+    memory_mb: int,
+) -> tuple[BotCgroup | None, BotCgroup | None]:
     """The pids group and the memory group of a new bot, where they can be made (None where
     not, or where the limit is 0). Under cgroup v2 both are one group."""
     pids = cgroup_base() if max_procs > 0 else None
@@ -252,8 +258,9 @@ def bot_cgroups(*, max_procs: int, memory_mb: int,
         return group, group
     pids_group = BotCgroup(pids, {"pids": max_procs}) if pids is not None else None
     try:
-        memory_group = (BotCgroup(memory, {"memory": wanted["memory"]})
-                        if memory is not None else None)
+        memory_group = (
+            BotCgroup(memory, {"memory": wanted["memory"]}) if memory is not None else None
+        )
     except OSError:
         if pids_group is not None:
             pids_group.kill()
@@ -272,7 +279,7 @@ class ChildPlan:
     view: View = View()
     user: bool = False
     scratch: str | None = None
-    own_ipc: str | None = None      # the bot's own hub socket folder, given to its uid
+    own_ipc: str | None = None  # the bot's own hub socket folder, given to its uid
 
 
 def child_setup(plan: ChildPlan) -> Callable[[], None]:
@@ -304,13 +311,13 @@ def child_setup(plan: ChildPlan) -> Callable[[], None]:
         reach.enter(plan.view)
         if plan.user:
             uid = identity.uid_of(os.getpid())
-            identity.kill_user(uid)     # what a dead bot whose first pid was ours left behind
+            identity.kill_user(uid)  # what a dead bot whose first pid was ours left behind
             if plan.scratch:
                 os.chown(plan.scratch, uid, uid)
             if plan.own_ipc:
                 identity.grant(plan.own_ipc, uid)
             identity.become(uid)
-            die_with_parent(parent=parent)     # a change of uid clears the parent-death signal
+            die_with_parent(parent=parent)  # a change of uid clears the parent-death signal
         no_new_privileges()
 
     return setup
@@ -321,7 +328,7 @@ def _parents() -> dict[int, int]:
     parents = {}
     for pid, stat in each_process("stat"):
         # the command name is in parentheses and may hold spaces: split after the last ')'
-        fields = stat[stat.rfind(b")") + 2:].split()
+        fields = stat[stat.rfind(b")") + 2 :].split()
         if len(fields) > 1:
             parents[pid] = int(fields[1])
     return parents
@@ -376,14 +383,16 @@ class Watchdog:
         self._thread: threading.Thread | None = None
         self._stop = threading.Event()
 
-    def watch(self, pid: int, max_procs: int, on_kill: Callable[[str], None], *,
-              user: int | None = None) -> None:
+    def watch(
+        self, pid: int, max_procs: int, on_kill: Callable[[str], None], *, user: int | None = None
+    ) -> None:
         """Watch ``pid`` (running as bot uid ``user``, if any)."""
         with self._lock:
             self._watched[pid] = (max_procs, on_kill, user)
             if self._thread is None:
-                self._thread = threading.Thread(target=self._run, name="arena-watchdog",
-                                                daemon=True)
+                self._thread = threading.Thread(
+                    target=self._run, name="arena-watchdog", daemon=True
+                )
                 self._thread.start()
 
     def forget(self, pid: int) -> None:

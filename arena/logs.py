@@ -66,7 +66,7 @@ class CappedLog:
         self.kept = 0
         self.discarded = 0
         path.parent.mkdir(parents=True, exist_ok=True)
-        os.chmod(path.parent, 0o700)        # a bot's log is its hand: for the arena only
+        os.chmod(path.parent, 0o700)  # a bot's log is its hand: for the arena only
         if cap > 0 and path.exists() and path.stat().st_size >= cap:
             os.replace(path, path.with_name(path.name + ".1"))
         self.read_fd, self.write_fd = os.pipe()
@@ -74,8 +74,9 @@ class CappedLog:
             fcntl.fcntl(self.read_fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
         except (OSError, AttributeError):
             pass
-        self._thread = threading.Thread(target=self._drain, name=f"arena-log:{path.name}",
-                                        daemon=True)
+        self._thread = threading.Thread(
+            target=self._drain, name=f"arena-log:{path.name}", daemon=True
+        )
 
     def start(self) -> None:
         """Start draining; call once the child holds the write end (it is closed here)."""
@@ -110,8 +111,10 @@ class CappedLog:
                     self.kept += min(room, len(data))
                     self.discarded += max(0, len(data) - room)
                 self._discard(fd)
-                out.write(f"\n[arena: output over {self.cap} bytes discarded: "
-                          f"{self.discarded} bytes]\n".encode())
+                out.write(
+                    f"\n[arena: output over {self.cap} bytes discarded: "
+                    f"{self.discarded} bytes]\n".encode()
+                )
         except OSError as exc:
             log.warning("bot log %s: %s", self.path, exc)
         finally:

@@ -15,11 +15,19 @@ from arena.seeds import bot_seeds, new_key
 from arena.session import Session
 
 
-def play_match(game_name: str, specs: Sequence[BotSpec], *, seed: int, key: bytes | None = None,
-               options: Mapping[str, Any] | None = None, limits: Limits = Limits(),
-               endpoint: str | None = None, log_dir: Path | None = None,
-               sandbox: Sandbox | None = None,
-               remote: RemoteConfig | None = None) -> GameRecord:
+def play_match(
+    game_name: str,
+    specs: Sequence[BotSpec],
+    *,
+    seed: int,
+    key: bytes | None = None,
+    options: Mapping[str, Any] | None = None,
+    limits: Limits = Limits(),
+    endpoint: str | None = None,
+    log_dir: Path | None = None,
+    sandbox: Sandbox | None = None,
+    remote: RemoteConfig | None = None,
+) -> GameRecord:
     """Play one game of ``game_name`` with one fresh process per seat; return its record.
 
     ``seed`` is the deal seed (the record keeps it); each bot gets a seed derived from it with
@@ -33,10 +41,17 @@ def play_match(game_name: str, specs: Sequence[BotSpec], *, seed: int, key: byte
     game = get_game(game_name)
     game.check_players(len(specs))
     parsed = game.parse_options(options)
-    with Session(limits, log_dir=log_dir, sandbox=sandbox, remote=remote,
-                 endpoint=endpoint) as session:
-        seats = session.seats([(f"seat{seat}:{spec.name}", spec)
-                               for seat, spec in enumerate(specs)], strict=True)
-        return session.play(game, seats, seed=seed, options=parsed,
-                            bot_seeds=bot_seeds(key or new_key(), seed, len(specs)),
-                            names=[spec.name for spec in specs])
+    with Session(
+        limits, log_dir=log_dir, sandbox=sandbox, remote=remote, endpoint=endpoint
+    ) as session:
+        seats = session.seats(
+            [(f"seat{seat}:{spec.name}", spec) for seat, spec in enumerate(specs)], strict=True
+        )
+        return session.play(
+            game,
+            seats,
+            seed=seed,
+            options=parsed,
+            bot_seeds=bot_seeds(key or new_key(), seed, len(specs)),
+            names=[spec.name for spec in specs],
+        )

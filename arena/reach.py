@@ -73,8 +73,9 @@ def _check(result: int, what: str) -> None:
         raise OSError(errno, f"{what}: {os.strerror(errno)}")
 
 
-def _mount(source: bytes | None, target: str, fstype: bytes | None, flags: int,
-           data: bytes | None = None) -> None:
+def _mount(
+    source: bytes | None, target: str, fstype: bytes | None, flags: int, data: bytes | None = None
+) -> None:
     _check(_libc.mount(source, os.fsencode(target), fstype, flags, data), f"mount {target}")
 
 
@@ -82,7 +83,7 @@ def enter(view: View) -> None:
     """Apply ``view`` in a new mount namespace (in the child, as root, before exec)."""
     if not view:
         return
-    _private_namespace()                                # nothing propagates to the host
+    _private_namespace()  # nothing propagates to the host
     fds = [os.open(path, os.O_PATH | os.O_DIRECTORY) for path in view.binds]  # before covers
     for cover in view.covers:
         _mount(b"tmpfs", cover, b"tmpfs", _MS_NOSUID | _MS_NODEV, b"mode=0755,size=64k")

@@ -17,12 +17,12 @@ from arena.games.base import places_from_keys
 class FaultKind(str, enum.Enum):
     """Why a bot's turn did not produce a legal action in time."""
 
-    TIMEOUT = "timeout"          # no answer before the deadline
-    ILLEGAL = "illegal"          # an action that was not offered
-    MALFORMED = "malformed"      # not msgpack, not a map, missing/bad fields, too large
-    WRONG_ID = "wrong-id"        # a request id never issued, or another game's id
-    CRASH = "crash"              # the bot process died or could not be reached
-    PROTOCOL = "protocol"        # a message type that is not allowed at this point
+    TIMEOUT = "timeout"  # no answer before the deadline
+    ILLEGAL = "illegal"  # an action that was not offered
+    MALFORMED = "malformed"  # not msgpack, not a map, missing/bad fields, too large
+    WRONG_ID = "wrong-id"  # a request id never issued, or another game's id
+    CRASH = "crash"  # the bot process died or could not be reached
+    PROTOCOL = "protocol"  # a message type that is not allowed at this point
 
     def __str__(self) -> str:
         return self.value
@@ -78,8 +78,7 @@ class ActionRecord(NamedTuple):
 
     @classmethod
     def from_list(cls, row: list[Any]) -> ActionRecord:
-        return cls(step=row[0], seat=row[1], action=row[2], by=Chooser(row[3]),
-                   think_us=row[4])
+        return cls(step=row[0], seat=row[1], action=row[2], by=Chooser(row[3]), think_us=row[4])
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -92,8 +91,12 @@ class Fault:
     detail: str = ""
 
     def to_dict(self) -> dict[str, Any]:
-        return {"seat": self.seat, "step": self.step, "kind": self.kind.value,
-                "detail": self.detail}
+        return {
+            "seat": self.seat,
+            "step": self.step,
+            "kind": self.kind.value,
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -140,8 +143,13 @@ class GameRecord:
             "seed": self.seed,
             "bots": list(self.bots),
             "actions": [
-                {"step": a.step, "seat": a.seat, "action": a.action, "by": a.by.value,
-                 "think_us": a.think_us}
+                {
+                    "step": a.step,
+                    "seat": a.seat,
+                    "action": a.action,
+                    "by": a.by.value,
+                    "think_us": a.think_us,
+                }
                 for a in self.actions
             ],
             "faults": [f.to_dict() for f in self.faults],

@@ -61,29 +61,46 @@ class Referee:
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
 
-    def play(self, game: Game, seats: Sequence[Seat], *, seed: int,
-             options: Mapping[str, Any] | None = None, game_id: int = 1,
-             bot_seeds: Sequence[int] | None = None,
-             names: Sequence[str] | None = None) -> GameRecord:
+    def play(
+        self,
+        game: Game,
+        seats: Sequence[Seat],
+        *,
+        seed: int,
+        options: Mapping[str, Any] | None = None,
+        game_id: int = 1,
+        bot_seeds: Sequence[int] | None = None,
+        names: Sequence[str] | None = None,
+    ) -> GameRecord:
         """Play one game; ``seats[i]`` plays seat i. ``bot_seeds[seat]`` is the ``start.seed``
         of each seat (keyed, see ``arena.seeds``); without them each seat gets a random seed,
         never the deal ``seed``. ``names`` name the seats in the record (default: labels)."""
-        return GamePlay(self.limits, game, seats, seed=seed, options=options,
-                        game_id=game_id).run(bot_seeds, names)
+        return GamePlay(self.limits, game, seats, seed=seed, options=options, game_id=game_id).run(
+            bot_seeds, names
+        )
 
 
 class GamePlay:
     """One game in progress: its state, its players' standing and its logs."""
 
-    def __init__(self, limits: Limits, game: Game, seats: Sequence[Seat], *, seed: int,
-                 options: Mapping[str, Any] | None, game_id: int) -> None:
+    def __init__(
+        self,
+        limits: Limits,
+        game: Game,
+        seats: Sequence[Seat],
+        *,
+        seed: int,
+        options: Mapping[str, Any] | None,
+        game_id: int,
+    ) -> None:
         self.limits = limits
         self.game = game
         self.seed = seed
         self.game_id = game_id
         self.state: State = game.new(len(seats), seed, options)
-        self.players = [_Player(index, seat, float(limits.time_bank_ms))
-                        for index, seat in enumerate(seats)]
+        self.players = [
+            _Player(index, seat, float(limits.time_bank_ms)) for index, seat in enumerate(seats)
+        ]
         self.actions: list[ActionRecord] = []
         self.faults: list[Fault] = []
         self.step = 0
@@ -94,8 +111,16 @@ class GamePlay:
         state = self.state
         for player in self.players:
             seed = bot_seeds[player.index] if bot_seeds else random_seed()  # never the deal's
-            why = player.seat.start(Start(self.game_id, self.game.name, player.index,
-                                          len(self.players), state.options, seed))
+            why = player.seat.start(
+                Start(
+                    self.game_id,
+                    self.game.name,
+                    player.index,
+                    len(self.players),
+                    state.options,
+                    seed,
+                )
+            )
             if why is not None:
                 self._fault(player, FaultKind.CRASH, why)
             elif isinstance(player.seat, ProcessSeat):
@@ -110,16 +135,24 @@ class GamePlay:
         outcome = state.outcome()
         forfeits = tuple(p.index for p in self.players if p.forfeited)
         places = final_places(outcome.places, forfeits)
-        result = {"scores": list(outcome.scores), "places": list(places),
-                  "forfeits": list(forfeits)}
+        result = {
+            "scores": list(outcome.scores),
+            "places": list(places),
+            "forfeits": list(forfeits),
+        }
         for player in self.players:
             player.seat.end(self.game_id, result, state.view(player.index))
         return GameRecord(
-            game=self.game.name, options=dict(state.options), seed=self.seed,
+            game=self.game.name,
+            options=dict(state.options),
+            seed=self.seed,
             bots=tuple(names or [p.seat.label for p in self.players]),
             actions=tuple(sorted(self.actions, key=lambda a: (a.step, a.seat))),
-            faults=tuple(self.faults), forfeits=forfeits,
-            scores=tuple(outcome.scores), game_places=tuple(outcome.places), places=places,
+            faults=tuple(self.faults),
+            forfeits=forfeits,
+            scores=tuple(outcome.scores),
+            game_places=tuple(outcome.places),
+            places=places,
             think_us=tuple(p.think_us for p in self.players),
             decisions=tuple(p.decisions for p in self.players),
             wall_ms=(time.perf_counter() - started) * 1000.0,
@@ -152,13 +185,18 @@ class GamePlay:
                 self._take(self.players[index], reply, joint, waiting)
         return joint
 
-    def _take(self, player: _Player, reply: Reply, joint: dict[int, tuple[str, int | None]],
-              waiting: dict[int, ProcessSeat]) -> None:
+    def _take(
+        self,
+        player: _Player,
+        reply: Reply,
+        joint: dict[int, tuple[str, int | None]],
+        waiting: dict[int, ProcessSeat],
+    ) -> None:
         """One reply of ``player``: its answer, or a fault (the default policy answers when
         the fault ends the turn, or when the seat forfeits)."""
         index = player.index
         if player.forfeited:
-            return                          # the default policy has made its move
+            return  # the default policy has made its move
         if reply.fault is None:
             waiting.pop(index, None)
             move_ms = self.limits.move_ms
@@ -185,10 +223,13 @@ class GamePlay:
                 break
             except IllegalAction as exc:
                 if exc.seat is None or joint[exc.seat][1] is None:
-                    raise                   # the referee's own mistake, not a seat's
+                    raise  # the referee's own mistake, not a seat's
                 index = exc.seat
-                self._fault(self.players[index], FaultKind.ILLEGAL,
-                            f"{actions[index][:60]!r} was not offered")
+                self._fault(
+                    self.players[index],
+                    FaultKind.ILLEGAL,
+                    f"{actions[index][:60]!r} was not offered",
+                )
                 joint[index] = (default_action(state.legal(index)), None)
                 actions[index] = joint[index][0]
         for index, (action, think) in joint.items():
@@ -203,8 +244,7 @@ class GamePlay:
     def _fault(self, player: _Player, kind: FaultKind, detail: str) -> None:
         player.faults += 1
         self.faults.append(Fault(seat=player.index, step=self.step, kind=kind, detail=detail))
-        log.info("fault: seat %d %s at step %d: %s", player.index, kind.value, self.step,
-                 detail)
+        log.info("fault: seat %d %s at step %d: %s", player.index, kind.value, self.step, detail)
         if kind is FaultKind.CRASH or player.faults >= self.limits.max_faults:
             self._forfeit(player)
 

@@ -74,21 +74,21 @@ class RemoteConfig:
 
 def check_listen(endpoint: str) -> str:
     """``endpoint`` if it is a ``tcp://HOST:PORT`` endpoint, else RemoteError."""
-    if not endpoint.startswith("tcp://") or ":" not in endpoint[len("tcp://"):]:
-        raise RemoteError(f"--listen takes tcp://HOST:PORT (e.g. tcp://0.0.0.0:5555), "
-                          f"not {endpoint!r}")
+    if not endpoint.startswith("tcp://") or ":" not in endpoint[len("tcp://") :]:
+        raise RemoteError(
+            f"--listen takes tcp://HOST:PORT (e.g. tcp://0.0.0.0:5555), not {endpoint!r}"
+        )
     return endpoint
 
 
 class RemoteListener:
     """The ROUTER socket remote bots connect to, with its ZAP authenticator under CURVE."""
 
-    def __init__(self, config: RemoteConfig, *,
-                 max_message_bytes: int = MAX_BOT_MESSAGE) -> None:
+    def __init__(self, config: RemoteConfig, *, max_message_bytes: int = MAX_BOT_MESSAGE) -> None:
         self.config = config
         self.access = config.access
         self.context = zmq.Context()
-        self.keys: set[str] = set()           # CURVE keys of connections already welcomed
+        self.keys: set[str] = set()  # CURVE keys of connections already welcomed
         self.denied = 0
         self._keys_lock = threading.Lock()
         self.authenticator: zmq.auth.thread.ThreadAuthenticator | None = None
@@ -99,15 +99,17 @@ class RemoteListener:
             self.authenticator.configure_curve_callback(ZAP_DOMAIN, credentials_provider=self)
             secret = config.curve.secret
         try:
-            self.router = RouterSocket(check_listen(config.listen),
-                                       max_message_bytes=max_message_bytes,
-                                       context=self.context, curve_secret=secret)
+            self.router = RouterSocket(
+                check_listen(config.listen),
+                max_message_bytes=max_message_bytes,
+                context=self.context,
+                curve_secret=secret,
+            )
         except zmq.ZMQError as exc:
             self.close()
             raise RemoteError(f"cannot listen on {config.listen}: {exc}") from None
         self.endpoint = self.router.endpoint
-        log.info("listening for remote bots on %s%s", self.endpoint,
-                 " (CURVE)" if secret else "")
+        log.info("listening for remote bots on %s%s", self.endpoint, " (CURVE)" if secret else "")
 
     def callback(self, domain: str, key: bytes) -> bool:
         """ZAP check of a connecting CURVE client (runs in the authenticator's thread)."""

@@ -24,8 +24,13 @@ class SeatTurn:
     action: str
 
 
-def replay(game_name: str, players: int, seed: int, options: Mapping[str, Any] | None,
-           steps: Sequence[Mapping[int, str]]) -> State:
+def replay(
+    game_name: str,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any] | None,
+    steps: Sequence[Mapping[int, str]],
+) -> State:
     """The final state after applying every joint action from a fresh deal of ``seed``."""
     state = get_game(game_name).new(players, seed, options)
     for joint in steps:
@@ -33,8 +38,14 @@ def replay(game_name: str, players: int, seed: int, options: Mapping[str, Any] |
     return state
 
 
-def seat_story(game_name: str, players: int, seed: int, options: Mapping[str, Any] | None,
-               steps: Sequence[Mapping[int, str]], seat: int) -> Iterator[SeatTurn]:
+def seat_story(
+    game_name: str,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any] | None,
+    steps: Sequence[Mapping[int, str]],
+    seat: int,
+) -> Iterator[SeatTurn]:
     """The game as ``seat`` saw it: its view and legal actions at each of its decisions."""
     state = get_game(game_name).new(players, seed, options)
     for index, joint in enumerate(steps):

@@ -46,16 +46,41 @@ log = logging.getLogger(__name__)
 
 #: Default size of a sandboxed bot's private /tmp (and of its /dev/shm).
 SCRATCH_BYTES = 64 * 1024 * 1024
-_NAMESPACES = ("--unshare-user", "--disable-userns", "--unshare-pid", "--unshare-net",
-               "--unshare-ipc", "--unshare-uts", "--unshare-cgroup-try", "--die-with-parent",
-               "--new-session")
+_NAMESPACES = (
+    "--unshare-user",
+    "--disable-userns",
+    "--unshare-pid",
+    "--unshare-net",
+    "--unshare-ipc",
+    "--unshare-uts",
+    "--unshare-cgroup-try",
+    "--die-with-parent",
+    "--new-session",
+)
 #: System folders shown to bots (as a link where the host has a link).
 SYSTEM_PATHS = ("/usr", "/bin", "/sbin", "/lib", "/lib32", "/lib64", "/libx32")
 #: What of /etc bots see: the dynamic linker's cache, users and groups, name service and time
 #: zone settings, alternatives links, TLS certificates and MIME types.
-ETC_FILES = ("ld.so.cache", "ld.so.conf", "ld.so.conf.d", "alternatives", "localtime",
-             "timezone", "passwd", "group", "nsswitch.conf", "host.conf", "hosts", "gai.conf",
-             "ssl", "ca-certificates", "pki", "crypto-policies", "mime.types", "locale.alias")
+ETC_FILES = (
+    "ld.so.cache",
+    "ld.so.conf",
+    "ld.so.conf.d",
+    "alternatives",
+    "localtime",
+    "timezone",
+    "passwd",
+    "group",
+    "nsswitch.conf",
+    "host.conf",
+    "hosts",
+    "gai.conf",
+    "ssl",
+    "ca-certificates",
+    "pki",
+    "crypto-policies",
+    "mime.types",
+    "locale.alias",
+)
 #: Never shown from the host, even when a command names them (the sandbox has its own).
 _KERNEL_PATHS = ("/dev", "/proc", "/sys")
 _warned = False
@@ -87,11 +112,15 @@ class Sandbox:
     def hiding(self, paths: Iterable[str | os.PathLike[str]]) -> Sandbox:
         """This sandbox, also hiding ``paths``."""
         more = tuple(os.path.realpath(p) for p in paths)
-        return Sandbox(bwrap=self.bwrap, hide=tuple(dict.fromkeys(self.hide + more)),
-                       scratch_bytes=self.scratch_bytes)
+        return Sandbox(
+            bwrap=self.bwrap,
+            hide=tuple(dict.fromkeys(self.hide + more)),
+            scratch_bytes=self.scratch_bytes,
+        )
 
-    def wrap(self, argv: Sequence[str], *, cwd: str, ipc_dir: str,
-             own: str | None = None) -> list[str]:
+    def wrap(
+        self, argv: Sequence[str], *, cwd: str, ipc_dir: str, own: str | None = None
+    ) -> list[str]:
         """The bwrap command line running ``argv`` in ``cwd``, reaching the hub in ``ipc_dir``.
 
         ``own`` is the bot's own folder (shown read-only even if it is among ``hide``). The
@@ -106,22 +135,44 @@ class Sandbox:
         named = named_paths(argv, cwd)
         for path in named:
             if inside(path, private) and not (own and inside(path, [own])):
-                raise SandboxError(f"the bot's command names {path}, which is private to the "
-                                   "arena (database, logs, keys or another bot's folder)")
-        shown = [p for p in dict.fromkeys([*needed_paths(), own, os.path.abspath(ipc_dir),
-                                           *_folders(named)])
-                 if p and p != "/"]
+                raise SandboxError(
+                    f"the bot's command names {path}, which is private to the "
+                    "arena (database, logs, keys or another bot's folder)"
+                )
+        shown = [
+            p
+            for p in dict.fromkeys(
+                [*needed_paths(), own, os.path.abspath(ipc_dir), *_folders(named)]
+            )
+            if p and p != "/"
+        ]
         shown = [p for p in sorted(shown, key=len) if not inside(p, SYSTEM_PATHS)]
         outer = [p for p in shown if not inside(p, [q for q in shown if q != p])]
-        args = [self.bwrap, *_NAMESPACES, *_system_args(), "--dev", "/dev", "--proc", "/proc",
-                "--size", str(self.scratch_bytes), "--tmpfs", "/tmp",
-                "--size", str(self.scratch_bytes), "--tmpfs", "/dev/shm", "--dir", cwd]
+        args = [
+            self.bwrap,
+            *_NAMESPACES,
+            *_system_args(),
+            "--dev",
+            "/dev",
+            "--proc",
+            "/proc",
+            "--size",
+            str(self.scratch_bytes),
+            "--tmpfs",
+            "/tmp",
+            "--size",
+            str(self.scratch_bytes),
+            "--tmpfs",
+            "/dev/shm",
+            "--dir",
+            cwd,
+        ]
         for path in outer:
             args += ["--ro-bind", path, path]
         covered = [p for p in private if os.path.exists(p) and inside(p, outer)]
         covered = [p for p in covered if not inside(p, [q for q in covered if q != p])]
         args += _covers(covered)
-        for path in shown:          # what is shown inside a covered folder (its own folder)
+        for path in shown:  # what is shown inside a covered folder (its own folder)
             if inside(path, covered):
                 args += ["--ro-bind", path, path]
         for path in covered:
@@ -186,10 +237,30 @@ def probe(bwrap: str) -> str | None:
     have), else why not (one line)."""
     try:
         result = subprocess.run(
-            [bwrap, *_NAMESPACES, "--ro-bind", "/", "/", "--dev", "/dev", "--proc", "/proc",
-             "--tmpfs", "/tmp", "--remount-ro", "/", "--", "true"],
-            stdin=subprocess.DEVNULL, stdout=subprocess.DEVNULL, stderr=subprocess.PIPE,
-            timeout=10, check=False, preexec_fn=_as_bot_user)
+            [
+                bwrap,
+                *_NAMESPACES,
+                "--ro-bind",
+                "/",
+                "/",
+                "--dev",
+                "/dev",
+                "--proc",
+                "/proc",
+                "--tmpfs",
+                "/tmp",
+                "--remount-ro",
+                "/",
+                "--",
+                "true",
+            ],
+            stdin=subprocess.DEVNULL,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+            timeout=10,
+            check=False,
+            preexec_fn=_as_bot_user,
+        )
     except (OSError, subprocess.SubprocessError) as exc:
         return f"{bwrap} could not run: {exc}"
     if result.returncode != 0:
@@ -212,15 +283,20 @@ def available() -> str | None:
 def unsandboxed_risks() -> str:
     """What an unsandboxed bot can and cannot do here (one sentence)."""
     if identity.separate_users():
-        return ("bots run as separate unprivileged users: they cannot read the database or "
-                "the logs or signal the arena or each other, but can read world-readable "
-                "files and use the network")
-    return ("bots run as you and can read your files, including the database, signal your "
-            "processes and use the network")
+        return (
+            "bots run as separate unprivileged users: they cannot read the database or "
+            "the logs or signal the arena or each other, but can read world-readable "
+            "files and use the network"
+        )
+    return (
+        "bots run as you and can read your files, including the database, signal your "
+        "processes and use the network"
+    )
 
 
-def resolve(mode: SandboxMode, *, hide: Iterable[str | os.PathLike[str]] = (),
-            local: bool = True) -> Sandbox | None:
+def resolve(
+    mode: SandboxMode, *, hide: Iterable[str | os.PathLike[str]] = (), local: bool = True
+) -> Sandbox | None:
     """The sandbox to use for ``mode``: a Sandbox, or None to run bots unsandboxed.
 
     ``auto`` without a working bubblewrap logs one warning (once per process, and only if
@@ -235,12 +311,15 @@ def resolve(mode: SandboxMode, *, hide: Iterable[str | os.PathLike[str]] = (),
     problem = "bubblewrap (bwrap) is not installed" if found is None else probe(found)
     if problem is not None:
         if mode is SandboxMode.REQUIRED:
-            raise SandboxError(f"--sandbox required, but {problem}; install bubblewrap "
-                               "or allow user namespaces (see docs/security.md)")
+            raise SandboxError(
+                f"--sandbox required, but {problem}; install bubblewrap "
+                "or allow user namespaces (see docs/security.md)"
+            )
         if local and not _warned:
             _warned = True
-            log.warning("bots run UNSANDBOXED: %s; %s (see docs/security.md)", problem,
-                        unsandboxed_risks())
+            log.warning(
+                "bots run UNSANDBOXED: %s; %s (see docs/security.md)", problem, unsandboxed_risks()
+            )
         return None
     return Sandbox(bwrap=found).hiding(hide)
 
@@ -255,8 +334,10 @@ def needed_paths() -> list[str]:
     found = {sys.prefix, sys.base_prefix, os.path.dirname(os.path.realpath(sys.executable))}
     for name in BOT_PACKAGES:
         spec = importlib.util.find_spec(name)
-        found.update(os.path.abspath(path)
-                     for path in (spec.submodule_search_locations or [] if spec else []))
+        found.update(
+            os.path.abspath(path)
+            for path in (spec.submodule_search_locations or [] if spec else [])
+        )
     return sorted(found)
 
 
@@ -272,5 +353,6 @@ def private_paths(db_path: Path, log_dir: Path) -> list[str]:
     else:
         hidden = [folder]
     config = os.path.join(os.path.expanduser("~"), ".config", "arena")
-    return list(dict.fromkeys([*hidden, *secret_paths(db), str(log_dir.expanduser().resolve()),
-                               config]))
+    return list(
+        dict.fromkeys([*hidden, *secret_paths(db), str(log_dir.expanduser().resolve()), config])
+    )

@@ -137,27 +137,46 @@ class ProcessSeat(Seat):
             return "no running bot process at the start" + (f": {why[:300]}" if why else "")
         self.peer = proc.peer
         self.game_id = start.game_id
-        self.hub.send(self.peer, {
-            "type": "start", "game_id": start.game_id, "game": start.game, "seat": start.seat,
-            "players": start.players, "options": start.options, "seed": start.seed})
+        self.hub.send(
+            self.peer,
+            {
+                "type": "start",
+                "game_id": start.game_id,
+                "game": start.game,
+                "seat": start.seat,
+                "players": start.players,
+                "options": start.options,
+                "seed": start.seed,
+            },
+        )
         return None
 
     def ask(self, turn: Turn) -> Sequence[Reply]:
         peer = self.peer
         peer.last_request += 1
-        self.hub.send(peer, {"type": "turn", "game_id": turn.game_id,
-                             "request": peer.last_request, "view": turn.view,
-                             "legal": turn.legal, "deadline_ms": int(turn.deadline_ms)})
+        self.hub.send(
+            peer,
+            {
+                "type": "turn",
+                "game_id": turn.game_id,
+                "request": peer.last_request,
+                "view": turn.view,
+                "legal": turn.legal,
+                "deadline_ms": int(turn.deadline_ms),
+            },
+        )
         now = time.monotonic()
-        self.pending = _Pending(peer.last_request, now, now + turn.deadline_ms / 1000.0,
-                                turn.deadline_ms)
+        self.pending = _Pending(
+            peer.last_request, now, now + turn.deadline_ms / 1000.0, turn.deadline_ms
+        )
         return ()
 
     def end(self, game_id: int, result: Mapping[str, Any], view: dict[str, Any]) -> None:
         self.pending = None
         if self.peer is not None and self.proc.alive():
-            self.hub.send(self.peer, {"type": "end", "game_id": game_id, "result": result,
-                                      "view": view})
+            self.hub.send(
+                self.peer, {"type": "end", "game_id": game_id, "result": result, "view": view}
+            )
 
     def expired(self) -> Reply:
         """The pending turn timed out."""
@@ -178,8 +197,7 @@ class ProcessSeat(Seat):
         if incoming.problem is not None:
             # a malformed message from a seat we are waiting for is its (bad) answer
             self.pending = None
-            return fault(FaultKind.MALFORMED, str(incoming.problem)[:200],
-                         ends=item is not None)
+            return fault(FaultKind.MALFORMED, str(incoming.problem)[:200], ends=item is not None)
         message = incoming.message
         request = message["request"]
         if item is None or request != item.request:
@@ -188,15 +206,18 @@ class ProcessSeat(Seat):
                 return None
             return fault(FaultKind.WRONG_ID, f"request id {request} was never sent", ends=False)
         if message["game_id"] != self.game_id:
-            return fault(FaultKind.WRONG_ID,
-                         f"game id {message['game_id']} is not this game ({self.game_id})",
-                         ends=False)
+            return fault(
+                FaultKind.WRONG_ID,
+                f"game id {message['game_id']} is not this game ({self.game_id})",
+                ends=False,
+            )
         self.pending = None
         return answer(message["action"], (incoming.at - item.sent) * 1000.0)
 
 
-def wait(seats: Mapping[int, ProcessSeat], playing: Mapping[bytes, tuple[int, ProcessSeat]]
-         ) -> list[tuple[int, Reply]]:
+def wait(
+    seats: Mapping[int, ProcessSeat], playing: Mapping[bytes, tuple[int, ProcessSeat]]
+) -> list[tuple[int, Reply]]:
     """Wait (up to the first deadline, at most ``LIVENESS_MS``) for what the process seats
     with a pending turn (``seats``, by seat index) do next: replies and faults, by seat.
 
@@ -209,14 +230,12 @@ def wait(seats: Mapping[int, ProcessSeat], playing: Mapping[bytes, tuple[int, Pr
     now = time.monotonic()
     first = min(seat.pending.deadline for _, seat in waiting)
     if now >= first:
-        return [(index, seat.expired()) for index, seat in waiting
-                if now >= seat.pending.deadline]
+        return [(index, seat.expired()) for index, seat in waiting if now >= seat.pending.deadline]
     hub = waiting[0][1].hub
     awaited = [seat.peer for _, seat in waiting]
     incoming = hub.receive(min((first - now) * 1000.0, LIVENESS_MS), awaited)
     if incoming is None:
-        return [(index, reply) for index, seat in waiting
-                if (reply := seat.gone()) is not None]
+        return [(index, reply) for index, seat in waiting if (reply := seat.gone()) is not None]
     found = playing.get(incoming.peer.peer_id)
     if found is None:
         log.debug("dropped a message from %s, not playing here", incoming.peer.label)
@@ -243,13 +262,14 @@ class InProcessSeat(Seat):
         started = time.perf_counter()
         try:
             action = self.act(turn.view, turn.legal)
-        except Exception as exc:        # a bot's exception is its crash, not the arena's
+        except Exception as exc:  # a bot's exception is its crash, not the arena's
             log.info("%s raised %s", self.label, exc, exc_info=True)
             return (fault(FaultKind.CRASH, f"act raised {type(exc).__name__}: {exc}"[:300]),)
         elapsed_ms = (time.perf_counter() - started) * 1000.0
         if not isinstance(action, str):
-            return (fault(FaultKind.MALFORMED, f"action is a {type(action).__name__}, "
-                                               "not a string"),)
+            return (
+                fault(FaultKind.MALFORMED, f"action is a {type(action).__name__}, not a string"),
+            )
         if elapsed_ms > turn.deadline_ms:
             return (fault(FaultKind.TIMEOUT, f"no answer within {round(turn.deadline_ms)} ms"),)
         return (answer(action, elapsed_ms),)
@@ -264,11 +284,11 @@ class InProcessSeat(Seat):
 class Misbehave(str, enum.Enum):
     """What a scripted seat may do instead of answering a turn."""
 
-    TIMEOUT = "timeout"        # no answer in time (a late answer is dropped: same thing)
-    MALFORMED = "malformed"    # a message that is not a valid answer
-    WRONG_ID = "wrong-id"      # a reply to a request never sent; the next script item answers
-    CRASH = "crash"            # the process dies
-    ABSENT = "absent"          # (first item only) no process at the start
+    TIMEOUT = "timeout"  # no answer in time (a late answer is dropped: same thing)
+    MALFORMED = "malformed"  # a message that is not a valid answer
+    WRONG_ID = "wrong-id"  # a reply to a request never sent; the next script item answers
+    CRASH = "crash"  # the process dies
+    ABSENT = "absent"  # (first item only) no process at the start
 
 
 class ScriptedSeat(Seat):

@@ -16,8 +16,16 @@ import hashlib
 import hmac
 import secrets
 
-__all__ = ["KEY_BYTES", "bot_seed", "bot_seeds", "deal_seed", "derive", "key_id", "new_key",
-           "random_seed"]
+__all__ = [
+    "KEY_BYTES",
+    "bot_seed",
+    "bot_seeds",
+    "deal_seed",
+    "derive",
+    "key_id",
+    "new_key",
+    "random_seed",
+]
 
 #: Length of a secret key in bytes.
 KEY_BYTES = 32

@@ -37,17 +37,28 @@ class Session:
     their logs to ``log_dir``;
     remote bots join through ``remote``; local bots reach the hub at ``endpoint``."""
 
-    def __init__(self, limits: Limits | None = None, *, log_dir: Path | None = None,
-                 sandbox: Sandbox | None = None, remote: RemoteConfig | None = None,
-                 endpoint: str | None = None, startup_ms: int | None = None) -> None:
+    def __init__(
+        self,
+        limits: Limits | None = None,
+        *,
+        log_dir: Path | None = None,
+        sandbox: Sandbox | None = None,
+        remote: RemoteConfig | None = None,
+        endpoint: str | None = None,
+        startup_ms: int | None = None,
+    ) -> None:
         self.limits = limits = limits or Limits()
         self.referee = Referee(limits)
-        self._pool_args = {"log_dir": log_dir, "limits": limits, "sandbox": sandbox,
-                           "startup_ms": startup_ms}
+        self._pool_args = {
+            "log_dir": log_dir,
+            "limits": limits,
+            "sandbox": sandbox,
+            "startup_ms": startup_ms,
+        }
         self._hub_args = {"endpoint": endpoint, "remote": remote}
         self._pool: BotPool | None = None
         self._hub: Hub | None = None
-        if remote is not None:              # listen now: a bad configuration fails here
+        if remote is not None:  # listen now: a bad configuration fails here
             self._hub = Hub(endpoint, remote=remote)
 
     @property
@@ -71,8 +82,7 @@ class Session:
         """Start the processes of these pool entries (key, spec) ahead of the games."""
         self.pool.prestart(entries)
 
-    def seats(self, entries: Sequence[tuple[str, BotSpec]], *,
-              strict: bool = False) -> list[Seat]:
+    def seats(self, entries: Sequence[tuple[str, BotSpec]], *, strict: bool = False) -> list[Seat]:
         """Process seats for pool entries (key, spec), one per seat, started if need be.
 
         A bot that does not start raises BotStartError if ``strict``; else it sits absent and
@@ -86,7 +96,7 @@ class Session:
                 raise
             failed = {exc.label: str(exc)}
         seats: list[Seat] = []
-        for entry in entries:               # find which one failed; it plays with none
+        for entry in entries:  # find which one failed; it plays with none
             try:
                 if entry[0] in failed:
                     raise BotStartError(failed[entry[0]])
@@ -96,13 +106,27 @@ class Session:
                 seats.append(ProcessSeat(self.hub, None, absent=str(exc)))
         return seats
 
-    def play(self, game: Game, seats: Sequence[Seat], *, seed: int,
-             options: Mapping[str, Any] | None = None, game_id: int = 1,
-             bot_seeds: Sequence[int] | None = None,
-             names: Sequence[str] | None = None) -> GameRecord:
+    def play(
+        self,
+        game: Game,
+        seats: Sequence[Seat],
+        *,
+        seed: int,
+        options: Mapping[str, Any] | None = None,
+        game_id: int = 1,
+        bot_seeds: Sequence[int] | None = None,
+        names: Sequence[str] | None = None,
+    ) -> GameRecord:
         """Play one game over ``seats`` (see ``Referee.play``)."""
-        return self.referee.play(game, seats, seed=seed, options=options, game_id=game_id,
-                                 bot_seeds=bot_seeds, names=names)
+        return self.referee.play(
+            game,
+            seats,
+            seed=seed,
+            options=options,
+            game_id=game_id,
+            bot_seeds=bot_seeds,
+            names=names,
+        )
 
     def close(self) -> None:
         if self._pool is not None:

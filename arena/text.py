@@ -22,5 +22,9 @@ def printable(text: str, *, keep_lines: bool = False) -> str:
     kept = "\n\t" if keep_lines else ""
     if text.isprintable() and not kept:
         return text
-    return "".join(char if char in kept or unicodedata.category(char)[0] not in "CZ"
-                   or char == " " else _escape(char) for char in text)
+    return "".join(
+        char
+        if char in kept or unicodedata.category(char)[0] not in "CZ" or char == " "
+        else _escape(char)
+        for char in text
+    )

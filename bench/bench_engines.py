@@ -45,8 +45,11 @@ def main() -> None:
     parser.add_argument("--seconds", type=float, default=1.0, help="length of one burst")
     parser.add_argument("--repeat", type=int, default=5, help="bursts per game")
     parser.add_argument("--players", type=int, default=4)
-    parser.add_argument("--games", default=",".join(names()),
-                        help="comma-separated game names (default: every bundled game)")
+    parser.add_argument(
+        "--games",
+        default=",".join(names()),
+        help="comma-separated game names (default: every bundled game)",
+    )
     args = parser.parse_args()
     chosen = [name.strip() for name in args.games.split(",") if name.strip()]
     rates: dict[str, list[float]] = {name: [] for name in chosen}
@@ -54,8 +57,10 @@ def main() -> None:
         for name in chosen:
             rates[name].append(decisions_per_second(name, args.players, args.seconds))
     for name in chosen:
-        print(f"{name:12} {statistics.median(rates[name]):>10,.0f} decisions/s "
-              f"({args.players} players, median of {args.repeat})")
+        print(
+            f"{name:12} {statistics.median(rates[name]):>10,.0f} decisions/s "
+            f"({args.players} players, median of {args.repeat})"
+        )
 
 
 if __name__ == "__main__":

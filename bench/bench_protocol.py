@@ -41,8 +41,14 @@ def sample_turn(game_name: str, players: int) -> dict:
             break
         state.apply({s: rng.choice(state.legal(s)) for s in state.to_act()})
     seat = state.to_act()[0]
-    return {"type": "turn", "game_id": 1, "request": 1, "view": state.view(seat),
-            "legal": state.legal(seat), "deadline_ms": 1000}
+    return {
+        "type": "turn",
+        "game_id": 1,
+        "request": 1,
+        "view": state.view(seat),
+        "legal": state.legal(seat),
+        "deadline_ms": 1000,
+    }
 
 
 def _echo_peer(endpoint: str) -> None:
@@ -53,8 +59,16 @@ def _echo_peer(endpoint: str) -> None:
         msg = msgpack.unpackb(sock.recv())
         if msg.get("type") == "bye":
             return
-        sock.send(msgpack.packb({"type": "action", "game_id": msg["game_id"],
-                                 "request": msg["request"], "action": msg["legal"][0]}))
+        sock.send(
+            msgpack.packb(
+                {
+                    "type": "action",
+                    "game_id": msg["game_id"],
+                    "request": msg["request"],
+                    "action": msg["legal"][0],
+                }
+            )
+        )
 
 
 def raw_round_trip(turn: dict, count: int) -> float:
@@ -82,19 +96,25 @@ def raw_round_trip(turn: dict, count: int) -> float:
 def protocol_decisions(game_name: str, players: int, games: int) -> tuple[float, int]:
     """Mean microseconds per decision over ``games`` games (processes started beforehand)."""
     game = get_game(game_name)
-    box = resolve(SandboxMode.AUTO)     # as before: sandboxed where bubblewrap works
+    box = resolve(SandboxMode.AUTO)  # as before: sandboxed where bubblewrap works
     with Session(Limits(move_ms=5000), sandbox=box) as session:
         spec = bundled_spec("random")
         entries = [(f"random#{i}", spec) for i in range(players)]
-        session.play(game, session.seats(entries, strict=True), seed=0,
-                     bot_seeds=[1] * players)  # warm up
+        session.play(
+            game, session.seats(entries, strict=True), seed=0, bot_seeds=[1] * players
+        )  # warm up
         decisions = 0
         key = new_key()
         started = time.perf_counter()
         for index in range(games):
             seed = 1000 + index
-            record = session.play(game, session.seats(entries, strict=True), seed=seed,
-                                  game_id=index + 2, bot_seeds=bot_seeds(key, seed, players))
+            record = session.play(
+                game,
+                session.seats(entries, strict=True),
+                seed=seed,
+                game_id=index + 2,
+                bot_seeds=bot_seeds(key, seed, players),
+            )
             decisions += sum(record.decisions)
             assert not record.faults, record.faults
         elapsed = time.perf_counter() - started
@@ -115,11 +135,12 @@ def main() -> int:
     engine = decisions_per_second(args.game, args.players, 3.0)
     ratio = per_decision / raw
     print(f"(a) raw pyzmq+msgpack round trip ({size}-byte turn):  {raw:8.1f} us")
-    print(f"(b) {args.game} decision over the protocol ({decisions} decisions, "
-          f"{args.games} games):  {per_decision:8.1f} us  = {ratio:.2f} x (a)  "
-          f"[target <= 1.5 x: {'met' if ratio <= 1.5 else 'NOT met'}]")
-    print(f"(c) {args.game} engine in process, view at every step: "
-          f"{engine:10.0f} decisions/s")
+    print(
+        f"(b) {args.game} decision over the protocol ({decisions} decisions, "
+        f"{args.games} games):  {per_decision:8.1f} us  = {ratio:.2f} x (a)  "
+        f"[target <= 1.5 x: {'met' if ratio <= 1.5 else 'NOT met'}]"
+    )
+    print(f"(c) {args.game} engine in process, view at every step: {engine:10.0f} decisions/s")
     return 0
 
 

@@ -33,7 +33,7 @@ def fill(path: str, games: int) -> int:
     with Store.open(path) as store:
         tid, _, records = planned_records(store, games, seed=7)
         for start in range(0, len(records), CHUNK):
-            store.record_games(records[start:start + CHUNK])
+            store.record_games(records[start : start + CHUNK])
     return tid
 
 
@@ -43,8 +43,10 @@ def main() -> None:
         path = args.db or os.path.join(folder, "bench.db")
         started = time.perf_counter()
         tid = fill(path, args.games)
-        print(f"stored {args.games:,} games in {time.perf_counter() - started:.1f} s "
-              f"({os.path.getsize(path) / 1e6:.0f} MB)")
+        print(
+            f"stored {args.games:,} games in {time.perf_counter() - started:.1f} s "
+            f"({os.path.getsize(path) / 1e6:.0f} MB)"
+        )
         with Store.open(path) as store:
             t0 = time.perf_counter()
             results = store.game_results(tid)
@@ -57,11 +59,15 @@ def main() -> None:
             rebuilt = store.rebuild_ratings(tid)
             t4 = time.perf_counter()
     total = t3 - t0
-    print(f"batch ratings of {len(results):,} games: read {t1 - t0:.2f} s + count "
-          f"{t2 - t1:.2f} s + fit {t3 - t2:.3f} s ({batch.iterations} Newton steps) = "
-          f"{total:.2f} s; {'meets' if total < 5 else 'MISSES'} the 5 s target")
-    print(f"full rebuild (read, incremental Elo, batch, write {len(rebuilt.elo.history):,} "
-          f"history rows): {t4 - t3:.2f} s")
+    print(
+        f"batch ratings of {len(results):,} games: read {t1 - t0:.2f} s + count "
+        f"{t2 - t1:.2f} s + fit {t3 - t2:.3f} s ({batch.iterations} Newton steps) = "
+        f"{total:.2f} s; {'meets' if total < 5 else 'MISSES'} the 5 s target"
+    )
+    print(
+        f"full rebuild (read, incremental Elo, batch, write {len(rebuilt.elo.history):,} "
+        f"history rows): {t4 - t3:.2f} s"
+    )
     best = batch.ranked()[0]
     print(f"top: {best.entrant} {best.rating:.0f} [{best.lo:.0f}, {best.hi:.0f}]")
 

@@ -110,18 +110,24 @@ def main(argv: list[str] | None = None) -> int:
         if spiel is not None:
             theirs.append(rate(spiel))
     mine = statistics.median(ours)
-    print(f"skull-king ({args.players} players{', advanced' if args.advanced else ''}, "
-          f"in-process view+legal+apply): {mine:,.0f} decisions/s "
-          f"(median of {len(ours)} bursts of {args.seconds:g} CPU s: "
-          f"{', '.join(f'{r:,.0f}' for r in ours)})")
+    print(
+        f"skull-king ({args.players} players{', advanced' if args.advanced else ''}, "
+        f"in-process view+legal+apply): {mine:,.0f} decisions/s "
+        f"(median of {len(ours)} bursts of {args.seconds:g} CPU s: "
+        f"{', '.join(f'{r:,.0f}' for r in ours)})"
+    )
     if not theirs:
-        print("NOTE: open_spiel is not importable, so there is no oh_hell figure to compare "
-              "with (pip install open_spiel; it is not a project dependency)")
+        print(
+            "NOTE: open_spiel is not importable, so there is no oh_hell figure to compare "
+            "with (pip install open_spiel; it is not a project dependency)"
+        )
         return 0
     other = statistics.median(theirs)
-    print(f"open_spiel oh_hell ({args.players} players, C++ driven from Python, "
-          f"information_state_string+legal_actions+apply_action): {other:,.0f} decisions/s "
-          f"(median of {len(theirs)} bursts: {', '.join(f'{r:,.0f}' for r in theirs)})")
+    print(
+        f"open_spiel oh_hell ({args.players} players, C++ driven from Python, "
+        f"information_state_string+legal_actions+apply_action): {other:,.0f} decisions/s "
+        f"(median of {len(theirs)} bursts: {', '.join(f'{r:,.0f}' for r in theirs)})"
+    )
     verdict = "meets" if mine >= other else "misses"
     print(f"ratio skull-king / oh_hell: {mine / other:.2f} ({verdict} the target of >= 1.00)")
     return 0

@@ -24,8 +24,11 @@ from tournaments.store import Store
 
 
 def entrants() -> list[str]:
-    skull = [name for name, games in sorted(bundled_bots().items())
-             if plays(games, "skull") and name not in ("random", "first")]
+    skull = [
+        name
+        for name, games in sorted(bundled_bots().items())
+        if plays(games, "skull") and name not in ("random", "first")
+    ]
     names = skull + ["first"]
     return (names + ["random"] * 6)[:6]
 
@@ -34,13 +37,21 @@ def one_run(rounds: int, jobs: int) -> None:
     bots = entrants()
     with tempfile.TemporaryDirectory() as folder:
         store = Store.open(Path(folder) / "bench.db")
-        spec = TournamentSpec(game="skull", options={}, bots=tuple(bots), table_size=4,
-                              repetitions=rounds, seed=7, move_ms=2000)
+        spec = TournamentSpec(
+            game="skull",
+            options={},
+            bots=tuple(bots),
+            table_size=4,
+            repetitions=rounds,
+            seed=7,
+            move_ms=2000,
+        )
         key = new_key()
         games = plan(spec, key=key)
         labels = spec.entrant_bots()
-        tid = store.create_tournament(spec, games, {e: (b, "bench") for e, b in labels.items()},
-                                      key=key)
+        tid = store.create_tournament(
+            spec, games, {e: (b, "bench") for e, b in labels.items()}, key=key
+        )
         specs = {label: bundled_spec(bot) for label, bot in labels.items()}
         db = Path(folder) / "bench.db"
         box = resolve(SandboxMode.AUTO, hide=private_paths(db, Path(folder) / "logs"))
@@ -54,8 +65,10 @@ def one_run(rounds: int, jobs: int) -> None:
     print(f"jobs={jobs}: {summary.played} games among {', '.join(bots)}")
     print(f"  tournament wall time            {wall:8.2f} s")
     print(f"  summed game play time / jobs    {ideal:8.2f} s   (sum {play_s:.2f} s)")
-    print(f"  scheduling+processes+storage    {overhead:+7.1f} %   "
-          f"[target < 20 %: {'met' if overhead < 20 else 'NOT met'}]")
+    print(
+        f"  scheduling+processes+storage    {overhead:+7.1f} %   "
+        f"[target < 20 %: {'met' if overhead < 20 else 'NOT met'}]"
+    )
     print(f"  bot processes started           {summary.processes_started}")
 
 

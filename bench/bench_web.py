@@ -45,8 +45,9 @@ ENV = dict(os.environ, PYTHONPATH=str(Path(__file__).resolve().parent.parent))
 
 
 def arena(*args: str) -> str:
-    return subprocess.run([sys.executable, "-m", "arena", *args], env=ENV, check=True,
-                          capture_output=True, text=True).stdout
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args], env=ENV, check=True, capture_output=True, text=True
+    ).stdout
 
 
 def free_port() -> int:
@@ -57,9 +58,12 @@ def free_port() -> int:
 
 def serve(db: str) -> tuple[subprocess.Popen, str]:
     port = free_port()
-    proc = subprocess.Popen([sys.executable, "-m", "arena", "serve", "--db", db, "--port",
-                             str(port)], env=ENV, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL)
+    proc = subprocess.Popen(
+        [sys.executable, "-m", "arena", "serve", "--db", db, "--port", str(port)],
+        env=ENV,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+    )
     url = f"http://127.0.0.1:{port}"
     for _ in range(200):
         try:
@@ -85,14 +89,16 @@ def timed(client: httpx.Client, url: str) -> float:
 
 
 def page_times(url: str, tid: int, game: int) -> None:
-    addresses = [("static file (HTTP floor, baseline)", "/static/arena.css"),
-                 ("tournament page", f"/tournaments/{tid}"),
-                 ("tournament API (= tournament show --json)", f"/api/tournaments/{tid}"),
-                 ("rankings API (with LOS)", f"/api/tournaments/{tid}/rankings"),
-                 ("games page 1000 (API)", f"/api/tournaments/{tid}/games?page=1000"),
-                 ("live endpoint", f"/api/tournaments/{tid}/live"),
-                 ("replay page", f"/games/{game}"),
-                 ("replay frames (referee)", f"/games/{game}/frames/referee.js")]
+    addresses = [
+        ("static file (HTTP floor, baseline)", "/static/arena.css"),
+        ("tournament page", f"/tournaments/{tid}"),
+        ("tournament API (= tournament show --json)", f"/api/tournaments/{tid}"),
+        ("rankings API (with LOS)", f"/api/tournaments/{tid}/rankings"),
+        ("games page 1000 (API)", f"/api/tournaments/{tid}/games?page=1000"),
+        ("live endpoint", f"/api/tournaments/{tid}/live"),
+        ("replay page", f"/games/{game}"),
+        ("replay frames (referee)", f"/games/{game}/frames/referee.js"),
+    ]
     with httpx.Client(base_url=url, timeout=120) as client:
         for label, path in addresses:
             cold = timed(client, path)
@@ -104,9 +110,23 @@ def one_run(folder: str, name: str, rounds: int, polled: bool) -> tuple[float, f
     """A real tournament run, with or without a poller of its live endpoint; returns
     (games/s, CPU s of the run, CPU s of the server)."""
     db = os.path.join(folder, f"live-{name}.db")
-    tid = json.loads(arena("tournament", "create", "--game", "skull", "--bots",
-                           "skull_odds,random,first", "--rounds", str(rounds), "--seed", "3",
-                           "--json", "--db", db))["id"]
+    tid = json.loads(
+        arena(
+            "tournament",
+            "create",
+            "--game",
+            "skull",
+            "--bots",
+            "skull_odds,random,first",
+            "--rounds",
+            str(rounds),
+            "--seed",
+            "3",
+            "--json",
+            "--db",
+            db,
+        )
+    )["id"]
     proc, url = serve(db)
     stop = threading.Event()
 
@@ -130,28 +150,37 @@ def one_run(folder: str, name: str, rounds: int, polled: bool) -> tuple[float, f
     finally:
         proc.terminate()
         proc.wait()
-    run_cpu = ((after.children_user - before.children_user)
-               + (after.children_system - before.children_system))
+    run_cpu = (after.children_user - before.children_user) + (
+        after.children_system - before.children_system
+    )
     return 3 * rounds / wall, run_cpu, server_cpu
 
 
 def live_cost(folder: str, rounds: int, repeats: int = 1) -> None:
     results: dict[bool, list[tuple[float, float, float]]] = {False: [], True: []}
-    order = [False, True, True, False] * repeats   # ABBA: a drifting load cancels out
+    order = [False, True, True, False] * repeats  # ABBA: a drifting load cancels out
     for i, polled in enumerate(order):
         rate, run_cpu, server_cpu = one_run(folder, f"{i}-{polled}", rounds, polled)
         results[polled].append((rate, run_cpu, server_cpu))
-        print(f"  run {i + 1} {'polled' if polled else 'alone':6s}: {rate:5.2f} games/s, "
-              f"run CPU {run_cpu:5.1f} s, server CPU {server_cpu:5.2f} s", flush=True)
+        print(
+            f"  run {i + 1} {'polled' if polled else 'alone':6s}: {rate:5.2f} games/s, "
+            f"run CPU {run_cpu:5.1f} s, server CPU {server_cpu:5.2f} s",
+            flush=True,
+        )
     alone = statistics.mean(r[0] for r in results[False])
     polled = statistics.mean(r[0] for r in results[True])
     share = (sum(r[2] for r in results[True]) - sum(r[2] for r in results[False])) / sum(
-        r[1] for r in results[True])
-    print(f"  mean throughput alone {alone:.2f} games/s, polled {polled:.2f} games/s "
-          f"({100 * (polled - alone) / alone:+.1f} %; wall-clock noise on a shared 2-core "
-          "machine is several %)")
-    print(f"  CPU the polled server spent beyond an idle one: {100 * share:.2f} % of the run's "
-          f"CPU ({'meets' if share < 0.02 else 'MISSES'} the 2 % target)")
+        r[1] for r in results[True]
+    )
+    print(
+        f"  mean throughput alone {alone:.2f} games/s, polled {polled:.2f} games/s "
+        f"({100 * (polled - alone) / alone:+.1f} %; wall-clock noise on a shared 2-core "
+        "machine is several %)"
+    )
+    print(
+        f"  CPU the polled server spent beyond an idle one: {100 * share:.2f} % of the run's "
+        f"CPU ({'meets' if share < 0.02 else 'MISSES'} the 2 % target)"
+    )
 
 
 def main() -> None:
@@ -162,27 +191,43 @@ def main() -> None:
         tid = fill(db, args.games)
         with Store.open(db) as store:
             store.rebuild_ratings(tid)
-        small = json.loads(arena("tournament", "create", "--game", "skull-king", "--bots",
-                                 "skull_king_bidder,random,first", "--json", "--db", db))["id"]
+        small = json.loads(
+            arena(
+                "tournament",
+                "create",
+                "--game",
+                "skull-king",
+                "--bots",
+                "skull_king_bidder,random,first",
+                "--json",
+                "--db",
+                db,
+            )
+        )["id"]
         arena("tournament", "run", str(small), "-q", "--sandbox", "off", "--db", db)
         with Store.open(db) as store:
-            game = store.db.execute("SELECT MAX(id) FROM games WHERE tournament_id = ?",
-                                    (small,)).fetchone()[0]
+            game = store.db.execute(
+                "SELECT MAX(id) FROM games WHERE tournament_id = ?", (small,)
+            ).fetchone()[0]
             t0 = time.perf_counter()
             published.tournament_data(store, tid)
             cli_ms = (time.perf_counter() - t0) * 1000
-        print(f"database: {args.games:,} games ({os.path.getsize(db) / 1e6:.0f} MB) built in "
-              f"{time.perf_counter() - started:.0f} s")
-        print(f"baseline: `arena tournament show --json` data in process: {cli_ms:.0f} ms",
-              flush=True)
+        print(
+            f"database: {args.games:,} games ({os.path.getsize(db) / 1e6:.0f} MB) built in "
+            f"{time.perf_counter() - started:.0f} s"
+        )
+        print(
+            f"baseline: `arena tournament show --json` data in process: {cli_ms:.0f} ms", flush=True
+        )
         proc, url = serve(db)
         try:
             page_times(url, tid, game)
         finally:
             proc.terminate()
             proc.wait()
-        print("live view cost on a running tournament (300 real games, one job, polled every "
-              "second):")
+        print(
+            "live view cost on a running tournament (300 real games, one job, polled every second):"
+        )
         live_cost(folder, 100)
 
 

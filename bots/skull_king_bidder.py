@@ -49,8 +49,17 @@ NUMBER_DISCOUNT_TWO_PLAYERS = 0.9
 #: A card counts as likely to hold a trick from this chance on.
 HOLD = 0.55
 #: Static order of card strength, used to pick the cheapest winner or the card to shed.
-STRENGTH: dict[Card, float] = {SK: 100, PIR: 90, TIG_PIRATE: 89, MER: 80, WHALE: 30,
-                              KRAKEN: 1, ESC: 0, LOOT: 0, TIG_ESCAPE: 0.5}
+STRENGTH: dict[Card, float] = {
+    SK: 100,
+    PIR: 90,
+    TIG_PIRATE: 89,
+    MER: 80,
+    WHALE: 30,
+    KRAKEN: 1,
+    ESC: 0,
+    LOOT: 0,
+    TIG_ESCAPE: 0.5,
+}
 #: Cards that never win a trick on their own.
 NEVER_WIN = frozenset({ESC, LOOT, KRAKEN, TIG_ESCAPE})
 CHARACTERS = (PIR, TIG, SK, MER)

@@ -113,13 +113,14 @@ def risk_of(entry: Mapping[str, Any], hits: int, lean: float = 1.0) -> float:
 
 def shown_counts(shown: Iterable[Sequence[Any]]) -> dict[int, int]:
     counts: dict[int, int] = {}
-    for owner, *_ in shown:          # [owner, disc], or [owner, position, disc] (bank)
+    for owner, *_ in shown:  # [owner, disc], or [owner, position, disc] (bank)
         counts[owner] = counts.get(owner, 0) + 1
     return counts
 
 
-def others_stacks(view: Mapping[str, Any], leans: Mapping[int, float],
-                  skip: Iterable[int] = ()) -> dict[int, tuple[float, int, int]]:
+def others_stacks(
+    view: Mapping[str, Any], leans: Mapping[int, float], skip: Iterable[int] = ()
+) -> dict[int, tuple[float, int, int]]:
     """The ``plan`` input for every other stack with discs, from the public view."""
     me, shown_key = view["seat"], ("flips" if view["game"] == "skull" else "revealed")
     hits = skull_hits(view["results"])
@@ -175,6 +176,7 @@ def bait_ok(owned: int, others: int, bid: int, total: int) -> bool:
 
 # ----- Skull decisions ---------------------------------------------------------------------------
 
+
 def lay(pile: Sequence[str], legal: list[str], verb: str, good: str, skull_first: float) -> str:
     """Put down a disc: the skull first (bottom of the pile) with chance ``skull_first``,
     otherwise good discs; the skull too when nothing else is left."""
@@ -220,8 +222,9 @@ def _auction(view: Mapping[str, Any], legal: list[str]) -> str:
     best = best_number(lo, total, view["stack"], stacks, RAISE_ODDS)
     if best:
         return f"bid:{best}"
-    others = sum(1 for s, e in enumerate(seats) if s != me and not e["passed"]
-                 and not e["eliminated"])
+    others = sum(
+        1 for s, e in enumerate(seats) if s != me and not e["passed"] and not e["eliminated"]
+    )
     if bait_ok(seats[me]["owned"], others, lo, total):
         return f"bid:{lo}"
     return "pass"

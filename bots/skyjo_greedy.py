@@ -23,13 +23,14 @@ GAMES = ("skyjo",)
 ROWS, COLS = 3, 4
 CARD_COUNTS = {-2: 5, -1: 10, 0: 15, **{v: 10 for v in range(1, 13)}}
 COLUMN_OF = tuple(i % COLS for i in range(ROWS * COLS))
-OTHERS_IN_COLUMN = tuple(tuple(j for j in range(i % COLS, ROWS * COLS, COLS) if j != i)
-                         for i in range(ROWS * COLS))
-PAIR_WEIGHT = 0.5        # worth of starting a pair of value v in a column, per point of v
-FLIP_BONUS = 0.4         # worth of the information of turning a card over
-LAST_TURN_GAIN = 3.0     # how much an opponent is expected to improve on a final turn
-END_MARGIN = 2.0         # how clearly lowest the bot wants to be before ending a round
-END_BONUS = 3.0          # worth of ending a round the bot expects to win
+OTHERS_IN_COLUMN = tuple(
+    tuple(j for j in range(i % COLS, ROWS * COLS, COLS) if j != i) for i in range(ROWS * COLS)
+)
+PAIR_WEIGHT = 0.5  # worth of starting a pair of value v in a column, per point of v
+FLIP_BONUS = 0.4  # worth of the information of turning a card over
+LAST_TURN_GAIN = 3.0  # how much an opponent is expected to improve on a final turn
+END_MARGIN = 2.0  # how clearly lowest the bot wants to be before ending a round
+END_BONUS = 3.0  # worth of ending a round the bot expects to win
 
 
 @dataclass(frozen=True)
@@ -37,10 +38,10 @@ class Spot:
     """One of our live cells, precomputed so that a placement costs a few operations."""
 
     index: int
-    worth: float                  # points saved by placing a 0 here (pair breaking included)
-    bonus: dict[int, float]       # extra worth of placing a given value (columns and pairs)
-    down: bool                    # face down
-    completes: float | None       # for a face-down card: the value that would complete its column
+    worth: float  # points saved by placing a 0 here (pair breaking included)
+    bonus: dict[int, float]  # extra worth of placing a given value (columns and pairs)
+    down: bool  # face down
+    completes: float | None  # for a face-down card: the value that would complete its column
 
 
 @dataclass(frozen=True)
@@ -48,14 +49,14 @@ class Situation:
     """What the decision needs, read once from the view."""
 
     spots: tuple[Spot, ...]
-    unseen: tuple[tuple[int, float], ...]   # (value, probability) of an unseen card
+    unseen: tuple[tuple[int, float], ...]  # (value, probability) of an unseen card
     mean: float
-    hidden: int                   # our face-down cards
-    up: int                       # the sum of our face-up cards
-    final_lap: bool               # someone else ended the round: this is our last turn
-    rival_best: float             # the lowest estimated final score among the other seats
-    manual_doubling: bool         # option doubling: manual (only positive scores double)
-    may_skip_flip: bool           # option discard_flip: optional
+    hidden: int  # our face-down cards
+    up: int  # the sum of our face-up cards
+    final_lap: bool  # someone else ended the round: this is our last turn
+    rival_best: float  # the lowest estimated final score among the other seats
+    manual_doubling: bool  # option doubling: manual (only positive scores double)
+    may_skip_flip: bool  # option discard_flip: optional
 
 
 def read(view: dict[str, Any]) -> Situation:
@@ -69,7 +70,8 @@ def read(view: dict[str, Any]) -> Situation:
     columns = bool(view["options"]["columns"])
     return Situation(
         spots=tuple(spot(grid, i, mean, columns) for i in live),
-        unseen=unseen, mean=mean,
+        unseen=unseen,
+        mean=mean,
         hidden=sum(1 for i in live if grid[i] is None),
         up=sum(grid[i] for i in live if grid[i] is not None),
         final_lap=view["ender"] is not None and view["ender"] != me,
@@ -79,8 +81,9 @@ def read(view: dict[str, Any]) -> Situation:
     )
 
 
-def unseen_cards(view: dict[str, Any],
-                 flat: list[list[int | None]]) -> tuple[tuple[tuple[int, float], ...], float]:
+def unseen_cards(
+    view: dict[str, Any], flat: list[list[int | None]]
+) -> tuple[tuple[tuple[int, float], ...], float]:
     """The distribution of a card we have not seen, and its mean."""
     counts = dict(CARD_COUNTS)
     seen = list(view["discard"])
@@ -105,7 +108,7 @@ def spot(grid: Sequence[int | None], index: int, mean: float, columns: bool) -> 
         for value in set(v for v in others if v is not None and v > 0):
             bonus[value] = PAIR_WEIGHT * value
         if others[0] is not None and others[0] == others[1]:
-            bonus[others[0]] = 3.0 * others[0]     # the whole column goes
+            bonus[others[0]] = 3.0 * others[0]  # the whole column goes
             completes = others[0]
         if old is not None and old > 0 and old in others:
             worth -= PAIR_WEIGHT * old
@@ -121,8 +124,8 @@ def estimate(cells: Sequence[int | None], dead: set[int], mean: float) -> float:
 def ending_value(sit: Situation, final: float) -> float:
     """Adjustment for a move that ends the round with our cards summing to ``final``."""
     if final < sit.rival_best - END_MARGIN or (sit.manual_doubling and final <= 0):
-        return END_BONUS        # likely strictly lowest, or never doubled
-    return -final - END_BONUS   # likely doubled: adds the score once more
+        return END_BONUS  # likely strictly lowest, or never doubled
+    return -final - END_BONUS  # likely doubled: adds the score once more
 
 
 def ends_round(sit: Situation, place: Spot) -> bool:
@@ -172,8 +175,10 @@ def placement_table(sit: Situation) -> dict[int, float]:
         for value, extra in p.bonus.items():
             special[value] = max(special.get(value, base), p.worth + extra)
     ending = [p for p in sit.spots if ends_round(sit, p)]
-    return {v: max([max(base, special.get(v, base)) - v]
-                   + [place_value(sit, v, p) for p in ending]) for v, _ in sit.unseen}
+    return {
+        v: max([max(base, special.get(v, base)) - v] + [place_value(sit, v, p) for p in ending])
+        for v, _ in sit.unseen
+    }
 
 
 def choose_turn(sit: Situation, discard_top: int) -> str:

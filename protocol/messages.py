@@ -20,9 +20,9 @@ MAX_ACTION = 256
 class ErrorCode(str, enum.Enum):
     """Codes of ``error`` messages the arena sends."""
 
-    BAD_TOKEN = "bad-token"            # unknown or already used token
-    BAD_PROTOCOL = "bad-protocol"      # protocol version not supported
-    BAD_HELLO = "bad-hello"            # hello with missing or mistyped fields
+    BAD_TOKEN = "bad-token"  # unknown or already used token
+    BAD_PROTOCOL = "bad-protocol"  # protocol version not supported
+    BAD_HELLO = "bad-hello"  # hello with missing or mistyped fields
 
 
 def _int(msg: dict[str, Any], key: str) -> int:
@@ -56,7 +56,7 @@ def validate_from_bot(msg: dict[str, Any]) -> str:
         _int(msg, "protocol")
         _str(msg, "token", MAX_TOKEN)
         _str(msg, "name", MAX_NAME)
-        if "max_games" in msg:      # sent by older bots; the arena ignores it
+        if "max_games" in msg:  # sent by older bots; the arena ignores it
             _int(msg, "max_games")
         unknown = set(msg) - {"type", "protocol", "token", "name", "max_games"}
         if unknown:

@@ -79,13 +79,20 @@ def curve_from_env(environ: dict[str, str] | None = None) -> tuple[str, str, str
         return None
     if not all(keys):
         missing = [name for name, key in zip(CURVE_ENV, keys) if not key]
-        raise ProtocolError(f"CURVE needs all of {', '.join(CURVE_ENV)}; missing "
-                            f"{', '.join(missing)}")
+        raise ProtocolError(
+            f"CURVE needs all of {', '.join(CURVE_ENV)}; missing {', '.join(missing)}"
+        )
     return keys[0], keys[1], keys[2]
 
 
-def serve(bot: Bot, *, endpoint: str, token: str, idle_timeout_ms: int | None = None,
-          curve: tuple[str, str, str] | None = None) -> int:
+def serve(
+    bot: Bot,
+    *,
+    endpoint: str,
+    token: str,
+    idle_timeout_ms: int | None = None,
+    curve: tuple[str, str, str] | None = None,
+) -> int:
     """Connect, say hello and answer the arena until ``bye``. Returns an exit status.
 
     ``curve`` is ``(server public key, own public key, own secret key)`` for CURVE.
@@ -101,6 +108,7 @@ def serve(bot: Bot, *, endpoint: str, token: str, idle_timeout_ms: int | None = 
             return 2
         send = sock.socket.send
         from protocol.codec import encode
+
         while True:
             msg = sock.recv(idle_timeout_ms)
             if msg is None:
@@ -108,8 +116,16 @@ def serve(bot: Bot, *, endpoint: str, token: str, idle_timeout_ms: int | None = 
             kind = msg.get("type")
             if kind == "turn":
                 choice = bot.act(msg["view"], msg["legal"])
-                send(encode({"type": "action", "game_id": msg["game_id"],
-                             "request": msg["request"], "action": choice}))
+                send(
+                    encode(
+                        {
+                            "type": "action",
+                            "game_id": msg["game_id"],
+                            "request": msg["request"],
+                            "action": choice,
+                        }
+                    )
+                )
             elif kind == "start":
                 validate_from_arena(msg)
                 seed = msg["seed"]
@@ -128,8 +144,7 @@ def serve(bot: Bot, *, endpoint: str, token: str, idle_timeout_ms: int | None = 
 
 def run_bot(bot: ActFunction | Bot, *, name: str | None = None) -> None:
     """Run a bot (a function or a Bot instance) as this process's main loop, then exit."""
-    logging.basicConfig(level=logging.WARNING, stream=sys.stderr,
-                        format="%(name)s: %(message)s")
+    logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
     if not isinstance(bot, Bot):
         bot = _FunctionBot(bot, name or getattr(bot, "__name__", "bot"))
     elif name:

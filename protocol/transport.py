@@ -45,11 +45,10 @@ def ipc_folder(endpoint: str) -> str | None:
     """The folder of an ``ipc://`` endpoint's socket file (None for other transports)."""
     if not endpoint.startswith("ipc://"):
         return None
-    return os.path.dirname(os.path.abspath(endpoint[len("ipc://"):]))
+    return os.path.dirname(os.path.abspath(endpoint[len("ipc://") :]))
 
 
-def curve_client(socket: zmq.Socket, *, server_key: str, public_key: str,
-                 secret_key: str) -> None:
+def curve_client(socket: zmq.Socket, *, server_key: str, public_key: str, secret_key: str) -> None:
     """Make ``socket`` a CURVE client (call before ``connect``). Keys are Z85 text."""
     socket.curve_serverkey = server_key.encode("ascii")
     socket.curve_publickey = public_key.encode("ascii")
@@ -59,9 +58,16 @@ def curve_client(socket: zmq.Socket, *, server_key: str, public_key: str,
 class RouterSocket:
     """The arena's ROUTER socket. Receives ``(peer_id, payload)`` pairs; sends maps to peers."""
 
-    def __init__(self, endpoint: str | None = None, *, max_message_bytes: int = MAX_BOT_MESSAGE,
-                 context: zmq.Context | None = None, curve_secret: str | None = None,
-                 receive_hwm: int = RECEIVE_HWM, backlog: int | None = None) -> None:
+    def __init__(
+        self,
+        endpoint: str | None = None,
+        *,
+        max_message_bytes: int = MAX_BOT_MESSAGE,
+        context: zmq.Context | None = None,
+        curve_secret: str | None = None,
+        receive_hwm: int = RECEIVE_HWM,
+        backlog: int | None = None,
+    ) -> None:
         """``backlog`` bounds connections waiting to be accepted (ZeroMQ's default: 100)."""
         self.context = context or zmq.Context.instance()
         self.socket = self.context.socket(zmq.ROUTER)
@@ -110,7 +116,7 @@ class RouterSocket:
             peer = socket.recv()
         except zmq.Again:
             return None
-        frames = [socket.recv()]            # a ROUTER message always has a second frame
+        frames = [socket.recv()]  # a ROUTER message always has a second frame
         while socket.getsockopt(_RCVMORE):
             frames.append(socket.recv())
         return peer, frames
@@ -120,7 +126,7 @@ class RouterSocket:
         zmq.Again if none is waiting). Plain int flags, as in ``recv_within``."""
         socket = self.socket
         peer = socket.recv(_NOBLOCK)
-        frames = [socket.recv()]            # a ROUTER message always has a second frame
+        frames = [socket.recv()]  # a ROUTER message always has a second frame
         while socket.getsockopt(_RCVMORE):
             frames.append(socket.recv())
         return peer, frames
@@ -148,14 +154,14 @@ class RouterSocket:
         try:
             self.socket.unbind(self.endpoint)
         except zmq.ZMQError:
-            pass            # already unbound
+            pass  # already unbound
 
     def close(self) -> None:
         self.socket.close(linger=0)
         folder = ipc_folder(self.endpoint)
         if folder is not None:
             try:
-                os.unlink(self.endpoint[len("ipc://"):])
+                os.unlink(self.endpoint[len("ipc://") :])
             except OSError:
                 pass
             if os.path.basename(folder).startswith("arena-ipc-"):
@@ -165,9 +171,14 @@ class RouterSocket:
 class DealerSocket:
     """A bot's DEALER socket connected to the arena."""
 
-    def __init__(self, endpoint: str, *, max_message_bytes: int = MAX_ARENA_MESSAGE,
-                 context: zmq.Context | None = None,
-                 curve: tuple[str, str, str] | None = None) -> None:
+    def __init__(
+        self,
+        endpoint: str,
+        *,
+        max_message_bytes: int = MAX_ARENA_MESSAGE,
+        context: zmq.Context | None = None,
+        curve: tuple[str, str, str] | None = None,
+    ) -> None:
         """``curve`` is ``(server public key, own public key, own secret key)`` (Z85 text)."""
         self.context = context or zmq.Context.instance()
         self.socket = self.context.socket(zmq.DEALER)
@@ -176,8 +187,9 @@ class DealerSocket:
         self.max_message_bytes = max_message_bytes
         if curve is not None:
             server_key, public_key, secret_key = curve
-            curve_client(self.socket, server_key=server_key, public_key=public_key,
-                         secret_key=secret_key)
+            curve_client(
+                self.socket, server_key=server_key, public_key=public_key, secret_key=secret_key
+            )
         self.socket.connect(endpoint)
 
     def send(self, message: dict[str, Any]) -> None:

@@ -22,10 +22,15 @@ def run_tool(*argv: str) -> None:
     if shutil.which(argv[0]) is None:
         pytest.skip(f"{argv[0]} is not installed (pip install -e '.[test]')")
     path = os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")]))
-    done = subprocess.run(argv, cwd=ROOT, capture_output=True, text=True, timeout=240,
-                          env={**os.environ, "PYTHONPATH": path})  # this tree's packages
-    assert done.returncode == 0, (f"`{' '.join(argv)}` found problems:\n"
-                                  f"{done.stdout}{done.stderr}")
+    done = subprocess.run(
+        argv,
+        cwd=ROOT,
+        capture_output=True,
+        text=True,
+        timeout=240,
+        env={**os.environ, "PYTHONPATH": path},
+    )  # this tree's packages
+    assert done.returncode == 0, f"`{' '.join(argv)}` found problems:\n{done.stdout}{done.stderr}"
 
 
 def test_ruff_lint_rules_hold() -> None:

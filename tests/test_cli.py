@@ -62,8 +62,9 @@ def test_the_console_script_and_python_m_arena_run_the_cli_package() -> None:
     target = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]["arena"]
     module, _, name = target.partition(":")
     assert getattr(importlib.import_module(module), name) is main
-    done = subprocess.run([sys.executable, "-m", "arena", "--version"], capture_output=True,
-                          text=True, timeout=60)
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "--version"], capture_output=True, text=True, timeout=60
+    )
     assert done.returncode == 0 and done.stdout.startswith("arena, version"), done.stderr
 
 
@@ -91,47 +92,103 @@ def test_play_skull_over_real_processes(players: int) -> None:
 
 
 def test_play_as_one_seat_shows_its_views() -> None:
-    result = run("play", "skull", "--bot", "random", "--bot", "random", "--bot", "random",
-                 "--seed", "3", "--seat", "1", "--json")
+    result = run(
+        "play",
+        "skull",
+        "--bot",
+        "random",
+        "--bot",
+        "random",
+        "--bot",
+        "random",
+        "--seed",
+        "3",
+        "--seat",
+        "1",
+        "--json",
+    )
     data = json.loads(result.output)
     assert data["seat"] == 1 and data["turns"]
     assert all(turn["action"] in turn["legal"] for turn in data["turns"])
-    assert "seed" not in keys_in(data) and "events" not in data   # they reveal every hand
-    text = run("play", "skull", "--bot", "random", "--bot", "random", "--bot", "random",
-               "--seed", "3", "--seat", "1").output
+    assert "seed" not in keys_in(data) and "events" not in data  # they reveal every hand
+    text = run(
+        "play",
+        "skull",
+        "--bot",
+        "random",
+        "--bot",
+        "random",
+        "--bot",
+        "random",
+        "--seed",
+        "3",
+        "--seat",
+        "1",
+    ).output
     assert "seed" not in text
 
 
-@pytest.mark.parametrize("args, message", [
-    (["play", "chess", "--bot", "random", "--bot", "random"], "unknown game 'chess'"),
-    (["play", "skull", "--bot", "random", "--bot", "random"], "skull takes 3-6 players, not 2"),
-    (["play", "skull", "--bot", "random", "--bot", "random", "--bot", "nosuchbot"],
-     "no bundled or registered bot 'nosuchbot'"),
-    (["play", "skull", "--bot", "random", "--bot", "random", "--bot",
-      f"{sys.executable} {ROGUES / 'exit_at_once.py'}"], "stopped before saying hello"),
-    (["play", "skull", "--bot", "random", "--bot", "random", "--bot", "/no/such/program"],
-     "/no/such/program"),
-    (["play", "skull-king", "--bot", "random", "--bot", "random", "--option", "colour=red"],
-     "has no option 'colour'"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["play", "chess", "--bot", "random", "--bot", "random"], "unknown game 'chess'"),
+        (["play", "skull", "--bot", "random", "--bot", "random"], "skull takes 3-6 players, not 2"),
+        (
+            ["play", "skull", "--bot", "random", "--bot", "random", "--bot", "nosuchbot"],
+            "no bundled or registered bot 'nosuchbot'",
+        ),
+        (
+            [
+                "play",
+                "skull",
+                "--bot",
+                "random",
+                "--bot",
+                "random",
+                "--bot",
+                f"{sys.executable} {ROGUES / 'exit_at_once.py'}",
+            ],
+            "stopped before saying hello",
+        ),
+        (
+            ["play", "skull", "--bot", "random", "--bot", "random", "--bot", "/no/such/program"],
+            "/no/such/program",
+        ),
+        (
+            ["play", "skull-king", "--bot", "random", "--bot", "random", "--option", "colour=red"],
+            "has no option 'colour'",
+        ),
+    ],
+)
 def test_user_errors_are_one_line_and_non_zero(args, message) -> None:
     result = CliRunner().invoke(main, args)
     assert result.exit_code == 1
     assert message in result.output
     assert "Traceback" not in result.output
-    assert not isinstance(result.exception, Exception) or isinstance(result.exception,
-                                                                     SystemExit)
+    assert not isinstance(result.exception, Exception) or isinstance(result.exception, SystemExit)
 
 
 def test_rankings_are_never_stale_and_reading_them_writes_nothing(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
-    created = run("tournament", "create", "--game", "skull", "--bots", "random,first,random",
-                  "--table-size", "3", "--seed", "5", "--json", db=db)
+    created = run(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "random,first,random",
+        "--table-size",
+        "3",
+        "--seed",
+        "5",
+        "--json",
+        db=db,
+    )
     tid = str(json.loads(created.output)["id"])
     assert run("tournament", "run", tid, "--quiet", db=db).exit_code == 0
     fresh = json.loads(run("rankings", tid, "--json", db=db).output)["rankings"]
     conn = sqlite3.connect(db)
-    with conn:          # as if the run had been killed before its final rebuild of ratings
+    with conn:  # as if the run had been killed before its final rebuild of ratings
         conn.execute("DELETE FROM ratings")
     before = db.read_bytes()
     again = json.loads(run("rankings", tid, "--json", db=db).output)["rankings"]
@@ -149,12 +206,26 @@ def test_bad_usage_is_a_usage_error() -> None:
 
 def test_tournament_create_run_and_read(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
-    created = run("tournament", "create", "--game", "skull", "--bots", "random,first,random",
-                  "--table-size", "3", "--repetitions", "2", "--seed", "5", "--json", db=db)
+    created = run(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "random,first,random",
+        "--table-size",
+        "3",
+        "--repetitions",
+        "2",
+        "--seed",
+        "5",
+        "--json",
+        db=db,
+    )
     assert created.exit_code == 0, created.output
     info = json.loads(created.output)
     tid = info["id"]
-    assert info["games_total"] == 2 * 1 * 3          # rounds x tables x rotations
+    assert info["games_total"] == 2 * 1 * 3  # rounds x tables x rotations
     result = run("tournament", "run", str(tid), "--quiet", db=db)
     assert result.exit_code == 0, result.output
     assert "6/6 games played" in result.output
@@ -179,14 +250,21 @@ def test_tournament_create_run_and_read(tmp_path: Path) -> None:
     assert "place" in run("replay", str(game_id), db=db).output
 
 
-@pytest.mark.parametrize("args, message", [
-    (["--game", "skull", "--bots", "random,nobody,first"], "no bot named 'nobody'"),
-    (["--game", "skull", "--bots", "random,first"], "cannot fill a table of 3"),
-    (["--game", "skull", "--bots", "random,first,random", "--table-size", "2"],
-     "takes 3-6 players"),
-    (["--game", "skyjo", "--bots", "random,first", "--option", "columns=maybe"],
-     "takes true or false"),
-])
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--game", "skull", "--bots", "random,nobody,first"], "no bot named 'nobody'"),
+        (["--game", "skull", "--bots", "random,first"], "cannot fill a table of 3"),
+        (
+            ["--game", "skull", "--bots", "random,first,random", "--table-size", "2"],
+            "takes 3-6 players",
+        ),
+        (
+            ["--game", "skyjo", "--bots", "random,first", "--option", "columns=maybe"],
+            "takes true or false",
+        ),
+    ],
+)
 def test_bad_tournaments_write_nothing(tmp_path: Path, args, message) -> None:
     db = tmp_path / "t.db"
     result = CliRunner().invoke(main, ["tournament", "create", *args, "--db", str(db)])
@@ -210,8 +288,19 @@ def test_locked_database_is_a_clear_error(tmp_path: Path, monkeypatch) -> None:
     holder.execute("BEGIN EXCLUSIVE")
     monkeypatch.setattr("tournaments.store.DEFAULT_BUSY_TIMEOUT_MS", 200)
     try:
-        result = CliRunner().invoke(main, ["tournament", "create", "--game", "skull", "--bots",
-                                           "random,random,random", "--db", str(db)])
+        result = CliRunner().invoke(
+            main,
+            [
+                "tournament",
+                "create",
+                "--game",
+                "skull",
+                "--bots",
+                "random,random,random",
+                "--db",
+                str(db),
+            ],
+        )
     finally:
         holder.rollback()
         holder.close()
@@ -221,14 +310,38 @@ def test_locked_database_is_a_clear_error(tmp_path: Path, monkeypatch) -> None:
 
 def test_bot_add_checks_before_registering(tmp_path: Path) -> None:
     db = tmp_path / "t.db"
-    good = run("bot", "add", "mine", "--game", "skull", "--db", str(db), "--",
-               sys.executable, "-m", "bots.random")
+    good = run(
+        "bot",
+        "add",
+        "mine",
+        "--game",
+        "skull",
+        "--db",
+        str(db),
+        "--",
+        sys.executable,
+        "-m",
+        "bots.random",
+    )
     assert good.exit_code == 0, good.output
     listing = json.loads(run("bot", "list", "--json", db=db).output)
     mine = [b for b in listing if b["name"] == "mine"]
     assert mine and mine[0]["kind"] == "registered" and mine[0]["version"]
-    bad = CliRunner().invoke(main, ["bot", "add", "rogue", "--game", "skull", "--db", str(db),
-                                    "--", sys.executable, str(ROGUES / "illegal.py")])
+    bad = CliRunner().invoke(
+        main,
+        [
+            "bot",
+            "add",
+            "rogue",
+            "--game",
+            "skull",
+            "--db",
+            str(db),
+            "--",
+            sys.executable,
+            str(ROGUES / "illegal.py"),
+        ],
+    )
     assert bad.exit_code == 1 and "check failed" in bad.output and "illegal" in bad.output
     listing = json.loads(run("bot", "list", "--json", db=db).output)
     assert "rogue" not in {b["name"] for b in listing}
@@ -239,15 +352,26 @@ def test_bot_add_from_a_folder_with_a_manifest(tmp_path: Path) -> None:
     folder = tmp_path / "firstbot"
     folder.mkdir()
     (folder / "bot.py").write_text(
-        "from protocol.sdk import run_bot\n"
-        "run_bot(lambda view, legal: legal[0], name='firstbot')\n")
+        "from protocol.sdk import run_bot\nrun_bot(lambda view, legal: legal[0], name='firstbot')\n"
+    )
     (folder / "bot.toml").write_text(
-        f'name = "firstbot"\ncommand = "{sys.executable} bot.py"\ngames = ["skull"]\n')
+        f'name = "firstbot"\ncommand = "{sys.executable} bot.py"\ngames = ["skull"]\n'
+    )
     db = tmp_path / "t.db"
     result = run("bot", "add", str(folder), db=db)
     assert result.exit_code == 0, result.output
-    created = run("tournament", "create", "--game", "skull", "--bots", "firstbot,random,random",
-                  "--seed", "1", "--json", db=db)
+    created = run(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "firstbot,random,random",
+        "--seed",
+        "1",
+        "--json",
+        db=db,
+    )
     tid = json.loads(created.output)["id"]
     assert run("tournament", "run", str(tid), "--quiet", db=db).exit_code == 0
     ranks = json.loads(run("rankings", str(tid), "--json", db=db).output)["rankings"]

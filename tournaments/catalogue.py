@@ -52,8 +52,7 @@ def bundled_bots() -> dict[str, tuple[str, ...]]:
     try:
         data = tomllib.loads(path.read_text(encoding="utf-8"))
         games = data["games"]
-        return {str(name): tuple(str(game) for game in listed)
-                for name, listed in games.items()}
+        return {str(name): tuple(str(game) for game in listed) for name, listed in games.items()}
     except (OSError, tomllib.TOMLDecodeError, KeyError, AttributeError, TypeError) as exc:
         raise ArenaError(f"the bundled bots' list {path} cannot be read: {exc}") from None
 
@@ -164,8 +163,10 @@ class Catalogue:
             return spec_of(info), info.version
         if name in bundled_bots():
             return bundled_spec(name), bundled_version(name)
-        raise NotFound(f"no bot named {name!r} (known: {', '.join(self.known())}); "
-                       "register one with `arena bot add`")
+        raise NotFound(
+            f"no bot named {name!r} (known: {', '.join(self.known())}); "
+            "register one with `arena bot add`"
+        )
 
     def resolve(self, text: str) -> BotSpec:
         """A bot given on the command line: a registered or bundled bot's name, or a command
@@ -179,8 +180,10 @@ class Catalogue:
             if text in bundled_bots():
                 return bundled_spec(text)
             known = ", ".join(sorted(bundled_bots()))
-            raise BotStartError(f"no bundled or registered bot {text!r} (bundled: {known}); "
-                                "give a command line to run a program")
+            raise BotStartError(
+                f"no bundled or registered bot {text!r} (bundled: {known}); "
+                "give a command line to run a program"
+            )
         return command_spec(text)
 
     def folders(self) -> list[str]:

@@ -69,9 +69,12 @@ class Check:
         return f"[{mark}] {self.title}: {self.detail}"
 
     def to_dict(self) -> dict[str, Any]:
-        return {"check": self.key, "title": self.title,
-                "result": {True: "pass", False: "fail", None: "skipped"}[self.ok],
-                "detail": self.detail}
+        return {
+            "check": self.key,
+            "title": self.title,
+            "result": {True: "pass", False: "fail", None: "skipped"}[self.ok],
+            "detail": self.detail,
+        }
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -97,15 +100,21 @@ class ComplianceReport:
         out += [check.line() for check in self.checks]
         if self.log_path:
             out.append(f"its output: {self.log_path}")
-        out.append("all checks passed" if self.passed else
-                   f"{len(self.failures())} check(s) failed")
+        out.append(
+            "all checks passed" if self.passed else f"{len(self.failures())} check(s) failed"
+        )
         return out
 
     def to_dict(self) -> dict[str, Any]:
-        return {"bot": self.bot, "games": list(self.games), "passed": self.passed,
-                "games_played": self.games_played, "latency_ms": dict(self.latency_ms),
-                "checks": [check.to_dict() for check in self.checks],
-                "log": self.log_path}
+        return {
+            "bot": self.bot,
+            "games": list(self.games),
+            "passed": self.passed,
+            "games_played": self.games_played,
+            "latency_ms": dict(self.latency_ms),
+            "checks": [check.to_dict() for check in self.checks],
+            "log": self.log_path,
+        }
 
 
 TITLES = {
@@ -128,16 +137,26 @@ def percentiles(values_ms: Sequence[float]) -> dict[str, float]:
     def rank(q: float) -> float:
         return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
 
-    return {"p50": round(rank(0.5), 2), "p90": round(rank(0.9), 2),
-            "p99": round(rank(0.99), 2), "max": round(ordered[-1], 2)}
+    return {
+        "p50": round(rank(0.5), 2),
+        "p90": round(rank(0.9), 2),
+        "p99": round(rank(0.99), 2),
+        "max": round(ordered[-1], 2),
+    }
 
 
 class _CheckRun:
     """One check run: a game session whose processes are the bot under test and ``random``
     opponents; the first game talks to the bot on the raw protocol, over the session's hub."""
 
-    def __init__(self, spec: BotSpec, limits: Limits, log_dir: Path | None,
-                 sandbox: Sandbox | None, seed: int) -> None:
+    def __init__(
+        self,
+        spec: BotSpec,
+        limits: Limits,
+        log_dir: Path | None,
+        sandbox: Sandbox | None,
+        seed: int,
+    ) -> None:
         self.spec = spec
         self.limits = limits
         self.session = Session(limits, log_dir=log_dir, sandbox=sandbox)
@@ -150,7 +169,7 @@ class _CheckRun:
         self.latencies: list[float] = []
         self.played = 0
         self.proc: BotProcess | None = None
-        self._last_action = ""          # the bot's answer to the last raw turn
+        self._last_action = ""  # the bot's answer to the last raw turn
 
     def result(self, key: str, ok: bool | None, detail: str) -> None:
         self.checks[key] = Check(key=key, title=TITLES[key], ok=ok, detail=detail)
@@ -176,9 +195,18 @@ class _CheckRun:
         players = game.min_players
         state = game.new(players, self.rng.getrandbits(62))
         peer = self.proc.peer
-        self.hub.send(peer, {"type": "start", "game_id": PROBE_GAME_ID, "game": game.name,
-                             "seat": 0, "players": players, "options": state.options,
-                             "seed": PROBE_SEED})
+        self.hub.send(
+            peer,
+            {
+                "type": "start",
+                "game_id": PROBE_GAME_ID,
+                "game": game.name,
+                "seat": 0,
+                "players": players,
+                "options": state.options,
+                "seed": PROBE_SEED,
+            },
+        )
         turns = 0
         while not state.is_over():
             joint = {seat: self.rng.choice(state.legal(seat)) for seat in state.to_act()}
@@ -190,22 +218,42 @@ class _CheckRun:
                     return
                 joint[0] = self._last_action
             state.apply(joint)
-        self.hub.send(peer, {"type": "end", "game_id": PROBE_GAME_ID,
-                             "result": {"places": list(state.outcome().places),
-                                        "scores": list(state.outcome().scores),
-                                        "forfeits": []},
-                             "view": state.view(0)})
-        self.result("ids", True, f"{turns} turns of a {game.name} game with game_id "
-                                 f"{PROBE_GAME_ID} and seed {PROBE_SEED} (a 63-bit integer)")
+        self.hub.send(
+            peer,
+            {
+                "type": "end",
+                "game_id": PROBE_GAME_ID,
+                "result": {
+                    "places": list(state.outcome().places),
+                    "scores": list(state.outcome().scores),
+                    "forfeits": [],
+                },
+                "view": state.view(0),
+            },
+        )
+        self.result(
+            "ids",
+            True,
+            f"{turns} turns of a {game.name} game with game_id "
+            f"{PROBE_GAME_ID} and seed {PROBE_SEED} (a 63-bit integer)",
+        )
 
     def _probe_turn(self, peer: Any, state: Any, turn: int) -> str | None:
         """Send one turn and check the answer; the problem in words, or None."""
         legal = state.legal(0)
         peer.last_request += 1
         request = peer.last_request
-        self.hub.send(peer, {"type": "turn", "game_id": PROBE_GAME_ID, "request": request,
-                             "view": state.view(0), "legal": legal,
-                             "deadline_ms": self.limits.move_ms})
+        self.hub.send(
+            peer,
+            {
+                "type": "turn",
+                "game_id": PROBE_GAME_ID,
+                "request": request,
+                "view": state.view(0),
+                "legal": legal,
+                "deadline_ms": self.limits.move_ms,
+            },
+        )
         deadline = time.monotonic() + self.limits.move_ms / 1000.0
         while True:
             left_ms = (deadline - time.monotonic()) * 1000.0
@@ -217,16 +265,14 @@ class _CheckRun:
                     why = f"its process stopped ({self.proc.exit_summary()})"
                     self.result("games", False, f"in the first game: {why}")
                     if turn == 1:
-                        why += (f"; was it the seed {PROBE_SEED}? Decode msgpack integers "
-                                "as 64-bit")
+                        why += f"; was it the seed {PROBE_SEED}? Decode msgpack integers as 64-bit"
                     return why
                 continue
             if incoming.problem is not None:
                 return f"a malformed answer: {incoming.problem}"
             message = incoming.message
             if message["game_id"] != PROBE_GAME_ID:
-                return (f"answered with game_id {message['game_id']}, not the turn's "
-                        f"{PROBE_GAME_ID}")
+                return f"answered with game_id {message['game_id']}, not the turn's {PROBE_GAME_ID}"
             if message["request"] != request:
                 return f"answered with request {message['request']}, not the turn's {request}"
             if message["action"] not in legal:
@@ -256,17 +302,18 @@ class _CheckRun:
                 self.latencies += [a.think_us / 1000.0 for a in mine]
                 for fault in record.faults:
                     if fault.seat == seat and fault.kind not in faults:
-                        faults[fault.kind] = (f"{game.name} with {players} players, seat "
-                                              f"{seat}, step {fault.step}: {fault.kind.value}: "
-                                              f"{fault.detail}")
+                        faults[fault.kind] = (
+                            f"{game.name} with {players} players, seat "
+                            f"{seat}, step {fault.step}: {fault.kind.value}: "
+                            f"{fault.detail}"
+                        )
                 if any(f.seat == seat for f in record.faults) or not self.proc.alive():
                     break
             if faults or not self.proc.alive():
                 break
         self._judge(faults, decisions)
 
-    def _one_game(self, game: Game, players: int, seat: int,
-                  game_id: int) -> GameRecord | None:
+    def _one_game(self, game: Game, players: int, seat: int, game_id: int) -> GameRecord | None:
         others = [(f"check:random{i}", bundled_spec("random")) for i in range(players - 1)]
         entries = others[:seat] + [(self.label, self.spec)] + others[seat:]
         try:
@@ -275,20 +322,27 @@ class _CheckRun:
             if exc.label == self.label or not self.proc.alive():
                 return None
             raise
-        if procs[seat] is not self.proc:       # the pool replaced a process that died
+        if procs[seat] is not self.proc:  # the pool replaced a process that died
             return None
         deal = self.rng.getrandbits(62)
         seats = [ProcessSeat(self.hub, proc) for proc in procs]
-        return self.session.play(game, seats, seed=deal, game_id=game_id,
-                            bot_seeds=bot_seeds(self.key, deal, players),
-                            names=[label for label, _ in entries])
+        return self.session.play(
+            game,
+            seats,
+            seed=deal,
+            game_id=game_id,
+            bot_seeds=bot_seeds(self.key, deal, players),
+            names=[label for label, _ in entries],
+        )
 
     def _judge(self, faults: dict[FaultKind, str], decisions: int) -> None:
         alive = self.proc.alive()
         played = f"{self.played} games, {decisions} decisions"
-        kinds = {"legal": [FaultKind.ILLEGAL], "messages": [FaultKind.MALFORMED,
-                                                           FaultKind.PROTOCOL],
-                 "deadline": [FaultKind.TIMEOUT]}
+        kinds = {
+            "legal": [FaultKind.ILLEGAL],
+            "messages": [FaultKind.MALFORMED, FaultKind.PROTOCOL],
+            "deadline": [FaultKind.TIMEOUT],
+        }
         for key, found in kinds.items():
             bad = [faults[kind] for kind in found if kind in faults]
             self.result(key, not bad, bad[0] if bad else played)
@@ -296,10 +350,14 @@ class _CheckRun:
             self.result("ids", False, faults[FaultKind.WRONG_ID])
         stats = percentiles(self.latencies)
         if self.checks["deadline"].ok and stats:
-            self.result("deadline", True, f"{played}; latency p50 {stats['p50']} ms, p90 "
-                                          f"{stats['p90']} ms, p99 {stats['p99']} ms, max "
-                                          f"{stats['max']} ms (deadline "
-                                          f"{self.limits.move_ms} ms)")
+            self.result(
+                "deadline",
+                True,
+                f"{played}; latency p50 {stats['p50']} ms, p90 "
+                f"{stats['p90']} ms, p99 {stats['p99']} ms, max "
+                f"{stats['max']} ms (deadline "
+                f"{self.limits.move_ms} ms)",
+            )
         if FaultKind.CRASH in faults or not alive:
             why = faults.get(FaultKind.CRASH) or f"its process {self.proc.exit_summary()}"
             self.result("games", False, f"after {self.played} game(s): {why}")
@@ -324,14 +382,21 @@ class _CheckRun:
         if code is None:
             self.result("bye", False, f"still running {BYE_S:g} s after bye")
         else:
-            self.result("bye", True, "exited" + ("" if code == 0 else
-                                                 f" (with status {code})"))
+            self.result("bye", True, "exited" + ("" if code == 0 else f" (with status {code})"))
 
 
-def run_checks(spec: BotSpec, games: Sequence[str], *, per_game: int = 4,
-               move_ms: int = 1000, startup_ms: int = 10_000, seed: int | None = None,
-               limits: Limits | None = None, log_dir: Path | None = None,
-               sandbox: Sandbox | None = None) -> ComplianceReport:
+def run_checks(
+    spec: BotSpec,
+    games: Sequence[str],
+    *,
+    per_game: int = 4,
+    move_ms: int = 1000,
+    startup_ms: int = 10_000,
+    seed: int | None = None,
+    limits: Limits | None = None,
+    log_dir: Path | None = None,
+    sandbox: Sandbox | None = None,
+) -> ComplianceReport:
     """Run every check on one process of ``spec`` for ``games`` (``per_game`` games of each
     under the referee, after the raw first game). ``limits`` gives the process limits (its
     ``move_ms``, ``startup_ms`` and ``max_faults`` are replaced). Raises UnknownGame, and
@@ -348,10 +413,16 @@ def run_checks(spec: BotSpec, games: Sequence[str], *, per_game: int = 4,
         log_path = session.proc.log_path if session.proc is not None else None
     finally:
         session.close()
-    checks = [session.checks.get(key) or Check(key=key, title=title, ok=None,
-                                               detail="not run: an earlier check failed")
-              for key, title in TITLES.items()]
-    return ComplianceReport(bot=spec.name, games=tuple(games), checks=tuple(checks),
-                            latency_ms=percentiles(session.latencies),
-                            games_played=session.played,
-                            log_path=str(log_path) if log_path else None)
+    checks = [
+        session.checks.get(key)
+        or Check(key=key, title=title, ok=None, detail="not run: an earlier check failed")
+        for key, title in TITLES.items()
+    ]
+    return ComplianceReport(
+        bot=spec.name,
+        games=tuple(games),
+        checks=tuple(checks),
+        latency_ms=percentiles(session.latencies),
+        games_played=session.played,
+        log_path=str(log_path) if log_path else None,
+    )

@@ -39,8 +39,7 @@ def store_error(path: str, exc: sqlite3.Error, doing: str) -> StoreError:
     text = str(exc)
     low = text.lower()
     if "locked" in low or "busy" in low:
-        why = ("the database is locked: another process is writing to it; try again when it "
-               "is done")
+        why = "the database is locked: another process is writing to it; try again when it is done"
     elif "not a database" in low:
         why = "not an SQLite database (wrong file, encrypted or corrupt)"
     elif "malformed" in low or "corrupt" in low:
@@ -76,11 +75,13 @@ def guarded(doing: str) -> Callable[[Callable[_P, _T]], Callable[_P, _T]]:
 
 def connect(path: str, busy_timeout_ms: int) -> sqlite3.Connection:
     if path != ":memory:" and not Path(path).parent.is_dir():
-        raise StoreError(f"{path}: cannot create the database: folder "
-                         f"{str(Path(path).parent)!r} does not exist")
+        raise StoreError(
+            f"{path}: cannot create the database: folder {str(Path(path).parent)!r} does not exist"
+        )
     try:
-        conn = sqlite3.connect(path, timeout=busy_timeout_ms / 1000, isolation_level=None,
-                               check_same_thread=False)
+        conn = sqlite3.connect(
+            path, timeout=busy_timeout_ms / 1000, isolation_level=None, check_same_thread=False
+        )
     except sqlite3.Error as exc:
         raise store_error(path, exc, "opening") from exc
     return conn

@@ -39,8 +39,14 @@ class Dispatcher(Generic[T]):
         for item in sorted(pending, key=lambda item: play_order(item[1])):
             self._queues.setdefault(item[1].rotation, deque()).append(item)
         rotations = sorted(self._queues)
-        self._share = {w: {r for i, r in enumerate(rotations) if i * workers // len(rotations) == w}
-                       for w in range(workers)} if rotations else {}
+        self._share = (
+            {
+                w: {r for i, r in enumerate(rotations) if i * workers // len(rotations) == w}
+                for w in range(workers)
+            }
+            if rotations
+            else {}
+        )
         self._used: dict[int, set[int]] = {w: set() for w in range(workers)}
         self._games, self._seconds = 0, 0.0
 
@@ -70,9 +76,12 @@ class Dispatcher(Generic[T]):
 
     def _pays(self, rotation: int, worker: int) -> bool:
         queue = self._queues[rotation]
-        others = [w for w, used in self._used.items()
-                  if w != worker and (rotation in used or rotation in self._share.get(w, ()))]
+        others = [
+            w
+            for w, used in self._used.items()
+            if w != worker and (rotation in used or rotation in self._share.get(w, ()))
+        ]
         if not others or not self._games:
-            return True                 # nobody else will play them, or nothing measured yet
+            return True  # nobody else will play them, or nothing measured yet
         mean = self._seconds / self._games
         return len(queue) / 2 * mean > START_S * len(queue[0][1].seating)

@@ -53,8 +53,12 @@ class MatchInfo:
     result: Decision | None = None
 
     def to_data(self) -> dict[str, Any]:
-        return {"new": self.new, "base": self.base, "config": self.config.to_dict(),
-                "result": None if self.result is None else self.result.value}
+        return {
+            "new": self.new,
+            "base": self.base,
+            "config": self.config.to_dict(),
+            "result": None if self.result is None else self.result.value,
+        }
 
 
 def match_info(store: Store, tid: int) -> MatchInfo:
@@ -62,12 +66,19 @@ def match_info(store: Store, tid: int) -> MatchInfo:
     info = store.tournament(tid)
     data = store.sprt(tid)
     if info.spec.kind is not TournamentKind.MATCH or not data:
-        raise TournamentError(f"tournament {tid} is a {info.spec.kind.value}, not a match "
-                              "(run it with `arena tournament run`)")
+        raise TournamentError(
+            f"tournament {tid} is a {info.spec.kind.value}, not a match "
+            "(run it with `arena tournament run`)"
+        )
     result = data.get("result")
-    return MatchInfo(tid=tid, new=data["new"], base=data["base"],
-                     config=SprtConfig(**data["config"]), games_per_deal=info.spec.table_size,
-                     result=Decision(result) if result else None)
+    return MatchInfo(
+        tid=tid,
+        new=data["new"],
+        base=data["base"],
+        config=SprtConfig(**data["config"]),
+        games_per_deal=info.spec.table_size,
+        result=Decision(result) if result else None,
+    )
 
 
 class DealTally:
@@ -88,16 +99,19 @@ class DealTally:
         rows = self.store.db.execute(
             "SELECT round, seating, json_extract(outcome, '$.places') FROM games "
             "WHERE tournament_id = ? AND status = 'done' AND plan_index >= ?",
-            (self.match.tid, self._first_open * k)).fetchall()
+            (self.match.tid, self._first_open * k),
+        ).fetchall()
         deals: dict[int, list[dict[str, int]]] = {}
         for round_, seating, places in rows:
             if round_ not in self._counted:
                 deals.setdefault(round_, []).append(
-                    dict(zip(json.loads(seating), json.loads(places))))
+                    dict(zip(json.loads(seating), json.loads(places)))
+                )
         for round_, games in sorted(deals.items()):
             if len(games) == k:
                 self.counts = self.counts.add(
-                    deal_half_points(games, self.match.new, self.match.base))
+                    deal_half_points(games, self.match.new, self.match.base)
+                )
                 self._counted.add(round_)
         while self._first_open in self._counted:
             self._first_open += 1
@@ -111,11 +125,18 @@ class _Decided(Exception):
     """Raised from the runner's progress callback to stop a run at a decision."""
 
 
-def play_match_sprt(store: Store, match: MatchInfo, *, specs: Mapping[str, BotSpec],
-                    jobs: int = 1, limits: Limits | None = None, log_dir: Path | None = None,
-                    sandbox: Sandbox | None = None,
-                    remote: RemoteConfig | None = None,
-                    on_status: Callable[[SprtStatus], None] | None = None) -> SprtStatus:
+def play_match_sprt(
+    store: Store,
+    match: MatchInfo,
+    *,
+    specs: Mapping[str, BotSpec],
+    jobs: int = 1,
+    limits: Limits | None = None,
+    log_dir: Path | None = None,
+    sandbox: Sandbox | None = None,
+    remote: RemoteConfig | None = None,
+    on_status: Callable[[SprtStatus], None] | None = None,
+) -> SprtStatus:
     """Play the match's pending games until the SPRT decides or the games run out; store the
     decision; return the final status. ``on_status`` sees the status after each new deal."""
     tally = DealTally(store, match)
@@ -130,18 +151,33 @@ def play_match_sprt(store: Store, match: MatchInfo, *, specs: Mapping[str, BotSp
         if now.decision is not Decision.CONTINUE:
             raise _Decided
 
-    def progress(_: Progress) -> None:      # after each recorded game
+    def progress(_: Progress) -> None:  # after each recorded game
         check()
 
     try:
         check()
-        run(store, match.tid, specs=specs, jobs=jobs, limits=limits, progress=progress,
-            log_dir=log_dir, sandbox=sandbox, remote=remote)
+        run(
+            store,
+            match.tid,
+            specs=specs,
+            jobs=jobs,
+            limits=limits,
+            progress=progress,
+            log_dir=log_dir,
+            sandbox=sandbox,
+            remote=remote,
+        )
     except _Decided:
         log.info("match %d decided", match.tid)
     final = tally.status()
     if final.decision is not Decision.CONTINUE:
-        decided = MatchInfo(tid=match.tid, new=match.new, base=match.base, config=match.config,
-                            games_per_deal=match.games_per_deal, result=final.decision)
+        decided = MatchInfo(
+            tid=match.tid,
+            new=match.new,
+            base=match.base,
+            config=match.config,
+            games_per_deal=match.games_per_deal,
+            result=final.decision,
+        )
         store.set_sprt(match.tid, decided.to_data())
     return final

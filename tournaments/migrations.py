@@ -41,49 +41,116 @@ def _raw_facts(db: Database, keys: KeyFile) -> None:
     """Version 1: bots, tournaments, entrants, games, seats, faults."""
     # games: JSON list of the games the bot plays; played: games it has played here.
     db["bots"].create(
-        {"name": str, "command": str, "path": str, "kind": str, "version": str, "games": str,
-         "played": int, "added_at": str},
-        pk="name", not_null={"command", "kind", "version", "games", "played", "added_at"},
+        {
+            "name": str,
+            "command": str,
+            "path": str,
+            "kind": str,
+            "version": str,
+            "games": str,
+            "played": int,
+            "added_at": str,
+        },
+        pk="name",
+        not_null={"command", "kind", "version", "games", "played", "added_at"},
         defaults={"kind": "registered", "version": "", "games": "[]", "played": 0},
     )
     db["tournaments"].create(
-        {"id": int, "game": str, "options": str, "table_size": int, "rounds": int, "seed": int,
-         "move_ms": int, "created_at": str, "status": str},
+        {
+            "id": int,
+            "game": str,
+            "options": str,
+            "table_size": int,
+            "rounds": int,
+            "seed": int,
+            "move_ms": int,
+            "created_at": str,
+            "status": str,
+        },
         pk="id",
-        not_null={"game", "options", "table_size", "rounds", "seed", "move_ms", "created_at",
-                  "status"},
+        not_null={
+            "game",
+            "options",
+            "table_size",
+            "rounds",
+            "seed",
+            "move_ms",
+            "created_at",
+            "status",
+        },
         defaults={"status": "planned"},
     )
     db["entrants"].create(
         {"tournament_id": int, "label": str, "position": int, "bot": str, "bot_version": str},
-        pk=("tournament_id", "label"), not_null={"position", "bot", "bot_version"},
+        pk=("tournament_id", "label"),
+        not_null={"position", "bot", "bot_version"},
         foreign_keys=[("tournament_id", "tournaments", "id")],
     )
     db["games"].create(
-        {"id": int, "tournament_id": int, "plan_index": int, "round": int, "table_index": int,
-         "rotation": int, "deal_seed": int, "seating": str, "status": str, "started_at": str,
-         "finished_at": str, "wall_ms": float, "actions": str, "outcome": str,
-         "forfeits": str},
+        {
+            "id": int,
+            "tournament_id": int,
+            "plan_index": int,
+            "round": int,
+            "table_index": int,
+            "rotation": int,
+            "deal_seed": int,
+            "seating": str,
+            "status": str,
+            "started_at": str,
+            "finished_at": str,
+            "wall_ms": float,
+            "actions": str,
+            "outcome": str,
+            "forfeits": str,
+        },
         pk="id",
-        not_null={"tournament_id", "plan_index", "round", "table_index", "rotation",
-                  "deal_seed", "seating", "status"},
+        not_null={
+            "tournament_id",
+            "plan_index",
+            "round",
+            "table_index",
+            "rotation",
+            "deal_seed",
+            "seating",
+            "status",
+        },
         defaults={"status": "pending"},
         foreign_keys=[("tournament_id", "tournaments", "id")],
     )
     db["games"].create_index(["tournament_id", "plan_index"], unique=True)
     db["games"].create_index(["tournament_id", "status"])
     db["seats"].create(
-        {"game_id": int, "seat": int, "tournament_id": int, "entrant": str, "place": int,
-         "score": float, "think_us": int, "decisions": int, "faults": int, "forfeited": int},
+        {
+            "game_id": int,
+            "seat": int,
+            "tournament_id": int,
+            "entrant": str,
+            "place": int,
+            "score": float,
+            "think_us": int,
+            "decisions": int,
+            "faults": int,
+            "forfeited": int,
+        },
         pk=("game_id", "seat"),
-        not_null={"tournament_id", "entrant", "place", "score", "think_us", "decisions",
-                  "faults", "forfeited"},
+        not_null={
+            "tournament_id",
+            "entrant",
+            "place",
+            "score",
+            "think_us",
+            "decisions",
+            "faults",
+            "forfeited",
+        },
         foreign_keys=[("game_id", "games", "id"), ("tournament_id", "tournaments", "id")],
     )
     db["seats"].create_index(["tournament_id", "entrant"])
     db["faults"].create(
         {"id": int, "game_id": int, "seat": int, "step": int, "kind": str, "detail": str},
-        pk="id", not_null={"game_id", "seat", "step", "kind", "detail"},
+        pk="id",
+        not_null={"game_id", "seat", "step", "kind", "detail"},
         foreign_keys=[("game_id", "games", "id")],
     )
     db["faults"].create_index(["game_id"])
@@ -92,9 +159,17 @@ def _raw_facts(db: Database, keys: KeyFile) -> None:
 def _derived(db: Database, keys: KeyFile) -> None:
     """Version 2: ratings and rating history (rebuildable), and the reading views."""
     db["ratings"].create(
-        {"tournament_id": int, "method": str, "entrant": str, "rating": float, "lo": float,
-         "hi": float, "games": int},
-        pk=("tournament_id", "method", "entrant"), not_null={"rating", "games"},
+        {
+            "tournament_id": int,
+            "method": str,
+            "entrant": str,
+            "rating": float,
+            "lo": float,
+            "hi": float,
+            "games": int,
+        },
+        pk=("tournament_id", "method", "entrant"),
+        not_null={"rating", "games"},
         foreign_keys=[("tournament_id", "tournaments", "id")],
     )
     # One row per entrant per game: WITHOUT ROWID (sqlite-utils cannot say so) stores it in its
@@ -107,7 +182,9 @@ def _derived(db: Database, keys: KeyFile) -> None:
             rating REAL NOT NULL,
             PRIMARY KEY (tournament_id, game_index, entrant)
         ) WITHOUT ROWID""")
-    db.create_view("standings", """
+    db.create_view(
+        "standings",
+        """
         SELECT e.tournament_id, e.label AS entrant, e.bot, e.bot_version,
                COUNT(s.game_id) AS games,
                COALESCE(SUM(s.place = 1), 0) AS wins,
@@ -117,23 +194,30 @@ def _derived(db: Database, keys: KeyFile) -> None:
                COALESCE(SUM(s.forfeited), 0) AS forfeits
         FROM entrants e
         LEFT JOIN seats s ON s.tournament_id = e.tournament_id AND s.entrant = e.label
-        GROUP BY e.tournament_id, e.label""")
-    db.create_view("head_to_head", """
+        GROUP BY e.tournament_id, e.label""",
+    )
+    db.create_view(
+        "head_to_head",
+        """
         SELECT a.tournament_id, a.entrant, b.entrant AS opponent, COUNT(*) AS played,
                SUM(a.place < b.place) AS wins, SUM(a.place = b.place) AS draws,
                SUM(a.place > b.place) AS losses,
                ROUND(100.0 * (SUM(a.place < b.place) + 0.5 * SUM(a.place = b.place))
                      / COUNT(*), 1) AS score_pct
         FROM seats a JOIN seats b ON b.game_id = a.game_id AND b.seat != a.seat
-        GROUP BY a.tournament_id, a.entrant, b.entrant""")
-    db.create_view("rankings", """
+        GROUP BY a.tournament_id, a.entrant, b.entrant""",
+    )
+    db.create_view(
+        "rankings",
+        """
         SELECT s.*, r.rating AS elo, r.lo AS elo_lo, r.hi AS elo_hi, i.rating AS elo_incremental
         FROM standings s
         LEFT JOIN ratings r ON r.tournament_id = s.tournament_id AND r.entrant = s.entrant
              AND r.method = 'mle'
         LEFT JOIN ratings i ON i.tournament_id = s.tournament_id AND i.entrant = s.entrant
              AND i.method = 'elo'
-        ORDER BY s.tournament_id, r.rating DESC""")
+        ORDER BY s.tournament_id, r.rating DESC""",
+    )
 
 
 def _remote(db: Database, keys: KeyFile) -> None:
@@ -188,8 +272,10 @@ def _skyjo_rules_options(db: Database, keys: KeyFile) -> None:
         options = json.loads(text)
         options.setdefault("doubling", "manual")
         options.setdefault("discard_flip", "mandatory")
-        db.execute("UPDATE tournaments SET options = ? WHERE id = ?",
-                   (json.dumps(options, separators=(",", ":")), tid))
+        db.execute(
+            "UPDATE tournaments SET options = ? WHERE id = ?",
+            (json.dumps(options, separators=(",", ":")), tid),
+        )
 
 
 def _skull_bank_named_bills(db: Database, keys: KeyFile) -> None:
@@ -203,7 +289,8 @@ def _skull_bank_named_bills(db: Database, keys: KeyFile) -> None:
     rows = db.execute(
         "SELECT g.id, g.deal_seed, g.seating, g.actions, t.options FROM games g "
         "JOIN tournaments t ON t.id = g.tournament_id "
-        "WHERE t.game = 'skull-bank' AND g.actions LIKE '%reveal:%'").fetchall()
+        "WHERE t.game = 'skull-bank' AND g.actions LIKE '%reveal:%'"
+    ).fetchall()
     game = get_game("skull-bank")
     for game_id, seed, seating, text, options in rows:
         actions = json.loads(text)
@@ -219,8 +306,10 @@ def _skull_bank_named_bills(db: Database, keys: KeyFile) -> None:
             if record[2].startswith("reveal:") and not at:
                 record[2] = f"reveal:{owner},{state.kits[int(owner)].top_down()}"
             joint[record[1]] = record[2]
-        db.execute("UPDATE games SET actions = ? WHERE id = ?",
-                   (json.dumps(actions, separators=(",", ":")), game_id))
+        db.execute(
+            "UPDATE games SET actions = ? WHERE id = ?",
+            (json.dumps(actions, separators=(",", ":")), game_id),
+        )
 
 
 def _tournament_kinds(db: Database, keys: KeyFile) -> None:
@@ -233,8 +322,14 @@ def _tournament_kinds(db: Database, keys: KeyFile) -> None:
 
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
-    _raw_facts, _derived, _remote, _secrets_out, _skyjo_rules_options, _skull_bank_named_bills,
-    _tournament_kinds]
+    _raw_facts,
+    _derived,
+    _remote,
+    _secrets_out,
+    _skyjo_rules_options,
+    _skull_bank_named_bills,
+    _tournament_kinds,
+]
 SCHEMA_VERSION = len(MIGRATIONS)
 
 
@@ -242,8 +337,9 @@ def user_version(conn: sqlite3.Connection) -> int:
     return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
-def migrate(db: Database, *, path: str, keys: KeyFile | None = None,
-            target: int = SCHEMA_VERSION) -> int:
+def migrate(
+    db: Database, *, path: str, keys: KeyFile | None = None, target: int = SCHEMA_VERSION
+) -> int:
     """Bring ``db`` to version ``target`` in one write transaction; return the old version.
 
     ``keys`` is the database's key file (default: the one beside ``path``). Raises StoreError
@@ -261,11 +357,17 @@ def migrate(db: Database, *, path: str, keys: KeyFile | None = None,
         version = user_version(conn)  # another process may have migrated meanwhile
         _check_known(version, path)
         if version == 0:
-            foreign = [name for (name,) in conn.execute(
-                "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'")]
+            foreign = [
+                name
+                for (name,) in conn.execute(
+                    "SELECT name FROM sqlite_master WHERE name NOT LIKE 'sqlite_%'"
+                )
+            ]
             if foreign:
-                raise StoreError(f"{path}: not an arena database (it already has tables: "
-                                 f"{', '.join(sorted(foreign)[:5])})")
+                raise StoreError(
+                    f"{path}: not an arena database (it already has tables: "
+                    f"{', '.join(sorted(foreign)[:5])})"
+                )
         for step in range(version, target):
             log.info("migrating %s to schema version %d", path, step + 1)
             MIGRATIONS[step](db, keys)

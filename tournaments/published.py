@@ -45,7 +45,9 @@ def fault_summary(store: Store, tid: int) -> list[dict[str, Any]]:
     rows = store.db.execute(
         "SELECT s.entrant, f.kind, COUNT(*) FROM faults f CROSS JOIN seats s "
         "ON s.game_id = f.game_id AND s.seat = f.seat WHERE s.tournament_id = ? "
-        "GROUP BY s.entrant, f.kind ORDER BY s.entrant, f.kind", (tid,)).fetchall()
+        "GROUP BY s.entrant, f.kind ORDER BY s.entrant, f.kind",
+        (tid,),
+    ).fetchall()
     return [{"entrant": e, "kind": k, "count": n} for e, k, n in rows]
 
 
@@ -54,8 +56,13 @@ def ranking_rows(store: Store, tid: int) -> list[reports.RankingRow]:
     return reports.rankings(store.standings(tid), store.current_ratings(tid))
 
 
-def tournament_data(store: Store, tid: int, *, info: TournamentInfo | None = None,
-                    rows: Sequence[reports.RankingRow] | None = None) -> dict[str, Any]:
+def tournament_data(
+    store: Store,
+    tid: int,
+    *,
+    info: TournamentInfo | None = None,
+    rows: Sequence[reports.RankingRow] | None = None,
+) -> dict[str, Any]:
     """``arena tournament show ID --json``: spec, progress, rankings and faults (``info``
     and ``rows`` may be passed when already read)."""
     info = info or store.tournament(tid)
@@ -65,18 +72,23 @@ def tournament_data(store: Store, tid: int, *, info: TournamentInfo | None = Non
     return data
 
 
-def rankings_data(store: Store, tid: int, *, rated: TournamentRatings | None = None,
-                  rows: Sequence[reports.RankingRow] | None = None) -> dict[str, Any]:
+def rankings_data(
+    store: Store,
+    tid: int,
+    *,
+    rated: TournamentRatings | None = None,
+    rows: Sequence[reports.RankingRow] | None = None,
+) -> dict[str, Any]:
     """``arena rankings ID --json``: the rankings and the likelihood-of-superiority matrix
     (``rated`` and ``rows`` may be passed when already computed)."""
     rated = rated or store.compute_ratings(tid)
     rows = ranking_rows(store, tid) if rows is None else rows
-    return {"tournament": tid, "rankings": reports.rankings_json(rows),
-            "los": rated.batch.los}
+    return {"tournament": tid, "rankings": reports.rankings_json(rows), "los": rated.batch.los}
 
 
-def crosstable_data(store: Store, tid: int, *,
-                    crosstable: Crosstable | None = None) -> dict[str, Any]:
+def crosstable_data(
+    store: Store, tid: int, *, crosstable: Crosstable | None = None
+) -> dict[str, Any]:
     """``arena crosstable ID --json``."""
     table = crosstable or store.crosstable(tid)
     return {"tournament": tid, **reports.crosstable_json(table)}
@@ -90,11 +102,14 @@ def replayed(store: Store, game_id: int) -> GameRecord:
     if stored.record is None:
         raise NotFound(f"game {game_id} has not been played yet")
     record = stored.record
-    state = replay_game(record.game, record.players, record.seed, record.options,
-                        record.joint_actions())
+    state = replay_game(
+        record.game, record.players, record.seed, record.options, record.joint_actions()
+    )
     if tuple(state.outcome().places) != tuple(record.game_places):
-        raise NotFound(f"game {game_id} does not replay to its stored result "
-                       "(was it played with another version of the rules?)")
+        raise NotFound(
+            f"game {game_id} does not replay to its stored result "
+            "(was it played with another version of the rules?)"
+        )
     return replace(record, events=tuple(state.events))
 
 
@@ -103,8 +118,9 @@ def replay_data(store: Store, game_id: int) -> dict[str, Any]:
     full = replayed(store, game_id)
     stored = store.game(game_id)
     data = full.to_dict()
-    data.update(id=game_id, tournament_id=stored.tournament_id,
-                seating=list(stored.planned.seating))
+    data.update(
+        id=game_id, tournament_id=stored.tournament_id, seating=list(stored.planned.seating)
+    )
     return data
 
 
@@ -114,10 +130,17 @@ def seat_data(record: GameRecord, seat: int) -> dict[str, Any]:
     or other seats' views."""
     if not 0 <= seat < record.players:
         raise TournamentError(f"seat {seat} is not one of 0..{record.players - 1}")
-    story = seat_story(record.game, record.players, record.seed, record.options,
-                       record.joint_actions(), seat)
-    return {"game": record.game, "options": record.options, "seat": seat,
-            "bots": list(record.bots),
-            "turns": [{"step": t.step, "view": t.view, "legal": t.legal, "action": t.action}
-                      for t in story],
-            "places": list(record.places), "scores": list(record.scores)}
+    story = seat_story(
+        record.game, record.players, record.seed, record.options, record.joint_actions(), seat
+    )
+    return {
+        "game": record.game,
+        "options": record.options,
+        "seat": seat,
+        "bots": list(record.bots),
+        "turns": [
+            {"step": t.step, "view": t.view, "legal": t.legal, "action": t.action} for t in story
+        ],
+        "places": list(record.places),
+        "scores": list(record.scores),
+    }

@@ -110,8 +110,13 @@ class EloRatings:
     history: tuple[HistoryRow, ...]
 
 
-def incremental_elo(results: Iterable[GameResult], *, entrants: Sequence[str] = (),
-                    k: float = DEFAULT_K, initial: float = INITIAL_RATING) -> EloRatings:
+def incremental_elo(
+    results: Iterable[GameResult],
+    *,
+    entrants: Sequence[str] = (),
+    k: float = DEFAULT_K,
+    initial: float = INITIAL_RATING,
+) -> EloRatings:
     """Incremental multiplayer Elo over ``results`` in the order given (use plan order).
 
     ``entrants`` lists entrants to report even if they played no game (they keep ``initial``).
@@ -145,7 +150,9 @@ def incremental_elo(results: Iterable[GameResult], *, entrants: Sequence[str] = 
         if pairs is None:
             pairs = pairs_of[places] = [
                 (i, j, 1.0 if places[i] < places[j] else 0.0 if places[i] > places[j] else 0.5)
-                for i in range(n) for j in range(i + 1, n)]
+                for i in range(n)
+                for j in range(i + 1, n)
+            ]
         before = [ratings[a] for a in ids]
         # E_ij = q_i / (q_i + q_j) with q = 10 ** (R / 400), taken relative to the first seat
         # so that q stays in floating-point range whatever the ratings.
@@ -163,9 +170,11 @@ def incremental_elo(results: Iterable[GameResult], *, entrants: Sequence[str] = 
             ratings[a] = rating
             games[a] += 1
             history.append(row(HistoryRow, (game_index, seating[i], rating)))
-    return EloRatings(ratings={label: ratings[i] for label, i in index.items()},
-                      games={label: games[i] for label, i in index.items()},
-                      history=tuple(history))
+    return EloRatings(
+        ratings={label: ratings[i] for label, i in index.items()},
+        games={label: games[i] for label, i in index.items()},
+        history=tuple(history),
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -203,14 +212,21 @@ class Crosstable:
     def total(self, entrant: str) -> HeadToHead:
         """``entrant``'s pairwise results against everyone."""
         cells = [self.pairs[(entrant, o)] for o in self.entrants if o != entrant]
-        return HeadToHead(entrant=entrant, opponent="*", wins=sum(c.wins for c in cells),
-                          draws=sum(c.draws for c in cells),
-                          losses=sum(c.losses for c in cells))
+        return HeadToHead(
+            entrant=entrant,
+            opponent="*",
+            wins=sum(c.wins for c in cells),
+            draws=sum(c.draws for c in cells),
+            losses=sum(c.losses for c in cells),
+        )
 
     def leader(self) -> str | None:
         """The entrant with the best pairwise score so far (None before any game)."""
-        scored = [(score, entrant) for entrant in self.entrants
-                  if (score := self.total(entrant).score) is not None]
+        scored = [
+            (score, entrant)
+            for entrant in self.entrants
+            if (score := self.total(entrant).score) is not None
+        ]
         return max(scored)[1] if scored else None
 
 
@@ -274,12 +290,19 @@ class PairCounts:
 
     def add_results(self, results: Iterable[GameResult]) -> None:
         """Count many games; identical (seating, places) pairs are counted once, with weight."""
-        for (seating, places), times in Counter(
-                (r.seating, r.places) for r in results).items():
+        for (seating, places), times in Counter((r.seating, r.places) for r in results).items():
             self.add_game(seating, places, times=times)
 
-    def add(self, entrant: str, opponent: str, *, wins: int = 0, draws: int = 0,
-            losses: int = 0, players: int = 2) -> None:
+    def add(
+        self,
+        entrant: str,
+        opponent: str,
+        *,
+        wins: int = 0,
+        draws: int = 0,
+        losses: int = 0,
+        players: int = 2,
+    ) -> None:
         """Count pairwise results aggregated elsewhere (e.g. in SQL)."""
         a, b = self._id(entrant), self._id(opponent)
         win, draw = self._matrices(players)
@@ -295,13 +318,18 @@ class PairCounts:
             wins += win[a][b]
             losses += win[b][a]
             draws += draw[a][b]
-        return HeadToHead(entrant=entrant, opponent=opponent, wins=wins, draws=draws,
-                          losses=losses)
+        return HeadToHead(entrant=entrant, opponent=opponent, wins=wins, draws=draws, losses=losses)
 
     def crosstable(self) -> Crosstable:
-        return Crosstable(entrants=tuple(self.entrants), pairs={
-            (a, b): self.head_to_head(a, b)
-            for a in self.entrants for b in self.entrants if a != b})
+        return Crosstable(
+            entrants=tuple(self.entrants),
+            pairs={
+                (a, b): self.head_to_head(a, b)
+                for a in self.entrants
+                for b in self.entrants
+                if a != b
+            },
+        )
 
     def weighted(self) -> tuple[list[list[float]], list[list[float]]]:
         """(points[a][b], played[a][b]) with each pairwise result weighted by table size."""
@@ -357,8 +385,9 @@ def _solve(matrix: list[list[float]], rhs: list[list[float]]) -> list[list[float
     for col in range(n):
         pivot = max(range(col, n), key=lambda r: abs(a[r][col]))
         if abs(a[pivot][col]) <= 1e-12 * scale:
-            raise RatingError("ratings are undetermined: some entrants never met the others "
-                              "(use a prior > 0)")
+            raise RatingError(
+                "ratings are undetermined: some entrants never met the others (use a prior > 0)"
+            )
         a[col], a[pivot] = a[pivot], a[col]
         inv = 1.0 / a[col][col]
         row_c = [x * inv for x in a[col]]
@@ -387,8 +416,9 @@ def _loglik(r: list[float], points: list[list[float]], played: list[list[float]]
     return total
 
 
-def _information(r: list[float], points: list[list[float]],
-                 played: list[list[float]]) -> tuple[list[float], list[list[float]]]:
+def _information(
+    r: list[float], points: list[list[float]], played: list[list[float]]
+) -> tuple[list[float], list[list[float]]]:
     """Gradient of the log-likelihood and Fisher information, in Elo units."""
     n = len(r)
     grad = [0.0] * n
@@ -431,8 +461,10 @@ def _check_estimable(labels: list[str], points: list[list[float]]) -> None:
         missing = set(range(n)) - reach(forward)
         if missing:
             names = ", ".join(sorted(labels[i] for i in missing))
-            raise RatingError(f"maximum-likelihood ratings are infinite without a prior "
-                              f"(compare: {names}); use a prior > 0")
+            raise RatingError(
+                f"maximum-likelihood ratings are infinite without a prior "
+                f"(compare: {names}); use a prior > 0"
+            )
 
 
 def _pseudo_inverse_system(info: list[list[float]]) -> tuple[list[list[float]], float]:
@@ -442,14 +474,21 @@ def _pseudo_inverse_system(info: list[list[float]]) -> tuple[list[list[float]], 
     return [[x + alpha for x in row] for row in info], alpha
 
 
-def batch_ratings(counts: PairCounts, *, prior: float = 1.0, anchor: float = INITIAL_RATING,
-                  max_iterations: int = 100, tolerance: float = 1e-6) -> BatchRatings:
+def batch_ratings(
+    counts: PairCounts,
+    *,
+    prior: float = 1.0,
+    anchor: float = INITIAL_RATING,
+    max_iterations: int = 100,
+    tolerance: float = 1e-6,
+) -> BatchRatings:
     """Bradley–Terry maximum-likelihood ratings (Elo scale) from ``counts``; see module doc."""
     labels = list(counts.entrants)
     n = len(labels)
     if n == 0:
-        return BatchRatings(ratings=(), covariance=(), los={}, prior=prior, anchor=anchor,
-                            iterations=0)
+        return BatchRatings(
+            ratings=(), covariance=(), los={}, prior=prior, anchor=anchor, iterations=0
+        )
     points, played = counts.weighted()
     if prior < 0:
         raise RatingError(f"prior must be >= 0, not {prior}")
@@ -482,8 +521,7 @@ def batch_ratings(counts: PairCounts, *, prior: float = 1.0, anchor: float = INI
         if max(abs(t * s) for s in step) < tolerance:
             break
     else:
-        log.warning("batch ratings stopped after %d iterations without converging",
-                    max_iterations)
+        log.warning("batch ratings stopped after %d iterations without converging", max_iterations)
     _, info = _information(r, points, played)
     system, alpha = _pseudo_inverse_system(info)
     identity = [[1.0 if i == j else 0.0 for j in range(n)] for i in range(n)]
@@ -494,15 +532,29 @@ def batch_ratings(counts: PairCounts, *, prior: float = 1.0, anchor: float = INI
     for i, label in enumerate(labels):
         se = math.sqrt(max(cov[i][i], 0.0))
         rating = anchor + r[i]
-        rated.append(Rated(entrant=label, rating=rating, se=se, lo=rating - Z95 * se,
-                           hi=rating + Z95 * se, games=counts.games[i]))
-    return BatchRatings(ratings=tuple(rated), covariance=cov,
-                        los=_superiority(labels, r, cov), prior=prior, anchor=anchor,
-                        iterations=iterations)
+        rated.append(
+            Rated(
+                entrant=label,
+                rating=rating,
+                se=se,
+                lo=rating - Z95 * se,
+                hi=rating + Z95 * se,
+                games=counts.games[i],
+            )
+        )
+    return BatchRatings(
+        ratings=tuple(rated),
+        covariance=cov,
+        los=_superiority(labels, r, cov),
+        prior=prior,
+        anchor=anchor,
+        iterations=iterations,
+    )
 
 
-def _superiority(entrants: Sequence[str], r: Sequence[float],
-                 cov: Sequence[Sequence[float]]) -> dict[str, dict[str, float]]:
+def _superiority(
+    entrants: Sequence[str], r: Sequence[float], cov: Sequence[Sequence[float]]
+) -> dict[str, dict[str, float]]:
     """Likelihood of superiority of every entrant over every other, from the fitted ratings
     ``r`` and their covariance (normal approximation of the difference)."""
     los: dict[str, dict[str, float]] = {entrant: {} for entrant in entrants}

@@ -59,12 +59,12 @@ def load_manifest(folder: Path) -> Manifest:
         games = [games]
     if not isinstance(games, list) or not all(isinstance(g, str) for g in games) or not games:
         raise BotCheckError(f"{path}: 'games' must list the games the bot plays")
-    return Manifest(name=name.strip(), command=command, games=tuple(games),
-                    folder=folder.resolve())
+    return Manifest(name=name.strip(), command=command, games=tuple(games), folder=folder.resolve())
 
 
-def check_bot(spec: BotSpec, games: Sequence[str], *,
-              sandbox: Sandbox | None = None) -> ComplianceReport:
+def check_bot(
+    spec: BotSpec, games: Sequence[str], *, sandbox: Sandbox | None = None
+) -> ComplianceReport:
     """Run the compliance suite of ``arena bot check`` (``tournaments.compliance``) on the
     bot, with a few games of each of ``games``, in ``sandbox`` (None: unsandboxed). Raises
     BotCheckError naming every failed check."""
@@ -77,14 +77,23 @@ def check_bot(spec: BotSpec, games: Sequence[str], *,
     return report
 
 
-def register(store: Store, name: str, spec: BotSpec, command: str, games: Sequence[str],
-             version: str, *, replace: bool = False,
-             sandbox: Sandbox | None = None) -> BotInfo:
+def register(
+    store: Store,
+    name: str,
+    spec: BotSpec,
+    command: str,
+    games: Sequence[str],
+    version: str,
+    *,
+    replace: bool = False,
+    sandbox: Sandbox | None = None,
+) -> BotInfo:
     """Check the bot (in ``sandbox``, as ``tournament run`` would run it), then store it.
     Nothing is written if the check fails."""
     unknown = [g for g in games if g not in names()]
     if unknown:
         raise BotCheckError(f"unknown game(s) {', '.join(unknown)} (games: {', '.join(names())})")
     check_bot(spec, games, sandbox=sandbox)
-    return store.add_bot(name, command, version=version, replace=replace, path=spec.cwd,
-                         games=list(games))
+    return store.add_bot(
+        name, command, version=version, replace=replace, path=spec.cwd, games=list(games)
+    )

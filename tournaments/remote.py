@@ -27,8 +27,16 @@ from arena.remote import REMOTE_WAIT_MS, CurveKeys, RemoteConfig
 from tournaments.store import Store
 from tournaments.values import BotInfo
 
-__all__ = ["REMOTE_COMMAND", "IssuedToken", "StoredAccess", "add_remote_bot", "is_remote",
-           "issue_token", "remote_config", "server_keys"]
+__all__ = [
+    "REMOTE_COMMAND",
+    "IssuedToken",
+    "StoredAccess",
+    "add_remote_bot",
+    "is_remote",
+    "issue_token",
+    "remote_config",
+    "server_keys",
+]
 
 #: The command stored for a remote bot.
 REMOTE_COMMAND = "(remote)"
@@ -48,8 +56,9 @@ def is_remote(info: BotInfo) -> bool:
     return info.command == REMOTE_COMMAND
 
 
-def add_remote_bot(store: Store, name: str, games: Sequence[str], *,
-                   replace: bool = False) -> BotInfo:
+def add_remote_bot(
+    store: Store, name: str, games: Sequence[str], *, replace: bool = False
+) -> BotInfo:
     """Register ``name`` as a remote bot (no check: it runs elsewhere)."""
     return store.add_bot(name, REMOTE_COMMAND, version="remote", games=games, replace=replace)
 
@@ -80,34 +89,55 @@ class IssuedToken:
     def environment(self) -> dict[str, str]:
         env = {"ARENA_ENDPOINT": self.endpoint, "ARENA_TOKEN": self.token}
         if self.server_key:
-            env.update(ARENA_SERVER_KEY=self.server_key, ARENA_PUBLIC_KEY=self.public_key or "",
-                       ARENA_SECRET_KEY=self.secret_key or "")
+            env.update(
+                ARENA_SERVER_KEY=self.server_key,
+                ARENA_PUBLIC_KEY=self.public_key or "",
+                ARENA_SECRET_KEY=self.secret_key or "",
+            )
         return env
 
     def exports(self) -> str:
         """``export NAME=VALUE`` lines for a POSIX shell."""
-        return "\n".join(f"export {key}={shlex.quote(value)}"
-                         for key, value in self.environment().items())
+        return "\n".join(
+            f"export {key}={shlex.quote(value)}" for key, value in self.environment().items()
+        )
 
 
-def issue_token(store: Store, name: str, *, endpoint: str, curve: bool = False,
-                ttl_hours: float = TOKEN_TTL_HOURS) -> IssuedToken:
+def issue_token(
+    store: Store,
+    name: str,
+    *,
+    endpoint: str,
+    curve: bool = False,
+    ttl_hours: float = TOKEN_TTL_HOURS,
+) -> IssuedToken:
     """A new single-use token (and with ``curve`` a client key pair) for remote bot ``name``."""
     info = store.get_bot(name)
     if not is_remote(info):
-        raise RemoteError(f"bot {name!r} is not a remote bot (register one with "
-                          f"`arena bot add NAME --remote`)")
+        raise RemoteError(
+            f"bot {name!r} is not a remote bot (register one with `arena bot add NAME --remote`)"
+        )
     token = secrets.token_hex(24)
     client = CurveKeys.generate() if curve else None
     server = server_keys(store) if curve else None
     now = datetime.now(timezone.utc)
     expires = (now + timedelta(hours=ttl_hours)).isoformat(timespec="seconds")
-    store.add_token(token_hash(token), name, client.public if client else None,
-                    created_at=now.isoformat(timespec="seconds"), expires_at=expires)
-    return IssuedToken(bot=name, endpoint=endpoint, token=token, expires_at=expires,
-                       server_key=server.public if server else None,
-                       public_key=client.public if client else None,
-                       secret_key=client.secret if client else None)
+    store.add_token(
+        token_hash(token),
+        name,
+        client.public if client else None,
+        created_at=now.isoformat(timespec="seconds"),
+        expires_at=expires,
+    )
+    return IssuedToken(
+        bot=name,
+        endpoint=endpoint,
+        token=token,
+        expires_at=expires,
+        server_key=server.public if server else None,
+        public_key=client.public if client else None,
+        secret_key=client.secret if client else None,
+    )
 
 
 class StoredAccess:
@@ -118,17 +148,18 @@ class StoredAccess:
 
     def claim(self, token: str, client_key: str | None) -> str | None:
         with Store.open(self.path) as store:
-            return store.claim_token(token_hash(token), client_key, now=_now(),
-                                     command=REMOTE_COMMAND)
+            return store.claim_token(
+                token_hash(token), client_key, now=_now(), command=REMOTE_COMMAND
+            )
 
     def allows(self, client_key: str) -> bool:
         with Store.open(self.path) as store:
             return store.token_key_allowed(client_key, now=_now())
 
 
-def remote_config(store: Store, *, listen: str, curve: bool,
-                  wait_ms: int = REMOTE_WAIT_MS) -> RemoteConfig:
+def remote_config(
+    store: Store, *, listen: str, curve: bool, wait_ms: int = REMOTE_WAIT_MS
+) -> RemoteConfig:
     """How an arena using ``store`` lets remote bots in on ``listen``."""
     keys = server_keys(store) if curve else None
-    return RemoteConfig(listen=listen, access=StoredAccess(store.path), curve=keys,
-                        wait_ms=wait_ms)
+    return RemoteConfig(listen=listen, access=StoredAccess(store.path), curve=keys, wait_ms=wait_ms)

@@ -42,21 +42,22 @@ def _cell(value: Any) -> str:
     return printable(str(value))
 
 
-def format_table(headers: Sequence[str], rows: Sequence[Sequence[Any]], *,
-                 align: str | None = None) -> str:
+def format_table(
+    headers: Sequence[str], rows: Sequence[Sequence[Any]], *, align: str | None = None
+) -> str:
     """An aligned text table. ``align`` has one ``l``/``r`` per column; by default columns
     whose values are all numbers (or missing) are right-aligned. Floats show two decimals;
     pre-format values as strings to choose otherwise."""
     if align is None:
         align = "".join(
-            "r" if rows and all(isinstance(r[c], _NUMBER) or r[c] is None for r in rows)
-            else "l" for c in range(len(headers)))
+            "r" if rows and all(isinstance(r[c], _NUMBER) or r[c] is None for r in rows) else "l"
+            for c in range(len(headers))
+        )
     cells = [[_cell(v) for v in row] for row in rows]
     widths = [max([len(h)] + [len(r[c]) for r in cells]) for c, h in enumerate(headers)]
 
     def line(values: Sequence[str]) -> str:
-        parts = [v.rjust(w) if a == "r" else v.ljust(w)
-                 for v, w, a in zip(values, widths, align)]
+        parts = [v.rjust(w) if a == "r" else v.ljust(w) for v, w, a in zip(values, widths, align)]
         return "  ".join(parts).rstrip()
 
     out = [line(headers), line(["-" * w for w in widths])]
@@ -69,8 +70,8 @@ class RankingRow(Standing):
     """One line of the rankings: an entrant's standing with its place and both ratings."""
 
     place: int
-    elo: float | None          # batch maximum-likelihood rating
-    elo_lo: float | None       # its 95 % interval
+    elo: float | None  # batch maximum-likelihood rating
+    elo_lo: float | None  # its 95 % interval
     elo_hi: float | None
     elo_incremental: float | None
 
@@ -92,8 +93,9 @@ def rankings(standings: Sequence[Standing], ratings: Sequence[RatingRow] = ()) -
         by_method[row.method][row.entrant] = row
     mle, inc = by_method[RatingMethod.MLE], by_method[RatingMethod.ELO]
     if mle:
-        ordered = sorted(standings, key=lambda s: -mle[s.entrant].rating
-                         if s.entrant in mle else float("inf"))
+        ordered = sorted(
+            standings, key=lambda s: -mle[s.entrant].rating if s.entrant in mle else float("inf")
+        )
 
         def key(s: Standing) -> Any:
             return mle[s.entrant].rating if s.entrant in mle else None
@@ -102,15 +104,21 @@ def rankings(standings: Sequence[Standing], ratings: Sequence[RatingRow] = ()) -
 
         def key(s: Standing) -> Any:
             return (s.games, s.wins, s.mean_place)
+
     rows: list[RankingRow] = []
     for i, s in enumerate(ordered):
         place = rows[-1].place if i and key(s) == key(ordered[i - 1]) else i + 1
         rated = mle.get(s.entrant)
-        rows.append(RankingRow(
-            **asdict(s), place=place,
-            elo=rated.rating if rated else None, elo_lo=rated.lo if rated else None,
-            elo_hi=rated.hi if rated else None,
-            elo_incremental=inc[s.entrant].rating if s.entrant in inc else None))
+        rows.append(
+            RankingRow(
+                **asdict(s),
+                place=place,
+                elo=rated.rating if rated else None,
+                elo_lo=rated.lo if rated else None,
+                elo_hi=rated.hi if rated else None,
+                elo_incremental=inc[s.entrant].rating if s.entrant in inc else None,
+            )
+        )
     return rows
 
 
@@ -121,14 +129,38 @@ def _int(value: float | None) -> str:
 def rankings_table(rows: Sequence[RankingRow]) -> str:
     """Place, entrant, bot, Elo ± 95 %, incremental Elo, games, wins, mean place/score, faults."""
     show_bot = any(r.bot != r.entrant for r in rows)
-    headers = ["#", "entrant"] + (["bot"] if show_bot else []) + [
-        "Elo", "±95%", "inc.Elo", "games", "wins", "mean place", "mean score", "faults",
-        "forfeits"]
+    headers = (
+        ["#", "entrant"]
+        + (["bot"] if show_bot else [])
+        + [
+            "Elo",
+            "±95%",
+            "inc.Elo",
+            "games",
+            "wins",
+            "mean place",
+            "mean score",
+            "faults",
+            "forfeits",
+        ]
+    )
     body = []
     for r in rows:
-        body.append([r.place, r.entrant] + ([r.bot] if show_bot else []) + [
-            _int(r.elo), _int(r.margin), _int(r.elo_incremental), r.games, r.wins,
-            r.mean_place, r.mean_score, r.faults, r.forfeits])
+        body.append(
+            [r.place, r.entrant]
+            + ([r.bot] if show_bot else [])
+            + [
+                _int(r.elo),
+                _int(r.margin),
+                _int(r.elo_incremental),
+                r.games,
+                r.wins,
+                r.mean_place,
+                r.mean_score,
+                r.faults,
+                r.forfeits,
+            ]
+        )
     align = "rl" + ("l" if show_bot else "") + "rrrrrrrrr"
     return format_table(headers, body, align=align)
 
@@ -172,16 +204,28 @@ def los_table(batch: BatchRatings) -> str:
     """Likelihood of superiority (%) of each row entrant over each column entrant, best first."""
     ranked = [r.entrant for r in batch.ranked()]
     headers = ["#", "entrant"] + [str(i + 1) for i in range(len(ranked))]
-    body = [[i + 1, a] + ["" if a == b else f"{100 * batch.los[a][b]:.0f}" for b in ranked]
-            for i, a in enumerate(ranked)]
+    body = [
+        [i + 1, a] + ["" if a == b else f"{100 * batch.los[a][b]:.0f}" for b in ranked]
+        for i, a in enumerate(ranked)
+    ]
     return format_table(headers, body, align="rl" + "r" * len(ranked))
 
 
 def tournaments_table(infos: Sequence[TournamentInfo]) -> str:
     headers = ["id", "game", "status", "entrants", "table", "reps", "games", "created"]
-    body = [[t.id, t.spec.game, t.status.value, len(t.entrants), t.spec.table_size,
-             t.spec.repetitions, f"{t.games_done}/{t.games_total}", t.created_at[:19]]
-            for t in infos]
+    body = [
+        [
+            t.id,
+            t.spec.game,
+            t.status.value,
+            len(t.entrants),
+            t.spec.table_size,
+            t.spec.repetitions,
+            f"{t.games_done}/{t.games_total}",
+            t.created_at[:19],
+        ]
+        for t in infos
+    ]
     return format_table(headers, body, align="rlllrrrl")
 
 
@@ -195,13 +239,16 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
     options = ", ".join(f"{k}={v}" for k, v in sorted(spec.options.items())) or "defaults"
     lines = [
         f"tournament {info.id}: {spec.game} ({options})"
-        + ("" if spec.kind.value == "round-robin" else f", a {spec.kind.value}"
-           + (f" of {spec.gauntlet}" if spec.gauntlet else "")),
+        + (
+            ""
+            if spec.kind.value == "round-robin"
+            else f", a {spec.kind.value}" + (f" of {spec.gauntlet}" if spec.gauntlet else "")
+        ),
         f"status     {info.status.value}, {info.games_done}/{info.games_total} games played",
         f"tables     {spec.table_size} players, {spec.repetitions} repetition(s), "
         f"seed {spec.seed}, {spec.move_ms} ms per move",
-        "entrants   " + ", ".join(
-            e.name if e.name == e.bot else f"{e.name} ({e.bot})" for e in info.entrants),
+        "entrants   "
+        + ", ".join(e.name if e.name == e.bot else f"{e.name} ({e.bot})" for e in info.entrants),
         f"created    {info.created_at}",
     ]
     if rows:
@@ -209,8 +256,9 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
     return "\n".join(lines)
 
 
-def tournament_json(info: TournamentInfo, rows: Sequence[RankingRow] = (),
-                    crosstable: Crosstable | None = None) -> dict[str, Any]:
+def tournament_json(
+    info: TournamentInfo, rows: Sequence[RankingRow] = (), crosstable: Crosstable | None = None
+) -> dict[str, Any]:
     data = info.to_dict()
     data["rankings"] = rankings_json(rows)
     if crosstable is not None:

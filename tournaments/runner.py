@@ -47,7 +47,7 @@ class Progress:
 
     done: int
     total: int
-    played: int            # games played by this run
+    played: int  # games played by this run
     elapsed_s: float
     leader: str | None
 
@@ -66,9 +66,9 @@ class RunSummary:
     done: int
     total: int
     elapsed_s: float
-    play_ms: float          # summed wall time of the games played
+    play_ms: float  # summed wall time of the games played
     processes_started: int
-    failed: tuple[str, ...] = ()   # games that could not be played (they stay pending)
+    failed: tuple[str, ...] = ()  # games that could not be played (they stay pending)
 
 
 def process_key(label: str, rotation: int, spec: BotSpec) -> str:
@@ -87,9 +87,16 @@ class TableRunner:
     """Plays a tournament's planned games (tables) on one session, whose bot processes serve
     game after game: rotation r of every deal goes to each entrant's r-th process."""
 
-    def __init__(self, game: Game, options: Mapping, specs: Mapping[str, BotSpec],
-                 limits: Limits, log_dir: Path | None, sandbox: Sandbox | None = None,
-                 remote: RemoteConfig | None = None) -> None:
+    def __init__(
+        self,
+        game: Game,
+        options: Mapping,
+        specs: Mapping[str, BotSpec],
+        limits: Limits,
+        log_dir: Path | None,
+        sandbox: Sandbox | None = None,
+        remote: RemoteConfig | None = None,
+    ) -> None:
         self.game = game
         self.options = dict(options)
         self.specs = dict(specs)
@@ -97,8 +104,10 @@ class TableRunner:
 
     def entries(self, planned: PlannedGame) -> list[tuple[str, BotSpec]]:
         """The pool entries (process key, spec) of a game's seats."""
-        return [(process_key(label, planned.rotation, self.specs[label]), self.specs[label])
-                for label in planned.seating]
+        return [
+            (process_key(label, planned.rotation, self.specs[label]), self.specs[label])
+            for label in planned.seating
+        ]
 
     def prepare(self, planned: PlannedGame) -> None:
         """Start what ``planned`` will need while another game is played."""
@@ -108,8 +117,11 @@ class TableRunner:
         """At the start of a run or a worker: start every entrant's processes for ``rotations``
         (in that order), up to ``PREPARE_PROCS`` of them, all at once, so that their start-up
         overlaps the first games."""
-        wanted = [(process_key(label, rotation, spec), spec) for rotation in rotations
-                  for label, spec in self.specs.items()]
+        wanted = [
+            (process_key(label, rotation, spec), spec)
+            for rotation in rotations
+            for label, spec in self.specs.items()
+        ]
         self.session.prestart(list(dict(wanted).items())[:PREPARE_PROCS])
 
     @property
@@ -121,9 +133,15 @@ class TableRunner:
         """Play one planned game. Its event log is left out: the store keeps the actions, and
         replays rebuild the events from the seed and the actions."""
         seats = self.session.seats(self.entries(planned))
-        record = self.session.play(self.game, seats, seed=planned.deal_seed,
-                                   options=self.options, game_id=game_id,
-                                   bot_seeds=planned.bot_seeds(), names=planned.seating)
+        record = self.session.play(
+            self.game,
+            seats,
+            seed=planned.deal_seed,
+            options=self.options,
+            game_id=game_id,
+            bot_seeds=planned.bot_seeds(),
+            names=planned.seating,
+        )
         return replace(record, events=())
 
     def close(self) -> None:
@@ -145,16 +163,25 @@ AHEAD = 2
 PREPARE_PROCS = 32
 
 
-def _worker(inbox: multiprocessing.Queue, results: multiprocessing.Queue, index: int,
-            parent: int, game: Game, options: dict, specs: dict, limits: Limits,
-            log_dir: Path | None, sandbox: Sandbox | None) -> None:
+def _worker(
+    inbox: multiprocessing.Queue,
+    results: multiprocessing.Queue,
+    index: int,
+    parent: int,
+    game: Game,
+    options: dict,
+    specs: dict,
+    limits: Limits,
+    log_dir: Path | None,
+    sandbox: Sandbox | None,
+) -> None:
     die_with_parent(signal.SIGKILL, parent=parent)
-    results.cancel_join_thread()     # exiting never waits on a parent that is gone
-    signal.signal(signal.SIGINT, signal.SIG_IGN)     # the parent decides when to stop
+    results.cancel_join_thread()  # exiting never waits on a parent that is gone
+    signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     signal.signal(signal.SIGTERM, _exit_on_signal)
     runner = TableRunner(game, options, specs, limits, log_dir, sandbox)
     try:
-        rotations = inbox.get()             # the worker's share: start those processes now
+        rotations = inbox.get()  # the worker's share: start those processes now
         runner.prepare_rotations(rotations)
         task = inbox.get()
         while task is not None:
@@ -170,17 +197,26 @@ def _worker(inbox: multiprocessing.Queue, results: multiprocessing.Queue, index:
                 results.put(("done", game_id, record, index, runner.started))
             except Exception as exc:  # noqa: BLE001 - reported to the parent, never lost
                 log.exception("game %d failed", game_id)
-                results.put(("error", game_id, f"{type(exc).__name__}: {exc}", index,
-                             runner.started))
+                results.put(
+                    ("error", game_id, f"{type(exc).__name__}: {exc}", index, runner.started)
+                )
             task = inbox.get() if upcoming is False else upcoming
     finally:
         runner.close()
 
 
-def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
-        limits: Limits | None = None, progress: Callable[[Progress], None] | None = None,
-        log_dir: Path | None = None, sandbox: Sandbox | None = None,
-        remote: RemoteConfig | None = None) -> RunSummary:
+def run(
+    store: Store,
+    tid: int,
+    *,
+    specs: Mapping[str, BotSpec],
+    jobs: int = 1,
+    limits: Limits | None = None,
+    progress: Callable[[Progress], None] | None = None,
+    log_dir: Path | None = None,
+    sandbox: Sandbox | None = None,
+    remote: RemoteConfig | None = None,
+) -> RunSummary:
     """Play every pending game of tournament ``tid`` and record each as it finishes.
 
     ``specs`` maps each entrant label to how to run it; ``sandbox`` (None: unsandboxed; the
@@ -192,12 +228,12 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
         raise RemoteError("remote bots join one listening arena process: use --jobs 1")
     info = store.tournament(tid)
     spec = info.spec
-    game = get_game(spec.game)      # workers get the game itself (one registered here only too)
+    game = get_game(spec.game)  # workers get the game itself (one registered here only too)
     limits = limits or Limits(move_ms=spec.move_ms)
     pending = sorted(store.pending_games(tid), key=lambda item: play_order(item[1]))
     total = info.games_total
     done = total - len(pending)
-    tally = store.tally(tid)            # the store's tally, kept up to date as games finish
+    tally = store.tally(tid)  # the store's tally, kept up to date as games finish
     started = time.monotonic()
     state = {"done": done, "played": 0, "play_ms": 0.0, "procs": 0}
     failed: list[str] = []
@@ -209,13 +245,22 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
         state["played"] += 1
         state["play_ms"] += record.wall_ms
         if progress:
-            progress(Progress(done=state["done"], total=total, played=state["played"],
-                              elapsed_s=time.monotonic() - started,
-                              leader=tally.crosstable().leader()))
+            progress(
+                Progress(
+                    done=state["done"],
+                    total=total,
+                    played=state["played"],
+                    elapsed_s=time.monotonic() - started,
+                    leader=tally.crosstable().leader(),
+                )
+            )
 
     if progress:
-        progress(Progress(done=done, total=total, played=0, elapsed_s=0.0,
-                          leader=tally.crosstable().leader()))
+        progress(
+            Progress(
+                done=done, total=total, played=0, elapsed_s=0.0, leader=tally.crosstable().leader()
+            )
+        )
     if pending:
         if jobs <= 1:
             runner = TableRunner(game, spec.options, specs, limits, log_dir, sandbox, remote)
@@ -229,27 +274,49 @@ def run(store: Store, tid: int, *, specs: Mapping[str, BotSpec], jobs: int = 1,
                 state["procs"] = runner.started
                 runner.close()
         else:
-            state["procs"] = _run_parallel(pending, game, spec.options, specs, limits,
-                                           min(jobs, len(pending)), log_dir, finished, failed,
-                                           sandbox)
+            state["procs"] = _run_parallel(
+                pending,
+                game,
+                spec.options,
+                specs,
+                limits,
+                min(jobs, len(pending)),
+                log_dir,
+                finished,
+                failed,
+                sandbox,
+            )
     if state["played"]:
         store.rebuild_ratings(tid)
-    return RunSummary(played=state["played"], done=state["done"], total=total,
-                      elapsed_s=time.monotonic() - started, play_ms=state["play_ms"],
-                      processes_started=state["procs"], failed=tuple(failed))
+    return RunSummary(
+        played=state["played"],
+        done=state["done"],
+        total=total,
+        elapsed_s=time.monotonic() - started,
+        play_ms=state["play_ms"],
+        processes_started=state["procs"],
+        failed=tuple(failed),
+    )
 
 
-def _run_parallel(pending: list[tuple[int, PlannedGame]], game: Game, options: Mapping,
-                  specs: Mapping[str, BotSpec], limits: Limits, jobs: int,
-                  log_dir: Path | None,
-                  finished: Callable[[int, PlannedGame, GameRecord], None],
-                  errors: list[str], sandbox: Sandbox | None = None) -> int:
+def _run_parallel(
+    pending: list[tuple[int, PlannedGame]],
+    game: Game,
+    options: Mapping,
+    specs: Mapping[str, BotSpec],
+    limits: Limits,
+    jobs: int,
+    log_dir: Path | None,
+    finished: Callable[[int, PlannedGame, GameRecord], None],
+    errors: list[str],
+    sandbox: Sandbox | None = None,
+) -> int:
     """Play ``pending`` on ``jobs`` worker processes; return how many bot processes started."""
     context = multiprocessing.get_context("spawn")
     results: multiprocessing.Queue = context.Queue()
     inboxes: list[multiprocessing.Queue] = [context.Queue() for _ in range(jobs)]
     for inbox in inboxes:
-        inbox.cancel_join_thread()   # exiting never waits on a worker that is gone
+        inbox.cancel_join_thread()  # exiting never waits on a worker that is gone
     dispatcher = Dispatcher(pending, jobs)
     in_flight: list[dict[int, PlannedGame]] = [{} for _ in range(jobs)]
 
@@ -259,10 +326,25 @@ def _run_parallel(pending: list[tuple[int, PlannedGame]], game: Game, options: M
             in_flight[worker][item[0]] = item[1]
         inboxes[worker].put(item)
 
-    workers = [context.Process(target=_worker, daemon=True,
-                               args=(inboxes[w], results, w, os.getpid(), game,
-                                     dict(options), dict(specs), limits, log_dir, sandbox))
-               for w in range(jobs)]
+    workers = [
+        context.Process(
+            target=_worker,
+            daemon=True,
+            args=(
+                inboxes[w],
+                results,
+                w,
+                os.getpid(),
+                game,
+                dict(options),
+                dict(specs),
+                limits,
+                log_dir,
+                sandbox,
+            ),
+        )
+        for w in range(jobs)
+    ]
     for worker in workers:
         worker.start()
     for w in range(jobs):
@@ -298,8 +380,11 @@ def _run_parallel(pending: list[tuple[int, PlannedGame]], game: Game, options: M
     return sum(started_procs.values())
 
 
-def _give_up_on_dead(workers: list[multiprocessing.Process],
-                     in_flight: list[dict[int, PlannedGame]], errors: list[str]) -> None:
+def _give_up_on_dead(
+    workers: list[multiprocessing.Process],
+    in_flight: list[dict[int, PlannedGame]],
+    errors: list[str],
+) -> None:
     """Games handed to a worker that died stay pending (a later run plays them)."""
     for w, worker in enumerate(workers):
         if in_flight[w] and not worker.is_alive():

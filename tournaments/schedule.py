@@ -153,8 +153,10 @@ class PlannedGame:
     def bot_seeds(self) -> tuple[int, ...]:
         """The ``start.seed`` of each seat. Raises PlanError for a game without them."""
         if len(self.seat_seeds) != len(self.seating):
-            raise PlanError(f"planned game {self.index} has no bot seeds: read it with "
-                            "Store.pending_games, which has the tournament's key")
+            raise PlanError(
+                f"planned game {self.index} has no bot seeds: read it with "
+                "Store.pending_games, which has the tournament's key"
+            )
         return self.seat_seeds
 
 
@@ -200,8 +202,9 @@ def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec
     if spec.gauntlet is not None and spec.gauntlet not in entrants:
         raise PlanError(f"the gauntlet's entrant {spec.gauntlet!r} is not entered")
     if spec.kind is TournamentKind.MATCH and len(entrants) != spec.table_size:
-        raise PlanError(f"a match seats all its {len(entrants)} entrants at one table of "
-                        f"{spec.table_size}")
+        raise PlanError(
+            f"a match seats all its {len(entrants)} entrants at one table of {spec.table_size}"
+        )
     size = plan_size(spec)
     if size > MAX_PLANNED_GAMES:
         raise PlanError(
@@ -224,8 +227,11 @@ def iter_plan(spec: TournamentSpec, *, key: bytes) -> Iterator[PlannedGame]:
     """The games of ``spec`` in plan order (repetition, table, rotation), without validation;
     ``key`` is the tournament's secret key."""
     k = spec.table_size
-    tables = [table for table in itertools.combinations(spec.entrants, k)
-              if spec.gauntlet is None or spec.gauntlet in table]
+    tables = [
+        table
+        for table in itertools.combinations(spec.entrants, k)
+        if spec.gauntlet is None or spec.gauntlet in table
+    ]
     index = 0
     for repetition in range(spec.repetitions):
         for table_no, table in enumerate(tables):

@@ -27,8 +27,17 @@ from dataclasses import dataclass
 
 from tournaments.errors import TournamentError
 
-__all__ = ["DealCounts", "Decision", "SprtConfig", "SprtError", "SprtStatus", "deal_half_points",
-           "elo_of_score", "score_of_elo", "status"]
+__all__ = [
+    "DealCounts",
+    "Decision",
+    "SprtConfig",
+    "SprtError",
+    "SprtStatus",
+    "deal_half_points",
+    "elo_of_score",
+    "score_of_elo",
+    "status",
+]
 
 #: Count given to an empty outcome class (fastchess regularises pentanomial zeros the same way).
 REGULARISE = 1e-3
@@ -61,7 +70,7 @@ def score_of_elo(elo: float) -> float:
 def elo_of_score(score: float) -> float:
     """The logistic Elo difference that gives expected score ``score`` (clamped near 0, 1)."""
     score = min(max(score, SCORE_CLAMP), 1.0 - SCORE_CLAMP)
-    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0     # never -0.0
+    return -400.0 * math.log10(1.0 / score - 1.0) + 0.0  # never -0.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -79,13 +88,11 @@ class SprtConfig:
             if not isinstance(value, (int, float)) or not math.isfinite(value):
                 raise SprtError(f"SPRT {name} must be a finite number, not {value!r}")
         if self.elo0 >= self.elo1:
-            raise SprtError(f"SPRT needs elo0 < elo1 (got elo0={self.elo0:g}, "
-                            f"elo1={self.elo1:g})")
+            raise SprtError(f"SPRT needs elo0 < elo1 (got elo0={self.elo0:g}, elo1={self.elo1:g})")
         for name in ("alpha", "beta"):
             value = getattr(self, name)
             if not 0.0 < value < 0.5:
-                raise SprtError(f"SPRT {name} must lie strictly between 0 and 0.5, "
-                                f"not {value:g}")
+                raise SprtError(f"SPRT {name} must lie strictly between 0 and 0.5, not {value:g}")
         if abs(self.elo0) >= 2000 or abs(self.elo1) >= 2000:
             raise SprtError("SPRT Elo bounds must lie within ±2000")
 
@@ -145,14 +152,17 @@ class DealCounts:
         if not self.counts:
             object.__setattr__(self, "counts", (0,) * size)
         elif len(self.counts) != size:
-            raise SprtError(f"{len(self.counts)} outcome classes for deals of "
-                            f"{self.games_per_deal} games (need {size})")
+            raise SprtError(
+                f"{len(self.counts)} outcome classes for deals of "
+                f"{self.games_per_deal} games (need {size})"
+            )
 
     def add(self, half_points: int) -> DealCounts:
         """These counts with one more deal of ``half_points``."""
         if not 0 <= half_points < len(self.counts):
-            raise SprtError(f"a deal of {self.games_per_deal} games cannot score "
-                            f"{half_points} half points")
+            raise SprtError(
+                f"a deal of {self.games_per_deal} games cannot score {half_points} half points"
+            )
         counts = list(self.counts)
         counts[half_points] += 1
         return DealCounts(games_per_deal=self.games_per_deal, counts=tuple(counts))
@@ -168,14 +178,13 @@ class DealCounts:
         return [h / top for h in range(top + 1)]
 
 
-def _constrained_mle(values: Sequence[float], probs: Sequence[float],
-                     score: float) -> list[float]:
+def _constrained_mle(values: Sequence[float], probs: Sequence[float], score: float) -> list[float]:
     """The distribution over ``values`` nearest ``probs`` (in likelihood) whose mean is
     ``score``: ``p_i = probs_i / (1 + λ (values_i − score))``, λ found by bisection.
 
     Requires every ``probs_i > 0`` and ``min(values) < score < max(values)``."""
     shifted = [v - score for v in values]
-    lo = -1.0 / max(shifted) + 1e-12        # keeps every 1 + λ·shifted positive
+    lo = -1.0 / max(shifted) + 1e-12  # keeps every 1 + λ·shifted positive
     hi = -1.0 / min(shifted) - 1e-12
     for _ in range(80):
         mid = (lo + hi) / 2.0
@@ -221,17 +230,26 @@ class SprtStatus:
     elo_hi: float
 
     def to_dict(self) -> dict[str, object]:
-        return {"deals": self.deals, "games": self.games, "llr": round(self.llr, 4),
-                "lower": round(self.lower, 4), "upper": round(self.upper, 4),
-                "decision": self.decision.value, "score": round(self.score, 4),
-                "elo": round(self.elo, 1), "elo_lo": round(self.elo_lo, 1),
-                "elo_hi": round(self.elo_hi, 1)}
+        return {
+            "deals": self.deals,
+            "games": self.games,
+            "llr": round(self.llr, 4),
+            "lower": round(self.lower, 4),
+            "upper": round(self.upper, 4),
+            "decision": self.decision.value,
+            "score": round(self.score, 4),
+            "elo": round(self.elo, 1),
+            "elo_lo": round(self.elo_lo, 1),
+            "elo_hi": round(self.elo_hi, 1),
+        }
 
     def line(self) -> str:
         """One line for a live display."""
-        return (f"deals {self.deals} (games {self.games})  LLR {self.llr:+.2f} "
-                f"[{self.lower:+.2f}, {self.upper:+.2f}]  Elo {self.elo:+.1f} "
-                f"[{self.elo_lo:+.1f}, {self.elo_hi:+.1f}]  score {100 * self.score:.1f}%")
+        return (
+            f"deals {self.deals} (games {self.games})  LLR {self.llr:+.2f} "
+            f"[{self.lower:+.2f}, {self.upper:+.2f}]  Elo {self.elo:+.1f} "
+            f"[{self.elo_lo:+.1f}, {self.elo_hi:+.1f}]  score {100 * self.score:.1f}%"
+        )
 
 
 def status(counts: DealCounts, config: SprtConfig) -> SprtStatus:
@@ -245,9 +263,22 @@ def status(counts: DealCounts, config: SprtConfig) -> SprtStatus:
     else:
         mean, spread = 0.5, 0.5
     ratio = llr(counts, config)
-    decision = (Decision.H1 if ratio >= config.upper else
-                Decision.H0 if ratio <= config.lower else Decision.CONTINUE)
-    return SprtStatus(deals=deals, games=deals * counts.games_per_deal, llr=ratio,
-                      lower=config.lower, upper=config.upper, decision=decision, score=mean,
-                      elo=elo_of_score(mean), elo_lo=elo_of_score(mean - spread),
-                      elo_hi=elo_of_score(mean + spread))
+    decision = (
+        Decision.H1
+        if ratio >= config.upper
+        else Decision.H0
+        if ratio <= config.lower
+        else Decision.CONTINUE
+    )
+    return SprtStatus(
+        deals=deals,
+        games=deals * counts.games_per_deal,
+        llr=ratio,
+        lower=config.lower,
+        upper=config.upper,
+        decision=decision,
+        score=mean,
+        elo=elo_of_score(mean),
+        elo_lo=elo_of_score(mean - spread),
+        elo_hi=elo_of_score(mean + spread),
+    )

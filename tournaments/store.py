@@ -81,6 +81,7 @@ log = logging.getLogger(__name__)
 
 WAL_CHECKPOINT_PAGES = 10_000
 
+
 def _now() -> datetime:
     return datetime.now(timezone.utc)
 
@@ -110,8 +111,9 @@ class Store:
     # -- opening ---------------------------------------------------------------------------
 
     @classmethod
-    def open(cls, path: str | os.PathLike[str], *,
-             busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS) -> Store:
+    def open(
+        cls, path: str | os.PathLike[str], *, busy_timeout_ms: int = DEFAULT_BUSY_TIMEOUT_MS
+    ) -> Store:
         """Open (creating or migrating) the database at ``path``. Raises StoreError."""
         name = os.fspath(path)
         keys = KeyFile.beside(name)
@@ -172,8 +174,11 @@ class Store:
         """Entrant name → bot name (entrants never change once a tournament is planned)."""
         found = self._bots_of.get(tid)
         if found is None:
-            found = self._bots_of[tid] = dict(self.db.execute(
-                "SELECT label, bot FROM entrants WHERE tournament_id = ?", (tid,)).fetchall())
+            found = self._bots_of[tid] = dict(
+                self.db.execute(
+                    "SELECT label, bot FROM entrants WHERE tournament_id = ?", (tid,)
+                ).fetchall()
+            )
         return found
 
     def _one(self, sql: str, params: Sequence[Any] = ()) -> dict[str, Any] | None:
@@ -182,9 +187,17 @@ class Store:
     # -- bots ------------------------------------------------------------------------------
 
     @guarded("adding a bot")
-    def add_bot(self, name: str, command: str, *, kind: BotKind = BotKind.REGISTERED,
-                version: str = "", path: str | None = None, games: Sequence[str] = (),
-                replace: bool = False) -> BotInfo:
+    def add_bot(
+        self,
+        name: str,
+        command: str,
+        *,
+        kind: BotKind = BotKind.REGISTERED,
+        version: str = "",
+        path: str | None = None,
+        games: Sequence[str] = (),
+        replace: bool = False,
+    ) -> BotInfo:
         """Register a bot: its command line as text, the folder it runs in (or None), the
         games it plays. Raises DuplicateBot unless ``replace`` (which keeps its count of
         games played and its date added)."""
@@ -192,17 +205,27 @@ class Store:
             raise TournamentError(f"bad bot name {name!r}: non-empty, no outer spaces, no '#'")
         kind = BotKind(kind)
         with self._write() as conn:
-            old = conn.execute("SELECT played, added_at FROM bots WHERE name = ?",
-                               (name,)).fetchone()
+            old = conn.execute(
+                "SELECT played, added_at FROM bots WHERE name = ?", (name,)
+            ).fetchone()
             if old and not replace:
                 raise DuplicateBot(f"a bot named {name!r} is already registered")
             played, added = old if old else (0, _stamp(_now()))
-            conn.execute("INSERT OR REPLACE INTO bots (name, command, path, kind, version, "
-                         "games, played, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                         (name, command, path, kind.value, version, _dumps(list(games)),
-                          played, added))
-        return BotInfo(name=name, command=command, path=path, kind=kind, version=version,
-                       games=tuple(games), played=played, added_at=added)
+            conn.execute(
+                "INSERT OR REPLACE INTO bots (name, command, path, kind, version, "
+                "games, played, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
+                (name, command, path, kind.value, version, _dumps(list(games)), played, added),
+            )
+        return BotInfo(
+            name=name,
+            command=command,
+            path=path,
+            kind=kind,
+            version=version,
+            games=tuple(games),
+            played=played,
+            added_at=added,
+        )
 
     @guarded("reading a bot")
     def get_bot(self, name: str) -> BotInfo:
@@ -225,40 +248,57 @@ class Store:
     # -- remote bots' tokens (``tournaments.remote``: only hashes are stored) --------------
 
     @guarded("storing a remote bot token")
-    def add_token(self, digest: str, bot: str, client_key: str | None, *, created_at: str,
-                  expires_at: str) -> None:
+    def add_token(
+        self, digest: str, bot: str, client_key: str | None, *, created_at: str, expires_at: str
+    ) -> None:
         with self._write() as conn:
-            conn.execute("INSERT INTO remote_tokens (token_hash, bot, client_key, created_at, "
-                         "expires_at) VALUES (?, ?, ?, ?, ?)",
-                         (digest, bot, client_key, created_at, expires_at))
+            conn.execute(
+                "INSERT INTO remote_tokens (token_hash, bot, client_key, created_at, "
+                "expires_at) VALUES (?, ?, ?, ?, ?)",
+                (digest, bot, client_key, created_at, expires_at),
+            )
 
     @guarded("claiming a remote bot token")
-    def claim_token(self, digest: str, client_key: str | None, *, now: str,
-                    command: str) -> str | None:
+    def claim_token(
+        self, digest: str, client_key: str | None, *, now: str, command: str
+    ) -> str | None:
         """Mark an unused, unexpired token of a bot registered with ``command`` used, in one
         UPDATE (single use, even across processes); the bot's name, or None."""
         with self._write() as conn:
             if not conn.execute(
-                    "UPDATE remote_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS "
-                    "NULL AND expires_at > ? AND client_key IS ? AND bot IN "
-                    "(SELECT name FROM bots WHERE command = ?)",
-                    (now, digest, now, client_key, command)).rowcount:
+                "UPDATE remote_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS "
+                "NULL AND expires_at > ? AND client_key IS ? AND bot IN "
+                "(SELECT name FROM bots WHERE command = ?)",
+                (now, digest, now, client_key, command),
+            ).rowcount:
                 return None
-            return conn.execute("SELECT bot FROM remote_tokens WHERE token_hash = ?",
-                                (digest,)).fetchone()[0]
+            return conn.execute(
+                "SELECT bot FROM remote_tokens WHERE token_hash = ?", (digest,)
+            ).fetchone()[0]
 
     @guarded("checking a remote bot's key")
     def token_key_allowed(self, client_key: str, *, now: str) -> bool:
         """Whether an unused, unexpired token was issued with CURVE key ``client_key``."""
-        return self.db.execute(
-            "SELECT 1 FROM remote_tokens WHERE client_key = ? AND used_at IS NULL "
-            "AND expires_at > ?", (client_key, now)).fetchone() is not None
+        return (
+            self.db.execute(
+                "SELECT 1 FROM remote_tokens WHERE client_key = ? AND used_at IS NULL "
+                "AND expires_at > ?",
+                (client_key, now),
+            ).fetchone()
+            is not None
+        )
 
     # -- tournaments -----------------------------------------------------------------------
 
     @guarded("creating a tournament")
-    def create_tournament(self, spec: TournamentSpec, planned_games: Sequence[PlannedGame],
-                          entrant_bots: Mapping[str, tuple[str, str]], *, key: bytes) -> int:
+    def create_tournament(
+        self,
+        spec: TournamentSpec,
+        planned_games: Sequence[PlannedGame],
+        entrant_bots: Mapping[str, tuple[str, str]],
+        *,
+        key: bytes,
+    ) -> int:
         """Write a tournament and its whole plan in one transaction; return its id.
 
         ``entrant_bots`` maps each entrant label to ``(bot name, bot version)``; ``key`` is the
@@ -279,19 +319,42 @@ class Store:
                 "INSERT INTO tournaments (game, options, table_size, rounds, seed, move_ms, "
                 "created_at, status, key_id, kind, gauntlet) "
                 "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (spec.game, _dumps(dict(spec.options)), spec.table_size, spec.repetitions,
-                 spec.seed, spec.move_ms, _stamp(_now()), TournamentStatus.PLANNED.value, key_id(key),
-                 spec.kind.value, spec.gauntlet))
+                (
+                    spec.game,
+                    _dumps(dict(spec.options)),
+                    spec.table_size,
+                    spec.repetitions,
+                    spec.seed,
+                    spec.move_ms,
+                    _stamp(_now()),
+                    TournamentStatus.PLANNED.value,
+                    key_id(key),
+                    spec.kind.value,
+                    spec.gauntlet,
+                ),
+            )
             tid = int(cursor.lastrowid or 0)
             conn.executemany(
                 "INSERT INTO entrants (tournament_id, label, position, bot, bot_version) "
                 "VALUES (?, ?, ?, ?, ?)",
-                [(tid, name, pos, *entrant_bots[name]) for pos, name in enumerate(entrants)])
+                [(tid, name, pos, *entrant_bots[name]) for pos, name in enumerate(entrants)],
+            )
             conn.executemany(
                 "INSERT INTO games (tournament_id, plan_index, round, table_index, rotation, "
                 "deal_seed, seating) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                ((tid, g.index, g.repetition, g.table, g.rotation, g.deal_seed, _dumps(g.seating))
-                 for g in planned_games))
+                (
+                    (
+                        tid,
+                        g.index,
+                        g.repetition,
+                        g.table,
+                        g.rotation,
+                        g.deal_seed,
+                        _dumps(g.seating),
+                    )
+                    for g in planned_games
+                ),
+            )
             self.keys.add_tournament_key(key, tid)
         log.info("tournament %d planned: %d games", tid, len(planned_games))
         return tid
@@ -304,15 +367,24 @@ class Store:
 
     def _info(self, row: dict[str, Any]) -> TournamentInfo:
         tid = row["id"]
-        entrants = tuple(EntrantInfo(name=e["label"], bot=e["bot"], version=e["bot_version"])
-                         for e in self.db.query("SELECT * FROM entrants WHERE tournament_id = ? "
-                                                "ORDER BY position", (tid,)))
-        counts = {status: n for status, n in self.db.execute(
-            "SELECT status, COUNT(*) FROM games WHERE tournament_id = ? GROUP BY status",
-            (tid,)).fetchall()}
-        return TournamentInfo.from_row(row, entrants=entrants,
-                                       games_done=counts.get(GameStatus.DONE.value, 0),
-                                       games_total=sum(counts.values()))
+        entrants = tuple(
+            EntrantInfo(name=e["label"], bot=e["bot"], version=e["bot_version"])
+            for e in self.db.query(
+                "SELECT * FROM entrants WHERE tournament_id = ? ORDER BY position", (tid,)
+            )
+        )
+        counts = {
+            status: n
+            for status, n in self.db.execute(
+                "SELECT status, COUNT(*) FROM games WHERE tournament_id = ? GROUP BY status", (tid,)
+            ).fetchall()
+        }
+        return TournamentInfo.from_row(
+            row,
+            entrants=entrants,
+            games_done=counts.get(GameStatus.DONE.value, 0),
+            games_total=sum(counts.values()),
+        )
 
     @guarded("reading a tournament")
     def tournament(self, tid: int) -> TournamentInfo:
@@ -334,13 +406,17 @@ class Store:
         key = new_key()
         with self._write() as conn:
             if conn.execute("SELECT key_id FROM tournaments WHERE id = ?", (tid,)).fetchone()[0]:
-                return self.tournament_key(tid)   # another process made one meanwhile
+                return self.tournament_key(tid)  # another process made one meanwhile
             self.keys.add_tournament_key(key, tid)
             conn.execute("UPDATE tournaments SET key_id = ? WHERE id = ?", (key_id(key), tid))
-        log.warning("tournament %d was planned before secret keys: its deals (planned then) "
-                    "and the bot seeds of its games already played used the old, public "
-                    "derivation; its remaining games' bot seeds use a new key in %s. Create a "
-                    "new tournament for deals no bot can predict", tid, self.keys.path)
+        log.warning(
+            "tournament %d was planned before secret keys: its deals (planned then) "
+            "and the bot seeds of its games already played used the old, public "
+            "derivation; its remaining games' bot seeds use a new key in %s. Create a "
+            "new tournament for deals no bot can predict",
+            tid,
+            self.keys.path,
+        )
         return key
 
     @guarded("saving a match's state")
@@ -364,7 +440,8 @@ class Store:
         rows = self.db.execute(
             "SELECT id, plan_index, round, table_index, rotation, deal_seed, seating FROM games "
             "WHERE tournament_id = ? AND status = ? ORDER BY plan_index",
-            (tid, GameStatus.PENDING.value)).fetchall()
+            (tid, GameStatus.PENDING.value),
+        ).fetchall()
         seeds: dict[tuple[int, int], tuple[int, ...]] = {}
         games = []
         for gid, index, round_, table, rotation, seed, seating_json in rows:
@@ -372,16 +449,28 @@ class Store:
             found = seeds.get((seed, len(seating)))
             if found is None:
                 found = seeds[seed, len(seating)] = bot_seeds(key, seed, len(seating))
-            games.append((gid, PlannedGame(index=index, repetition=round_, table=table,
-                                           rotation=rotation, deal_seed=seed, seating=seating,
-                                           seat_seeds=found)))
+            games.append(
+                (
+                    gid,
+                    PlannedGame(
+                        index=index,
+                        repetition=round_,
+                        table=table,
+                        rotation=rotation,
+                        deal_seed=seed,
+                        seating=seating,
+                        seat_seeds=found,
+                    ),
+                )
+            )
         return games
 
     # -- games -----------------------------------------------------------------------------
 
     @guarded("recording a game")
-    def record_game(self, game_id: int, record: GameRecord, *,
-                    finished_at: datetime | None = None) -> bool:
+    def record_game(
+        self, game_id: int, record: GameRecord, *, finished_at: datetime | None = None
+    ) -> bool:
         """Store one finished game in one transaction. Returns False (and writes nothing) if
         the game was already recorded. Raises NotFound, or TournamentError if ``record`` does
         not fit the planned game (game, deal seed or number of seats)."""
@@ -398,13 +487,15 @@ class Store:
         with self._write() as conn:
             return sum(self._record(conn, game_id, record, finished) for game_id, record in items)
 
-    def _record(self, conn: sqlite3.Connection, game_id: int, record: GameRecord,
-                finished: datetime) -> bool:
+    def _record(
+        self, conn: sqlite3.Connection, game_id: int, record: GameRecord, finished: datetime
+    ) -> bool:
         started = finished - timedelta(milliseconds=record.wall_ms)
         row = conn.execute(
             "SELECT g.tournament_id, g.status, g.deal_seed, g.seating, t.game "
             "FROM games g JOIN tournaments t ON t.id = g.tournament_id WHERE g.id = ?",
-            (game_id,)).fetchone()
+            (game_id,),
+        ).fetchone()
         if row is None:
             raise NotFound(f"no game {game_id} in {self.path}")
         tid, status, seed, seating_json, game_name = row
@@ -415,31 +506,52 @@ class Store:
         if (record.game, record.seed, record.players) != (game_name, seed, len(seating)):
             raise TournamentError(
                 f"record of {record.game} seed {record.seed} with {record.players} seats "
-                f"does not fit game {game_id} ({game_name} seed {seed}, {len(seating)} seats)")
+                f"does not fit game {game_id} ({game_name} seed {seed}, {len(seating)} seats)"
+            )
         conn.execute(
             "UPDATE games SET status = ?, started_at = ?, finished_at = ?, wall_ms = ?, "
             "actions = ?, outcome = ?, forfeits = ? WHERE id = ?",
-            (GameStatus.DONE.value, _stamp(started), _stamp(finished), record.wall_ms,
-             _dumps([_action_row(a) for a in record.actions]),
-             _dumps({"scores": list(record.scores), "game_places": list(record.game_places),
-                     "places": list(record.places)}),
-             _dumps(list(record.forfeits)), game_id))
+            (
+                GameStatus.DONE.value,
+                _stamp(started),
+                _stamp(finished),
+                record.wall_ms,
+                _dumps([_action_row(a) for a in record.actions]),
+                _dumps(
+                    {
+                        "scores": list(record.scores),
+                        "game_places": list(record.game_places),
+                        "places": list(record.places),
+                    }
+                ),
+                _dumps(list(record.forfeits)),
+                game_id,
+            ),
+        )
         conn.executemany(
             "INSERT INTO seats (game_id, seat, tournament_id, entrant, place, score, "
             "think_us, decisions, faults, forfeited) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-            _seat_rows(game_id, tid, seating, record))
+            _seat_rows(game_id, tid, seating, record),
+        )
         if record.faults:
             conn.executemany(
                 "INSERT INTO faults (game_id, seat, step, kind, detail) VALUES (?, ?, ?, ?, ?)",
-                _fault_rows(game_id, record))
+                _fault_rows(game_id, record),
+            )
         bots = self._entrant_bots(tid)
-        conn.executemany("UPDATE bots SET played = played + 1 WHERE name = ?",
-                         [(bot,) for bot in {bots[label] for label in seating}])
-        left = conn.execute("SELECT 1 FROM games WHERE tournament_id = ? AND status = ? "
-                            "LIMIT 1", (tid, GameStatus.PENDING.value)).fetchone()
+        conn.executemany(
+            "UPDATE bots SET played = played + 1 WHERE name = ?",
+            [(bot,) for bot in {bots[label] for label in seating}],
+        )
+        left = conn.execute(
+            "SELECT 1 FROM games WHERE tournament_id = ? AND status = ? LIMIT 1",
+            (tid, GameStatus.PENDING.value),
+        ).fetchone()
         new_status = TournamentStatus.IN_PROGRESS if left else TournamentStatus.DONE
-        conn.execute("UPDATE tournaments SET status = ? WHERE id = ? AND status != ?",
-                     (new_status.value, tid, new_status.value))
+        conn.execute(
+            "UPDATE tournaments SET status = ? WHERE id = ? AND status != ?",
+            (new_status.value, tid, new_status.value),
+        )
         return True
 
     @guarded("reading a game")
@@ -447,16 +559,22 @@ class Store:
         """Everything needed to replay a game (and its result, if it was played)."""
         row = self._one(
             "SELECT g.*, t.game, t.options FROM games g JOIN tournaments t "
-            "ON t.id = g.tournament_id WHERE g.id = ?", (game_id,))
+            "ON t.id = g.tournament_id WHERE g.id = ?",
+            (game_id,),
+        )
         if row is None:
             raise NotFound(f"no game {game_id} in {self.path}")
         bots = self._entrant_bots(row["tournament_id"])
-        faults = tuple(Fault(seat=seat, step=step, kind=FaultKind(kind), detail=detail)
-                       for seat, step, kind, detail in self.db.execute(
-                           "SELECT seat, step, kind, detail FROM faults WHERE game_id = ? "
-                           "ORDER BY id", (game_id,)).fetchall())
-        seats = list(self.db.query("SELECT * FROM seats WHERE game_id = ? ORDER BY seat",
-                                   (game_id,)))
+        faults = tuple(
+            Fault(seat=seat, step=step, kind=FaultKind(kind), detail=detail)
+            for seat, step, kind, detail in self.db.execute(
+                "SELECT seat, step, kind, detail FROM faults WHERE game_id = ? ORDER BY id",
+                (game_id,),
+            ).fetchall()
+        )
+        seats = list(
+            self.db.query("SELECT * FROM seats WHERE game_id = ? ORDER BY seat", (game_id,))
+        )
         return StoredGame.from_row(row, bots=bots, seats=seats, faults=faults)
 
     def _results(self, tid: int) -> list[GameResult]:
@@ -467,7 +585,8 @@ class Store:
         rows = self.db.execute(
             "SELECT plan_index, seating, json_extract(outcome, '$.places') FROM games "
             "WHERE tournament_id = ? AND status = ? ORDER BY plan_index",
-            (tid, GameStatus.DONE.value)).fetchall()
+            (tid, GameStatus.DONE.value),
+        ).fetchall()
         parsed: dict[str, tuple[Any, ...]] = {}
 
         def parse(text: str) -> tuple[Any, ...]:
@@ -477,8 +596,10 @@ class Store:
             return found
 
         new = tuple.__new__  # GameResult is a named tuple; skip its slow keyword __new__
-        return [new(GameResult, (index, parse(seating), parse(places)))
-                for index, seating, places in rows]
+        return [
+            new(GameResult, (index, parse(seating), parse(places)))
+            for index, seating, places in rows
+        ]
 
     @guarded("reading results")
     def game_results(self, tid: int) -> list[GameResult]:
@@ -491,13 +612,22 @@ class Store:
     def standings(self, tid: int) -> list[Standing]:
         """Per entrant: games, wins, mean place, mean score, faults (best mean place first)."""
         self._tournament_row(tid)
-        return [Standing.from_row(row) for row in self.db.query(
-            "SELECT * FROM standings WHERE tournament_id = ? "
-            "ORDER BY games = 0, mean_place, wins DESC, entrant", (tid,))]
+        return [
+            Standing.from_row(row)
+            for row in self.db.query(
+                "SELECT * FROM standings WHERE tournament_id = ? "
+                "ORDER BY games = 0, mean_place, wins DESC, entrant",
+                (tid,),
+            )
+        ]
 
     def _counts(self, tid: int) -> tuple[list[str], list[GameResult], PairCounts]:
-        labels = [label for (label,) in self.db.execute(
-            "SELECT label FROM entrants WHERE tournament_id = ? ORDER BY position", (tid,))]
+        labels = [
+            label
+            for (label,) in self.db.execute(
+                "SELECT label FROM entrants WHERE tournament_id = ? ORDER BY position", (tid,)
+            )
+        ]
         results = self._results(tid)
         counts = PairCounts(labels)
         for result in results:
@@ -518,41 +648,56 @@ class Store:
         return self._counts(tid)[2].crosstable()
 
     @guarded("computing ratings")
-    def compute_ratings(self, tid: int, *, k: float = DEFAULT_K,
-                        prior: float = 1.0) -> TournamentRatings:
+    def compute_ratings(
+        self, tid: int, *, k: float = DEFAULT_K, prior: float = 1.0
+    ) -> TournamentRatings:
         """Incremental Elo (plan order) and batch ratings of the stored games, computed now
         (nothing is written)."""
         self._tournament_row(tid)
         labels, results, counts = self._counts(tid)
-        return TournamentRatings(elo=incremental_elo(results, entrants=labels, k=k),
-                                 batch=batch_ratings(counts, prior=prior),
-                                 crosstable=counts.crosstable())
+        return TournamentRatings(
+            elo=incremental_elo(results, entrants=labels, k=k),
+            batch=batch_ratings(counts, prior=prior),
+            crosstable=counts.crosstable(),
+        )
 
     @guarded("rebuilding ratings")
-    def rebuild_ratings(self, tid: int, *, k: float = DEFAULT_K,
-                        prior: float = 1.0) -> TournamentRatings:
+    def rebuild_ratings(
+        self, tid: int, *, k: float = DEFAULT_K, prior: float = 1.0
+    ) -> TournamentRatings:
         """``compute_ratings``, then replace the stored ratings and history with them (the
         stored ratings are a cache of what the games give; see ``current_ratings``)."""
         rated = self.compute_ratings(tid, k=k, prior=prior)
-        rows = [(tid, row.method.value, row.entrant, row.rating, row.lo, row.hi, row.games)
-                for row in _rating_rows(rated)]
+        rows = [
+            (tid, row.method.value, row.entrant, row.rating, row.lo, row.hi, row.games)
+            for row in _rating_rows(rated)
+        ]
         with self._write() as conn:
             conn.execute("DELETE FROM ratings WHERE tournament_id = ?", (tid,))
             conn.execute("DELETE FROM rating_history WHERE tournament_id = ?", (tid,))
-            conn.executemany("INSERT INTO ratings (tournament_id, method, entrant, rating, lo, "
-                             "hi, games) VALUES (?, ?, ?, ?, ?, ?, ?)", rows)
+            conn.executemany(
+                "INSERT INTO ratings (tournament_id, method, entrant, rating, lo, "
+                "hi, games) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                rows,
+            )
             # History rows are (game_index, entrant, rating) tuples: bind them as they are.
-            conn.executemany(f"INSERT INTO rating_history (tournament_id, game_index, entrant, "
-                             f"rating) VALUES ({int(tid)}, ?, ?, ?)", rated.elo.history)
+            conn.executemany(
+                f"INSERT INTO rating_history (tournament_id, game_index, entrant, "
+                f"rating) VALUES ({int(tid)}, ?, ?, ?)",
+                rated.elo.history,
+            )
         return rated
 
     @guarded("reading ratings")
     def ratings(self, tid: int) -> list[RatingRow]:
         """Stored ratings (as of the last ``rebuild_ratings``), both methods, best first."""
         self._tournament_row(tid)
-        return [RatingRow.from_row(row) for row in self.db.query(
-            "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY method, rating DESC",
-            (tid,))]
+        return [
+            RatingRow.from_row(row)
+            for row in self.db.query(
+                "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY method, rating DESC", (tid,)
+            )
+        ]
 
     def current_ratings(self, tid: int) -> list[RatingRow]:
         """The ratings the stored games give now, never stale and never written: the stored
@@ -570,35 +715,66 @@ class Store:
     @guarded("reading rating history")
     def rating_history(self, tid: int) -> list[HistoryRow]:
         self._tournament_row(tid)
-        return [HistoryRow(game_index=index, entrant=entrant, rating=rating)
-                for index, entrant, rating in self.db.execute(
-                    "SELECT game_index, entrant, rating FROM rating_history WHERE "
-                    "tournament_id = ? ORDER BY game_index, entrant", (tid,))]
+        return [
+            HistoryRow(game_index=index, entrant=entrant, rating=rating)
+            for index, entrant, rating in self.db.execute(
+                "SELECT game_index, entrant, rating FROM rating_history WHERE "
+                "tournament_id = ? ORDER BY game_index, entrant",
+                (tid,),
+            )
+        ]
 
 
 def _rating_rows(rated: TournamentRatings) -> list[RatingRow]:
     """Both methods' ratings as rows, each method best first (as ``Store.ratings`` reads)."""
-    elo = [RatingRow(entrant=label, method=RatingMethod.ELO, rating=rating, lo=None, hi=None,
-                     games=rated.elo.games[label]) for label, rating in rated.elo.ratings.items()]
-    mle = [RatingRow(entrant=r.entrant, method=RatingMethod.MLE, rating=r.rating, lo=r.lo,
-                     hi=r.hi, games=r.games) for r in rated.batch.ratings]
+    elo = [
+        RatingRow(
+            entrant=label,
+            method=RatingMethod.ELO,
+            rating=rating,
+            lo=None,
+            hi=None,
+            games=rated.elo.games[label],
+        )
+        for label, rating in rated.elo.ratings.items()
+    ]
+    mle = [
+        RatingRow(
+            entrant=r.entrant,
+            method=RatingMethod.MLE,
+            rating=r.rating,
+            lo=r.lo,
+            hi=r.hi,
+            games=r.games,
+        )
+        for r in rated.batch.ratings
+    ]
     return [*sorted(elo, key=lambda r: -r.rating), *sorted(mle, key=lambda r: -r.rating)]
 
 
-def _seat_rows(game_id: int, tid: int, seating: Sequence[str],
-               record: GameRecord) -> Iterator[tuple[Any, ...]]:
+def _seat_rows(
+    game_id: int, tid: int, seating: Sequence[str], record: GameRecord
+) -> Iterator[tuple[Any, ...]]:
     faults = [0] * record.players
     for fault in record.faults:
         if 0 <= fault.seat < record.players:
             faults[fault.seat] += 1
     forfeits = set(record.forfeits)
     for seat, label in enumerate(seating):
-        yield (game_id, seat, tid, label, record.places[seat], record.scores[seat],
-               record.think_us[seat], record.decisions[seat], faults[seat],
-               int(seat in forfeits))
+        yield (
+            game_id,
+            seat,
+            tid,
+            label,
+            record.places[seat],
+            record.scores[seat],
+            record.think_us[seat],
+            record.decisions[seat],
+            faults[seat],
+            int(seat in forfeits),
+        )
 
 
 def _fault_rows(game_id: int, record: GameRecord) -> Iterator[tuple[Any, ...]]:
     for fault in record.faults:
         yield (game_id, fault.seat, fault.step, fault.kind.value, fault.detail)
-

@@ -91,10 +91,16 @@ class BotInfo:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> BotInfo:
-        return cls(name=row["name"], command=row["command"], path=row["path"],
-                   kind=BotKind(row["kind"]), version=row["version"],
-                   games=tuple(json.loads(row["games"])), played=row["played"],
-                   added_at=row["added_at"])
+        return cls(
+            name=row["name"],
+            command=row["command"],
+            path=row["path"],
+            kind=BotKind(row["kind"]),
+            version=row["version"],
+            games=tuple(json.loads(row["games"])),
+            played=row["played"],
+            added_at=row["added_at"],
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(asdict(self))
@@ -122,21 +128,43 @@ class TournamentInfo:
     games_total: int
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], *, entrants: tuple[EntrantInfo, ...],
-                 games_done: int, games_total: int) -> TournamentInfo:
-        spec = TournamentSpec(game=row["game"], options=json.loads(row["options"]),
-                              bots=tuple(e.bot for e in entrants),
-                              table_size=row["table_size"], repetitions=row["rounds"],
-                              seed=row["seed"], move_ms=row["move_ms"],
-                              kind=row.get("kind") or "round-robin",
-                              gauntlet=row.get("gauntlet"))
-        return cls(id=row["id"], spec=spec, created_at=row["created_at"],
-                   status=TournamentStatus(row["status"]), entrants=entrants,
-                   games_done=games_done, games_total=games_total)
+    def from_row(
+        cls,
+        row: dict[str, Any],
+        *,
+        entrants: tuple[EntrantInfo, ...],
+        games_done: int,
+        games_total: int,
+    ) -> TournamentInfo:
+        spec = TournamentSpec(
+            game=row["game"],
+            options=json.loads(row["options"]),
+            bots=tuple(e.bot for e in entrants),
+            table_size=row["table_size"],
+            repetitions=row["rounds"],
+            seed=row["seed"],
+            move_ms=row["move_ms"],
+            kind=row.get("kind") or "round-robin",
+            gauntlet=row.get("gauntlet"),
+        )
+        return cls(
+            id=row["id"],
+            spec=spec,
+            created_at=row["created_at"],
+            status=TournamentStatus(row["status"]),
+            entrants=entrants,
+            games_done=games_done,
+            games_total=games_total,
+        )
 
     def to_dict(self) -> dict[str, Any]:
-        data = {"id": self.id, "status": self.status.value, "created_at": self.created_at,
-                "games_done": self.games_done, "games_total": self.games_total}
+        data = {
+            "id": self.id,
+            "status": self.status.value,
+            "created_at": self.created_at,
+            "games_done": self.games_done,
+            "games_total": self.games_total,
+        }
         data.update(self.spec.to_dict())
         data["entrants"] = [asdict(e) for e in self.entrants]
         return data
@@ -172,37 +200,67 @@ class StoredGame:
         return self.planned.deal_seed
 
     @classmethod
-    def from_row(cls, row: dict[str, Any], *, bots: dict[str, str],
-                 seats: list[dict[str, Any]], faults: tuple[Fault, ...]) -> StoredGame:
+    def from_row(
+        cls,
+        row: dict[str, Any],
+        *,
+        bots: dict[str, str],
+        seats: list[dict[str, Any]],
+        faults: tuple[Fault, ...],
+    ) -> StoredGame:
         seating = tuple(json.loads(row["seating"]))
-        planned = PlannedGame(index=row["plan_index"], repetition=row["round"],
-                              table=row["table_index"], rotation=row["rotation"],
-                              deal_seed=row["deal_seed"], seating=seating)
+        planned = PlannedGame(
+            index=row["plan_index"],
+            repetition=row["round"],
+            table=row["table_index"],
+            rotation=row["rotation"],
+            deal_seed=row["deal_seed"],
+            seating=seating,
+        )
         options = json.loads(row["options"])
         names = tuple(bots.get(label, label) for label in seating)
         record = None
         if row["status"] == GameStatus.DONE.value:
             outcome = json.loads(row["outcome"])
             record = GameRecord(
-                game=row["game"], options=options, seed=row["deal_seed"], bots=seating,
+                game=row["game"],
+                options=options,
+                seed=row["deal_seed"],
+                bots=seating,
                 actions=tuple(ActionRecord.from_list(a) for a in json.loads(row["actions"])),
-                faults=faults, forfeits=tuple(json.loads(row["forfeits"])),
-                scores=tuple(outcome["scores"]), game_places=tuple(outcome["game_places"]),
+                faults=faults,
+                forfeits=tuple(json.loads(row["forfeits"])),
+                scores=tuple(outcome["scores"]),
+                game_places=tuple(outcome["game_places"]),
                 places=tuple(outcome["places"]),
                 think_us=tuple(s["think_us"] for s in seats),
-                decisions=tuple(s["decisions"] for s in seats), wall_ms=row["wall_ms"])
-        return cls(id=row["id"], tournament_id=row["tournament_id"], game=row["game"],
-                   options=options, planned=planned, bots=names,
-                   status=GameStatus(row["status"]), started_at=row["started_at"],
-                   finished_at=row["finished_at"], record=record)
+                decisions=tuple(s["decisions"] for s in seats),
+                wall_ms=row["wall_ms"],
+            )
+        return cls(
+            id=row["id"],
+            tournament_id=row["tournament_id"],
+            game=row["game"],
+            options=options,
+            planned=planned,
+            bots=names,
+            status=GameStatus(row["status"]),
+            started_at=row["started_at"],
+            finished_at=row["finished_at"],
+            record=record,
+        )
 
     def to_dict(self) -> dict[str, Any]:
         data: dict[str, Any] = {
-            "id": self.id, "tournament_id": self.tournament_id, "game": self.game,
-            "options": self.options, "players": self.players, "status": self.status.value,
-            "started_at": self.started_at, "finished_at": self.finished_at,
-            "plan": _plain({k: v for k, v in asdict(self.planned).items()
-                            if k != "seat_seeds"}),
+            "id": self.id,
+            "tournament_id": self.tournament_id,
+            "game": self.game,
+            "options": self.options,
+            "players": self.players,
+            "status": self.status.value,
+            "started_at": self.started_at,
+            "finished_at": self.finished_at,
+            "plan": _plain({k: v for k, v in asdict(self.planned).items() if k != "seat_seeds"}),
             "bots": list(self.bots),
         }
         if self.record is not None:
@@ -225,9 +283,16 @@ class Standing:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> Standing:
-        return cls(entrant=row["entrant"], bot=row["bot"], games=row["games"], wins=row["wins"],
-                   mean_place=row["mean_place"], mean_score=row["mean_score"],
-                   faults=row["faults"], forfeits=row["forfeits"])
+        return cls(
+            entrant=row["entrant"],
+            bot=row["bot"],
+            games=row["games"],
+            wins=row["wins"],
+            mean_place=row["mean_place"],
+            mean_score=row["mean_score"],
+            faults=row["faults"],
+            forfeits=row["forfeits"],
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return asdict(self)
@@ -246,8 +311,14 @@ class RatingRow:
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> RatingRow:
-        return cls(entrant=row["entrant"], method=RatingMethod(row["method"]),
-                   rating=row["rating"], lo=row["lo"], hi=row["hi"], games=row["games"])
+        return cls(
+            entrant=row["entrant"],
+            method=RatingMethod(row["method"]),
+            rating=row["rating"],
+            lo=row["lo"],
+            hi=row["hi"],
+            games=row["games"],
+        )
 
     def to_dict(self) -> dict[str, Any]:
         return _plain(asdict(self))

@@ -39,8 +39,9 @@ class ArenaGroup(click.Group):
 def main(verbose: int) -> None:
     """Run bots that play imperfect-information table games against each other."""
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
-    logging.basicConfig(level=level, stream=sys.stderr,
-                        format="%(levelname)s %(name)s: %(message)s")
+    logging.basicConfig(
+        level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
+    )
 
 
 def _register() -> None:

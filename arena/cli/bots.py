@@ -39,16 +39,31 @@ def bot() -> None:
 @bot.command("add", context_settings={"ignore_unknown_options": True})
 @click.argument("target", metavar="NAME|PATH")
 @click.argument("command", nargs=-1, type=click.UNPROCESSED)
-@click.option("--game", "games", multiple=True, metavar="GAME",
-              help="A game the bot plays (repeatable; with NAME -- COMMAND). Default: skull.")
+@click.option(
+    "--game",
+    "games",
+    multiple=True,
+    metavar="GAME",
+    help="A game the bot plays (repeatable; with NAME -- COMMAND). Default: skull.",
+)
 @click.option("--replace", is_flag=True, help="Replace a bot already registered by that name.")
-@click.option("--remote", is_flag=True,
-              help="A bot started by hand elsewhere that connects over TCP with a token from "
-                   "`arena bot token NAME` (no command, no check).")
+@click.option(
+    "--remote",
+    is_flag=True,
+    help="A bot started by hand elsewhere that connects over TCP with a token from "
+    "`arena bot token NAME` (no command, no check).",
+)
 @sandbox_option
 @db_option
-def add(target: str, command: tuple[str, ...], games: tuple[str, ...], replace: bool,
-        remote: bool, sandbox: SandboxMode, store: Store) -> None:
+def add(
+    target: str,
+    command: tuple[str, ...],
+    games: tuple[str, ...],
+    replace: bool,
+    remote: bool,
+    sandbox: SandboxMode,
+    store: Store,
+) -> None:
     """Register a bot after checking that it starts and plays legally.
 
     \b
@@ -62,8 +77,9 @@ def add(target: str, command: tuple[str, ...], games: tuple[str, ...], replace: 
         if target in bundled_bots():
             raise BotCheckError(f"{target!r} is the name of a bundled bot; choose another name")
         info = add_remote_bot(store, target, games or ("skull",), replace=replace)
-        click.echo(f"registered remote bot {info.name}; give it a token with "
-                   f"`arena bot token {info.name}`")
+        click.echo(
+            f"registered remote bot {info.name}; give it a token with `arena bot token {info.name}`"
+        )
         return
     if command:
         name = target
@@ -77,7 +93,8 @@ def add(target: str, command: tuple[str, ...], games: tuple[str, ...], replace: 
         if not folder.is_dir():
             raise click.UsageError(
                 f"{target!r} is not a folder; to register a command use "
-                f"`arena bot add {target} -- COMMAND...`")
+                f"`arena bot add {target} -- COMMAND...`"
+            )
         manifest = load_manifest(folder)
         name, text = manifest.name, manifest.command
         spec = BotSpec(name=name, argv=tuple(shlex.split(text)), cwd=str(manifest.folder))
@@ -96,21 +113,49 @@ def add(target: str, command: tuple[str, ...], games: tuple[str, ...], replace: 
 @db_option
 def list_bots(as_json: bool, store: Store) -> None:
     """List the bundled and registered bots."""
-    rows = [{"name": name, "kind": "bundled", "version": bundled_version(name),
-             "games": list(games), "command": f"python -m bots.{name}", "played": None}
-            for name, games in sorted(bundled_bots().items())]
+    rows = [
+        {
+            "name": name,
+            "kind": "bundled",
+            "version": bundled_version(name),
+            "games": list(games),
+            "command": f"python -m bots.{name}",
+            "played": None,
+        }
+        for name, games in sorted(bundled_bots().items())
+    ]
     for info in store.list_bots():
         data = info.to_dict()
-        rows.append({"name": info.name, "kind": info.kind.value, "version": info.version,
-                     "games": data.get("games") or [], "command": info.command,
-                     "played": info.played})
+        rows.append(
+            {
+                "name": info.name,
+                "kind": info.kind.value,
+                "version": info.version,
+                "games": data.get("games") or [],
+                "command": info.command,
+                "played": info.played,
+            }
+        )
     if as_json:
         echo_json(rows)
         return
-    click.echo(format_table(["bot", "kind", "version", "games", "played", "command"],
-                     [[r["name"], r["kind"], r["version"], ",".join(r["games"]) or "-",
-                       "-" if r["played"] is None else r["played"], r["command"]]
-                      for r in rows], align="lllrrl"))
+    click.echo(
+        format_table(
+            ["bot", "kind", "version", "games", "played", "command"],
+            [
+                [
+                    r["name"],
+                    r["kind"],
+                    r["version"],
+                    ",".join(r["games"]) or "-",
+                    "-" if r["played"] is None else r["played"],
+                    r["command"],
+                ]
+                for r in rows
+            ],
+            align="lllrrl",
+        )
+    )
 
 
 @bot.command("remove")
@@ -124,17 +169,28 @@ def remove(name: str, store: Store) -> None:
 
 @bot.command("token")
 @click.argument("name")
-@click.option("--endpoint", default=None, metavar="tcp://HOST:PORT",
-              help="Where the bot connects: the arena's --listen address as the bot's machine "
-                   "reaches it (default: tcp://THIS-HOST:5555).")
-@click.option("--curve", is_flag=True,
-              help="Also make CURVE keys, for an arena run with --listen ... --curve.")
-@click.option("--ttl", "ttl_hours", type=click.FloatRange(0.01, 24 * 365),
-              default=TOKEN_TTL_HOURS, show_default=True,
-              help="Hours the token stays valid if it is not used.")
+@click.option(
+    "--endpoint",
+    default=None,
+    metavar="tcp://HOST:PORT",
+    help="Where the bot connects: the arena's --listen address as the bot's machine "
+    "reaches it (default: tcp://THIS-HOST:5555).",
+)
+@click.option(
+    "--curve",
+    is_flag=True,
+    help="Also make CURVE keys, for an arena run with --listen ... --curve.",
+)
+@click.option(
+    "--ttl",
+    "ttl_hours",
+    type=click.FloatRange(0.01, 24 * 365),
+    default=TOKEN_TTL_HOURS,
+    show_default=True,
+    help="Hours the token stays valid if it is not used.",
+)
 @db_option
-def token(name: str, endpoint: str | None, curve: bool, ttl_hours: float,
-          store: Store) -> None:
+def token(name: str, endpoint: str | None, curve: bool, ttl_hours: float, store: Store) -> None:
     """Print the environment a remote bot NAME needs for one connection.
 
     The token is single use: ask for a new one for every start of the bot. Only its hash is
@@ -142,17 +198,21 @@ def token(name: str, endpoint: str | None, curve: bool, ttl_hours: float,
     """
     endpoint = check_listen(endpoint or f"tcp://{socket.gethostname()}:5555")
     issued = issue_token(store, name, endpoint=endpoint, curve=curve, ttl_hours=ttl_hours)
-    click.echo(f"# remote bot {issued.bot}: single use, valid until {issued.expires_at}",
-               err=True)
+    click.echo(f"# remote bot {issued.bot}: single use, valid until {issued.expires_at}", err=True)
     click.echo(issued.exports())
 
 
 @bot.command("logs")
 @click.argument("name")
 @click.option("--list", "only_list", is_flag=True, help="Only list the log files.")
-@click.option("--db", "db_path", default=None, metavar="PATH",
-              help="Results database; the logs are in arena-logs/ next to it (default: "
-                   "$ARENA_DB, else ./arena.db).")
+@click.option(
+    "--db",
+    "db_path",
+    default=None,
+    metavar="PATH",
+    help="Results database; the logs are in arena-logs/ next to it (default: "
+    "$ARENA_DB, else ./arena.db).",
+)
 def logs(name: str, only_list: bool, db_path: str | None) -> None:
     """Print what bot NAME wrote to its standard output and error (bounded per process)."""
     from tournaments.store import resolve_db_path
@@ -166,5 +226,6 @@ def logs(name: str, only_list: bool, db_path: str | None) -> None:
             click.echo(f"{path}  {path.stat().st_size} bytes")
             continue
         click.echo(f"==> {path} <==")
-        click.echo(printable(path.read_text(encoding="utf-8", errors="replace"),
-                             keep_lines=True), nl=False)
+        click.echo(
+            printable(path.read_text(encoding="utf-8", errors="replace"), keep_lines=True), nl=False
+        )

@@ -10,13 +10,23 @@ from typing import Any
 import click
 
 #: ``--option KEY=VALUE``: a game option (repeatable), parsed by ``parse_options``.
-game_option = click.option("--option", "options", multiple=True, metavar="KEY=VALUE",
-                           help="A game option; repeatable. See `arena games`.")
+game_option = click.option(
+    "--option",
+    "options",
+    multiple=True,
+    metavar="KEY=VALUE",
+    help="A game option; repeatable. See `arena games`.",
+)
 
 #: ``--move-time MS``: the per-move deadline.
-move_time_option = click.option("--move-time", "move_ms", type=click.IntRange(1, 600_000),
-                                default=1000, show_default=True,
-                                help="Per-move deadline in milliseconds.")
+move_time_option = click.option(
+    "--move-time",
+    "move_ms",
+    type=click.IntRange(1, 600_000),
+    default=1000,
+    show_default=True,
+    help="Per-move deadline in milliseconds.",
+)
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, str]:

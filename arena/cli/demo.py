@@ -33,21 +33,40 @@ SKIP = {"first"}
 
 def demo_entrants(game_name: str, table_size: int) -> list[str]:
     """The bundled bots that play ``game_name`` (strategy bots first), padded with randoms."""
-    playing = [name for name, games in sorted(bundled_bots().items())
-               if plays(games, game_name) and name not in SKIP]
+    playing = [
+        name
+        for name, games in sorted(bundled_bots().items())
+        if plays(games, game_name) and name not in SKIP
+    ]
     strategy = [name for name in playing if name != "random"]
     entrants = strategy + ["random"] * max(2, table_size - len(strategy))
     return entrants
 
 
 @click.command()
-@click.option("--game", "games", multiple=True, metavar="GAME",
-              help="Only this game (repeatable). Default: every game.")
-@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=2, show_default=True,
-              help="Games played at once.")
-@click.option("--seed", type=int, default=2026, show_default=True,
-              help="Tournament seed. Each demo tournament also gets a new secret key, so its "
-                   "deals are new every time and no bot can compute them.")
+@click.option(
+    "--game",
+    "games",
+    multiple=True,
+    metavar="GAME",
+    help="Only this game (repeatable). Default: every game.",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 64),
+    default=2,
+    show_default=True,
+    help="Games played at once.",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=2026,
+    show_default=True,
+    help="Tournament seed. Each demo tournament also gets a new secret key, so its "
+    "deals are new every time and no bot can compute them.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @db_option
 def demo(games: tuple[str, ...], jobs: int, seed: int, quiet: bool, store: Store) -> None:
@@ -60,15 +79,27 @@ def demo(games: tuple[str, ...], jobs: int, seed: int, quiet: bool, store: Store
         size, repetitions = DEMO.get(game_name, (game.min_players, 1))
         size = max(game.min_players, min(size, game.max_players))
         entrants = demo_entrants(game_name, size)
-        tid = create_tournament(store, game_name=game_name, bots=entrants, table_size=size,
-                                repetitions=repetitions, seed=seed, options={}, move_ms=2000)
+        tid = create_tournament(
+            store,
+            game_name=game_name,
+            bots=entrants,
+            table_size=size,
+            repetitions=repetitions,
+            seed=seed,
+            options={},
+            move_ms=2000,
+        )
         info = store.tournament(tid)
-        click.echo(f"\n== {game.title}: tournament {tid}, {info.games_total} games, "
-                   f"{len(entrants)} entrants, tables of {size} ==")
+        click.echo(
+            f"\n== {game.title}: tournament {tid}, {info.games_total} games, "
+            f"{len(entrants)} entrants, tables of {size} =="
+        )
         run_tournament(store, tid, jobs=jobs, quiet=quiet)
         rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
         click.echo(reports.rankings_table(rows))
         total += info.games_total
-    click.echo(f"\n{total} games in {time.monotonic() - started:.1f} s, stored in "
-               f"{store.path}. See `arena tournament list`, `arena rankings ID`, "
-               f"`arena crosstable ID`, `arena replay GAME_ID`.")
+    click.echo(
+        f"\n{total} games in {time.monotonic() - started:.1f} s, stored in "
+        f"{store.path}. See `arena tournament list`, `arena rankings ID`, "
+        f"`arena crosstable ID`, `arena replay GAME_ID`."
+    )

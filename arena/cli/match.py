@@ -49,36 +49,59 @@ def games_of(catalogue: Catalogue, name: str) -> tuple[str, ...]:
     return bundled_bots().get(name, ())
 
 
-def plan_match(store: Store, *, new: str, base: str, game_name: str, fill: str,
-               table_size: int | None, max_games: int, seed: int | None, options: dict,
-               move_ms: int, config: SprtConfig) -> MatchInfo:
+def plan_match(
+    store: Store,
+    *,
+    new: str,
+    base: str,
+    game_name: str,
+    fill: str,
+    table_size: int | None,
+    max_games: int,
+    seed: int | None,
+    options: dict,
+    move_ms: int,
+    config: SprtConfig,
+) -> MatchInfo:
     """Check the match's bots and write its plan: NEW, BASE and fillers at one table."""
     if new == base:
-        raise click.UsageError(f"NEW and BASE are the same bot ({new!r}): a match compares "
-                               "two different bots")
+        raise click.UsageError(
+            f"NEW and BASE are the same bot ({new!r}): a match compares two different bots"
+        )
     game = get_game(game_name)
     k = table_size or max(2, game.min_players)
     if not game.min_players <= k <= game.max_players:
-        raise click.UsageError(f"{game.name} takes {game.min_players}-{game.max_players} "
-                               f"players, not a table of {k}")
+        raise click.UsageError(
+            f"{game.name} takes {game.min_players}-{game.max_players} players, not a table of {k}"
+        )
     fillers = [name.strip() for name in fill.split(",") if name.strip()]
     if k > 2 and not fillers:
         raise click.UsageError("--fill names the bots that fill the other seats")
-    seated = [new, base, *[fillers[i % len(fillers)] for i in range(k - 2)]] if fillers \
-        else [new, base]
+    seated = (
+        [new, base, *[fillers[i % len(fillers)] for i in range(k - 2)]] if fillers else [new, base]
+    )
     catalogue = Catalogue.of(store)
     for name in dict.fromkeys(seated):
-        catalogue.lookup(name)              # unknown bots: one line
+        catalogue.lookup(name)  # unknown bots: one line
         if not plays(games_of(catalogue, name), game.name):
-            raise click.UsageError(f"bot {name!r} does not play {game.name} (it plays "
-                                   f"{', '.join(games_of(catalogue, name))})")
+            raise click.UsageError(
+                f"bot {name!r} does not play {game.name} (it plays "
+                f"{', '.join(games_of(catalogue, name))})"
+            )
     deals = max(1, math.ceil(max_games / k))
-    tid = create_tournament(store, game_name=game.name, bots=seated, table_size=k,
-                            repetitions=deals, seed=seed, options=options, move_ms=move_ms,
-                            kind=TournamentKind.MATCH)
+    tid = create_tournament(
+        store,
+        game_name=game.name,
+        bots=seated,
+        table_size=k,
+        repetitions=deals,
+        seed=seed,
+        options=options,
+        move_ms=move_ms,
+        kind=TournamentKind.MATCH,
+    )
     labels = [e.name for e in store.tournament(tid).entrants]
-    match = MatchInfo(tid=tid, new=labels[0], base=labels[1], config=config,
-                      games_per_deal=k)
+    match = MatchInfo(tid=tid, new=labels[0], base=labels[1], config=config, games_per_deal=k)
     store.set_sprt(tid, match.to_data())
     return match
 
@@ -108,29 +131,73 @@ class LiveLine:
 @click.command("match", context_settings={"ignore_unknown_options": False})
 @click.argument("bots", nargs=-1, metavar="NEW BASE")
 @click.option("--game", "game_name", metavar="GAME", help="The game to play.")
-@click.option("--sprt", multiple=True, metavar="elo0=0 elo1=10 alpha=0.05 beta=0.05",
-              help="The SPRT's hypotheses (logistic Elo of NEW over BASE) and error rates.")
-@click.option("--games", "max_games", type=click.IntRange(1, 4_000_000), default=20_000,
-              show_default=True, help="Stop without a decision after this many games.")
-@click.option("--fill", default="random", show_default=True, metavar="random|BOT,...",
-              help="Bots in the other seats of tables larger than two.")
-@click.option("--table-size", type=click.IntRange(2, 64), default=None,
-              help="Players per game (default: two, or the game's minimum).")
-@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Games played at once.")
+@click.option(
+    "--sprt",
+    multiple=True,
+    metavar="elo0=0 elo1=10 alpha=0.05 beta=0.05",
+    help="The SPRT's hypotheses (logistic Elo of NEW over BASE) and error rates.",
+)
+@click.option(
+    "--games",
+    "max_games",
+    type=click.IntRange(1, 4_000_000),
+    default=20_000,
+    show_default=True,
+    help="Stop without a decision after this many games.",
+)
+@click.option(
+    "--fill",
+    default="random",
+    show_default=True,
+    metavar="random|BOT,...",
+    help="Bots in the other seats of tables larger than two.",
+)
+@click.option(
+    "--table-size",
+    type=click.IntRange(2, 64),
+    default=None,
+    help="Players per game (default: two, or the game's minimum).",
+)
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Games played at once.",
+)
 @click.option("--seed", type=int, default=None, help="Match seed (default: random).")
 @game_option
 @move_time_option
-@click.option("--resume", "resume_id", type=int, default=None, metavar="ID",
-              help="Go on with match ID (after an interruption); no NEW BASE then.")
+@click.option(
+    "--resume",
+    "resume_id",
+    type=int,
+    default=None,
+    metavar="ID",
+    help="Go on with match ID (after an interruption); no NEW BASE then.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No live SPRT line.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @run_options
 @db_option
-def match(bots: tuple[str, ...], game_name: str | None, sprt: tuple[str, ...], max_games: int,
-          fill: str, table_size: int | None, jobs: int, seed: int | None,
-          options: tuple[str, ...], move_ms: int, resume_id: int | None, quiet: bool,
-          as_json: bool, run_options: RunOptions, store: Store) -> None:
+def match(
+    bots: tuple[str, ...],
+    game_name: str | None,
+    sprt: tuple[str, ...],
+    max_games: int,
+    fill: str,
+    table_size: int | None,
+    jobs: int,
+    seed: int | None,
+    options: tuple[str, ...],
+    move_ms: int,
+    resume_id: int | None,
+    quiet: bool,
+    as_json: bool,
+    run_options: RunOptions,
+    store: Store,
+) -> None:
     """Is NEW stronger than BASE? Play deals until an SPRT decides.
 
     Each deal is played in every seat rotation of one table (NEW, BASE and --fill bots); the
@@ -149,36 +216,57 @@ def match(bots: tuple[str, ...], game_name: str | None, sprt: tuple[str, ...], m
         current = match_info(store, resume_id)
     else:
         if len(names) != 2:
-            raise click.UsageError(f"name two bots, NEW and BASE (got {len(names)}: "
-                                   f"{' '.join(names) or 'none'})")
+            raise click.UsageError(
+                f"name two bots, NEW and BASE (got {len(names)}: {' '.join(names) or 'none'})"
+            )
         if game_name is None:
             raise click.UsageError("give --game GAME")
-        current = plan_match(store, new=names[0], base=names[1], game_name=game_name,
-                             fill=fill, table_size=table_size, max_games=max_games, seed=seed,
-                             options=parse_options(options), move_ms=move_ms, config=config)
+        current = plan_match(
+            store,
+            new=names[0],
+            base=names[1],
+            game_name=game_name,
+            fill=fill,
+            table_size=table_size,
+            max_games=max_games,
+            seed=seed,
+            options=parse_options(options),
+            move_ms=move_ms,
+            config=config,
+        )
         if not as_json:
-            click.echo(f"match {current.tid}: {current.new} vs {current.base}, deals of "
-                       f"{current.games_per_deal} games, SPRT elo0={config.elo0:g} "
-                       f"elo1={config.elo1:g} alpha={config.alpha:g} beta={config.beta:g}",
-                       err=True)
+            click.echo(
+                f"match {current.tid}: {current.new} vs {current.base}, deals of "
+                f"{current.games_per_deal} games, SPRT elo0={config.elo0:g} "
+                f"elo1={config.elo1:g} alpha={config.alpha:g} beta={config.beta:g}",
+                err=True,
+            )
     final = _run(store, current, jobs=jobs, quiet=quiet or as_json, options=run_options)
     _report(current, final, as_json=as_json)
     raise SystemExit(EXIT[final.decision])
 
 
-def _run(store: Store, current: MatchInfo, *, jobs: int, quiet: bool,
-         options: RunOptions) -> SprtStatus:
+def _run(
+    store: Store, current: MatchInfo, *, jobs: int, quiet: bool, options: RunOptions
+) -> SprtStatus:
     store.tournament_key(current.tid)
     catalogue = Catalogue.of(store)
     specs = entrant_specs(catalogue, store.tournament(current.tid))
-    log_dir, sandbox, remote = options.setup(Path(store.path), specs.values(),
-                                             catalogue.folders())
+    log_dir, sandbox, remote = options.setup(Path(store.path), specs.values(), catalogue.folders())
     limits = options.limits(move_ms=store.tournament(current.tid).spec.move_ms)
     live = LiveLine(quiet=quiet)
     try:
-        return play_match_sprt(store, current, specs=specs, jobs=jobs, limits=limits,
-                               log_dir=log_dir, sandbox=sandbox, remote=remote,
-                               on_status=live)
+        return play_match_sprt(
+            store,
+            current,
+            specs=specs,
+            jobs=jobs,
+            limits=limits,
+            log_dir=log_dir,
+            sandbox=sandbox,
+            remote=remote,
+            on_status=live,
+        )
     except KeyboardInterrupt:
         click.echo(f"interrupted: go on with `arena match --resume {current.tid}`", err=True)
         raise SystemExit(130) from None
@@ -187,17 +275,29 @@ def _run(store: Store, current: MatchInfo, *, jobs: int, quiet: bool,
 
 
 def _report(current: MatchInfo, final: SprtStatus, *, as_json: bool) -> None:
-    verdict = {Decision.H1: f"H1 accepted: {current.new} is stronger than {current.base}",
-               Decision.H0: f"H0 accepted: {current.new} is not stronger than {current.base} "
-                            f"by {current.config.elo1:g} Elo",
-               Decision.CONTINUE: "no decision within the games allowed"}[final.decision]
+    verdict = {
+        Decision.H1: f"H1 accepted: {current.new} is stronger than {current.base}",
+        Decision.H0: f"H0 accepted: {current.new} is not stronger than {current.base} "
+        f"by {current.config.elo1:g} Elo",
+        Decision.CONTINUE: "no decision within the games allowed",
+    }[final.decision]
     if as_json:
-        echo_json({"match": current.tid, "new": current.new, "base": current.base,
-                   "sprt": current.config.to_dict(),
-                   "result": "inconclusive" if final.decision is Decision.CONTINUE
-                   else final.decision.value, **final.to_dict()})
+        echo_json(
+            {
+                "match": current.tid,
+                "new": current.new,
+                "base": current.base,
+                "sprt": current.config.to_dict(),
+                "result": "inconclusive"
+                if final.decision is Decision.CONTINUE
+                else final.decision.value,
+                **final.to_dict(),
+            }
+        )
         return
     click.echo(final.line())
-    click.echo(f"Elo difference {final.elo:+.1f} (95 % interval {final.elo_lo:+.1f} to "
-               f"{final.elo_hi:+.1f}) over {final.deals} deals ({final.games} games)")
+    click.echo(
+        f"Elo difference {final.elo:+.1f} (95 % interval {final.elo_lo:+.1f} to "
+        f"{final.elo_hi:+.1f}) over {final.deals} deals ({final.games} games)"
+    )
     click.echo(verdict)

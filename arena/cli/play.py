@@ -26,24 +26,56 @@ from tournaments.store import resolve_db_path
 
 @click.command()
 @click.argument("game_name", metavar="GAME")
-@click.option("--bot", "bots", multiple=True, required=True, metavar="SPEC",
-              help="A bot per seat, in seat order: a bundled bot's name, a registered bot, "
-                   "or a command line (quote it).")
-@click.option("--seed", type=int, default=None,
-              help="Seed of the deal (default: random). The deal comes from it and your "
-                   "secret key in ~/.config/arena: the same seed gives you the same game.")
+@click.option(
+    "--bot",
+    "bots",
+    multiple=True,
+    required=True,
+    metavar="SPEC",
+    help="A bot per seat, in seat order: a bundled bot's name, a registered bot, "
+    "or a command line (quote it).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Seed of the deal (default: random). The deal comes from it and your "
+    "secret key in ~/.config/arena: the same seed gives you the same game.",
+)
 @game_option
 @move_time_option
-@click.option("--max-faults", type=click.IntRange(1, 1000), default=3, show_default=True,
-              help="Faults after which a seat forfeits.")
-@click.option("--seat", "seat", type=int, default=None,
-              help="Show the game as this seat saw it (its views and choices).")
-@click.option("--json", "as_json", is_flag=True,
-              help="Machine-readable record: every action, chance outcome and fault.")
+@click.option(
+    "--max-faults",
+    type=click.IntRange(1, 1000),
+    default=3,
+    show_default=True,
+    help="Faults after which a seat forfeits.",
+)
+@click.option(
+    "--seat",
+    "seat",
+    type=int,
+    default=None,
+    help="Show the game as this seat saw it (its views and choices).",
+)
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Machine-readable record: every action, chance outcome and fault.",
+)
 @run_options
-def play(game_name: str, bots: tuple[str, ...], seed: int | None, options: tuple[str, ...],
-         move_ms: int, max_faults: int, seat: int | None, as_json: bool,
-         run_options: RunOptions) -> None:
+def play(
+    game_name: str,
+    bots: tuple[str, ...],
+    seed: int | None,
+    options: tuple[str, ...],
+    move_ms: int,
+    max_faults: int,
+    seat: int | None,
+    as_json: bool,
+    run_options: RunOptions,
+) -> None:
     """Play one GAME between bots and print the log and the result.
 
     Bot output goes to arena-logs/ next to the database ($ARENA_DB, else ./arena.db).
@@ -52,17 +84,26 @@ def play(game_name: str, bots: tuple[str, ...], seed: int | None, options: tuple
     game.check_players(len(bots))
     parsed = game.parse_options(parse_options(options))
     if seat is not None and not 0 <= seat < len(bots):
-        raise click.BadParameter(f"seat {seat} is not one of 0..{len(bots) - 1}",
-                                 param_hint="--seat")
+        raise click.BadParameter(
+            f"seat {seat} is not one of 0..{len(bots) - 1}", param_hint="--seat"
+        )
     db_path = resolve_db_path(None)
     catalogue = Catalogue.at(db_path)
     specs = [catalogue.resolve(text) for text in bots]
     key = KeyFile.of_user().play_key()
     deal = deal_seed(key, random_seed() if seed is None else seed, 0, 0)
     log_dir, sandbox, remote = run_options.setup(db_path, specs, catalogue.folders())
-    record = play_match(game.name, specs, seed=deal, key=key, options=parsed,
-                        limits=run_options.limits(move_ms=move_ms, max_faults=max_faults),
-                        log_dir=log_dir, sandbox=sandbox, remote=remote)
+    record = play_match(
+        game.name,
+        specs,
+        seed=deal,
+        key=key,
+        options=parsed,
+        limits=run_options.limits(move_ms=move_ms, max_faults=max_faults),
+        log_dir=log_dir,
+        sandbox=sandbox,
+        remote=remote,
+    )
     if seat is not None:
         show_seat(record, seat, as_json)
     elif as_json:
@@ -81,7 +122,8 @@ def show_log(record: GameRecord) -> None:
     faults_by_step: dict[int, list[str]] = {}
     for fault in record.faults:
         faults_by_step.setdefault(fault.step, []).append(
-            f"  ! fault: seat {fault.seat} {fault.kind.value}: {printable(fault.detail)}")
+            f"  ! fault: seat {fault.seat} {fault.kind.value}: {printable(fault.detail)}"
+        )
     for event in record.events:
         click.echo(game.format_event(event))
     for lines in faults_by_step.values():
@@ -98,11 +140,25 @@ def show_result(record: GameRecord) -> None:
         faults[fault.seat] += 1
     for s in sorted(range(record.players), key=lambda s: record.places[s]):
         mean_us = record.think_us[s] / record.decisions[s] if record.decisions[s] else 0
-        rows.append([record.places[s], s, record.bots[s], record.scores[s],
-                     record.decisions[s], f"{mean_us / 1000:.2f}", faults[s],
-                     "yes" if s in record.forfeits else ""])
-    click.echo(format_table(["place", "seat", "bot", "score", "moves", "ms/move", "faults",
-                             "forfeit"], rows, align="rrlrrrrl"))
+        rows.append(
+            [
+                record.places[s],
+                s,
+                record.bots[s],
+                record.scores[s],
+                record.decisions[s],
+                f"{mean_us / 1000:.2f}",
+                faults[s],
+                "yes" if s in record.forfeits else "",
+            ]
+        )
+    click.echo(
+        format_table(
+            ["place", "seat", "bot", "score", "moves", "ms/move", "faults", "forfeit"],
+            rows,
+            align="rrlrrrrl",
+        )
+    )
 
 
 def show_seat(record: GameRecord, seat: int, as_json: bool) -> None:
@@ -111,8 +167,11 @@ def show_seat(record: GameRecord, seat: int, as_json: bool) -> None:
     if as_json:
         echo_json(seat_data(record, seat))
         return
-    story = list(seat_story(record.game, record.players, record.seed, record.options,
-                            record.joint_actions(), seat))
+    story = list(
+        seat_story(
+            record.game, record.players, record.seed, record.options, record.joint_actions(), seat
+        )
+    )
     click.echo(f"{record.game} as seen by seat {seat} ({record.bots[seat]})")
     for turn in story:
         click.echo(f"step {turn.step}: view {turn.view}")

@@ -14,8 +14,11 @@ def _clock(seconds: float | None) -> str:
     if seconds is None:
         return "--:--"
     seconds = int(seconds)
-    return f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}" if seconds >= 3600 \
+    return (
+        f"{seconds // 3600}:{seconds // 60 % 60:02d}:{seconds % 60:02d}"
+        if seconds >= 3600
         else f"{seconds // 60}:{seconds % 60:02d}"
+    )
 
 
 class ProgressBar:
@@ -47,5 +50,4 @@ class ProgressBar:
         filled = self.width * p.done // max(1, p.total)
         bar = "#" * filled + "-" * (self.width - filled)
         leader = f"  leader: {p.leader}" if p.leader else ""
-        return (f"[{bar}] {p.done}/{p.total} games  {p.rate:5.1f} g/s  "
-                f"ETA {_clock(p.eta_s)}{leader}")
+        return f"[{bar}] {p.done}/{p.total} games  {p.rate:5.1f} g/s  ETA {_clock(p.eta_s)}{leader}"

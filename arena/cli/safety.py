@@ -44,12 +44,21 @@ class RunOptions:
 
     def limits(self, **game: int) -> Limits:
         """Limits with these process limits and the given game limits (``move_ms``...)."""
-        return replace(Limits(**game), time_bank_ms=self.time_bank_ms,
-                       memory_mb=self.memory_mb, cpu_s=self.cpu_s, max_procs=self.max_procs,
-                       log_bytes=self.log_bytes)
+        return replace(
+            Limits(**game),
+            time_bank_ms=self.time_bank_ms,
+            memory_mb=self.memory_mb,
+            cpu_s=self.cpu_s,
+            max_procs=self.max_procs,
+            log_bytes=self.log_bytes,
+        )
 
-    def setup(self, db_path: Path, specs: Iterable[BotSpec], folders: Iterable[str] = (),
-              ) -> tuple[Path, Sandbox | None, RemoteConfig | None]:
+    def setup(
+        self,
+        db_path: Path,
+        specs: Iterable[BotSpec],
+        folders: Iterable[str] = (),
+    ) -> tuple[Path, Sandbox | None, RemoteConfig | None]:
         """The logs folder, the sandbox and the remote configuration for a run.
 
         ``folders`` are the registered bots' own folders (``Catalogue.folders``); see
@@ -64,8 +73,9 @@ class RunOptions:
         if self.listen is not None:
             check_listen(self.listen)
         if wanted and self.listen is None:
-            raise RemoteError(f"bot {wanted[0]!r} is remote: give --listen tcp://HOST:PORT "
-                              "for it to connect to")
+            raise RemoteError(
+                f"bot {wanted[0]!r} is remote: give --listen tcp://HOST:PORT for it to connect to"
+            )
         if self.curve and self.listen is None:
             raise RemoteError("--curve secures remote bots' connections: give --listen too")
         if self.listen is not None:
@@ -73,13 +83,15 @@ class RunOptions:
             from tournaments.store import Store
 
             with Store.open(db_path) as store:
-                remote = remote_config(store, listen=self.listen, curve=self.curve,
-                                       wait_ms=self.remote_wait_s * 1000)
+                remote = remote_config(
+                    store, listen=self.listen, curve=self.curve, wait_ms=self.remote_wait_s * 1000
+                )
         return log_dir, box, remote
 
 
-def resolve_sandbox(mode: SandboxMode, db_path: Path, folders: Iterable[str] = (), *,
-                    local: bool = True) -> Sandbox | None:
+def resolve_sandbox(
+    mode: SandboxMode, db_path: Path, folders: Iterable[str] = (), *, local: bool = True
+) -> Sandbox | None:
     """The one sandbox of a command that runs bots with the database at ``db_path``.
 
     It hides the database, its key file and the user's, the logs and every registered bot's
@@ -89,17 +101,21 @@ def resolve_sandbox(mode: SandboxMode, db_path: Path, folders: Iterable[str] = (
     """
     log_dir = logs_folder(db_path)
     identity.protect_arena_files(db_path, log_dir)
-    return sandboxing.resolve(mode, hide=[*sandboxing.private_paths(db_path, log_dir),
-                                          *folders], local=local)
+    return sandboxing.resolve(
+        mode, hide=[*sandboxing.private_paths(db_path, log_dir), *folders], local=local
+    )
 
 
 #: ``--sandbox``: for every command that runs local bots (``arena bot add`` checks them too).
 sandbox_option = click.option(
-    "--sandbox", type=click.Choice([m.value for m in SandboxMode]),
-    default=SandboxMode.AUTO.value, show_default=True,
+    "--sandbox",
+    type=click.Choice([m.value for m in SandboxMode]),
+    default=SandboxMode.AUTO.value,
+    show_default=True,
     callback=lambda ctx, param, value: SandboxMode(value),
     help="Run bots in bubblewrap: auto (if it works here, else warn), required (refuse to run "
-         "without it) or off.")
+    "without it) or off.",
+)
 
 
 #: The fewest processes and threads that let a sandboxed Python bot with ZeroMQ start.
@@ -108,15 +124,25 @@ MIN_PROCS = 8
 
 def _check_procs(ctx: click.Context, param: click.Parameter, value: int) -> int:
     if 0 < value < MIN_PROCS:
-        raise click.BadParameter(f"{value} is too few for a bot to start: 0 (no limit) or at "
-                                 f"least {MIN_PROCS}")
+        raise click.BadParameter(
+            f"{value} is too few for a bot to start: 0 (no limit) or at least {MIN_PROCS}"
+        )
     return value
 
 
 def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
     """Add the limit, sandbox and remote-bot options; pass ``run_options: RunOptions``."""
-    names = ("time_bank_ms", "memory_mb", "cpu_s", "max_procs", "log_bytes", "sandbox",
-             "listen", "curve", "remote_wait_s")
+    names = (
+        "time_bank_ms",
+        "memory_mb",
+        "cpu_s",
+        "max_procs",
+        "log_bytes",
+        "sandbox",
+        "listen",
+        "curve",
+        "remote_wait_s",
+    )
 
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
@@ -124,34 +150,71 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
         return function(*args, run_options=RunOptions(**values), **kwargs)
 
     options = [
-        click.option("--time-bank", "time_bank_ms", type=click.IntRange(0, 3_600_000),
-                     default=0, show_default=True,
-                     help="Extra milliseconds each seat may spend over a game once a move's "
-                          "own deadline is used up."),
-        click.option("--memory", "memory_mb", type=click.IntRange(0, 1 << 20),
-                     default=_DEFAULTS.memory_mb, show_default=True,
-                     help="Address space of each bot process in MB (RLIMIT_AS); 0 = no limit."),
-        click.option("--cpu-time", "cpu_s", type=click.IntRange(0, 1 << 30),
-                     default=_DEFAULTS.cpu_s, show_default=True,
-                     help="CPU seconds of each bot process over its whole life (RLIMIT_CPU); "
-                          "0 = no limit."),
-        click.option("--max-procs", "max_procs", type=click.IntRange(0, 1 << 16),
-                     default=_DEFAULTS.max_procs, show_default=True, callback=_check_procs,
-                     help="Processes and threads of a bot with all it starts; 0 = no limit, "
-                          f"else at least {MIN_PROCS}."),
-        click.option("--log-bytes", "log_bytes", type=click.IntRange(0, 1 << 40),
-                     default=_DEFAULTS.log_bytes, show_default=True,
-                     help="Output kept per bot process in arena-logs/ next to the database; "
-                          "the rest is discarded. 0 = keep everything."),
+        click.option(
+            "--time-bank",
+            "time_bank_ms",
+            type=click.IntRange(0, 3_600_000),
+            default=0,
+            show_default=True,
+            help="Extra milliseconds each seat may spend over a game once a move's "
+            "own deadline is used up.",
+        ),
+        click.option(
+            "--memory",
+            "memory_mb",
+            type=click.IntRange(0, 1 << 20),
+            default=_DEFAULTS.memory_mb,
+            show_default=True,
+            help="Address space of each bot process in MB (RLIMIT_AS); 0 = no limit.",
+        ),
+        click.option(
+            "--cpu-time",
+            "cpu_s",
+            type=click.IntRange(0, 1 << 30),
+            default=_DEFAULTS.cpu_s,
+            show_default=True,
+            help="CPU seconds of each bot process over its whole life (RLIMIT_CPU); 0 = no limit.",
+        ),
+        click.option(
+            "--max-procs",
+            "max_procs",
+            type=click.IntRange(0, 1 << 16),
+            default=_DEFAULTS.max_procs,
+            show_default=True,
+            callback=_check_procs,
+            help="Processes and threads of a bot with all it starts; 0 = no limit, "
+            f"else at least {MIN_PROCS}.",
+        ),
+        click.option(
+            "--log-bytes",
+            "log_bytes",
+            type=click.IntRange(0, 1 << 40),
+            default=_DEFAULTS.log_bytes,
+            show_default=True,
+            help="Output kept per bot process in arena-logs/ next to the database; "
+            "the rest is discarded. 0 = keep everything.",
+        ),
         sandbox_option,
-        click.option("--listen", metavar="tcp://HOST:PORT", default=None,
-                     help="Let remote bots (`arena bot add NAME --remote`) connect here."),
-        click.option("--curve", is_flag=True,
-                     help="Encrypt and authenticate remote bots' connections with ZeroMQ "
-                          "CURVE (their tokens must come from `arena bot token --curve`)."),
-        click.option("--remote-wait", "remote_wait_s", type=click.IntRange(1, 86_400),
-                     default=REMOTE_WAIT_MS // 1000, show_default=True,
-                     help="Seconds to wait for a remote bot to connect."),
+        click.option(
+            "--listen",
+            metavar="tcp://HOST:PORT",
+            default=None,
+            help="Let remote bots (`arena bot add NAME --remote`) connect here.",
+        ),
+        click.option(
+            "--curve",
+            is_flag=True,
+            help="Encrypt and authenticate remote bots' connections with ZeroMQ "
+            "CURVE (their tokens must come from `arena bot token --curve`).",
+        ),
+        click.option(
+            "--remote-wait",
+            "remote_wait_s",
+            type=click.IntRange(1, 86_400),
+            default=REMOTE_WAIT_MS // 1000,
+            show_default=True,
+            help="Seconds to wait for a remote bot to connect.",
+        ),
     ]
     for option in reversed(options):
         wrapper = option(wrapper)

@@ -36,10 +36,19 @@ def split_bots(text: str, copies: int) -> list[str]:
     return [name for name in names for _ in range(copies)]
 
 
-def create_tournament(store: Store, *, game_name: str, bots: list[str], table_size: int | None,
-                      repetitions: int, seed: int | None, options: dict, move_ms: int,
-                      gauntlet: str | None = None,
-                      kind: TournamentKind = TournamentKind.ROUND_ROBIN) -> int:
+def create_tournament(
+    store: Store,
+    *,
+    game_name: str,
+    bots: list[str],
+    table_size: int | None,
+    repetitions: int,
+    seed: int | None,
+    options: dict,
+    move_ms: int,
+    gauntlet: str | None = None,
+    kind: TournamentKind = TournamentKind.ROUND_ROBIN,
+) -> int:
     """Validate everything, then write the whole plan. Nothing is written on an error.
 
     With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant.
@@ -51,11 +60,17 @@ def create_tournament(store: Store, *, game_name: str, bots: list[str], table_si
     versions = {name: catalogue.lookup(name)[1] for name in dict.fromkeys(bots)}
     if table_size is None:
         table_size = max(game.min_players, min(len(bots), game.max_players))
-    spec = TournamentSpec(game=game.name, options=options, bots=tuple(bots),
-                          table_size=table_size, repetitions=repetitions,
-                          seed=random_seed() if seed is None else seed,
-                          move_ms=move_ms, gauntlet=gauntlet,
-                          kind=TournamentKind.GAUNTLET if gauntlet else kind)
+    spec = TournamentSpec(
+        game=game.name,
+        options=options,
+        bots=tuple(bots),
+        table_size=table_size,
+        repetitions=repetitions,
+        seed=random_seed() if seed is None else seed,
+        move_ms=move_ms,
+        gauntlet=gauntlet,
+        kind=TournamentKind.GAUNTLET if gauntlet else kind,
+    )
     key = new_key()
     games = plan(spec, game, key=key)
     spec = replace(spec, options=game.parse_options(options))
@@ -65,56 +80,106 @@ def create_tournament(store: Store, *, game_name: str, bots: list[str], table_si
 
 @tournament.command()
 @click.option("--game", "game_name", required=True, metavar="GAME", help="The game to play.")
-@click.option("--bots", required=True, metavar="A,B,...",
-              help="Comma-separated bots (bundled or registered); a name may repeat.")
-@click.option("--table-size", type=click.IntRange(2, 64), default=None,
-              help="Players per game (default: as many as fit, within the game's range).")
-@click.option("--repetitions", "--rounds", "repetitions", type=click.IntRange(1, 100_000),
-              default=1, show_default=True,
-              help="Repetitions of the whole round robin, each with fresh deals.")
-@click.option("--copies", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Enter every bot this many times (for tables larger than the bot list).")
-@click.option("--seed", type=int, default=None,
-              help="Tournament seed (default: random). Deals come from it and the "
-                   "tournament's own secret key: a new tournament gets new deals.")
+@click.option(
+    "--bots",
+    required=True,
+    metavar="A,B,...",
+    help="Comma-separated bots (bundled or registered); a name may repeat.",
+)
+@click.option(
+    "--table-size",
+    type=click.IntRange(2, 64),
+    default=None,
+    help="Players per game (default: as many as fit, within the game's range).",
+)
+@click.option(
+    "--repetitions",
+    "--rounds",
+    "repetitions",
+    type=click.IntRange(1, 100_000),
+    default=1,
+    show_default=True,
+    help="Repetitions of the whole round robin, each with fresh deals.",
+)
+@click.option(
+    "--copies",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Enter every bot this many times (for tables larger than the bot list).",
+)
+@click.option(
+    "--seed",
+    type=int,
+    default=None,
+    help="Tournament seed (default: random). Deals come from it and the "
+    "tournament's own secret key: a new tournament gets new deals.",
+)
 @game_option
 @move_time_option
-@click.option("--gauntlet", default=None, metavar="BOT",
-              help="A gauntlet: every table holds BOT, which meets the --bots (not listed "
-                   "there itself); the rest is planned as a round robin.")
+@click.option(
+    "--gauntlet",
+    default=None,
+    metavar="BOT",
+    help="A gauntlet: every table holds BOT, which meets the --bots (not listed "
+    "there itself); the rest is planned as a round robin.",
+)
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 @db_option
-def create(game_name: str, bots: str, table_size: int | None, repetitions: int, copies: int,
-           seed: int | None, options: tuple[str, ...], move_ms: int, gauntlet: str | None,
-           as_json: bool, store: Store) -> None:
+def create(
+    game_name: str,
+    bots: str,
+    table_size: int | None,
+    repetitions: int,
+    copies: int,
+    seed: int | None,
+    options: tuple[str, ...],
+    move_ms: int,
+    gauntlet: str | None,
+    as_json: bool,
+    store: Store,
+) -> None:
     """Plan a round robin (or a gauntlet): every table, seat rotation and deal, written
     before any play."""
     entrants = split_bots(bots, copies)
     if gauntlet is not None:
         gauntlet = gauntlet.strip()
         if gauntlet in entrants:
-            raise click.UsageError(f"{gauntlet!r} is the gauntlet's bot: list only its "
-                                   "opponents in --bots")
+            raise click.UsageError(
+                f"{gauntlet!r} is the gauntlet's bot: list only its opponents in --bots"
+            )
         entrants = [gauntlet, *entrants]
-    tid = create_tournament(store, game_name=game_name, bots=entrants,
-                            table_size=table_size, repetitions=repetitions, seed=seed,
-                            options=parse_options(options), move_ms=move_ms,
-                            gauntlet=gauntlet)
+    tid = create_tournament(
+        store,
+        game_name=game_name,
+        bots=entrants,
+        table_size=table_size,
+        repetitions=repetitions,
+        seed=seed,
+        options=parse_options(options),
+        move_ms=move_ms,
+        gauntlet=gauntlet,
+    )
     info = store.tournament(tid)
     catalogue = Catalogue.of(store)
-    remote = sorted({entrant.bot for entrant in info.entrants
-                     if catalogue.lookup(entrant.bot)[0].remote})
+    remote = sorted(
+        {entrant.bot for entrant in info.entrants if catalogue.lookup(entrant.bot)[0].remote}
+    )
     if remote and info.spec.table_size > 1:
-        click.echo(f"warning: remote bot(s) {', '.join(remote)} play every seat rotation of a "
-                   "deal over connections their owner controls, so they can remember its hands "
-                   "from one rotation to the next; local bots cannot (docs/security.md)",
-                   err=True)
+        click.echo(
+            f"warning: remote bot(s) {', '.join(remote)} play every seat rotation of a "
+            "deal over connections their owner controls, so they can remember its hands "
+            "from one rotation to the next; local bots cannot (docs/security.md)",
+            err=True,
+        )
     if as_json:
         echo_json(info.to_dict())
     else:
-        click.echo(f"created tournament {tid}: {info.games_total} games "
-                   f"({info.spec.game}, {len(info.entrants)} entrants, tables of "
-                   f"{info.spec.table_size}); run it with `arena tournament run {tid}`")
+        click.echo(
+            f"created tournament {tid}: {info.games_total} games "
+            f"({info.spec.game}, {len(info.entrants)} entrants, tables of "
+            f"{info.spec.table_size}); run it with `arena tournament run {tid}`"
+        )
 
 
 def entrant_specs(catalogue: Catalogue, info: TournamentInfo) -> dict[str, BotSpec]:
@@ -123,36 +188,52 @@ def entrant_specs(catalogue: Catalogue, info: TournamentInfo) -> dict[str, BotSp
     for entrant in info.entrants:
         spec, version = catalogue.lookup(entrant.bot)
         if version != entrant.version:
-            click.echo(f"warning: {entrant.bot} changed since the tournament was planned "
-                       f"(version {entrant.version} -> {version})", err=True)
+            click.echo(
+                f"warning: {entrant.bot} changed since the tournament was planned "
+                f"(version {entrant.version} -> {version})",
+                err=True,
+            )
         specs[entrant.name] = spec
     return specs
 
 
-def run_tournament(store: Store, tid: int, *, jobs: int, quiet: bool = False,
-                   options: RunOptions | None = None) -> None:
+def run_tournament(
+    store: Store, tid: int, *, jobs: int, quiet: bool = False, options: RunOptions | None = None
+) -> None:
     """Play the pending games with a progress bar; on Ctrl-C keep what finished.
 
     ``options`` gives the process limits, sandbox and remote bots (defaults: see RunOptions).
     """
-    store.tournament_key(tid)   # a lost key file: one clear error before anything starts
+    store.tournament_key(tid)  # a lost key file: one clear error before anything starts
     if store.tournament(tid).spec.kind is TournamentKind.MATCH:
-        raise click.UsageError(f"tournament {tid} is a match, stopped by its SPRT: go on with "
-                               f"`arena match --resume {tid}`")
+        raise click.UsageError(
+            f"tournament {tid} is a match, stopped by its SPRT: go on with "
+            f"`arena match --resume {tid}`"
+        )
     catalogue = Catalogue.of(store)
     specs = entrant_specs(catalogue, store.tournament(tid))
     options = options or RunOptions()
-    log_dir, sandbox, remote = options.setup(Path(store.path), specs.values(),
-                                             catalogue.folders())
+    log_dir, sandbox, remote = options.setup(Path(store.path), specs.values(), catalogue.folders())
     limits = options.limits(move_ms=store.tournament(tid).spec.move_ms)
     try:
-        summary = run_games(store, tid, specs=specs, jobs=jobs, limits=limits,
-                            progress=ProgressBar(quiet=quiet), log_dir=log_dir,
-                            sandbox=sandbox, remote=remote)
+        summary = run_games(
+            store,
+            tid,
+            specs=specs,
+            jobs=jobs,
+            limits=limits,
+            progress=ProgressBar(quiet=quiet),
+            log_dir=log_dir,
+            sandbox=sandbox,
+            remote=remote,
+        )
     except KeyboardInterrupt:
         info = store.tournament(tid)
-        click.echo(f"\ninterrupted: {info.games_done}/{info.games_total} games are recorded; "
-                   f"run `arena tournament run {tid}` again to finish", err=True)
+        click.echo(
+            f"\ninterrupted: {info.games_done}/{info.games_total} games are recorded; "
+            f"run `arena tournament run {tid}` again to finish",
+            err=True,
+        )
         raise SystemExit(130) from None
     if summary.failed:
         for line in summary.failed:
@@ -162,14 +243,21 @@ def run_tournament(store: Store, tid: int, *, jobs: int, quiet: bool = False,
 
 @tournament.command("run")
 @click.argument("tid", metavar="ID", type=int)
-@click.option("--jobs", "-j", type=click.IntRange(1, 64), default=1, show_default=True,
-              help="Games played at once (each job reuses its own bot processes).")
+@click.option(
+    "--jobs",
+    "-j",
+    type=click.IntRange(1, 64),
+    default=1,
+    show_default=True,
+    help="Games played at once (each job reuses its own bot processes).",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final rankings as JSON.")
 @run_options
 @db_option
-def run_command(tid: int, jobs: int, quiet: bool, as_json: bool, store: Store,
-                run_options: RunOptions) -> None:
+def run_command(
+    tid: int, jobs: int, quiet: bool, as_json: bool, store: Store, run_options: RunOptions
+) -> None:
     """Play the pending games of tournament ID, then print its rankings.
 
     Bot output goes to arena-logs/ next to the database (see `arena bot logs`).
@@ -212,5 +300,10 @@ def show(tid: int, as_json: bool, store: Store) -> None:
     click.echo(reports.tournament_text(info, rows))
     if faults:
         click.echo("\nfaults")
-        click.echo(format_table(["entrant", "kind", "count"],
-                         [[f["entrant"], f["kind"], f["count"]] for f in faults], align="llr"))
+        click.echo(
+            format_table(
+                ["entrant", "kind", "count"],
+                [[f["entrant"], f["kind"], f["count"]] for f in faults],
+                align="llr",
+            )
+        )

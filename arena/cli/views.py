@@ -57,16 +57,21 @@ def crosstable(tid: int, wdl: bool, as_json: bool, store: Store) -> None:
 @click.command()
 @click.argument("game_id", metavar="GAME_ID", type=int)
 @click.option("--seat", type=int, default=None, help="Show the game as this seat saw it.")
-@click.option("--json", "as_json", is_flag=True,
-              help="Machine-readable: every action and every chance outcome (events).")
+@click.option(
+    "--json",
+    "as_json",
+    is_flag=True,
+    help="Machine-readable: every action and every chance outcome (events).",
+)
 @db_option
 def replay(game_id: int, seat: int | None, as_json: bool, store: Store) -> None:
     """Re-play a stored game from its deal seed and actions."""
     if seat is not None:
         players = store.game(game_id).players
         if not 0 <= seat < players:
-            raise click.BadParameter(f"seat {seat} is not one of 0..{players - 1}",
-                                     param_hint="--seat")
+            raise click.BadParameter(
+                f"seat {seat} is not one of 0..{players - 1}", param_hint="--seat"
+            )
     if as_json and seat is None:
         echo_json(published.replay_data(store, game_id))
         return

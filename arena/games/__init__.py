@@ -8,8 +8,17 @@ from collections.abc import Iterator
 from arena.errors import UnknownGame
 from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
 
-__all__ = ["Game", "OptionSpec", "Outcome", "State", "places_from_keys", "register", "get_game",
-           "all_games", "names"]
+__all__ = [
+    "Game",
+    "OptionSpec",
+    "Outcome",
+    "State",
+    "places_from_keys",
+    "register",
+    "get_game",
+    "all_games",
+    "names",
+]
 
 _REGISTRY: dict[str, Game] = {}
 

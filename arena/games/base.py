@@ -203,9 +203,7 @@ class State(ABC):
         if not acting:  # nobody acts exactly when the game is over
             raise GameOver("the game is over")
         if actions.keys() != set(acting):
-            raise NotYourTurn(
-                f"expected actions for seats {sorted(acting)}, got {sorted(actions)}"
-            )
+            raise NotYourTurn(f"expected actions for seats {sorted(acting)}, got {sorted(actions)}")
         for seat in acting:
             action = actions[seat]
             if action not in self.legal(seat):

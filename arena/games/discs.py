@@ -129,9 +129,15 @@ class Kit:
             self.pile[down[pick - (hi - lo) - self.in_hand]] = SKULL
 
     def full(self) -> dict[str, Any]:
-        return {"hand": list(self.hand), "pile": list(self.pile), "shown": len(self.up),
-                "lost": list(self.lost), "known_lost": self.known_lost,
-                "gone_by": self.gone_by, "out": self.out}
+        return {
+            "hand": list(self.hand),
+            "pile": list(self.pile),
+            "shown": len(self.up),
+            "lost": list(self.lost),
+            "known_lost": self.known_lost,
+            "gone_by": self.gone_by,
+            "out": self.out,
+        }
 
 
 @dataclass
@@ -375,8 +381,11 @@ class DiscState(State):
 
     def eliminate_empty(self) -> list[int]:
         """Mark the players still in without discs as eliminated this round; return them."""
-        gone = [seat for seat, kit in enumerate(self.kits)
-                if kit.out is None and not kit.pile and kit.in_hand == 0]
+        gone = [
+            seat
+            for seat, kit in enumerate(self.kits)
+            if kit.out is None and not kit.pile and kit.in_hand == 0
+        ]
         for seat in gone:
             self.kits[seat].out = self.round
             self.log("eliminated", seat=seat, round=self.round)
@@ -403,10 +412,15 @@ class DiscState(State):
     def public_view(self) -> dict[str, Any]:
         """The part of a view every seat sees alike (shared by the views of one step)."""
         view = {
-            "game": self.GAME, "players": self.players, "round": self.round,
+            "game": self.GAME,
+            "players": self.players,
+            "round": self.round,
             "to_act": list(self.to_act()),
-            self.SHOWN: self.shown(), "left": self.challenge.left if self.challenge else 0,
-            "log": list(self.round_log), "results": list(self.results), "winner": self.winner,
+            self.SHOWN: self.shown(),
+            "left": self.challenge.left if self.challenge else 0,
+            "log": list(self.round_log),
+            "results": list(self.results),
+            "winner": self.winner,
         }
         view.update(self.game_view())
         return view
@@ -416,8 +430,9 @@ class DiscState(State):
         if self.challenge is None:
             return []
         if self.SHOW_POSITION:
-            return [[flip.owner, flip.position, self.names[flip.kind]]
-                    for flip in self.challenge.flips]
+            return [
+                [flip.owner, flip.position, self.names[flip.kind]] for flip in self.challenge.flips
+            ]
         return [[flip.owner, self.names[flip.kind]] for flip in self.challenge.flips]
 
     def seats_view(self, **columns: list[Any]) -> list[dict[str, Any]]:
@@ -426,8 +441,12 @@ class DiscState(State):
         entries = []
         for seat, kit in enumerate(self.kits):
             in_hand, placed = kit.in_hand, len(kit.pile)
-            entry = {"owned": in_hand + placed, "in_hand": in_hand, "placed": placed,
-                     "eliminated": kit.out is not None}
+            entry = {
+                "owned": in_hand + placed,
+                "in_hand": in_hand,
+                "placed": placed,
+                "eliminated": kit.out is not None,
+            }
             for key, values in columns.items():
                 entry[key] = values[seat]
             entries.append(entry)
@@ -441,13 +460,20 @@ class DiscState(State):
     def full(self) -> dict[str, Any]:
         challenge = self.challenge
         return {
-            "round": self.round, "steps": self.steps, "winner": self.winner,
+            "round": self.round,
+            "steps": self.steps,
+            "winner": self.winner,
             "kits": [kit.full() for kit in self.kits],
-            "challenge": None if challenge is None else {
-                "by": challenge.by, "target": challenge.target,
+            "challenge": None
+            if challenge is None
+            else {
+                "by": challenge.by,
+                "target": challenge.target,
                 "flips": [[flip.owner, flip.kind] for flip in challenge.flips],
-                "skull_of": challenge.skull_of},
-            "log": list(self.round_log), "results": list(self.results),
+                "skull_of": challenge.skull_of,
+            },
+            "log": list(self.round_log),
+            "results": list(self.results),
             **self.game_full(),
         }
 
@@ -477,8 +503,10 @@ class DiscState(State):
 
     def outcome(self) -> Outcome:
         seats = range(self.players)
-        return Outcome(scores=tuple(self.score(s) for s in seats),
-                       places=places_from_keys([self.place_key(s) for s in seats]))
+        return Outcome(
+            scores=tuple(self.score(s) for s in seats),
+            places=places_from_keys([self.place_key(s) for s in seats]),
+        )
 
 
 class DiscGame(Game):

@@ -28,12 +28,12 @@ WINS_NEEDED = 2
 
 
 class Phase(str, enum.Enum):
-    SETUP = "setup"          # everyone places one disc at once
-    TURNS = "turns"          # place or open the auction
-    AUCTION = "auction"      # raise or pass
+    SETUP = "setup"  # everyone places one disc at once
+    TURNS = "turns"  # place or open the auction
+    AUCTION = "auction"  # raise or pass
     CHALLENGE = "challenge"  # the challenger picks whose top disc to flip
-    DISCARD = "discard"      # the challenger met their own skull and picks a disc to remove
-    FIRST = "first"          # the challenger eliminated by their own skull picks the next first
+    DISCARD = "discard"  # the challenger met their own skull and picks a disc to remove
+    FIRST = "first"  # the challenger eliminated by their own skull picks the next first
     OVER = "over"
 
 
@@ -73,8 +73,11 @@ class SkullState(DiscState):
         if self.phase is Phase.AUCTION:
             return ["pass"] + self.counts("bid", self.bid)
         if self.phase is Phase.CHALLENGE:
-            return [f"flip:{other}" for other, kit in enumerate(self.kits)
-                    if other != seat and kit.hidden]
+            return [
+                f"flip:{other}"
+                for other, kit in enumerate(self.kits)
+                if other != seat and kit.hidden
+            ]
         if self.phase is Phase.DISCARD:
             return self.kinds_held(seat, "discard")
         return [f"first:{other}" for other in self.active_seats()]
@@ -170,10 +173,17 @@ class SkullState(DiscState):
         challenge = self.challenge
         assert challenge is not None
         seat, owner = challenge.by, challenge.skull_of
-        return {"round": self.round, "challenger": seat, "bid": challenge.target,
-                "flipped": len(challenge.flips), "success": owner is None, "skull": owner,
-                "lost": None if owner is None else seat,
-                "eliminated": self.kits[seat].out is not None, "first": first}
+        return {
+            "round": self.round,
+            "challenger": seat,
+            "bid": challenge.target,
+            "flipped": len(challenge.flips),
+            "success": owner is None,
+            "skull": owner,
+            "lost": None if owner is None else seat,
+            "eliminated": self.kits[seat].out is not None,
+            "first": first,
+        }
 
     def _next_round(self, first: int) -> None:
         self.results.append(self._result(first))
@@ -193,15 +203,25 @@ class SkullState(DiscState):
 
     # ----- information ---------------------------------------------------------------------
     def game_view(self) -> dict[str, Any]:
-        return {"phase": self.phase.value, "first": self.first,
-                "seats": self.seats_view(successes=self.successes, passed=self.passed),
-                "bid": self.bid, "bidder": self.bidder,
-                "challenger": None if self.challenge is None else self.challenge.by}
+        return {
+            "phase": self.phase.value,
+            "first": self.first,
+            "seats": self.seats_view(successes=self.successes, passed=self.passed),
+            "bid": self.bid,
+            "bidder": self.bidder,
+            "challenger": None if self.challenge is None else self.challenge.by,
+        }
 
     def game_full(self) -> dict[str, Any]:
-        return {"phase": self.phase.value, "first": self.first, "turn": self.turn,
-                "bid": self.bid, "bidder": self.bidder, "passed": list(self.passed),
-                "successes": list(self.successes)}
+        return {
+            "phase": self.phase.value,
+            "first": self.first,
+            "turn": self.turn,
+            "bid": self.bid,
+            "bidder": self.bidder,
+            "passed": list(self.passed),
+            "successes": list(self.successes),
+        }
 
     def place_key(self, seat: int) -> tuple[int, ...]:
         """Winner; then players in the game by successes and discs; then later eliminated."""

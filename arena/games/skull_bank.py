@@ -32,12 +32,12 @@ MAX_ROUNDS = 200
 
 
 class Phase(str, enum.Enum):
-    ANTE = "ante"            # everyone puts one bill down at once
-    ADD = "add"              # add a bill or claim
-    RESPOND = "respond"      # agree, disagree or raise
-    RAISE = "raise"          # everyone agreed: the new dealer must raise
-    SHOWDOWN = "showdown"    # the dealer picks which face-down bill of another row to reveal
-    GIVE = "give"            # the skull's owner, a loser, picks a bill to give up
+    ANTE = "ante"  # everyone puts one bill down at once
+    ADD = "add"  # add a bill or claim
+    RESPOND = "respond"  # agree, disagree or raise
+    RAISE = "raise"  # everyone agreed: the new dealer must raise
+    SHOWDOWN = "showdown"  # the dealer picks which face-down bill of another row to reveal
+    GIVE = "give"  # the skull's owner, a loser, picks a bill to give up
     OVER = "over"
 
 
@@ -82,8 +82,12 @@ class BankState(DiscState):
             return self.counts("raise", self.claim)
         if self.phase is Phase.SHOWDOWN:
             # every face-down bill of every other row, by seat, then position from the bottom
-            return [f"reveal:{other},{at}" for other, kit in enumerate(self.kits)
-                    if other != seat for at in kit.face_down()]
+            return [
+                f"reveal:{other},{at}"
+                for other, kit in enumerate(self.kits)
+                if other != seat
+                for at in kit.face_down()
+            ]
         return self.kinds_held(seat, "give")
 
     # ----- applying actions ----------------------------------------------------------------
@@ -138,8 +142,9 @@ class BankState(DiscState):
 
     def succeeded(self, seat: int) -> None:
         """Only roses: every player who disagreed loses a bill, drawn blind by the dealer."""
-        self.losers = [other for other in self._others_from(seat)
-                       if self.answers[other] == "disagree"]
+        self.losers = [
+            other for other in self._others_from(seat) if self.answers[other] == "disagree"
+        ]
         for loser in self.losers:
             self.take(loser, seat)
         self._finish_round()
@@ -147,8 +152,9 @@ class BankState(DiscState):
     def failed(self, seat: int, owner: int) -> None:
         """A skull: the dealer and every player who agreed lose a bill, drawn blind by the
         skull's owner, who chooses his own if he is a loser (unless it is his last)."""
-        self.losers = [seat] + [other for other in self._others_from(seat)
-                                if self.answers[other] == "agree"]
+        self.losers = [seat] + [
+            other for other in self._others_from(seat) if self.answers[other] == "agree"
+        ]
         for loser in self.losers:
             if loser != owner:
                 self.take(loser, owner)
@@ -191,14 +197,18 @@ class BankState(DiscState):
         challenge = self.challenge
         assert challenge is not None
         return {
-            "round": self.round, "dealer": challenge.by, "claim": challenge.target,
+            "round": self.round,
+            "dealer": challenge.by,
+            "claim": challenge.target,
             "agreed": [seat for seat, answer in enumerate(self.answers) if answer == "agree"],
-            "disagreed": [seat for seat, answer in enumerate(self.answers)
-                          if answer == "disagree"],
-            "revealed": len(challenge.flips), "success": challenge.skull_of is None,
-            "skull": challenge.skull_of, "losers": list(self.losers),
+            "disagreed": [seat for seat, answer in enumerate(self.answers) if answer == "disagree"],
+            "revealed": len(challenge.flips),
+            "success": challenge.skull_of is None,
+            "skull": challenge.skull_of,
+            "losers": list(self.losers),
             "eliminated": [seat for seat, kit in enumerate(self.kits) if kit.out == self.round],
-            "next_dealer": next_dealer}
+            "next_dealer": next_dealer,
+        }
 
     def _end(self, remaining: tuple[int, ...]) -> None:
         self.phase = Phase.OVER
@@ -213,17 +223,26 @@ class BankState(DiscState):
 
     # ----- information ---------------------------------------------------------------------
     def game_view(self) -> dict[str, Any]:
-        return {"phase": self.phase.value, "dealer": self.dealer, "claim": self.claim,
-                "seats": self.seats_view(answer=self.answers),
-                "face_down": [kit.face_down() for kit in self.kits], "max_rounds": MAX_ROUNDS}
+        return {
+            "phase": self.phase.value,
+            "dealer": self.dealer,
+            "claim": self.claim,
+            "seats": self.seats_view(answer=self.answers),
+            "face_down": [kit.face_down() for kit in self.kits],
+            "max_rounds": MAX_ROUNDS,
+        }
 
     def game_full(self) -> dict[str, Any]:
-        return {"phase": self.phase.value, "dealer": self.dealer, "turn": self.turn,
-                "claim": self.claim, "answers": list(self.answers),
-                "losers": list(self.losers),
-                "up": [list(kit.up) for kit in self.kits],
-                "positions": [flip.position for flip in self.challenge.flips]
-                if self.challenge else []}
+        return {
+            "phase": self.phase.value,
+            "dealer": self.dealer,
+            "turn": self.turn,
+            "claim": self.claim,
+            "answers": list(self.answers),
+            "losers": list(self.losers),
+            "up": [list(kit.up) for kit in self.kits],
+            "positions": [flip.position for flip in self.challenge.flips] if self.challenge else [],
+        }
 
     def place_key(self, seat: int) -> tuple[int, ...]:
         """Players still in by bills owned; then the eliminated, later ones ahead."""

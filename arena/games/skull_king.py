@@ -84,11 +84,17 @@ class SkullKingState(State):
         self.cards = cards_in_round(round_, n)
         self.dealer = (n - 1 + round_ - 1) % n
         dealt, rest = draw(self.rng, self.deck, n * self.cards)
-        self.hands = [in_hand_order(dealt[s * self.cards:(s + 1) * self.cards])
-                      for s in self.seats]
+        self.hands = [
+            in_hand_order(dealt[s * self.cards : (s + 1) * self.cards]) for s in self.seats
+        ]
         self.undealt = in_hand_order(rest)
-        self.log("deal", round=round_, dealer=self.dealer, cards=self.cards,
-                 hands=[names(hand) for hand in self.hands])
+        self.log(
+            "deal",
+            round=round_,
+            dealer=self.dealer,
+            cards=self.cards,
+            hands=[names(hand) for hand in self.hands],
+        )
         self.phase = Phase.BIDDING
         self.bids: tuple[int, ...] | None = None
         self.won = [0] * n
@@ -131,8 +137,15 @@ class SkullKingState(State):
         nxt = seats[result.leader]
         cards = names(trick)
         self.tricks.append({"leader": leader, "cards": cards, "winner": winner, "next": nxt})
-        self.log("trick", leader=leader, cards=cards, winner=winner, next=nxt, bonus=bonus,
-                 loot=[list(pair) for pair in loot])
+        self.log(
+            "trick",
+            leader=leader,
+            cards=cards,
+            winner=winner,
+            next=nxt,
+            bonus=bonus,
+            loot=[list(pair) for pair in loot],
+        )
         self.leader = self.turn = nxt
         self.trick = []
         if not self.hands[nxt]:
@@ -148,18 +161,26 @@ class SkullKingState(State):
                 loot[a] += 20
                 loot[b] += 20
         if self.scoring == "rascal":
-            return [rascal_points(bids[s], won[s], cards, self.bonus[s], loot[s])
-                    for s in self.seats]
-        return [standard_points(bids[s], won[s], cards, self.bonus[s] + loot[s])
-                for s in self.seats]
+            return [
+                rascal_points(bids[s], won[s], cards, self.bonus[s], loot[s]) for s in self.seats
+            ]
+        return [
+            standard_points(bids[s], won[s], cards, self.bonus[s] + loot[s]) for s in self.seats
+        ]
 
     def _finish_round(self) -> None:
         """Score the round; deal the next one, or end the game after round 10."""
         points = self.round_points()
         self.scores = tuple(total + p for total, p in zip(self.scores, points))
         self.round_scores += (tuple(points),)
-        self.log("round", round=self.round, bids=list(self.bids or ()), won=list(self.won),
-                 points=points, scores=list(self.scores))
+        self.log(
+            "round",
+            round=self.round,
+            bids=list(self.bids or ()),
+            won=list(self.won),
+            points=points,
+            scores=list(self.scores),
+        )
         log.debug("skull-king round %d points %s", self.round, points)
         if self.round == ROUNDS:
             self.phase = Phase.OVER
@@ -226,8 +247,10 @@ class SkullKingState(State):
     def outcome(self) -> Outcome:
         if self.phase is not Phase.OVER:
             raise GameError("the game is not over")
-        return Outcome(scores=tuple(float(s) for s in self.scores),
-                       places=places_from_keys([-s for s in self.scores]))
+        return Outcome(
+            scores=tuple(float(s) for s in self.scores),
+            places=places_from_keys([-s for s in self.scores]),
+        )
 
     def full(self) -> dict[str, Any]:
         plays = [[[seat, card.name] for seat, card in trick] for trick in self._round_plays()]
@@ -274,8 +297,10 @@ class SkullKingState(State):
         """(seat, table card) of each trick of this round, the current (maybe empty) one last."""
         tricks = [(t["leader"], [CARDS[name] for name in t["cards"]]) for t in self.tricks]
         tricks.append((self.leader, self.trick))
-        return [[((leader + i) % self.players, card) for i, card in enumerate(cards)]
-                for leader, cards in tricks]
+        return [
+            [((leader + i) % self.players, card) for i, card in enumerate(cards)]
+            for leader, cards in tricks
+        ]
 
     def voids(self) -> list[set[str]]:
         """Suits each seat has shown it lacks this round (played off-suit numbered cards)."""
@@ -349,8 +374,12 @@ class SkullKingState(State):
         self.hands = new_hands
         self.undealt = rest
         self.events[self._deal_index()] = {
-            "type": "deal", "round": self.round, "dealer": self.dealer, "cards": self.cards,
-            "hands": [[card.name for card in hand] for hand in self.hands]}
+            "type": "deal",
+            "round": self.round,
+            "dealer": self.dealer,
+            "cards": self.cards,
+            "hands": [[card.name for card in hand] for hand in self.hands],
+        }
 
 
 class SkullKing(Game):
@@ -361,10 +390,12 @@ class SkullKing(Game):
     min_players = 2
     max_players = 8
     options = {
-        "advanced": OptionSpec(False, "add 2 Loot, the Kraken and the White Whale (74 cards)",
-                               kind=bool),
-        "scoring": OptionSpec("standard", "round scoring: standard or rascal",
-                              choices=("standard", "rascal")),
+        "advanced": OptionSpec(
+            False, "add 2 Loot, the Kraken and the White Whale (74 cards)", kind=bool
+        ),
+        "scoring": OptionSpec(
+            "standard", "round scoring: standard or rascal", choices=("standard", "rascal")
+        ),
     }
 
     def _new(self, players: int, seed: int, options: dict[str, Any]) -> SkullKingState:
@@ -378,8 +409,10 @@ class SkullKing(Game):
         kind = event.get("type")
         if kind == "deal":
             hands = " | ".join(" ".join(h) for h in event["hands"])
-            return (f"round {event['round']}: dealer {event['dealer']} deals "
-                    f"{event['cards']} each: {hands}")
+            return (
+                f"round {event['round']}: dealer {event['dealer']} deals "
+                f"{event['cards']} each: {hands}"
+            )
         if kind == "bids":
             return f"bids {event['bids']}"
         if kind == "play":

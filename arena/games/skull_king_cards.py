@@ -81,7 +81,8 @@ class Card:
 
 NUMBERED: tuple[Card, ...] = tuple(
     Card(14 * s + rank - 1, f"{suit}{rank}", Kind.NUMBER, suit, rank)
-    for s, suit in enumerate(SUITS) for rank in range(1, 15)
+    for s, suit in enumerate(SUITS)
+    for rank in range(1, 15)
 )
 ESC = Card(56, "ESC", Kind.ESCAPE)
 PIR = Card(57, "PIR", Kind.PIRATE)
@@ -98,8 +99,9 @@ BASE_DECK: tuple[Card, ...] = NUMBERED + (ESC,) * 5 + (PIR,) * 5 + (TIG, SK) + (
 ADVANCED_EXTRA: tuple[Card, ...] = (LOOT, LOOT, KRAKEN, WHALE)
 
 #: Every card, hand and table cards alike, by name (``"Y14"``, ``"TIG"``, ``"TIG:pirate"``).
-CARDS: dict[str, Card] = {card.name: card
-                          for card in BASE_DECK + ADVANCED_EXTRA + (TIG_PIRATE, TIG_ESCAPE)}
+CARDS: dict[str, Card] = {
+    card.name: card for card in BASE_DECK + ADVANCED_EXTRA + (TIG_PIRATE, TIG_ESCAPE)
+}
 _POSITION = attrgetter("position")
 #: The table card of each play action (``"play:TIG"`` is not an action).
 PLAYS: dict[str, Card] = {card.action: card for card in CARDS.values() if card is not TIG}
@@ -136,8 +138,7 @@ def hand_card(card: Card) -> Card:
     return TIG if card is TIG_PIRATE or card is TIG_ESCAPE else card
 
 
-def draw(rng: random.Random, cards: Sequence[Card],
-         count: int) -> tuple[list[Card], list[Card]]:
+def draw(rng: random.Random, cards: Sequence[Card], count: int) -> tuple[list[Card], list[Card]]:
     """``count`` cards drawn uniformly at random without replacement from ``cards``, and the
     cards left (in no particular order).
 
@@ -264,14 +265,16 @@ def capture_bonus(trick: Sequence[Card], winner: int) -> int:
     return bonus
 
 
-def loot_alliances(seats: Sequence[int], trick: Sequence[Card],
-                   result: TrickResult) -> list[tuple[int, int]]:
+def loot_alliances(
+    seats: Sequence[int], trick: Sequence[Card], result: TrickResult
+) -> list[tuple[int, int]]:
     """Rule 11: Loot alliances ``(loot player, trick winner)`` formed by a judged trick."""
     if result.winner is None or result.whale:
         return []
     winner = seats[result.winner]
-    return [(seats[i], winner) for i, card in enumerate(trick)
-            if card is LOOT and seats[i] != winner]
+    return [
+        (seats[i], winner) for i, card in enumerate(trick) if card is LOOT and seats[i] != winner
+    ]
 
 
 def standard_points(bid: int, won: int, cards: int, bonus: int) -> int:
@@ -296,8 +299,9 @@ def rascal_points(bid: int, won: int, cards: int, bonus: int, loot: int) -> int:
     return 0
 
 
-def deal_constrained(pool: Sequence[Card], sizes: Sequence[int], voids: Sequence[set[str]],
-                     rng: random.Random) -> list[list[Card]]:
+def deal_constrained(
+    pool: Sequence[Card], sizes: Sequence[int], voids: Sequence[set[str]], rng: random.Random
+) -> list[list[Card]]:
     """Deal ``pool`` at random into piles of ``sizes`` so that no pile gets a suit it is void in.
 
     ``voids[i]`` holds the suits pile ``i`` may not receive. A solution must exist (the caller
@@ -314,8 +318,10 @@ def deal_constrained(pool: Sequence[Card], sizes: Sequence[int], voids: Sequence
     demand = {suit: 0 for suit in suits}
     for card in tied:
         demand[card.suit] += 1  # type: ignore[index]
-    subsets = [[suit for b, suit in enumerate(suits) if mask >> b & 1]
-               for mask in range(1, 1 << len(suits))]
+    subsets = [
+        [suit for b, suit in enumerate(suits) if mask >> b & 1]
+        for mask in range(1, 1 << len(suits))
+    ]
     for card in tied:
         suit = card.suit
         demand[suit] -= 1  # type: ignore[index]
@@ -331,7 +337,7 @@ def deal_constrained(pool: Sequence[Card], sizes: Sequence[int], voids: Sequence
     rng.shuffle(free)
     start = 0
     for pile, room in zip(piles, caps):
-        pile.extend(free[start:start + room])
+        pile.extend(free[start : start + room])
         start += room
     return piles
 
@@ -348,12 +354,14 @@ def _weighted_pick(candidates: list[int], caps: list[int], rng: random.Random) -
     return candidates[-1]
 
 
-def _hall_ok(subsets: list[list[str]], demand: dict[str, int], caps: list[int],
-             voids: Sequence[set[str]]) -> bool:
+def _hall_ok(
+    subsets: list[list[str]], demand: dict[str, int], caps: list[int], voids: Sequence[set[str]]
+) -> bool:
     """Hall's condition: every set of suits fits in the piles that may hold one of them."""
     for subset in subsets:
         need = sum(demand[s] for s in subset)
-        if need and need > sum(room for room, void in zip(caps, voids)
-                               if not void.issuperset(subset)):
+        if need and need > sum(
+            room for room, void in zip(caps, voids) if not void.issuperset(subset)
+        ):
             return False
     return True

@@ -36,9 +36,9 @@ TARGET = 100
 class Phase(str, enum.Enum):
     """What the game waits for."""
 
-    REVEAL = "reveal"    # every seat turns two cards over (simultaneous)
-    TURN = "turn"        # the seat to play takes the discard or draws
-    DRAWN = "drawn"      # the seat to play holds a drawn card: swap it or discard and flip
+    REVEAL = "reveal"  # every seat turns two cards over (simultaneous)
+    TURN = "turn"  # the seat to play takes the discard or draws
+    DRAWN = "drawn"  # the seat to play holds a drawn card: swap it or discard and flip
     OVER = "over"
 
     def __str__(self) -> str:
@@ -50,7 +50,7 @@ class Cell(enum.IntEnum):
 
     DOWN = 0
     UP = 1
-    GONE = 2    # its column was removed
+    GONE = 2  # its column was removed
 
 
 @dataclass(frozen=True)
@@ -134,22 +134,28 @@ class SkyjoState(State):
         deck = list(DECK)
         self.rng.shuffle(deck)
         n = self.players
-        self.cards = [deck[s * CELLS:(s + 1) * CELLS] for s in range(n)]
+        self.cards = [deck[s * CELLS : (s + 1) * CELLS] for s in range(n)]
         self.cells = [[Cell.DOWN] * CELLS for _ in range(n)]
         self.removed: list[list[tuple[int, int]]] = [[] for _ in range(n)]
         self.discard = [deck[n * CELLS]]
-        self.pile = deck[n * CELLS + 1:]
-        self.pile_public = False      # True once a reshuffle made the pile's contents known
+        self.pile = deck[n * CELLS + 1 :]
+        self.pile_public = False  # True once a reshuffle made the pile's contents known
         self.drawn: int | None = None
         self.ender: int | None = None
         self.lap_left = 0
         self.turns = 0
         self.phase = Phase.REVEAL
         self.starter, self.starter_reason = (
-            self._later_starter() if self.round > 1 else (None, "highest-reveal"))
+            self._later_starter() if self.round > 1 else (None, "highest-reveal")
+        )
         self.current = -1
-        self.log("deal", round=self.round, grids=[list(g) for g in self.cards],
-                 discard=self.discard[0], pile=list(self.pile))
+        self.log(
+            "deal",
+            round=self.round,
+            grids=[list(g) for g in self.cards],
+            discard=self.discard[0],
+            pile=list(self.pile),
+        )
 
     def _later_starter(self) -> tuple[int, str]:
         """The starter of rounds after the first; a capped round has no ender: its winner."""
@@ -173,13 +179,24 @@ class SkyjoState(State):
         self.history.append(scores)
         self.last_ender = ender
         self.last_winner = round_winner(scores)
-        self.log("round-end", round=self.round, ender=ender, capped=capped, raw=raw,
-                 scores=scores, totals=list(self.totals))
+        self.log(
+            "round-end",
+            round=self.round,
+            ender=ender,
+            capped=capped,
+            raw=raw,
+            scores=scores,
+            totals=list(self.totals),
+        )
         if max(self.totals) >= TARGET or self.round >= MAX_ROUNDS:
             self.phase = Phase.OVER
             self.current = -1
-            self.log("game-end", totals=list(self.totals), places=list(self.outcome().places),
-                     round_cap=max(self.totals) < TARGET)
+            self.log(
+                "game-end",
+                totals=list(self.totals),
+                places=list(self.outcome().places),
+                round_cap=max(self.totals) < TARGET,
+            )
         else:
             self._start_round()
 
@@ -189,8 +206,12 @@ class SkyjoState(State):
         for i in down:
             cells[i] = Cell.UP
         if down:
-            self.log("final-reveal", seat=seat, cells=[cell_name(i) for i in down],
-                     cards=[self.cards[seat][i] for i in down])
+            self.log(
+                "final-reveal",
+                seat=seat,
+                cells=[cell_name(i) for i in down],
+                cards=[self.cards[seat][i] for i in down],
+            )
         for col in range(COLS):
             self._check_column(seat, col)
 
@@ -217,8 +238,9 @@ class SkyjoState(State):
             return ["draw"] + [f"take-discard:{name}" for name in in_play]
         down = [cell_name(i) for i in range(CELLS) if cells[i] is Cell.DOWN]
         skip = ["discard"] if self.options["discard_flip"] == "optional" else []
-        return ([f"swap:{name}" for name in in_play] + [f"discard-flip:{name}" for name in down]
-                + skip)
+        return (
+            [f"swap:{name}" for name in in_play] + [f"discard-flip:{name}" for name in down] + skip
+        )
 
     def _apply(self, actions: Mapping[int, str]) -> None:
         if self.phase is Phase.REVEAL:
@@ -248,8 +270,9 @@ class SkyjoState(State):
         return self.phase is Phase.OVER
 
     def outcome(self) -> Outcome:
-        return Outcome(scores=tuple(float(t) for t in self.totals),
-                       places=places_from_keys(self.totals))
+        return Outcome(
+            scores=tuple(float(t) for t in self.totals), places=places_from_keys(self.totals)
+        )
 
     # ------------------------------------------------------------------------ the moves
     def _opening_reveal(self, actions: Mapping[int, str]) -> None:
@@ -257,8 +280,12 @@ class SkyjoState(State):
             cells = parse_action(actions[seat]).cells
             for i in cells:
                 self.cells[seat][i] = Cell.UP
-            self.log("reveal", seat=seat, cells=[cell_name(i) for i in cells],
-                     cards=[self.cards[seat][i] for i in cells])
+            self.log(
+                "reveal",
+                seat=seat,
+                cells=[cell_name(i) for i in cells],
+                cards=[self.cards[seat][i] for i in cells],
+            )
         if self.starter is None:
             self.starter = first_player([self._face_up_sum(s) for s in range(self.players)])
         self._begin_turns(self.starter, self.starter_reason)
@@ -295,8 +322,13 @@ class SkyjoState(State):
         assert card is not None
         self.discard.append(card)
         self.cells[seat][index] = Cell.UP
-        self.log("discard-flip", seat=seat, cell=cell_name(index), card=card,
-                 flipped=self.cards[seat][index])
+        self.log(
+            "discard-flip",
+            seat=seat,
+            cell=cell_name(index),
+            card=card,
+            flipped=self.cards[seat][index],
+        )
         self._check_column(seat, index % COLS)
 
     def _discard(self, seat: int) -> None:
@@ -356,8 +388,9 @@ class SkyjoState(State):
             "turns": self.turns,
             "turn_cap": TURNS_PER_PLAYER_CAP * self.players,
             "grids": [self._public_grid(s) for s in range(self.players)],
-            "removed": [[{"column": c, "value": v} for c, v in self.removed[s]]
-                        for s in range(self.players)],
+            "removed": [
+                [{"column": c, "value": v} for c, v in self.removed[s]] for s in range(self.players)
+            ],
             "discard": list(self.discard),
             "discard_top": self.discard[-1] if self.discard else None,
             "draw_count": len(self.pile),
@@ -369,7 +402,7 @@ class SkyjoState(State):
 
     def _public_grid(self, seat: int) -> list[list[int | None]]:
         values = [v if c is Cell.UP else None for v, c in zip(self.cards[seat], self.cells[seat])]
-        return [values[r * COLS:(r + 1) * COLS] for r in range(ROWS)]
+        return [values[r * COLS : (r + 1) * COLS] for r in range(ROWS)]
 
     def full(self) -> dict[str, Any]:
         return {
@@ -404,8 +437,12 @@ class SkyjoState(State):
         belongs to the draw pile's pool. The copy's future chance is redrawn as well.
         """
         other = self.clone()
-        grid_slots = [(s, i) for s in range(self.players) for i in range(CELLS)
-                      if other.cells[s][i] is Cell.DOWN]
+        grid_slots = [
+            (s, i)
+            for s in range(self.players)
+            for i in range(CELLS)
+            if other.cells[s][i] is Cell.DOWN
+        ]
         hidden_drawn = other.drawn is not None and other.current != seat
         pile_cards = other.pile + ([other.drawn] if hidden_drawn else [])
         grid_cards = [other.cards[s][i] for s, i in grid_slots]
@@ -415,7 +452,7 @@ class SkyjoState(State):
         else:
             pool = grid_cards + pile_cards
             rng.shuffle(pool)
-            grid_cards, pile_cards = pool[:len(grid_cards)], pool[len(grid_cards):]
+            grid_cards, pile_cards = pool[: len(grid_cards)], pool[len(grid_cards) :]
         for (s, i), card in zip(grid_slots, grid_cards):
             other.cards[s][i] = card
         if hidden_drawn:
@@ -439,15 +476,23 @@ class SkyjoGame(Game):
     max_players = 8
     options = {
         "columns": OptionSpec(True, "remove a column of three equal face-up cards", kind=bool),
-        "next_starter": OptionSpec("winner", "who starts rounds after the first: the previous "
-                                   "round's winner or the player who ended it",
-                                   choices=("winner", "ender")),
-        "doubling": OptionSpec("unless-lowest", "the round's ender is doubled unless strictly "
-                               "lowest, or (manual) only if positive and not strictly lowest",
-                               choices=("unless-lowest", "manual")),
-        "discard_flip": OptionSpec("mandatory", "after discarding a drawn card, turning a "
-                                   "face-down card over is mandatory or optional",
-                                   choices=("mandatory", "optional")),
+        "next_starter": OptionSpec(
+            "winner",
+            "who starts rounds after the first: the previous "
+            "round's winner or the player who ended it",
+            choices=("winner", "ender"),
+        ),
+        "doubling": OptionSpec(
+            "unless-lowest",
+            "the round's ender is doubled unless strictly "
+            "lowest, or (manual) only if positive and not strictly lowest",
+            choices=("unless-lowest", "manual"),
+        ),
+        "discard_flip": OptionSpec(
+            "mandatory",
+            "after discarding a drawn card, turning a face-down card over is mandatory or optional",
+            choices=("mandatory", "optional"),
+        ),
     }
 
     def _new(self, players: int, seed: int, options: dict[str, Any]) -> SkyjoState:
@@ -464,25 +509,33 @@ class SkyjoGame(Game):
         seat = event.get("seat")
         if kind == "deal":
             grids = "; ".join(f"seat {s}: {_cards(g)}" for s, g in enumerate(event["grids"]))
-            return (f"round {event['round']} dealt: {grids}; discard {event['discard']}; "
-                    f"pile (top last) {_cards(event['pile'])}")
+            return (
+                f"round {event['round']} dealt: {grids}; discard {event['discard']}; "
+                f"pile (top last) {_cards(event['pile'])}"
+            )
         if kind in ("reveal", "final-reveal"):
             shown = ", ".join(f"{c}={v}" for c, v in zip(event["cells"], event["cards"]))
             return f"seat {seat} {kind}s {shown}"
         if kind in ("take-discard", "swap"):
-            return (f"seat {seat} {kind}s {event['card']} into {event['cell']}, "
-                    f"discarding {event['replaced']}")
+            return (
+                f"seat {seat} {kind}s {event['card']} into {event['cell']}, "
+                f"discarding {event['replaced']}"
+            )
         if kind == "discard-flip":
-            return (f"seat {seat} discards {event['card']} and turns over {event['cell']}"
-                    f" = {event['flipped']}")
+            return (
+                f"seat {seat} discards {event['card']} and turns over {event['cell']}"
+                f" = {event['flipped']}"
+            )
         if kind == "discard":
             return f"seat {seat} discards {event['card']} and turns nothing over"
         if kind == "remove-column":
             return f"seat {seat} removes column {event['column']} of {event['card']}s"
         if kind == "round-end":
-            return (f"round {event['round']} ends (ender {event['ender']}, capped "
-                    f"{event['capped']}): cards {event['raw']}, scores {event['scores']}, "
-                    f"totals {event['totals']}")
+            return (
+                f"round {event['round']} ends (ender {event['ender']}, capped "
+                f"{event['capped']}): cards {event['raw']}, scores {event['scores']}, "
+                f"totals {event['totals']}"
+            )
         return super().format_event(event)
 
 

@@ -42,9 +42,12 @@ log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent / "static"
 LINKS = Links()
-HEADERS = {"Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-                                      "style-src 'self'; script-src 'self'; object-src 'none'",
-           "X-Content-Type-Options": "nosniff", "Referrer-Policy": "no-referrer"}
+HEADERS = {
+    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
+    "style-src 'self'; script-src 'self'; object-src 'none'",
+    "X-Content-Type-Options": "nosniff",
+    "Referrer-Policy": "no-referrer",
+}
 
 
 class BadRequest(ArenaError):
@@ -72,8 +75,9 @@ def _error(exc: Exception, api: bool) -> Response:
         message = str(exc)
     if api:
         return JSONResponse({"error": message, "status": status}, status, headers=HEADERS)
-    return HTMLResponse(render("error.html", LINKS, title=title, message=message), status,
-                        headers=HEADERS)
+    return HTMLResponse(
+        render("error.html", LINKS, title=title, message=message), status, headers=HEADERS
+    )
 
 
 def frames_script(data: dict[str, Any]) -> str:
@@ -123,8 +127,7 @@ def endpoint(kind: str) -> Callable[[Handler], Callable[[Request], Any]]:
                 if kind == "json":
                     return JSONResponse(result, headers=HEADERS)
                 if kind == "js":
-                    return Response(result, media_type="application/javascript",
-                                    headers=HEADERS)
+                    return Response(result, media_type="application/javascript", headers=HEADERS)
                 return HTMLResponse(result, headers=HEADERS)
             except Exception as exc:  # noqa: BLE001 - every error becomes a response
                 return _error(exc, api=kind != "html")
@@ -148,8 +151,7 @@ def tournaments_api(request: Request, store: Store, site: Site) -> Any:
 def tournament_page(request: Request, store: Store, site: Site) -> str:
     tid = _path_int(request, "tid")
     entrant = request.query_params.get("entrant") or None
-    data = site.tournament_page(store, tid, page=_int(request, "page", 1) or 1,
-                                entrant=entrant)
+    data = site.tournament_page(store, tid, page=_int(request, "page", 1) or 1, entrant=entrant)
     return render("tournament.html", LINKS, **data)
 
 
@@ -179,9 +181,13 @@ def games_api(request: Request, store: Store, site: Site) -> Any:
     from arena.web.queries import games_page
 
     per_page = min(_int(request, "per_page", 50) or 50, 1000)
-    return games_page(store, _path_int(request, "tid"),
-                      entrant=request.query_params.get("entrant") or None,
-                      page=_int(request, "page", 1) or 1, per_page=per_page).to_dict()
+    return games_page(
+        store,
+        _path_int(request, "tid"),
+        entrant=request.query_params.get("entrant") or None,
+        page=_int(request, "page", 1) or 1,
+        per_page=per_page,
+    ).to_dict()
 
 
 @endpoint("json")
@@ -217,13 +223,15 @@ def _frames(request: Request, store: Store, site: Site) -> dict[str, Any]:
 
 
 frames_api = endpoint("json")(_frames)
-frames_js = endpoint("js")(lambda request, store, site: frames_script(
-    _frames(request, store, site)))
+frames_js = endpoint("js")(
+    lambda request, store, site: frames_script(_frames(request, store, site))
+)
 
 
 async def not_found(request: Request, exc: Exception) -> Response:
-    return _error(NotFound(f"no page at {request.url.path}"),
-                  api=request.url.path.startswith("/api/"))
+    return _error(
+        NotFound(f"no page at {request.url.path}"), api=request.url.path.startswith("/api/")
+    )
 
 
 def _warm(site: Site, pool: ReadOnlyPool) -> None:
@@ -260,7 +268,8 @@ def create_app(db_path: str | Path, *, warm: bool = False) -> Starlette:
     app.state.site = Site(str(Path(db_path).expanduser()), bundled=tuple(bundled_bots()))
     app.state.pool = ReadOnlyPool(db_path)
     if warm:
-        threading.Thread(target=_warm, args=(app.state.site, app.state.pool), daemon=True,
-                         name="arena-web-warm").start()
+        threading.Thread(
+            target=_warm, args=(app.state.site, app.state.pool), daemon=True, name="arena-web-warm"
+        ).start()
     app.add_middleware(GZipMiddleware, minimum_size=2048)
     return app

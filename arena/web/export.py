@@ -48,8 +48,9 @@ def _write(path: Path, text: str) -> None:
     tmp.replace(path)
 
 
-def export_site(db_path: str | Path, folder: str | Path, *, tournament: int | None = None,
-                replays: bool = True) -> ExportSummary:
+def export_site(
+    db_path: str | Path, folder: str | Path, *, tournament: int | None = None, replays: bool = True
+) -> ExportSummary:
     """Write the pages of every tournament (or only ``tournament``) into ``folder``."""
     out = Path(folder).expanduser()
     if out.exists() and not out.is_dir():
@@ -70,10 +71,15 @@ def export_site(db_path: str | Path, folder: str | Path, *, tournament: int | No
             bots.update(e.bot for e in info.entrants)
             first = site.tournament_page(store, info.id, per_page=GAMES_PER_PAGE)
             for page in range(1, first["games"].pages + 1):
-                data = first if page == 1 else site.tournament_page(
-                    store, info.id, page=page, per_page=GAMES_PER_PAGE)
-                _write(out / links.tournament(info.id, page=page),
-                       render("tournament.html", links, **data))
+                data = (
+                    first
+                    if page == 1
+                    else site.tournament_page(store, info.id, page=page, per_page=GAMES_PER_PAGE)
+                )
+                _write(
+                    out / links.tournament(info.id, page=page),
+                    render("tournament.html", links, **data),
+                )
                 pages += 1
                 if not replays:
                     continue
@@ -98,6 +104,8 @@ def _export_game(store: Store, site: Site, links: ExportLinks, out: Path, gid: i
         return False
     _write(out / links.game(gid), render("game.html", links, **data))
     for perspective in [REFEREE, *map(str, data["seats"])]:
-        _write(out / links.frames(gid, perspective),
-               frames_script(site.game_frames(store, gid, perspective)))
+        _write(
+            out / links.frames(gid, perspective),
+            frames_script(site.game_frames(store, gid, perspective)),
+        )
     return True

@@ -31,8 +31,7 @@ def _mark(game: str, data: dict[str, Any]) -> str:
     return mark
 
 
-def frames(record: GameRecord, perspective: str | int,
-           names: Sequence[str]) -> dict[str, Any]:
+def frames(record: GameRecord, perspective: str | int, names: Sequence[str]) -> dict[str, Any]:
     """Every frame of ``record`` for ``perspective`` (``REFEREE`` or a seat number), with
     the jump marks (first frame of each round, and of each trick in Skull King)."""
     seat = None if perspective == REFEREE else int(perspective)
@@ -44,25 +43,44 @@ def frames(record: GameRecord, perspective: str | int,
     for action in record.actions:
         if seat is None or action.seat == seat:
             by_step.setdefault(action.step, []).append(
-                [action.seat, action.action, action.by.value])
+                [action.seat, action.action, action.by.value]
+            )
     faults: dict[int, list[list[Any]]] = {}
     for fault in record.faults:
         if seat is None or fault.seat == seat:
             faults.setdefault(fault.step, []).append(
-                [fault.seat, fault.kind.value, fault.detail[:300]])
+                [fault.seat, fault.kind.value, fault.detail[:300]]
+            )
     out: list[dict[str, Any]] = []
     marks: list[dict[str, Any]] = []
     for k in range(len(steps) + 1):
         data = state.full() if seat is None else state.view(seat)
-        scene = (full_scene(record.game, data, names) if seat is None
-                 else seat_scene(record.game, data, names))
+        scene = (
+            full_scene(record.game, data, names)
+            if seat is None
+            else seat_scene(record.game, data, names)
+        )
         mark = _mark(record.game, data)
         if not marks or marks[-1]["label"] != mark:
             marks.append({"label": mark, "frame": k})
-        out.append({"step": k, "scene": scene, "actions": by_step.get(k - 1, []),
-                    "faults": faults.get(k - 1, []), "over": state.is_over()})
+        out.append(
+            {
+                "step": k,
+                "scene": scene,
+                "actions": by_step.get(k - 1, []),
+                "faults": faults.get(k - 1, []),
+                "over": state.is_over(),
+            }
+        )
         if k < len(steps):
             state.apply(dict(steps[k]))
-    return {"game": record.game, "players": record.players, "names": list(names),
-            "perspective": REFEREE if seat is None else seat, "frames": out, "marks": marks,
-            "places": list(record.places), "scores": list(record.scores)}
+    return {
+        "game": record.game,
+        "players": record.players,
+        "names": list(names),
+        "perspective": REFEREE if seat is None else seat,
+        "frames": out,
+        "marks": marks,
+        "places": list(record.places),
+        "scores": list(record.scores),
+    }

@@ -20,8 +20,11 @@ class Links:
         return "/"
 
     def tournament(self, tid: int, *, page: int = 1, entrant: str | None = None) -> str:
-        query = {k: v for k, v in (("page", page if page > 1 else None),
-                                   ("entrant", entrant)) if v is not None}
+        query = {
+            k: v
+            for k, v in (("page", page if page > 1 else None), ("entrant", entrant))
+            if v is not None
+        }
         return f"/tournaments/{tid}" + (f"?{urlencode(query)}" if query else "")
 
     def bot(self, name: str) -> str:

@@ -49,12 +49,19 @@ class GamesPage:
         return max(1, -(-self.total // self.per_page))
 
     def to_dict(self) -> dict[str, Any]:
-        return {"games": self.games, "total": self.total, "page": self.page,
-                "per_page": self.per_page, "pages": self.pages, "entrant": self.entrant}
+        return {
+            "games": self.games,
+            "total": self.total,
+            "page": self.page,
+            "per_page": self.per_page,
+            "pages": self.pages,
+            "entrant": self.entrant,
+        }
 
 
-def games_page(store: Store, tid: int, *, entrant: str | None = None, page: int = 1,
-               per_page: int = 50) -> GamesPage:
+def games_page(
+    store: Store, tid: int, *, entrant: str | None = None, page: int = 1, per_page: int = 50
+) -> GamesPage:
     """Games of tournament ``tid`` in plan order: seating, status, places, scores, faults.
     With ``entrant``, only the played games of that entrant. Raises NotFound."""
     store.tournament(tid)
@@ -64,8 +71,7 @@ def games_page(store: Store, tid: int, *, entrant: str | None = None, page: int 
         labels = {e.name for e in store.tournament(tid).entrants}
         if entrant not in labels:
             raise NotFound(f"no entrant {entrant!r} in tournament {tid}")
-        where += (" AND g.id IN (SELECT game_id FROM seats WHERE tournament_id = ? "
-                  "AND entrant = ?)")
+        where += " AND g.id IN (SELECT game_id FROM seats WHERE tournament_id = ? AND entrant = ?)"
         params += [tid, entrant]
     conn = store.db.conn
     total = conn.execute(f"SELECT COUNT(*) FROM games g WHERE {where}", params).fetchone()[0]
@@ -74,17 +80,39 @@ def games_page(store: Store, tid: int, *, entrant: str | None = None, page: int 
         "g.finished_at, g.seating, g.outcome, g.forfeits, "
         "(SELECT COALESCE(SUM(s.faults), 0) FROM seats s WHERE s.game_id = g.id) "
         f"FROM games g WHERE {where} ORDER BY g.plan_index LIMIT ? OFFSET ?",
-        [*params, per_page, (page - 1) * per_page]).fetchall()
+        [*params, per_page, (page - 1) * per_page],
+    ).fetchall()
     games = []
-    for gid, index, round_, table, rotation, status, finished, seating, outcome, forfeits, \
-            faults in rows:
+    for (
+        gid,
+        index,
+        round_,
+        table,
+        rotation,
+        status,
+        finished,
+        seating,
+        outcome,
+        forfeits,
+        faults,
+    ) in rows:
         result = json.loads(outcome) if outcome else {}
-        games.append({"id": gid, "plan_index": index, "repetition": round_, "table": table,
-                      "rotation": rotation, "status": status, "finished_at": finished,
-                      "seating": json.loads(seating), "places": result.get("places"),
-                      "scores": result.get("scores"),
-                      "forfeits": json.loads(forfeits) if forfeits else [],
-                      "faults": faults})
+        games.append(
+            {
+                "id": gid,
+                "plan_index": index,
+                "repetition": round_,
+                "table": table,
+                "rotation": rotation,
+                "status": status,
+                "finished_at": finished,
+                "seating": json.loads(seating),
+                "places": result.get("places"),
+                "scores": result.get("scores"),
+                "forfeits": json.loads(forfeits) if forfeits else [],
+                "faults": faults,
+            }
+        )
     return GamesPage(games, total, page, per_page, entrant)
 
 
@@ -92,52 +120,79 @@ def deal_in_play(store: Store, game_id: int) -> bool:
     """Whether another seat rotation of this game's deal is still to be played: its replay
     (every hand of the deal) must not be shown before then."""
     row = store.db.conn.execute(
-        "SELECT tournament_id, deal_seed FROM games WHERE id = ?", (game_id,)).fetchone()
+        "SELECT tournament_id, deal_seed FROM games WHERE id = ?", (game_id,)
+    ).fetchone()
     if row is None:
         raise NotFound(f"no game {game_id} in {store.path}")
-    return store.db.conn.execute(
-        "SELECT 1 FROM games WHERE tournament_id = ? AND status = 'pending' AND deal_seed = ? "
-        "LIMIT 1", row).fetchone() is not None
+    return (
+        store.db.conn.execute(
+            "SELECT 1 FROM games WHERE tournament_id = ? AND status = 'pending' AND deal_seed = ? "
+            "LIMIT 1",
+            row,
+        ).fetchone()
+        is not None
+    )
 
 
-def bot_record(store: Store, name: str, *, bundled: Sequence[str] = (),
-               limit: int = 50) -> dict[str, Any]:
+def bot_record(
+    store: Store, name: str, *, bundled: Sequence[str] = (), limit: int = 50
+) -> dict[str, Any]:
     """A bot's public record: kind, versions, tournaments, recent games and faults by kind.
     Never its command line or folder. Raises NotFound for a bot neither registered, bundled
     nor entered in a tournament."""
     conn = store.db.conn
-    registered = conn.execute("SELECT kind, version, games, played, added_at FROM bots "
-                              "WHERE name = ?", (name,)).fetchone()
+    registered = conn.execute(
+        "SELECT kind, version, games, played, added_at FROM bots WHERE name = ?", (name,)
+    ).fetchone()
     entries = conn.execute(
         "SELECT e.tournament_id, e.label, e.bot_version, t.game, t.status FROM entrants e "
         "JOIN tournaments t ON t.id = e.tournament_id WHERE e.bot = ? "
-        "ORDER BY e.tournament_id, e.position", (name,)).fetchall()
+        "ORDER BY e.tournament_id, e.position",
+        (name,),
+    ).fetchall()
     if registered is None and not entries and name not in bundled:
         raise NotFound(f"no bot named {name!r} in {store.path}")
     games = conn.execute(
         "SELECT s.game_id, s.tournament_id, s.entrant, s.seat, s.place, s.score, s.faults, "
         "s.forfeited FROM seats s JOIN entrants e ON e.tournament_id = s.tournament_id "
         "AND e.label = s.entrant WHERE e.bot = ? ORDER BY s.game_id DESC LIMIT ?",
-        (name, limit)).fetchall()
+        (name, limit),
+    ).fetchall()
     faults = conn.execute(
         "SELECT f.kind, COUNT(*) FROM faults f JOIN seats s ON s.game_id = f.game_id "
         "AND s.seat = f.seat JOIN entrants e ON e.tournament_id = s.tournament_id "
         "AND e.label = s.entrant WHERE e.bot = ? GROUP BY f.kind ORDER BY f.kind",
-        (name,)).fetchall()
+        (name,),
+    ).fetchall()
     kind = registered[0] if registered else "bundled" if name in bundled else "unregistered"
-    versions = sorted({version for _, _, version, _, _ in entries}
-                      | ({registered[1]} if registered and registered[1] else set()))
+    versions = sorted(
+        {version for _, _, version, _, _ in entries}
+        | ({registered[1]} if registered and registered[1] else set())
+    )
     return {
-        "name": name, "kind": kind, "versions": versions,
+        "name": name,
+        "kind": kind,
+        "versions": versions,
         "games_played": registered[3] if registered else None,
         "plays": json.loads(registered[2]) if registered else [],
         "added_at": registered[4] if registered else None,
-        "tournaments": [{"id": tid, "entrant": label, "version": version, "game": game,
-                         "status": status} for tid, label, version, game, status in entries],
-        "recent_games": [{"id": gid, "tournament_id": tid, "entrant": label, "seat": seat,
-                          "place": place, "score": score, "faults": nf,
-                          "forfeited": bool(forfeited)}
-                         for gid, tid, label, seat, place, score, nf, forfeited in games],
+        "tournaments": [
+            {"id": tid, "entrant": label, "version": version, "game": game, "status": status}
+            for tid, label, version, game, status in entries
+        ],
+        "recent_games": [
+            {
+                "id": gid,
+                "tournament_id": tid,
+                "entrant": label,
+                "seat": seat,
+                "place": place,
+                "score": score,
+                "faults": nf,
+                "forfeited": bool(forfeited),
+            }
+            for gid, tid, label, seat, place, score, nf, forfeited in games
+        ],
         "faults": {kind_: n for kind_, n in faults},
     }
 
@@ -146,27 +201,37 @@ def bot_log_text(db_path: str, name: str, record: dict[str, Any]) -> dict[str, A
     """The end of each of a bot's log files (control characters escaped), or why not: a
     bot's log may tell its hands, so it is withheld while one of its tournaments runs."""
     if any(t["status"] == "in-progress" for t in record["tournaments"]):
-        return {"withheld": "a tournament of this bot is in progress; its log is shown "
-                            "when the tournament is done", "files": []}
+        return {
+            "withheld": "a tournament of this bot is in progress; its log is shown "
+            "when the tournament is done",
+            "files": [],
+        }
     files = []
     for path in bot_logs(logs_folder(Path(db_path)), name):
         size = path.stat().st_size
         with path.open("rb") as handle:
             handle.seek(max(0, size - LOG_TAIL_BYTES))
             text = handle.read().decode("utf-8", errors="replace")
-        files.append({"file": path.name, "bytes": size, "truncated": size > LOG_TAIL_BYTES,
-                      "text": printable(text, keep_lines=True)})
+        files.append(
+            {
+                "file": path.name,
+                "bytes": size,
+                "truncated": size > LOG_TAIL_BYTES,
+                "text": printable(text, keep_lines=True),
+            }
+        )
     return {"withheld": None, "files": files}
 
 
-def history_series(history: Sequence[HistoryRow], entrants: Sequence[str], *,
-                   points: int = 200) -> dict[str, list[tuple[int, float]]]:
+def history_series(
+    history: Sequence[HistoryRow], entrants: Sequence[str], *, points: int = 200
+) -> dict[str, list[tuple[int, float]]]:
     """Each entrant's incremental Elo after its games, thinned to about ``points`` points per
     entrant (a row every so often, then each entrant's last row): linear in the points kept,
     not in the history's length."""
     stride = max(1, len(history) // (points * max(1, len(entrants))))
     if stride > 1 and stride % 2 == 0:
-        stride += 1          # an odd stride does not keep landing on the same seat
+        stride += 1  # an odd stride does not keep landing on the same seat
     by_entrant: dict[str, list[tuple[int, float]]] = {}
     for index, entrant, rating in history[::stride]:
         by_entrant.setdefault(entrant, []).append((index, rating))

@@ -34,8 +34,7 @@ def _uri(path: Path) -> str:
     return f"file:{quote(str(path.resolve()))}?mode=ro"
 
 
-def open_readonly(path: str | os.PathLike[str], *,
-                  busy_timeout_ms: int | None = None) -> Store:
+def open_readonly(path: str | os.PathLike[str], *, busy_timeout_ms: int | None = None) -> Store:
     """A ``Store`` over a read-only connection to the arena database at ``path``.
 
     Raises StoreError if the file is missing, not an SQLite database, corrupt, locked, not an
@@ -44,11 +43,13 @@ def open_readonly(path: str | os.PathLike[str], *,
     where = Path(path).expanduser()
     name = str(where)
     if not where.is_file():
-        raise StoreError(f"{name}: no such database file (run `arena demo` or create a "
-                         "tournament first)")
+        raise StoreError(
+            f"{name}: no such database file (run `arena demo` or create a tournament first)"
+        )
     try:
-        conn = sqlite3.connect(_uri(where), uri=True, timeout=timeout,
-                               isolation_level=None, check_same_thread=False)
+        conn = sqlite3.connect(
+            _uri(where), uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
+        )
     except sqlite3.Error as exc:
         raise store_error(name, exc, "opening") from exc
     try:
@@ -66,14 +67,18 @@ def open_readonly(path: str | os.PathLike[str], *,
 
 def _check_version(name: str, version: int) -> None:
     if version > SCHEMA_VERSION:
-        raise StoreError(f"{name}: database schema version {version} is newer than this arena "
-                         f"knows (version {SCHEMA_VERSION}); upgrade arena to read it")
+        raise StoreError(
+            f"{name}: database schema version {version} is newer than this arena "
+            f"knows (version {SCHEMA_VERSION}); upgrade arena to read it"
+        )
     if version == 0:
         raise StoreError(f"{name}: not an arena database (no arena schema in it)")
     if version < SCHEMA_VERSION:
-        raise StoreError(f"{name}: database schema version {version} is older than this arena's "
-                         f"({SCHEMA_VERSION}); run any arena command on it once (e.g. "
-                         "`arena tournament list`) to upgrade it, then serve it")
+        raise StoreError(
+            f"{name}: database schema version {version} is older than this arena's "
+            f"({SCHEMA_VERSION}); run any arena command on it once (e.g. "
+            "`arena tournament list`) to upgrade it, then serve it"
+        )
 
 
 class ReadOnlyPool:
@@ -98,8 +103,7 @@ class ReadOnlyPool:
         try:
             if identity != self._identity():
                 return False
-            _check_version(store.path,
-                           store.db.conn.execute("PRAGMA user_version").fetchone()[0])
+            _check_version(store.path, store.db.conn.execute("PRAGMA user_version").fetchone()[0])
         except (OSError, sqlite3.Error, StoreError):
             return False
         return True

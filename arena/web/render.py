@@ -15,14 +15,16 @@ __all__ = ["render"]
 
 @functools.cache
 def _environment() -> Environment:
-    env = Environment(loader=PackageLoader("arena.web", "templates"),
-                      autoescape=select_autoescape(default=True, default_for_string=True),
-                      trim_blocks=True, lstrip_blocks=True)
+    env = Environment(
+        loader=PackageLoader("arena.web", "templates"),
+        autoescape=select_autoescape(default=True, default_for_string=True),
+        trim_blocks=True,
+        lstrip_blocks=True,
+    )
     env.filters["num"] = lambda v, d=0: "-" if v is None else f"{v:.{d}f}"
     return env
 
 
 def render(template: str, links: Links, **context: Any) -> str:
     """The page ``template`` with ``context``; ``links`` says where pages live."""
-    return _environment().get_template(template).render(links=links, version=__version__,
-                                                        **context)
+    return _environment().get_template(template).render(links=links, version=__version__, **context)

@@ -72,9 +72,12 @@ class Site:
         with self._lock:
             found = self._bundles.get(key)
             last = self._last.get(tid)
-        if found is None and last is not None and (
-                last.info.games_done, last.info.status) == (info.games_done, info.status):
-            found = last          # evicted from the cache, still the latest
+        if (
+            found is None
+            and last is not None
+            and (last.info.games_done, last.info.status) == (info.games_done, info.status)
+        ):
+            found = last  # evicted from the cache, still the latest
         if found is not None:
             return found
         running = info.status.value == "in-progress"
@@ -82,23 +85,30 @@ class Site:
             return last
         with self._lock:
             computing = self._computing.setdefault(tid, threading.Lock())
-        with computing:        # one computation per tournament at a time; others wait for it
+        with computing:  # one computation per tournament at a time; others wait for it
             with self._lock:
                 found = self._bundles.get(key)
             return found if found is not None else self._compute(store, tid, info, key)
 
-    def _compute(self, store: Store, tid: int, info: TournamentInfo,
-                 key: tuple[int, int, str]) -> Bundle:
+    def _compute(
+        self, store: Store, tid: int, info: TournamentInfo, key: tuple[int, int, str]
+    ) -> Bundle:
         start = time.perf_counter()
         rows = published.ranking_rows(store, tid)
         rated = store.compute_ratings(tid)
         rankings = published.rankings_data(store, tid, rated=rated, rows=rows)
         crosstable = published.crosstable_data(store, tid, crosstable=rated.crosstable)
         history = queries.history_series(rated.elo.history, [e.name for e in info.entrants])
-        bundle = Bundle(info=info, rows=rows,
-                        tournament=published.tournament_data(store, tid, info=info, rows=rows),
-                        rankings=rankings, crosstable=crosstable, history=history,
-                        computed_at=time.monotonic(), cost_s=time.perf_counter() - start)
+        bundle = Bundle(
+            info=info,
+            rows=rows,
+            tournament=published.tournament_data(store, tid, info=info, rows=rows),
+            rankings=rankings,
+            crosstable=crosstable,
+            history=history,
+            computed_at=time.monotonic(),
+            cost_s=time.perf_counter() - start,
+        )
         with self._lock:
             self._bundles[key] = bundle
             self._last[tid] = bundle
@@ -106,27 +116,39 @@ class Site:
                 self._bundles.popitem(last=False)
         return bundle
 
-    def tournament_page(self, store: Store, tid: int, *, page: int = 1,
-                        entrant: str | None = None, per_page: int = 50) -> dict[str, Any]:
+    def tournament_page(
+        self,
+        store: Store,
+        tid: int,
+        *,
+        page: int = 1,
+        entrant: str | None = None,
+        per_page: int = 50,
+    ) -> dict[str, Any]:
         info = store.tournament(tid)
         bundle = self.bundle(store, tid, info=info)
         labels = [e.name for e in info.entrants]
         los = bundle.rankings["los"] if bundle.info.games_done else {}
         ranked = [r.entrant for r in bundle.rows]
-        cross = {(p["entrant"], p["opponent"]): p["score"]
-                 for p in bundle.crosstable["pairs"]}
+        cross = {(p["entrant"], p["opponent"]): p["score"] for p in bundle.crosstable["pairs"]}
         return {
-            "info": info, "rows": bundle.rows, "rated_games": bundle.info.games_done, "faults": bundle.tournament["faults"],
-            "elo_chart": charts.elo_bars([(r.entrant, r.elo, r.elo_lo, r.elo_hi)
-                                          for r in bundle.rows]),
+            "info": info,
+            "rows": bundle.rows,
+            "rated_games": bundle.info.games_done,
+            "faults": bundle.tournament["faults"],
+            "elo_chart": charts.elo_bars(
+                [(r.entrant, r.elo, r.elo_lo, r.elo_hi) for r in bundle.rows]
+            ),
             "los_chart": charts.heat_map(
-                ranked if los else [], lambda a, b: los.get(a, {}).get(b),
-                title="likelihood of superiority"),
-            "cross_chart": charts.heat_map(labels, lambda a, b: cross.get((a, b)),
-                                           title="crosstable score"),
+                ranked if los else [],
+                lambda a, b: los.get(a, {}).get(b),
+                title="likelihood of superiority",
+            ),
+            "cross_chart": charts.heat_map(
+                labels, lambda a, b: cross.get((a, b)), title="crosstable score"
+            ),
             "history_chart": charts.line_chart(bundle.history),
-            "games": queries.games_page(store, tid, entrant=entrant, page=page,
-                                        per_page=per_page),
+            "games": queries.games_page(store, tid, entrant=entrant, page=page, per_page=per_page),
             "entrants": labels,
         }
 
@@ -135,8 +157,9 @@ class Site:
         those last computed."""
         info = store.tournament(tid)
         data = dict(self.bundle(store, tid, info=info).tournament)
-        data.update(status=info.status.value, games_done=info.games_done,
-                    games_total=info.games_total)
+        data.update(
+            status=info.status.value, games_done=info.games_done, games_total=info.games_total
+        )
         return data
 
     def _due(self, last: Bundle) -> bool:
@@ -161,18 +184,21 @@ class Site:
             while len(samples) > 2 and now - samples[0][0] > 60:
                 samples.pop(0)
             first = samples[0]
-        rate = ((info.games_done - first[1]) / (now - first[0])
-                if now - first[0] >= 1 else None)
+        rate = (info.games_done - first[1]) / (now - first[0]) if now - first[0] >= 1 else None
         left = info.games_total - info.games_done
         eta = left / rate if rate else (0.0 if not left else None)
         last = self.bundle(store, tid, info=info)
         rankings = last.tournament["rankings"]
-        return {"tournament": tid, "status": info.status.value,
-                "games_done": info.games_done, "games_total": info.games_total,
-                "rate_per_s": None if rate is None else round(rate, 3),
-                "eta_s": None if eta is None else round(eta, 1),
-                "rankings": rankings,
-                "rankings_games": last.info.games_done}
+        return {
+            "tournament": tid,
+            "status": info.status.value,
+            "games_done": info.games_done,
+            "games_total": info.games_total,
+            "rate_per_s": None if rate is None else round(rate, 3),
+            "eta_s": None if eta is None else round(eta, 1),
+            "rankings": rankings,
+            "rankings_games": last.info.games_done,
+        }
 
     # -- bots and games -----------------------------------------------------------------
 
@@ -187,17 +213,23 @@ class Site:
         if stored.record is None:
             raise NotFound(f"game {game_id} has not been played yet")
         if queries.deal_in_play(store, game_id):
-            raise DealInPlay(f"game {game_id}: its deal is still being played in other seat "
-                             "rotations; its replay is shown once they are done")
+            raise DealInPlay(
+                f"game {game_id}: its deal is still being played in other seat "
+                "rotations; its replay is shown once they are done"
+            )
         return stored
 
     def game_page(self, store: Store, game_id: int) -> dict[str, Any]:
         stored = self.open_game(store, game_id)
         record = stored.record
         faults = [f.to_dict() for f in record.faults]
-        return {"stored": stored, "record": record, "faults": faults,
-                "seats": list(range(record.players)),
-                "names": list(stored.planned.seating)}
+        return {
+            "stored": stored,
+            "record": record,
+            "faults": faults,
+            "seats": list(range(record.players)),
+            "names": list(stored.planned.seating),
+        }
 
     def game_json(self, store: Store, game_id: int, seat: int | None) -> dict[str, Any]:
         self.open_game(store, game_id)
@@ -208,8 +240,13 @@ class Site:
     def game_frames(self, store: Store, game_id: int, perspective: str) -> dict[str, Any]:
         stored = self.open_game(store, game_id)
         record = published.replayed(store, game_id)
-        if perspective != REFEREE and (not (perspective.isascii() and perspective.isdigit())
-                                       or int(perspective) >= record.players):
+        if perspective != REFEREE and (
+            not (perspective.isascii() and perspective.isdigit())
+            or int(perspective) >= record.players
+        ):
             raise NotFound(f"game {game_id} has no seat {perspective!r}")
-        return frames(record, perspective if perspective == REFEREE else int(perspective),
-                      list(stored.planned.seating))
+        return frames(
+            record,
+            perspective if perspective == REFEREE else int(perspective),
+            list(stored.planned.seating),
+        )

@@ -18,9 +18,14 @@ FAST = Limits(move_ms=300, max_faults=3)
 
 def play(hub, pool, toy, specs, *, seed=1, limits=FAST, rounds=3, game_id=1):
     procs = pool.get([(f"s{i}:{spec.name}", spec) for i, spec in enumerate(specs)])
-    return Referee(limits).play(toy, [ProcessSeat(hub, proc) for proc in procs], seed=seed,
-                                options={"rounds": rounds}, game_id=game_id,
-                                bot_seeds=[seed * 10 + i for i in range(len(specs))])
+    return Referee(limits).play(
+        toy,
+        [ProcessSeat(hub, proc) for proc in procs],
+        seed=seed,
+        options={"rounds": rounds},
+        game_id=game_id,
+        bot_seeds=[seed * 10 + i for i in range(len(specs))],
+    )
 
 
 def kinds(record):
@@ -75,8 +80,9 @@ def test_wrong_ids_are_faults(hub, pool, toy, name):
 
 def test_a_hanging_bot_times_out_and_forfeits(hub, pool, toy):
     started = time.monotonic()
-    record = play(hub, pool, toy, [rogue("hang"), bundled("first")],
-                  limits=Limits(move_ms=150, max_faults=2))
+    record = play(
+        hub, pool, toy, [rogue("hang"), bundled("first")], limits=Limits(move_ms=150, max_faults=2)
+    )
     assert kinds(record) == [FaultKind.TIMEOUT, FaultKind.TIMEOUT]
     assert record.forfeits == (0,)
     assert time.monotonic() - started < 5
@@ -87,8 +93,9 @@ def test_late_reply_is_dropped_not_used_for_the_next_turn(hub, pool, toy, monkey
     # while request 2 (sent at about 600 ms, due at about 1200 ms) is awaited, and the answer
     # to request 2 follows at once, half a second early
     monkeypatch.setenv("ARENA_BOT_DELAY_MS", "700")
-    record = play(hub, pool, toy, [rogue("late"), bundled("first")],
-                  limits=Limits(move_ms=600, max_faults=3))
+    record = play(
+        hub, pool, toy, [rogue("late"), bundled("first")], limits=Limits(move_ms=600, max_faults=3)
+    )
     assert kinds(record) == [FaultKind.TIMEOUT]
     seat0 = [a for a in record.actions if a.seat == 0]
     assert seat0[0].by is Chooser.REFEREE
@@ -114,25 +121,34 @@ def test_crash_is_a_fault_and_the_process_is_replaced(hub, pool, toy):
 
 def test_simultaneous_steps_are_sent_to_all_seats_at_once(hub, pool, toy, monkeypatch):
     monkeypatch.setenv("ARENA_BOT_DELAY_MS", "300")
-    record = play(hub, pool, toy, [rogue("sleepy"), rogue("sleepy")], rounds=1,
-                  limits=Limits(move_ms=5000))
+    record = play(
+        hub, pool, toy, [rogue("sleepy"), rogue("sleepy")], rounds=1, limits=Limits(move_ms=5000)
+    )
     assert record.faults == ()
     # two sequential steps and one simultaneous step: in the simultaneous one, each seat got
     # its turn before the other answered (sent together, not one after the other)
-    pool.close()                        # the bots' output is drained into their logs
-    turns = [line.split() for path in pool.log_dir.rglob("*.log")
-             for line in path.read_text().splitlines() if line.startswith("turn ")]
+    pool.close()  # the bots' output is drained into their logs
+    turns = [
+        line.split()
+        for path in pool.log_dir.rglob("*.log")
+        for line in path.read_text().splitlines()
+        if line.startswith("turn ")
+    ]
     spans = [(float(got), float(answered)) for _, _, _, got, _, answered in turns]
-    overlapping = [(a, b) for i, a in enumerate(spans) for b in spans[i + 1:]
-                   if a[0] < b[1] and b[0] < a[1]]
+    overlapping = [
+        (a, b) for i, a in enumerate(spans) for b in spans[i + 1 :] if a[0] < b[1] and b[0] < a[1]
+    ]
     assert len(spans) == 4 and len(overlapping) == 1
 
 
-@pytest.mark.parametrize("name, message", [
-    ("exit_at_once", "stopped before saying hello"),
-    ("no_hello", "did not say hello within"),
-    ("wrong_protocol", "refused: wrong protocol version 99"),
-])
+@pytest.mark.parametrize(
+    "name, message",
+    [
+        ("exit_at_once", "stopped before saying hello"),
+        ("no_hello", "did not say hello within"),
+        ("wrong_protocol", "refused: wrong protocol version 99"),
+    ],
+)
 def test_bots_that_do_not_start_give_a_clear_error(hub, tmp_path, name, message):
     from arena.botproc import BotPool
 

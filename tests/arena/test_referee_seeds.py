@@ -13,16 +13,21 @@ from arena.seats import ProcessSeat
 from tests.arena.conftest import bundled, rogue
 
 
-def test_without_bot_seeds_a_bot_gets_a_random_seed_not_the_deal(hub, pool, toy,
-                                                                 tmp_path: Path) -> None:
+def test_without_bot_seeds_a_bot_gets_a_random_seed_not_the_deal(
+    hub, pool, toy, tmp_path: Path
+) -> None:
     deal = 123_456_789_012
     procs = pool.get([("spy", rogue("spy")), ("other", bundled("first"))])
     for game_id in (1, 2):
-        Referee(Limits(move_ms=2000)).play(toy, [ProcessSeat(hub, proc) for proc in procs],
-                                           seed=deal, game_id=game_id, options={"rounds": 1})
+        Referee(Limits(move_ms=2000)).play(
+            toy,
+            [ProcessSeat(hub, proc) for proc in procs],
+            seed=deal,
+            game_id=game_id,
+            options={"rounds": 1},
+        )
     pool.close()
     text = "".join(p.read_text() for p in bot_logs(tmp_path / "logs", "spy"))
-    starts = [json.loads(m) for m in re.findall(r"^spy-msg: (.*)$", text, re.M)
-              if '"start"' in m]
+    starts = [json.loads(m) for m in re.findall(r"^spy-msg: (.*)$", text, re.M) if '"start"' in m]
     assert len(starts) == 2 and str(deal) not in text
     assert starts[0]["seed"] != starts[1]["seed"]

@@ -18,8 +18,9 @@ LIMITS = Limits(move_ms=1000, max_faults=3)
 
 
 def play(toy, seats, *, rounds=3, limits=LIMITS, seed=1):
-    return Referee(limits).play(toy, seats, seed=seed, options={"rounds": rounds},
-                                bot_seeds=[7] * len(seats))
+    return Referee(limits).play(
+        toy, seats, seed=seed, options={"rounds": rounds}, bot_seeds=[7] * len(seats)
+    )
 
 
 def kinds(record, seat=None):
@@ -53,9 +54,13 @@ def test_illegal_answers_of_two_seats_in_one_simultaneous_step(toy):
     # steps: seat 0, seat 1, then both at once: both answer illegally there
     record = play(toy, [ScriptedSeat(["n:1", "x"]), ScriptedSeat(["n:1", "y"])], rounds=1)
     assert [(f.seat, f.step, f.kind) for f in record.faults] == [
-        (0, 2, FaultKind.ILLEGAL), (1, 2, FaultKind.ILLEGAL)]
+        (0, 2, FaultKind.ILLEGAL),
+        (1, 2, FaultKind.ILLEGAL),
+    ]
     assert [(a.seat, a.action, a.by) for a in record.actions if a.step == 2] == [
-        (0, "n:0", Chooser.REFEREE), (1, "n:0", Chooser.REFEREE)]
+        (0, "n:0", Chooser.REFEREE),
+        (1, "n:0", Chooser.REFEREE),
+    ]
 
 
 def test_a_wrong_request_id_is_a_fault_but_the_answer_still_counts(toy):
@@ -65,15 +70,16 @@ def test_a_wrong_request_id_is_a_fault_but_the_answer_still_counts(toy):
 
 
 def test_wrong_ids_up_to_the_bound_forfeit_and_the_answer_is_dropped(toy):
-    record = play(toy, [ScriptedSeat([Misbehave.WRONG_ID] * 3 + ["n:2"]), ScriptedSeat()],
-                  rounds=1)
+    record = play(toy, [ScriptedSeat([Misbehave.WRONG_ID] * 3 + ["n:2"]), ScriptedSeat()], rounds=1)
     assert kinds(record) == [FaultKind.WRONG_ID] * 3 and record.forfeits == (0,)
     first = by_seat(record, 0)[0]
     assert (first.action, first.by) == ("n:0", Chooser.REFEREE)
 
 
-@pytest.mark.parametrize("item, kind", [(Misbehave.TIMEOUT, FaultKind.TIMEOUT),
-                                        (Misbehave.MALFORMED, FaultKind.MALFORMED)])
+@pytest.mark.parametrize(
+    "item, kind",
+    [(Misbehave.TIMEOUT, FaultKind.TIMEOUT), (Misbehave.MALFORMED, FaultKind.MALFORMED)],
+)
 def test_a_late_or_malformed_answer_is_a_fault_and_the_default_moves(toy, item, kind):
     record = play(toy, [ScriptedSeat([item, "n:2"]), ScriptedSeat()], rounds=1)
     assert kinds(record) == [kind] and record.forfeits == ()
@@ -99,7 +105,7 @@ def test_an_absent_seat_is_a_crash_at_the_start_and_is_never_asked(toy):
 def test_simultaneous_turns_reveal_nothing_of_the_other_seats_choice(toy):
     seats = [ScriptedSeat(["n:1", "n:2"]), ScriptedSeat(["n:2", "n:1"])]
     play(toy, seats, rounds=1)
-    together = [seat.turns[1] for seat in seats]          # the third step, asked of both
+    together = [seat.turns[1] for seat in seats]  # the third step, asked of both
     assert together[0].view["totals"] == together[1].view["totals"] == [1, 2]
     assert [seat.starts[0].seed for seat in seats] == [7, 7]
     assert all(seat.ends[0][1]["places"] for seat in seats)
@@ -110,8 +116,16 @@ def test_in_process_seats_play_through_a_session_deterministically(toy):
         return legal[-1]
 
     with Session(LIMITS) as session:
-        records = [session.play(toy, [InProcessSeat(highest), InProcessSeat(highest)], seed=5,
-                                options={"rounds": 2}, bot_seeds=[1, 2]) for _ in range(2)]
+        records = [
+            session.play(
+                toy,
+                [InProcessSeat(highest), InProcessSeat(highest)],
+                seed=5,
+                options={"rounds": 2},
+                bot_seeds=[1, 2],
+            )
+            for _ in range(2)
+        ]
         assert session.started == 0, "in-process seats start no process"
     assert records[0].joint_actions() == records[1].joint_actions()
     assert records[0].faults == () and records[0].bots == ("in-process", "in-process")
@@ -142,8 +156,12 @@ def test_an_in_process_answer_past_its_deadline_is_a_timeout(toy):
         time.sleep(0.05)
         return legal[-1]
 
-    record = play(toy, [InProcessSeat(slow), InProcessSeat(lambda view, legal: legal[0])], rounds=1,
-                  limits=Limits(move_ms=1, max_faults=5))
+    record = play(
+        toy,
+        [InProcessSeat(slow), InProcessSeat(lambda view, legal: legal[0])],
+        rounds=1,
+        limits=Limits(move_ms=1, max_faults=5),
+    )
     assert kinds(record) == [FaultKind.TIMEOUT] * 2
     assert all(a.by is Chooser.REFEREE for a in by_seat(record, 0))
 
@@ -151,8 +169,11 @@ def test_an_in_process_answer_past_its_deadline_is_a_timeout(toy):
 def test_the_engine_is_the_one_check_of_legality(toy, monkeypatch):
     # the engine decides: an action it accepts is played, even one a stale list lacks
     state_class = type(toy.new(2, 1, {"rounds": 1}))
-    monkeypatch.setattr(state_class, "legal", lambda self, seat: ["n:0", "n:1", "n:2", "n:5"]
-                        if seat in self.to_act() else [])
+    monkeypatch.setattr(
+        state_class,
+        "legal",
+        lambda self, seat: ["n:0", "n:1", "n:2", "n:5"] if seat in self.to_act() else [],
+    )
     record = play(toy, [ScriptedSeat(["n:5"]), ScriptedSeat()], rounds=1)
     assert record.faults == () and by_seat(record, 0)[0].action == "n:5"
     assert record.scores[0] == 5

@@ -30,9 +30,17 @@ def test_a_session_reuses_its_processes_game_after_game(toy, tmp_path):
     entries = [("a", bundled("random")), ("b", bundled("first"))]
     with Session(LIMITS, log_dir=tmp_path) as session:
         session.prestart(entries)
-        records = [session.play(toy, session.seats(entries), seed=seed, game_id=seed,
-                                options={"rounds": 1}, bot_seeds=[seed, seed])
-                   for seed in (1, 2, 1)]
+        records = [
+            session.play(
+                toy,
+                session.seats(entries),
+                seed=seed,
+                game_id=seed,
+                options={"rounds": 1},
+                bot_seeds=[seed, seed],
+            )
+            for seed in (1, 2, 1)
+        ]
         assert session.started == 2
     assert all(r.faults == () for r in records)
     assert records[0].joint_actions() == records[2].joint_actions(), "same seeds, same game"

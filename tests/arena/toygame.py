@@ -19,7 +19,7 @@ class ToyState(State):
         self.rng = random.Random(seed)
         self.events, self.steps = [], 0
         self.totals = [0] * players
-        self.turn = 0          # 0..players-1 sequential, players = simultaneous
+        self.turn = 0  # 0..players-1 sequential, players = simultaneous
         self.round = 0
         self.bonus = self.rng.randrange(3)
         self.log("deal", bonus=self.bonus)

@@ -16,8 +16,14 @@ BOTS = Path(__file__).resolve().parent / "bots"
 
 def arena(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
     """``python -m arena ARGS`` as a user runs it (its own process: exit status, stderr)."""
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, check=False,
-                          text=True, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 def check(spec: str, *args: str, timeout: float = 120) -> tuple[int, dict]:
@@ -31,12 +37,12 @@ def results(report: dict) -> dict[str, str]:
 
 
 def test_a_good_bot_passes_every_check_of_every_game_it_names(tmp_path: Path) -> None:
-    code, report = check("random", "--game", "skull", "--game", "skyjo",
-                         "--db", str(tmp_path / "a.db"))
+    code, report = check(
+        "random", "--game", "skull", "--game", "skyjo", "--db", str(tmp_path / "a.db")
+    )
     assert code == 0 and report["passed"], report
     assert set(results(report).values()) == {"pass"}
-    assert set(results(report)) == {"hello", "ids", "legal", "messages", "deadline", "games",
-                                    "bye"}
+    assert set(results(report)) == {"hello", "ids", "legal", "messages", "deadline", "games", "bye"}
     assert report["games_played"] == 4 and report["games"] == ["skull", "skyjo"]
     latency = report["latency_ms"]
     assert set(latency) == {"p50", "p90", "p99", "max"}
@@ -44,8 +50,17 @@ def test_a_good_bot_passes_every_check_of_every_game_it_names(tmp_path: Path) ->
 
 
 def test_text_output_is_a_line_per_check(tmp_path: Path) -> None:
-    done = arena("bot", "check", "first", "--game", "skull-king", "--games", "1",
-                 "--db", str(tmp_path / "a.db"))
+    done = arena(
+        "bot",
+        "check",
+        "first",
+        "--game",
+        "skull-king",
+        "--games",
+        "1",
+        "--db",
+        str(tmp_path / "a.db"),
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if line.startswith("[")]
     assert len(lines) == 7 and all(line.startswith("[pass] ") for line in lines)
@@ -54,8 +69,16 @@ def test_text_output_is_a_line_per_check(tmp_path: Path) -> None:
 
 @pytest.mark.parametrize("program", ["cat", "sleep 100", "yes"])
 def test_a_program_that_is_no_bot_fails_the_hello_check(program: str, tmp_path: Path) -> None:
-    code, report = check(program, "--game", "skull", "--startup-time", "2000",
-                         "--db", str(tmp_path / "a.db"), timeout=60)
+    code, report = check(
+        program,
+        "--game",
+        "skull",
+        "--startup-time",
+        "2000",
+        "--db",
+        str(tmp_path / "a.db"),
+        timeout=60,
+    )
     assert code == 1 and not report["passed"]
     found = results(report)
     assert found["hello"] == "fail"
@@ -64,24 +87,42 @@ def test_a_program_that_is_no_bot_fails_the_hello_check(program: str, tmp_path: 
     assert "hello" in detail
 
 
-@pytest.mark.parametrize("rogue, failed", [
-    ("illegal.py", "legal"),
-    ("wrong_request.py", "ids"),
-    ("wrong_game.py", "ids"),
-    ("garbage.py", "messages"),
-])
-def test_a_misbehaving_bot_fails_the_check_that_names_its_fault(rogue: str, failed: str,
-                                                                 tmp_path: Path) -> None:
-    code, report = check(f"{sys.executable} {ROGUES / rogue}", "--game", "skull",
-                         "--sandbox", "off", "--db", str(tmp_path / "a.db"))
+@pytest.mark.parametrize(
+    "rogue, failed",
+    [
+        ("illegal.py", "legal"),
+        ("wrong_request.py", "ids"),
+        ("wrong_game.py", "ids"),
+        ("garbage.py", "messages"),
+    ],
+)
+def test_a_misbehaving_bot_fails_the_check_that_names_its_fault(
+    rogue: str, failed: str, tmp_path: Path
+) -> None:
+    code, report = check(
+        f"{sys.executable} {ROGUES / rogue}",
+        "--game",
+        "skull",
+        "--sandbox",
+        "off",
+        "--db",
+        str(tmp_path / "a.db"),
+    )
     assert code == 1
     assert results(report)[failed] == "fail", report
     assert results(report)["hello"] == "pass"
 
 
 def test_a_bot_that_ignores_bye_fails_only_that_check(tmp_path: Path) -> None:
-    code, report = check(f"{sys.executable} {BOTS / 'deaf.py'}", "--game", "skull",
-                         "--sandbox", "off", "--db", str(tmp_path / "a.db"))
+    code, report = check(
+        f"{sys.executable} {BOTS / 'deaf.py'}",
+        "--game",
+        "skull",
+        "--sandbox",
+        "off",
+        "--db",
+        str(tmp_path / "a.db"),
+    )
     assert code == 1
     found = results(report)
     assert found.pop("bye") == "fail"
@@ -95,8 +136,20 @@ def test_unknown_game_is_one_line(tmp_path: Path) -> None:
 
 
 def test_bot_add_runs_the_same_checks(tmp_path: Path) -> None:
-    done = arena("bot", "add", "deaf", "--game", "skull", "--sandbox", "off",
-                 "--db", str(tmp_path / "a.db"), "--", sys.executable, str(BOTS / "deaf.py"))
+    done = arena(
+        "bot",
+        "add",
+        "deaf",
+        "--game",
+        "skull",
+        "--sandbox",
+        "off",
+        "--db",
+        str(tmp_path / "a.db"),
+        "--",
+        sys.executable,
+        str(BOTS / "deaf.py"),
+    )
     assert done.returncode == 1
     assert "check failed" in done.stderr and "exits on bye" in done.stderr
     assert "Traceback" not in done.stderr
@@ -106,6 +159,6 @@ def test_latency_percentiles_are_nearest_rank() -> None:
     from tournaments.compliance import percentiles
 
     assert percentiles([]) == {}
-    values = [float(v) for v in range(1, 101)]          # 1 .. 100 ms
+    values = [float(v) for v in range(1, 101)]  # 1 .. 100 ms
     assert percentiles(values) == {"p50": 50.0, "p90": 90.0, "p99": 99.0, "max": 100.0}
     assert percentiles([7.0]) == {"p50": 7.0, "p90": 7.0, "p99": 7.0, "max": 7.0}

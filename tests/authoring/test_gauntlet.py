@@ -13,20 +13,40 @@ ROOT = Path(__file__).resolve().parents[2]
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, check=False,
-                          text=True, timeout=240, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=240,
+        cwd=ROOT,
+    )
 
 
 def test_a_gauntlet_seats_its_bot_at_every_table(tmp_path: Path) -> None:
     db = str(tmp_path / "g.db")
-    created = arena("tournament", "create", "--game", "skull", "--gauntlet", "skull_odds",
-                    "--bots", "random,first,random", "--table-size", "3", "--seed", "3",
-                    "--json", "--db", db)
+    created = arena(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--gauntlet",
+        "skull_odds",
+        "--bots",
+        "random,first,random",
+        "--table-size",
+        "3",
+        "--seed",
+        "3",
+        "--json",
+        "--db",
+        db,
+    )
     assert created.returncode == 0, created.stderr
     info = json.loads(created.stdout)
     assert info["kind"] == "gauntlet" and info["gauntlet"] == "skull_odds"
     assert info["entrants"][0]["name"] == "skull_odds"
-    assert info["games_total"] == 3 * 3          # C(3, 2) tables of 3, 3 rotations each
+    assert info["games_total"] == 3 * 3  # C(3, 2) tables of 3, 3 rotations each
     ran = arena("tournament", "run", str(info["id"]), "--quiet", "--json", "--db", db)
     assert ran.returncode == 0, ran.stderr
     ranks = {row["entrant"]: row for row in json.loads(ran.stdout)}
@@ -40,8 +60,18 @@ def test_a_gauntlet_seats_its_bot_at_every_table(tmp_path: Path) -> None:
 
 
 def test_the_gauntlet_bot_is_not_also_an_opponent(tmp_path: Path) -> None:
-    done = arena("tournament", "create", "--game", "skull", "--gauntlet", "random",
-                 "--bots", "random,first,first", "--db", str(tmp_path / "g.db"))
+    done = arena(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--gauntlet",
+        "random",
+        "--bots",
+        "random,first,first",
+        "--db",
+        str(tmp_path / "g.db"),
+    )
     assert done.returncode == 2 and "gauntlet" in done.stderr
     assert "Traceback" not in done.stderr
 

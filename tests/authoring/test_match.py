@@ -23,30 +23,48 @@ STRONG = ["--sprt", "elo0=-50", "elo1=50", "alpha=0.05", "beta=0.05"]
 
 
 def arena(*args: str, timeout: float = 240) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, check=False,
-                          text=True, timeout=timeout, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=timeout,
+        cwd=ROOT,
+    )
 
 
 def done_games(db: Path, tid: int) -> int:
     """Games recorded (0 while the database is still being made)."""
     try:
         with sqlite3.connect(db) as conn:
-            return conn.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ? AND "
-                                "status = 'done'", (tid,)).fetchone()[0]
+            return conn.execute(
+                "SELECT COUNT(*) FROM games WHERE tournament_id = ? AND status = 'done'", (tid,)
+            ).fetchone()[0]
     except sqlite3.OperationalError:
         return 0
 
 
 def test_a_stronger_bot_is_accepted_and_stored_as_a_match(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    done = arena("match", "skull_odds", "random", "--game", "skull", *STRONG, "--games", "600",
-                 "--json", "--db", str(db))
+    done = arena(
+        "match",
+        "skull_odds",
+        "random",
+        "--game",
+        "skull",
+        *STRONG,
+        "--games",
+        "600",
+        "--json",
+        "--db",
+        str(db),
+    )
     assert done.returncode == 0, done.stderr
     result = json.loads(done.stdout)
     assert result["result"] == "H1" and result["llr"] >= result["upper"]
     assert result["new"] == "skull_odds" and result["base"] == "random"
     assert result["elo_lo"] <= result["elo"] <= result["elo_hi"] and result["elo"] > 0
-    assert result["games"] == 3 * result["deals"]          # tables of 3: NEW, BASE, random
+    assert result["games"] == 3 * result["deals"]  # tables of 3: NEW, BASE, random
     with Store.open(db) as store:
         info = store.tournament(result["match"])
         assert info.spec.kind.value == "match" and info.spec.table_size == 3
@@ -61,15 +79,37 @@ def test_a_stronger_bot_is_accepted_and_stored_as_a_match(tmp_path: Path) -> Non
 
 def test_a_weaker_bot_is_rejected_with_two_jobs(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    done = arena("match", "random", "skull_odds", "--game", "skull", *STRONG, "--games", "600",
-                 "--jobs", "2", "--db", str(db))
+    done = arena(
+        "match",
+        "random",
+        "skull_odds",
+        "--game",
+        "skull",
+        *STRONG,
+        "--games",
+        "600",
+        "--jobs",
+        "2",
+        "--db",
+        str(db),
+    )
     assert done.returncode == 1, done.stderr
     assert "H0 accepted" in done.stdout and "Elo difference -" in done.stdout
 
 
 def test_no_decision_within_the_games_exits_2(tmp_path: Path) -> None:
-    done = arena("match", "random", "first", "--game", "skyjo", "--games", "4", "--json",
-                 "--db", str(tmp_path / "m.db"))
+    done = arena(
+        "match",
+        "random",
+        "first",
+        "--game",
+        "skyjo",
+        "--games",
+        "4",
+        "--json",
+        "--db",
+        str(tmp_path / "m.db"),
+    )
     assert done.returncode == 2, done.stderr
     result = json.loads(done.stdout)
     assert result["result"] == "inconclusive" and result["deals"] == 2 and result["games"] == 4
@@ -78,10 +118,28 @@ def test_no_decision_within_the_games_exits_2(tmp_path: Path) -> None:
 
 def test_a_match_killed_at_once_resumes(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
-    proc = subprocess.Popen([sys.executable, "-m", "arena", "match", "skull_odds", "random",
-                             "--game", "skull", *STRONG, "--games", "600", "-q",
-                             "--db", str(db)], cwd=ROOT, stdout=subprocess.DEVNULL,
-                            stderr=subprocess.DEVNULL, start_new_session=True)
+    proc = subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "match",
+            "skull_odds",
+            "random",
+            "--game",
+            "skull",
+            *STRONG,
+            "--games",
+            "600",
+            "-q",
+            "--db",
+            str(db),
+        ],
+        cwd=ROOT,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+    )
     try:
         deadline = time.monotonic() + 120
         while time.monotonic() < deadline and proc.poll() is None:
@@ -99,21 +157,25 @@ def test_a_match_killed_at_once_resumes(tmp_path: Path) -> None:
     assert resumed.returncode == 0, resumed.stderr
     result = json.loads(resumed.stdout)
     assert result["result"] == "H1"
-    assert result["deals"] >= before // 3      # the deals played before the kill count
-    with sqlite3.connect(db) as conn:          # no game was played twice
-        rows = conn.execute("SELECT COUNT(*), COUNT(DISTINCT plan_index) FROM games "
-                            "WHERE status = 'done'").fetchone()
+    assert result["deals"] >= before // 3  # the deals played before the kill count
+    with sqlite3.connect(db) as conn:  # no game was played twice
+        rows = conn.execute(
+            "SELECT COUNT(*), COUNT(DISTINCT plan_index) FROM games WHERE status = 'done'"
+        ).fetchone()
     assert rows[0] == rows[1] >= result["games"]
 
 
-@pytest.mark.parametrize("args, fragment", [
-    (["random", "random", "--game", "skull"], "same bot"),
-    (["skull_odds", "random", "--game", "skyjo"], "does not play skyjo"),
-    (["random", "first", "--game", "skull", "--sprt", "elo0=10", "elo1=5"], "elo0 < elo1"),
-    (["random", "first", "--game", "skull", "--sprt", "alpha=0.5"], "alpha"),
-    (["random", "first", "--game", "skull", "--sprt", "beta=0"], "beta"),
-    (["random", "--game", "skull"], "name two bots"),
-])
+@pytest.mark.parametrize(
+    "args, fragment",
+    [
+        (["random", "random", "--game", "skull"], "same bot"),
+        (["skull_odds", "random", "--game", "skyjo"], "does not play skyjo"),
+        (["random", "first", "--game", "skull", "--sprt", "elo0=10", "elo1=5"], "elo0 < elo1"),
+        (["random", "first", "--game", "skull", "--sprt", "alpha=0.5"], "alpha"),
+        (["random", "first", "--game", "skull", "--sprt", "beta=0"], "beta"),
+        (["random", "--game", "skull"], "name two bots"),
+    ],
+)
 def test_bad_input_is_one_clear_error(args: list[str], fragment: str, tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     done = arena("match", *args, "--db", str(db), timeout=60)
@@ -123,4 +185,4 @@ def test_bad_input_is_one_clear_error(args: list[str], fragment: str, tmp_path: 
     assert "Traceback" not in done.stderr
     if db.exists():
         with Store.open(db) as store:
-            assert store.list_tournaments() == []     # nothing was planned
+            assert store.list_tournaments() == []  # nothing was planned

@@ -16,23 +16,32 @@ ROOT = Path(__file__).resolve().parents[2]
 NODE_BOT = ROOT / "examples" / "node"
 
 pytestmark = [
-    pytest.mark.skipif(shutil.which("node") is None,
-                       reason="node is not installed (.ci/run installs the Debian packages "
-                              "nodejs and npm)"),
-    pytest.mark.skipif(not (NODE_BOT / "node_modules" / "zeromq").is_dir(),
-                       reason="examples/node has no node_modules: run `npm ci` there "
-                              "(.ci/run does)"),
+    pytest.mark.skipif(
+        shutil.which("node") is None,
+        reason="node is not installed (.ci/run installs the Debian packages nodejs and npm)",
+    ),
+    pytest.mark.skipif(
+        not (NODE_BOT / "node_modules" / "zeromq").is_dir(),
+        reason="examples/node has no node_modules: run `npm ci` there (.ci/run does)",
+    ),
 ]
 
 
 def arena(*args: str) -> subprocess.CompletedProcess[str]:
-    return subprocess.run([sys.executable, "-m", "arena", *args], capture_output=True, check=False,
-                          text=True, timeout=300, cwd=ROOT)
+    return subprocess.run(
+        [sys.executable, "-m", "arena", *args],
+        capture_output=True,
+        check=False,
+        text=True,
+        timeout=300,
+        cwd=ROOT,
+    )
 
 
 def test_the_node_bot_passes_every_check_of_every_game(tmp_path: Path) -> None:
-    done = arena("bot", "check", str(NODE_BOT), "--games", "2", "--json",
-                 "--db", str(tmp_path / "n.db"))
+    done = arena(
+        "bot", "check", str(NODE_BOT), "--games", "2", "--json", "--db", str(tmp_path / "n.db")
+    )
     assert done.returncode == 0, done.stdout + done.stderr
     report = json.loads(done.stdout)
     assert report["bot"] == "node-example" and report["passed"]
@@ -45,9 +54,21 @@ def test_the_node_bot_plays_a_tournament_without_faults(tmp_path: Path) -> None:
     db = str(tmp_path / "n.db")
     added = arena("bot", "add", str(NODE_BOT), "--db", db)
     assert added.returncode == 0, added.stderr
-    created = arena("tournament", "create", "--game", "skull", "--bots",
-                    "node-example,random,skull_odds", "--rounds", "2", "--seed", "5",
-                    "--json", "--db", db)
+    created = arena(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "node-example,random,skull_odds",
+        "--rounds",
+        "2",
+        "--seed",
+        "5",
+        "--json",
+        "--db",
+        db,
+    )
     assert created.returncode == 0, created.stderr
     tid = str(json.loads(created.stdout)["id"])
     ran = arena("tournament", "run", tid, "--quiet", "--json", "--db", db)

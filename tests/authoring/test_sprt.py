@@ -28,17 +28,20 @@ def test_wald_bounds() -> None:
     assert config.lower == pytest.approx(-2.944, abs=1e-3)
 
 
-@pytest.mark.parametrize("words, fragment", [
-    (["elo0=10", "elo1=5"], "elo0 < elo1"),
-    (["elo0=5", "elo1=5"], "elo0 < elo1"),
-    (["alpha=0.5"], "alpha"),
-    (["beta=0"], "beta"),
-    (["alpha=-1"], "alpha"),
-    (["alpha=x"], "not a number"),
-    (["gamma=1"], "bad SPRT setting"),
-    (["elo1"], "bad SPRT setting"),
-    (["elo1=nan"], "finite"),
-])
+@pytest.mark.parametrize(
+    "words, fragment",
+    [
+        (["elo0=10", "elo1=5"], "elo0 < elo1"),
+        (["elo0=5", "elo1=5"], "elo0 < elo1"),
+        (["alpha=0.5"], "alpha"),
+        (["beta=0"], "beta"),
+        (["alpha=-1"], "alpha"),
+        (["alpha=x"], "not a number"),
+        (["gamma=1"], "bad SPRT setting"),
+        (["elo1"], "bad SPRT setting"),
+        (["elo1=nan"], "finite"),
+    ],
+)
 def test_impossible_bounds_are_refused(words: list[str], fragment: str) -> None:
     with pytest.raises(SprtError, match=fragment):
         SprtConfig.parse(words)
@@ -56,8 +59,11 @@ def test_elo_and_score_are_inverse() -> None:
 
 
 def test_deal_half_points() -> None:
-    deal = [{"new": 1, "base": 2, "f": 3}, {"new": 2, "base": 2, "f": 1},
-            {"new": 3, "base": 1, "f": 2}]
+    deal = [
+        {"new": 1, "base": 2, "f": 3},
+        {"new": 2, "base": 2, "f": 1},
+        {"new": 3, "base": 1, "f": 2},
+    ]
     assert deal_half_points(deal, "new", "base") == 2 + 1 + 0
     assert deal_half_points(deal, "base", "new") == 0 + 1 + 2
 
@@ -76,7 +82,7 @@ def test_llr_sign_follows_the_evidence() -> None:
     strong = DealCounts(games_per_deal=2, counts=(5, 15, 40, 25, 15))
     weak = DealCounts(games_per_deal=2, counts=(15, 25, 40, 15, 5))
     assert llr(DealCounts(games_per_deal=2), config) == 0.0
-    assert llr(even, config) < 0          # a mean of exactly 0.5 favours elo0 = 0
+    assert llr(even, config) < 0  # a mean of exactly 0.5 favours elo0 = 0
     assert llr(strong, config) > 0 > llr(weak, config)
     # the LLR grows with the number of deals at the same frequencies
     double = DealCounts(games_per_deal=2, counts=tuple(2 * n for n in strong.counts))
@@ -115,6 +121,7 @@ def test_status_decides_at_the_bounds_and_reports_elo() -> None:
 
 # -- simulation: error rates -------------------------------------------------------------------
 
+
 def simulated_deal(rng: random.Random, score: float, games: int) -> int:
     """One deal of a simulated match between NEW and BASE whose expected pairwise score is
     ``score``: the deal's luck favours one seat, and over the rotations NEW sits in every seat,
@@ -134,8 +141,9 @@ def simulated_deal(rng: random.Random, score: float, games: int) -> int:
     return half_points
 
 
-def run_match(rng: random.Random, elo: float, config: SprtConfig, *, games: int,
-              max_deals: int) -> Decision:
+def run_match(
+    rng: random.Random, elo: float, config: SprtConfig, *, games: int, max_deals: int
+) -> Decision:
     counts = DealCounts(games_per_deal=games)
     score = score_of_elo(elo)
     for _ in range(max_deals):
@@ -149,10 +157,14 @@ def run_match(rng: random.Random, elo: float, config: SprtConfig, *, games: int,
 def error_rates(runs: int, config: SprtConfig, *, games: int, seed: int) -> tuple[float, float]:
     """(false positives when NEW is elo0 stronger, false negatives when elo1 stronger)."""
     rng = random.Random(seed)
-    false_pos = sum(run_match(rng, config.elo0, config, games=games, max_deals=5000)
-                    is Decision.H1 for _ in range(runs))
-    false_neg = sum(run_match(rng, config.elo1, config, games=games, max_deals=5000)
-                    is Decision.H0 for _ in range(runs))
+    false_pos = sum(
+        run_match(rng, config.elo0, config, games=games, max_deals=5000) is Decision.H1
+        for _ in range(runs)
+    )
+    false_neg = sum(
+        run_match(rng, config.elo1, config, games=games, max_deals=5000) is Decision.H0
+        for _ in range(runs)
+    )
     return false_pos / runs, false_neg / runs
 
 

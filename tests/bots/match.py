@@ -20,8 +20,10 @@ def random_act(view: dict, legal: list[str]) -> str:
 
 
 def _seats(act: Act, hero: int, players: int) -> list[InProcessSeat]:
-    return [InProcessSeat(act if seat == hero else random_act,
-                          "bot" if seat == hero else "random") for seat in range(players)]
+    return [
+        InProcessSeat(act if seat == hero else random_act, "bot" if seat == hero else "random")
+        for seat in range(players)
+    ]
 
 
 def win_rate(game: str, act: Act, *, games: int, players: int = 4, seed: int = 0) -> float:
@@ -36,8 +38,9 @@ def win_rate(game: str, act: Act, *, games: int, players: int = 4, seed: int = 0
         for number in range(games):
             hero = number % players
             random.seed(seed * 100_003 + number)
-            record = session.play(rule, _seats(act, hero, players), seed=seed + number,
-                                  bot_seeds=[0] * players)
+            record = session.play(
+                rule, _seats(act, hero, players), seed=seed + number, bot_seeds=[0] * players
+            )
             assert not record.faults, record.faults
             if record.places[hero] == 1:
                 score += 1.0 / record.places.count(1)
@@ -53,7 +56,7 @@ def mean_decision_seconds(game: str, act: Act, *, players: int, seeds: range) ->
             random.seed(seed)
             seats = [InProcessSeat(act, "bot") for _ in range(players)]
             record = session.play(rule, seats, seed=seed, bot_seeds=[0] * players)
-            assert not record.faults, record.faults      # an illegal answer is a fault
+            assert not record.faults, record.faults  # an illegal answer is a fault
             think_us += sum(record.think_us)
             decisions += sum(record.decisions)
     return think_us / 1e6 / decisions

@@ -52,8 +52,13 @@ def test_agrees_with_a_claim_the_dealer_covers_himself() -> None:
 
 
 def test_raises_when_its_own_roses_cover_the_raise() -> None:
-    state = _state(3, {0: "add:rose", 1: "add:rose", 2: "add:rose"}, {0: "add:rose"},
-                   {1: "add:rose"}, {2: "claim:1"})
+    state = _state(
+        3,
+        {0: "add:rose", 1: "add:rose", 2: "add:rose"},
+        {0: "add:rose"},
+        {1: "add:rose"},
+        {2: "claim:1"},
+    )
     action = bot.act(state.view(0), state.legal(0))
     assert action.startswith("raise:") and int(action[6:]) >= 2  # at least its two roses
 
@@ -79,15 +84,24 @@ def test_beats_random_players_clearly() -> None:
 def test_skull_chance_weighs_the_ante_and_what_was_revealed() -> None:
     fresh = [bot.skull_chance(0.6, 3, [0, 1, 2], at) for at in range(3)]
     assert fresh[0] > fresh[1] == fresh[2] and abs(sum(fresh) - 0.6) < 1e-9
-    after = bot.skull_chance(0.6, 3, [0, 1], 1)      # the top (2) was a rose
+    after = bot.skull_chance(0.6, 3, [0, 1], 1)  # the top (2) was a rose
     assert after > fresh[1]
     assert bot.skull_chance(0.0, 2, [0, 1], 0) == 0.0
 
 
 def test_reveals_the_bill_least_likely_a_skull() -> None:
-    state = _state(4, {0: "add:rose", 1: "add:rose", 2: "add:rose", 3: "add:rose"},
-                   {0: "add:rose"}, {1: "add:rose"}, {2: "add:rose"}, {3: "add:rose"},
-                   {0: "claim:4"}, {1: "agree"}, {2: "disagree"}, {3: "agree"})
+    state = _state(
+        4,
+        {0: "add:rose", 1: "add:rose", 2: "add:rose", 3: "add:rose"},
+        {0: "add:rose"},
+        {1: "add:rose"},
+        {2: "add:rose"},
+        {3: "add:rose"},
+        {0: "claim:4"},
+        {1: "agree"},
+        {2: "disagree"},
+        {3: "agree"},
+    )
     view = state.view(0)
     assert view["phase"] == "showdown"
     choice = bot.act(view, state.legal(0))

@@ -60,14 +60,23 @@ def match(games: int, players: int, options: dict | None = None, seed: int = 0) 
         outcome = state.outcome()
         places.append(outcome.places[hero])
         mine = outcome.scores[hero]
-        pairs += sum(1.0 if mine > s else 0.5 if mine == s else 0.0
-                     for seat, s in enumerate(outcome.scores) if seat != hero)
+        pairs += sum(
+            1.0 if mine > s else 0.5 if mine == s else 0.0
+            for seat, s in enumerate(outcome.scores)
+            if seat != hero
+        )
         for event in state.events:
             if event["type"] == "round":
                 rounds += 1
                 exact += event["bids"][hero] == event["won"][hero]
-    return Results(games, sum(places) / games, places.count(1) / games,
-                   pairs / (games * (players - 1)), exact / rounds, thinking / decisions)
+    return Results(
+        games,
+        sum(places) / games,
+        places.count(1) / games,
+        pairs / (games * (players - 1)),
+        exact / rounds,
+        thinking / decisions,
+    )
 
 
 def test_module_contract() -> None:
@@ -86,8 +95,9 @@ def test_beats_random_by_a_wide_margin_four_players() -> None:
     assert results.seconds_per_decision < 0.001
 
 
-@pytest.mark.parametrize("players, options", [(2, None), (3, {"advanced": True}),
-                                              (5, {"scoring": "rascal"}), (8, None)])
+@pytest.mark.parametrize(
+    "players, options", [(2, None), (3, {"advanced": True}), (5, {"scoring": "rascal"}), (8, None)]
+)
 def test_beats_random_at_other_tables(players: int, options: dict | None) -> None:
     results = match(16, players, options, seed=7)
     assert results.pairwise > 0.75
@@ -106,8 +116,9 @@ def test_stateless_same_view_same_action() -> None:
 
 def test_bids_from_hand_strength() -> None:
     state = GAME.new(4, 0)
-    state.rig_deal([["SK", "PIR", "TIG"], ["ESC", "ESC", "G1"], ["B14", "Y2", "P3"],
-                    ["G5", "Y6", "P7"]], 3)
+    state.rig_deal(
+        [["SK", "PIR", "TIG"], ["ESC", "ESC", "G1"], ["B14", "Y2", "P3"], ["G5", "Y6", "P7"]], 3
+    )
     bids = [bidder.act(state.view(s), state.legal(s)) for s in range(4)]
     assert bids[0] == "bid:3" and bids[1] == "bid:0"
 

@@ -46,15 +46,17 @@ def _view_after(actions: list[dict[int, str]], seat: int) -> tuple[dict, list[st
 def test_opens_with_the_skull_then_covers_it_with_a_flower() -> None:
     view, legal = _view_after([], 2)
     assert bot.act(view, legal) == "place:skull"
-    view, legal = _view_after([{0: "place:skull", 1: "place:flower", 2: "place:flower",
-                                3: "place:flower"}], 0)
+    view, legal = _view_after(
+        [{0: "place:skull", 1: "place:flower", 2: "place:flower", 3: "place:flower"}], 0
+    )
     assert bot.act(view, legal) == "place:flower"
 
 
 def test_passes_a_bid_it_cannot_make_when_a_bluff_is_too_likely_to_stand() -> None:
     setup = {0: "place:skull", 1: "place:flower", 2: "place:flower", 3: "place:flower"}
-    view, legal = _view_after([setup, {0: "place:flower"}, {1: "bid:4"}, {2: "pass"},
-                               {3: "pass"}], 0)
+    view, legal = _view_after(
+        [setup, {0: "place:flower"}, {1: "bid:4"}, {2: "pass"}, {3: "pass"}], 0
+    )
     assert legal == ["pass", "bid:5"]
     assert bot.act(view, legal) == "pass"  # seat 1 alone left, one option in two: 50 % risk
 

@@ -22,8 +22,9 @@ log = logging.getLogger(__name__)
 GAME = get_game("skyjo")
 
 
-def play(players: int, seed: int, bot_seat: int, options: dict | None = None) -> tuple[
-        tuple[int, ...], float, int]:
+def play(
+    players: int, seed: int, bot_seat: int, options: dict | None = None
+) -> tuple[tuple[int, ...], float, int]:
     """One game of the bot against randoms: places, the bot's thinking time, its decisions."""
     state = GAME.new(players, seed, options)
     random.seed(seed)
@@ -73,16 +74,29 @@ def test_module_contract() -> None:
     assert skyjo_greedy.GAMES == ("skyjo",)
 
 
-@pytest.mark.parametrize("players, deals, options", [
-    (2, 100, None), (4, 20, None), (8, 3, None), (3, 15, {"columns": False}),
-    (2, 30, {"next_starter": "ender"}), (2, 30, {"doubling": "manual"}),
-    (3, 15, {"discard_flip": "optional"}),
-])
+@pytest.mark.parametrize(
+    "players, deals, options",
+    [
+        (2, 100, None),
+        (4, 20, None),
+        (8, 3, None),
+        (3, 15, {"columns": False}),
+        (2, 30, {"next_starter": "ender"}),
+        (2, 30, {"doubling": "manual"}),
+        (3, 15, {"discard_flip": "optional"}),
+    ],
+)
 def test_beats_random_by_a_wide_margin(players: int, deals: int, options: dict | None) -> None:
     p, per_decision = pairwise_score(players, deals, options)
     gap = elo_gap(p, deals * players * (players - 1))
-    log.info("skyjo_greedy vs random, %d players %s: p=%.3f, Elo gap >= %.0f, %.0f us/decision",
-             players, options or "", p, gap, per_decision * 1e6)
+    log.info(
+        "skyjo_greedy vs random, %d players %s: p=%.3f, Elo gap >= %.0f, %.0f us/decision",
+        players,
+        options or "",
+        p,
+        gap,
+        per_decision * 1e6,
+    )
     assert p >= 0.95
     assert gap >= 400
     assert per_decision < 0.001

@@ -32,12 +32,17 @@ def play(folder: Path, game: str, jobs: int) -> tuple[Store, int, Path]:
     db, log_dir = folder / "arena.db", folder / "arena-logs"
     spec = TournamentSpec(game=game, bots=ENTRANTS, table_size=3, repetitions=1, seed=7)
     store, key = Store.open(db), new_key()
-    tid = store.create_tournament(spec, plan(spec, get_game(game), key=key),
-                                  {label: (bot, "test") for label, bot
-                                   in spec.entrant_bots().items()}, key=key)
+    tid = store.create_tournament(
+        spec,
+        plan(spec, get_game(game), key=key),
+        {label: (bot, "test") for label, bot in spec.entrant_bots().items()},
+        key=key,
+    )
     memo = BotSpec(name="memo", argv=(sys.executable, str(ROGUE)))
-    specs = {label: memo if bot == "memo" else bundled_spec(bot)
-             for label, bot in spec.entrant_bots().items()}
+    specs = {
+        label: memo if bot == "memo" else bundled_spec(bot)
+        for label, bot in spec.entrant_bots().items()
+    }
     summary = run(store, tid, specs=specs, jobs=jobs, log_dir=log_dir)
     assert summary.failed == ()
     return store, tid, log_dir
@@ -51,14 +56,17 @@ def test_no_process_sees_a_deal_twice(tmp_path: Path, game: str, jobs: int) -> N
         info = store.tournament(tid)
         assert info.games_done == info.games_total == 12
         deal_of, seating_of = {}, {}
-        for (game_id,) in store.db.execute("SELECT id FROM games WHERE tournament_id = ?",
-                                           (tid,)):
+        for (game_id,) in store.db.execute("SELECT id FROM games WHERE tournament_id = ?", (tid,)):
             stored = store.game(game_id)
             deal_of[game_id] = stored.planned.deal_seed
             seating_of[game_id] = stored.planned.seating
             assert stored.record.faults == (), "every bot plays legally"
-    lines = [line.split() for path in bot_logs(log_dir, "memo")
-             for line in path.read_text().splitlines() if line.startswith("memo ")]
+    lines = [
+        line.split()
+        for path in bot_logs(log_dir, "memo")
+        for line in path.read_text().splitlines()
+        if line.startswith("memo ")
+    ]
     by_process: dict[str, list[int]] = defaultdict(list)
     for _, process, game_id, _fingerprint in lines:
         by_process[process].append(deal_of[int(game_id)])
@@ -67,6 +75,10 @@ def test_no_process_sees_a_deal_twice(tmp_path: Path, game: str, jobs: int) -> N
         repeated = [deal for deal, n in Counter(deals).items() if n > 1]
         assert not repeated, f"process {process} was given deal(s) {repeated} twice"
     # the check can fail: each memo entrant does play every deal of its tables three times
-    plays = Counter((label, deal_of[g]) for g, seating in seating_of.items()
-                    for label in seating if label.startswith("memo"))
+    plays = Counter(
+        (label, deal_of[g])
+        for g, seating in seating_of.items()
+        for label in seating
+        if label.startswith("memo")
+    )
     assert max(plays.values()) == 3

@@ -14,10 +14,13 @@ def test_create_warns_that_remote_bots_see_every_rotation(tmp_path: Path) -> Non
     runner = CliRunner()
     added = runner.invoke(main, ["bot", "add", "far", "--remote", "--game", "skull", "--db", db])
     assert added.exit_code == 0, added.output
-    made = runner.invoke(main, ["tournament", "create", "--game", "skull", "--bots",
-                                "far,random,first", "--db", db])
+    made = runner.invoke(
+        main, ["tournament", "create", "--game", "skull", "--bots", "far,random,first", "--db", db]
+    )
     assert made.exit_code == 0, made.output
     assert "warning: remote bot(s) far play every seat rotation" in made.output
-    local = runner.invoke(main, ["tournament", "create", "--game", "skull", "--bots",
-                                 "random,first,random", "--db", db])
+    local = runner.invoke(
+        main,
+        ["tournament", "create", "--game", "skull", "--bots", "random,first,random", "--db", db],
+    )
     assert local.exit_code == 0 and "warning" not in local.output

@@ -39,8 +39,9 @@ def random_joint(state: State, rng: random.Random) -> dict[int, str]:
     return {seat: rng.choice(state.legal(seat)) for seat in state.to_act()}
 
 
-def playout(game: Game, players: int, seed: int, options: dict | None = None,
-            *, check_views: bool = True) -> tuple[State, list[dict[int, str]]]:
+def playout(
+    game: Game, players: int, seed: int, options: dict | None = None, *, check_views: bool = True
+) -> tuple[State, list[dict[int, str]]]:
     """Play random legal actions to the end, checking the basic contract at every step."""
     state = game.new(players, seed, options)
     rng = random.Random(seed ^ 0x5EED)
@@ -131,8 +132,9 @@ def check_illegal(game: Game, players: int, seed: int, options: dict | None = No
         steps += 1
 
 
-def check_information(game: Game, players: int, seed: int, options: dict | None = None,
-                      *, every: int = 1) -> int:
+def check_information(
+    game: Game, players: int, seed: int, options: dict | None = None, *, every: int = 1
+) -> int:
     """Changing only what a seat cannot know leaves its view byte-identical.
 
     Returns how many resamples changed the hidden state (the caller asserts some did, so the
@@ -147,8 +149,7 @@ def check_information(game: Game, players: int, seed: int, options: dict | None 
             for seat in range(players):
                 other = state.resample(seat, rng)
                 assert packed(other.view(seat)) == packed(state.view(seat)), (
-                    f"seat {seat}'s view changed when only hidden information changed "
-                    f"(step {step})"
+                    f"seat {seat}'s view changed when only hidden information changed (step {step})"
                 )
                 assert other.to_act() == state.to_act()
                 assert other.legal(seat) == state.legal(seat)

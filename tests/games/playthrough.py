@@ -146,8 +146,11 @@ def text(case: Case) -> str:
 
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument("--write", action="store_true",
-                        help="rewrite the golden files (only for a deliberate rules change)")
+    parser.add_argument(
+        "--write",
+        action="store_true",
+        help="rewrite the golden files (only for a deliberate rules change)",
+    )
     args = parser.parse_args()
     FOLDER.mkdir(exist_ok=True)
     for case in CASES:

@@ -100,8 +100,7 @@ def test_property_random_games(name: str) -> None:
     game = get_game(name)
 
     @settings(max_examples=15)
-    @given(seed=st.integers(0, 2**63 - 1),
-           players=st.integers(game.min_players, game.max_players))
+    @given(seed=st.integers(0, 2**63 - 1), players=st.integers(game.min_players, game.max_players))
     def run(seed: int, players: int) -> None:
         c.check_replay(game, players, seed)
         c.check_information(game, players, seed, every=5)

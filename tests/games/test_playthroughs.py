@@ -18,23 +18,30 @@ SHOWN = 12
 
 def first_difference(expected: list[str], actual: list[str]) -> str:
     """Where two playthroughs part: the step and a short unified diff around it."""
-    index = next((i for i, (a, b) in enumerate(zip(expected, actual)) if a != b),
-                 min(len(expected), len(actual)))
-    step = next((line for line in reversed(expected[:index + 1]) if line.startswith("step ")),
-                "the header")
+    index = next(
+        (i for i, (a, b) in enumerate(zip(expected, actual)) if a != b),
+        min(len(expected), len(actual)),
+    )
+    step = next(
+        (line for line in reversed(expected[: index + 1]) if line.startswith("step ")), "the header"
+    )
     start = max(0, index - CONTEXT)
     stop = index + SHOWN
-    diff = difflib.unified_diff(expected[start:stop], actual[start:stop],
-                                "golden", "now", n=CONTEXT, lineterm="")
+    diff = difflib.unified_diff(
+        expected[start:stop], actual[start:stop], "golden", "now", n=CONTEXT, lineterm=""
+    )
     clipped = [line if len(line) <= 300 else line[:300] + " ..." for line in diff]
     report = f"first difference at line {index + 1}, in {step}:\n" + "\n".join(clipped)
     if index < min(len(expected), len(actual)):
         old, new = expected[index], actual[index]
-        column = next((i for i, (a, b) in enumerate(zip(old, new)) if a != b),
-                      min(len(old), len(new)))
+        column = next(
+            (i for i, (a, b) in enumerate(zip(old, new)) if a != b), min(len(old), len(new))
+        )
         window = slice(max(0, column - 60), column + 60)
-        report += (f"\nthat line from column {column + 1}:\n  golden ...{old[window]}..."
-                   f"\n  now    ...{new[window]}...")
+        report += (
+            f"\nthat line from column {column + 1}:\n  golden ...{old[window]}..."
+            f"\n  now    ...{new[window]}..."
+        )
     return report
 
 

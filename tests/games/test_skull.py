@@ -40,6 +40,7 @@ def new(players: int = 4, seed: int = 0) -> SkullState:
 
 # ----- setup -----------------------------------------------------------------------------------
 
+
 def test_setup_is_simultaneous_and_comes_first() -> None:
     state = new()
     assert state.phase is Phase.SETUP
@@ -65,6 +66,7 @@ def test_setup_choices_are_hidden_from_the_others() -> None:
 
 # ----- turns and bids --------------------------------------------------------------------------
 
+
 def test_turn_offers_place_or_bid_up_to_the_discs_on_the_mats() -> None:
     state = new()
     setup(state, "ffff")
@@ -83,8 +85,14 @@ def test_place_goes_on_top_and_the_turn_moves_clockwise() -> None:
     play(state, "0 place:skull", "1 place:flower")
     assert state.to_act() == (2,)
     assert state.view(0)["stack"] == ["flower", "skull"]
-    assert state.view(3)["seats"][0] == {"owned": 4, "in_hand": 2, "placed": 2,
-                                         "eliminated": False, "successes": 0, "passed": False}
+    assert state.view(3)["seats"][0] == {
+        "owned": 4,
+        "in_hand": 2,
+        "placed": 2,
+        "eliminated": False,
+        "successes": 0,
+        "passed": False,
+    }
     assert state.legal(2)[-1] == "bid:6"
 
 
@@ -123,25 +131,49 @@ def test_auction_raises_passes_and_ends_when_all_but_one_passed() -> None:
     assert state.phase is Phase.CHALLENGE
     assert state.challenge is not None and state.challenge.by == 1
     assert state.challenge.target == 4
-    assert state.view(0)["log"][5:] == ["1:bid:2", "2:pass", "3:bid:3", "0:pass", "1:bid:4",
-                                        "3:pass", "1:flip:1:flower"]
+    assert state.view(0)["log"][5:] == [
+        "1:bid:2",
+        "2:pass",
+        "3:bid:3",
+        "0:pass",
+        "1:bid:4",
+        "3:pass",
+        "1:flip:1:flower",
+    ]
 
 
 # ----- the challenge ------------------------------------------------------------------------
 
+
 def test_own_stack_flipped_automatically_only_as_far_as_needed() -> None:
     state = new()
     setup(state, "ffff")
-    play(state, "0 place:flower", "1 place:flower", "2 place:flower", "3 place:flower",
-         "0 place:flower", "1 bid:2")
+    play(
+        state,
+        "0 place:flower",
+        "1 place:flower",
+        "2 place:flower",
+        "3 place:flower",
+        "0 place:flower",
+        "1 bid:2",
+    )
     assert state.phase is Phase.AUCTION
     play(state, "2 pass", "3 pass", "0 pass")
     flips = events(state, "flip")
     assert [(e["seat"], e["auto"]) for e in flips] == [(1, True), (1, True)]
     assert state.successes == [0, 1, 0, 0]
     result = state.results[-1]
-    assert result == {"round": 1, "challenger": 1, "bid": 2, "flipped": 2, "success": True,
-                      "skull": None, "lost": None, "eliminated": False, "first": 1}
+    assert result == {
+        "round": 1,
+        "challenger": 1,
+        "bid": 2,
+        "flipped": 2,
+        "success": True,
+        "skull": None,
+        "lost": None,
+        "eliminated": False,
+        "first": 1,
+    }
     assert state.phase is Phase.SETUP and state.first == 1 and state.round == 2
     assert all(kit.hand == [3, 1] and not kit.pile for kit in state.kits)
 
@@ -149,8 +181,15 @@ def test_own_stack_flipped_automatically_only_as_far_as_needed() -> None:
 def test_own_stack_top_first_stops_at_own_skull_then_discard_is_chosen_and_hidden() -> None:
     state = new()
     setup(state, "ffff")
-    play(state, "0 place:skull", "1 place:flower", "2 place:flower", "3 place:flower",
-         "0 place:flower", "1 place:flower")
+    play(
+        state,
+        "0 place:skull",
+        "1 place:flower",
+        "2 place:flower",
+        "3 place:flower",
+        "0 place:flower",
+        "1 place:flower",
+    )
     # seat 0's stack bottom->top: flower, skull, flower
     play(state, "2 place:flower", "3 place:flower", "0 bid:3", "1 pass", "2 pass", "3 pass")
     assert [e["disc"] for e in events(state, "flip")] == ["flower", "skull"]
@@ -170,8 +209,16 @@ def test_own_stack_top_first_stops_at_own_skull_then_discard_is_chosen_and_hidde
 def test_flips_of_others_are_decisions_top_disc_of_any_stack() -> None:
     state = new()
     setup(state, "ffsf")
-    play(state, "0 place:flower", "1 place:skull", "2 place:flower", "3 bid:5",
-         "0 pass", "1 pass", "2 pass")
+    play(
+        state,
+        "0 place:flower",
+        "1 place:skull",
+        "2 place:flower",
+        "3 bid:5",
+        "0 pass",
+        "1 pass",
+        "2 pass",
+    )
     assert state.view(0)["flips"] == [[3, "flower"]]
     assert state.legal(3) == ["flip:0", "flip:1", "flip:2"]
     play(state, "3 flip:0", "3 flip:0")  # seat 0's two flowers, top first
@@ -208,6 +255,7 @@ def test_other_skull_costs_a_blind_random_disc_only_the_challenger_learns() -> N
 
 
 # ----- elimination and the next first player ----------------------------------------------
+
 
 def test_challenger_eliminated_by_another_skull_hands_the_start_to_its_owner() -> None:
     state = new()
@@ -273,23 +321,42 @@ def test_placing_ties_share_a_place() -> None:
     state = new(players=6)
     state.winner, state.phase = 0, Phase.OVER
     state.successes = [2, 1, 1, 1, 0, 0]
-    state.kits[3].hand = [2, 1]                     # same successes, fewer discs
+    state.kits[3].hand = [2, 1]  # same successes, fewer discs
     state.kits[4].hand, state.kits[4].out = [0, 0], 3
     state.kits[5].hand, state.kits[5].out = [0, 0], 2
     assert state.outcome().places == (1, 2, 2, 4, 5, 6)
-    state.kits[5].out = 3                            # impossible in Skull, but keys tie
+    state.kits[5].out = 3  # impossible in Skull, but keys tie
     assert state.outcome().places == (1, 2, 2, 4, 5, 5)
 
 
 # ----- information -------------------------------------------------------------------------
 
+
 def test_view_holds_the_whole_information_set() -> None:
     state = _fail_on_others_skull(1)
     setup(state, "ffff")
     view = state.view(0)
-    assert set(view) == {"game", "seat", "players", "round", "phase", "to_act", "first",
-                         "hand", "stack", "lost", "seats", "bid", "bidder", "challenger",
-                         "flips", "left", "log", "results", "winner"}
+    assert set(view) == {
+        "game",
+        "seat",
+        "players",
+        "round",
+        "phase",
+        "to_act",
+        "first",
+        "hand",
+        "stack",
+        "lost",
+        "seats",
+        "bid",
+        "bidder",
+        "challenger",
+        "flips",
+        "left",
+        "log",
+        "results",
+        "winner",
+    }
     assert view["phase"] == "turns" and view["first"] == 0 and view["to_act"] == [0]
     assert view["round"] == 2 and view["bid"] == 0 and view["bidder"] is None
     assert view["results"][0]["challenger"] == 0 and view["results"][0]["success"] is False
@@ -302,8 +369,9 @@ def test_resample_keeps_what_is_known() -> None:
         other = state.resample(1, rng)
         assert packed(other.view(1)) == packed(state.view(1))
         kit = other.kits[0]
-        assert kit.owned == 3 and sorted(kit.lost + [GOOD] * kit.hand[GOOD]
-                                         + [SKULL] * kit.hand[SKULL]) == [0, 0, 0, 1]
+        assert kit.owned == 3 and sorted(
+            kit.lost + [GOOD] * kit.hand[GOOD] + [SKULL] * kit.hand[SKULL]
+        ) == [0, 0, 0, 1]
         assert other.kits[2].hand == [3, 1]  # its skull was just shown
 
 
@@ -322,10 +390,12 @@ def test_max_steps_bound() -> None:
 
 # ----- properties ---------------------------------------------------------------------------
 
+
 @settings(max_examples=30)
 @given(players=st.integers(3, 6), seed=st.integers(0, 2**32), bot_seed=st.integers(0, 2**32))
-def test_property_conservation_determinism_termination(players: int, seed: int,
-                                                       bot_seed: int) -> None:
+def test_property_conservation_determinism_termination(
+    players: int, seed: int, bot_seed: int
+) -> None:
     one = check_deterministic("skull", players, seed, bot_seed)
     assert one.round <= 5 * players
     winner = one.winner

@@ -44,6 +44,7 @@ def answers(state: BankState) -> list[str | None]:
 
 # ----- ante, add or claim ------------------------------------------------------------------
 
+
 def test_ante_is_simultaneous_and_hidden() -> None:
     state = new()
     assert state.phase is Phase.ANTE and state.to_act() == (0, 1, 2, 3)
@@ -61,8 +62,7 @@ def test_ante_is_simultaneous_and_hidden() -> None:
 def test_add_or_claim_from_the_dealer_with_claim_bounds() -> None:
     state = new()
     ante(state, "rrrr")
-    assert state.legal(0) == ["add:rose", "add:skull", "claim:1", "claim:2", "claim:3",
-                              "claim:4"]
+    assert state.legal(0) == ["add:rose", "add:skull", "claim:1", "claim:2", "claim:3", "claim:4"]
     before = packed(state.full())
     for bad in ("claim:0", "claim:5", "raise:2", "agree"):
         with pytest.raises(IllegalAction):
@@ -102,8 +102,14 @@ def test_a_raise_takes_the_button_and_voids_earlier_answers() -> None:
     play(state, "1 agree", "2 agree", "3 disagree")
     assert state.phase is Phase.SHOWDOWN and state.challenge is not None
     assert state.challenge.by == 0 and state.challenge.target == 4
-    assert state.view(1)["log"][-6:] == ["0:raise:4", "1:agree", "2:agree", "3:disagree",
-                                         "0:reveal:0:1:rose", "0:reveal:0:0:rose"]
+    assert state.view(1)["log"][-6:] == [
+        "0:raise:4",
+        "1:agree",
+        "2:agree",
+        "3:disagree",
+        "0:reveal:0:1:rose",
+        "0:reveal:0:0:rose",
+    ]
 
 
 def test_all_agree_passes_the_button_left_with_a_forced_raise() -> None:
@@ -137,18 +143,34 @@ def test_a_claim_of_every_bill_is_shown_down_even_if_all_agree() -> None:
 
 # ----- showdown -------------------------------------------------------------------------------
 
+
 def test_showdown_reveals_all_own_bills_first_then_chosen_bills() -> None:
     state = new()
     ante(state, "rsrr")
-    play(state, "0 add:rose", "1 add:rose", "2 add:rose", "3 add:rose", "0 claim:6",
-         "1 disagree", "2 agree", "3 agree")
+    play(
+        state,
+        "0 add:rose",
+        "1 add:rose",
+        "2 add:rose",
+        "3 add:rose",
+        "0 claim:6",
+        "1 disagree",
+        "2 agree",
+        "3 agree",
+    )
     auto = events(state, "reveal")
     assert [(e["seat"], e["disc"], e["auto"]) for e in auto] == [(0, "rose", True)] * 2
-    assert state.legal(0) == ["reveal:1,0", "reveal:1,1", "reveal:2,0", "reveal:2,1",
-                              "reveal:3,0", "reveal:3,1"]
+    assert state.legal(0) == [
+        "reveal:1,0",
+        "reveal:1,1",
+        "reveal:2,0",
+        "reveal:2,1",
+        "reveal:3,0",
+        "reveal:3,1",
+    ]
     play(state, "0 reveal:2,1", "0 reveal:2,0")
     assert state.legal(0) == ["reveal:1,0", "reveal:1,1", "reveal:3,0", "reveal:3,1"]
-    play(state, "0 reveal:3,0", "0 reveal:3,1")     # any order: the bottom first here
+    play(state, "0 reveal:3,0", "0 reveal:3,1")  # any order: the bottom first here
     result = state.results[-1]
     assert result["success"] is True and result["revealed"] == 6 and result["losers"] == [1]
     assert state.dealer == 1
@@ -156,18 +178,33 @@ def test_showdown_reveals_all_own_bills_first_then_chosen_bills() -> None:
 
 def test_any_bill_of_any_other_row_in_any_order() -> None:
     state = new()
-    ante(state, "rsrr")                                 # seat 1's skull at the bottom
-    play(state, "0 add:rose", "1 add:rose", "2 add:rose", "3 add:rose", "0 claim:5",
-         "1 disagree", "2 disagree", "3 agree")
+    ante(state, "rsrr")  # seat 1's skull at the bottom
+    play(
+        state,
+        "0 add:rose",
+        "1 add:rose",
+        "2 add:rose",
+        "3 add:rose",
+        "0 claim:5",
+        "1 disagree",
+        "2 disagree",
+        "3 agree",
+    )
     view = state.view(3)
     assert view["face_down"] == [[], [0, 1], [0, 1], [0, 1]]
     assert view["revealed"] == [[0, 1, "rose"], [0, 0, "rose"]]
-    play(state, "0 reveal:2,0")                         # a bottom bill, its top still down
+    play(state, "0 reveal:2,0")  # a bottom bill, its top still down
     assert state.view(1)["face_down"] == [[], [0, 1], [1], [0, 1]]
     assert "reveal:2,1" in state.legal(0) and "reveal:2,0" not in state.legal(0)
-    play(state, "0 reveal:1,0")                         # seat 1's skull, under its rose
-    assert events(state, "reveal")[-1] == {"type": "reveal", "by": 0, "seat": 1,
-                                           "disc": "skull", "auto": False, "position": 0}
+    play(state, "0 reveal:1,0")  # seat 1's skull, under its rose
+    assert events(state, "reveal")[-1] == {
+        "type": "reveal",
+        "by": 0,
+        "seat": 1,
+        "disc": "skull",
+        "auto": False,
+        "position": 0,
+    }
     result = state.results[-1]
     assert result["success"] is False and result["skull"] == 1 and result["revealed"] == 4
 
@@ -186,14 +223,24 @@ def test_reveals_name_a_position_the_row_holds_face_down() -> None:
 def test_dealer_stops_at_the_first_skull_of_his_own_row() -> None:
     state = new()
     ante(state, "srrr")
-    play(state, "0 add:rose", "1 add:rose", "2 add:rose", "3 add:rose", "0 claim:5",
-         "1 disagree", "2 disagree", "3 disagree")
+    play(
+        state,
+        "0 add:rose",
+        "1 add:rose",
+        "2 add:rose",
+        "3 add:rose",
+        "0 claim:5",
+        "1 disagree",
+        "2 disagree",
+        "3 disagree",
+    )
     assert [e["disc"] for e in events(state, "reveal")] == ["rose", "skull"]
     assert state.phase is Phase.GIVE and state.to_act() == (0,)  # the dealer, his own skull
     assert state.legal(0) == ["give:rose", "give:skull"]
 
 
 # ----- settlement -------------------------------------------------------------------------
+
 
 def _success_with_two_disagreers(seed: int) -> BankState:
     state = new(seed=seed)
@@ -265,6 +312,7 @@ def test_own_skull_the_dealer_chooses_and_the_button_goes_left() -> None:
 
 # ----- elimination, next dealer, end ----------------------------------------------------------
 
+
 def test_same_settlement_eliminations_share_a_place() -> None:
     state = new()
     hold(state, 1, 1, 0)
@@ -318,13 +366,32 @@ def test_round_cap_ends_the_game_and_places_by_bills() -> None:
 
 # ----- information, events, bound -------------------------------------------------------------
 
+
 def test_view_holds_the_whole_information_set() -> None:
     state = _success_with_two_disagreers(2)
     ante(state, "rrrr")
     view = state.view(1)
-    assert set(view) == {"game", "seat", "players", "round", "phase", "to_act", "dealer",
-                         "claim", "hand", "row", "lost", "seats", "revealed", "left", "log",
-                         "results", "winner", "face_down", "max_rounds"}
+    assert set(view) == {
+        "game",
+        "seat",
+        "players",
+        "round",
+        "phase",
+        "to_act",
+        "dealer",
+        "claim",
+        "hand",
+        "row",
+        "lost",
+        "seats",
+        "revealed",
+        "left",
+        "log",
+        "results",
+        "winner",
+        "face_down",
+        "max_rounds",
+    }
     assert view["phase"] == "add" and view["dealer"] == 1 and view["to_act"] == [1]
     assert set(view["seats"][0]) == {"owned", "in_hand", "placed", "eliminated", "answer"}
     assert view["results"][0]["losers"] == [1, 2]
@@ -357,10 +424,12 @@ def test_max_steps_bound() -> None:
 
 # ----- properties ---------------------------------------------------------------------------
 
+
 @settings(max_examples=30)
 @given(players=st.integers(3, 6), seed=st.integers(0, 2**32), bot_seed=st.integers(0, 2**32))
-def test_property_conservation_determinism_termination(players: int, seed: int,
-                                                       bot_seed: int) -> None:
+def test_property_conservation_determinism_termination(
+    players: int, seed: int, bot_seed: int
+) -> None:
     one = check_deterministic("skull-bank", players, seed, bot_seed)
     assert one.round <= MAX_ROUNDS
     places = one.outcome().places

@@ -19,8 +19,9 @@ from arena.games.skull_king_cards import cards_in_round
 GAME = get_game("skull-king")
 
 
-def start(hands: Sequence[Sequence[str]], round_: int = 1, *, seed: int = 0,
-          **options: object) -> SkullKingState:
+def start(
+    hands: Sequence[Sequence[str]], round_: int = 1, *, seed: int = 0, **options: object
+) -> SkullKingState:
     """A game whose current round is dealt ``hands`` (card names), before the bids."""
     state = GAME.new(len(hands), seed, options)
     assert isinstance(state, SkullKingState)
@@ -54,7 +55,9 @@ def random_game(players: int, seed: int, **options: object) -> SkullKingState:
 def test_options_and_player_counts() -> None:
     assert GAME.default_options == {"advanced": False, "scoring": "standard"}
     assert GAME.parse_options({"advanced": "true", "scoring": "rascal"}) == {
-        "advanced": True, "scoring": "rascal"}
+        "advanced": True,
+        "scoring": "rascal",
+    }
     with pytest.raises(OptionError):
         GAME.parse_options({"scoring": "pirate"})
     assert (GAME.min_players, GAME.max_players) == (2, 8)
@@ -71,7 +74,8 @@ def test_deals_dealer_rotation_and_first_lead(players: int) -> None:
         assert deal["dealer"] == (players - 1 + round_ - 1) % players
         assert [len(h) for h in deal["hands"]] == [cards] * players
         assert not Counter(n for h in deal["hands"] for n in h) - Counter(
-            card.name for card in state.deck)
+            card.name for card in state.deck
+        )
     firsts = [state.events[i + 2] for i, e in enumerate(state.events) if e["type"] == "deal"]
     for deal, first in zip(deals, firsts):
         assert first["type"] == "play" and first["seat"] == (deal["dealer"] + 1) % players
@@ -121,8 +125,9 @@ def test_bidding_is_simultaneous_and_hidden() -> None:
 
 # ------------------------------------------------------------------ following suit
 # Round 2 of 3 players: dealer seat 0, seat 1 leads, then seat 2, then seat 0.
-def start3(hand1: list[str], hand2: list[str], hand0: list[str], **options: object
-           ) -> SkullKingState:
+def start3(
+    hand1: list[str], hand2: list[str], hand0: list[str], **options: object
+) -> SkullKingState:
     """Round 2 of a 3-player game with hands given in play order (seat 1 leads)."""
     state = start([hand0, hand1, hand2], round_=2, **options)
     bid(state, 0, 0, 0)
@@ -132,8 +137,7 @@ def start3(hand1: list[str], hand2: list[str], hand0: list[str], **options: obje
 
 def test_dealer_and_first_lead_by_round() -> None:
     for players, round_, dealer in ((3, 1, 2), (3, 2, 0), (3, 3, 1), (4, 2, 0), (2, 5, 1)):
-        hands = [[f"G{i + 1}" for i in range(s * round_, (s + 1) * round_)]
-                 for s in range(players)]
+        hands = [[f"G{i + 1}" for i in range(s * round_, (s + 1) * round_)] for s in range(players)]
         state = start(hands, round_=round_)
         assert state.dealer == dealer and state.turn == (dealer + 1) % players
 
@@ -167,8 +171,11 @@ def test_holding_the_lead_suit_specials_stay_playable() -> None:
 
 
 def test_every_special_is_playable_when_holding_the_lead_suit() -> None:
-    state = start([["Y1", "ESC", "PIR", "G6"], ["G7", "LOOT", "KRAKEN", "WHALE"],
-                   ["Y5", "G5", "TIG", "SK"]], round_=4, advanced=True)
+    state = start(
+        [["Y1", "ESC", "PIR", "G6"], ["G7", "LOOT", "KRAKEN", "WHALE"], ["Y5", "G5", "TIG", "SK"]],
+        round_=4,
+        advanced=True,
+    )
     bid(state, 0, 0, 0)
     assert state.turn == 0  # round 4 of 3 players: dealer 2
     play(state, "Y1")
@@ -231,8 +238,9 @@ def test_escape_then_character_means_no_lead_suit() -> None:
 
 # ------------------------------------------------------------------ actions
 def test_identical_cards_are_one_action_and_tigress_two() -> None:
-    state = start([["ESC", "ESC", "ESC", "PIR", "PIR"], ["MER", "MER", "TIG", "G1", "Y1"]],
-                  round_=5)
+    state = start(
+        [["ESC", "ESC", "ESC", "PIR", "PIR"], ["MER", "MER", "TIG", "G1", "Y1"]], round_=5
+    )
     bid(state, 0, 0)
     assert state.turn == 0  # round 5 of 2 players: dealer 1
     assert legal_cards(state) == ["ESC", "PIR"]
@@ -273,16 +281,21 @@ def test_vector_4_in_play_mermaid_gets_fifty_bonus() -> None:
 
 
 def test_vector_6_in_play_kraken_nobody_wins_and_would_be_winner_leads() -> None:
-    state = start([["KRAKEN", "G4"], ["Y12", "G1"], ["B3", "G2"], ["WHALE", "G3"]], round_=2,
-                  advanced=True)
+    state = start(
+        [["KRAKEN", "G4"], ["Y12", "G1"], ["B3", "G2"], ["WHALE", "G3"]], round_=2, advanced=True
+    )
     bid(state, 0, 0, 0, 0)
     assert state.turn == 1  # round 2 of 4 players: dealer 0
     play(state, "Y12", "B3", "WHALE", "KRAKEN")
     assert state.won == [0, 0, 0, 0]
     assert state.turn == 2  # P2 (black 3) leads next
     trick = state.view(0)["tricks"][0]
-    assert trick == {"leader": 1, "cards": ("Y12", "B3", "WHALE", "KRAKEN"), "winner": None,
-                     "next": 2}
+    assert trick == {
+        "leader": 1,
+        "cards": ("Y12", "B3", "WHALE", "KRAKEN"),
+        "winner": None,
+        "next": 2,
+    }
 
 
 def test_whale_without_numbers_its_player_leads() -> None:
@@ -315,8 +328,9 @@ BONUS_TRICKS = [
 
 
 @pytest.mark.parametrize("cards, winner, bonus", BONUS_TRICKS)
-def test_bonus_counts_with_an_exact_bid_only(cards: list[list[str]], winner: int,
-                                             bonus: int) -> None:
+def test_bonus_counts_with_an_exact_bid_only(
+    cards: list[list[str]], winner: int, bonus: int
+) -> None:
     hands = [[c.split(":")[0] for c in hand] for hand in cards]
     for exact in (True, False):
         state = start(hands)
@@ -330,8 +344,9 @@ def test_bonus_counts_with_an_exact_bid_only(cards: list[list[str]], winner: int
 
 
 @pytest.mark.parametrize("cards, winner, bonus", BONUS_TRICKS)
-def test_rascal_bonus_full_exact_half_off_by_one(cards: list[list[str]], winner: int,
-                                                 bonus: int) -> None:
+def test_rascal_bonus_full_exact_half_off_by_one(
+    cards: list[list[str]], winner: int, bonus: int
+) -> None:
     hands = [[c.split(":")[0] for c in hand] for hand in cards]
     for winner_bid, share in ((1, 1.0), (0, 0.5)):
         state = start(hands, scoring="rascal")
@@ -402,8 +417,9 @@ def test_view_shows_own_hand_public_play_and_nothing_else() -> None:
         assert hidden not in text
     play(state, "ESC")
     view = state.view(2)
-    assert view["tricks"] == ({"leader": 1, "cards": ("SK", "TIG:pirate", "ESC"),
-                               "winner": 1, "next": 1},)
+    assert view["tricks"] == (
+        {"leader": 1, "cards": ("SK", "TIG:pirate", "ESC"), "winner": 1, "next": 1},
+    )
     assert view["trick"] == () and view["won"] == (0, 1, 0) and view["hand"] == ("Y3",)
 
 

@@ -108,31 +108,34 @@ def test_vector_scores() -> None:
 
 
 # ------------------------------------------------------------------ the winner rules in order
-@pytest.mark.parametrize("trick, expected", [
-    # 1. Mermaid and Skull King: the first Mermaid, even with Pirates, in any order
-    (("SK", "PIR", "MER"), 2),
-    (("PIR", "MER", "SK", "MER"), 1),
-    (("MER", "TIG:pirate", "SK"), 0),
-    # 2. Skull King beats Pirates and numbers
-    (("PIR", "SK", "B14"), 1),
-    (("TIG:pirate", "PIR", "SK"), 2),
-    # 3. the first Pirate (Tigress as Pirate counts)
-    (("PIR", "PIR", "B14"), 0),
-    (("Y3", "TIG:pirate", "PIR"), 1),
-    (("MER", "PIR", "TIG:pirate"), 1),
-    # 4. the first Mermaid
-    (("B14", "MER", "MER"), 1),
-    (("MER", "B14", "MER"), 0),
-    # 5. the highest black
-    (("G14", "B1", "B9", "B4"), 2),
-    (("B2", "Y14"), 0),
-    # 6. the highest of the lead suit
-    (("P3", "P9", "G14", "Y14"), 1),
-    # 7. only escapes: the first card played
-    (("ESC", "ESC"), 0),
-    (("TIG:escape", "ESC", "ESC"), 0),
-    (("ESC", "TIG:escape"), 0),
-])
+@pytest.mark.parametrize(
+    "trick, expected",
+    [
+        # 1. Mermaid and Skull King: the first Mermaid, even with Pirates, in any order
+        (("SK", "PIR", "MER"), 2),
+        (("PIR", "MER", "SK", "MER"), 1),
+        (("MER", "TIG:pirate", "SK"), 0),
+        # 2. Skull King beats Pirates and numbers
+        (("PIR", "SK", "B14"), 1),
+        (("TIG:pirate", "PIR", "SK"), 2),
+        # 3. the first Pirate (Tigress as Pirate counts)
+        (("PIR", "PIR", "B14"), 0),
+        (("Y3", "TIG:pirate", "PIR"), 1),
+        (("MER", "PIR", "TIG:pirate"), 1),
+        # 4. the first Mermaid
+        (("B14", "MER", "MER"), 1),
+        (("MER", "B14", "MER"), 0),
+        # 5. the highest black
+        (("G14", "B1", "B9", "B4"), 2),
+        (("B2", "Y14"), 0),
+        # 6. the highest of the lead suit
+        (("P3", "P9", "G14", "Y14"), 1),
+        # 7. only escapes: the first card played
+        (("ESC", "ESC"), 0),
+        (("TIG:escape", "ESC", "ESC"), 0),
+        (("ESC", "TIG:escape"), 0),
+    ],
+)
 def test_trick_winner_rules(trick: tuple[str, ...], expected: int) -> None:
     assert winner(*trick) == expected
     assert leader(*trick) == expected
@@ -195,23 +198,26 @@ def test_whale_then_kraken_kraken_acts() -> None:
 
 
 # ------------------------------------------------------------------ capture bonuses
-@pytest.mark.parametrize("trick, won_by, bonus", [
-    (("G14", "G2"), 0, 10),
-    (("Y3", "Y14"), 1, 10),
-    (("P14", "PIR"), 1, 10),
-    (("B14", "PIR"), 1, 20),
-    (("Y2", "B14"), 1, 20),
-    (("G14", "Y14", "P14", "B14", "SK"), 4, 50),
-    (("PIR", "MER"), 0, 20),
-    (("MER", "TIG:pirate", "MER"), 1, 40),
-    (("PIR", "SK"), 1, 30),
-    (("PIR", "TIG:pirate", "SK", "PIR"), 2, 90),
-    (("TIG:escape", "SK"), 1, 0),
-    (("SK", "MER"), 1, 40),
-    (("PIR", "SK", "MER", "PIR"), 2, 40),  # only the Mermaid's bonus
-    (("MER", "MER"), 0, 0),
-    (("ESC", "ESC"), 0, 0),
-])
+@pytest.mark.parametrize(
+    "trick, won_by, bonus",
+    [
+        (("G14", "G2"), 0, 10),
+        (("Y3", "Y14"), 1, 10),
+        (("P14", "PIR"), 1, 10),
+        (("B14", "PIR"), 1, 20),
+        (("Y2", "B14"), 1, 20),
+        (("G14", "Y14", "P14", "B14", "SK"), 4, 50),
+        (("PIR", "MER"), 0, 20),
+        (("MER", "TIG:pirate", "MER"), 1, 40),
+        (("PIR", "SK"), 1, 30),
+        (("PIR", "TIG:pirate", "SK", "PIR"), 2, 90),
+        (("TIG:escape", "SK"), 1, 0),
+        (("SK", "MER"), 1, 40),
+        (("PIR", "SK", "MER", "PIR"), 2, 40),  # only the Mermaid's bonus
+        (("MER", "MER"), 0, 0),
+        (("ESC", "ESC"), 0, 0),
+    ],
+)
 def test_capture_bonus(trick: tuple[str, ...], won_by: int, bonus: int) -> None:
     assert winner(*trick) == won_by
     assert capture_bonus(table(*trick), won_by) == bonus
@@ -245,28 +251,33 @@ def test_loot_no_alliance_with_itself_nobody_or_whale() -> None:
 
 
 # ------------------------------------------------------------------ round scoring
-@pytest.mark.parametrize("bid, won, cards, bonus, points", [
-    (1, 1, 1, 0, 20),
-    (1, 1, 1, 40, 60),
-    (2, 1, 5, 40, -10),  # missed: no bonus
-    (3, 0, 5, 30, -30),
-    (0, 0, 3, 20, 50),  # a Loot bonus with an exact zero bid
-    (0, 1, 3, 20, -30),
-    (0, 3, 10, 0, -100),
-])
+@pytest.mark.parametrize(
+    "bid, won, cards, bonus, points",
+    [
+        (1, 1, 1, 0, 20),
+        (1, 1, 1, 40, 60),
+        (2, 1, 5, 40, -10),  # missed: no bonus
+        (3, 0, 5, 30, -30),
+        (0, 0, 3, 20, 50),  # a Loot bonus with an exact zero bid
+        (0, 1, 3, 20, -30),
+        (0, 3, 10, 0, -100),
+    ],
+)
 def test_standard_points(bid: int, won: int, cards: int, bonus: int, points: int) -> None:
     assert standard_points(bid, won, cards, bonus) == points
 
 
-@pytest.mark.parametrize("bid, won, cards, bonus, loot, points", [
-    (2, 2, 6, 30, 20, 110),
-    (2, 3, 6, 30, 20, 45),  # off by one: half of potential and bonus, no Loot
-    (0, 1, 5, 0, 0, 25),
-    (0, 2, 5, 10, 0, 0),
-    (0, 0, 5, 0, 20, 70),
-])
-def test_rascal_points(bid: int, won: int, cards: int, bonus: int, loot: int,
-                       points: int) -> None:
+@pytest.mark.parametrize(
+    "bid, won, cards, bonus, loot, points",
+    [
+        (2, 2, 6, 30, 20, 110),
+        (2, 3, 6, 30, 20, 45),  # off by one: half of potential and bonus, no Loot
+        (0, 1, 5, 0, 0, 25),
+        (0, 2, 5, 10, 0, 0),
+        (0, 0, 5, 0, 20, 70),
+    ],
+)
+def test_rascal_points(bid: int, won: int, cards: int, bonus: int, loot: int, points: int) -> None:
     assert rascal_points(bid, won, cards, bonus, loot) == points
 
 
@@ -276,8 +287,15 @@ def test_hand_order_and_identical_cards() -> None:
     assert sk.names(hand) == ("G14", "Y3", "B1", "ESC", "ESC", "PIR", "TIG", "MER", "MER")
     assert hand[3] is hand[4] is sk.ESC  # identical cards are one value
     assert [play for card in dict.fromkeys(hand) for play in card.plays] == [
-        "play:G14", "play:Y3", "play:B1", "play:ESC", "play:PIR", "play:TIG:pirate",
-        "play:TIG:escape", "play:MER"]
+        "play:G14",
+        "play:Y3",
+        "play:B1",
+        "play:ESC",
+        "play:PIR",
+        "play:TIG:pirate",
+        "play:TIG:escape",
+        "play:MER",
+    ]
     assert sk.names(sk.in_hand_order(deck(True))) == sk.names(deck(True))
 
 

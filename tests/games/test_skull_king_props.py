@@ -17,17 +17,20 @@ from arena.games.skull_king_cards import Card, hand_card, in_hand_order
 
 GAME = get_game("skull-king")
 
-games = st.fixed_dictionaries({
-    "seed": st.integers(0, 2**63 - 1),
-    "players": st.integers(2, 8),
-    "advanced": st.booleans(),
-    "scoring": st.sampled_from(["standard", "rascal"]),
-})
+games = st.fixed_dictionaries(
+    {
+        "seed": st.integers(0, 2**63 - 1),
+        "players": st.integers(2, 8),
+        "advanced": st.booleans(),
+        "scoring": st.sampled_from(["standard", "rascal"]),
+    }
+)
 
 
 def new(spec: dict) -> SkullKingState:
-    state = GAME.new(spec["players"], spec["seed"],
-                     {"advanced": spec["advanced"], "scoring": spec["scoring"]})
+    state = GAME.new(
+        spec["players"], spec["seed"], {"advanced": spec["advanced"], "scoring": spec["scoring"]}
+    )
     assert isinstance(state, SkullKingState)
     return state
 
@@ -66,7 +69,8 @@ def test_conservation_termination_and_scores(spec: dict) -> None:
     rounds = [e for e in state.events if e["type"] == "round"]
     assert len(rounds) == 10
     assert [sum(e["points"][s] for e in rounds) for s in range(spec["players"])] == list(
-        state.scores)
+        state.scores
+    )
     tricks = [e for e in state.events if e["type"] == "trick"]
     assert len(tricks) == sum(e["cards"] for e in state.events if e["type"] == "deal")
     for event in rounds:
@@ -112,7 +116,8 @@ def test_resample_is_consistent(spec: dict, cut: int, seat: int) -> None:
             for s, card in trick:
                 dealt[s].append(hand_card(card))
         assert [list(names) for names in deal] == [
-            [card.name for card in in_hand_order(hand)] for hand in dealt]
+            [card.name for card in in_hand_order(hand)] for hand in dealt
+        ]
         play_out(other, rng, check=False)
 
 

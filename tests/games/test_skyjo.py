@@ -56,8 +56,9 @@ def stack(monkeypatch: pytest.MonkeyPatch) -> list[list[int]]:
     return queue
 
 
-def deck_for(players: int, grids: dict[int, Grid], discard: int,
-             draws: Sequence[int] = ()) -> list[int]:
+def deck_for(
+    players: int, grids: dict[int, Grid], discard: int, draws: Sequence[int] = ()
+) -> list[int]:
     """A deck order dealing ``grids`` (other seats get leftovers), ``discard``, then ``draws``."""
     rest = Counter(DECK)
 
@@ -113,8 +114,12 @@ def accounted(state: SkyjoState) -> Counter:
 def stall(state: SkyjoState, rng: Random) -> str:
     """A policy that never turns a card over (so only the round cap ends a round)."""
     (seat,) = state.to_act()
-    up = [a for a in state.legal(seat) if a.startswith(("take-discard:", "swap:"))
-          and state.cells[seat][skyjo.parse_action(a).cells[0]] is Cell.UP]
+    up = [
+        a
+        for a in state.legal(seat)
+        if a.startswith(("take-discard:", "swap:"))
+        and state.cells[seat][skyjo.parse_action(a).cells[0]] is Cell.UP
+    ]
     if state.phase is skyjo.Phase.TURN:
         up.append("draw")
     return rng.choice(up)
@@ -147,11 +152,18 @@ def test_opening_reveal_is_one_simultaneous_step_and_highest_sum_starts(stack) -
     state = new(3)
     reveal(state, "0,0+0,1", "0,0+1,2", "0,1+0,3")
     assert [state.view(0)["grids"][s][0] for s in range(3)] == [
-        [1, 2, None, None], [9, None, None, None], [None, 5, None, 8]]
+        [1, 2, None, None],
+        [9, None, None, None],
+        [None, 5, None, 8],
+    ]
     assert state.view(0)["grids"][1][1] == [None, None, 0, None]
-    assert state.to_act() == (2,) and state.view(0)["starter"] == 2   # 13 beats 9 and 3
-    assert state.events[-1] == {"type": "starter", "round": 1, "seat": 2,
-                                "reason": "highest-reveal"}
+    assert state.to_act() == (2,) and state.view(0)["starter"] == 2  # 13 beats 9 and 3
+    assert state.events[-1] == {
+        "type": "starter",
+        "round": 1,
+        "seat": 2,
+        "reason": "highest-reveal",
+    }
 
 
 def test_first_player_ties_go_to_the_lowest_seat() -> None:
@@ -164,8 +176,9 @@ def test_take_discard_swaps_with_a_face_down_card_unseen(stack) -> None:
     stack.append(deck_for(2, {0: [[4, 5, 6, 7]] * 3, 1: [[1, 1, 2, 2]] * 3}, discard=-2))
     state = new(2)
     reveal(state, "0,0+0,1", "0,0+0,1")
-    assert state.legal(0) == ["draw"] + [f"take-discard:{r},{c}" for r in range(3)
-                                         for c in range(4)]
+    assert state.legal(0) == ["draw"] + [
+        f"take-discard:{r},{c}" for r in range(3) for c in range(4)
+    ]
     play(state, "take-discard:2,3")
     view = state.view(1)
     assert view["grids"][0][2] == [None, None, None, -2]
@@ -184,8 +197,12 @@ def test_drawn_card_is_seen_by_the_drawer_only_then_swapped(stack) -> None:
     assert mine["drawn"] == 11 and theirs["drawn"] is None
     assert mine["drawer"] == theirs["drawer"] == 0 and theirs["phase"] == "drawn"
     assert state.legal(0)[:12] == [f"swap:{r},{c}" for r in range(3) for c in range(4)]
-    assert state.legal(0)[12:] == [f"discard-flip:{r},{c}" for r in range(3) for c in range(4)
-                                   if (r, c) not in ((0, 0), (0, 1))]
+    assert state.legal(0)[12:] == [
+        f"discard-flip:{r},{c}"
+        for r in range(3)
+        for c in range(4)
+        if (r, c) not in ((0, 0), (0, 1))
+    ]
     assert state.legal(1) == []
     play(state, "swap:0,1")
     view = state.view(1)
@@ -243,8 +260,8 @@ def test_vector_b_swap_completing_a_column_discards_the_swapped_card_first(stack
     stack.append(deck_for(2, {0: grid, 1: [[0, 0, 1, 1]] * 3}, discard=12, draws=[4, 9]))
     state = new(2)
     reveal(state, "0,0+1,0", "0,0+0,1")
-    play(state, "draw", "discard-flip:2,0")      # seat 0: the -1 is face up now
-    play(state, "draw", "discard-flip:1,1")      # seat 1 discards the 9
+    play(state, "draw", "discard-flip:2,0")  # seat 0: the -1 is face up now
+    play(state, "draw", "discard-flip:1,1")  # seat 1 discards the 9
     assert state.view(0)["discard_top"] == 9
     play(state, "take-discard:2,0")
     view = state.view(1)
@@ -279,12 +296,12 @@ def test_columns_completed_at_the_final_reveal_are_removed(stack, columns) -> No
     grid1 = [[12, 11, 0, 0], [0, 0, 0, 0], [-1, -1, -1, -2]]
     stack.append(deck_for(2, {0: grid0, 1: grid1}, discard=3))
     state = new(2, {"columns": columns})
-    reveal(state, "0,0+1,0", "0,0+0,1")          # seat 1 starts (23 > 2)
+    reveal(state, "0,0+1,0", "0,0+0,1")  # seat 1 starts (23 > 2)
     while state.round == 1:
         if state.to_act() == (1,):
             play(state, "draw", f"discard-flip:{first_down(state, 1)}")
         else:
-            play(state, "draw", "swap:0,0")       # keeps column 3 face down
+            play(state, "draw", "swap:0,0")  # keeps column 3 face down
     end = next(e for e in state.events if e["type"] == "round-end")
     assert end["ender"] == 1
     last_swap = [e for e in state.events if e["type"] == "swap"][-1]
@@ -307,7 +324,7 @@ def play_vector_a(stack: list[list[int]], options: dict | None = None) -> SkyjoS
     """Everyone draws and turns over a card each turn; seat 0 (A) starts and ends round 1."""
     stack.append(deck_for(3, VECTOR_A, discard=6))
     state = new(3, options)
-    reveal(state, "2,0+2,1", "1,0+1,1", "0,1+1,3")    # 8, -2, -3: A starts
+    reveal(state, "2,0+2,1", "1,0+1,1", "0,1+1,3")  # 8, -2, -3: A starts
     while state.round == 1:
         (seat,) = state.to_act()
         play(state, "draw", f"discard-flip:{first_down(state, seat)}")
@@ -345,29 +362,35 @@ def test_later_rounds_start_with_the_winner_or_the_ender(stack, rule, starter) -
     assert state.events[-1] == {"type": "starter", "round": 2, "seat": starter, "reason": rule}
 
 
-@pytest.mark.parametrize("raw, ender, capped, scores", [
-    ([10, 24, 10], 0, False, [20, 24, 10]),      # tie for lowest doubles (vector A)
-    ([9, 24, 10], 0, False, [9, 24, 10]),        # strictly lowest: kept
-    ([12, 24, 10], 0, False, [24, 24, 10]),      # not lowest: doubled
-    ([0, -3, 10], 0, False, [0, -3, 10]),        # zero is not positive
-    ([-2, -5, 10], 0, False, [-2, -5, 10]),      # negative: never doubled
-    ([12, 24, 10], 0, True, [12, 24, 10]),       # the round cap doubles nobody
-    ([12, 24, 10], None, False, [12, 24, 10]),
-])
+@pytest.mark.parametrize(
+    "raw, ender, capped, scores",
+    [
+        ([10, 24, 10], 0, False, [20, 24, 10]),  # tie for lowest doubles (vector A)
+        ([9, 24, 10], 0, False, [9, 24, 10]),  # strictly lowest: kept
+        ([12, 24, 10], 0, False, [24, 24, 10]),  # not lowest: doubled
+        ([0, -3, 10], 0, False, [0, -3, 10]),  # zero is not positive
+        ([-2, -5, 10], 0, False, [-2, -5, 10]),  # negative: never doubled
+        ([12, 24, 10], 0, True, [12, 24, 10]),  # the round cap doubles nobody
+        ([12, 24, 10], None, False, [12, 24, 10]),
+    ],
+)
 def test_round_scores_doubling_manual(raw, ender, capped, scores) -> None:
     assert round_scores(raw, ender, capped, "manual") == scores
 
 
-@pytest.mark.parametrize("raw, ender, capped, scores", [
-    ([10, 24, 10], 0, False, [10, 24, 10]),      # a tie for lowest is the lowest: kept
-    ([9, 24, 10], 0, False, [9, 24, 10]),        # strictly lowest: kept
-    ([12, 24, 10], 0, False, [24, 24, 10]),      # someone scored strictly less: doubled
-    ([0, -3, 10], 0, False, [0, -3, 10]),        # whatever the sign: zero doubles to zero
-    ([-2, -5, 10], 0, False, [-4, -5, 10]),      # whatever the sign: -2 doubles to -4
-    ([-5, -5, 10], 0, False, [-5, -5, 10]),      # tied lowest below zero: kept
-    ([12, 24, 10], 0, True, [12, 24, 10]),       # the round cap doubles nobody
-    ([12, 24, 10], None, False, [12, 24, 10]),
-])
+@pytest.mark.parametrize(
+    "raw, ender, capped, scores",
+    [
+        ([10, 24, 10], 0, False, [10, 24, 10]),  # a tie for lowest is the lowest: kept
+        ([9, 24, 10], 0, False, [9, 24, 10]),  # strictly lowest: kept
+        ([12, 24, 10], 0, False, [24, 24, 10]),  # someone scored strictly less: doubled
+        ([0, -3, 10], 0, False, [0, -3, 10]),  # whatever the sign: zero doubles to zero
+        ([-2, -5, 10], 0, False, [-4, -5, 10]),  # whatever the sign: -2 doubles to -4
+        ([-5, -5, 10], 0, False, [-5, -5, 10]),  # tied lowest below zero: kept
+        ([12, 24, 10], 0, True, [12, 24, 10]),  # the round cap doubles nobody
+        ([12, 24, 10], None, False, [12, 24, 10]),
+    ],
+)
 def test_round_scores_doubling_unless_lowest(raw, ender, capped, scores) -> None:
     assert round_scores(raw, ender, capped, "unless-lowest") == scores
 
@@ -390,7 +413,7 @@ def test_a_round_ended_on_the_cap_turn_still_plays_its_final_lap(stack) -> None:
     grid1 = [[0, 1, 2, 3], [4, 5, 6, 7], [8, 9, 10, 11]]
     stack.append(deck_for(2, {0: grid0, 1: grid1}, discard=3))
     state = new(2)
-    reveal(state, "0,0+0,1", "0,0+0,1")          # seat 0 starts; seat 1 plays turns 2..120
+    reveal(state, "0,0+0,1", "0,0+0,1")  # seat 0 starts; seat 1 plays turns 2..120
     rng = Random(5)
     while state.round == 1 and not state.is_over():
         if state.to_act() == (1,) and state.turns >= 101:
@@ -441,8 +464,7 @@ def test_resample_hides_face_down_cards_from_their_owner_and_the_drawn_card() ->
     for i in range(30):
         mine = state.resample(drawer, Random(i))
         theirs = state.resample(watcher, Random(i))
-        assert mine.drawn == state.drawn and packed(mine.view(drawer)) == packed(
-            state.view(drawer))
+        assert mine.drawn == state.drawn and packed(mine.view(drawer)) == packed(state.view(drawer))
         own_cards.add(tuple(mine.cards[drawer]))
         drawn.add(theirs.drawn)
         assert accounted(theirs) == Counter(DECK)
@@ -490,8 +512,12 @@ def test_game_round_cap_ends_the_game(monkeypatch) -> None:
 
 # ------------------------------------------------------------------- options, log, bound
 def test_options() -> None:
-    assert GAME.default_options == {"columns": True, "next_starter": "winner",
-                                    "doubling": "unless-lowest", "discard_flip": "mandatory"}
+    assert GAME.default_options == {
+        "columns": True,
+        "next_starter": "winner",
+        "doubling": "unless-lowest",
+        "discard_flip": "mandatory",
+    }
     assert new(2, {"columns": "off"}).options["columns"] is False
     with pytest.raises(OptionError):
         new(2, {"next_starter": "loser"})
@@ -509,8 +535,18 @@ def test_every_event_formats_as_one_line() -> None:
         else:
             state.apply({s: random_policy(state, rng) for s in state.to_act()})
     kinds = {e["type"] for e in state.events}
-    assert {"deal", "reveal", "starter", "draw", "swap", "take-discard", "round-cap",
-            "round-end", "game-end", "final-reveal"} <= kinds
+    assert {
+        "deal",
+        "reveal",
+        "starter",
+        "draw",
+        "swap",
+        "take-discard",
+        "round-cap",
+        "round-end",
+        "game-end",
+        "final-reveal",
+    } <= kinds
     for event in state.events:
         line = GAME.format_event(event)
         assert isinstance(line, str) and "\n" not in line and line
@@ -543,10 +579,16 @@ def check_final_laps(state: SkyjoState) -> None:
 
 
 @settings(max_examples=25)
-@given(seed=st.integers(0, 2**32), players=st.integers(2, 8), columns=st.booleans(),
-       starter=st.sampled_from(["winner", "ender"]), stalling=st.booleans())
-def test_property_cards_conserved_games_end_and_replay(seed, players, columns, starter,
-                                                       stalling) -> None:
+@given(
+    seed=st.integers(0, 2**32),
+    players=st.integers(2, 8),
+    columns=st.booleans(),
+    starter=st.sampled_from(["winner", "ender"]),
+    stalling=st.booleans(),
+)
+def test_property_cards_conserved_games_end_and_replay(
+    seed, players, columns, starter, stalling
+) -> None:
     options = {"columns": columns, "next_starter": starter}
     state = new(players, options, seed)
     rng = Random(seed)

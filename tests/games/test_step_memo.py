@@ -70,8 +70,9 @@ def test_facts_and_legal_lists_are_computed_once_per_step() -> None:
     assert state.computed == ["summary", "legal 0", "summary", "legal 1", "legal 0"]
 
 
-@pytest.mark.parametrize("copier", [copy.copy, copy.deepcopy,
-                                    lambda s: pickle.loads(pickle.dumps(s)), State.clone])
+@pytest.mark.parametrize(
+    "copier", [copy.copy, copy.deepcopy, lambda s: pickle.loads(pickle.dumps(s)), State.clone]
+)
 def test_copies_start_without_the_memo(copier: Any) -> None:
     state = Counter()
     state.view(0)

@@ -20,14 +20,26 @@ def connect(*, hello: bool = True, protocol: int = 1, token: str | None = None) 
     sock.setsockopt(zmq.LINGER, 2000)
     sock.connect(os.environ["ARENA_ENDPOINT"])
     if hello:
-        sock.send(msgpack.packb({"type": "hello", "protocol": protocol,
-                                 "token": token or os.environ["ARENA_TOKEN"], "name": "rogue"}))
+        sock.send(
+            msgpack.packb(
+                {
+                    "type": "hello",
+                    "protocol": protocol,
+                    "token": token or os.environ["ARENA_TOKEN"],
+                    "name": "rogue",
+                }
+            )
+        )
     return sock
 
 
 def reply(sock: zmq.Socket, turn: Turn, action: str, **override: Any) -> None:
-    message = {"type": "action", "game_id": turn["game_id"], "request": turn["request"],
-               "action": action}
+    message = {
+        "type": "action",
+        "game_id": turn["game_id"],
+        "request": turn["request"],
+        "action": action,
+    }
     message.update(override)
     sock.send(msgpack.packb(message))
 
@@ -42,9 +54,12 @@ def say(*parts: Any) -> None:
     print(*parts, flush=True)
 
 
-def serve(on_turn: Callable[[zmq.Socket, Turn, int], None],
-          on_start: Callable[[zmq.Socket, dict], None] | None = None, *,
-          sock: zmq.Socket | None = None) -> None:
+def serve(
+    on_turn: Callable[[zmq.Socket, Turn, int], None],
+    on_start: Callable[[zmq.Socket, dict], None] | None = None,
+    *,
+    sock: zmq.Socket | None = None,
+) -> None:
     """Serve until bye; ``on_turn(sock, turn, n)`` gets the n-th turn of this process (0-based).
 
     ``sock`` is an already welcomed socket (default: connect and say hello now).

@@ -1,4 +1,5 @@
 """Says hello with a token the arena never issued, logs the reply, and gives up."""
+
 import sys
 
 import msgpack

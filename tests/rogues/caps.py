@@ -5,6 +5,7 @@ a user namespace, then plays legal[0].
 Logs one line: ``caps: uid=N capeff=HEX mount=E remount=E cgroup=E userns=E`` (E: ok or the
 errno name).
 """
+
 import ctypes
 import errno
 import os
@@ -47,8 +48,10 @@ def new_user_namespace():
 
 
 status = dict(line.split(":", 1) for line in open("/proc/self/status").read().splitlines())
-say(f"caps: uid={os.getuid()} capeff={status['CapEff'].strip()} "
+say(
+    f"caps: uid={os.getuid()} capeff={status['CapEff'].strip()} "
     f"mount={mount(b'none', b'/tmp', b'tmpfs', 0)} "
     f"remount={mount(None, b'/', None, MS_REMOUNT)} cgroup={cgroup_escape()} "
-    f"userns={new_user_namespace()}")
+    f"userns={new_user_namespace()}"
+)
 serve(lambda sock, turn, n: reply(sock, turn, turn["legal"][0]))

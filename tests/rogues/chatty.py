@@ -1,4 +1,5 @@
 """Plays legal[0] while a thread writes to stdout and stderr as fast as it can, forever."""
+
 import os
 import threading
 

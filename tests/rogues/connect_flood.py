@@ -5,12 +5,13 @@ ARENA_BOT_CONNECTIONS (default 3000) raw unix-socket connections from each of AR
 other bots' endpoints next to its own and floods those. Logs what it managed, then says hello
 and plays legal[0] if it is welcomed.
 """
+
 import os
 import socket
 import sys
 import time
 
-path = os.environ["ARENA_ENDPOINT"][len("ipc://"):]
+path = os.environ["ARENA_ENDPOINT"][len("ipc://") :]
 COUNT = int(os.environ.get("ARENA_BOT_CONNECTIONS", "3000"))
 PROCS = int(os.environ.get("ARENA_BOT_PROCS", "4"))
 
@@ -46,7 +47,7 @@ targets = others() if os.environ.get("ARENA_BOT_OTHERS") == "1" else []
 reached = sum(len(flood(target, 200)[0]) for target in targets)
 print(f"connect_flood: others={len(targets)} reached={reached}", flush=True)
 children = []
-for _ in range(PROCS - 1):           # before ZeroMQ starts any thread
+for _ in range(PROCS - 1):  # before ZeroMQ starts any thread
     pid = os.fork()
     if pid == 0:
         held, _ = flood(path, COUNT)

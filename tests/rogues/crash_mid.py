@@ -1,4 +1,5 @@
 """Plays two turns, then dies with an error."""
+
 import sys
 
 from _wire import reply, serve

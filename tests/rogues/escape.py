@@ -8,6 +8,7 @@ process of another user it can see.
 Logs one line: ``escape: db_read=.. db_write=.. keys=.. logs=.. log_read=.. referee=..
 environ=N signalled=N`` (an outcome, or the exception's class name).
 """
+
 import glob
 import os
 

@@ -1,4 +1,5 @@
 """Exits at once without saying hello."""
+
 import sys
 
 sys.exit(1)

@@ -7,6 +7,7 @@ PLACE=MB/FILES ...`` (MB written to the big file and files made,
 or the exception's class name where nothing could be written), then ``ipc=ID`` of a System V
 shared memory segment of ARENA_BOT_MB MB it makes and fills (or the errno name).
 """
+
 import ctypes
 import errno
 import os
@@ -44,7 +45,7 @@ def fill(place):
 def shared_memory():
     libc = ctypes.CDLL(None, use_errno=True)
     libc.shmat.restype = ctypes.c_void_p
-    ident = libc.shmget(0, max(mb, 1) << 20, 0o1600)         # IPC_PRIVATE, IPC_CREAT | 0600
+    ident = libc.shmget(0, max(mb, 1) << 20, 0o1600)  # IPC_PRIVATE, IPC_CREAT | 0600
     if ident < 0:
         return errno.errorcode[ctypes.get_errno()]
     address = libc.shmat(ident, None, 0)
@@ -54,8 +55,7 @@ def shared_memory():
     return str(ident)
 
 
-places = {"tmpdir": tempfile.gettempdir(), "tmp": "/tmp", "var_tmp": "/var/tmp",
-          "shm": "/dev/shm"}
+places = {"tmpdir": tempfile.gettempdir(), "tmp": "/tmp", "var_tmp": "/var/tmp", "shm": "/dev/shm"}
 found = {key: fill(path) for key, path in places.items()}
 found["ipc"] = shared_memory()
 say("filler:", " ".join(f"{key}={value}" for key, value in found.items()))

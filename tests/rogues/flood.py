@@ -1,4 +1,5 @@
 """Answers every turn correctly, then floods the arena with stale copies of the answer."""
+
 import msgpack
 import zmq
 
@@ -11,8 +12,14 @@ sent = 0
 def on_turn(sock, turn, n):
     global sent
     reply(sock, turn, turn["legal"][0])
-    stale = msgpack.packb({"type": "action", "game_id": turn["game_id"],
-                           "request": turn["request"], "action": turn["legal"][0]})
+    stale = msgpack.packb(
+        {
+            "type": "action",
+            "game_id": turn["game_id"],
+            "request": turn["request"],
+            "action": turn["legal"][0],
+        }
+    )
     for _ in range(COPIES):
         try:
             sock.send(stale, zmq.NOBLOCK)

@@ -1,5 +1,6 @@
 """Says hello, forks sleeping children until forking fails (or ARENA_BOT_FORKS, default 300),
 logs how many, then plays legal[0]."""
+
 import os
 import time
 
@@ -7,7 +8,7 @@ import msgpack
 
 from _wire import connect, env, reply, say, serve
 
-sock = connect()                        # ZeroMQ's own threads exist before the bomb
+sock = connect()  # ZeroMQ's own threads exist before the bomb
 assert msgpack.unpackb(sock.recv())["type"] == "welcome"
 children, error = 0, "none"
 for _ in range(int(env("FORKS", "300"))):

@@ -4,6 +4,7 @@ One child stays in the bot's process group; another calls setsid and double-fork
 grandchild is in no group of the bot's and is not its descendant. They just sleep (a test
 finds survivors by the ARENA_BOT_MARKER variable they inherit).
 """
+
 import os
 import time
 

@@ -1,6 +1,7 @@
 """Says hello with wrong tokens: ARENA_BOT_REPEAT (default 20) times on each of
 ARENA_BOT_CONNECTIONS (default 200) connections; logs the replies; then says its real hello and
 plays legal[0] if it is welcomed."""
+
 import os
 import secrets
 import sys

@@ -1,5 +1,6 @@
 """Opens ARENA_BOT_CONNECTIONS (default 300) connections that never say hello, each sending
 32 KiB frames for ARENA_BOT_SECONDS (default 1), then says hello and plays legal[0]."""
+
 import os
 import sys
 import time

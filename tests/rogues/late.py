@@ -2,6 +2,7 @@
 
 The late answer is ``legal[-1]``; later answers are ``legal[0]`` on time.
 """
+
 import time
 
 from _wire import env, reply, serve

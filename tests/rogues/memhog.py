@@ -1,4 +1,5 @@
 """At its first turn, allocates memory without bound (64 MB blocks, as fast as it can)."""
+
 from _wire import reply, serve
 
 hoard = []

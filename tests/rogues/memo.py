@@ -18,7 +18,7 @@ from _wire import reply, say, serve
 
 PROCESS = uuid.uuid4().hex[:12]
 seen: dict[int, bool] = {}
-memory: list[bytes] = []      # everything it was ever sent
+memory: list[bytes] = []  # everything it was ever sent
 
 
 def on_start(sock, start: dict) -> None:

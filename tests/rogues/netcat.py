@@ -1,4 +1,5 @@
 """Tries to open a TCP connection to 127.0.0.1:ARENA_BOT_PORT, logs the result, plays legal[0]."""
+
 import socket
 
 from _wire import env, reply, say, serve

@@ -1,4 +1,5 @@
 """Connects but never says hello."""
+
 import time
 
 from _wire import connect

@@ -2,13 +2,14 @@
 
 Plays legal[0]; at the end logs what the second socket got (an error, and nothing else).
 """
+
 import msgpack
 
 from _wire import connect, reply, say, serve
 
 first = connect()
 assert msgpack.unpackb(first.recv())["type"] == "welcome"
-second = connect()                      # same token, second connection
+second = connect()  # same token, second connection
 serve(lambda sock, turn, n: reply(sock, turn, turn["legal"][0]), sock=first)
 replies = []
 while second.poll(200):

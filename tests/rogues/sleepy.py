@@ -3,6 +3,7 @@
 It logs ``turn REQUEST got T answered T`` (monotonic clock, shared by every process of the
 machine) so that a test can tell which turns were in flight at the same time.
 """
+
 import time
 
 from _wire import env, reply, say, serve

@@ -4,6 +4,7 @@ ARENA_BOT_DB: the results database; ARENA_BOT_LOGS: the bot logs folder; ARENA_B
 another bot's folder. It also tries to write to its working folder and to its scratch TMPDIR,
 and counts the processes it can see.
 """
+
 import os
 import tempfile
 
@@ -26,7 +27,7 @@ def write(folder, keep=False):
     path = os.path.join(folder, f"snoop-{os.getpid()}.txt")
     with open(path, "w") as handle:
         handle.write("x")
-    if not keep:            # a kept file shows the test whether the write reached the host
+    if not keep:  # a kept file shows the test whether the write reached the host
         os.unlink(path)
     return "ok"
 

@@ -1,4 +1,5 @@
 """Spins the CPU for 100 ms of CPU time at every turn, then answers legal[0]."""
+
 import time
 
 from _wire import reply, serve

@@ -3,6 +3,7 @@
 Each message is one ``spy-msg: {json}`` line of its log. ARENA_BOT_SECRETS lists files
 (``:``-separated) it tries to read; it logs ``spy-read: PATH BYTES`` (or the error) for each.
 """
+
 import json
 
 import msgpack

@@ -1,4 +1,5 @@
 """Answers every turn twice (the second answer must be dropped)."""
+
 from _wire import reply, serve
 
 

@@ -1,4 +1,5 @@
 """Says hello with protocol version 99."""
+
 import time
 
 from _wire import connect

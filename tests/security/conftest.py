@@ -38,14 +38,22 @@ from tournaments.schedule import TournamentSpec, plan
 from tournaments.store import Store
 
 #: Small limits so that every rogue's effect is quick and small.
-LIMITS = Limits(move_ms=300, max_faults=2, startup_ms=1500, memory_mb=512, cpu_s=0,
-                max_procs=32, log_bytes=64 * 1024)
+LIMITS = Limits(
+    move_ms=300,
+    max_faults=2,
+    startup_ms=1500,
+    memory_mb=512,
+    cpu_s=0,
+    max_procs=32,
+    log_bytes=64 * 1024,
+)
 ENTRANTS = ("rogue", "first", "random")
 #: Resident memory the referee process may gain while a rogue plays (MB).
 RSS_BOUND_MB = 64
 
-needs_bwrap = pytest.mark.skipif(sandboxing.available() is None,
-                                 reason="bubblewrap (bwrap) is not installed or does not work")
+needs_bwrap = pytest.mark.skipif(
+    sandboxing.available() is None, reason="bubblewrap (bwrap) is not installed or does not work"
+)
 
 
 @dataclass
@@ -111,8 +119,7 @@ class Outcome:
 
     def log(self) -> str:
         """Everything the rogue wrote (its log files)."""
-        return "".join(path.read_text(errors="replace")
-                       for path in bot_logs(self.log_dir, "rogue"))
+        return "".join(path.read_text(errors="replace") for path in bot_logs(self.log_dir, "rogue"))
 
 
 def private_dir() -> Path:
@@ -131,36 +138,62 @@ def private(tmp_path: Path) -> Iterator[Path]:
     shutil.rmtree(folder, ignore_errors=True)
 
 
-def run_with_rogue(folder: Path, spec: BotSpec, *, limits: Limits = LIMITS,
-                   sandbox: SandboxMode | str = SandboxMode.AUTO, rounds: int = 2,
-                   hide: tuple[str, ...] = (), jobs: int = 1) -> Outcome:
+def run_with_rogue(
+    folder: Path,
+    spec: BotSpec,
+    *,
+    limits: Limits = LIMITS,
+    sandbox: SandboxMode | str = SandboxMode.AUTO,
+    rounds: int = 2,
+    hide: tuple[str, ...] = (),
+    jobs: int = 1,
+) -> Outcome:
     """Plan and run a tournament of the toy game with ``spec`` (entrant ``rogue``) against
     first and random, in this process (``jobs=1``) or in ``jobs`` worker processes."""
     game = install()
     options = {"rounds": rounds}
     db = folder / "arena.db"
     log_dir = folder / "arena-logs"
-    tournament = TournamentSpec(game=game.name, options=options, bots=ENTRANTS,
-                                table_size=2, repetitions=1, seed=7, move_ms=limits.move_ms)
+    tournament = TournamentSpec(
+        game=game.name,
+        options=options,
+        bots=ENTRANTS,
+        table_size=2,
+        repetitions=1,
+        seed=7,
+        move_ms=limits.move_ms,
+    )
     with Store.open(db) as store:
         key = new_key()
-        tid = store.create_tournament(tournament, plan(tournament, game, key=key),
-                                      {label: (label, "test") for label in ENTRANTS}, key=key)
-        specs = {"rogue": BotSpec(name="rogue", argv=spec.argv, cwd=spec.cwd),
-                 "first": bundled("first"), "random": bundled("random")}
+        tid = store.create_tournament(
+            tournament,
+            plan(tournament, game, key=key),
+            {label: (label, "test") for label in ENTRANTS},
+            key=key,
+        )
+        specs = {
+            "rogue": BotSpec(name="rogue", argv=spec.argv, cwd=spec.cwd),
+            "first": bundled("first"),
+            "random": bundled("random"),
+        }
         log_dir.mkdir(exist_ok=True)
-        protect_arena_files(db, log_dir)                # as `arena tournament run` does
+        protect_arena_files(db, log_dir)  # as `arena tournament run` does
         private = sandboxing.private_paths(db, log_dir)
         resolved = sandboxing.resolve(sandbox, hide=[*private, *hide])
         with bounded() as bounds:
-            summary = run(store, tid, specs=specs, limits=limits, log_dir=log_dir,
-                          sandbox=resolved, jobs=jobs)
+            summary = run(
+                store, tid, specs=specs, limits=limits, log_dir=log_dir, sandbox=resolved, jobs=jobs
+            )
         outcome = Outcome(summary=summary, bounds=bounds, log_dir=log_dir)
         info = store.tournament(tid)
         outcome.games, outcome.done = info.games_total, info.games_done
         outcome.standings = len(store.standings(tid))
-        ids = [row[0] for row in store.db.execute(
-            "SELECT id FROM games WHERE tournament_id = ? ORDER BY plan_index", (tid,))]
+        ids = [
+            row[0]
+            for row in store.db.execute(
+                "SELECT id FROM games WHERE tournament_id = ? ORDER BY plan_index", (tid,)
+            )
+        ]
         for game_id in ids:
             record = store.game(game_id).record
             seating = store.game(game_id).planned.seating
@@ -192,7 +225,7 @@ def dealer(endpoint: str, curve: tuple[str, str, str] | None = None) -> zmq.Sock
     """A raw DEALER socket, as a bot (or an impostor) would connect."""
     sock = zmq.Context.instance().socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 0)
-    sock.setsockopt(zmq.SNDTIMEO, 200)   # a refused handshake leaves no pipe to send on
+    sock.setsockopt(zmq.SNDTIMEO, 200)  # a refused handshake leaves no pipe to send on
     if curve:
         curve_client(sock, server_key=curve[0], public_key=curve[1], secret_key=curve[2])
     sock.connect(endpoint)
@@ -213,5 +246,15 @@ def hello(token: str, protocol: int = 1) -> bytes:
     return msgpack.packb({"type": "hello", "protocol": protocol, "token": token, "name": "t"})
 
 
-__all__ = ["LIMITS", "Outcome", "bounded", "dealer", "hello", "needs_bwrap", "replies",
-           "rogue", "run_with_rogue", "survivors"]
+__all__ = [
+    "LIMITS",
+    "Outcome",
+    "bounded",
+    "dealer",
+    "hello",
+    "needs_bwrap",
+    "replies",
+    "rogue",
+    "run_with_rogue",
+    "survivors",
+]

@@ -20,8 +20,19 @@ def invoke(*args: str, env: dict[str, str] | None = None):
 
 def test_required_sandbox_without_bwrap_is_one_line_and_non_zero(tmp_path) -> None:
     env = {"PATH": str(tmp_path), "ARENA_DB": str(tmp_path / "arena.db")}
-    result = invoke("play", "skull", "--bot", "random", "--bot", "random", "--bot", "random",
-                    "--sandbox", "required", env=env)
+    result = invoke(
+        "play",
+        "skull",
+        "--bot",
+        "random",
+        "--bot",
+        "random",
+        "--bot",
+        "random",
+        "--sandbox",
+        "required",
+        env=env,
+    )
     assert result.exit_code == 1
     lines = result.output.strip().splitlines()
     assert len(lines) == 1 and lines[0].startswith("arena: error: --sandbox required, but")
@@ -31,16 +42,41 @@ def test_required_sandbox_refuses_a_bwrap_that_does_not_work(tmp_path, private) 
     # in a folder bot users can reach: as root, the probe runs bwrap as a bot user
     folder = fake_bwrap(private / "bin", works=False).parent
     env = {"PATH": f"{folder}:/usr/bin:/bin", "ARENA_DB": str(tmp_path / "arena.db")}
-    result = invoke("play", "skull", "--bot", "random", "--bot", "random", "--bot", "random",
-                    "--sandbox", "required", env=env)
+    result = invoke(
+        "play",
+        "skull",
+        "--bot",
+        "random",
+        "--bot",
+        "random",
+        "--bot",
+        "random",
+        "--sandbox",
+        "required",
+        env=env,
+    )
     assert result.exit_code == 1 and "does not work here" in result.output
 
 
 def test_bot_output_is_logged_next_to_the_database(tmp_path) -> None:
     env = {"ARENA_DB": str(tmp_path / "arena.db")}
     command = f"{sys.executable} {ROGUES / 'chatty.py'}"
-    result = invoke("play", "skull", "--bot", command, "--bot", "random", "--bot", "random",
-                    "--seed", "2", "--log-bytes", "5000", "--json", env=env)
+    result = invoke(
+        "play",
+        "skull",
+        "--bot",
+        command,
+        "--bot",
+        "random",
+        "--bot",
+        "random",
+        "--seed",
+        "2",
+        "--log-bytes",
+        "5000",
+        "--json",
+        env=env,
+    )
     assert result.exit_code == 0, result.output
     assert json.loads(result.output)["faults"] == []
     folder = tmp_path / LOG_FOLDER
@@ -59,11 +95,23 @@ def test_bot_output_is_logged_next_to_the_database(tmp_path) -> None:
 def test_tournament_run_takes_limits_and_refuses_remote_bots_in_parallel(tmp_path) -> None:
     db = str(tmp_path / "arena.db")
     assert invoke("bot", "add", "far", "--remote", "--db", db).exit_code == 0
-    created = invoke("tournament", "create", "--game", "skull", "--bots", "far,random,first",
-                     "--seed", "1", "--json", "--db", db)
+    created = invoke(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "far,random,first",
+        "--seed",
+        "1",
+        "--json",
+        "--db",
+        db,
+    )
     tid = str(json.loads(created.stdout)["id"])
-    result = invoke("tournament", "run", tid, "--jobs", "2", "--listen",
-                    "tcp://127.0.0.1:0", "--db", db)
+    result = invoke(
+        "tournament", "run", tid, "--jobs", "2", "--listen", "tcp://127.0.0.1:0", "--db", db
+    )
     assert result.exit_code == 1
     assert "remote bots join one listening arena process: use --jobs 1" in result.output
     result = invoke("tournament", "run", tid, "--db", db)
@@ -80,21 +128,50 @@ def test_parallel_tournament_with_a_crashing_rogue_loses_nothing(tmp_path) -> No
 
     with Store.open(db) as store:
         store.add_bot("crasher", f"{sys.executable} {ROGUES / 'crash_mid.py'}", version="x")
-    created = invoke("tournament", "create", "--game", "skull", "--bots",
-                     "crasher,random,first,random", "--table-size", "3", "--seed", "3",
-                     "--move-time", "500", "--json", "--db", db)
+    created = invoke(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "crasher,random,first,random",
+        "--table-size",
+        "3",
+        "--seed",
+        "3",
+        "--move-time",
+        "500",
+        "--json",
+        "--db",
+        db,
+    )
     tid = str(json.loads(created.output)["id"])
-    result = invoke("tournament", "run", tid, "--jobs", "2", "--quiet", "--json",
-                    "--memory", "512", "--max-procs", "32", "--db", db)
+    result = invoke(
+        "tournament",
+        "run",
+        tid,
+        "--jobs",
+        "2",
+        "--quiet",
+        "--json",
+        "--memory",
+        "512",
+        "--max-procs",
+        "32",
+        "--db",
+        db,
+    )
     assert result.exit_code == 0, result.output
     with Store.open(db) as store:
         info = store.tournament(int(tid))
         assert info.games_done == info.games_total == 12
         faults = store.db.execute(
             "SELECT s.entrant, f.kind FROM faults f JOIN seats s ON s.game_id = f.game_id "
-            "AND s.seat = f.seat").fetchall()
+            "AND s.seat = f.seat"
+        ).fetchall()
         rogue_games = store.db.execute(
-            "SELECT COUNT(*) FROM seats WHERE entrant = 'crasher'").fetchone()[0]
+            "SELECT COUNT(*) FROM seats WHERE entrant = 'crasher'"
+        ).fetchone()[0]
     assert {entrant for entrant, _ in faults} == {"crasher"}
     assert [kind for _, kind in faults] == ["crash"] * rogue_games == ["crash"] * 9
     assert Path(db).with_name(LOG_FOLDER).is_dir()

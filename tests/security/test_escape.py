@@ -25,15 +25,19 @@ from arena.botproc import BotSpec
 from tests.security.conftest import LIMITS, needs_bwrap, rogue, run_with_rogue, survivors
 from tests.security.test_rogues import GAMES_WITH_ROGUE, assert_finished
 
-needs_root = pytest.mark.skipif(os.geteuid() != 0, reason="bots run as users of their own "
-                                "only when the arena runs as root")
-needs_memory_cgroup = pytest.mark.skipif(proclimits.memory_base() is None,
-                                         reason="no writable memory cgroup here")
+needs_root = pytest.mark.skipif(
+    os.geteuid() != 0, reason="bots run as users of their own only when the arena runs as root"
+)
+needs_memory_cgroup = pytest.mark.skipif(
+    proclimits.memory_base() is None, reason="no writable memory cgroup here"
+)
 #: Every sandbox mode: bubblewrap (where it works) and none.
 #: Rogues that work before saying hello get time for it, whatever the machine's load.
 SLOW_START = dataclasses.replace(LIMITS, startup_ms=30_000)
-MODES = [pytest.param("required", marks=needs_bwrap, id="sandboxed"),
-         pytest.param("off", id="unsandboxed")]
+MODES = [
+    pytest.param("required", marks=needs_bwrap, id="sandboxed"),
+    pytest.param("off", id="unsandboxed"),
+]
 PLACES = ("/tmp", "/var/tmp", "/dev/shm")
 
 
@@ -47,16 +51,16 @@ def logged(outcome, name: str) -> dict[str, str]:
 @pytest.mark.parametrize("mode", MODES)
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_bot_has_no_privileges(tmp_path, mode, jobs) -> None:
-    outcome = run_with_rogue(tmp_path, rogue("caps"), sandbox=mode, limits=SLOW_START,
-                             jobs=jobs)
+    outcome = run_with_rogue(tmp_path, rogue("caps"), sandbox=mode, limits=SLOW_START, jobs=jobs)
     assert_finished(outcome)
     assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
     found = logged(outcome, "caps")
     assert int(found["uid"]) > identity.USER_BASE, "a uid of its own, not root"
     assert int(found["capeff"], 16) == 0, "no capability"
     assert found["mount"] == "EPERM" and found["remount"] == "EPERM"
-    assert found["cgroup"] in ("PermissionError", "FileNotFoundError"), \
+    assert found["cgroup"] in ("PermissionError", "FileNotFoundError"), (
         "it cannot move itself out of its cgroups"
+    )
     if mode == "required":
         assert found["userns"] != "ok", "no new user namespace in the sandbox"
 
@@ -73,10 +77,11 @@ def test_a_bots_hub_socket_folder_is_its_own(tmp_path) -> None:
             a, b = pool.get([("a", bundled("random")), ("b", bundled("random"))])
             assert a.user is not None and a.user > identity.USER_BASE and b.user != a.user
             for proc, label in ((a, "a"), (b, "b")):
-                folder = Path(hub.endpoint_of(label)[len("ipc://"):]).parent
+                folder = Path(hub.endpoint_of(label)[len("ipc://") :]).parent
                 info = folder.stat()
-                assert (info.st_uid, info.st_mode & 0o777) == (proc.user, 0o700), \
+                assert (info.st_uid, info.st_mode & 0o777) == (proc.user, 0o700), (
                     "only its own user reaches its socket"
+                )
             assert Path(hub.folder).stat().st_mode & 0o777 == 0o711, "passable, not listable"
             assert (tmp_path / "logs" / "random").stat().st_mode & 0o777 == 0o700
     finally:
@@ -90,15 +95,18 @@ def test_a_bot_cannot_reach_the_arenas_secrets(private, monkeypatch, mode, jobs)
     keys = private / "arena.keys"
     keys.write_text("secret")
     keys.chmod(0o600)
-    old = private / "arena-logs" / "first" / "old.log"      # another bot's hand, last run
+    old = private / "arena-logs" / "first" / "old.log"  # another bot's hand, last run
     old.parent.mkdir(parents=True)
     old.write_text("my hand")
-    for name, value in (("DB", private / "arena.db"), ("KEYS", keys),
-                        ("LOGS", private / "arena-logs"), ("REFEREE", os.getpid())):
+    for name, value in (
+        ("DB", private / "arena.db"),
+        ("KEYS", keys),
+        ("LOGS", private / "arena-logs"),
+        ("REFEREE", os.getpid()),
+    ):
         monkeypatch.setenv(f"ARENA_BOT_{name}", str(value))
     before = (private / "arena.db").read_bytes() if (private / "arena.db").exists() else b""
-    outcome = run_with_rogue(private, rogue("escape"), sandbox=mode, limits=SLOW_START,
-                             jobs=jobs)
+    outcome = run_with_rogue(private, rogue("escape"), sandbox=mode, limits=SLOW_START, jobs=jobs)
     assert_finished(outcome)
     assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
     found = logged(outcome, "escape")
@@ -106,8 +114,7 @@ def test_a_bot_cannot_reach_the_arenas_secrets(private, monkeypatch, mode, jobs)
     denied = "FileNotFoundError" if mode == "required" else "PermissionError"
     assert [found[k] for k in ("db_read", "db_write", "keys", "logs")] == [denied] * 4
     assert found["log_read"] == "0/0"
-    assert found["referee"] == ("ProcessLookupError" if mode == "required"
-                                else "PermissionError")
+    assert found["referee"] == ("ProcessLookupError" if mode == "required" else "PermissionError")
     assert found["environ"] == "0" and found["signalled"] == "0"
     assert before == b"" or (private / "arena.db").read_bytes()[:16] == before[:16]
 
@@ -148,7 +155,7 @@ def test_what_a_bot_writes_is_bounded_and_removed(tmp_path, monkeypatch, mode) -
     outcome = run_with_rogue(tmp_path, rogue("filler"), sandbox=mode, limits=SLOW_START)
     assert_finished(outcome, seconds=60)
     found = logged(outcome, "filler")
-    cap = 64     # MB: the sandbox's /tmp and /dev/shm, or RLIMIT_FSIZE per file without it
+    cap = 64  # MB: the sandbox's /tmp and /dev/shm, or RLIMIT_FSIZE per file without it
     for place, result in found.items():
         if "/" in result:
             assert int(result.split("/")[0]) <= cap, (place, result)
@@ -156,16 +163,19 @@ def test_what_a_bot_writes_is_bounded_and_removed(tmp_path, monkeypatch, mode) -
         assert found["var_tmp"] == "FileNotFoundError", "nothing else is writable"
     left = [entry for place in PLACES for entry in Path(place).glob(f"{marker}*")]
     assert left == [], "everything it wrote is gone"
-    segments = [line.split()[1] for line in
-                Path("/proc/sysvipc/shm").read_text().splitlines()[1:]]
+    segments = [line.split()[1] for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]]
     assert found["ipc"].isdigit(), found
-    if mode == "off":      # in the sandbox, its own IPC namespace holds it (and goes with it)
+    if mode == "off":  # in the sandbox, its own IPC namespace holds it (and goes with it)
         assert found["ipc"] not in segments, "its shared memory segment is removed"
 
 
-@pytest.mark.parametrize("guard", [
-    pytest.param("user", marks=needs_root, id="bot-user"),
-    pytest.param("pid-namespace", marks=needs_bwrap, id="pid-namespace")])
+@pytest.mark.parametrize(
+    "guard",
+    [
+        pytest.param("user", marks=needs_root, id="bot-user"),
+        pytest.param("pid-namespace", marks=needs_bwrap, id="pid-namespace"),
+    ],
+)
 def test_detached_grandchildren_die_without_cgroups(tmp_path, monkeypatch, guard) -> None:
     """Without any cgroup, a setsid + double-forked grandchild (reparented to init) dies with
     the bot: by its uid (as root) or with the sandbox's pid namespace."""
@@ -173,8 +183,9 @@ def test_detached_grandchildren_die_without_cgroups(tmp_path, monkeypatch, guard
     monkeypatch.setattr(proclimits, "memory_base", lambda: None)
     marker = f"rogue-forker-{uuid.uuid4().hex}"
     monkeypatch.setenv("ARENA_BOT_MARKER", marker)
-    outcome = run_with_rogue(tmp_path, rogue("forker"),
-                             sandbox="off" if guard == "user" else "required")
+    outcome = run_with_rogue(
+        tmp_path, rogue("forker"), sandbox="off" if guard == "user" else "required"
+    )
     assert_finished(outcome)
     assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
     assert survivors(marker) == [], "no child of the bot outlives it"
@@ -182,8 +193,7 @@ def test_detached_grandchildren_die_without_cgroups(tmp_path, monkeypatch, guard
 
 @needs_bwrap
 @needs_memory_cgroup
-def test_empty_files_in_the_sandbox_are_bounded_by_the_memory_cgroup(tmp_path,
-                                                                     monkeypatch) -> None:
+def test_empty_files_in_the_sandbox_are_bounded_by_the_memory_cgroup(tmp_path, monkeypatch) -> None:
     """Empty files cost no /tmp bytes but kernel memory (inodes, dentries): the memory cgroup
     counts it, and the bot is killed at its limit long before two million files."""
     monkeypatch.setenv("ARENA_BOT_MB", "0")
@@ -212,14 +222,21 @@ def test_a_bots_own_socket_folder_is_given_to_its_uid() -> None:
     try:
         server.bind(str(folder / "bot.sock"))
         server.listen(1)
-        (folder / "bot.sock").chmod(0o666)      # as the hub's doors make it: the folder guards it
-        plan = proclimits.ChildPlan(view=reach.plan(sandboxing.needed_paths()), user=True,
-                                    own_ipc=str(folder))
-        code = ("import os, socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1]); "
-                "print(os.getuid(), os.stat(os.path.dirname(sys.argv[1])).st_uid)")
-        result = subprocess.run([sys.executable, "-c", code, str(folder / "bot.sock")],
-                                preexec_fn=proclimits.child_setup(plan), capture_output=True,
-                                text=True, timeout=60)
+        (folder / "bot.sock").chmod(0o666)  # as the hub's doors make it: the folder guards it
+        plan = proclimits.ChildPlan(
+            view=reach.plan(sandboxing.needed_paths()), user=True, own_ipc=str(folder)
+        )
+        code = (
+            "import os, socket, sys; socket.socket(socket.AF_UNIX).connect(sys.argv[1]); "
+            "print(os.getuid(), os.stat(os.path.dirname(sys.argv[1])).st_uid)"
+        )
+        result = subprocess.run(
+            [sys.executable, "-c", code, str(folder / "bot.sock")],
+            preexec_fn=proclimits.child_setup(plan),
+            capture_output=True,
+            text=True,
+            timeout=60,
+        )
         uid, owner = result.stdout.split()
         assert uid == owner and int(uid) > identity.USER_BASE, result.stderr
         assert folder.stat().st_mode & 0o777 == 0o700
@@ -229,8 +246,9 @@ def test_a_bots_own_socket_folder_is_given_to_its_uid() -> None:
 
 
 @needs_root
-def test_without_a_mount_namespace_an_unreachable_python_is_a_clear_error(tmp_path,
-                                                                          monkeypatch) -> None:
+def test_without_a_mount_namespace_an_unreachable_python_is_a_clear_error(
+    tmp_path, monkeypatch
+) -> None:
     from arena import reach
     from arena import sandbox as sandboxing
     from arena.botproc import BotPool

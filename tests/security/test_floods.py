@@ -21,9 +21,17 @@ from tests.security.test_rogues import GAMES_WITH_ROGUE, assert_finished
 C = "crash"
 TOO_MANY = f"opened more than {MAX_CONNECTIONS} connections"
 CHATTY = f"sent more than {STRANGER_MESSAGES} messages"
-MODES = [pytest.param("auto", marks=pytest.mark.skipif(
-    sandboxing.available() is None, reason="bubblewrap (bwrap) is not installed or does not work"),
-    id="sandboxed"), pytest.param("off", id="unsandboxed")]
+MODES = [
+    pytest.param(
+        "auto",
+        marks=pytest.mark.skipif(
+            sandboxing.available() is None,
+            reason="bubblewrap (bwrap) is not installed or does not work",
+        ),
+        id="sandboxed",
+    ),
+    pytest.param("off", id="unsandboxed"),
+]
 
 
 @dataclass(frozen=True)
@@ -45,8 +53,12 @@ FLOODS = [
     Flood("hello_spam", (("CONNECTIONS", "200"), ("REPEAT", "20")), (C,), TOO_MANY),
     Flood("hello_spam", (("CONNECTIONS", "2"), ("REPEAT", "20")), (C,), CHATTY),
     # one wrong guess per connection is answered, and costs nothing: the bot then plays
-    Flood("hello_spam", (("CONNECTIONS", "2"), ("REPEAT", "1")), (),
-          log="hello_spam: replies ['bad-token', 'bad-token']"),
+    Flood(
+        "hello_spam",
+        (("CONNECTIONS", "2"), ("REPEAT", "1")),
+        (),
+        log="hello_spam: replies ['bad-token', 'bad-token']",
+    ),
 ]
 
 
@@ -85,8 +97,9 @@ def test_a_flood_costs_only_the_rogue(tmp_path, monkeypatch, mode, flood: Flood)
     assert watch_threads() == []
 
 
-@pytest.mark.skipif(sandboxing.available() is None,
-                    reason="bubblewrap (bwrap) is not installed or does not work")
+@pytest.mark.skipif(
+    sandboxing.available() is None, reason="bubblewrap (bwrap) is not installed or does not work"
+)
 def test_a_sandboxed_bot_sees_no_other_endpoint(tmp_path, monkeypatch) -> None:
     monkeypatch.setenv("ARENA_BOT_OTHERS", "1")
     monkeypatch.setenv("ARENA_BOT_PROCS", "1")

@@ -30,18 +30,33 @@ from tests.arena.conftest import bundled
 from tests.security.conftest import dealer, hello
 
 MSGPACK_INT = st.integers(min_value=-(2**63), max_value=2**64 - 1)
-SCALARS = (st.none() | st.booleans() | MSGPACK_INT | st.floats(allow_nan=True)
-           | st.text(max_size=40) | st.binary(max_size=40))
+SCALARS = (
+    st.none()
+    | st.booleans()
+    | MSGPACK_INT
+    | st.floats(allow_nan=True)
+    | st.text(max_size=40)
+    | st.binary(max_size=40)
+)
 VALUES = st.recursive(
     SCALARS,
-    lambda inner: (st.lists(inner, max_size=6)
-                   | st.dictionaries(st.text(max_size=10) | MSGPACK_INT, inner, max_size=6)),
-    max_leaves=12)
-FIELDS = st.sampled_from(["type", "game_id", "request", "action", "protocol", "token", "name",
-                          "max_games", "x"])
+    lambda inner: (
+        st.lists(inner, max_size=6)
+        | st.dictionaries(st.text(max_size=10) | MSGPACK_INT, inner, max_size=6)
+    ),
+    max_leaves=12,
+)
+FIELDS = st.sampled_from(
+    ["type", "game_id", "request", "action", "protocol", "token", "name", "max_games", "x"]
+)
 MESSAGES = st.dictionaries(FIELDS, VALUES, max_size=6) | st.fixed_dictionaries(
-    {"type": st.sampled_from(["action", "hello", "turn", "bye", ""]),
-     "game_id": VALUES, "request": VALUES, "action": VALUES})
+    {
+        "type": st.sampled_from(["action", "hello", "turn", "bye", ""]),
+        "game_id": VALUES,
+        "request": VALUES,
+        "action": VALUES,
+    }
+)
 
 
 def check_bytes(data: bytes) -> None:
@@ -64,24 +79,28 @@ def test_random_maps_validate_or_raise_protocol_errors(message: dict) -> None:
 
 
 @given(VALUES, st.integers(min_value=0, max_value=200), st.binary(max_size=8))
-def test_mutated_messages_raise_protocol_errors_only(value: Any, cut: int,
-                                                     noise: bytes) -> None:
-    valid = msgpack.packb({"type": "action", "game_id": 1, "request": 2, "action": "n:0",
-                           "extra": value}, use_bin_type=True)
+def test_mutated_messages_raise_protocol_errors_only(value: Any, cut: int, noise: bytes) -> None:
+    valid = msgpack.packb(
+        {"type": "action", "game_id": 1, "request": 2, "action": "n:0", "extra": value},
+        use_bin_type=True,
+    )
     check_bytes(valid[:cut] + noise + valid[cut:])
     check_bytes(valid[:cut])
     check_bytes(msgpack.packb([value, msgpack.ExtType(1, noise)], use_bin_type=True))
 
 
-@pytest.mark.parametrize("data", [
-    b"\x91" * 60_000 + b"\xc0",                           # deep nesting
-    b"\xdf\xff\xff\xff\xff",                              # a map claiming 4 billion entries
-    b"\xdd\x7f\xff\xff\xff",                              # an array claiming 2 billion items
-    b"\xdb\x7f\xff\xff\xff" + b"x" * 100,                 # a string claiming 2 GB
-    b"\xc7\x05\x01hello",                                 # an extension type
-    msgpack.packb({"type": "action", "game_id": 1, "request": 1, "action": "a" * 300}),
-    b"\x80" * (MAX_BOT_MESSAGE + 1),                      # over the size bound
-])
+@pytest.mark.parametrize(
+    "data",
+    [
+        b"\x91" * 60_000 + b"\xc0",  # deep nesting
+        b"\xdf\xff\xff\xff\xff",  # a map claiming 4 billion entries
+        b"\xdd\x7f\xff\xff\xff",  # an array claiming 2 billion items
+        b"\xdb\x7f\xff\xff\xff" + b"x" * 100,  # a string claiming 2 GB
+        b"\xc7\x05\x01hello",  # an extension type
+        msgpack.packb({"type": "action", "game_id": 1, "request": 1, "action": "a" * 300}),
+        b"\x80" * (MAX_BOT_MESSAGE + 1),  # over the size bound
+    ],
+)
 def test_hostile_msgpack_is_refused_quickly(data: bytes) -> None:
     started = time.perf_counter()
     with pytest.raises(ProtocolError):
@@ -90,6 +109,7 @@ def test_hostile_msgpack_is_refused_quickly(data: bytes) -> None:
 
 
 # -- the referee under a fuzzing peer ---------------------------------------------------------
+
 
 @dataclass
 class FakeProcess:
@@ -108,8 +128,12 @@ class FakeProcess:
 ITEMS = st.one_of(
     st.tuples(st.just("raw"), st.binary(max_size=64)),
     st.tuples(st.just("map"), MESSAGES),
-    st.tuples(st.just("action"), st.integers(-2, 2), st.integers(-3, 3),
-              st.integers(0, 3) | st.text(max_size=8)),
+    st.tuples(
+        st.just("action"),
+        st.integers(-2, 2),
+        st.integers(-3, 3),
+        st.integers(0, 3) | st.text(max_size=8),
+    ),
     st.tuples(st.just("answer")),
     st.tuples(st.just("frames"), st.lists(st.binary(max_size=8), min_size=2, max_size=3)),
 )
@@ -142,8 +166,16 @@ def send_item(sock: zmq.Socket, turn: dict, item: tuple) -> None:
         legal = turn["legal"]
         game, request, choice = (0, 0, 0) if kind == "answer" else item[1:]
         action = legal[choice % len(legal)] if isinstance(choice, int) else choice
-        sock.send(msgpack.packb({"type": "action", "game_id": turn["game_id"] + game,
-                                 "request": turn["request"] + request, "action": action}))
+        sock.send(
+            msgpack.packb(
+                {
+                    "type": "action",
+                    "game_id": turn["game_id"] + game,
+                    "request": turn["request"] + request,
+                    "action": action,
+                }
+            )
+        )
 
 
 @pytest.fixture(scope="module")
@@ -177,14 +209,19 @@ def play_against_script(arena_side, script: list[list[tuple]], rounds: int) -> N
     thread.start()
     started = time.monotonic()
     try:
-        record = Referee(limits).play(game, [ProcessSeat(hub, fake), ProcessSeat(hub, honest)],
-                                      seed=3, options={"rounds": rounds}, game_id=next(ids))
+        record = Referee(limits).play(
+            game,
+            [ProcessSeat(hub, fake), ProcessSeat(hub, honest)],
+            seed=3,
+            options={"rounds": rounds},
+            game_id=next(ids),
+        )
     finally:
         stop.set()
         thread.join()
         sock.close(0)
         hub.revoke("fuzz")
-    turns = 2 * rounds          # never a hang: each turn ends by its deadline (plus slack)
+    turns = 2 * rounds  # never a hang: each turn ends by its deadline (plus slack)
     elapsed = time.monotonic() - started
     assert elapsed < turns * (limits.move_ms / 1000 + 0.5) + 3, elapsed
     assert all(isinstance(f.kind, FaultKind) for f in record.faults), record.faults

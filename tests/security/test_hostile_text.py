@@ -24,14 +24,27 @@ def test_printable_escapes_controls_and_keeps_text() -> None:
 
 def test_a_crash_s_last_output_is_shown_escaped(tmp_path) -> None:
     db = str(tmp_path / "arena.db")
-    result = CliRunner().invoke(main, ["play", "skull", "--bot", "random", "--bot", "random",
-                                       "--bot", f"{sys.executable} {ROGUES / 'ansi.py'}",
-                                       "--seed", "1"], env={"ARENA_DB": db})
+    result = CliRunner().invoke(
+        main,
+        [
+            "play",
+            "skull",
+            "--bot",
+            "random",
+            "--bot",
+            "random",
+            "--bot",
+            f"{sys.executable} {ROGUES / 'ansi.py'}",
+            "--seed",
+            "1",
+        ],
+        env={"ARENA_DB": db},
+    )
     assert result.exit_code == 0, result.output
     assert "crash" in result.output and "\\x1b[2J" in result.output
     assert not any(char in result.output for char in CONTROL)
     logs = CliRunner().invoke(main, ["bot", "logs", "ansi.py", "--db", db])
-    assert logs.exit_code == 0, logs.output     # the log is kept beside the database
+    assert logs.exit_code == 0, logs.output  # the log is kept beside the database
     assert "\\x1b]0;pwned" in logs.output
     assert not any(char in logs.output for char in CONTROL)
 

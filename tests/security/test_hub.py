@@ -64,11 +64,11 @@ def test_a_token_opens_only_its_own_door_once(hub) -> None:
     socks = [dealer(hub.endpoint_of("a")) for _ in range(3)]
     try:
         assert accepted(hub, "a", 3)
-        socks[0].send(hello(token_b))           # another bot's token: refused, not burnt
+        socks[0].send(hello(token_b))  # another bot's token: refused, not burnt
         assert replies(hub, socks[0]) == [BAD_TOKEN]
         socks[1].send(hello(token_a))
         assert [m["type"] for m in replies(hub, socks[1])] == ["welcome"]
-        socks[2].send(hello(token_a))           # single use
+        socks[2].send(hello(token_a))  # single use
         assert replies(hub, socks[2]) == [BAD_TOKEN]
         assert hub.by_label["a"].route and "b" not in hub.by_label
         other = dealer(hub.endpoint_of("b"))
@@ -86,11 +86,10 @@ def test_strangers_get_no_reply_and_one_hello_each(hub) -> None:
     try:
         assert accepted(hub, "a", 2)
         dropped = hub.dropped
-        stranger.send(msgpack.packb({"type": "action", "game_id": 1, "request": 1,
-                                     "action": "x"}))
+        stranger.send(msgpack.packb({"type": "action", "game_id": 1, "request": 1, "action": "x"}))
         stranger.send(b"\xc1 not msgpack")
         stranger.send_multipart([b"two", b"frames"])
-        stranger.send(hello(token))             # not its first message: dropped unread
+        stranger.send(hello(token))  # not its first message: dropped unread
         assert replies(hub, stranger) == []
         assert hub.dropped == dropped + 4 and "a" not in hub.by_label
         bot.send(hello(token))
@@ -102,7 +101,7 @@ def test_strangers_get_no_reply_and_one_hello_each(hub) -> None:
 
 def test_no_connection_is_possible_after_the_welcome(hub) -> None:
     token = hub.issue_token("a")
-    path = hub.endpoint_of("a")[len("ipc://"):]
+    path = hub.endpoint_of("a")[len("ipc://") :]
     bot = dealer(hub.endpoint_of("a"))
     try:
         bot.send(hello(token))
@@ -113,7 +112,7 @@ def test_no_connection_is_possible_after_the_welcome(hub) -> None:
             late.connect(path)
         late.close()
         peer = hub.by_label["a"]
-        hub.send(peer, {"type": "bye"})         # the bot's own connection stays
+        hub.send(peer, {"type": "bye"})  # the bot's own connection stays
         assert bot.poll(2000) and msgpack.unpackb(bot.recv()) == {"type": "bye"}
     finally:
         bot.close(0)
@@ -121,14 +120,14 @@ def test_no_connection_is_possible_after_the_welcome(hub) -> None:
 
 def test_too_many_connections_close_the_door(hub) -> None:
     hub.issue_token("a")
-    path = hub.endpoint_of("a")[len("ipc://"):]
+    path = hub.endpoint_of("a")[len("ipc://") :]
     held, stopped = [], None
     for _ in range(500):
         sock = socket.socket(socket.AF_UNIX)
         sock.settimeout(1)
         try:
             sock.connect(path)
-        except BlockingIOError:                 # the backlog is full: try again
+        except BlockingIOError:  # the backlog is full: try again
             sock.close()
             time.sleep(0.001)
             continue
@@ -142,7 +141,7 @@ def test_too_many_connections_close_the_door(hub) -> None:
         assert serve_until(hub, lambda: hub.rejection("a") is not None)
         assert hub.rejection("a") == f"opened more than {MAX_CONNECTIONS} connections to the arena"
         assert hub.doors["a"].unbound and not os.path.exists(path)
-        for sock in held:                       # the arena closed every one of them
+        for sock in held:  # the arena closed every one of them
             sock.settimeout(2)
             while sock.recv(4096):
                 pass
@@ -163,7 +162,7 @@ def test_a_chatty_stranger_closes_the_door_on_its_bot(hub) -> None:
             stranger.send(b"x" * 32 * 1024)
         assert hub.receive(2000, [peer]) is None
         assert peer.closed and "more than" in peer.cut
-        hub.send(peer, {"type": "bye"})         # a closed peer: nothing is sent, no error
+        hub.send(peer, {"type": "bye"})  # a closed peer: nothing is sent, no error
     finally:
         stranger.close(0)
         bot.close(0)
@@ -172,8 +171,9 @@ def test_a_chatty_stranger_closes_the_door_on_its_bot(hub) -> None:
 def test_long_frames_from_strangers_are_not_decoded(hub, monkeypatch) -> None:
     decoded: list[int] = []
     real = doors.decode
-    monkeypatch.setattr(doors, "decode", lambda data, **kw: decoded.append(len(data))
-                        or real(data, **kw))
+    monkeypatch.setattr(
+        doors, "decode", lambda data, **kw: decoded.append(len(data)) or real(data, **kw)
+    )
     hub.issue_token("a")
     sock = dealer(hub.endpoint_of("a"))
     other = dealer(hub.endpoint_of("a"))
@@ -189,10 +189,11 @@ def test_long_frames_from_strangers_are_not_decoded(hub, monkeypatch) -> None:
 
 
 def test_max_hello_bytes_holds_every_valid_hello() -> None:
-    widest = "\U0010ffff"                       # 4 bytes of UTF-8
-    message = {**hello_message(token=widest * MAX_TOKEN, name=widest * MAX_NAME,
-                               protocol=-(2 ** 63)),
-               "max_games": 2 ** 64 - 1}          # older bots send it; it is still valid
+    widest = "\U0010ffff"  # 4 bytes of UTF-8
+    message = {
+        **hello_message(token=widest * MAX_TOKEN, name=widest * MAX_NAME, protocol=-(2**63)),
+        "max_games": 2**64 - 1,
+    }  # older bots send it; it is still valid
     assert validate_from_bot(message) == "hello"
     assert len(encode(message)) <= MAX_HELLO_BYTES < 1024
 
@@ -256,8 +257,13 @@ def test_a_connection_flood_never_reaches_the_open_file_limit() -> None:
     # ZeroMQ aborts the process when accepting fails with EMFILE: a door is closed long before
     limit = 1024
     script = FLOOD_SCRIPT.replace("FD_CAP", str(limit))
-    result = subprocess.run([sys.executable, "-c", script], capture_output=True, text=True,
-                            timeout=60, env={**os.environ})
+    result = subprocess.run(
+        [sys.executable, "-c", script],
+        capture_output=True,
+        text=True,
+        timeout=60,
+        env={**os.environ},
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     assert "rejection: opened more than 3 connections" in result.stdout
     peak = int(result.stdout.split("peak:")[1])
@@ -286,13 +292,13 @@ def connect_as_nobody(path: Path) -> str:
 @pytest.mark.skipif(os.getuid() != 0, reason="needs root to act as another user")
 def test_a_hard_link_made_before_the_welcome_opens_nothing_after_it(hub, tmp_path) -> None:
     token = hub.issue_token("a")
-    path = hub.endpoint_of("a")[len("ipc://"):]
+    path = hub.endpoint_of("a")[len("ipc://") :]
     link = tmp_path / "kept.sock"
     try:
         os.link(path, link)
-    except OSError as exc:                      # another file system: no hard link at all
+    except OSError as exc:  # another file system: no hard link at all
         pytest.skip(f"no hard link here: {exc}")
-    for folder in (tmp_path, *tmp_path.parents):    # let an ordinary user reach the link
+    for folder in (tmp_path, *tmp_path.parents):  # let an ordinary user reach the link
         if folder in (Path("/"), Path("/tmp")):
             break
         folder.chmod(folder.stat().st_mode | 0o011)
@@ -329,7 +335,7 @@ def test_awaiting_one_seat_reads_nothing_of_another(hub) -> None:
         answer = {"type": "action", "game_id": 1, "request": 1, "action": "x"}
         for _ in range(8):
             noisy.send(msgpack.packb(answer))
-        time.sleep(0.2)                          # all eight are waiting in the arena
+        time.sleep(0.2)  # all eight are waiting in the arena
         quiet.send(msgpack.packb(answer))
         got = hub.receive(2000, [quiet_peer])
         assert got is not None and got.peer is quiet_peer

@@ -12,8 +12,9 @@ from arena.janitor import Janitor
 
 
 def sleeper() -> subprocess.Popen:
-    return subprocess.Popen([sys.executable, "-c", "import time; time.sleep(60)"],
-                            start_new_session=True)
+    return subprocess.Popen(
+        [sys.executable, "-c", "import time; time.sleep(60)"], start_new_session=True
+    )
 
 
 def gone(popen: subprocess.Popen, seconds: float = 10) -> bool:
@@ -31,8 +32,8 @@ def test_what_is_still_registered_dies_when_the_pipe_closes(tmp_path) -> None:
     scratch.mkdir()
     janitor.register("kept", pgid=kept.pid)
     janitor.register("left", pgid=left.pid, scratch=str(scratch))
-    janitor.forget("kept")                   # the arena stopped it (here: it did not)
-    janitor.close()                          # as if the arena process had died
+    janitor.forget("kept")  # the arena stopped it (here: it did not)
+    janitor.close()  # as if the arena process had died
     assert gone(left) and left.returncode == -signal.SIGKILL
     assert not scratch.exists()
     assert kept.poll() is None, "a bot the arena forgot is not the janitor's"

@@ -27,22 +27,30 @@ from tests.security.conftest import survivors
 
 # -- sandbox -------------------------------------------------------------------------------
 
+
 def test_sandbox_command_shows_an_allow_list_and_covers_private_paths(tmp_path) -> None:
     secret = tmp_path / "secret"
     secret.mkdir()
     (secret / "inner").mkdir()
-    own = secret / "bot"          # a folder bot inside a hidden folder still sees its own
+    own = secret / "bot"  # a folder bot inside a hidden folder still sees its own
     own.mkdir()
     db = tmp_path / "arena.db"
     db.write_bytes(b"")
     box = Sandbox(bwrap="bwrap").hiding([secret, secret / "inner", db, "/nonexistent"])
     # the command names its working folder ("."): shown, with the private paths in it covered
-    argv = box.wrap(["python", "bot.py", "."], cwd=str(tmp_path),
-                    ipc_dir=str(tmp_path / "ipc"), own=str(own))
+    argv = box.wrap(
+        ["python", "bot.py", "."], cwd=str(tmp_path), ipc_dir=str(tmp_path / "ipc"), own=str(own)
+    )
     text = " ".join(argv)
     assert argv[0] == "bwrap" and argv[-4:] == ["--", "python", "bot.py", "."]
-    for flag in ("--unshare-net", "--unshare-pid", "--die-with-parent", "--new-session",
-                 "--unshare-user", "--disable-userns"):
+    for flag in (
+        "--unshare-net",
+        "--unshare-pid",
+        "--die-with-parent",
+        "--new-session",
+        "--unshare-user",
+        "--disable-userns",
+    ):
         assert flag in argv
     assert "--ro-bind / /" not in text, "an allow-list, not the whole file system"
     assert "--ro-bind /usr /usr" in text and "--tmpfs /tmp" in text
@@ -50,8 +58,9 @@ def test_sandbox_command_shows_an_allow_list_and_covers_private_paths(tmp_path) 
     assert f"--ro-bind {tmp_path} {tmp_path}" in text, "a folder its command names"
     assert f"--tmpfs {secret} " in text and f"--remount-ro {secret}" in text, "covered"
     assert f"--ro-bind /dev/null {db}" in text
-    assert text.index(f"--tmpfs {secret} ") < text.index(f"--ro-bind {own} {own}"), \
+    assert text.index(f"--tmpfs {secret} ") < text.index(f"--ro-bind {own} {own}"), (
         "its own folder, read-only, shown inside the cover"
+    )
     assert "/nonexistent" not in text
     assert f"--chdir {tmp_path}" in text
 
@@ -78,15 +87,15 @@ def test_sandbox_refuses_a_link_to_a_private_folder(tmp_path) -> None:
 
 
 def test_sandbox_shows_a_working_folder_it_does_not_name_empty(tmp_path) -> None:
-    argv = Sandbox(bwrap="bwrap").wrap(["python", "-m", "bots.random"], cwd=str(tmp_path),
-                                       ipc_dir="/tmp/ipc")
+    argv = Sandbox(bwrap="bwrap").wrap(
+        ["python", "-m", "bots.random"], cwd=str(tmp_path), ipc_dir="/tmp/ipc"
+    )
     text = " ".join(argv)
     assert f"--ro-bind {tmp_path} " not in text and f"--dir {tmp_path} " in text
     assert f"--chdir {tmp_path} " in text
 
 
-def test_sandbox_hides_the_database_files_when_its_folder_is_needed(tmp_path,
-                                                                    monkeypatch) -> None:
+def test_sandbox_hides_the_database_files_when_its_folder_is_needed(tmp_path, monkeypatch) -> None:
     monkeypatch.chdir(tmp_path)
     paths = sandboxing.private_paths(tmp_path / "arena.db", tmp_path / "arena-logs")
     assert str(tmp_path) not in paths, "the current folder stays visible"
@@ -100,16 +109,18 @@ def fake_bwrap(folder: Path, *, works: bool) -> Path:
     """A ``bwrap`` on PATH that works, or fails like one denied user namespaces."""
     folder.mkdir(exist_ok=True)
     script = folder / "bwrap"
-    body = 'exec "${@: -1}"' if works else \
-        'echo "bwrap: No permissions to create new namespace" >&2; exit 1'
+    body = (
+        'exec "${@: -1}"'
+        if works
+        else 'echo "bwrap: No permissions to create new namespace" >&2; exit 1'
+    )
     script.write_text(f"#!/bin/bash\n{body}\n")
     script.chmod(0o755)
     return script
 
 
 @pytest.mark.parametrize("installed", [False, True], ids=["missing", "not-working"])
-def test_required_sandbox_refuses_without_a_working_bwrap(tmp_path, monkeypatch,
-                                                          installed) -> None:
+def test_required_sandbox_refuses_without_a_working_bwrap(tmp_path, monkeypatch, installed) -> None:
     if installed:
         fake_bwrap(tmp_path / f"bin-{uuid.uuid4().hex}", works=False)
     monkeypatch.setenv("PATH", str(next(tmp_path.glob("bin-*"), tmp_path / "none")))
@@ -126,15 +137,15 @@ def test_auto_sandbox_warns_once_and_runs_unsandboxed(tmp_path, monkeypatch, cap
     warnings = [r.getMessage() for r in caplog.records if "UNSANDBOXED" in r.getMessage()]
     assert len(warnings) == 1
     if os.geteuid() == 0:
-        assert "bots run as separate unprivileged users: they cannot read the database" \
-            in warnings[0]
+        assert (
+            "bots run as separate unprivileged users: they cannot read the database" in warnings[0]
+        )
     else:
         assert "bots run as you and can read your files, including the database" in warnings[0]
     assert sandboxing.resolve("off") is None
 
 
-def test_no_unsandboxed_warning_when_only_remote_bots_run(tmp_path, monkeypatch,
-                                                          caplog) -> None:
+def test_no_unsandboxed_warning_when_only_remote_bots_run(tmp_path, monkeypatch, caplog) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(sandboxing, "_warned", False)
     with caplog.at_level(logging.WARNING, logger="arena.sandbox"):
@@ -159,13 +170,15 @@ def test_private_files_lose_group_and_other_permissions(tmp_path, caplog) -> Non
 
 # -- logs ----------------------------------------------------------------------------------
 
+
 def test_capped_log_keeps_the_head_and_drains_the_rest(tmp_path) -> None:
     path = log_path(tmp_path, "some bot/../x", "seat0:a b")
     assert path.parent.name == safe_name("some bot/../x") and ".." not in path.parts
     output = CappedLog(path, cap=1000)
     writer = subprocess.Popen(
         [sys.executable, "-c", "import os\nfor _ in range(200): os.write(1, b'y' * 65536)"],
-        stdout=output.write_fd)
+        stdout=output.write_fd,
+    )
     output.start()
     assert writer.wait(timeout=20) == 0, "the writer never blocks"
     assert output.wait(5)
@@ -173,12 +186,13 @@ def test_capped_log_keeps_the_head_and_drains_the_rest(tmp_path) -> None:
     assert data.startswith(b"y" * 1000) and not data.startswith(b"y" * 1001)
     assert f"discarded: {200 * 65536 - 1000} bytes".encode() in data
     assert bot_logs(tmp_path, "some bot/../x") == [path]
-    again = CappedLog(path, cap=1000)      # a full log is kept as .1 for the next process
+    again = CappedLog(path, cap=1000)  # a full log is kept as .1 for the next process
     again.abandon()
     assert path.with_name(path.name + ".1").exists() and not path.exists()
 
 
 # -- processes -----------------------------------------------------------------------------
+
 
 def test_environment_passes_nothing_secret(monkeypatch) -> None:
     monkeypatch.setenv("AWS_SECRET_ACCESS_KEY", "x")
@@ -228,6 +242,7 @@ def test_cgroup_bounds_processes(hub, tmp_path, monkeypatch) -> None:
 
 # -- time bank -----------------------------------------------------------------------------
 
+
 def test_time_bank_pays_for_slow_moves_until_it_is_spent(hub, pool, toy, monkeypatch) -> None:
     # each answer takes 1000 ms against a 100 ms deadline: the 2500 ms bank pays ~900 ms for
     # the first and second moves, then the third is allowed 100 ms + what is left (~800 ms)
@@ -236,20 +251,22 @@ def test_time_bank_pays_for_slow_moves_until_it_is_spent(hub, pool, toy, monkeyp
     monkeypatch.setenv("ARENA_BOT_DELAY_MS", "1000")
     limits = Limits(move_ms=100, time_bank_ms=2500, max_faults=10)
     procs = pool.get([("slow", rogue("sleepy")), ("first", bundled("first"))])
-    record = Referee(limits).play(toy, [ProcessSeat(hub, proc) for proc in procs], seed=1,
-                                  options={"rounds": 2})
+    record = Referee(limits).play(
+        toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 2}
+    )
     seat0 = [a for a in record.actions if a.seat == 0]
     assert [a.by for a in seat0[:2]] == [Chooser.BOT, Chooser.BOT]
     assert all(a.by is Chooser.REFEREE for a in seat0[2:])
     assert [f.kind for f in record.faults] == [FaultKind.TIMEOUT] * (len(seat0) - 2)
-    allowed = int(record.faults[0].detail.split()[3])      # 100 ms + what was left in the bank
-    assert 200 <= allowed <= 800                           # the bank carried over
+    allowed = int(record.faults[0].detail.split()[3])  # 100 ms + what was left in the bank
+    assert 200 <= allowed <= 800  # the bank carried over
 
 
 def test_no_bank_means_the_deadline_alone(hub, pool, toy, monkeypatch) -> None:
     monkeypatch.setenv("ARENA_BOT_DELAY_MS", "300")
     procs = pool.get([("slow", rogue("sleepy")), ("first", bundled("first"))])
     record = Referee(Limits(move_ms=100, max_faults=10)).play(
-        toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 1})
+        toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 1}
+    )
     assert all(f.kind is FaultKind.TIMEOUT for f in record.faults)
     assert len(record.faults) == 2

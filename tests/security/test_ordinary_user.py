@@ -42,23 +42,31 @@ print(json.dumps({"uid": os.getuid(), "kinds": outcome.kinds, "others": len(outc
 
 def as_ordinary_user(folder: Path, mode: str, name: str = "escape") -> dict:
     """Run a tournament with rogue ``name`` as an unprivileged uid that owns ``folder``."""
-    plan = proclimits.ChildPlan(view=reach.plan([*sandboxing.needed_paths(), str(REPO)]),
-                                user=True, scratch=str(folder))
+    plan = proclimits.ChildPlan(
+        view=reach.plan([*sandboxing.needed_paths(), str(REPO)]), user=True, scratch=str(folder)
+    )
     env = {**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": "/tmp", "HOME": str(folder)}
-    result = subprocess.run([sys.executable, "-c", SCRIPT, str(folder), mode, name], cwd=REPO,
-                            env=env, capture_output=True, text=True, timeout=300,
-                            preexec_fn=proclimits.child_setup(plan))
+    result = subprocess.run(
+        [sys.executable, "-c", SCRIPT, str(folder), mode, name],
+        cwd=REPO,
+        env=env,
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=proclimits.child_setup(plan),
+    )
     assert result.returncode == 0, result.stderr[-2000:]
     return json.loads(result.stdout.strip().splitlines()[-1])
 
 
 def escape_line(found: dict, name: str = "escape") -> dict[str, str]:
     line = next(x for x in found["log"].splitlines() if x.startswith(f"{name}: "))
-    return dict(item.split("=", 1) for item in line[len(name) + 2:].split())
+    return dict(item.split("=", 1) for item in line[len(name) + 2 :].split())
 
 
-pytestmark = pytest.mark.skipif(os.geteuid() != 0,
-                                reason="setting up an unprivileged arena needs root")
+pytestmark = pytest.mark.skipif(
+    os.geteuid() != 0, reason="setting up an unprivileged arena needs root"
+)
 
 
 @needs_bwrap
@@ -67,8 +75,9 @@ def test_an_ordinary_users_sandbox_hides_the_arenas_secrets(private) -> None:
     assert found["uid"] != 0 and found["done"] == 6 and found["others"] == 0
     assert found["kinds"] == [[]] * 4
     escape = escape_line(found)
-    assert [escape[k] for k in ("db_read", "db_write", "keys", "logs", "referee")] == \
-        ["FileNotFoundError"] * 4 + ["ProcessLookupError"]
+    assert [escape[k] for k in ("db_read", "db_write", "keys", "logs", "referee")] == [
+        "FileNotFoundError"
+    ] * 4 + ["ProcessLookupError"]
     assert escape["environ"] == escape["signalled"] == "0"
 
 
@@ -92,8 +101,7 @@ def test_an_ordinary_users_sandboxed_bot_has_no_privileges(private) -> None:
     assert caps["mount"] == caps["remount"] == "EPERM" and caps["userns"] != "ok"
 
 
-def test_an_ordinary_users_unsandboxed_files_are_bounded_one_by_one(private,
-                                                                    monkeypatch) -> None:
+def test_an_ordinary_users_unsandboxed_files_are_bounded_one_by_one(private, monkeypatch) -> None:
     """Each file is bounded (RLIMIT_FSIZE, 64 MB); the total is not, and the files outside its
     scratch folder and its System V shared memory stay after the run (an ordinary user cannot
     tell them from its own)."""
@@ -104,10 +112,14 @@ def test_an_ordinary_users_unsandboxed_files_are_bounded_one_by_one(private,
     try:
         ran = as_ordinary_user(private, "off", "filler")
         found = escape_line(ran, "filler")
-        left = [entry for place in ("/tmp", "/var/tmp", "/dev/shm")
-                for entry in Path(place).glob(f"{marker}*")]
-        segments = [line.split()[1] for line in
-                    Path("/proc/sysvipc/shm").read_text().splitlines()[1:]]
+        left = [
+            entry
+            for place in ("/tmp", "/var/tmp", "/dev/shm")
+            for entry in Path(place).glob(f"{marker}*")
+        ]
+        segments = [
+            line.split()[1] for line in Path("/proc/sysvipc/shm").read_text().splitlines()[1:]
+        ]
     finally:
         if ran:
             identity.remove_ipc_of(ran["uid"])
@@ -115,6 +127,5 @@ def test_an_ordinary_users_unsandboxed_files_are_bounded_one_by_one(private,
             for entry in Path(place).glob(f"{marker}*"):
                 shutil.rmtree(entry) if entry.is_dir() else entry.unlink()
     assert found.pop("ipc") in segments, "its System V shared memory stays too"
-    assert found == {"tmpdir": "64/2000", "tmp": "64/2000", "var_tmp": "64/2000",
-                     "shm": "64/2000"}
+    assert found == {"tmpdir": "64/2000", "tmp": "64/2000", "var_tmp": "64/2000", "shm": "64/2000"}
     assert left, "what it wrote outside its scratch folder stays"

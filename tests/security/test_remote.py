@@ -43,31 +43,63 @@ def free_port() -> int:
 
 def exported(text: str) -> dict[str, str]:
     """The variables of ``export NAME=VALUE`` lines."""
-    pairs = [line[len("export "):].split("=", 1) for line in text.splitlines()
-             if line.startswith("export ")]
+    pairs = [
+        line[len("export ") :].split("=", 1)
+        for line in text.splitlines()
+        if line.startswith("export ")
+    ]
     return {key: value.strip("'") for key, value in pairs}
 
 
 def register(db: Path, *extra: str) -> dict[str, str]:
     cli("bot", "add", "far", "--remote", "--game", "skull", "--db", str(db))
     port = free_port()
-    return exported(cli("bot", "token", "far", "--endpoint", f"tcp://127.0.0.1:{port}",
-                        "--db", str(db), *extra))
+    return exported(
+        cli("bot", "token", "far", "--endpoint", f"tcp://127.0.0.1:{port}", "--db", str(db), *extra)
+    )
 
 
 def start_by_hand(env_vars: dict[str, str], bot: str = "bots.random") -> subprocess.Popen:
     """The remote bot, started the way its owner would: with the printed variables."""
     env = {"PATH": os.environ["PATH"], "HOME": os.environ.get("HOME", "/"), **env_vars}
-    return subprocess.Popen([sys.executable, "-m", bot], cwd=ROOT, env=env,
-                            stdout=subprocess.PIPE, stderr=subprocess.STDOUT)
+    return subprocess.Popen(
+        [sys.executable, "-m", bot],
+        cwd=ROOT,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.STDOUT,
+    )
 
 
 def arena(db: Path, listen: str, *extra: str) -> subprocess.Popen:
     env = {**os.environ, "ARENA_DB": str(db)}
     return subprocess.Popen(
-        [sys.executable, "-m", "arena", "play", "skull", "--bot", "far", "--bot", "random",
-         "--bot", "random", "--seed", "5", "--json", "--listen", listen, "--remote-wait", "30",
-         *extra], cwd=db.parent, env=env, stdout=subprocess.PIPE, stderr=subprocess.PIPE)
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "play",
+            "skull",
+            "--bot",
+            "far",
+            "--bot",
+            "random",
+            "--bot",
+            "random",
+            "--seed",
+            "5",
+            "--json",
+            "--listen",
+            listen,
+            "--remote-wait",
+            "30",
+            *extra,
+        ],
+        cwd=db.parent,
+        env=env,
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+    )
 
 
 def finish(proc: subprocess.Popen, timeout: float = 60) -> tuple[int, str, str]:
@@ -82,7 +114,7 @@ def test_a_remote_bot_joins_with_a_token_and_plays(tmp_path, curve) -> None:
     assert set(variables) >= {"ARENA_ENDPOINT", "ARENA_TOKEN"}
     if curve:
         assert {"ARENA_SERVER_KEY", "ARENA_PUBLIC_KEY", "ARENA_SECRET_KEY"} <= set(variables)
-    with Store.open(db) as store:       # only a hash of the token is stored
+    with Store.open(db) as store:  # only a hash of the token is stored
         stored = store.db.execute("SELECT token_hash FROM remote_tokens").fetchall()
         assert variables["ARENA_TOKEN"] not in {row[0] for row in stored}
     game = arena(db, variables["ARENA_ENDPOINT"], *(["--curve"] if curve else []))
@@ -94,16 +126,20 @@ def test_a_remote_bot_joins_with_a_token_and_plays(tmp_path, curve) -> None:
     assert all(a["by"] == "bot" for a in record["actions"])
     assert bot.wait(timeout=10) == 0, "the remote bot got bye and exited"
     # the token was single use: a second start with it is refused
-    again = arena(db, variables["ARENA_ENDPOINT"], "--remote-wait", "2",
-                  *(["--curve"] if curve else []))
+    again = arena(
+        db, variables["ARENA_ENDPOINT"], "--remote-wait", "2", *(["--curve"] if curve else [])
+    )
     retry = start_by_hand(variables)
     code, out, err = finish(again)
     assert code == 1 and "Traceback" not in err
     # the local random bot may run unsandboxed (no bubblewrap here): that warning is not ours
     lines = [line for line in err.strip().splitlines() if "UNSANDBOXED" not in line]
     # with CURVE the used token's key is not even let through the handshake
-    refusal = ("refused a CURVE connection with an unknown key" if curve
-               else "refused a hello: unknown or used token")
+    refusal = (
+        "refused a CURVE connection with an unknown key"
+        if curve
+        else "refused a hello: unknown or used token"
+    )
     assert refusal in lines[0] and len(lines) <= 5
     assert lines[-1].startswith("arena: error: remote bot 'far' did not connect"), err
     retry.kill()
@@ -115,8 +151,18 @@ def test_a_curve_key_moved_out_of_an_old_database_still_works(tmp_path) -> None:
     to the key file, and bots given the old server key still connect."""
     db = tmp_path / "arena.db"
     public, _ = old_database(db)
-    variables = exported(cli("bot", "token", "far", "--endpoint",
-                             f"tcp://127.0.0.1:{free_port()}", "--db", str(db), "--curve"))
+    variables = exported(
+        cli(
+            "bot",
+            "token",
+            "far",
+            "--endpoint",
+            f"tcp://127.0.0.1:{free_port()}",
+            "--db",
+            str(db),
+            "--curve",
+        )
+    )
     assert variables["ARENA_SERVER_KEY"] == public
     with Store.open(db) as store:
         assert "arena_keys" not in store.db.table_names()
@@ -136,8 +182,9 @@ def remote_hub(tmp_path):
 
     def make(curve: bool) -> Hub:
         keys = server_keys(store) if curve else None
-        return Hub(remote=RemoteConfig(listen="tcp://127.0.0.1:0", access=StoredAccess(db),
-                                       curve=keys))
+        return Hub(
+            remote=RemoteConfig(listen="tcp://127.0.0.1:0", access=StoredAccess(db), curve=keys)
+        )
 
     made: list[Hub] = []
 
@@ -160,8 +207,7 @@ def exchange(hub: Hub, sock: zmq.Socket, token: str) -> list[dict]:
     return replies(hub, sock)
 
 
-def test_remote_tokens_are_single_use_and_local_tokens_do_not_work_remotely(
-        remote_hub) -> None:
+def test_remote_tokens_are_single_use_and_local_tokens_do_not_work_remotely(remote_hub) -> None:
     store, factory = remote_hub
     hub = factory()
     endpoint = hub.remote.endpoint
@@ -203,9 +249,8 @@ def test_curve_lets_only_keys_issued_with_a_token_connect(remote_hub) -> None:
     other = issue_token(store, "far", endpoint=endpoint, curve=True)
     stranger = CurveKeys.generate()
     socks = {
-        "plain": dealer(endpoint),                          # no CURVE at all
-        "unknown-key": dealer(endpoint, (issued.server_key, stranger.public,
-                                         stranger.secret)),
+        "plain": dealer(endpoint),  # no CURVE at all
+        "unknown-key": dealer(endpoint, (issued.server_key, stranger.public, stranger.secret)),
         "other-key": dealer(endpoint, (other.server_key, other.public_key, other.secret_key)),
         "good": dealer(endpoint, (issued.server_key, issued.public_key, issued.secret_key)),
     }
@@ -227,13 +272,30 @@ def test_remote_bot_errors_are_one_line(tmp_path) -> None:
     cli("bot", "add", "far", "--remote", "--db", str(db))
     runner = CliRunner(env={"ARENA_DB": str(db)})
     cases = [
-        (["play", "skull", "--bot", "far", "--bot", "random", "--bot", "random"],
-         "is remote: give --listen"),
-        (["play", "skull", "--bot", "random", "--bot", "random", "--bot", "random",
-          "--listen", "ipc:///tmp/x"], "--listen takes tcp://HOST:PORT"),
+        (
+            ["play", "skull", "--bot", "far", "--bot", "random", "--bot", "random"],
+            "is remote: give --listen",
+        ),
+        (
+            [
+                "play",
+                "skull",
+                "--bot",
+                "random",
+                "--bot",
+                "random",
+                "--bot",
+                "random",
+                "--listen",
+                "ipc:///tmp/x",
+            ],
+            "--listen takes tcp://HOST:PORT",
+        ),
         (["bot", "token", "nosuch", "--db", str(db)], "no bot named 'nosuch'"),
-        (["bot", "add", "far2", "--remote", "--db", str(db), "--", "python", "x.py"],
-         "a remote bot has no command"),
+        (
+            ["bot", "add", "far2", "--remote", "--db", str(db), "--", "python", "x.py"],
+            "a remote bot has no command",
+        ),
     ]
     for args, message in cases:
         result = runner.invoke(main, args)

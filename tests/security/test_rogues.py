@@ -42,10 +42,10 @@ class Case:
     """A rogue, the faults of each of its games, and whether it forfeits each of them."""
 
     name: str
-    kinds: tuple[str, ...]            # the rogue's fault kinds in every game it plays
+    kinds: tuple[str, ...]  # the rogue's fault kinds in every game it plays
     forfeit: bool
-    detail: str = ""                  # text every rogue fault detail contains
-    log: str = ""                     # text the rogue's log must contain
+    detail: str = ""  # text every rogue fault detail contains
+    log: str = ""  # text the rogue's log must contain
     limits: Limits = LIMITS
 
 
@@ -54,8 +54,7 @@ CASES = [
     Case("crash_mid", (C,), True, "exited with status 3"),
     Case("no_hello", (C,), True, "did not say hello within"),
     Case("wrong_protocol", (C,), True, "refused: wrong protocol version 99"),
-    Case("bad_token", (C,), True, "stopped before saying hello",
-         log="'code': 'bad-token'"),
+    Case("bad_token", (C,), True, "stopped before saying hello", log="'code': 'bad-token'"),
     # once a bot is welcomed its endpoint is gone: the second socket never even connects
     Case("reuse_token", (), False, log="second hello got: []"),
     Case("hang", (T, T), True, "no answer within 300 ms"),
@@ -92,10 +91,15 @@ def test_an_impostor_connection_costs_only_its_own_bot(tmp_path) -> None:
     assert_finished(outcome)
     assert set(map(tuple, outcome.kinds)) <= {(), (C,)} and [C] in outcome.kinds
     assert outcome.forfeits == [kinds == [C] for kinds in outcome.kinds]
-    assert all("connection closed by the arena: a connection without a welcome sent more "
-               "than 8 messages" in detail for detail in outcome.details())
-    assert ("impostor socket got: [{'type': 'error', 'code': 'bad-token', "
-            "'message': 'unknown or used token'}]") in outcome.log()
+    assert all(
+        "connection closed by the arena: a connection without a welcome sent more "
+        "than 8 messages" in detail
+        for detail in outcome.details()
+    )
+    assert (
+        "impostor socket got: [{'type': 'error', 'code': 'bad-token', "
+        "'message': 'unknown or used token'}]"
+    ) in outcome.log()
 
 
 def assert_finished(outcome: Outcome, *, seconds: float = 30.0) -> None:
@@ -152,8 +156,9 @@ def test_children_that_detach_die_with_the_bot(tmp_path, monkeypatch, guard) -> 
         monkeypatch.setattr(proclimits, "cgroup_base", lambda: None)
     marker = f"rogue-forker-{uuid.uuid4().hex}"
     monkeypatch.setenv("ARENA_BOT_MARKER", marker)
-    outcome = run_with_rogue(tmp_path, rogue("forker"),
-                             sandbox="off" if guard == "cgroup" else "required")
+    outcome = run_with_rogue(
+        tmp_path, rogue("forker"), sandbox="off" if guard == "cgroup" else "required"
+    )
     assert_finished(outcome)
     assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
     assert survivors(marker) == [], "no child of the bot outlives it"
@@ -164,16 +169,18 @@ def test_fork_bomb_stops_at_the_process_limit(tmp_path, monkeypatch) -> None:
 
     marker = f"rogue-forkbomb-{uuid.uuid4().hex}"
     monkeypatch.setenv("ARENA_BOT_MARKER", marker)
-    outcome = run_with_rogue(tmp_path, rogue("forkbomb"),
-                             limits=dataclasses.replace(LIMITS, max_procs=16))
+    outcome = run_with_rogue(
+        tmp_path, rogue("forkbomb"), limits=dataclasses.replace(LIMITS, max_procs=16)
+    )
     assert_finished(outcome)
     if proclimits.cgroup_base() is not None:
         # forks over pids.max fail; the bot goes on playing
-        forked = int(re.search(r"forked (\d+) children, then BlockingIOError",
-                               outcome.log()).group(1))
+        forked = int(
+            re.search(r"forked (\d+) children, then BlockingIOError", outcome.log()).group(1)
+        )
         assert 0 < forked < 16
         assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
-    else:   # the watchdog kills a bot over its limit (between games, or as a crash)
+    else:  # the watchdog kills a bot over its limit (between games, or as a crash)
         assert {kind for kinds in outcome.kinds for kind in kinds} <= {C}
     assert survivors(marker) == []
 
@@ -181,11 +188,11 @@ def test_fork_bomb_stops_at_the_process_limit(tmp_path, monkeypatch) -> None:
 @needs_bwrap
 @pytest.mark.parametrize("in_cwd", [False, True], ids=["db-elsewhere", "db-in-current-folder"])
 def test_sandbox_hides_database_logs_and_other_bots(private, monkeypatch, in_cwd) -> None:
-    other = private_dir()                       # another registered bot's folder
+    other = private_dir()  # another registered bot's folder
     (other / "secret.py").write_text("SECRET = 1\n")
     spec = rogue("snoop")
-    if in_cwd:      # the database's folder is the arena's (and so the bot's) current folder,
-        monkeypatch.chdir(private)      # and the bot's command names it: it is shown
+    if in_cwd:  # the database's folder is the arena's (and so the bot's) current folder,
+        monkeypatch.chdir(private)  # and the bot's command names it: it is shown
         spec = BotSpec(name="rogue", argv=(*spec.argv, "."))
     monkeypatch.setenv("ARENA_BOT_DB", str(private / "arena.db"))
     monkeypatch.setenv("ARENA_BOT_LOGS", str(private / "arena-logs"))
@@ -196,8 +203,9 @@ def test_sandbox_hides_database_logs_and_other_bots(private, monkeypatch, in_cwd
         shutil.rmtree(other, ignore_errors=True)
     assert_finished(outcome)
     assert outcome.kinds == [[]] * GAMES_WITH_ROGUE
-    found = dict(item.split("=") for item in
-                 re.search(r"snoop: (.*)", outcome.log()).group(1).split())
+    found = dict(
+        item.split("=") for item in re.search(r"snoop: (.*)", outcome.log()).group(1).split()
+    )
     # what is not shown does not exist; a private folder inside a shown one is an empty file
     # system, a private file there an unopenable device node
     assert found["db"] == ("PermissionError" if in_cwd else "FileNotFoundError")

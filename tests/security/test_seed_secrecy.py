@@ -35,8 +35,9 @@ def cli(*args: str) -> str:
 
 def public_formula(deal: int, seat: int) -> int:
     """The bot seed as it was derived before keys (BLAKE2b of public parts)."""
-    digest = hashlib.blake2b(f"bot:{deal}:{seat}".encode(), digest_size=8,
-                             person=b"arena-seeds").digest()
+    digest = hashlib.blake2b(
+        f"bot:{deal}:{seat}".encode(), digest_size=8, person=b"arena-seeds"
+    ).digest()
     return int.from_bytes(digest, "big") & ((1 << 63) - 1)
 
 
@@ -70,15 +71,25 @@ def assert_kept_out(reads: dict[str, str], *files: Path) -> None:
 def test_a_tournament_bot_sees_no_deal_seed_and_no_key(arena_here: Path) -> None:
     db = arena_here
     cli("bot", "add", "spy", "--game", "skull", "--", sys.executable, str(SPY))
-    created = cli("tournament", "create", "--game", "skull", "--bots", "spy,random,first",
-                  "--seed", "7", "--json")
+    created = cli(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "spy,random,first",
+        "--seed",
+        "7",
+        "--json",
+    )
     tid = json.loads(created)["id"]
     cli("tournament", "run", str(tid), "--quiet", "--sandbox", "required")
     with Store.open(db) as store:
         key = store.tournament_key(tid)
     conn = sqlite3.connect(db)
-    deals = dict(conn.execute("SELECT id, deal_seed FROM games WHERE tournament_id = ?",
-                              (tid,)).fetchall())
+    deals = dict(
+        conn.execute("SELECT id, deal_seed FROM games WHERE tournament_id = ?", (tid,)).fetchall()
+    )
     conn.close()
     text, messages, reads = spied(logs_folder(db), "spy")
     starts = [m for m in messages if m["type"] == "start"]
@@ -89,16 +100,32 @@ def test_a_tournament_bot_sees_no_deal_seed_and_no_key(arena_here: Path) -> None
     for start in starts:
         deal, seat = deals[start["game_id"]], start["seat"]
         assert start["seed"] == bot_seed(key, deal, seat)
-        assert start["seed"] not in (deal, public_formula(deal, seat),
-                                     bot_seed(new_key(), deal, seat))
+        assert start["seed"] not in (
+            deal,
+            public_formula(deal, seat),
+            bot_seed(new_key(), deal, seat),
+        )
     assert_kept_out(reads, key_file_path(db))
 
 
 @needs_bwrap
 def test_a_played_bot_sees_no_deal_seed_and_no_key(arena_here: Path) -> None:
     db = arena_here
-    out = cli("play", "skull", "--bot", f"{sys.executable} {SPY}", "--bot", "random",
-              "--bot", "random", "--seed", "3", "--json", "--sandbox", "required")
+    out = cli(
+        "play",
+        "skull",
+        "--bot",
+        f"{sys.executable} {SPY}",
+        "--bot",
+        "random",
+        "--bot",
+        "random",
+        "--seed",
+        "3",
+        "--json",
+        "--sandbox",
+        "required",
+    )
     record = json.loads(out)
     assert record["bots"][0] == "spy.py"
     key = KeyFile.of_user().play_key()

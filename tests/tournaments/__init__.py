@@ -37,11 +37,17 @@ def old_database(path: Path) -> tuple[str, str]:
 ACTIONS = ("place:flower", "place:skull", "bid:2", "bid:3", "pass", "flip:1", "flip:2")
 
 
-def synthetic_record(planned: PlannedGame, rng: random.Random, *, game: str = "skull",
-                     options: Mapping[str, object] | None = None,
-                     strengths: Mapping[str, float] | None = None, actions: int = 40,
-                     fault_rate: float = 0.02, bots: Mapping[str, str] | None = None,
-                     ) -> GameRecord:
+def synthetic_record(
+    planned: PlannedGame,
+    rng: random.Random,
+    *,
+    game: str = "skull",
+    options: Mapping[str, object] | None = None,
+    strengths: Mapping[str, float] | None = None,
+    actions: int = 40,
+    fault_rate: float = 0.02,
+    bots: Mapping[str, str] | None = None,
+) -> GameRecord:
     """A finished-game record for ``planned`` (labels are the bot names unless ``bots``)."""
     n = len(planned.seating)
     strengths = strengths or {}
@@ -53,23 +59,33 @@ def synthetic_record(planned: PlannedGame, rng: random.Random, *, game: str = "s
         seat = step % n
         by = Chooser.BOT
         if rng.random() < fault_rate:
-            faults.append(Fault(seat=seat, step=step, kind=rng.choice(list(FaultKind)),
-                                detail="synthetic"))
+            faults.append(
+                Fault(seat=seat, step=step, kind=rng.choice(list(FaultKind)), detail="synthetic")
+            )
             by = Chooser.REFEREE
         us = rng.randrange(20, 400)
         think[seat] += us
         decisions[seat] += 1
-        steps.append(ActionRecord(step=step, seat=seat, action=rng.choice(ACTIONS), by=by,
-                                  think_us=us))
+        steps.append(
+            ActionRecord(step=step, seat=seat, action=rng.choice(ACTIONS), by=by, think_us=us)
+        )
     # Integer keys so that equal strengths sometimes tie (ties share a place).
     keys = [-round(strengths.get(label, 0.0) + rng.gauss(0, 1.0)) for label in planned.seating]
     game_places = places_from_keys(keys)
     scores = tuple(float(n - p) for p in game_places)
     forfeits = tuple(sorted({f.seat for f in faults if sum(g.seat == f.seat for g in faults) >= 3}))
     return GameRecord(
-        game=game, options=dict(options or {}), seed=planned.deal_seed,
+        game=game,
+        options=dict(options or {}),
+        seed=planned.deal_seed,
         bots=tuple((bots or {}).get(label, label) for label in planned.seating),
-        actions=tuple(steps), faults=tuple(faults), forfeits=forfeits, scores=scores,
-        game_places=game_places, places=final_places(game_places, forfeits),
-        think_us=tuple(think), decisions=tuple(decisions),
-        wall_ms=round(rng.uniform(1.0, 30.0), 3))
+        actions=tuple(steps),
+        faults=tuple(faults),
+        forfeits=forfeits,
+        scores=scores,
+        game_places=game_places,
+        places=final_places(game_places, forfeits),
+        think_us=tuple(think),
+        decisions=tuple(decisions),
+        wall_ms=round(rng.uniform(1.0, 30.0), 3),
+    )

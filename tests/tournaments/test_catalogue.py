@@ -30,15 +30,17 @@ ROGUES = Path(__file__).resolve().parents[1] / "rogues"
 REPO = Path(__file__).resolve().parents[2]
 
 
-@pytest.mark.parametrize("command, name", [
-    (f"{sys.executable} {ROGUES / 'snoop.py'}", "snoop.py"),
-    (f"{sys.executable} -u {ROGUES}/", "rogues"),
-    (f"{sys.executable} -m bots.random", "bots.random"),
-    ("./mybot", "mybot"),
-    ("java -jar bot.jar --fast", "bot.jar"),
-])
-def test_command_bots_are_named_by_their_script_folder_or_module(command: str,
-                                                                 name: str) -> None:
+@pytest.mark.parametrize(
+    "command, name",
+    [
+        (f"{sys.executable} {ROGUES / 'snoop.py'}", "snoop.py"),
+        (f"{sys.executable} -u {ROGUES}/", "rogues"),
+        (f"{sys.executable} -m bots.random", "bots.random"),
+        ("./mybot", "mybot"),
+        ("java -jar bot.jar --fast", "bot.jar"),
+    ],
+)
+def test_command_bots_are_named_by_their_script_folder_or_module(command: str, name: str) -> None:
     assert command_spec(command).name == name
     assert Catalogue({}).resolve(command).name == name
 
@@ -46,8 +48,9 @@ def test_command_bots_are_named_by_their_script_folder_or_module(command: str,
 def test_the_manifest_lists_every_bundled_bot_with_the_games_it_declares() -> None:
     import bots
 
-    modules = {info.name for info in pkgutil.iter_modules(bots.__path__)
-               if not info.name.startswith("_")}
+    modules = {
+        info.name for info in pkgutil.iter_modules(bots.__path__) if not info.name.startswith("_")
+    }
     assert set(bundled_bots()) == modules
     for name in modules:
         declared = importlib.import_module(f"bots.{name}").GAMES
@@ -57,18 +60,25 @@ def test_the_manifest_lists_every_bundled_bot_with_the_games_it_declares() -> No
 
 def test_the_arena_never_imports_a_bot(tmp_path: Path) -> None:
     """Listing bots, resolving names and picking the demo's entrants read the manifest only."""
-    code = ("import sys\n"
-            "from click.testing import CliRunner\n"
-            "from arena.cli import main\n"
-            "from arena.cli.demo import demo_entrants\n"
-            "result = CliRunner().invoke(main, ['bot', 'list', '--db', sys.argv[1]])\n"
-            "assert result.exit_code == 0, result.output\n"
-            "assert 'skull_odds' in result.output\n"
-            "assert 'skull_odds' in demo_entrants('skull', 4)\n"
-            "import arena.sandbox; arena.sandbox.needed_paths()\n"
-            "print(sorted(m for m in sys.modules if m == 'bots' or m.startswith('bots.')))\n")
-    out = subprocess.run([sys.executable, "-c", code, str(tmp_path / "arena.db")],
-                         capture_output=True, text=True, cwd=REPO, timeout=60)
+    code = (
+        "import sys\n"
+        "from click.testing import CliRunner\n"
+        "from arena.cli import main\n"
+        "from arena.cli.demo import demo_entrants\n"
+        "result = CliRunner().invoke(main, ['bot', 'list', '--db', sys.argv[1]])\n"
+        "assert result.exit_code == 0, result.output\n"
+        "assert 'skull_odds' in result.output\n"
+        "assert 'skull_odds' in demo_entrants('skull', 4)\n"
+        "import arena.sandbox; arena.sandbox.needed_paths()\n"
+        "print(sorted(m for m in sys.modules if m == 'bots' or m.startswith('bots.')))\n"
+    )
+    out = subprocess.run(
+        [sys.executable, "-c", code, str(tmp_path / "arena.db")],
+        capture_output=True,
+        text=True,
+        cwd=REPO,
+        timeout=60,
+    )
     assert out.returncode == 0, out.stderr
     assert out.stdout.strip() == "[]"
 
@@ -103,11 +113,17 @@ def test_registered_bots_come_before_bundled_ones(tmp_path: Path) -> None:
 def test_unknown_names_are_clear_errors(tmp_path: Path) -> None:
     catalogue = Catalogue.at(tmp_path / "missing.db")
     assert not (tmp_path / "missing.db").exists(), "looking up never creates a database"
-    with pytest.raises(NotFound, match=r"no bot named 'nobody' \(known: .*random.*\); "
-                                       r"register one"):
+    with pytest.raises(
+        NotFound,
+        match=r"no bot named 'nobody' \(known: .*random.*\); "
+        r"register one",
+    ):
         catalogue.lookup("nobody")
-    with pytest.raises(BotStartError, match=r"no bundled or registered bot 'nobody' "
-                                            r"\(bundled: .*random"):
+    with pytest.raises(
+        BotStartError,
+        match=r"no bundled or registered bot 'nobody' "
+        r"\(bundled: .*random",
+    ):
         catalogue.resolve("nobody")
     with pytest.raises(BotStartError, match="an empty bot spec"):
         catalogue.resolve("  ")

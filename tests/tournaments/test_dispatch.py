@@ -29,7 +29,7 @@ def test_every_game_is_handed_out_once() -> None:
 
 
 def test_workers_keep_to_their_share_of_rotations_while_it_lasts() -> None:
-    games = plan(SPEC, key=new_key())                 # 4 rotations, 2 workers: two rotations each
+    games = plan(SPEC, key=new_key())  # 4 rotations, 2 workers: two rotations each
     dispatcher = Dispatcher([(g.index, g) for g in games], 2)
     taken = drain(dispatcher, [0, 1] * len(games))
     rotations = {w: {g.rotation for _, g in items} for w, items in taken.items()}
@@ -42,7 +42,7 @@ def test_workers_keep_to_their_share_of_rotations_while_it_lasts() -> None:
 def test_a_worker_whose_share_is_done_takes_other_games() -> None:
     games = plan(SPEC, key=new_key())
     dispatcher = Dispatcher([(g.index, g) for g in games], 2)
-    taken = drain(dispatcher, [1] * len(games))     # worker 0 never asks
+    taken = drain(dispatcher, [1] * len(games))  # worker 0 never asks
     assert len(taken[1]) == len(games)
 
 
@@ -56,7 +56,7 @@ def after_share(dispatcher: Dispatcher) -> tuple | None:
 
 
 def test_taking_over_another_rotation_only_when_its_games_pay_for_the_processes() -> None:
-    games = plan(SPEC, key=new_key())      # 4 rotations, 2 workers: worker 0 has 0 and 1
+    games = plan(SPEC, key=new_key())  # 4 rotations, 2 workers: worker 0 has 0 and 1
     quick, slow = (Dispatcher([(g.index, g) for g in games], 2) for _ in range(2))
     quick.played(0.001)
     slow.played(5.0)

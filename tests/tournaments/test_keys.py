@@ -32,8 +32,21 @@ def cli(*args: str) -> str:
 
 
 def create(db: Path, seed: str = "5") -> int:
-    out = cli("tournament", "create", "--game", "skull", "--bots", "random,first,random",
-              "--table-size", "3", "--seed", seed, "--json", "--db", str(db))
+    out = cli(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "random,first,random",
+        "--table-size",
+        "3",
+        "--seed",
+        seed,
+        "--json",
+        "--db",
+        str(db),
+    )
     return json.loads(out)["id"]
 
 
@@ -44,8 +57,9 @@ def secrets_in_database(path: Path, secrets: list[str | bytes]) -> list[str]:
     needles += [s.hex().encode() for s in secrets if isinstance(s, bytes)]
     found = []
     conn = sqlite3.connect(path)
-    tables = [name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE "
-                                                "type = 'table'")]
+    tables = [
+        name for (name,) in conn.execute("SELECT name FROM sqlite_master WHERE type = 'table'")
+    ]
     for table in tables:
         for row in conn.execute(f'SELECT * FROM "{table}"'):
             cells = [c if isinstance(c, bytes) else str(c).encode() for c in row]
@@ -64,6 +78,7 @@ def mode(path: Path) -> int:
 
 
 # -- the key file ------------------------------------------------------------------------------
+
 
 def test_key_file_is_private_and_keeps_every_key(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
@@ -122,23 +137,26 @@ def test_the_user_key_is_made_once_and_private(tmp_path: Path, monkeypatch) -> N
 
 # -- tournaments ------------------------------------------------------------------------------
 
+
 def test_a_tournament_key_lives_in_the_key_file_and_keys_the_bot_seeds(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     tid = create(db)
-    other = create(db)                       # the same --seed: a new key, so new deals
+    other = create(db)  # the same --seed: a new key, so new deals
     with Store.open(db) as store:
         key = store.tournament_key(tid)
-        stored_id = store.db.execute("SELECT key_id FROM tournaments WHERE id = ?",
-                                     (tid,)).fetchone()[0]
+        stored_id = store.db.execute(
+            "SELECT key_id FROM tournaments WHERE id = ?", (tid,)
+        ).fetchone()[0]
         assert stored_id == key_id(key)
         pending = store.pending_games(tid)
         assert all(g.bot_seeds() == bot_seeds(key, g.deal_seed, 3) for _, g in pending)
         deals = {g.deal_seed for _, g in pending}
         assert deals.isdisjoint(g.deal_seed for _, g in store.pending_games(other))
         assert store.tournament_key(other) != key
-    with Store.open(db) as again:             # a later run (resume) gets the same seeds
-        assert [g.bot_seeds() for _, g in again.pending_games(tid)] == \
-            [g.bot_seeds() for _, g in pending]
+    with Store.open(db) as again:  # a later run (resume) gets the same seeds
+        assert [g.bot_seeds() for _, g in again.pending_games(tid)] == [
+            g.bot_seeds() for _, g in pending
+        ]
     assert mode(key_file_path(db)) == 0o600
 
 
@@ -177,6 +195,7 @@ def test_the_database_holds_no_secret(tmp_path: Path) -> None:
 
 # -- databases made before keys ---------------------------------------------------------------
 
+
 def test_migration_moves_the_curve_key_out_of_the_database(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     public, secret = old_database(db)
@@ -202,6 +221,6 @@ def test_an_old_tournament_gets_a_key_on_its_first_run(tmp_path: Path, caplog) -
         assert store.tournament_key(1) == key
         pending = store.pending_games(1)
         assert all(g.bot_seeds() == bot_seeds(key, g.deal_seed, 3) for _, g in pending)
-        assert [g.deal_seed for _, g in pending] == deals     # the plan stays as planned
+        assert [g.deal_seed for _, g in pending] == deals  # the plan stays as planned
     with pytest.raises(MissingKey):
         KeyFile(tmp_path / "nothing.keys").tournament_key(key_id(key), 1)

@@ -29,10 +29,25 @@ MOMENTS = (0.05, 0.3, 0.6, 0.9, 1.3, 2.0)
 
 def start(db: Path, tid: int, marker: str) -> subprocess.Popen:
     env = dict(os.environ, ARENA_TEST_MARKER=marker, ARENA_BOT_TEST_MARKER=marker)
-    return subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(tid),
-                             "--jobs", "2", "--quiet", "--db", str(db)],
-                            stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL,
-                            start_new_session=True, env=env)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "tournament",
+            "run",
+            str(tid),
+            "--jobs",
+            "2",
+            "--quiet",
+            "--db",
+            str(db),
+        ],
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.DEVNULL,
+        start_new_session=True,
+        env=env,
+    )
 
 
 def assert_nothing_left(marker: str) -> None:
@@ -40,7 +55,7 @@ def assert_nothing_left(marker: str) -> None:
     while survivors(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     left = survivors(marker)
-    for pid in left:                        # do not leak them into other tests
+    for pid in left:  # do not leak them into other tests
         try:
             os.kill(pid, signal.SIGKILL)
         except OSError:
@@ -70,7 +85,7 @@ def test_kill_while_stopping_leaves_no_process(tmp_path: Path) -> None:
     deadline = time.monotonic() + 60
     while done_count(db, tid) < 24 and time.monotonic() < deadline:
         time.sleep(0.01)
-    os.kill(proc.pid, signal.SIGKILL)      # the last game is stored: the workers are stopping
+    os.kill(proc.pid, signal.SIGKILL)  # the last game is stored: the workers are stopping
     proc.wait(10)
     assert done_count(db, tid) == 24
     assert_nothing_left(marker)

@@ -34,6 +34,7 @@ def counts_of(results: list[GameResult], entrants: str = "") -> PairCounts:
 
 # -- incremental Elo -------------------------------------------------------------------------
 
+
 def test_expected_score() -> None:
     assert expected_score(1500, 1500) == 0.5
     assert expected_score(1900, 1500) == pytest.approx(10 / 11)
@@ -43,13 +44,17 @@ def test_incremental_elo_two_players_by_hand() -> None:
     elo = incremental_elo([game(0, "ab", (1, 2)), game(1, "ba", (1, 2))], k=16)
     # Game 0: both 1500, E = 0.5: a +8, b -8.
     # Game 1: b (1492) beats a (1508): E_b = 1 / (1 + 10 ** (16 / 400)) = 0.4769904...
-    e_b = 1 / (1 + 10 ** 0.04)
+    e_b = 1 / (1 + 10**0.04)
     assert e_b == pytest.approx(0.4769904)
     assert elo.ratings["b"] == pytest.approx(1492 + 16 * (1 - e_b))
     assert elo.ratings["a"] == pytest.approx(1508 - 16 * (1 - e_b))
     assert elo.games == {"a": 2, "b": 2}
     assert [(h.game_index, h.entrant, round(h.rating, 3)) for h in elo.history] == [
-        (0, "a", 1508.0), (0, "b", 1492.0), (1, "b", 1500.368), (1, "a", 1499.632)]
+        (0, "a", 1508.0),
+        (0, "b", 1492.0),
+        (1, "b", 1500.368),
+        (1, "a", 1499.632),
+    ]
 
 
 def test_incremental_elo_multiplayer_and_ties_by_hand() -> None:
@@ -66,13 +71,14 @@ def test_incremental_elo_multiplayer_and_ties_by_hand() -> None:
 
 @given(st.lists(st.permutations([1, 2, 3, 4]), max_size=30), st.floats(1, 64))
 def test_incremental_elo_is_zero_sum(placings: list[list[int]], k: float) -> None:
-    results = [game(i, "abcd"[i % 4:] + "abcd"[:i % 4], tuple(p)) for i, p in enumerate(placings)]
+    results = [game(i, "abcd"[i % 4 :] + "abcd"[: i % 4], tuple(p)) for i, p in enumerate(placings)]
     elo = incremental_elo(results, entrants="abcd", k=k)
     assert sum(elo.ratings.values()) == pytest.approx(4 * 1500)
     assert len(elo.history) == 4 * len(results)
 
 
 # -- batch maximum likelihood ----------------------------------------------------------------
+
 
 def three_wins_one_loss() -> PairCounts:
     return counts_of([game(i, "ab", (1, 2)) for i in range(3)] + [game(3, "ab", (2, 1))])
@@ -104,8 +110,9 @@ def test_prior_is_one_virtual_draw() -> None:
 
 def test_draws_count_half() -> None:
     # Two wins and two draws = three points of four, like three wins and a loss.
-    counts = counts_of([game(0, "ab", (1, 2)), game(1, "ab", (1, 2)), game(2, "ab", (1, 1)),
-                        game(3, "ba", (1, 1))])
+    counts = counts_of(
+        [game(0, "ab", (1, 2)), game(1, "ab", (1, 2)), game(2, "ab", (1, 1)), game(3, "ba", (1, 1))]
+    )
     diff = batch_ratings(counts, prior=0).by_entrant()
     assert diff["a"].rating - diff["b"].rating == pytest.approx(400 * math.log10(3))
 
@@ -166,11 +173,16 @@ LABELS = "abcde"
 def tournaments(draw: st.DrawFn, min_games: int = 1) -> list[GameResult]:
     n = draw(st.integers(2, 4))
     tables = st.lists(st.sampled_from(LABELS), min_size=n, max_size=n, unique=True)
-    games = draw(st.lists(st.tuples(tables, st.lists(st.integers(1, n), min_size=n,
-                                                      max_size=n)),
-                          min_size=min_games, max_size=25))
-    return [GameResult(index=i, seating=tuple(t), places=tuple(p))
-            for i, (t, p) in enumerate(games)]
+    games = draw(
+        st.lists(
+            st.tuples(tables, st.lists(st.integers(1, n), min_size=n, max_size=n)),
+            min_size=min_games,
+            max_size=25,
+        )
+    )
+    return [
+        GameResult(index=i, seating=tuple(t), places=tuple(p)) for i, (t, p) in enumerate(games)
+    ]
 
 
 def rate(results: list[GameResult], **kw: float) -> dict[str, float]:
@@ -181,8 +193,10 @@ def rate(results: list[GameResult], **kw: float) -> dict[str, float]:
 @given(tournaments(), st.permutations(LABELS))
 def test_relabelling_permutes_ratings(results: list[GameResult], perm: list[str]) -> None:
     rename = dict(zip(LABELS, perm))
-    renamed = [GameResult(index=r.index, seating=tuple(rename[x] for x in r.seating),
-                          places=r.places) for r in results]
+    renamed = [
+        GameResult(index=r.index, seating=tuple(rename[x] for x in r.seating), places=r.places)
+        for r in results
+    ]
     before, after = rate(results), rate(renamed)
     for label in LABELS:
         assert after[rename[label]] == pytest.approx(before[label], abs=1e-6)
@@ -202,8 +216,9 @@ def test_mean_is_anchored(results: list[GameResult], anchor: float) -> None:
 
 
 @given(tournaments(), st.data())
-def test_a_better_place_never_lowers_a_rating(results: list[GameResult],
-                                              data: st.DataObject) -> None:
+def test_a_better_place_never_lowers_a_rating(
+    results: list[GameResult], data: st.DataObject
+) -> None:
     i = data.draw(st.integers(0, len(results) - 1))
     r = results[i]
     seat = data.draw(st.integers(0, len(r.seating) - 1))
@@ -211,8 +226,11 @@ def test_a_better_place_never_lowers_a_rating(results: list[GameResult],
     if better[seat] == 1:
         return
     better[seat] -= 1
-    improved = results[:i] + [GameResult(index=i, seating=r.seating,
-                                         places=tuple(better))] + results[i + 1:]
+    improved = (
+        results[:i]
+        + [GameResult(index=i, seating=r.seating, places=tuple(better))]
+        + results[i + 1 :]
+    )
     label = r.seating[seat]
     assert rate(improved)[label] >= rate(results)[label] - 1e-6
 
@@ -247,8 +265,9 @@ def test_los_is_consistent(results: list[GameResult]) -> None:
         for b in LABELS:
             if a != b:
                 assert batch.los[a][b] + batch.los[b][a] == pytest.approx(1)
-                assert (batch.los[a][b] > 0.5) == (by[a].rating > by[b].rating + 1e-9) or \
-                    abs(by[a].rating - by[b].rating) < 1e-6
+                assert (batch.los[a][b] > 0.5) == (by[a].rating > by[b].rating + 1e-9) or abs(
+                    by[a].rating - by[b].rating
+                ) < 1e-6
 
 
 STRENGTH = {"a": 300.0, "b": 150.0, "c": 0.0, "d": -150.0}

@@ -17,23 +17,43 @@ from tournaments.values import (
 )
 
 
-def standing(entrant: str, games: int, wins: int, mean_place: float | None,
-             bot: str | None = None) -> Standing:
-    return Standing(entrant=entrant, bot=bot or entrant, games=games, wins=wins,
-                    mean_place=mean_place, mean_score=None if mean_place is None else 10.0,
-                    faults=1, forfeits=0)
+def standing(
+    entrant: str, games: int, wins: int, mean_place: float | None, bot: str | None = None
+) -> Standing:
+    return Standing(
+        entrant=entrant,
+        bot=bot or entrant,
+        games=games,
+        wins=wins,
+        mean_place=mean_place,
+        mean_score=None if mean_place is None else 10.0,
+        faults=1,
+        forfeits=0,
+    )
 
 
 def mle(entrant: str, rating: float, margin: float = 50.0) -> RatingRow:
-    return RatingRow(entrant=entrant, method=RatingMethod.MLE, rating=rating,
-                     lo=rating - margin, hi=rating + margin, games=10)
+    return RatingRow(
+        entrant=entrant,
+        method=RatingMethod.MLE,
+        rating=rating,
+        lo=rating - margin,
+        hi=rating + margin,
+        games=10,
+    )
 
 
-STANDINGS = [standing("b", 10, 5, 1.8), standing("a", 10, 4, 1.9),
-             standing("c#2", 10, 1, 2.9, bot="c")]
-RATINGS = [mle("a", 1600), mle("b", 1550), mle("c#2", 1350, 80.5),
-           RatingRow(entrant="a", method=RatingMethod.ELO, rating=1590.4, lo=None, hi=None,
-                     games=10)]
+STANDINGS = [
+    standing("b", 10, 5, 1.8),
+    standing("a", 10, 4, 1.9),
+    standing("c#2", 10, 1, 2.9, bot="c"),
+]
+RATINGS = [
+    mle("a", 1600),
+    mle("b", 1550),
+    mle("c#2", 1350, 80.5),
+    RatingRow(entrant="a", method=RatingMethod.ELO, rating=1590.4, lo=None, hi=None, games=10),
+]
 
 
 def test_format_table_aligns() -> None:
@@ -58,16 +78,33 @@ def test_rankings_order_by_batch_rating_with_shared_places() -> None:
 def test_rankings_without_ratings_keep_standings_order() -> None:
     rows = reports.rankings(STANDINGS + [standing("d", 0, 0, None)])
     assert [(r.place, r.entrant, r.elo) for r in rows] == [
-        (1, "b", None), (2, "a", None), (3, "c#2", None), (4, "d", None)]
+        (1, "b", None),
+        (2, "a", None),
+        (3, "c#2", None),
+        (4, "d", None),
+    ]
     assert "-" in reports.rankings_table(rows)
 
 
 def test_rankings_table_and_json() -> None:
     rows = reports.rankings(STANDINGS, RATINGS)
     lines = reports.rankings_table(rows).splitlines()
-    assert lines[0].split() == ["#", "entrant", "bot", "Elo", "±95%", "inc.Elo", "games",
-                                "wins", "mean", "place", "mean", "score", "faults",
-                                "forfeits"]
+    assert lines[0].split() == [
+        "#",
+        "entrant",
+        "bot",
+        "Elo",
+        "±95%",
+        "inc.Elo",
+        "games",
+        "wins",
+        "mean",
+        "place",
+        "mean",
+        "score",
+        "faults",
+        "forfeits",
+    ]
     assert lines[2].split()[:6] == ["1", "a", "a", "1600", "50", "1590"]
     assert lines[4].split()[:5] == ["3", "c#2", "c", "1350", "80"]
     assert len({line.index("Elo") for line in lines[:1]}) == 1
@@ -77,8 +114,9 @@ def test_rankings_table_and_json() -> None:
 
 def crosstable() -> tuple[PairCounts, object]:
     counts = PairCounts(["a", "b", "c"])
-    for i, (seating, places) in enumerate([("abc", (1, 2, 3)), ("bca", (1, 1, 3)),
-                                           ("cab", (1, 2, 3))]):
+    for i, (seating, places) in enumerate(
+        [("abc", (1, 2, 3)), ("bca", (1, 1, 3)), ("cab", (1, 2, 3))]
+    ):
         result = GameResult(index=i, seating=tuple(seating), places=places)
         counts.add_game(result.seating, result.places)
     return counts, counts.crosstable()
@@ -103,15 +141,29 @@ def test_los_table() -> None:
 
 
 def test_tournament_list_and_show() -> None:
-    spec = TournamentSpec(game="skull", options={"variant": "x"}, bots=("a", "b", "c"),
-                          table_size=3, seed=5)
-    info = TournamentInfo(id=3, spec=spec, created_at="2026-01-02T03:04:05.000+00:00",
-                          status=TournamentStatus.IN_PROGRESS,
-                          entrants=tuple(EntrantInfo(name=x, bot=x, version="v") for x in "abc"),
-                          games_done=1, games_total=3)
+    spec = TournamentSpec(
+        game="skull", options={"variant": "x"}, bots=("a", "b", "c"), table_size=3, seed=5
+    )
+    info = TournamentInfo(
+        id=3,
+        spec=spec,
+        created_at="2026-01-02T03:04:05.000+00:00",
+        status=TournamentStatus.IN_PROGRESS,
+        entrants=tuple(EntrantInfo(name=x, bot=x, version="v") for x in "abc"),
+        games_done=1,
+        games_total=3,
+    )
     listing = reports.tournaments_table([info]).splitlines()
-    assert listing[2].split() == ["3", "skull", "in-progress", "3", "3", "1", "1/3",
-                                  "2026-01-02T03:04:05"]
+    assert listing[2].split() == [
+        "3",
+        "skull",
+        "in-progress",
+        "3",
+        "3",
+        "1",
+        "1/3",
+        "2026-01-02T03:04:05",
+    ]
     rows = reports.rankings(STANDINGS, RATINGS)
     text = reports.tournament_text(info, rows)
     assert "tournament 3: skull (variant=x)" in text and "1/3 games" in text

@@ -28,8 +28,23 @@ def cli(*args: str) -> str:
 
 
 def create(db: Path, rounds: int = 2) -> int:
-    out = cli("tournament", "create", "--game", "skull", "--bots", BOTS, "--table-size", "3",
-              "--rounds", str(rounds), "--seed", "42", "--json", "--db", str(db))
+    out = cli(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        BOTS,
+        "--table-size",
+        "3",
+        "--rounds",
+        str(rounds),
+        "--seed",
+        "42",
+        "--json",
+        "--db",
+        str(db),
+    )
     return json.loads(out)["id"]
 
 
@@ -42,14 +57,22 @@ def copy_database(source: Path, target: Path) -> None:
 
 def results(db: Path, tid: int) -> dict:
     conn = sqlite3.connect(db)
-    games = conn.execute("SELECT plan_index, actions, outcome FROM games WHERE tournament_id = ? "
-                         "ORDER BY plan_index", (tid,)).fetchall()
-    ratings = conn.execute("SELECT method, entrant, round(rating, 6), round(lo, 6), "
-                           "round(hi, 6), games FROM ratings WHERE tournament_id = ? "
-                           "ORDER BY method, entrant", (tid,)).fetchall()
-    history = conn.execute("SELECT game_index, entrant, round(rating, 6) FROM rating_history "
-                           "WHERE tournament_id = ? ORDER BY game_index, entrant",
-                           (tid,)).fetchall()
+    games = conn.execute(
+        "SELECT plan_index, actions, outcome FROM games WHERE tournament_id = ? "
+        "ORDER BY plan_index",
+        (tid,),
+    ).fetchall()
+    ratings = conn.execute(
+        "SELECT method, entrant, round(rating, 6), round(lo, 6), "
+        "round(hi, 6), games FROM ratings WHERE tournament_id = ? "
+        "ORDER BY method, entrant",
+        (tid,),
+    ).fetchall()
+    history = conn.execute(
+        "SELECT game_index, entrant, round(rating, 6) FROM rating_history "
+        "WHERE tournament_id = ? ORDER BY game_index, entrant",
+        (tid,),
+    ).fetchall()
     conn.close()
     actions = [(i, [a[:3] for a in json.loads(acts)], json.loads(out)) for i, acts, out in games]
     return {"games": actions, "ratings": ratings, "history": history}
@@ -58,8 +81,9 @@ def results(db: Path, tid: int) -> dict:
 def done_count(db: Path, tid: int) -> int:
     try:
         conn = sqlite3.connect(db, timeout=5)
-        n = conn.execute("SELECT COUNT(*) FROM games WHERE tournament_id = ? AND status = 'done'",
-                         (tid,)).fetchone()[0]
+        n = conn.execute(
+            "SELECT COUNT(*) FROM games WHERE tournament_id = ? AND status = 'done'", (tid,)
+        ).fetchone()[0]
         conn.close()
         return n
     except sqlite3.Error:
@@ -79,10 +103,24 @@ def test_parallel_run_equals_serial_run(tmp_path: Path) -> None:
 
 def arena_run(db: Path, tid: int, marker: str = "") -> subprocess.Popen:
     env = dict(os.environ, ARENA_TEST_MARKER=marker)
-    return subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(tid),
-                             "--jobs", "2", "--db", str(db)],
-                            stdout=subprocess.PIPE, stderr=subprocess.PIPE,
-                            start_new_session=True, env=env)
+    return subprocess.Popen(
+        [
+            sys.executable,
+            "-m",
+            "arena",
+            "tournament",
+            "run",
+            str(tid),
+            "--jobs",
+            "2",
+            "--db",
+            str(db),
+        ],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+        env=env,
+    )
 
 
 def processes_with(marker: str) -> set[int]:
@@ -112,7 +150,7 @@ def test_kill_minus_nine_then_resume_equals_uninterrupted(tmp_path: Path) -> Non
     while done_count(killed, tid) < 5 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(processes_with(marker)) > 3, "workers and bots are running"
-    os.kill(proc.pid, signal.SIGKILL)        # the arena process only, mid-run
+    os.kill(proc.pid, signal.SIGKILL)  # the arena process only, mid-run
     proc.wait(10)
     partial = done_count(killed, tid)
     assert 5 <= partial < total, "killed mid-run"

@@ -46,8 +46,10 @@ class ThreeToFive(Game):
     title = "Toy"
     min_players = 3
     max_players = 5
-    options = {"variant": OptionSpec("basic", "rules variant", choices=("basic", "pro")),
-               "rounds": OptionSpec(3, "rounds", kind=int, minimum=1)}
+    options = {
+        "variant": OptionSpec("basic", "rules variant", choices=("basic", "pro")),
+        "rounds": OptionSpec(3, "rounds", kind=int, minimum=1),
+    }
 
     def _new(self, players: int, seed: int, options: dict[str, Any]) -> Any:
         raise NotImplementedError
@@ -57,17 +59,35 @@ class ThreeToFive(Game):
 
 
 def spec(n: int = 4, k: int = 3, rounds: int = 1, seed: int = 7, **kw: Any) -> TournamentSpec:
-    return TournamentSpec(game="toy", bots=tuple(f"bot{i}" for i in range(n)),
-                          table_size=k, repetitions=rounds, seed=seed, **kw)
+    return TournamentSpec(
+        game="toy",
+        bots=tuple(f"bot{i}" for i in range(n)),
+        table_size=k,
+        repetitions=rounds,
+        seed=seed,
+        **kw,
+    )
 
 
 def test_small_plan_by_hand() -> None:
     games = plan(TournamentSpec(game="toy", bots=("a", "b", "c"), table_size=2, seed=1))
     assert [g.seating for g in games] == [
-        ("a", "b"), ("b", "a"), ("a", "c"), ("c", "a"), ("b", "c"), ("c", "b")]
+        ("a", "b"),
+        ("b", "a"),
+        ("a", "c"),
+        ("c", "a"),
+        ("b", "c"),
+        ("c", "b"),
+    ]
     assert [g.index for g in games] == list(range(6))
-    assert [(g.table, g.rotation) for g in games] == [(0, 0), (0, 1), (1, 0), (1, 1),
-                                                       (2, 0), (2, 1)]
+    assert [(g.table, g.rotation) for g in games] == [
+        (0, 0),
+        (0, 1),
+        (1, 0),
+        (1, 1),
+        (2, 0),
+        (2, 1),
+    ]
     assert games[0].deal_seed == games[1].deal_seed != games[2].deal_seed
 
 
@@ -99,8 +119,12 @@ def test_a_game_without_bot_seeds_refuses_to_invent_them() -> None:
         bare.bot_seeds()
 
 
-@given(n=st.integers(2, 7), k=st.integers(2, 5), rounds=st.integers(1, 3),
-       seed=st.integers(-(2**70), 2**70))
+@given(
+    n=st.integers(2, 7),
+    k=st.integers(2, 5),
+    rounds=st.integers(1, 3),
+    seed=st.integers(-(2**70), 2**70),
+)
 def test_plan_properties(n: int, k: int, rounds: int, seed: int) -> None:
     if k > n:
         with pytest.raises(PlanError):
@@ -118,8 +142,10 @@ def test_plan_properties(n: int, k: int, rounds: int, seed: int) -> None:
         assert all(0 <= x < 2**63 for x in g.bot_seeds())
     # Each round, every k-subset of entrants is one table, in combinations order.
     for round_ in range(rounds):
-        members = [tuple(sorted(tables[(round_, t)][0].seating, key=s.entrants.index))
-                   for t in range(math.comb(n, k))]
+        members = [
+            tuple(sorted(tables[(round_, t)][0].seating, key=s.entrants.index))
+            for t in range(math.comb(n, k))
+        ]
         assert members == list(itertools.combinations(s.entrants, k))
     for group in tables.values():
         # All k cyclic rotations, one deal: each entrant sits in each seat exactly once.
@@ -142,7 +168,11 @@ def test_seed_changes_deals_only() -> None:
 
 def test_copies_of_a_bot_get_unique_labels() -> None:
     assert entrant_names(["random", "random", "greedy", "random"]) == (
-        "random", "random#2", "greedy", "random#3")
+        "random",
+        "random#2",
+        "greedy",
+        "random#3",
+    )
     s = TournamentSpec(game="toy", bots=("random", "random", "greedy"), table_size=3)
     assert s.entrant_bots() == {"random": "random", "random#2": "random", "greedy": "greedy"}
     assert plan(s)[0].seating == ("random", "random#2", "greedy")
@@ -154,12 +184,15 @@ def test_bad_entrant_names(bots: list[str]) -> None:
         entrant_names(bots)
 
 
-@pytest.mark.parametrize("kw, message", [
-    ({"n": 2, "k": 3}, "cannot fill a table of 3"),
-    ({"k": 1}, "at least 2"),
-    ({"rounds": 0}, "repetitions must be at least 1"),
-    ({"move_ms": 0}, "move time"),
-])
+@pytest.mark.parametrize(
+    "kw, message",
+    [
+        ({"n": 2, "k": 3}, "cannot fill a table of 3"),
+        ({"k": 1}, "at least 2"),
+        ({"rounds": 0}, "repetitions must be at least 1"),
+        ({"move_ms": 0}, "move time"),
+    ],
+)
 def test_invalid_specs(kw: dict[str, Any], message: str) -> None:
     with pytest.raises(PlanError, match=message):
         plan(spec(**kw))
@@ -201,14 +234,22 @@ def test_play_order_completes_each_round_and_keeps_rotations_together() -> None:
 
 # -- gauntlets (tests/authoring covers the command) --------------------------------------------
 
+
 def test_gauntlet_tables_all_hold_the_gauntlet_entrant() -> None:
     from arena.games import get_game
     from tournaments.schedule import TournamentKind, plan_size
 
-    spec = TournamentSpec(game="skull", bots=("new", "a", "b", "c", "d"), table_size=3,
-                          repetitions=2, seed=5, kind=TournamentKind.GAUNTLET, gauntlet="new")
+    spec = TournamentSpec(
+        game="skull",
+        bots=("new", "a", "b", "c", "d"),
+        table_size=3,
+        repetitions=2,
+        seed=5,
+        kind=TournamentKind.GAUNTLET,
+        gauntlet="new",
+    )
     games = plan(spec, get_game("skull"), key=b"k" * 32)
-    assert len(games) == plan_size(spec) == 2 * 6 * 3      # C(4, 2) tables of 3, 3 rotations
+    assert len(games) == plan_size(spec) == 2 * 6 * 3  # C(4, 2) tables of 3, 3 rotations
     assert all("new" in game.seating for game in games)
     tables = {frozenset(game.seating) for game in games}
     assert len(tables) == 6 and {"new", "a", "b"} <= set().union(*tables)
@@ -223,8 +264,14 @@ def test_gauntlet_spec_errors() -> None:
     from tournaments.schedule import TournamentKind
 
     with pytest.raises(PlanError, match="not entered"):
-        check_spec(TournamentSpec(game="skull", bots=("a", "b", "c"), table_size=3,
-                                  kind=TournamentKind.GAUNTLET, gauntlet="zz"))
+        check_spec(
+            TournamentSpec(
+                game="skull",
+                bots=("a", "b", "c"),
+                table_size=3,
+                kind=TournamentKind.GAUNTLET,
+                gauntlet="zz",
+            )
+        )
     with pytest.raises(PlanError, match="only a gauntlet"):
-        check_spec(TournamentSpec(game="skull", bots=("a", "b", "c"), table_size=3,
-                                  gauntlet="a"))
+        check_spec(TournamentSpec(game="skull", bots=("a", "b", "c"), table_size=3, gauntlet="a"))

@@ -24,9 +24,15 @@ from tournaments.schedule import plan as keyed_plan
 from tournaments.store import Store, resolve_db_path
 from tournaments.values import BotKind, GameStatus, RatingMethod, TournamentStatus
 
-SPEC = TournamentSpec(game="skull", options={"variant": "basic"},
-                      bots=("alpha", "beta", "gamma", "alpha"), table_size=3, repetitions=2,
-                      seed=11, move_ms=500)
+SPEC = TournamentSpec(
+    game="skull",
+    options={"variant": "basic"},
+    bots=("alpha", "beta", "gamma", "alpha"),
+    table_size=3,
+    repetitions=2,
+    seed=11,
+    move_ms=500,
+)
 STRENGTH = {"alpha": 1.5, "beta": 0.0, "gamma": -1.0, "alpha#2": 1.5}
 #: The tournaments' secret key in these tests (a real one is random).
 KEY = bytes(range(32))
@@ -46,8 +52,9 @@ def play_all(store: Store, tid: int, *, seed: int = 1, limit: int | None = None)
     rng = random.Random(seed)
     records = {}
     for game_id, planned in store.pending_games(tid)[:limit]:
-        record = synthetic_record(planned, rng, options=SPEC.options, strengths=STRENGTH,
-                                  fault_rate=0.1)
+        record = synthetic_record(
+            planned, rng, options=SPEC.options, strengths=STRENGTH, fault_rate=0.1
+        )
         assert store.record_game(game_id, record)
         records[game_id] = (planned, record)
     return records
@@ -66,29 +73,46 @@ def store(path: Path) -> Store:
 
 # -- opening, schema, migrations -------------------------------------------------------------
 
+
 def test_new_database_is_current_and_in_wal_mode(store: Store, path: Path) -> None:
     assert path.exists()
     assert user_version(store.db.conn) == SCHEMA_VERSION
     assert store.db.journal_mode == "wal"
-    assert {"bots", "tournaments", "entrants", "games", "seats", "faults", "ratings",
-            "rating_history"} <= set(store.db.table_names())
+    assert {
+        "bots",
+        "tournaments",
+        "entrants",
+        "games",
+        "seats",
+        "faults",
+        "ratings",
+        "rating_history",
+    } <= set(store.db.table_names())
     assert {"standings", "head_to_head", "rankings"} <= set(store.db.view_names())
 
 
 def test_skyjo_tournaments_planned_before_the_new_options_keep_the_rules_they_had(
-        path: Path) -> None:
+    path: Path,
+) -> None:
     db = Database(sqlite3.connect(path, isolation_level=None))
     migrate(db, path=str(path), target=4)
-    db.execute("INSERT INTO tournaments (id, game, options, table_size, rounds, seed, move_ms, "
-               "created_at, status) VALUES (1, 'skyjo', '{\"columns\":false,"
-               "\"next_starter\":\"winner\"}', 2, 1, 5, 100, 'then', 'done'), "
-               "(2, 'skull', '{}', 2, 1, 5, 100, 'then', 'done')")
+    db.execute(
+        "INSERT INTO tournaments (id, game, options, table_size, rounds, seed, move_ms, "
+        "created_at, status) VALUES (1, 'skyjo', '{\"columns\":false,"
+        "\"next_starter\":\"winner\"}', 2, 1, 5, 100, 'then', 'done'), "
+        "(2, 'skull', '{}', 2, 1, 5, 100, 'then', 'done')"
+    )
     db.conn.close()
     with Store.open(path) as store:
-        options = json.loads(store.db.execute(
-            "SELECT options FROM tournaments WHERE id = 1").fetchone()[0])
-        assert options == {"columns": False, "next_starter": "winner", "doubling": "manual",
-                           "discard_flip": "mandatory"}
+        options = json.loads(
+            store.db.execute("SELECT options FROM tournaments WHERE id = 1").fetchone()[0]
+        )
+        assert options == {
+            "columns": False,
+            "next_starter": "winner",
+            "doubling": "manual",
+            "discard_flip": "mandatory",
+        }
         other = store.db.execute("SELECT options FROM tournaments WHERE id = 2").fetchone()[0]
         assert other == "{}"
 
@@ -103,37 +127,52 @@ def _top_revealing_skull_bank_game(seed: int) -> list[list]:
         joint = {}
         for seat in state.to_act():
             legal = state.legal(seat)
-            tops = [a for a in legal if a.startswith("reveal:")
-                    and state.kits[int(a[7])].top_down() == int(a.split(",")[1])]
+            tops = [
+                a
+                for a in legal
+                if a.startswith("reveal:")
+                and state.kits[int(a[7])].top_down() == int(a.split(",")[1])
+            ]
             joint[seat] = tops[0] if tops else rng.choice(legal)
             rows.append([state.steps, seat, joint[seat], "bot", 1])
         state.apply(joint)
     return rows
 
 
-def test_skull_bank_games_stored_with_row_reveals_are_rewritten_to_named_bills(
-        path: Path) -> None:
+def test_skull_bank_games_stored_with_row_reveals_are_rewritten_to_named_bills(path: Path) -> None:
     from arena.replay import replay
 
     db = Database(sqlite3.connect(path, isolation_level=None))
     migrate(db, path=str(path), target=5)
     played = [_top_revealing_skull_bank_game(seed) for seed in range(6)]
-    legacy = [[row[:2] + [row[2].split(",")[0] if row[2].startswith("reveal:") else row[2]]
-               + row[3:] for row in rows] for rows in played]
+    legacy = [
+        [
+            row[:2] + [row[2].split(",")[0] if row[2].startswith("reveal:") else row[2]] + row[3:]
+            for row in rows
+        ]
+        for rows in played
+    ]
     assert any(row[2].startswith("reveal:") for rows in legacy for row in rows)
-    db.execute("INSERT INTO tournaments (id, game, options, table_size, rounds, seed, move_ms, "
-               "created_at, status) VALUES (1, 'skull-bank', '{}', 3, 1, 5, 100, 'then', "
-               "'done')")
+    db.execute(
+        "INSERT INTO tournaments (id, game, options, table_size, rounds, seed, move_ms, "
+        "created_at, status) VALUES (1, 'skull-bank', '{}', 3, 1, 5, 100, 'then', "
+        "'done')"
+    )
     for seed, rows in enumerate(legacy):
-        db.execute("INSERT INTO games (id, tournament_id, plan_index, round, table_index, "
-                   "rotation, deal_seed, seating, status, actions) VALUES "
-                   "(?, 1, ?, 0, 0, 0, ?, '[\"a\",\"b\",\"c\"]', 'done', ?)",
-                   (seed + 1, seed, seed, json.dumps(rows)))
+        db.execute(
+            "INSERT INTO games (id, tournament_id, plan_index, round, table_index, "
+            "rotation, deal_seed, seating, status, actions) VALUES "
+            '(?, 1, ?, 0, 0, 0, ?, \'["a","b","c"]\', \'done\', ?)',
+            (seed + 1, seed, seed, json.dumps(rows)),
+        )
     db.conn.close()
     with Store.open(path) as store:
         for seed, rows in enumerate(played):
-            stored = json.loads(store.db.execute("SELECT actions FROM games WHERE id = ?",
-                                                 (seed + 1,)).fetchone()[0])
+            stored = json.loads(
+                store.db.execute("SELECT actions FROM games WHERE id = ?", (seed + 1,)).fetchone()[
+                    0
+                ]
+            )
             assert stored == rows
             steps: list[dict] = []
             for step, seat, action, *_ in stored:
@@ -148,15 +187,21 @@ def test_migrates_a_version_1_database(path: Path) -> None:
     migrate(db, path=str(path), target=1)
     assert user_version(db.conn) == 1 and "ratings" not in db.table_names()
     # A version-1 database with a finished game, written by hand.
-    db.execute("INSERT INTO tournaments (id, game, options, table_size, rounds, seed, move_ms, "
-               "created_at, status) VALUES (1, 'skull', '{}', 2, 1, 5, 100, 'then', 'done')")
+    db.execute(
+        "INSERT INTO tournaments (id, game, options, table_size, rounds, seed, move_ms, "
+        "created_at, status) VALUES (1, 'skull', '{}', 2, 1, 5, 100, 'then', 'done')"
+    )
     db.execute("INSERT INTO entrants VALUES (1, 'a', 0, 'a', 'v1'), (1, 'b', 1, 'b', 'v1')")
-    db.execute("INSERT INTO games (id, tournament_id, plan_index, round, table_index, rotation, "
-               "deal_seed, seating, status, actions, outcome, forfeits, wall_ms) VALUES "
-               "(1, 1, 0, 0, 0, 0, 9, '[\"a\",\"b\"]', 'done', '[]', "
-               "'{\"scores\":[2,1],\"game_places\":[1,2],\"places\":[1,2]}', '[]', 3.5)")
-    db.execute("INSERT INTO seats VALUES (1, 0, 1, 'a', 1, 2, 10, 1, 0, 0), "
-               "(1, 1, 1, 'b', 2, 1, 10, 1, 0, 0)")
+    db.execute(
+        "INSERT INTO games (id, tournament_id, plan_index, round, table_index, rotation, "
+        "deal_seed, seating, status, actions, outcome, forfeits, wall_ms) VALUES "
+        "(1, 1, 0, 0, 0, 0, 9, '[\"a\",\"b\"]', 'done', '[]', "
+        '\'{"scores":[2,1],"game_places":[1,2],"places":[1,2]}\', \'[]\', 3.5)'
+    )
+    db.execute(
+        "INSERT INTO seats VALUES (1, 0, 1, 'a', 1, 2, 10, 1, 0, 0), "
+        "(1, 1, 1, 'b', 2, 1, 10, 1, 0, 0)"
+    )
     db.conn.close()
     with Store.open(path) as store:
         assert user_version(store.db.conn) == SCHEMA_VERSION
@@ -201,7 +246,7 @@ def test_corrupt_database(path: Path) -> None:
         play_all(store, tid, limit=3)
         store.db.execute("PRAGMA wal_checkpoint(TRUNCATE)")
     data = bytearray(path.read_bytes())
-    data[100:4096] = b"\xff" * (4096 - 100)   # the schema page, after the file header
+    data[100:4096] = b"\xff" * (4096 - 100)  # the schema page, after the file header
     path.write_bytes(bytes(data))
     with pytest.raises(StoreError, match="corrupt") as err:
         with Store.open(path) as store:
@@ -237,7 +282,7 @@ def test_locked_while_recording(path: Path) -> None:
     holder.execute("UPDATE tournaments SET status = status")
     try:
         with Store.open(path, busy_timeout_ms=50) as store:
-            game_id, planned = store.pending_games(tid)[0]   # readers are not blocked (WAL)
+            game_id, planned = store.pending_games(tid)[0]  # readers are not blocked (WAL)
             record = synthetic_record(planned, random.Random(1))
             with pytest.raises(StoreError, match="locked") as err:
                 store.record_game(game_id, record)
@@ -258,9 +303,11 @@ def test_resolve_db_path(monkeypatch: pytest.MonkeyPatch, tmp_path: Path) -> Non
 
 # -- bots -------------------------------------------------------------------------------------
 
+
 def test_bot_registry(store: Store) -> None:
-    info = store.add_bot("mine", "python mine.py", version="abc", path="/bots/mine",
-                         games=["skull", "skyjo"])
+    info = store.add_bot(
+        "mine", "python mine.py", version="abc", path="/bots/mine", games=["skull", "skyjo"]
+    )
     assert info == store.get_bot("mine")
     assert info.games == ("skull", "skyjo") and info.played == 0
     assert info.kind is BotKind.REGISTERED
@@ -284,12 +331,14 @@ def test_bots_count_games_played(store: Store) -> None:
     store.add_bot("alpha", "python alpha.py")
     tid = new_tournament(store)
     records = play_all(store, tid)
-    expected = sum(1 for planned, _ in records.values()
-                   if {"alpha", "alpha#2"} & set(planned.seating))
+    expected = sum(
+        1 for planned, _ in records.values() if {"alpha", "alpha#2"} & set(planned.seating)
+    )
     assert store.get_bot("alpha").played == expected
 
 
 # -- tournaments and games ----------------------------------------------------------------------
+
 
 def test_plan_is_written_before_play(store: Store) -> None:
     tid = new_tournament(store)
@@ -314,7 +363,7 @@ def test_record_round_trip_and_resume(store: Store, path: Path) -> None:
     tid = new_tournament(store)
     first = play_all(store, tid, limit=5)
     assert store.tournament(tid).status is TournamentStatus.IN_PROGRESS
-    with Store.open(path) as other:         # a later run sees what is left, in plan order
+    with Store.open(path) as other:  # a later run sees what is left, in plan order
         left = other.pending_games(tid)
         assert [g.index for _, g in left] == list(range(5, len(plan(SPEC))))
         rest = play_all(other, tid, seed=2)
@@ -350,8 +399,14 @@ def test_a_game_is_recorded_once(store: Store) -> None:
 def test_a_record_that_does_not_fit_is_refused(store: Store) -> None:
     tid = new_tournament(store)
     game_id, planned = store.pending_games(tid)[0]
-    wrong = PlannedGame(index=0, repetition=0, table=0, rotation=0, deal_seed=planned.deal_seed + 1,
-                        seating=planned.seating)
+    wrong = PlannedGame(
+        index=0,
+        repetition=0,
+        table=0,
+        rotation=0,
+        deal_seed=planned.deal_seed + 1,
+        seating=planned.seating,
+    )
     with pytest.raises(TournamentError, match="does not fit"):
         store.record_game(game_id, synthetic_record(wrong, random.Random(1)))
     with pytest.raises(NotFound):
@@ -392,7 +447,7 @@ def test_record_games_is_one_all_or_nothing_transaction(store: Store) -> None:
     pending = store.pending_games(tid)
     rng = random.Random(1)
     items = [(gid, synthetic_record(p, rng)) for gid, p in pending[:4]]
-    bad = (pending[4][0], synthetic_record(pending[0][1], rng))   # another table's deal
+    bad = (pending[4][0], synthetic_record(pending[0][1], rng))  # another table's deal
     with pytest.raises(TournamentError):
         store.record_games(items + [bad])
     assert store.tournament(tid).games_done == 0
@@ -424,13 +479,21 @@ def test_one_store_shared_by_threads(store: Store) -> None:
 
 
 def test_unknown_ids(store: Store) -> None:
-    for call in (store.tournament, store.pending_games, store.standings, store.crosstable,
-                 store.rebuild_ratings, store.ratings, store.game):
+    for call in (
+        store.tournament,
+        store.pending_games,
+        store.standings,
+        store.crosstable,
+        store.rebuild_ratings,
+        store.ratings,
+        store.game,
+    ):
         with pytest.raises(NotFound):
             call(42)
 
 
 # -- derived: standings, head to head, ratings ---------------------------------------------------
+
 
 def test_standings_view(store: Store) -> None:
     tid = new_tournament(store)
@@ -458,8 +521,7 @@ def test_standings_view(store: Store) -> None:
 
 def test_standings_before_any_game(store: Store) -> None:
     tid = new_tournament(store)
-    assert all(s.games == 0 and s.wins == 0 and s.mean_place is None
-               for s in store.standings(tid))
+    assert all(s.games == 0 and s.wins == 0 and s.mean_place is None for s in store.standings(tid))
 
 
 def test_crosstable_matches_head_to_head_view(store: Store) -> None:
@@ -470,8 +532,7 @@ def test_crosstable_matches_head_to_head_view(store: Store) -> None:
     assert len(rows) == 4 * 3
     for row in rows:
         cell = table.cell(row["entrant"], row["opponent"])
-        assert (cell.wins, cell.draws, cell.losses) == (row["wins"], row["draws"],
-                                                         row["losses"])
+        assert (cell.wins, cell.draws, cell.losses) == (row["wins"], row["draws"], row["losses"])
         assert row["score_pct"] == pytest.approx(100 * cell.score, abs=0.05)
 
 
@@ -481,7 +542,8 @@ def test_rebuilt_ratings_equal_direct_computation(store: Store) -> None:
     in_order = sorted(records.values(), key=lambda pr: pr[0].index)
     results = store.game_results(tid)
     assert [(r.seating, r.places) for r in results] == [
-        (p.seating, rec.places) for p, rec in in_order]
+        (p.seating, rec.places) for p, rec in in_order
+    ]
     elo = incremental_elo(results, entrants=SPEC.entrants)
     counts = PairCounts(SPEC.entrants)
     for p, rec in in_order:
@@ -496,15 +558,16 @@ def test_rebuilt_ratings_equal_direct_computation(store: Store) -> None:
         mle = batch.by_entrant()[label]
         got = stored[(RatingMethod.MLE, label)]
         assert (got.rating, got.lo, got.hi, got.games) == pytest.approx(
-            (mle.rating, mle.lo, mle.hi, mle.games))
-    assert store.rating_history(tid) == sorted(elo.history, key=lambda h: (h.game_index,
-                                                                           h.entrant))
+            (mle.rating, mle.lo, mle.hi, mle.games)
+        )
+    assert store.rating_history(tid) == sorted(elo.history, key=lambda h: (h.game_index, h.entrant))
     # Derived data: rebuilding again replaces, never duplicates.
     store.rebuild_ratings(tid)
     assert len(store.ratings(tid)) == 2 * len(SPEC.entrants)
     assert store.db["rating_history"].count == len(elo.history)
-    ranked = list(store.db.query("SELECT entrant, elo FROM rankings WHERE tournament_id = ?",
-                                 (tid,)))
+    ranked = list(
+        store.db.query("SELECT entrant, elo FROM rankings WHERE tournament_id = ?", (tid,))
+    )
     assert [r["entrant"] for r in ranked] == [r.entrant for r in batch.ranked()]
 
 
@@ -514,13 +577,14 @@ def test_current_ratings_follow_the_stored_games_without_writing(store: Store) -
     play_all(store, tid, limit=5)
     store.rebuild_ratings(tid)
     assert store.current_ratings(tid) == store.ratings(tid), "fresh: the stored ones"
-    play_all(store, tid, seed=2)                      # the rest, with no rebuild after them
+    play_all(store, tid, seed=2)  # the rest, with no rebuild after them
     stale = store.ratings(tid)
     before = store.db["ratings"].count, store.db["rating_history"].count
     current = store.current_ratings(tid)
     assert current != stale, "the stored ratings lag behind: computed afresh"
     assert (store.db["ratings"].count, store.db["rating_history"].count) == before
     store.rebuild_ratings(tid)
-    assert [(r.entrant, r.method, r.games) for r in current] == \
-        [(r.entrant, r.method, r.games) for r in store.ratings(tid)]
+    assert [(r.entrant, r.method, r.games) for r in current] == [
+        (r.entrant, r.method, r.games) for r in store.ratings(tid)
+    ]
     assert [r.rating for r in current] == pytest.approx([r.rating for r in store.ratings(tid)])

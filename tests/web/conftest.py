@@ -23,15 +23,19 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.web.app import create_app
 
-GAMES = {"skull": "skull_odds,random,EVIL", "skull-bank": "skull_bank_odds,random,first",
-         "skull-king": "skull_king_bidder,random,first", "skyjo": "skyjo_greedy,random,first"}
+GAMES = {
+    "skull": "skull_odds,random,EVIL",
+    "skull-bank": "skull_bank_odds,random,first",
+    "skull-king": "skull_king_bidder,random,first",
+    "skyjo": "skyjo_greedy,random,first",
+}
 #: A bot name and log lines that are HTML: every page must show them as text.
 EVIL = '<img src=x onerror="window.pwned=1">'
 EVIL_LOG = "<script>window.pwned=2</script>"
 #: An argument of the hostile bot's command line: never served.
 SECRET_ARG = "--secret-arg-7f3c"
 
-EVIL_BOT = textwrap.dedent(f'''
+EVIL_BOT = textwrap.dedent(f"""
     import random, sys
     from protocol.sdk import run_bot
 
@@ -41,7 +45,7 @@ EVIL_BOT = textwrap.dedent(f'''
 
     if __name__ == "__main__":
         run_bot(act, name="evil")
-''')
+""")
 
 
 def cli(*args: str) -> str:
@@ -76,16 +80,51 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Iterator[Played]:
 
 
 def _play(db: Path, script: Path) -> Played:
-    cli("bot", "add", EVIL, "--db", str(db), "--sandbox", "off", "--game", "skull", "--",
-        sys.executable, str(script), SECRET_ARG)
+    cli(
+        "bot",
+        "add",
+        EVIL,
+        "--db",
+        str(db),
+        "--sandbox",
+        "off",
+        "--game",
+        "skull",
+        "--",
+        sys.executable,
+        str(script),
+        SECRET_ARG,
+    )
     ids = {}
     for game, bots in GAMES.items():
-        out = cli("tournament", "create", "--game", game, "--bots", bots.replace("EVIL", EVIL),
-                  "--rounds", "1", "--seed", "7", "--json", "--db", str(db))
+        out = cli(
+            "tournament",
+            "create",
+            "--game",
+            game,
+            "--bots",
+            bots.replace("EVIL", EVIL),
+            "--rounds",
+            "1",
+            "--seed",
+            "7",
+            "--json",
+            "--db",
+            str(db),
+        )
         ids[game] = json.loads(out)["id"]
         cli("tournament", "run", str(ids[game]), "-q", "--sandbox", "off", "--db", str(db))
-    out = cli("tournament", "create", "--game", "skull", "--bots", "random,first,random",
-              "--json", "--db", str(db))
+    out = cli(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "random,first,random",
+        "--json",
+        "--db",
+        str(db),
+    )
     return Played(db, ids, json.loads(out)["id"])
 
 
@@ -105,8 +144,9 @@ class Server:
 def start_server(db: Path) -> Server:
     """A real uvicorn server of ``db`` in a thread; stop it with ``stop_server``."""
     port = free_port()
-    server = uvicorn.Server(uvicorn.Config(create_app(db), host="127.0.0.1", port=port,
-                                           log_level="warning"))
+    server = uvicorn.Server(
+        uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning")
+    )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
     deadline = time.monotonic() + 30

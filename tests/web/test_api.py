@@ -14,7 +14,7 @@ from pathlib import Path
 
 import pytest
 
-with warnings.catch_warnings():   # newer Starlette prefers httpx2 for its test client
+with warnings.catch_warnings():  # newer Starlette prefers httpx2 for its test client
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
@@ -35,23 +35,28 @@ def cli_json(played: Played, *args: str) -> object:
 
 def first_game(played: Played, game: str) -> int:
     with sqlite3.connect(played.db) as conn:
-        return conn.execute("SELECT MIN(id) FROM games WHERE tournament_id = ?",
-                            (played.tournaments[game],)).fetchone()[0]
+        return conn.execute(
+            "SELECT MIN(id) FROM games WHERE tournament_id = ?", (played.tournaments[game],)
+        ).fetchone()[0]
 
 
 def test_json_twins_return_what_the_cli_prints(client: TestClient, played: Played) -> None:
     assert client.get("/api/tournaments").json() == cli_json(played, "tournament", "list")
     for game, tid in played.tournaments.items():
         assert client.get(f"/api/tournaments/{tid}").json() == cli_json(
-            played, "tournament", "show", str(tid))
+            played, "tournament", "show", str(tid)
+        )
         assert client.get(f"/api/tournaments/{tid}/rankings").json() == cli_json(
-            played, "rankings", str(tid))
+            played, "rankings", str(tid)
+        )
         assert client.get(f"/api/tournaments/{tid}/crosstable").json() == cli_json(
-            played, "crosstable", str(tid))
+            played, "crosstable", str(tid)
+        )
         gid = first_game(played, game)
         assert client.get(f"/api/games/{gid}").json() == cli_json(played, "replay", str(gid))
         assert client.get(f"/api/games/{gid}?seat=1").json() == cli_json(
-            played, "replay", str(gid), "--seat", "1")
+            played, "replay", str(gid), "--seat", "1"
+        )
 
 
 def test_games_live_history_and_bot_endpoints(client: TestClient, played: Played) -> None:
@@ -80,8 +85,11 @@ def test_games_live_history_and_bot_endpoints(client: TestClient, played: Played
 def test_every_page_renders(client: TestClient, played: Played) -> None:
     pages = ["/", "/bots/random", "/bots/first", f"/tournaments/{played.empty}"]
     for game, tid in played.tournaments.items():
-        pages += [f"/tournaments/{tid}", f"/tournaments/{tid}?entrant=random",
-                  f"/games/{first_game(played, game)}"]
+        pages += [
+            f"/tournaments/{tid}",
+            f"/tournaments/{tid}?entrant=random",
+            f"/games/{first_game(played, game)}",
+        ]
     for page in pages:
         response = client.get(page)
         assert response.status_code == 200, page
@@ -91,7 +99,7 @@ def test_every_page_renders(client: TestClient, played: Played) -> None:
 def test_pages_work_without_javascript(client: TestClient, played: Played) -> None:
     """Rankings, charts and the game list are in the HTML itself."""
     html = client.get(f"/tournaments/{played.tournaments['skull']}").text
-    assert html.count('<tr data-entrant=') == 3
+    assert html.count("<tr data-entrant=") == 3
     assert html.count("<svg") == 4 and 'id="games"' in html
     assert len(re.findall(r'href="/games/\d+"', html)) == 3
 
@@ -99,32 +107,50 @@ def test_pages_work_without_javascript(client: TestClient, played: Played) -> No
 def test_empty_tournament_is_a_clear_page(client: TestClient, played: Played) -> None:
     html = client.get(f"/tournaments/{played.empty}").text
     assert "No ratings yet" in html and "0/3" in html
-    for path, command in (("", "tournament show"), ("/rankings", "rankings"),
-                          ("/crosstable", "crosstable")):
+    for path, command in (
+        ("", "tournament show"),
+        ("/rankings", "rankings"),
+        ("/crosstable", "crosstable"),
+    ):
         assert client.get(f"/api/tournaments/{played.empty}{path}").json() == cli_json(
-            played, *command.split(), str(played.empty))
+            played, *command.split(), str(played.empty)
+        )
     data = client.get(f"/api/tournaments/{played.empty}").json()
     assert data["games_done"] == 0 and all(r["games"] == 0 for r in data["rankings"])
     with sqlite3.connect(played.db) as conn:
-        pending = conn.execute("SELECT MIN(id) FROM games WHERE tournament_id = ?",
-                               (played.empty,)).fetchone()[0]
+        pending = conn.execute(
+            "SELECT MIN(id) FROM games WHERE tournament_id = ?", (played.empty,)
+        ).fetchone()[0]
     response = client.get(f"/api/games/{pending}")
     assert response.status_code == 404 and "not been played" in response.json()["error"]
 
 
-@pytest.mark.parametrize("url, status", [
-    ("/tournaments/999", 404), ("/api/tournaments/999", 404), ("/api/tournaments/999/live", 404),
-    ("/games/999999", 404), ("/api/games/999999", 404), ("/games/abc", 404),
-    ("/games/%C2%B2", 404), ("/api/games/1/frames/%C2%B2", 404), ("/api/games/1?seat=%C2%B2", 400),
-    ("/api/games/1?seat=9", 400), ("/api/games/1?seat=x", 400), ("/api/games/1/frames/7", 404),
-    ("/api/games/1/frames/god", 404), ("/bots/nobody", 404), ("/api/bots/nobody", 404),
-    ("/tournaments/1?page=-1", 400),
-    ("/api/tournaments/1/games?page=99999999999999999999", 400),
-    ("/api/tournaments/1/games?entrant=nobody", 404),
-    ("/nowhere", 404), ("/api/nowhere", 404),
-])
-def test_bad_ids_and_parameters_are_clear_errors(client: TestClient, url: str,
-                                                 status: int) -> None:
+@pytest.mark.parametrize(
+    "url, status",
+    [
+        ("/tournaments/999", 404),
+        ("/api/tournaments/999", 404),
+        ("/api/tournaments/999/live", 404),
+        ("/games/999999", 404),
+        ("/api/games/999999", 404),
+        ("/games/abc", 404),
+        ("/games/%C2%B2", 404),
+        ("/api/games/1/frames/%C2%B2", 404),
+        ("/api/games/1?seat=%C2%B2", 400),
+        ("/api/games/1?seat=9", 400),
+        ("/api/games/1?seat=x", 400),
+        ("/api/games/1/frames/7", 404),
+        ("/api/games/1/frames/god", 404),
+        ("/bots/nobody", 404),
+        ("/api/bots/nobody", 404),
+        ("/tournaments/1?page=-1", 400),
+        ("/api/tournaments/1/games?page=99999999999999999999", 400),
+        ("/api/tournaments/1/games?entrant=nobody", 404),
+        ("/nowhere", 404),
+        ("/api/nowhere", 404),
+    ],
+)
+def test_bad_ids_and_parameters_are_clear_errors(client: TestClient, url: str, status: int) -> None:
     response = client.get(url)
     assert response.status_code == status
     assert "Traceback" not in response.text and 'File "' not in response.text
@@ -167,8 +193,9 @@ def test_missing_corrupt_newer_and_older_databases(played: Played, tmp_path: Pat
     assert_unavailable(newer, "older than this arena")
 
 
-def test_locked_database_is_a_clear_error(played: Played, tmp_path: Path,
-                                          monkeypatch: pytest.MonkeyPatch) -> None:
+def test_locked_database_is_a_clear_error(
+    played: Played, tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
     """Only a database out of WAL mode can keep a reader waiting: then a clear 503."""
     db = serve_copy(played, tmp_path)
     with sqlite3.connect(db) as conn:
@@ -187,8 +214,14 @@ def test_serving_writes_nothing(played: Played, tmp_path: Path) -> None:
     db = serve_copy(played, tmp_path)
     before = hashlib.sha256(db.read_bytes()).hexdigest()
     client = TestClient(create_app(db))
-    for url in ("/", "/tournaments/1", "/api/tournaments/1/live", "/games/1",
-                "/api/games/1/frames/referee", "/bots/random"):
+    for url in (
+        "/",
+        "/tournaments/1",
+        "/api/tournaments/1/live",
+        "/games/1",
+        "/api/games/1/frames/referee",
+        "/bots/random",
+    ):
         assert client.get(url).status_code == 200
     assert hashlib.sha256(db.read_bytes()).hexdigest() == before
     assert not (tmp_path / "copy.db.keys").exists()
@@ -210,7 +243,8 @@ def crawl(client: TestClient, start: str = "/") -> dict[str, str]:
 
 
 def test_names_and_logs_are_escaped_and_nothing_secret_is_served(
-        client: TestClient, played: Played) -> None:
+    client: TestClient, played: Played
+) -> None:
     pages = crawl(client)
     assert any(url.startswith("/bots/%3Cimg") for url in pages)
     evil_page = next(text for url, text in pages.items() if url.startswith("/bots/%3Cimg"))
@@ -220,7 +254,7 @@ def test_names_and_logs_are_escaped_and_nothing_secret_is_served(
     with sqlite3.connect(played.db) as conn:
         secrets += [row[0] for row in conn.execute("SELECT token_hash FROM remote_tokens")]
     for url, text in pages.items():
-        if not url.startswith("/api/"):   # JSON holds the text as data, served as JSON
+        if not url.startswith("/api/"):  # JSON holds the text as data, served as JSON
             assert EVIL not in text and EVIL_LOG not in text, url
         for secret in secrets:
             assert secret not in text, (url, secret)
@@ -242,17 +276,27 @@ def test_a_deal_still_in_play_is_not_shown(played: Played, tmp_path: Path) -> No
     db = serve_copy(played, tmp_path)
     tid = played.tournaments["skull"]
     with sqlite3.connect(db) as conn:
-        first, *others = [gid for (gid,) in conn.execute(
-            "SELECT id FROM games WHERE tournament_id = ? ORDER BY plan_index", (tid,))]
+        first, *others = [
+            gid
+            for (gid,) in conn.execute(
+                "SELECT id FROM games WHERE tournament_id = ? ORDER BY plan_index", (tid,)
+            )
+        ]
         conn.execute("DELETE FROM faults WHERE game_id = ?", (first,))
         conn.execute("DELETE FROM seats WHERE game_id = ?", (first,))
-        conn.execute("UPDATE games SET status = 'pending', actions = NULL, outcome = NULL "
-                     "WHERE id = ?", (first,))
+        conn.execute(
+            "UPDATE games SET status = 'pending', actions = NULL, outcome = NULL WHERE id = ?",
+            (first,),
+        )
         conn.execute("UPDATE tournaments SET status = 'in-progress' WHERE id = ?", (tid,))
     client = TestClient(create_app(db))
-    for url in (f"/games/{others[0]}", f"/api/games/{others[0]}",
-                f"/api/games/{others[0]}?seat=0", f"/api/games/{others[0]}/frames/referee",
-                f"/games/{others[1]}/frames/1.js"):
+    for url in (
+        f"/games/{others[0]}",
+        f"/api/games/{others[0]}",
+        f"/api/games/{others[0]}?seat=0",
+        f"/api/games/{others[0]}/frames/referee",
+        f"/games/{others[1]}/frames/1.js",
+    ):
         response = client.get(url)
         assert response.status_code == 409, url
         assert "still being played" in response.text

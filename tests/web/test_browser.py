@@ -23,16 +23,27 @@ from tests.web.conftest import Played, Server, cli, start_server, stop_server
 
 #: The distribution's Chromium: $ARENA_CHROMIUM, else ``chromium`` (or ``chromium-browser``)
 #: on the PATH.
-_FOUND = (os.environ.get("ARENA_CHROMIUM") or shutil.which("chromium")
-          or shutil.which("chromium-browser"))
+_FOUND = (
+    os.environ.get("ARENA_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+)
 CHROMIUM = Path(_FOUND) if _FOUND else None
-ARGS = ["--headless", "--no-sandbox", "--disable-gpu", "--disable-background-networking",
-        "--disable-component-update", "--disable-sync", "--no-first-run"]
+ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
 
-playwright_api = pytest.importorskip("playwright.sync_api",
-                                     reason="Playwright for Python is not installed")
-pytestmark = pytest.mark.skipif(CHROMIUM is None or not CHROMIUM.exists(),
-                                reason="no chromium on the PATH (.ci/run installs Debian's)")
+playwright_api = pytest.importorskip(
+    "playwright.sync_api", reason="Playwright for Python is not installed"
+)
+pytestmark = pytest.mark.skipif(
+    CHROMIUM is None or not CHROMIUM.exists(),
+    reason="no chromium on the PATH (.ci/run installs Debian's)",
+)
 
 #: In the seat pane, every face shown in another seat's zones must be face up (``up``) with
 #: the same face in the referee's pane: anything else would be a hidden card leaking.
@@ -78,12 +89,14 @@ def page(browser: object) -> Iterator[object]:
 
 
 def links(html: str) -> list[str]:
-    return [h.replace("&amp;", "&") for h in re.findall(r'href="(/[^"]*)"', html)
-            if not h.startswith(("/static/", "/api/"))]
+    return [
+        h.replace("&amp;", "&")
+        for h in re.findall(r'href="(/[^"]*)"', html)
+        if not h.startswith(("/static/", "/api/"))
+    ]
 
 
-def test_every_page_loads(served: Server, played: Played, page: object,
-                          tmp_path: Path) -> None:
+def test_every_page_loads(served: Server, played: Played, page: object, tmp_path: Path) -> None:
     seen: set[str] = set()
     todo = ["/"]
     while todo:
@@ -108,9 +121,9 @@ def game_ids(served: Server, tid: int) -> list[int]:
 
 
 @pytest.mark.parametrize("game", ["skull", "skull-bank", "skull-king", "skyjo"])
-def test_replay_to_the_end_and_seats_see_no_hidden_card(served: Server, played: Played,
-                                                         page: object, game: str,
-                                                         tmp_path: Path) -> None:
+def test_replay_to_the_end_and_seats_see_no_hidden_card(
+    served: Server, played: Played, page: object, game: str, tmp_path: Path
+) -> None:
     gid = game_ids(served, played.tournaments[game])[0]
     record = httpx.get(f"{served.url}/api/games/{gid}").json()
     steps = 1 + max(a["step"] for a in record["actions"])
@@ -120,7 +133,7 @@ def test_replay_to_the_end_and_seats_see_no_hidden_card(served: Server, played: 
     page.select_option("#perspective", seat)
     page.wait_for_selector("#pane-seat:not([hidden])")
     assert page.locator("#table-referee .seat-box").count() == 3
-    assert page.locator("#table-referee .item").count() >= 3    # a table, not a text log
+    assert page.locator("#table-referee .item").count() >= 3  # a table, not a text log
     clicks = 0
     while page.get_attribute("#viewer", "data-at-end") != "yes":
         assert page.evaluate(LEAKS) == [], f"step {clicks}"
@@ -140,16 +153,29 @@ def test_replay_to_the_end_and_seats_see_no_hidden_card(served: Server, played: 
         page.select_option("#marks", target)
         assert page.get_attribute("#viewer", "data-step") == target
     page.click("#play")
-    page.wait_for_function("s => document.getElementById('viewer').dataset.step !== s",
-                           arg=page.get_attribute("#viewer", "data-step"))
+    page.wait_for_function(
+        "s => document.getElementById('viewer').dataset.step !== s",
+        arg=page.get_attribute("#viewer", "data-step"),
+    )
     page.click("#play")
     assert page.errors == [] and page.evaluate("window.pwned") is None
 
 
 def test_live_page_updates_while_a_run_plays(page: object, tmp_path: Path) -> None:
     db = tmp_path / "live.db"
-    out = cli("tournament", "create", "--game", "skull", "--bots", "skull_odds,random,first",
-              "--rounds", "300", "--json", "--db", str(db))
+    out = cli(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "skull_odds,random,first",
+        "--rounds",
+        "300",
+        "--json",
+        "--db",
+        str(db),
+    )
     tid, total = json.loads(out)["id"], json.loads(out)["games_total"]
     server = start_server(db)
     try:
@@ -162,13 +188,30 @@ def test_live_page_updates_while_a_run_plays(page: object, tmp_path: Path) -> No
             .observe(node, {childList: true, characterData: true, subtree: true});
         }""")
         env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-        run = subprocess.Popen([sys.executable, "-m", "arena", "tournament", "run", str(tid),
-                                "-q", "--sandbox", "off", "--db", str(db)], env=env,
-                               stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+        run = subprocess.Popen(
+            [
+                sys.executable,
+                "-m",
+                "arena",
+                "tournament",
+                "run",
+                str(tid),
+                "-q",
+                "--sandbox",
+                "off",
+                "--db",
+                str(db),
+            ],
+            env=env,
+            stdout=subprocess.DEVNULL,
+            stderr=subprocess.PIPE,
+        )
         try:
             page.wait_for_function(
                 "t => document.getElementById('live-games').textContent !== t",
-                arg=f"0/{total}", timeout=120_000)
+                arg=f"0/{total}",
+                timeout=120_000,
+            )
             page.screenshot(path=str(tmp_path / "live-during.png"), full_page=True)
             assert run.wait(timeout=300) == 0, run.stderr.read()
         finally:
@@ -176,11 +219,11 @@ def test_live_page_updates_while_a_run_plays(page: object, tmp_path: Path) -> No
                 run.kill()
                 run.wait()
         page.wait_for_function(
-            "() => document.getElementById('live-status').textContent === 'done'",
-            timeout=60_000)
+            "() => document.getElementById('live-status').textContent === 'done'", timeout=60_000
+        )
         assert page.inner_text("#live-games") == f"{total}/{total}"
         seen = [int(text.split("/")[0]) for text in page.evaluate("window.seenGames")]
-        assert any(0 < done < total for done in seen), seen   # updated during the run
+        assert any(0 < done < total for done in seen), seen  # updated during the run
         assert seen == sorted(seen)
         games = page.locator("#rankings tbody tr td:nth-child(7)").all_inner_texts()
         assert sum(map(int, games)) == 3 * total

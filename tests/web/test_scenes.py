@@ -22,12 +22,21 @@ def random_record(game_name: str, players: int, seed: int) -> GameRecord:
         state.apply(joint)
         step += 1
     outcome = state.outcome()
-    return GameRecord(game=game_name, options=options, seed=seed,
-                      bots=tuple(f"<b>bot{i}</b>" for i in range(players)),
-                      actions=tuple(actions), faults=(), forfeits=(),
-                      scores=tuple(outcome.scores), game_places=tuple(outcome.places),
-                      places=tuple(outcome.places), think_us=(0,) * players,
-                      decisions=(0,) * players, wall_ms=0.0)
+    return GameRecord(
+        game=game_name,
+        options=options,
+        seed=seed,
+        bots=tuple(f"<b>bot{i}</b>" for i in range(players)),
+        actions=tuple(actions),
+        faults=(),
+        forfeits=(),
+        scores=tuple(outcome.scores),
+        game_places=tuple(outcome.places),
+        places=tuple(outcome.places),
+        think_us=(0,) * players,
+        decisions=(0,) * players,
+        wall_ms=0.0,
+    )
 
 
 def leaks(seat: int, mine: dict, referee: dict) -> list[str]:
