@@ -431,7 +431,14 @@ class BotPool:
             proclimits.sweep_stale_cgroups(base)
 
     def get(self, entries: Sequence[tuple[str, BotSpec]]) -> list[BotProcess]:
-        """Live processes for ``(label, spec)`` entries, starting or replacing as needed."""
+        """Live processes for ``(label, spec)`` entries, starting or replacing as needed.
+
+        Every entry must have a label of its own: one process never sits at two seats (it
+        would see both seats' hands). Raises BotStartError otherwise."""
+        labels = [label for label, _ in entries]
+        if len(set(labels)) != len(labels):
+            twice = sorted({label for label in labels if labels.count(label) > 1})
+            raise BotStartError(f"one process would play two seats: {', '.join(twice)}")
         fresh: list[BotProcess] = []
         for label, spec in entries:
             proc = self.procs.get(label)

@@ -20,7 +20,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.errors import IllegalAction
+from arena.errors import ArenaError, IllegalAction
 from arena.games.base import Game, State
 from arena.record import (
     ActionRecord,
@@ -124,6 +124,8 @@ class GamePlay:
             if why is not None:
                 self._fault(player, FaultKind.CRASH, why)
             elif isinstance(player.seat, ProcessSeat):
+                if player.seat.peer.peer_id in self.playing:
+                    raise ArenaError(f"one connection would play two seats ({player.seat.label})")
                 self.playing[player.seat.peer.peer_id] = (player.index, player.seat)
         while not state.is_over():
             self._apply(self._collect())

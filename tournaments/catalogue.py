@@ -15,15 +15,17 @@ import hashlib
 import importlib.util
 import os
 import shlex
+import stat
 import sys
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 from arena.botproc import BotSpec
 from arena.errors import ArenaError, BotStartError
-from tournaments.errors import NotFound
+from tournaments.errors import NotFound, TournamentError
 from tournaments.remote import is_remote
 from tournaments.store import Store
 from tournaments.values import BotInfo
@@ -75,18 +77,47 @@ def bundled_version(name: str) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
+#: The most bytes of a bot's files a version hash reads (a bigger bot folder is refused).
+MAX_HASHED_BYTES = 1 << 30
+
+
+def _hash_file(digest: Any, path: Path, budget: list[int]) -> None:
+    """Add one entry of a bot's files to ``digest``: a regular file's bytes, a link's target
+    (never followed), or only the kind of anything else (a FIFO or a device is never opened,
+    so a hostile folder cannot make the hash block or read without end)."""
+    try:
+        info = os.lstat(path)
+    except OSError:
+        return
+    if stat.S_ISLNK(info.st_mode):
+        digest.update(b"link:" + os.fsencode(os.readlink(path)))
+    elif not stat.S_ISREG(info.st_mode):
+        digest.update(b"special:" + str(stat.S_IFMT(info.st_mode)).encode())
+    else:
+        budget[0] -= info.st_size
+        if budget[0] < 0:
+            raise TournamentError(
+                f"the bot's files are over {MAX_HASHED_BYTES >> 20} MiB; keep data elsewhere"
+            )
+        try:
+            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
+        except OSError:
+            return
+        with os.fdopen(fd, "rb") as file:
+            for chunk in iter(lambda: file.read(1 << 20), b""):
+                digest.update(chunk)
+
+
 def folder_version(folder: Path) -> str:
     """Hash of every file under ``folder`` (names and contents, in a fixed order)."""
     digest = hashlib.sha256()
+    budget = [MAX_HASHED_BYTES]
     for root, dirs, files in os.walk(folder):
         dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
         for name in sorted(files):
             path = Path(root) / name
             digest.update(str(path.relative_to(folder)).encode() + b"\0")
-            try:
-                digest.update(path.read_bytes())
-            except OSError:
-                continue
+            _hash_file(digest, path, budget)
             digest.update(b"\0")
     return digest.hexdigest()[:12]
 
@@ -94,10 +125,11 @@ def folder_version(folder: Path) -> str:
 def command_version(argv: Sequence[str], cwd: str | None = None) -> str:
     """Hash of a command line and of each file it names that exists."""
     digest = hashlib.sha256("\0".join(argv).encode())
+    budget = [MAX_HASHED_BYTES]
     for arg in argv:
         path = Path(cwd or ".") / arg
         if path.is_file():
-            digest.update(path.read_bytes())
+            _hash_file(digest, path.resolve(), budget)
     return digest.hexdigest()[:12]
 
 

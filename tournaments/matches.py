@@ -179,5 +179,5 @@ def play_match_sprt(
             games_per_deal=match.games_per_deal,
             result=final.decision,
         )
-        store.set_sprt(match.tid, decided.to_data())
+        store.set_sprt(match.tid, decided.to_data(), decided=True)
     return final

@@ -20,7 +20,7 @@ from arena.games import names
 from arena.sandbox import Sandbox
 from tournaments.compliance import ComplianceReport, run_checks
 from tournaments.store import Store
-from tournaments.values import BotInfo
+from tournaments.values import BotInfo, bot_name_problem
 
 MANIFEST = "bot.toml"
 #: Games of each of its games a bot plays under the referee in its entry check.
@@ -51,8 +51,9 @@ def load_manifest(folder: Path) -> Manifest:
     except (tomllib.TOMLDecodeError, UnicodeDecodeError) as exc:
         raise BotCheckError(f"{path} is not valid TOML: {exc}") from None
     name, command, games = data.get("name"), data.get("command"), data.get("games", [])
-    if not isinstance(name, str) or not name.strip():
-        raise BotCheckError(f"{path}: 'name' must be a non-empty string")
+    problem = bot_name_problem(name.strip() if isinstance(name, str) else name)
+    if problem is not None:
+        raise BotCheckError(f"{path}: {problem}")
     if not isinstance(command, str) or not command.strip():
         raise BotCheckError(f"{path}: 'command' must be a command line (a string)")
     if isinstance(games, str):
@@ -90,6 +91,9 @@ def register(
 ) -> BotInfo:
     """Check the bot (in ``sandbox``, as ``tournament run`` would run it), then store it.
     Nothing is written if the check fails."""
+    problem = bot_name_problem(name)
+    if problem is not None:
+        raise BotCheckError(problem)
     unknown = [g for g in games if g not in names()]
     if unknown:
         raise BotCheckError(f"unknown game(s) {', '.join(unknown)} (games: {', '.join(names())})")

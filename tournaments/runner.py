@@ -79,8 +79,11 @@ def process_key(label: str, rotation: int, spec: BotSpec) -> str:
     entrant's r-th process: each process sees each deal at most once, in every mode (one job
     or many, resumed runs, replaced processes). A remote bot is one connection whose owner's
     program the arena cannot isolate: it keeps one key (``tournament create`` warns).
+
+    Keys never collide: a local key ends in ``.rot`` and digits, a remote one in ``.remote``,
+    so no entrant's name (``x.rot1``, say) can make its key another entrant's.
     """
-    return label if spec.remote else f"{label}.rot{rotation}"
+    return f"{label}.remote" if spec.remote else f"{label}.rot{rotation}"
 
 
 class TableRunner:

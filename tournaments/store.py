@@ -73,6 +73,7 @@ from tournaments.values import (
     TournamentInfo,
     TournamentRatings,
     TournamentStatus,
+    bot_name_problem,
 )
 
 __all__ = ["DEFAULT_BUSY_TIMEOUT_MS", "DEFAULT_DB", "ENV_DB", "Store", "resolve_db_path"]
@@ -201,8 +202,9 @@ class Store:
         """Register a bot: its command line as text, the folder it runs in (or None), the
         games it plays. Raises DuplicateBot unless ``replace`` (which keeps its count of
         games played and its date added)."""
-        if not name or name != name.strip() or "#" in name:
-            raise TournamentError(f"bad bot name {name!r}: non-empty, no outer spaces, no '#'")
+        problem = bot_name_problem(name)
+        if problem is not None:
+            raise TournamentError(problem)
         kind = BotKind(kind)
         with self._write() as conn:
             old = conn.execute(
@@ -420,11 +422,21 @@ class Store:
         return key
 
     @guarded("saving a match's state")
-    def set_sprt(self, tid: int, data: Mapping[str, Any]) -> None:
-        """Store a match's SPRT settings and, once decided, its result (JSON)."""
+    def set_sprt(self, tid: int, data: Mapping[str, Any], *, decided: bool = False) -> None:
+        """Store a match's SPRT settings and, once ``decided``, its result (JSON); a decided
+        match drops the games it will never play and is done (its deals are all closed)."""
         self._tournament_row(tid)
         with self._write() as conn:
             conn.execute("UPDATE tournaments SET sprt = ? WHERE id = ?", (_dumps(dict(data)), tid))
+            if decided:
+                conn.execute(
+                    "DELETE FROM games WHERE tournament_id = ? AND status = ?",
+                    (tid, GameStatus.PENDING.value),
+                )
+                conn.execute(
+                    "UPDATE tournaments SET status = ? WHERE id = ?",
+                    (TournamentStatus.DONE.value, tid),
+                )
 
     @guarded("reading a match's state")
     def sprt(self, tid: int) -> dict[str, Any] | None:

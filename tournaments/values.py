@@ -8,6 +8,7 @@ from __future__ import annotations
 
 import enum
 import json
+import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
@@ -73,6 +74,22 @@ def _plain(value: Any) -> Any:
     if isinstance(value, (list, tuple)):
         return [_plain(v) for v in value]
     return value
+
+
+#: A registered bot's name: 1-64 letters, digits, ``_``, ``-`` or ``.``, starting with a
+#: letter or digit. Names are shown in terminals and pages and name the bot's log folder, so
+#: they hold no control or look-alike characters and no two map to one folder.
+BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+
+
+def bot_name_problem(name: object) -> str | None:
+    """Why ``name`` cannot be a registered bot's name, or None if it can."""
+    if isinstance(name, str) and BOT_NAME.fullmatch(name):
+        return None
+    return (
+        f"bad bot name {name!r}: 1-64 letters, digits, '_', '-' or '.', starting with a "
+        "letter or digit"
+    )
 
 
 @dataclass(frozen=True, kw_only=True)
