@@ -6,6 +6,7 @@ from __future__ import annotations
 
 import json
 import shutil
+import sqlite3
 import socket
 import sys
 import tempfile
@@ -83,7 +84,7 @@ def _play(db: Path, script: Path) -> Played:
     cli(
         "bot",
         "add",
-        EVIL,
+        "evil",
         "--db",
         str(db),
         "--sandbox",
@@ -95,6 +96,12 @@ def _play(db: Path, script: Path) -> Played:
         str(script),
         SECRET_ARG,
     )
+    # Names are plain text since the name rule; a database from before it may hold an HTML
+    # name, which every page must still show as text.
+    conn = sqlite3.connect(db)
+    with conn:
+        conn.execute("UPDATE bots SET name = ? WHERE name = 'evil'", (EVIL,))
+    conn.close()
     ids = {}
     for game, bots in GAMES.items():
         out = cli(
