@@ -6,8 +6,8 @@ from __future__ import annotations
 
 import json
 import shutil
-import sqlite3
 import socket
+import sqlite3
 import sys
 import tempfile
 import textwrap
