@@ -101,5 +101,6 @@ def demo(games: tuple[str, ...], jobs: int, seed: int, quiet: bool, store: Store
     click.echo(
         f"\n{total} games in {time.monotonic() - started:.1f} s, stored in "
         f"{store.path}. See `arena tournament list`, `arena rankings ID`, "
-        f"`arena crosstable ID`, `arena replay GAME_ID`."
+        f"`arena crosstable ID`, `arena replay GAME_ID`, or `arena serve` to see it all in "
+        f"the browser."
     )
