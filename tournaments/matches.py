@@ -121,6 +121,27 @@ class DealTally:
         return status(self.update(), self.match.config)
 
 
+def match_summary(store: Store, tid: int) -> dict[str, Any] | None:
+    """A match's NEW and BASE, SPRT settings, result and the test's state over its completed
+    deals (None for any other tournament): what ``tournament show`` adds for a match."""
+    if store.tournament(tid).spec.kind is not TournamentKind.MATCH or not store.sprt(tid):
+        return None
+    match = match_info(store, tid)
+    return {**match.to_data(), "status": DealTally(store, match).status().to_dict()}
+
+
+def summary_line(summary: Mapping[str, Any]) -> str:
+    """``match_summary`` as one line of text."""
+    config, now = summary["config"], summary["status"]
+    verdict = summary["result"] or "no decision yet"
+    return (
+        f"{summary['new']} vs {summary['base']}, SPRT elo0={config['elo0']:g} "
+        f"elo1={config['elo1']:g} alpha={config['alpha']:g} beta={config['beta']:g}: {verdict}; "
+        f"{now['deals']} deals, LLR {now['llr']:+.2f} [{now['lower']:+.2f}, {now['upper']:+.2f}], "
+        f"Elo {now['elo']:+.1f} [{now['elo_lo']:+.1f}, {now['elo_hi']:+.1f}]"
+    )
+
+
 class _Decided(Exception):
     """Raised from the runner's progress callback to stop a run at a decision."""
 

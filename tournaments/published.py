@@ -17,6 +17,7 @@ from arena.replay import replay as replay_game
 from arena.replay import seat_story
 from tournaments import reports
 from tournaments.errors import NotFound, TournamentError
+from tournaments.matches import match_summary
 from tournaments.ratings import Crosstable
 from tournaments.store import Store
 from tournaments.values import TournamentInfo, TournamentRatings
@@ -69,6 +70,9 @@ def tournament_data(
     rows = ranking_rows(store, tid) if rows is None else rows
     data = reports.tournament_json(info, rows)
     data["faults"] = fault_summary(store, tid)
+    match = match_summary(store, tid)
+    if match is not None:
+        data["match"] = match
     return data
 
 

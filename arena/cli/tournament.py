@@ -14,9 +14,11 @@ from arena.cli.safety import RunOptions, run_options
 from arena.cli.storage import db_option
 from arena.games import get_game
 from arena.seeds import new_key, random_seed
+from arena.text import printable
 from tournaments import published, reports
 from tournaments.catalogue import Catalogue
 from tournaments.errors import PlanError
+from tournaments.matches import match_summary, summary_line
 from tournaments.reports import format_table
 from tournaments.runner import run as run_games
 from tournaments.schedule import TournamentKind, TournamentSpec, plan
@@ -298,6 +300,9 @@ def show(tid: int, as_json: bool, store: Store) -> None:
     rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
     faults = published.fault_summary(store, tid)
     click.echo(reports.tournament_text(info, rows))
+    match = match_summary(store, tid)
+    if match is not None:
+        click.echo(f"match      {printable(summary_line(match))}")
     if faults:
         click.echo("\nfaults")
         click.echo(

@@ -73,6 +73,13 @@ def test_a_stronger_bot_is_accepted_and_stored_as_a_match(tmp_path: Path) -> Non
         # a decided match is done: the games it will never play are dropped from its plan
         assert info.status.value == "done"
         assert info.games_done == info.games_total >= result["games"]
+    shown = arena("tournament", "show", str(result["match"]), "--db", str(db))
+    assert shown.returncode == 0 and "match      skull_odds vs random" in shown.stdout
+    assert ": H1;" in shown.stdout and f"{result['deals']} deals" in shown.stdout
+    data = json.loads(
+        arena("tournament", "show", str(result["match"]), "--json", "--db", str(db)).stdout
+    )
+    assert data["match"]["result"] == "H1" and data["match"]["status"]["deals"] == result["deals"]
     again = arena("match", "--resume", str(result["match"]), "--json", "--db", str(db))
     assert again.returncode == 0 and json.loads(again.stdout)["deals"] == result["deals"]
     ran = arena("tournament", "run", str(result["match"]), "--db", str(db))
