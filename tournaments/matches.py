@@ -11,7 +11,6 @@ killed at any moment resumes like any tournament: the deals already stored count
 
 from __future__ import annotations
 
-import json
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
@@ -96,23 +95,18 @@ class DealTally:
 
     def update(self) -> DealCounts:
         k = self.match.games_per_deal
-        rows = self.store.db.execute(
-            "SELECT round, seating, json_extract(outcome, '$.places') FROM games "
-            "WHERE tournament_id = ? AND status = 'done' AND plan_index >= ?",
-            (self.match.tid, self._first_open * k),
-        ).fetchall()
         deals: dict[int, list[dict[str, int]]] = {}
-        for round_, seating, places in rows:
-            if round_ not in self._counted:
-                deals.setdefault(round_, []).append(
-                    dict(zip(json.loads(seating), json.loads(places)))
-                )
-        for round_, games in sorted(deals.items()):
+        # one table in every rotation: plan index = deal * k + rotation
+        for result in self.store.game_results(self.match.tid, since=self._first_open * k):
+            deal = result.index // k
+            if deal not in self._counted:
+                deals.setdefault(deal, []).append(dict(zip(result.seating, result.places)))
+        for deal, games in sorted(deals.items()):
             if len(games) == k:
                 self.counts = self.counts.add(
                     deal_half_points(games, self.match.new, self.match.base)
                 )
-                self._counted.add(round_)
+                self._counted.add(deal)
         while self._first_open in self._counted:
             self._first_open += 1
         return self.counts

@@ -2,7 +2,7 @@
 
 Raw facts (bots, tournaments, entrants, planned and played games with their actions, seats and
 faults) are stored; standings, head-to-head results and ratings are derived from them (SQL
-views, and ``rebuild_ratings``) and can be rebuilt at any time.
+views, and ``tournaments.derived``, which ``Store`` includes) and can be rebuilt at any time.
 
 - ``Store.open(path)`` creates or migrates the file (see ``tournaments.migrations``), turns on
   WAL mode (readers never wait for the writer), ``synchronous=NORMAL`` and a busy timeout.
@@ -49,29 +49,17 @@ from tournaments.database import (
     resolve_db_path,
     store_error,
 )
+from tournaments.derived import DerivedResults
 from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
 from tournaments.migrations import SCHEMA_VERSION, migrate
-from tournaments.ratings import (
-    DEFAULT_K,
-    Crosstable,
-    GameResult,
-    HistoryRow,
-    PairCounts,
-    batch_ratings,
-    incremental_elo,
-)
 from tournaments.schedule import PlannedGame, TournamentSpec
 from tournaments.values import (
     BotInfo,
     BotKind,
     EntrantInfo,
     GameStatus,
-    RatingMethod,
-    RatingRow,
-    Standing,
     StoredGame,
     TournamentInfo,
-    TournamentRatings,
     TournamentStatus,
     bot_name_problem,
 )
@@ -99,7 +87,7 @@ _dumps = _JSON.encode
 _action_row = operator.attrgetter("step", "seat", "action", "by", "think_us")
 
 
-class Store:
+class Store(DerivedResults):
     """An open results database. Use ``Store.open(path)``; close it (or use ``with``)."""
 
     def __init__(self, db: Database, path: str, keys: KeyFile | None = None) -> None:
@@ -588,180 +576,6 @@ class Store:
             self.db.query("SELECT * FROM seats WHERE game_id = ? ORDER BY seat", (game_id,))
         )
         return StoredGame.from_row(row, bots=bots, seats=seats, faults=faults)
-
-    def _results(self, tid: int) -> list[GameResult]:
-        """Finished games of ``tid`` in plan order, as ratings take them.
-
-        SQLite extracts the places; the few distinct seating and places texts of a tournament
-        are parsed once each (this is most of the time of rating 100,000 games)."""
-        rows = self.db.execute(
-            "SELECT plan_index, seating, json_extract(outcome, '$.places') FROM games "
-            "WHERE tournament_id = ? AND status = ? ORDER BY plan_index",
-            (tid, GameStatus.DONE.value),
-        ).fetchall()
-        parsed: dict[str, tuple[Any, ...]] = {}
-
-        def parse(text: str) -> tuple[Any, ...]:
-            found = parsed.get(text)
-            if found is None:
-                found = parsed[text] = tuple(json.loads(text))
-            return found
-
-        new = tuple.__new__  # GameResult is a named tuple; skip its slow keyword __new__
-        return [
-            new(GameResult, (index, parse(seating), parse(places)))
-            for index, seating, places in rows
-        ]
-
-    @guarded("reading results")
-    def game_results(self, tid: int) -> list[GameResult]:
-        self._tournament_row(tid)
-        return self._results(tid)
-
-    # -- derived ---------------------------------------------------------------------------
-
-    @guarded("reading standings")
-    def standings(self, tid: int) -> list[Standing]:
-        """Per entrant: games, wins, mean place, mean score, faults (best mean place first)."""
-        self._tournament_row(tid)
-        return [
-            Standing.from_row(row)
-            for row in self.db.query(
-                "SELECT * FROM standings WHERE tournament_id = ? "
-                "ORDER BY games = 0, mean_place, wins DESC, entrant",
-                (tid,),
-            )
-        ]
-
-    def _counts(self, tid: int) -> tuple[list[str], list[GameResult], PairCounts]:
-        labels = [
-            label
-            for (label,) in self.db.execute(
-                "SELECT label FROM entrants WHERE tournament_id = ? ORDER BY position", (tid,)
-            )
-        ]
-        results = self._results(tid)
-        counts = PairCounts(labels)
-        for result in results:
-            counts.add_game(result.seating, result.places)
-        return labels, results, counts
-
-    @guarded("counting results")
-    def tally(self, tid: int) -> PairCounts:
-        """The pairwise counts of the stored games: the one tally that ratings, the crosstable
-        and a run's progress (which adds each game as it records it) start from."""
-        self._tournament_row(tid)
-        return self._counts(tid)[2]
-
-    @guarded("computing the crosstable")
-    def crosstable(self, tid: int) -> Crosstable:
-        """Head-to-head pairwise results between every pair of entrants."""
-        self._tournament_row(tid)
-        return self._counts(tid)[2].crosstable()
-
-    @guarded("computing ratings")
-    def compute_ratings(
-        self, tid: int, *, k: float = DEFAULT_K, prior: float = 1.0
-    ) -> TournamentRatings:
-        """Incremental Elo (plan order) and batch ratings of the stored games, computed now
-        (nothing is written)."""
-        self._tournament_row(tid)
-        labels, results, counts = self._counts(tid)
-        return TournamentRatings(
-            elo=incremental_elo(results, entrants=labels, k=k),
-            batch=batch_ratings(counts, prior=prior),
-            crosstable=counts.crosstable(),
-        )
-
-    @guarded("rebuilding ratings")
-    def rebuild_ratings(
-        self, tid: int, *, k: float = DEFAULT_K, prior: float = 1.0
-    ) -> TournamentRatings:
-        """``compute_ratings``, then replace the stored ratings and history with them (the
-        stored ratings are a cache of what the games give; see ``current_ratings``)."""
-        rated = self.compute_ratings(tid, k=k, prior=prior)
-        rows = [
-            (tid, row.method.value, row.entrant, row.rating, row.lo, row.hi, row.games)
-            for row in _rating_rows(rated)
-        ]
-        with self._write() as conn:
-            conn.execute("DELETE FROM ratings WHERE tournament_id = ?", (tid,))
-            conn.execute("DELETE FROM rating_history WHERE tournament_id = ?", (tid,))
-            conn.executemany(
-                "INSERT INTO ratings (tournament_id, method, entrant, rating, lo, "
-                "hi, games) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                rows,
-            )
-            # History rows are (game_index, entrant, rating) tuples: bind them as they are.
-            conn.executemany(
-                f"INSERT INTO rating_history (tournament_id, game_index, entrant, "
-                f"rating) VALUES ({int(tid)}, ?, ?, ?)",
-                rated.elo.history,
-            )
-        return rated
-
-    @guarded("reading ratings")
-    def ratings(self, tid: int) -> list[RatingRow]:
-        """Stored ratings (as of the last ``rebuild_ratings``), both methods, best first."""
-        self._tournament_row(tid)
-        return [
-            RatingRow.from_row(row)
-            for row in self.db.query(
-                "SELECT * FROM ratings WHERE tournament_id = ? ORDER BY method, rating DESC", (tid,)
-            )
-        ]
-
-    def current_ratings(self, tid: int) -> list[RatingRow]:
-        """The ratings the stored games give now, never stale and never written: the stored
-        ones while they count every finished game of every entrant, else computed afresh (a
-        run killed before its last rebuild, a run in progress)."""
-        stored = self.ratings(tid)
-        played = {s.entrant: s.games for s in self.standings(tid)}
-        counted = {r.entrant: r.games for r in stored if r.method is RatingMethod.ELO}
-        if stored and counted == played:
-            return stored
-        if not any(played.values()):
-            return []
-        return _rating_rows(self.compute_ratings(tid))
-
-    @guarded("reading rating history")
-    def rating_history(self, tid: int) -> list[HistoryRow]:
-        self._tournament_row(tid)
-        return [
-            HistoryRow(game_index=index, entrant=entrant, rating=rating)
-            for index, entrant, rating in self.db.execute(
-                "SELECT game_index, entrant, rating FROM rating_history WHERE "
-                "tournament_id = ? ORDER BY game_index, entrant",
-                (tid,),
-            )
-        ]
-
-
-def _rating_rows(rated: TournamentRatings) -> list[RatingRow]:
-    """Both methods' ratings as rows, each method best first (as ``Store.ratings`` reads)."""
-    elo = [
-        RatingRow(
-            entrant=label,
-            method=RatingMethod.ELO,
-            rating=rating,
-            lo=None,
-            hi=None,
-            games=rated.elo.games[label],
-        )
-        for label, rating in rated.elo.ratings.items()
-    ]
-    mle = [
-        RatingRow(
-            entrant=r.entrant,
-            method=RatingMethod.MLE,
-            rating=r.rating,
-            lo=r.lo,
-            hi=r.hi,
-            games=r.games,
-        )
-        for r in rated.batch.ratings
-    ]
-    return [*sorted(elo, key=lambda r: -r.rating), *sorted(mle, key=lambda r: -r.rating)]
 
 
 def _seat_rows(
