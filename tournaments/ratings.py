@@ -501,27 +501,7 @@ def batch_ratings(
                     played[a][b] += share
     if not prior:
         _check_estimable(labels, points)
-    r = [0.0] * n
-    current = _loglik(r, points, played)
-    iterations = 0
-    for iterations in range(1, max_iterations + 1):  # noqa: B007 - reported after the loop
-        grad, info = _information(r, points, played)
-        system, _ = _pseudo_inverse_system(info)
-        step = [row[0] for row in _solve(system, [[g] for g in grad])]
-        t = 1.0
-        while True:
-            trial = [x + t * s for x, s in zip(r, step)]
-            value = _loglik(trial, points, played)
-            if value >= current - 1e-12 or t < 1e-6:
-                break
-            t /= 2
-        mean = sum(trial) / n
-        r = [x - mean for x in trial]
-        current = value
-        if max(abs(t * s) for s in step) < tolerance:
-            break
-    else:
-        log.warning("batch ratings stopped after %d iterations without converging", max_iterations)
+    r, iterations = _fit(points, played, max_iterations=max_iterations, tolerance=tolerance)
     _, info = _information(r, points, played)
     system, alpha = _pseudo_inverse_system(info)
     identity = [[1.0 if i == j else 0.0 for j in range(n)] for i in range(n)]
@@ -550,6 +530,40 @@ def batch_ratings(
         anchor=anchor,
         iterations=iterations,
     )
+
+
+def _fit(
+    points: list[list[float]],
+    played: list[list[float]],
+    *,
+    max_iterations: int,
+    tolerance: float,
+) -> tuple[list[float], int]:
+    """Newton's method with step halving on the log-likelihood: the ratings (centred on 0)
+    and the iterations it took."""
+    n = len(points)
+    r = [0.0] * n
+    current = _loglik(r, points, played)
+    iterations = 0
+    for iterations in range(1, max_iterations + 1):  # noqa: B007 - reported after the loop
+        grad, info = _information(r, points, played)
+        system, _ = _pseudo_inverse_system(info)
+        step = [row[0] for row in _solve(system, [[g] for g in grad])]
+        t = 1.0
+        while True:
+            trial = [x + t * s for x, s in zip(r, step)]
+            value = _loglik(trial, points, played)
+            if value >= current - 1e-12 or t < 1e-6:
+                break
+            t /= 2
+        mean = sum(trial) / n
+        r = [x - mean for x in trial]
+        current = value
+        if max(abs(t * s) for s in step) < tolerance:
+            break
+    else:
+        log.warning("batch ratings stopped after %d iterations without converging", max_iterations)
+    return r, iterations
 
 
 def _superiority(

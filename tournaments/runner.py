@@ -241,54 +241,45 @@ def run(
     state = {"done": done, "played": 0, "play_ms": 0.0, "procs": 0}
     failed: list[str] = []
 
+    def report() -> None:
+        if progress:
+            elapsed = time.monotonic() - started if state["played"] else 0.0
+            leader = tally.crosstable().leader()
+            progress(
+                Progress(
+                    done=state["done"],
+                    total=total,
+                    played=state["played"],
+                    elapsed_s=elapsed,
+                    leader=leader,
+                )
+            )
+
     def finished(game_id: int, planned: PlannedGame, record: GameRecord) -> None:
         store.record_game(game_id, record)
         tally.add_game(planned.seating, record.places)
         state["done"] += 1
         state["played"] += 1
         state["play_ms"] += record.wall_ms
-        if progress:
-            progress(
-                Progress(
-                    done=state["done"],
-                    total=total,
-                    played=state["played"],
-                    elapsed_s=time.monotonic() - started,
-                    leader=tally.crosstable().leader(),
-                )
-            )
+        report()
 
-    if progress:
-        progress(
-            Progress(
-                done=done, total=total, played=0, elapsed_s=0.0, leader=tally.crosstable().leader()
-            )
+    report()
+    if pending and jobs <= 1:
+        runner = TableRunner(game, spec.options, specs, limits, log_dir, sandbox, remote)
+        state["procs"] = _run_serial(pending, runner, finished)
+    elif pending:
+        state["procs"] = _run_parallel(
+            pending,
+            game,
+            spec.options,
+            specs,
+            limits,
+            min(jobs, len(pending)),
+            log_dir,
+            finished,
+            failed,
+            sandbox,
         )
-    if pending:
-        if jobs <= 1:
-            runner = TableRunner(game, spec.options, specs, limits, log_dir, sandbox, remote)
-            try:
-                runner.prepare_rotations(sorted({planned.rotation for _, planned in pending}))
-                for (game_id, planned), upcoming in zip(pending, [*pending[1:], None]):
-                    if upcoming is not None:
-                        runner.prepare(upcoming[1])
-                    finished(game_id, planned, runner.play(game_id, planned))
-            finally:
-                state["procs"] = runner.started
-                runner.close()
-        else:
-            state["procs"] = _run_parallel(
-                pending,
-                game,
-                spec.options,
-                specs,
-                limits,
-                min(jobs, len(pending)),
-                log_dir,
-                finished,
-                failed,
-                sandbox,
-            )
     if state["played"]:
         store.rebuild_ratings(tid)
     return RunSummary(
@@ -300,6 +291,24 @@ def run(
         processes_started=state["procs"],
         failed=tuple(failed),
     )
+
+
+def _run_serial(
+    pending: list[tuple[int, PlannedGame]],
+    runner: TableRunner,
+    finished: Callable[[int, PlannedGame, GameRecord], None],
+) -> int:
+    """Play the pending games in this process, each next game's processes starting while the
+    current one plays; returns how many processes were started."""
+    try:
+        runner.prepare_rotations(sorted({planned.rotation for _, planned in pending}))
+        for (game_id, planned), upcoming in zip(pending, [*pending[1:], None]):
+            if upcoming is not None:
+                runner.prepare(upcoming[1])
+            finished(game_id, planned, runner.play(game_id, planned))
+    finally:
+        runner.close()
+    return runner.started
 
 
 def _run_parallel(
