@@ -23,7 +23,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import statistics
 import subprocess
 import sys
@@ -38,6 +37,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_ratings import fill  # noqa: E402
 from bench.bench_store import arguments  # noqa: E402
+from tests.net import free_port  # noqa: E402
 from tournaments import published  # noqa: E402
 from tournaments.store import Store  # noqa: E402
 
@@ -48,12 +48,6 @@ def arena(*args: str) -> str:
     return subprocess.run(
         [sys.executable, "-m", "arena", *args], env=ENV, check=True, capture_output=True, text=True
     ).stdout
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def serve(db: str) -> tuple[subprocess.Popen, str]:

@@ -26,6 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tournaments.errors import TournamentError
+from tournaments.ratings import Z95
 
 __all__ = [
     "DealCounts",
@@ -41,8 +42,6 @@ __all__ = [
 
 #: Count given to an empty outcome class (fastchess regularises pentanomial zeros the same way).
 REGULARISE = 1e-3
-#: Standard normal quantile of a two-sided 95 % interval.
-Z95 = 1.959963984540054
 #: Scores are kept this far from 0 and 1 when turned into Elo (about ±2400 Elo).
 SCORE_CLAMP = 1e-6
 

@@ -9,7 +9,6 @@ from __future__ import annotations
 
 import json
 import os
-import socket
 import subprocess
 import sys
 from pathlib import Path
@@ -21,6 +20,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.hub import Hub
 from arena.remote import CurveKeys, RemoteConfig
+from tests.net import free_port
 from tests.security.conftest import dealer, hello, replies
 from tests.tournaments import old_database
 from tournaments.remote import StoredAccess, issue_token, server_keys
@@ -33,12 +33,6 @@ def cli(*args: str) -> str:
     result = CliRunner().invoke(main, list(args), catch_exceptions=False)
     assert result.exit_code == 0, result.output
     return result.output
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 def exported(text: str) -> dict[str, str]:

@@ -6,7 +6,6 @@ from __future__ import annotations
 
 import json
 import shutil
-import socket
 import sqlite3
 import sys
 import tempfile
@@ -23,6 +22,7 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.web.app import create_app
+from tests.net import free_port
 
 GAMES = {
     "skull": "skull_odds,random,EVIL",
@@ -133,12 +133,6 @@ def _play(db: Path, script: Path) -> Played:
         str(db),
     )
     return Played(db, ids, json.loads(out)["id"])
-
-
-def free_port() -> int:
-    with socket.socket() as sock:
-        sock.bind(("127.0.0.1", 0))
-        return sock.getsockname()[1]
 
 
 @dataclass
