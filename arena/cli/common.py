@@ -4,7 +4,7 @@ parsing and JSON output."""
 from __future__ import annotations
 
 import json
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
@@ -27,6 +27,18 @@ move_time_option = click.option(
     show_default=True,
     help="Per-move deadline in milliseconds.",
 )
+
+
+def jobs_option(default: int = 1) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--jobs N``: games played at once, each job a worker with its own bot processes."""
+    return click.option(
+        "--jobs",
+        "-j",
+        type=click.IntRange(1, 64),
+        default=default,
+        show_default=True,
+        help="Games played at once (each job reuses its own bot processes).",
+    )
 
 
 def parse_options(pairs: Sequence[str]) -> dict[str, str]:

@@ -12,6 +12,7 @@ import time
 
 import click
 
+from arena.cli.common import jobs_option
 from arena.cli.storage import db_option
 from arena.cli.tournament import create_tournament, run_tournament
 from arena.games import get_game, names
@@ -51,14 +52,7 @@ def demo_entrants(game_name: str, table_size: int) -> list[str]:
     metavar="GAME",
     help="Only this game (repeatable). Default: every game.",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1, 64),
-    default=2,
-    show_default=True,
-    help="Games played at once.",
-)
+@jobs_option(2)
 @click.option(
     "--seed",
     type=int,

@@ -13,7 +13,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.common import echo_json, game_option, move_time_option, parse_options
+from arena.cli.common import echo_json, game_option, jobs_option, move_time_option, parse_options
 from arena.cli.safety import RunOptions, run_options
 from arena.cli.storage import db_option
 from arena.cli.tournament import create_tournament, entrant_specs
@@ -158,14 +158,7 @@ class LiveLine:
     default=None,
     help="Players per game (default: two, or the game's minimum).",
 )
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1, 64),
-    default=1,
-    show_default=True,
-    help="Games played at once.",
-)
+@jobs_option()
 @click.option("--seed", type=int, default=None, help="Match seed (default: random).")
 @game_option
 @move_time_option

@@ -8,7 +8,7 @@ from pathlib import Path
 import click
 
 from arena.botproc import BotSpec
-from arena.cli.common import echo_json, game_option, move_time_option, parse_options
+from arena.cli.common import echo_json, game_option, jobs_option, move_time_option, parse_options
 from arena.cli.progress import ProgressBar
 from arena.cli.safety import RunOptions, run_options
 from arena.cli.storage import db_option
@@ -245,14 +245,7 @@ def run_tournament(
 
 @tournament.command("run")
 @click.argument("tid", metavar="ID", type=int)
-@click.option(
-    "--jobs",
-    "-j",
-    type=click.IntRange(1, 64),
-    default=1,
-    show_default=True,
-    help="Games played at once (each job reuses its own bot processes).",
-)
+@jobs_option()
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final rankings as JSON.")
 @run_options
