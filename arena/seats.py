@@ -154,6 +154,7 @@ class ProcessSeat(Seat):
     def ask(self, turn: Turn) -> Sequence[Reply]:
         peer = self.peer
         peer.last_request += 1
+        now = time.monotonic()  # the deadline runs from before the send, never from after it
         self.hub.send(
             peer,
             {
@@ -165,7 +166,6 @@ class ProcessSeat(Seat):
                 "deadline_ms": int(turn.deadline_ms),
             },
         )
-        now = time.monotonic()
         self.pending = _Pending(
             peer.last_request, now, now + turn.deadline_ms / 1000.0, turn.deadline_ms
         )
