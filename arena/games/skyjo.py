@@ -18,6 +18,7 @@ from itertools import combinations
 from random import Random
 from typing import Any
 
+from arena.errors import GameError
 from arena.games import register
 from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
 
@@ -437,16 +438,24 @@ class SkyjoState(State):
         belongs to the draw pile's pool. The copy's future chance is redrawn as well.
         """
         other = self.clone()
+        other._redraw_hidden(seat, rng)
+        other.rng = Random(rng.getrandbits(64))
+        other.log("resample", seat=seat)
+        return other
+
+    def _redraw_hidden(self, seat: int, rng: Random) -> None:
+        """Deal the cards ``seat`` cannot see again at random, each within its pool (see
+        ``resample``)."""
         grid_slots = [
             (s, i)
             for s in range(self.players)
             for i in range(CELLS)
-            if other.cells[s][i] is Cell.DOWN
+            if self.cells[s][i] is Cell.DOWN
         ]
-        hidden_drawn = other.drawn is not None and other.current != seat
-        pile_cards = other.pile + ([other.drawn] if hidden_drawn else [])
-        grid_cards = [other.cards[s][i] for s, i in grid_slots]
-        if other.pile_public:
+        hidden_drawn = self.drawn is not None and self.current != seat
+        pile_cards = self.pile + ([self.drawn] if hidden_drawn else [])
+        grid_cards = [self.cards[s][i] for s, i in grid_slots]
+        if self.pile_public:
             rng.shuffle(grid_cards)
             rng.shuffle(pile_cards)
         else:
@@ -454,13 +463,10 @@ class SkyjoState(State):
             rng.shuffle(pool)
             grid_cards, pile_cards = pool[: len(grid_cards)], pool[len(grid_cards) :]
         for (s, i), card in zip(grid_slots, grid_cards):
-            other.cards[s][i] = card
+            self.cards[s][i] = card
         if hidden_drawn:
-            other.drawn = pile_cards.pop()
-        other.pile = pile_cards
-        other.rng = Random(rng.getrandbits(64))
-        other.log("resample", seat=seat)
-        return other
+            self.drawn = pile_cards.pop()
+        self.pile = pile_cards
 
 
 def _cards(cards: Iterable[int]) -> str:
@@ -503,6 +509,26 @@ class SkyjoGame(Game):
         # (else the cap ends it) plus n-1 final turns; a turn is at most two steps.
         turns = TURNS_PER_PLAYER_CAP * players + players - 1
         return MAX_ROUNDS * (1 + 2 * turns)
+
+    def from_view(
+        self,
+        view: Mapping[str, Any],
+        seat: int,
+        players: int,
+        options: Mapping[str, Any],
+        rng: Random,
+    ) -> SkyjoState:
+        """A state ``seat`` cannot tell apart from the one that showed it ``view``: the unseen
+        cards are drawn by ``rng`` (see ``arena.games.skyjo_view``). Raises GameError if
+        ``view`` is not a view of ``seat`` in a game of ``players`` with ``options``."""
+        from arena.games.skyjo_view import rebuild  # it builds on this module
+
+        self.check_players(players)
+        parsed = self.parse_options(options)
+        try:
+            return rebuild(view, seat, players, parsed, rng)
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise GameError(f"not a skyjo view of seat {seat}: {error}") from None
 
     def format_event(self, event: Mapping[str, Any]) -> str:
         kind = event["type"]
