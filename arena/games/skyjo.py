@@ -62,24 +62,50 @@ class Move:
     cells: tuple[int, ...] = ()
 
 
-def cell_name(index: int) -> str:
-    return f"{index // COLS},{index % COLS}"
+#: Each cell's name (``R,C``), by grid index.
+CELL_NAMES: tuple[str, ...] = tuple(f"{i // COLS},{i % COLS}" for i in range(CELLS))
+#: The grid indices of each column, top to bottom.
+COLUMN_CELLS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(row * COLS + col for row in range(ROWS)) for col in range(COLS)
+)
 
 
-def parse_action(action: str) -> Move:
-    """Parse an action already known to be legal."""
+def _per_cell(kind: str) -> tuple[str, ...]:
+    """The actions of one kind that name a cell, by grid index."""
+    return tuple(f"{kind}:{name}" for name in CELL_NAMES)
+
+
+TAKE_DISCARD_ACTIONS = _per_cell("take-discard")
+SWAP_ACTIONS = _per_cell("swap")
+DISCARD_FLIP_ACTIONS = _per_cell("discard-flip")
+REVEAL_ACTIONS: tuple[str, ...] = tuple(
+    f"reveal:{CELL_NAMES[a]}+{CELL_NAMES[b]}" for a, b in combinations(range(CELLS), 2)
+)
+
+
+def _parse(action: str) -> Move:
     kind, _, rest = action.partition(":")
     cells = tuple(int(r) * COLS + int(c) for r, c in (p.split(",") for p in rest.split("+") if p))
     return Move(kind, cells)
 
 
-REVEAL_ACTIONS: tuple[str, ...] = tuple(
-    f"reveal:{cell_name(a)}+{cell_name(b)}" for a, b in combinations(range(CELLS), 2)
-)
+#: Every action of the game, parsed.
+MOVES: Mapping[str, Move] = {
+    action: _parse(action)
+    for actions in (
+        ("draw", "discard"),
+        TAKE_DISCARD_ACTIONS,
+        SWAP_ACTIONS,
+        DISCARD_FLIP_ACTIONS,
+        REVEAL_ACTIONS,
+    )
+    for action in actions
+}
 
 
-def column_cells(col: int) -> tuple[int, ...]:
-    return tuple(row * COLS + col for row in range(ROWS))
+def parse_action(action: str) -> Move:
+    """Parse an action already known to be legal."""
+    return MOVES[action]
 
 
 def first_player(revealed_sums: list[int]) -> int:
@@ -210,7 +236,7 @@ class SkyjoState(State):
             self.log(
                 "final-reveal",
                 seat=seat,
-                cells=[cell_name(i) for i in down],
+                cells=[CELL_NAMES[i] for i in down],
                 cards=[self.cards[seat][i] for i in down],
             )
         for col in range(COLS):
@@ -234,14 +260,12 @@ class SkyjoState(State):
         if self.phase is Phase.OVER or seat != self.current:
             return []
         cells = self.cells[seat]
-        in_play = [cell_name(i) for i in range(CELLS) if cells[i] is not Cell.GONE]
+        in_play = [i for i in range(CELLS) if cells[i] is not Cell.GONE]
         if self.phase is Phase.TURN:
-            return ["draw"] + [f"take-discard:{name}" for name in in_play]
-        down = [cell_name(i) for i in range(CELLS) if cells[i] is Cell.DOWN]
+            return ["draw"] + [TAKE_DISCARD_ACTIONS[i] for i in in_play]
+        down = [DISCARD_FLIP_ACTIONS[i] for i in range(CELLS) if cells[i] is Cell.DOWN]
         skip = ["discard"] if self.options["discard_flip"] == "optional" else []
-        return (
-            [f"swap:{name}" for name in in_play] + [f"discard-flip:{name}" for name in down] + skip
-        )
+        return [SWAP_ACTIONS[i] for i in in_play] + down + skip
 
     def _apply(self, actions: Mapping[int, str]) -> None:
         if self.phase is Phase.REVEAL:
@@ -284,7 +308,7 @@ class SkyjoState(State):
             self.log(
                 "reveal",
                 seat=seat,
-                cells=[cell_name(i) for i in cells],
+                cells=[CELL_NAMES[i] for i in cells],
                 cards=[self.cards[seat][i] for i in cells],
             )
         if self.starter is None:
@@ -315,7 +339,7 @@ class SkyjoState(State):
         self.cards[seat][index] = card
         self.cells[seat][index] = Cell.UP
         self.discard.append(replaced)
-        self.log(kind, seat=seat, cell=cell_name(index), card=card, replaced=replaced)
+        self.log(kind, seat=seat, cell=CELL_NAMES[index], card=card, replaced=replaced)
         self._check_column(seat, index % COLS)
 
     def _discard_flip(self, seat: int, index: int) -> None:
@@ -326,7 +350,7 @@ class SkyjoState(State):
         self.log(
             "discard-flip",
             seat=seat,
-            cell=cell_name(index),
+            cell=CELL_NAMES[index],
             card=card,
             flipped=self.cards[seat][index],
         )
@@ -343,7 +367,7 @@ class SkyjoState(State):
         """Remove ``col`` if it holds three face-up cards of one value (option ``columns``)."""
         if not self.options["columns"]:
             return
-        indices = column_cells(col)
+        indices = COLUMN_CELLS[col]
         if any(self.cells[seat][i] is not Cell.UP for i in indices):
             return
         values = {self.cards[seat][i] for i in indices}
@@ -426,8 +450,19 @@ class SkyjoState(State):
         }
 
     def clone(self) -> SkyjoState:
-        # Logged events are never mutated, so the copy may share them (deepcopy is slow).
-        return copy.deepcopy(self, {id(self.events): list(self.events)})
+        """An independent copy (its generator continues identically). Logged events are never
+        changed, so the copy's event list holds the same event maps."""
+        other = copy.copy(self)
+        other.rng = copy.copy(self.rng)
+        other.events = list(self.events)
+        other.cards = [list(cards) for cards in self.cards]
+        other.cells = [list(cells) for cells in self.cells]
+        other.removed = [list(removed) for removed in self.removed]
+        other.discard = list(self.discard)
+        other.pile = list(self.pile)
+        other.totals = list(self.totals)
+        other.history = [list(scores) for scores in self.history]
+        return other
 
     def resample(self, seat: int, rng: Random) -> SkyjoState:
         """Redraw every card ``seat`` cannot see, keeping each card's publicly known pool.

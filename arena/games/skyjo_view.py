@@ -15,11 +15,11 @@ from typing import Any
 
 from arena.games.skyjo import (
     CELLS,
+    COLUMN_CELLS,
     DECK,
     Cell,
     Phase,
     SkyjoState,
-    column_cells,
     round_winner,
 )
 
@@ -84,7 +84,7 @@ def _lay_out(state: SkyjoState, view: Mapping[str, Any], seat: int) -> None:
         cards = [0 if value is None else value for value in shown]
         cells = [Cell.DOWN if value is None else Cell.UP for value in shown]
         for col, value in removed:
-            for i in column_cells(col):
+            for i in COLUMN_CELLS[col]:
                 cards[i], cells[i] = value, Cell.GONE
         unseen.subtract(v for v, c in zip(cards, cells) if c is Cell.UP)
         state.cards.append(cards)
