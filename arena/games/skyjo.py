@@ -260,12 +260,15 @@ class SkyjoState(State):
         if self.phase is Phase.OVER or seat != self.current:
             return []
         cells = self.cells[seat]
-        in_play = [i for i in range(CELLS) if cells[i] is not Cell.GONE]
+        gone, down = Cell.GONE, Cell.DOWN  # (an enum member is slow to look up in a loop)
         if self.phase is Phase.TURN:
-            return ["draw"] + [TAKE_DISCARD_ACTIONS[i] for i in in_play]
-        down = [DISCARD_FLIP_ACTIONS[i] for i in range(CELLS) if cells[i] is Cell.DOWN]
+            return ["draw"] + [a for a, c in zip(TAKE_DISCARD_ACTIONS, cells) if c is not gone]
         skip = ["discard"] if self.options["discard_flip"] == "optional" else []
-        return [SWAP_ACTIONS[i] for i in in_play] + down + skip
+        return (
+            [a for a, c in zip(SWAP_ACTIONS, cells) if c is not gone]
+            + [a for a, c in zip(DISCARD_FLIP_ACTIONS, cells) if c is down]
+            + skip
+        )
 
     def _apply(self, actions: Mapping[int, str]) -> None:
         if self.phase is Phase.REVEAL:
@@ -367,13 +370,13 @@ class SkyjoState(State):
         """Remove ``col`` if it holds three face-up cards of one value (option ``columns``)."""
         if not self.options["columns"]:
             return
-        indices = COLUMN_CELLS[col]
-        if any(self.cells[seat][i] is not Cell.UP for i in indices):
+        cells, cards = self.cells[seat], self.cards[seat]
+        indices = top, middle, bottom = COLUMN_CELLS[col]
+        if not (cells[top] is cells[middle] is cells[bottom] is Cell.UP):
             return
-        values = {self.cards[seat][i] for i in indices}
-        if len(values) != 1:
+        value = cards[top]
+        if not (value == cards[middle] == cards[bottom]):
             return
-        value = values.pop()
         for i in indices:
             self.cells[seat][i] = Cell.GONE
             self.discard.append(value)
