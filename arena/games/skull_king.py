@@ -11,8 +11,7 @@ import copy
 import enum
 import logging
 import random
-from collections import Counter
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from arena.errors import GameError
@@ -386,27 +385,30 @@ class SkullKingState(State):
         """Give ``seat`` its ``hand``, every other seat as many cards as it has not played this
         round, and the undealt rest, the unseen cards drawn at random (keeping the voids)."""
         played = [0] * self.players
-        seen = Counter(hand)
+        known = list(hand)
         for trick in self._round_plays():
             for s, card in trick:
                 played[s] += 1
-                seen[hand_card(card)] += 1
+                known.append(hand_card(card))
         sizes = [self.cards - count for count in played]
         if len(hand) != sizes[seat]:
             raise ValueError(f"seat {seat} holds {len(hand)} cards, not {sizes[seat]}")
-        self.undealt = []
-        for card in self.deck:
-            if seen[card]:
-                seen[card] -= 1
-            else:
-                self.undealt.append(card)
-        if any(seen.values()):
-            raise ValueError(f"the deck has no more {', '.join(c.name for c in +seen)}")
+        self.undealt = self._deck_without(known)
         self.hands = [[] for _ in self.seats]
         self.hands[seat] = in_hand_order(hand)
         self._deal_hidden(seat, sizes, rng)
         self.log("deal", round=self.round, dealer=self.dealer, cards=self.cards, hands=[])
         self._rewrite_deal_event()
+
+    def _deck_without(self, cards: Iterable[Card]) -> list[Card]:
+        """The deck, in hand order, less ``cards`` (hand cards). Raises GameError if the deck
+        does not hold them all."""
+        rest = list(self.deck)
+        for card in cards:
+            if card not in rest:
+                raise GameError(f"the deck has no more {card.name} to deal")
+            rest.remove(card)
+        return rest
 
     def _deal_index(self) -> int:
         """Index in the event log of this round's deal event."""
@@ -438,13 +440,8 @@ class SkullKingState(State):
         unknown = sorted({name for hand in hands for name in hand} - set(HAND_CARDS))
         if unknown:
             raise GameError(f"no such cards: {', '.join(unknown)}")
-        rest = list(self.deck)
         new_hands = [in_hand_order(HAND_CARDS[name] for name in hand) for hand in hands]
-        for hand in new_hands:
-            for card in hand:
-                if card not in rest:
-                    raise GameError(f"the deck has no more {card.name} to deal")
-                rest.remove(card)
+        rest = self._deck_without(card for hand in new_hands for card in hand)
         self.round, self.cards = round_, cards
         self.dealer = (self.players - 1 + round_ - 1) % self.players
         self.leader = self.turn = (self.dealer + 1) % self.players
