@@ -20,7 +20,7 @@ from typing import Any
 
 from arena.errors import GameError
 from arena.games import register
-from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
+from arena.games.base import Game, OptionSpec, Outcome, State, per_step, places_from_keys
 
 ROWS, COLS = 3, 4
 CELLS = ROWS * COLS
@@ -402,10 +402,16 @@ class SkyjoState(State):
 
     # ------------------------------------------------------------------- information
     def view(self, seat: int) -> dict[str, Any]:
-        drawer = self.current if self.drawn is not None else None
+        """Every seat's view shares the public part of the step (``_public_view``); only the
+        drawer sees its drawn card."""
+        public = self._public_view()
+        drawn = self.drawn if public["drawer"] == seat else None
+        return {"game": "skyjo", "seat": seat, **public, "drawn": drawn}
+
+    @per_step
+    def _public_view(self) -> dict[str, Any]:
+        """What every seat's view shows alike."""
         return {
-            "game": "skyjo",
-            "seat": seat,
             "players": self.players,
             "options": dict(self.options),
             "round": self.round,
@@ -422,14 +428,14 @@ class SkyjoState(State):
             "discard": list(self.discard),
             "discard_top": self.discard[-1] if self.discard else None,
             "draw_count": len(self.pile),
-            "drawer": drawer,
-            "drawn": self.drawn if drawer == seat else None,
+            "drawer": self.current if self.drawn is not None else None,
             "round_scores": [list(r) for r in self.history],
             "totals": list(self.totals),
         }
 
     def _public_grid(self, seat: int) -> list[list[int | None]]:
-        values = [v if c is Cell.UP else None for v, c in zip(self.cards[seat], self.cells[seat])]
+        up = Cell.UP
+        values = [v if c is up else None for v, c in zip(self.cards[seat], self.cells[seat])]
         return [values[r * COLS : (r + 1) * COLS] for r in range(ROWS)]
 
     def full(self) -> dict[str, Any]:
