@@ -1,15 +1,18 @@
 """Benchmark: the engine paths a search bot's inner loop runs, from mid-game states.
 
-Three figures per game, each the median over ``--repeat`` bursts of ``--seconds`` CPU seconds
+Four figures per game, each the median over ``--repeat`` bursts of ``--seconds`` CPU seconds
 (``time.process_time``) from mid-game states (random games stopped ``--depth`` of the way
 through), one seat's view at a time:
 
 - playouts/s: ``clone`` of the true state, then random legal play to the end and ``outcome``
   (``to_act``, ``legal``, ``apply``, ``is_over``);
-- rebuilds/s: ``Game.from_view`` of the seat's view (what an ISMCTS iteration starts with);
-- iterations/s: ``from_view`` then a random playout of the rebuilt state to the end.
+- iterations/s: what an ISMCTS iteration with a heuristic playout runs: ``resample`` for the
+  seat, then play to the end building every acting seat's ``view`` and ``legal`` list at each
+  step (the choice itself is random);
+- resamples/s: ``resample`` alone;
+- rebuilds/s: ``Game.from_view`` of the seat's view (once per move of a search bot).
 
-A tree whose game cannot rebuild a state from a view shows ``n/a`` for the last two.
+A tree whose game cannot rebuild a state from a view shows ``n/a`` for the last one.
 ``--against TREE`` compares with another source tree in the same run: each burst runs in a
 child process whose ``PYTHONPATH`` is this tree or ``TREE``, in alternation, so both see the
 same load. The rules come from whatever ``arena`` is importable.
@@ -33,7 +36,7 @@ from pathlib import Path
 from typing import Any
 
 TREE = Path(__file__).resolve().parent.parent
-FIGURES = ("playouts", "rebuilds", "iterations")
+FIGURES = ("playouts", "iterations", "resamples", "rebuilds")
 
 
 def mid_game_states(game: Any, players: int, depth: float, count: int = 8) -> list[Any]:
@@ -54,9 +57,15 @@ def mid_game_states(game: Any, players: int, depth: float, count: int = 8) -> li
     return states
 
 
-def play_out(state: Any, choice: Callable[[list[str]], str]) -> None:
+def play_out(state: Any, choice: Callable[[list[str]], str], views: bool = False) -> None:
+    """Random legal play to the end (building each acting seat's view first with ``views``)."""
     while not state.is_over():
-        state.apply({seat: choice(state.legal(seat)) for seat in state.to_act()})
+        joint = {}
+        for seat in state.to_act():
+            if views:
+                state.view(seat)
+            joint[seat] = choice(state.legal(seat))
+        state.apply(joint)
     state.outcome()
 
 
@@ -83,15 +92,20 @@ def burst(name: str, players: int, seconds: float, depth: float) -> dict[str, fl
         state, seat, view = views[i % len(views)]
         return game.from_view(view, seat, players, state.options, rng)
 
+    def resample(i: int) -> Any:
+        state, seat, _ = views[i % len(views)]
+        return state.resample(seat, rng)
+
     figures: dict[str, float | None] = {
-        "playouts": rate(seconds, lambda i: play_out(states[i % len(states)].clone(), rng.choice))
+        "playouts": rate(seconds, lambda i: play_out(states[i % len(states)].clone(), rng.choice)),
+        "iterations": rate(seconds, lambda i: play_out(resample(i), rng.choice, views=True)),
+        "resamples": rate(seconds, resample),
     }
     try:
         rebuild(0)
     except (NotImplementedError, AttributeError):  # an older tree has no Game.from_view
-        return {**figures, "rebuilds": None, "iterations": None}
+        return {**figures, "rebuilds": None}
     figures["rebuilds"] = rate(seconds, rebuild)
-    figures["iterations"] = rate(seconds, lambda i: play_out(rebuild(i), rng.choice))
     return figures
 
 
