@@ -288,11 +288,14 @@ class SkullKingState(State):
         }
 
     def clone(self) -> SkullKingState:
-        """An independent copy (cards are immutable and shared; its generator continues
-        identically)."""
+        """An independent copy (its generator continues identically)."""
+        return self._copy(copy.copy(self.rng))
+
+    def _copy(self, rng: random.Random) -> SkullKingState:
+        """An independent copy whose chance comes from ``rng`` (cards are immutable and
+        shared; logged events are never changed, so the copy's log holds the same maps)."""
         other = copy.copy(self)
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
+        other.rng = rng
         other.events = list(self.events)
         other.hands = [list(hand) for hand in self.hands]
         other.undealt = list(self.undealt)
@@ -325,8 +328,7 @@ class SkullKingState(State):
         return voids
 
     def resample(self, seat: int, rng: random.Random) -> SkullKingState:
-        other = self.clone()
-        other.rng = random.Random(rng.getrandbits(64))
+        other = self._copy(random.Random(rng.getrandbits(64)))
         if self.phase is not Phase.OVER:
             other._deal_hidden(seat, [len(hand) for hand in self.hands], rng)
             other._rewrite_deal_event()

@@ -459,10 +459,14 @@ class SkyjoState(State):
         }
 
     def clone(self) -> SkyjoState:
-        """An independent copy (its generator continues identically). Logged events are never
-        changed, so the copy's event list holds the same event maps."""
+        """An independent copy (its generator continues identically)."""
+        return self._copy(copy.copy(self.rng))
+
+    def _copy(self, rng: Random) -> SkyjoState:
+        """An independent copy whose chance comes from ``rng`` (logged events are never
+        changed, so the copy's log holds the same maps)."""
         other = copy.copy(self)
-        other.rng = copy.copy(self.rng)
+        other.rng = rng
         other.events = list(self.events)
         other.cards = [list(cards) for cards in self.cards]
         other.cells = [list(cells) for cells in self.cells]
@@ -481,7 +485,7 @@ class SkyjoState(State):
         public (the old discard pile) and only its order is redrawn. Another seat's drawn card
         belongs to the draw pile's pool. The copy's future chance is redrawn as well.
         """
-        other = self.clone()
+        other = self._copy(self.rng)  # (a placeholder: its generator is drawn below)
         other._redraw_hidden(seat, rng)
         other.rng = Random(rng.getrandbits(64))
         other.log("resample", seat=seat)
