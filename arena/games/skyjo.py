@@ -64,6 +64,10 @@ class Move:
 
 #: Each cell's name (``R,C``), by grid index.
 CELL_NAMES: tuple[str, ...] = tuple(f"{i // COLS},{i % COLS}" for i in range(CELLS))
+#: The grid indices of each row, left to right.
+ROW_CELLS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(row * COLS + col for col in range(COLS)) for row in range(ROWS)
+)
 #: The grid indices of each column, top to bottom.
 COLUMN_CELLS: tuple[tuple[int, ...], ...] = tuple(
     tuple(row * COLS + col for row in range(ROWS)) for col in range(COLS)
@@ -434,9 +438,9 @@ class SkyjoState(State):
         }
 
     def _public_grid(self, seat: int) -> list[list[int | None]]:
-        up = Cell.UP
-        values = [v if c is up else None for v, c in zip(self.cards[seat], self.cells[seat])]
-        return [values[r * COLS : (r + 1) * COLS] for r in range(ROWS)]
+        """``seat``'s grid row by row, face-up cards by value, other cells ``None``."""
+        cards, cells, up = self.cards[seat], self.cells[seat], Cell.UP
+        return [[cards[i] if cells[i] is up else None for i in row] for row in ROW_CELLS]
 
     def full(self) -> dict[str, Any]:
         return {
