@@ -14,9 +14,9 @@ from hypothesis import strategies as st
 
 from arena.errors import GameError, OptionError
 from arena.games import get_game
-from arena.games.skyjo import DECK, Cell, Phase, SkyjoState
+from arena.games.skyjo import DECK, TURNS_PER_PLAYER_CAP, Cell, Phase, SkyjoState
 from tests.games.conformance import packed, random_joint, wire
-from tests.games.test_skyjo import accounted, new, play, reveal
+from tests.games.test_skyjo import accounted, new, play, reveal, stall
 
 GAME = get_game("skyjo")
 
@@ -54,7 +54,7 @@ OPTIONS = st.fixed_dictionaries(
 )
 
 
-@settings(max_examples=25, deadline=None)
+@settings(max_examples=50, deadline=None)
 @given(seed=st.integers(0, 2**63 - 1), players=st.integers(2, 8), options=OPTIONS)
 def test_rebuilt_states_match_the_view(seed: int, players: int, options: dict) -> None:
     state = new(players, options, seed)
@@ -99,6 +99,23 @@ def test_the_round_runs_its_course_as_in_the_true_state(players: int) -> None:
         # the round ended in both at once (only the scores, and so whether the game is over,
         # depend on the hidden cards)
         assert other.is_over() or other.round == round_ + 1
+
+
+def test_a_stalled_round_hits_the_cap_as_in_the_true_state() -> None:
+    state = new(2, {"columns": False}, seed=4)  # the drawn cards differ: no column removals
+    rng = Random(4)
+    state.apply(random_joint(state, rng))
+    while state.turns < TURNS_PER_PLAYER_CAP * 2 - 3:
+        play(state, stall(state, rng))
+    other = rebuilt(state, 1, rng)
+    check_rebuilt(state, 1, other)
+    while state.round == 1:
+        (seat,) = state.to_act()
+        action = stall(state, rng)
+        state.apply({seat: action})
+        other.apply({seat: action})
+    assert other.round == 2 or other.is_over()
+    assert [e["type"] for e in other.events].count("round-cap") == 1
 
 
 def test_hidden_cards_are_drawn_the_seats_own_and_the_drawn_card_too() -> None:
