@@ -13,17 +13,25 @@ from __future__ import annotations
 import copy
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from itertools import combinations
 from random import Random
 from typing import Any
 
 from arena.errors import GameError
 from arena.games import register
 from arena.games.base import Game, OptionSpec, Outcome, State, per_step, places_from_keys
+from arena.games.skyjo_actions import (
+    CELL_NAMES,
+    CELLS,
+    COLS,
+    COLUMN_CELLS,
+    DISCARD_FLIP_ACTIONS,
+    REVEAL_ACTIONS,
+    ROW_CELLS,
+    SWAP_ACTIONS,
+    TAKE_DISCARD_ACTIONS,
+    parse_action,
+)
 
-ROWS, COLS = 3, 4
-CELLS = ROWS * COLS
 #: How many cards of each value the deck holds (150 cards).
 CARD_COUNTS: Mapping[int, int] = {-2: 5, -1: 10, 0: 15, **{v: 10 for v in range(1, 13)}}
 DECK: tuple[int, ...] = tuple(v for v, n in sorted(CARD_COUNTS.items()) for _ in range(n))
@@ -52,64 +60,6 @@ class Cell(enum.IntEnum):
     DOWN = 0
     UP = 1
     GONE = 2  # its column was removed
-
-
-@dataclass(frozen=True)
-class Move:
-    """A parsed action: its kind and the grid indices it names."""
-
-    kind: str
-    cells: tuple[int, ...] = ()
-
-
-#: Each cell's name (``R,C``), by grid index.
-CELL_NAMES: tuple[str, ...] = tuple(f"{i // COLS},{i % COLS}" for i in range(CELLS))
-#: The grid indices of each row, left to right.
-ROW_CELLS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(row * COLS + col for col in range(COLS)) for row in range(ROWS)
-)
-#: The grid indices of each column, top to bottom.
-COLUMN_CELLS: tuple[tuple[int, ...], ...] = tuple(
-    tuple(row * COLS + col for row in range(ROWS)) for col in range(COLS)
-)
-
-
-def _per_cell(kind: str) -> tuple[str, ...]:
-    """The actions of one kind that name a cell, by grid index."""
-    return tuple(f"{kind}:{name}" for name in CELL_NAMES)
-
-
-TAKE_DISCARD_ACTIONS = _per_cell("take-discard")
-SWAP_ACTIONS = _per_cell("swap")
-DISCARD_FLIP_ACTIONS = _per_cell("discard-flip")
-REVEAL_ACTIONS: tuple[str, ...] = tuple(
-    f"reveal:{CELL_NAMES[a]}+{CELL_NAMES[b]}" for a, b in combinations(range(CELLS), 2)
-)
-
-
-def _parse(action: str) -> Move:
-    kind, _, rest = action.partition(":")
-    cells = tuple(int(r) * COLS + int(c) for r, c in (p.split(",") for p in rest.split("+") if p))
-    return Move(kind, cells)
-
-
-#: Every action of the game, parsed.
-MOVES: Mapping[str, Move] = {
-    action: _parse(action)
-    for actions in (
-        ("draw", "discard"),
-        TAKE_DISCARD_ACTIONS,
-        SWAP_ACTIONS,
-        DISCARD_FLIP_ACTIONS,
-        REVEAL_ACTIONS,
-    )
-    for action in actions
-}
-
-
-def parse_action(action: str) -> Move:
-    """Parse an action already known to be legal."""
-    return MOVES[action]
 
 
 def first_player(revealed_sums: list[int]) -> int:

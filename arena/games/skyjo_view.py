@@ -14,14 +14,13 @@ from random import Random
 from typing import Any
 
 from arena.games.skyjo import (
-    CELLS,
-    COLUMN_CELLS,
     DECK,
     Cell,
     Phase,
     SkyjoState,
     round_winner,
 )
+from arena.games.skyjo_actions import CELLS, COLUMN_CELLS
 
 
 def rebuild(
