@@ -307,7 +307,8 @@ def deal_constrained(
     ``voids[i]`` holds the suits pile ``i`` may not receive. A solution must exist (the caller
     deals from a real state). Cards of constrained suits are placed one by one at a random pile
     (weighted by room left), keeping Hall's condition true so the rest stays dealable; the other
-    cards then fill the room left at random.
+    cards then fill the room left at random: the piles but the last draw theirs, the last pile
+    takes the rest. A pile's cards come in no particular order.
     """
     caps = list(sizes)
     piles: list[list[Card]] = [[] for _ in caps]
@@ -334,11 +335,12 @@ def deal_constrained(
             caps[pile] += 1
             candidates.remove(pile)
         piles[pile].append(card)
-    rng.shuffle(free)
+    dealt, rest = draw(rng, free, len(free) - caps[-1])
     start = 0
-    for pile, room in zip(piles, caps):
-        pile.extend(free[start : start + room])
+    for pile, room in zip(piles, caps[:-1]):
+        pile.extend(dealt[start : start + room])
         start += room
+    piles[-1].extend(rest)
     return piles
 
 

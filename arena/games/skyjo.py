@@ -13,16 +13,25 @@ from __future__ import annotations
 import copy
 import enum
 from collections.abc import Iterable, Mapping
-from dataclasses import dataclass
-from itertools import combinations
 from random import Random
 from typing import Any
 
+from arena.errors import GameError
 from arena.games import register
-from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
+from arena.games.base import Game, OptionSpec, Outcome, State, per_step, places_from_keys
+from arena.games.skyjo_actions import (
+    CELL_NAMES,
+    CELLS,
+    COLS,
+    COLUMN_CELLS,
+    DISCARD_FLIP_ACTIONS,
+    REVEAL_ACTIONS,
+    ROW_CELLS,
+    SWAP_ACTIONS,
+    TAKE_DISCARD_ACTIONS,
+    parse_action,
+)
 
-ROWS, COLS = 3, 4
-CELLS = ROWS * COLS
 #: How many cards of each value the deck holds (150 cards).
 CARD_COUNTS: Mapping[int, int] = {-2: 5, -1: 10, 0: 15, **{v: 10 for v in range(1, 13)}}
 DECK: tuple[int, ...] = tuple(v for v, n in sorted(CARD_COUNTS.items()) for _ in range(n))
@@ -51,34 +60,6 @@ class Cell(enum.IntEnum):
     DOWN = 0
     UP = 1
     GONE = 2  # its column was removed
-
-
-@dataclass(frozen=True)
-class Move:
-    """A parsed action: its kind and the grid indices it names."""
-
-    kind: str
-    cells: tuple[int, ...] = ()
-
-
-def cell_name(index: int) -> str:
-    return f"{index // COLS},{index % COLS}"
-
-
-def parse_action(action: str) -> Move:
-    """Parse an action already known to be legal."""
-    kind, _, rest = action.partition(":")
-    cells = tuple(int(r) * COLS + int(c) for r, c in (p.split(",") for p in rest.split("+") if p))
-    return Move(kind, cells)
-
-
-REVEAL_ACTIONS: tuple[str, ...] = tuple(
-    f"reveal:{cell_name(a)}+{cell_name(b)}" for a, b in combinations(range(CELLS), 2)
-)
-
-
-def column_cells(col: int) -> tuple[int, ...]:
-    return tuple(row * COLS + col for row in range(ROWS))
 
 
 def first_player(revealed_sums: list[int]) -> int:
@@ -209,7 +190,7 @@ class SkyjoState(State):
             self.log(
                 "final-reveal",
                 seat=seat,
-                cells=[cell_name(i) for i in down],
+                cells=[CELL_NAMES[i] for i in down],
                 cards=[self.cards[seat][i] for i in down],
             )
         for col in range(COLS):
@@ -233,13 +214,14 @@ class SkyjoState(State):
         if self.phase is Phase.OVER or seat != self.current:
             return []
         cells = self.cells[seat]
-        in_play = [cell_name(i) for i in range(CELLS) if cells[i] is not Cell.GONE]
+        gone, down = Cell.GONE, Cell.DOWN  # (an enum member is slow to look up in a loop)
         if self.phase is Phase.TURN:
-            return ["draw"] + [f"take-discard:{name}" for name in in_play]
-        down = [cell_name(i) for i in range(CELLS) if cells[i] is Cell.DOWN]
+            return ["draw"] + [a for a, c in zip(TAKE_DISCARD_ACTIONS, cells) if c is not gone]
         skip = ["discard"] if self.options["discard_flip"] == "optional" else []
         return (
-            [f"swap:{name}" for name in in_play] + [f"discard-flip:{name}" for name in down] + skip
+            [a for a, c in zip(SWAP_ACTIONS, cells) if c is not gone]
+            + [a for a, c in zip(DISCARD_FLIP_ACTIONS, cells) if c is down]
+            + skip
         )
 
     def _apply(self, actions: Mapping[int, str]) -> None:
@@ -283,7 +265,7 @@ class SkyjoState(State):
             self.log(
                 "reveal",
                 seat=seat,
-                cells=[cell_name(i) for i in cells],
+                cells=[CELL_NAMES[i] for i in cells],
                 cards=[self.cards[seat][i] for i in cells],
             )
         if self.starter is None:
@@ -314,7 +296,7 @@ class SkyjoState(State):
         self.cards[seat][index] = card
         self.cells[seat][index] = Cell.UP
         self.discard.append(replaced)
-        self.log(kind, seat=seat, cell=cell_name(index), card=card, replaced=replaced)
+        self.log(kind, seat=seat, cell=CELL_NAMES[index], card=card, replaced=replaced)
         self._check_column(seat, index % COLS)
 
     def _discard_flip(self, seat: int, index: int) -> None:
@@ -325,7 +307,7 @@ class SkyjoState(State):
         self.log(
             "discard-flip",
             seat=seat,
-            cell=cell_name(index),
+            cell=CELL_NAMES[index],
             card=card,
             flipped=self.cards[seat][index],
         )
@@ -342,13 +324,13 @@ class SkyjoState(State):
         """Remove ``col`` if it holds three face-up cards of one value (option ``columns``)."""
         if not self.options["columns"]:
             return
-        indices = column_cells(col)
-        if any(self.cells[seat][i] is not Cell.UP for i in indices):
+        cells, cards = self.cells[seat], self.cards[seat]
+        indices = top, middle, bottom = COLUMN_CELLS[col]
+        if not (cells[top] is cells[middle] is cells[bottom] is Cell.UP):
             return
-        values = {self.cards[seat][i] for i in indices}
-        if len(values) != 1:
+        value = cards[top]
+        if not (value == cards[middle] == cards[bottom]):
             return
-        value = values.pop()
         for i in indices:
             self.cells[seat][i] = Cell.GONE
             self.discard.append(value)
@@ -374,10 +356,16 @@ class SkyjoState(State):
 
     # ------------------------------------------------------------------- information
     def view(self, seat: int) -> dict[str, Any]:
-        drawer = self.current if self.drawn is not None else None
+        """Every seat's view shares the public part of the step (``_public_view``); only the
+        drawer sees its drawn card."""
+        public = self._public_view()
+        drawn = self.drawn if public["drawer"] == seat else None
+        return {"game": "skyjo", "seat": seat, **public, "drawn": drawn}
+
+    @per_step
+    def _public_view(self) -> dict[str, Any]:
+        """What every seat's view shows alike."""
         return {
-            "game": "skyjo",
-            "seat": seat,
             "players": self.players,
             "options": dict(self.options),
             "round": self.round,
@@ -394,15 +382,15 @@ class SkyjoState(State):
             "discard": list(self.discard),
             "discard_top": self.discard[-1] if self.discard else None,
             "draw_count": len(self.pile),
-            "drawer": drawer,
-            "drawn": self.drawn if drawer == seat else None,
+            "drawer": self.current if self.drawn is not None else None,
             "round_scores": [list(r) for r in self.history],
             "totals": list(self.totals),
         }
 
     def _public_grid(self, seat: int) -> list[list[int | None]]:
-        values = [v if c is Cell.UP else None for v, c in zip(self.cards[seat], self.cells[seat])]
-        return [values[r * COLS : (r + 1) * COLS] for r in range(ROWS)]
+        """``seat``'s grid row by row, face-up cards by value, other cells ``None``."""
+        cards, cells, up = self.cards[seat], self.cells[seat], Cell.UP
+        return [[cards[i] if cells[i] is up else None for i in row] for row in ROW_CELLS]
 
     def full(self) -> dict[str, Any]:
         return {
@@ -425,8 +413,23 @@ class SkyjoState(State):
         }
 
     def clone(self) -> SkyjoState:
-        # Logged events are never mutated, so the copy may share them (deepcopy is slow).
-        return copy.deepcopy(self, {id(self.events): list(self.events)})
+        """An independent copy (its generator continues identically)."""
+        return self._copy(copy.copy(self.rng))
+
+    def _copy(self, rng: Random) -> SkyjoState:
+        """An independent copy whose chance comes from ``rng`` (logged events are never
+        changed, so the copy's log holds the same maps)."""
+        other = copy.copy(self)
+        other.rng = rng
+        other.events = list(self.events)
+        other.cards = [list(cards) for cards in self.cards]
+        other.cells = [list(cells) for cells in self.cells]
+        other.removed = [list(removed) for removed in self.removed]
+        other.discard = list(self.discard)
+        other.pile = list(self.pile)
+        other.totals = list(self.totals)
+        other.history = [list(scores) for scores in self.history]
+        return other
 
     def resample(self, seat: int, rng: Random) -> SkyjoState:
         """Redraw every card ``seat`` cannot see, keeping each card's publicly known pool.
@@ -436,17 +439,25 @@ class SkyjoState(State):
         public (the old discard pile) and only its order is redrawn. Another seat's drawn card
         belongs to the draw pile's pool. The copy's future chance is redrawn as well.
         """
-        other = self.clone()
+        other = self._copy(self.rng)  # (a placeholder: its generator is drawn below)
+        other._redraw_hidden(seat, rng)
+        other.rng = Random(rng.getrandbits(64))
+        other.log("resample", seat=seat)
+        return other
+
+    def _redraw_hidden(self, seat: int, rng: Random) -> None:
+        """Deal the cards ``seat`` cannot see again at random, each within its pool (see
+        ``resample``)."""
         grid_slots = [
             (s, i)
             for s in range(self.players)
             for i in range(CELLS)
-            if other.cells[s][i] is Cell.DOWN
+            if self.cells[s][i] is Cell.DOWN
         ]
-        hidden_drawn = other.drawn is not None and other.current != seat
-        pile_cards = other.pile + ([other.drawn] if hidden_drawn else [])
-        grid_cards = [other.cards[s][i] for s, i in grid_slots]
-        if other.pile_public:
+        hidden_drawn = self.drawn is not None and self.current != seat
+        pile_cards = self.pile + ([self.drawn] if hidden_drawn else [])
+        grid_cards = [self.cards[s][i] for s, i in grid_slots]
+        if self.pile_public:
             rng.shuffle(grid_cards)
             rng.shuffle(pile_cards)
         else:
@@ -454,13 +465,10 @@ class SkyjoState(State):
             rng.shuffle(pool)
             grid_cards, pile_cards = pool[: len(grid_cards)], pool[len(grid_cards) :]
         for (s, i), card in zip(grid_slots, grid_cards):
-            other.cards[s][i] = card
+            self.cards[s][i] = card
         if hidden_drawn:
-            other.drawn = pile_cards.pop()
-        other.pile = pile_cards
-        other.rng = Random(rng.getrandbits(64))
-        other.log("resample", seat=seat)
-        return other
+            self.drawn = pile_cards.pop()
+        self.pile = pile_cards
 
 
 def _cards(cards: Iterable[int]) -> str:
@@ -503,6 +511,26 @@ class SkyjoGame(Game):
         # (else the cap ends it) plus n-1 final turns; a turn is at most two steps.
         turns = TURNS_PER_PLAYER_CAP * players + players - 1
         return MAX_ROUNDS * (1 + 2 * turns)
+
+    def from_view(
+        self,
+        view: Mapping[str, Any],
+        seat: int,
+        players: int,
+        options: Mapping[str, Any],
+        rng: Random,
+    ) -> SkyjoState:
+        """A state ``seat`` cannot tell apart from the one that showed it ``view``: the unseen
+        cards are drawn by ``rng`` (see ``arena.games.skyjo_view``). Raises GameError if
+        ``view`` is not a view of ``seat`` in a game of ``players`` with ``options``."""
+        from arena.games.skyjo_view import rebuild  # it builds on this module
+
+        self.check_players(players)
+        parsed = self.parse_options(options)
+        try:
+            return rebuild(view, seat, players, parsed, rng)
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise GameError(f"not a skyjo view of seat {seat}: {error}") from None
 
     def format_event(self, event: Mapping[str, Any]) -> str:
         kind = event["type"]

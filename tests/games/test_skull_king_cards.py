@@ -336,3 +336,19 @@ def test_deal_constrained_tight_case_always_succeeds() -> None:
         piles = deal_constrained(pool, [2, 2, 2], [{"G"}, {"Y"}, set()], rng)
         assert not any(card.suit == "G" for card in piles[0])
         assert not any(card.suit == "Y" for card in piles[1])
+
+
+def test_deal_constrained_deals_free_cards_uniformly() -> None:
+    rng = random.Random(11)
+    pool = list(table("G1", "G2", "Y1", "Y2", "P1", "ESC", "SK", "MER"))
+    first: Counter = Counter()
+    pairs: Counter = Counter()
+    deals = 4000
+    for _ in range(deals):
+        small, single, rest = deal_constrained(pool, [2, 1, 5], [set(), set(), set()], rng)
+        assert len(rest) == 5 and Counter(small + single + rest) == Counter(pool)
+        first.update(small)
+        pairs[frozenset(c.name for c in small)] += 1
+    for card in pool:  # each card is in the first pile of 2 (of 8) a quarter of the time
+        assert abs(first[card] / deals - 0.25) < 0.03, card
+    assert len(pairs) == 28  # every pair of cards is dealt to it
