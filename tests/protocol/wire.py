@@ -56,7 +56,9 @@ class ScriptedArena:
             }
         )
 
-    def turn(self, game_id: int, view: dict[str, Any] | None = None) -> int:
+    def turn(
+        self, game_id: int, view: dict[str, Any] | None = None, legal: list[str] | None = None
+    ) -> int:
         """Send a turn; returns its request id (per connection, increasing)."""
         self.request += 1
         self.send(
@@ -65,7 +67,7 @@ class ScriptedArena:
                 "game_id": game_id,
                 "request": self.request,
                 "view": view or {"game": game_id},
-                "legal": LEGAL,
+                "legal": legal or LEGAL,
                 "deadline_ms": WAIT_MS,
             }
         )
