@@ -1,6 +1,7 @@
 """Uniformly random bot for any game: picks one of the legal actions at random.
 
-Deterministic per game: the SDK seeds ``random`` from the seed in the arena's ``start``.
+Deterministic per game: the SDK seeds ``random`` from the seed in the arena's ``start`` and,
+serving several games at once, keeps each game's ``random`` state apart.
 """
 
 import random
