@@ -102,22 +102,32 @@ class Referee:
             return done.record
         raise ArenaError("the game was not played")  # unreachable: one table, one result
 
-    def play_many(self, tables: Iterable[Table], at_once: int) -> Iterator[Played]:
-        """Play ``tables`` (consumed lazily), up to ``at_once`` in flight; yield each game
-        as it finishes."""
+    def play_many(self, tables: Iterable[Table | None], at_once: int) -> Iterator[Played]:
+        """Play ``tables`` (consumed lazily, whenever fewer than ``at_once`` are in flight);
+        yield each game as it finishes. A None from ``tables`` means "none can start now": it
+        is asked again after the next game finishes (raises ArenaError if none is in flight).
+        """
         driver = Tables()
         source = iter(tables)
         exhausted = False
         while True:
             while not exhausted and len(driver) < at_once:
-                table = next(source, None)
+                table = next(source, _END)
                 if table is None:
+                    break
+                if table is _END:
                     exhausted = True
                 else:
                     driver.add(GamePlay(self.limits, table))
             if not driver.active():
-                return
+                if exhausted:
+                    return
+                raise ArenaError("no game can start and none is in flight")
             yield from driver.advance()
+
+
+#: The end of a source of tables.
+_END: Any = object()
 
 
 class GamePlay:

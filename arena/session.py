@@ -80,6 +80,13 @@ class Session:
         """How many bot processes this session started."""
         return self._pool.started if self._pool is not None else 0
 
+    def capacity(self, key: str) -> int:
+        """How many games the process of pool entry ``key`` may have open at once: its
+        hello's ``max_games`` (capped by the hub), 1 until it said hello."""
+        proc = self._pool.procs.get(key) if self._pool is not None else None
+        peer = proc.peer if proc is not None else None
+        return peer.max_games if peer is not None and not peer.closed else 1
+
     def prestart(self, entries: Sequence[tuple[str, BotSpec]]) -> None:
         """Start the processes of these pool entries (key, spec) ahead of the games."""
         self.pool.prestart(entries)
