@@ -90,8 +90,8 @@ def measure_in_process(case: str, rounds: int) -> dict:
 
     from arena.games import get_game
     from arena.record import Limits
-    from arena.session import Session
     from arena.seats import InProcessSeat
+    from arena.session import Session
 
     store, tid, specs, _ = _tournament(case, rounds)
     info = store.tournament(tid)

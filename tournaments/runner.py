@@ -5,15 +5,18 @@ serve game after game (a process is replaced only after a crash), in this proces
 ``jobs=1``, else one per worker process. Each drives up to K games at once
 (``games_per_worker``, default ``AUTO_GAMES_PER_WORKER``) through one referee driver
 (``arena.driver``); a game starts only when each of its processes has a free slot (a process
-serves up to its hello's ``max_games`` games at once, one for bots that say nothing). Rotation r of every deal goes to an entrant's r-th
-process (``process_key``), so no process plays a deal twice; workers keep to their own share of
-the rotations (``tournaments.dispatch``), and processes start ahead of the games that need
-them. The parent is the only writer of the database: one finished game is one transaction, so a
-run killed at any moment loses at most the games in flight, and running again finishes the
-rest. Games are independent of each other and of the order they run in (bots are reseeded at
-every ``start``), so a resumed run gives the results an uninterrupted one would. Workers send
-the parent each game's record without its event log: the store keeps the actions, and replays
-rebuild the events with the engine.
+serves up to its hello's ``max_games`` games at once, one for bots that say nothing).
+
+Rotation r of every deal goes to an entrant's r-th process (``process_key``), so no process
+plays a deal twice, however many games run at once; workers keep to their own share of the
+rotations (``tournaments.dispatch``), and processes start ahead of the games that need them.
+The parent is the only writer of the database: one finished game is one transaction, so a run
+killed at any moment loses at most the games in flight, and running again finishes the rest.
+Games are independent of each other and of the order they run in (bots are reseeded at every
+``start``, and the SDK keeps each game's ``random`` apart), so the results are the same
+whatever the number of jobs and games at once, and a resumed run gives the results an
+uninterrupted one would. Workers send the parent each game's record without its event log:
+the store keeps the actions, and replays rebuild the events with the engine.
 """
 
 from __future__ import annotations
