@@ -190,20 +190,28 @@ class Tables:
         now = time.monotonic()
         if now >= self._next_liveness:
             self._liveness(now)
+        self._prune()
         first = self._deadlines[0][0] if self._deadlines else now
         until = min(first, self._next_liveness)
         for incoming in self.hub.receive_batch(max(0.0, until - now) * 1000.0, self.peers.values()):
             self._route(incoming)
         self._expire()
 
+    def _prune(self) -> None:
+        """Drop the deadlines of turns already answered from the top of the heap."""
+        deadlines, routes = self._deadlines, self.routes
+        while deadlines and deadlines[0][1] not in routes.get(deadlines[0][2], ()):
+            heapq.heappop(deadlines)
+
     def _expire(self) -> None:
         """Time out the turns past their deadline, after reading what is queued."""
-        now = time.monotonic()
+        self._prune()
         deadlines = self._deadlines
+        now = time.monotonic()
         if not deadlines or deadlines[0][0] > now:
             return
         for incoming in self.hub.receive_batch(0, self.peers.values()):
-            self._route(incoming)
+            self._route(incoming)  # read after ``now``: anything there arrived in time
         while deadlines and deadlines[0][0] <= now:
             _, request, peer_id = heapq.heappop(deadlines)
             route = self.routes.get(peer_id, {}).get(request)
