@@ -191,9 +191,11 @@ class Tables:
         if now >= self._next_liveness:
             self._liveness(now)
         self._prune()
-        first = self._deadlines[0][0] if self._deadlines else now
-        until = min(first, self._next_liveness)
-        for incoming in self.hub.receive_batch(max(0.0, until - now) * 1000.0, self.peers.values()):
+        # at most LIVENESS_MS: a steady timeout (a changing one costs a setsockopt per wait)
+        wait_ms = LIVENESS_MS
+        if self._deadlines:
+            wait_ms = min(wait_ms, max(0.0, self._deadlines[0][0] - now) * 1000.0)
+        for incoming in self.hub.receive_batch(wait_ms, self.peers.values()):
             self._route(incoming)
         self._expire()
 

@@ -49,6 +49,8 @@ WARN_REFUSALS = 5
 MAX_SOCKETS = 8192
 #: Remote connections remembered as having had their one hello attempt.
 REMOTE_STRANGERS = 4096
+_EVENTS = int(zmq.EVENTS)
+_POLLIN = int(zmq.POLLIN)
 #: The most games one bot process is given at once, whatever its hello's ``max_games`` says.
 MAX_GAMES_PER_PROCESS = 64
 #: Messages read from one source in one ``receive_batch`` (a flooder cannot make it endless).
@@ -316,29 +318,46 @@ class Hub:
         sources = self._sources_of(awaited)
         if not sources:
             return batch
+        if len(sources) == 1 and not batch:
+            socket, door = next(iter(sources.items()))
+            if door is not None:  # one local peer: one blocking receive, as ``_receive_one``
+                got = door.router.recv_within(timeout_ms)
+                if got is not None:
+                    self._take(_Got(door, got[0], got[1], None), batch)
+                    self._drain(socket, door, batch)
+                return self._after(batch)
         items = [(socket, zmq.POLLIN) for socket in sources]
-        ready = zmq.zmq_poll(items, max(0, int(timeout_ms)))
-        for socket, _ in ready:
+        for socket, _ in zmq.zmq_poll(items, max(0, int(timeout_ms))):
             self._drain(socket, sources[socket], batch)
+        return self._after(batch)
+
+    def _after(self, batch: list[Incoming]) -> list[Incoming]:
         if self._cut_wanted:
             self._cut_doors()
         return batch
 
+    def _take(self, got: _Got, batch: list[Incoming]) -> bool:
+        """One raw message into ``batch`` (a stranger's is handled); False if its door is to
+        be cut."""
+        incoming = self._handle(got)
+        if incoming is not None:
+            batch.append(incoming)
+        elif got.door is not None and got.door.reason is not None:
+            self._cut_wanted = True
+            return False
+        return True
+
     def _drain(self, socket: zmq.Socket, door: Door | None, batch: list[Incoming]) -> None:
-        """Read what is queued on one source into ``batch`` (bounded)."""
+        """Read what is queued on one source into ``batch`` (bounded). ZMQ_EVENTS says whether
+        a message is waiting, without a failing receive."""
         for _ in range(BATCH_PER_SOURCE):
-            try:
-                if door is None:
-                    got = _Got(None, *self.remote.router.recv_with_user())
-                else:
-                    got = _Got(door, *door.router.recv(), None)
-            except zmq.Again:
+            if not socket.getsockopt(_EVENTS) & _POLLIN:
                 return
-            incoming = self._handle(got)
-            if incoming is not None:
-                batch.append(incoming)
-            elif door is not None and door.reason is not None:
-                self._cut_wanted = True
+            if door is None:
+                got = _Got(None, *self.remote.router.recv_with_user())
+            else:
+                got = _Got(door, *door.router.recv(), None)
+            if not self._take(got, batch):
                 return
 
     def _receive_one(self, peer: Peer, deadline: float) -> Incoming | None:
