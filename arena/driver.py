@@ -73,6 +73,7 @@ class Tables:
         self.open: dict[bytes, int] = {}  # peer id -> games open on it
         self._deadlines: list[tuple[float, int, bytes]] = []  # (deadline, request, peer id)
         self._done: list[Played] = []
+        self._fresh: list[Any] = []  # pending turns asked since the last flush
         self._next_liveness = 0.0
 
     def __len__(self) -> int:
@@ -95,7 +96,11 @@ class Tables:
         for peer in peers:
             self.open[peer.peer_id] = self.open.get(peer.peer_id, 0) + 1
         self.plays[id(play)] = play
+        if self.hub is None:
+            self.hub = next((seat.hub for seat in _process_seats(play)), None)
+        self._defer()
         self._guard(play, play.begin)
+        self._flush()
 
     def advance(self) -> list[Played]:
         """Wait for what happens next in the games in flight; return the games finished."""
@@ -105,6 +110,7 @@ class Tables:
                     self._close(play, ArenaError("the game waits for no seat"))
             else:
                 self._wait()
+        self._flush()
         done, self._done = self._done, []
         return done
 
@@ -136,7 +142,7 @@ class Tables:
         self._done.append(Played(play.game_id, play.record, error))
 
     def _track(self, play: GamePlay) -> None:
-        """Route the turns ``play`` has just sent."""
+        """Route the turns ``play`` has just asked (sent at the next ``_flush``)."""
         for index, seat in play.waiting.items():
             item = seat.pending
             if item is None:
@@ -147,9 +153,22 @@ class Tables:
                 continue
             routes[item.request] = _Route(play, index, seat)
             self.peers[peer.peer_id] = peer
-            heapq.heappush(self._deadlines, (item.deadline, item.request, peer.peer_id))
-            if self.hub is None:
-                self.hub = seat.hub
+            self._fresh.append(item)
+
+    def _defer(self) -> None:
+        if self.hub is not None:
+            self.hub.defer()
+
+    def _flush(self) -> None:
+        """Send the held messages; each new turn's deadline runs from just before that."""
+        now = time.monotonic()
+        for item in self._fresh:
+            item.sent = now
+            item.deadline = now + item.allowed_ms / 1000.0
+            heapq.heappush(self._deadlines, (item.deadline, item.request, item.peer_id))
+        self._fresh.clear()
+        if self.hub is not None:
+            self.hub.flush()
 
     def _reply(self, route: _Route, reply: Reply) -> None:
         self._guard(route.play, route.play.take, route.index, reply)
@@ -187,17 +206,24 @@ class Tables:
     # -- waiting ----------------------------------------------------------------------------
 
     def _wait(self) -> None:
+        """Send the turns held, wait for and route what arrives, expire what is late; the
+        turns asked meanwhile are held and sent together at the end."""
         now = time.monotonic()
         if now >= self._next_liveness:
+            self._defer()
             self._liveness(now)
+            self._flush()
         self._prune()
         # at most LIVENESS_MS: a steady timeout (a changing one costs a setsockopt per wait)
         wait_ms = LIVENESS_MS
         if self._deadlines:
             wait_ms = min(wait_ms, max(0.0, self._deadlines[0][0] - now) * 1000.0)
-        for incoming in self.hub.receive_batch(wait_ms, self.peers.values()):
+        batch = self.hub.receive_batch(wait_ms, self.peers.values())
+        self._defer()
+        for incoming in batch:
             self._route(incoming)
         self._expire()
+        self._flush()
 
     def _prune(self) -> None:
         """Drop the deadlines of turns already answered from the top of the heap."""
@@ -276,12 +302,14 @@ class Tables:
         self._reply(route, fault(kind, detail, ends=ends))
 
 
+def _process_seats(play: GamePlay) -> list[ProcessSeat]:
+    return [player.seat for player in play.players if isinstance(player.seat, ProcessSeat)]
+
+
 def _peers_of(play: GamePlay) -> list[Peer]:
     """The connected peers of a game's process seats."""
     return [
-        player.seat.proc.peer
-        for player in play.players
-        if isinstance(player.seat, ProcessSeat)
-        and player.seat.proc is not None
-        and player.seat.proc.peer is not None
+        seat.proc.peer
+        for seat in _process_seats(play)
+        if seat.proc is not None and seat.proc.peer is not None
     ]

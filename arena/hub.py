@@ -161,6 +161,7 @@ class Hub:
         self._sources: dict[zmq.Socket, Door | None] | None = None
         self._turn = 0
         self._next_door = 0
+        self._outbox: list[tuple[Peer, dict[str, Any]]] | None = None  # see ``defer``
         self._held: deque[Incoming] = deque()  # peer messages read by ``admit``
         self._held_by: dict[bytes, int] = {}
         if remote is not None:
@@ -246,9 +247,25 @@ class Hub:
         return peer
 
     def send(self, peer: Peer, message: dict[str, Any]) -> None:
-        """Send one map to a peer (nothing if its connection is closed)."""
-        if not peer.closed:
+        """Send one map to a peer (nothing if its connection is closed); while ``defer`` is
+        on, it waits in order for ``flush``."""
+        if self._outbox is not None:
+            self._outbox.append((peer, message))
+        elif not peer.closed:
             peer.router.send(peer.route, message)
+
+    def defer(self) -> None:
+        """Hold what is sent until ``flush``: the referee sends the turns of a whole batch in
+        one burst, then waits (fewer wake-ups of its I/O thread and the bots mid-batch)."""
+        if self._outbox is None:
+            self._outbox = []
+
+    def flush(self) -> None:
+        """Send what was held, in order, and stop holding."""
+        outbox, self._outbox = self._outbox, None
+        for peer, message in outbox or ():
+            if not peer.closed:
+                peer.router.send(peer.route, message)
 
     # -- receiving --------------------------------------------------------------------------
 

@@ -102,10 +102,14 @@ class Seat(ABC):
 
 @dataclass
 class _Pending:
+    """A turn sent and not yet answered (``sent``/``deadline`` are restamped by the driver
+    when a held send goes out)."""
+
     request: int
     sent: float
     deadline: float
     allowed_ms: float
+    peer_id: bytes = b""
 
 
 class ProcessSeat(Seat):
@@ -165,7 +169,7 @@ class ProcessSeat(Seat):
             },
         )
         self.pending = _Pending(
-            peer.last_request, now, now + turn.deadline_ms / 1000.0, turn.deadline_ms
+            peer.last_request, now, now + turn.deadline_ms / 1000.0, turn.deadline_ms, peer.peer_id
         )
         return ()
 
