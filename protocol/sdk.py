@@ -132,7 +132,7 @@ class Player:
             self._make = lambda: shared
             self.name = name or bot.name
             kind = type(bot)
-        self._global_random = bool(kind.global_random)
+        self._global_random = bool(bot.global_random)  # the class's, or the instance's own
         self._end_hook = kind.end is not Bot.end
         self.games: dict[int, _Game] = {}
         self._live: _Game | None = None
