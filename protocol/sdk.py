@@ -132,7 +132,7 @@ class Player:
             self._make = lambda: shared
             self.name = name or bot.name
             kind = type(bot)
-        self._global_random = bool(kind.global_random)
+        self._global_random = bool(bot.global_random)  # the class's, or the instance's own
         self._end_hook = kind.end is not Bot.end
         self.games: dict[int, _Game] = {}
         self._live: _Game | None = None
@@ -152,14 +152,18 @@ class Player:
         game.bot.random.seed(seed)
         game.bot.start(msg)
 
-    def act(self, msg: dict[str, Any]) -> str:
-        """The bot's action for one ``turn``."""
-        game = self.games.get(msg["game_id"])
+    def answer(self, msg: dict[str, Any]) -> bytes:
+        """The encoded ``action`` answering one ``turn``: the bot's choice, with the turn's ids."""
+        game_id = msg["game_id"]
+        game = self.games.get(game_id)
         if game is None:
-            game = self._orphan(msg["game_id"])
+            game = self._orphan(game_id)
         elif game is not self._live:
             self._switch(game)
-        return game.bot.act(msg["view"], msg["legal"])
+        choice = game.bot.act(msg["view"], msg["legal"])
+        return encode(
+            {"type": "action", "game_id": game_id, "request": msg["request"], "action": choice}
+        )
 
     def end(self, msg: dict[str, Any]) -> None:
         """A game is over: call ``end`` (in that game's randomness) and forget the game."""
@@ -268,17 +272,7 @@ def _answer(sock: DealerSocket, player: Player, idle_timeout_ms: int | None) -> 
         for msg in _drain(sock, first):
             kind = msg.get("type")
             if kind == "turn":
-                choice = player.act(msg)
-                send(
-                    encode(
-                        {
-                            "type": "action",
-                            "game_id": msg["game_id"],
-                            "request": msg["request"],
-                            "action": choice,
-                        }
-                    )
-                )
+                send(player.answer(msg))
             elif kind == "start":
                 validate_from_arena(msg)
                 player.start(msg)

@@ -8,6 +8,7 @@ socket); the bot holds seat 0, the other seats play their first legal action.
 from __future__ import annotations
 
 import os
+import random
 import subprocess
 import sys
 import tomllib
@@ -17,6 +18,8 @@ import pytest
 
 from arena.games import get_game
 from arena.games.base import State
+from protocol.codec import decode
+from protocol.sdk import Player
 from tests.protocol.wire import WAIT_MS, ScriptedArena
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -91,3 +94,23 @@ def test_a_bundled_bot_plays_interleaved_games_as_it_plays_them_one_by_one(name:
             arena.close()
     assert runs[0] == runs[1]
     assert all(runs[0].values())
+
+
+def test_random_and_first_choose_as_they_did_as_functions_of_the_global_module() -> None:
+    """``random`` draws from ``self.random`` now: the same choices as ``random.choice`` on the
+    global module seeded with the game's seed; ``first`` still plays the first action."""
+    from bots.first import FirstBot
+    from bots.random import RandomBot
+
+    legal = [f"move:{n}" for n in range(13)]
+    for bot, expected in (
+        (RandomBot, lambda rng: rng.choice(legal)),
+        (FirstBot, lambda rng: legal[0]),
+    ):
+        player = Player(bot)
+        for game_id, seed in enumerate((0, 1, 2**63 - 1)):
+            player.start({"type": "start", "game_id": game_id, "seed": seed})
+            turn = {"type": "turn", "game_id": game_id, "request": 1, "view": {}, "legal": legal}
+            got = [decode(player.answer(turn))["action"] for _ in range(30)]
+            rng = random.Random(seed)  # the global module after random.seed(seed)
+            assert got == [expected(rng) for _ in range(30)]
