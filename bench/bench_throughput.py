@@ -28,6 +28,7 @@ import sys
 import tempfile
 import time
 from pathlib import Path
+from typing import Any
 
 HERE = Path(__file__).resolve().parent
 ROOT = HERE.parent
@@ -97,14 +98,15 @@ def measure_in_process(case: str, rounds: int) -> dict:
     info = store.tournament(tid)
     game = get_game(info.spec.game)
     pending = store.pending_games(tid)
-    acts = {
-        label: importlib.import_module(f"bots.{spec.name}").act for label, spec in specs.items()
-    }
+    modules = {label: importlib.import_module(f"bots.{spec.name}") for label, spec in specs.items()}
     started = time.perf_counter()
     with Session(Limits(move_ms=2000)) as session:
         for game_id, planned in pending:
             random.seed(planned.deal_seed)  # the SDK seeds random at start; so does this
-            seats = [InProcessSeat(acts[label], label) for label in planned.seating]
+            seats = [
+                InProcessSeat(_act_of(modules[label], seed), label)
+                for label, seed in zip(planned.seating, planned.bot_seeds(), strict=True)
+            ]
             session.play(
                 game,
                 seats,
@@ -115,6 +117,18 @@ def measure_in_process(case: str, rounds: int) -> dict:
     wall = time.perf_counter() - started
     store.close()
     return {"games": len(pending), "wall_s": wall, "rate": len(pending) / wall}
+
+
+def _act_of(module: Any, seed: int) -> Any:
+    """A bundled bot's ``act``: its function, or a fresh, seeded instance's (``Bot`` class)."""
+    if hasattr(module, "act"):
+        return module.act
+    from protocol.sdk import Bot
+
+    kinds = [v for v in vars(module).values() if isinstance(v, type) and issubclass(v, Bot)]
+    bot = next(kind for kind in kinds if kind is not Bot)()
+    bot.random.seed(seed)
+    return bot.act
 
 
 def measure_latency(games: int) -> dict:
