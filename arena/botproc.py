@@ -297,7 +297,7 @@ def connect_remote(spec: BotSpec, hub: Hub, label: str, *, wait_ms: int) -> BotP
                 f"{hub.remote.endpoint} within {wait_ms} ms (give it a token "
                 f"with `arena bot token {spec.name}`)"
             )
-        hub.receive(50)
+        hub.admit(50)
 
 
 def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> None:
@@ -317,7 +317,7 @@ def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> N
             if not proc.alive():
                 time.sleep(0.02)
                 if hub.by_label.get(label) is None:
-                    hub.receive(0)
+                    hub.admit(0)
                 if hub.by_label.get(label) is None:
                     raise _start_error(
                         proc,
@@ -331,7 +331,7 @@ def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> N
             raise _start_error(
                 proc, f"bot {proc.spec.name!r} did not say hello within {timeout_ms} ms"
             )
-        hub.receive(20)  # hellos are handled inside; stray messages are dropped
+        hub.admit(20)  # hellos are handled inside; peer messages are kept for the referee
 
 
 def _start_error(proc: BotProcess, message: str) -> BotStartError:

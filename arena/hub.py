@@ -8,8 +8,11 @@ not a peer is dropped without a reply. Once a bot is welcomed no new connection 
 door; a bot that opens too many connections or floods without a welcome gets its door cut,
 which is only its own loss.
 
-The referee receives from the doors of the seats it waits for (``receive(ms, awaited)``), so no
-other process's traffic can delay a seat's answer.
+The referee receives from the doors of the seats it waits for (``receive(ms, awaited)``, or
+``receive_batch``: everything already queued on them, so one wake-up serves many turns), so no
+other process's traffic can delay a seat's answer. A process may serve several games at once:
+its hello's ``max_games``, capped at ``MAX_GAMES_PER_PROCESS`` (``Peer.max_games``). Waiting for
+hellos (``admit``) keeps any peer's message it reads for the next ``receive_batch``.
 
 With a ``RemoteConfig`` the hub also listens on TCP for remote bots (``arena.remote``): a hello
 there with a database-issued token makes the connection an idle peer of that bot, which the
@@ -24,7 +27,8 @@ import secrets
 import shutil
 import tempfile
 import time
-from collections.abc import Sequence
+from collections import deque
+from collections.abc import Collection, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
@@ -45,6 +49,22 @@ WARN_REFUSALS = 5
 MAX_SOCKETS = 8192
 #: Remote connections remembered as having had their one hello attempt.
 REMOTE_STRANGERS = 4096
+_EVENTS = int(zmq.EVENTS)
+_POLLIN = int(zmq.POLLIN)
+#: The most games one bot process is given at once, whatever its hello's ``max_games`` says.
+MAX_GAMES_PER_PROCESS = 64
+#: Messages read from one source in one ``receive_batch`` (a flooder cannot make it endless).
+BATCH_PER_SOURCE = MAX_GAMES_PER_PROCESS + 8
+#: Messages of one peer kept by ``admit`` for the driver (a peer owes at most max_games).
+HELD_PER_PEER = MAX_GAMES_PER_PROCESS + 8
+
+
+def capped_max_games(value: object) -> int:
+    """A hello's ``max_games`` as the arena honours it: absent -> 1, else 1..64."""
+    if not isinstance(value, int) or isinstance(value, bool):
+        return 1
+    return min(max(1, value), MAX_GAMES_PER_PROCESS)
+
 
 log = logging.getLogger(__name__)
 
@@ -56,6 +76,7 @@ class Peer:
     ``peer_id`` is unique within the hub; ``route`` is the ZeroMQ routing id on ``router``.
     ``remote`` names the registered bot of a remote connection; ``door`` is a local bot's door.
     ``closed`` is set when the process is gone or the arena cut its connection (``cut``: why).
+    ``max_games`` is how many games it serves at once (its hello's, capped).
     """
 
     peer_id: bytes
@@ -68,6 +89,7 @@ class Peer:
     remote: str | None = None
     door: Door | None = None
     cut: str | None = None
+    max_games: int = 1
 
 
 class Incoming(NamedTuple):
@@ -139,6 +161,9 @@ class Hub:
         self._sources: dict[zmq.Socket, Door | None] | None = None
         self._turn = 0
         self._next_door = 0
+        self._outbox: list[tuple[Peer, dict[str, Any]]] | None = None  # see ``defer``
+        self._held: deque[Incoming] = deque()  # peer messages read by ``admit``
+        self._held_by: dict[bytes, int] = {}
         if remote is not None:
             try:
                 self.remote = RemoteListener(remote, max_message_bytes=max_message_bytes)
@@ -222,9 +247,25 @@ class Hub:
         return peer
 
     def send(self, peer: Peer, message: dict[str, Any]) -> None:
-        """Send one map to a peer (nothing if its connection is closed)."""
-        if not peer.closed:
+        """Send one map to a peer (nothing if its connection is closed); while ``defer`` is
+        on, it waits in order for ``flush``."""
+        if self._outbox is not None:
+            self._outbox.append((peer, message))
+        elif not peer.closed:
             peer.router.send(peer.route, message)
+
+    def defer(self) -> None:
+        """Hold what is sent until ``flush``: the referee sends the turns of a whole batch in
+        one burst, then waits (fewer wake-ups of its I/O thread and the bots mid-batch)."""
+        if self._outbox is None:
+            self._outbox = []
+
+    def flush(self) -> None:
+        """Send what was held, in order, and stop holding."""
+        outbox, self._outbox = self._outbox, None
+        for peer, message in outbox or ():
+            if not peer.closed:
+                peer.router.send(peer.route, message)
 
     # -- receiving --------------------------------------------------------------------------
 
@@ -263,6 +304,78 @@ class Hub:
                 return None
             if remaining <= 0:
                 return None
+
+    def admit(self, timeout_ms: float) -> None:
+        """Handle hellos for up to ``timeout_ms`` (returns early on a message). A peer's
+        message read meanwhile is kept for the next ``receive_batch``, never lost: another
+        process's answers may arrive while a new process is awaited."""
+        incoming = self.receive(timeout_ms)
+        if incoming is None:
+            return
+        count = self._held_by.get(incoming.peer.peer_id, 0)
+        if count >= HELD_PER_PEER:
+            self.dropped += 1  # more than it can owe: a flood, its own loss
+            return
+        self._held_by[incoming.peer.peer_id] = count + 1
+        self._held.append(incoming)
+
+    def receive_batch(self, timeout_ms: float, awaited: Collection[Peer]) -> list[Incoming]:
+        """Wait up to ``timeout_ms`` for messages from the ``awaited`` peers, then read every
+        message already queued on their doors (at most ``BATCH_PER_SOURCE`` per door), so one
+        wake-up serves many turns. Each message is stamped when read: all are read before
+        any is acted on. Hellos and strangers are handled as in ``receive``."""
+        if self._cut_wanted:
+            self._cut_doors()
+        batch: list[Incoming] = []
+        if self._held:
+            batch.extend(self._held)
+            self._held.clear()
+            self._held_by.clear()
+            timeout_ms = 0
+        sources = self._sources_of(awaited)
+        if not sources:
+            return batch
+        if len(sources) == 1 and not batch:
+            socket, door = next(iter(sources.items()))
+            if door is not None:  # one local peer: one blocking receive, as ``_receive_one``
+                got = door.router.recv_within(timeout_ms)
+                if got is not None:
+                    self._take(_Got(door, got[0], got[1], None), batch)
+                    self._drain(socket, door, batch)
+                return self._after(batch)
+        items = [(socket, zmq.POLLIN) for socket in sources]
+        for socket, _ in zmq.zmq_poll(items, max(0, int(timeout_ms))):
+            self._drain(socket, sources[socket], batch)
+        return self._after(batch)
+
+    def _after(self, batch: list[Incoming]) -> list[Incoming]:
+        if self._cut_wanted:
+            self._cut_doors()
+        return batch
+
+    def _take(self, got: _Got, batch: list[Incoming]) -> bool:
+        """One raw message into ``batch`` (a stranger's is handled); False if its door is to
+        be cut."""
+        incoming = self._handle(got)
+        if incoming is not None:
+            batch.append(incoming)
+        elif got.door is not None and got.door.reason is not None:
+            self._cut_wanted = True
+            return False
+        return True
+
+    def _drain(self, socket: zmq.Socket, door: Door | None, batch: list[Incoming]) -> None:
+        """Read what is queued on one source into ``batch`` (bounded). ZMQ_EVENTS says whether
+        a message is waiting, without a failing receive."""
+        for _ in range(BATCH_PER_SOURCE):
+            if not socket.getsockopt(_EVENTS) & _POLLIN:
+                return
+            if door is None:
+                got = _Got(None, *self.remote.router.recv_with_user())
+            else:
+                got = _Got(door, *door.router.recv(), None)
+            if not self._take(got, batch):
+                return
 
     def _receive_one(self, peer: Peer, deadline: float) -> Incoming | None:
         """The hot path: one awaited local peer, one blocking receive on its door."""
@@ -406,6 +519,7 @@ class Hub:
             router=door.router,
             route=route,
             door=door,
+            max_games=capped_max_games(message.get("max_games", 1)),
         )
         door.peer = peer
         self.peers[peer.peer_id] = peer
@@ -434,6 +548,7 @@ class Hub:
             router=router,
             route=got.route,
             remote=bot,
+            max_games=capped_max_games(message.get("max_games", 1)),
         )
         self.peers[peer.peer_id] = peer
         self._idle.setdefault(bot, []).append(peer)

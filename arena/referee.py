@@ -1,12 +1,15 @@
-"""The referee: plays one game over seats (``arena.seats``) and returns its record.
+"""The referee: plays games over seats (``arena.seats``) and returns their records.
 
-Until the game is over it asks every seat in ``to_act()`` at once (a simultaneous step reveals
-nothing of one seat's choice to another), collects the answers until each deadline and applies
-the joint action; the game's ``apply`` is the one check of legality. A timeout, an illegal
-action, a malformed message, a wrong request or game id, or a crash is a **fault**: the seat's
-move is made by the referee's default policy — the first action of the legal list, which is
-deterministic — and the fault is recorded. After ``limits.max_faults`` faults (at once for a
-crash) the seat forfeits: it is placed last and the default policy makes its remaining moves.
+A game (``Table``) is played by a ``GamePlay`` that advances step by step; one driver
+(``arena.driver.Tables``) keeps several games in flight on one hub (``Referee.play_many``), and
+``Referee.play`` is that path with one game. Until a game is over it asks every seat in
+``to_act()`` at once (a simultaneous step reveals nothing of one seat's choice to another),
+collects the answers until each deadline and applies the joint action; the game's ``apply`` is
+the one check of legality. A timeout, an illegal action, a malformed message, a wrong request or
+game id, or a crash is a **fault**: the seat's move is made by the referee's default policy —
+the first action of the legal list, which is deterministic — and the fault is recorded. After
+``limits.max_faults`` faults (at once for a crash) the seat forfeits: it is placed last and the
+default policy makes its remaining moves.
 
 Everything that belongs to one game (fault counts, time banks, pending turns, the action and
 fault logs) lives in that game's ``GamePlay``; the ``Referee`` holds only the limits.
@@ -16,10 +19,11 @@ from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
+from arena.driver import Played, Tables
 from arena.errors import ArenaError, IllegalAction
 from arena.games.base import Game, State
 from arena.record import (
@@ -31,7 +35,7 @@ from arena.record import (
     Limits,
     final_places,
 )
-from arena.seats import ProcessSeat, Reply, Seat, Start, Turn, wait
+from arena.seats import ProcessSeat, Reply, Seat, Start, Turn
 from arena.seeds import random_seed
 
 log = logging.getLogger(__name__)
@@ -55,8 +59,25 @@ class _Player:
     decisions: int = 0
 
 
+@dataclass(frozen=True)
+class Table:
+    """One game to play: the game, its seats (``seats[i]`` plays seat i), the deal ``seed``,
+    its options and id, the seats' ``start.seed`` (``bot_seeds``, keyed, see ``arena.seeds``;
+    None: a random seed each, never the deal's) and the names in the record (default: labels).
+    """
+
+    game: Game
+    seats: Sequence[Seat]
+    seed: int
+    options: Mapping[str, Any] | None = None
+    game_id: int = 1
+    bot_seeds: Sequence[int] | None = None
+    names: Sequence[str] | None = None
+
+
 class Referee:
-    """Plays games under ``limits``, one ``GamePlay`` per game."""
+    """Plays games under ``limits``, one ``GamePlay`` per game, several at once through one
+    driver (``arena.driver.Tables``)."""
 
     def __init__(self, limits: Limits) -> None:
         self.limits = limits
@@ -72,43 +93,73 @@ class Referee:
         bot_seeds: Sequence[int] | None = None,
         names: Sequence[str] | None = None,
     ) -> GameRecord:
-        """Play one game; ``seats[i]`` plays seat i. ``bot_seeds[seat]`` is the ``start.seed``
-        of each seat (keyed, see ``arena.seeds``); without them each seat gets a random seed,
-        never the deal ``seed``. ``names`` name the seats in the record (default: labels)."""
-        return GamePlay(self.limits, game, seats, seed=seed, options=options, game_id=game_id).run(
-            bot_seeds, names
-        )
+        """Play one game (see ``Table``): ``play_many`` with one table. An arena error (not a
+        seat's fault) is raised."""
+        table = Table(game, seats, seed, options, game_id, bot_seeds, names)
+        for done in self.play_many([table], at_once=1):
+            if done.error is not None:
+                raise done.error
+            return done.record
+        raise ArenaError("the game was not played")  # unreachable: one table, one result
+
+    def play_many(self, tables: Iterable[Table | None], at_once: int) -> Iterator[Played]:
+        """Play ``tables`` (consumed lazily, whenever fewer than ``at_once`` are in flight);
+        yield each game as it finishes. A None from ``tables`` means "none can start now": it
+        is asked again after the next game finishes (raises ArenaError if none is in flight).
+        """
+        driver = Tables()
+        source = iter(tables)
+        exhausted = False
+        while True:
+            while not exhausted and len(driver) < at_once:
+                table = next(source, _END)
+                if table is None:
+                    break
+                if table is _END:
+                    exhausted = True
+                else:
+                    driver.add(GamePlay(self.limits, table))
+            if not driver.active():
+                if exhausted:
+                    return
+                raise ArenaError("no game can start and none is in flight")
+            yield from driver.advance()
+
+
+#: The end of a source of tables.
+_END: Any = object()
 
 
 class GamePlay:
-    """One game in progress: its state, its players' standing and its logs."""
+    """One game in progress, advanced step by step: its state, its players' standing, the
+    seats it waits for and its logs. ``begin`` starts it; each step asks every acting seat
+    at once, and the step is applied as soon as its last answer is in (``take``); ``record``
+    is set when the game is over."""
 
-    def __init__(
-        self,
-        limits: Limits,
-        game: Game,
-        seats: Sequence[Seat],
-        *,
-        seed: int,
-        options: Mapping[str, Any] | None,
-        game_id: int,
-    ) -> None:
+    def __init__(self, limits: Limits, table: Table) -> None:
         self.limits = limits
-        self.game = game
-        self.seed = seed
-        self.game_id = game_id
-        self.state: State = game.new(len(seats), seed, options)
+        self.table = table
+        self.game = table.game
+        self.seed = table.seed
+        self.game_id = table.game_id
+        self.state: State = table.game.new(len(table.seats), table.seed, table.options)
         self.players = [
-            _Player(index, seat, float(limits.time_bank_ms)) for index, seat in enumerate(seats)
+            _Player(index, seat, float(limits.time_bank_ms))
+            for index, seat in enumerate(table.seats)
         ]
         self.actions: list[ActionRecord] = []
         self.faults: list[Fault] = []
         self.step = 0
         self.playing: dict[bytes, tuple[int, ProcessSeat]] = {}  # process seats, by peer id
+        self.joint: dict[int, tuple[str, int | None]] = {}  # this step's answers so far
+        self.waiting: dict[int, ProcessSeat] = {}  # seats whose answer comes later
+        self.record: GameRecord | None = None
+        self._started = time.perf_counter()
 
-    def run(self, bot_seeds: Sequence[int] | None, names: Sequence[str] | None) -> GameRecord:
-        started = time.perf_counter()
-        state = self.state
+    def begin(self) -> None:
+        """Tell every seat the game starts, then ask the first step."""
+        self._started = time.perf_counter()
+        bot_seeds = self.table.bot_seeds
         for player in self.players:
             seed = bot_seeds[player.index] if bot_seeds else random_seed()  # never the deal's
             why = player.seat.start(
@@ -117,7 +168,7 @@ class GamePlay:
                     self.game.name,
                     player.index,
                     len(self.players),
-                    state.options,
+                    self.state.options,
                     seed,
                 )
             )
@@ -127,12 +178,28 @@ class GamePlay:
                 if player.seat.peer.peer_id in self.playing:
                     raise ArenaError(f"one connection would play two seats ({player.seat.label})")
                 self.playing[player.seat.peer.peer_id] = (player.index, player.seat)
-        while not state.is_over():
-            self._apply(self._collect())
-            self.step += 1
-        return self._finish(started, names)
+        self._advance()
 
-    def _finish(self, started: float, names: Sequence[str] | None) -> GameRecord:
+    def take(self, index: int, reply: Reply) -> None:
+        """A waited-for seat's reply (answer or fault); the step is applied, and the next one
+        asked, once no seat is left to wait for."""
+        self._take(self.players[index], reply)
+        if not self.waiting:
+            self._apply()
+            self.step += 1
+            self._advance()
+
+    def _advance(self) -> None:
+        """Ask steps until one waits for a process seat, or the game is over."""
+        while not self.state.is_over():
+            self._ask()
+            if self.waiting:
+                return
+            self._apply()
+            self.step += 1
+        self.record = self._finish()
+
+    def _finish(self) -> GameRecord:
         state = self.state
         outcome = state.outcome()
         forfeits = tuple(p.index for p in self.players if p.forfeited)
@@ -148,7 +215,7 @@ class GamePlay:
             game=self.game.name,
             options=dict(state.options),
             seed=self.seed,
-            bots=tuple(names or [p.seat.label for p in self.players]),
+            bots=tuple(self.table.names or [p.seat.label for p in self.players]),
             actions=tuple(sorted(self.actions, key=lambda a: (a.step, a.seat))),
             faults=tuple(self.faults),
             forfeits=forfeits,
@@ -157,67 +224,58 @@ class GamePlay:
             places=places,
             think_us=tuple(p.think_us for p in self.players),
             decisions=tuple(p.decisions for p in self.players),
-            wall_ms=(time.perf_counter() - started) * 1000.0,
+            wall_ms=(time.perf_counter() - self._started) * 1000.0,
             events=tuple(state.events),
         )
 
     # -- one step -------------------------------------------------------------------------
 
-    def _collect(self) -> dict[int, tuple[str, int | None]]:
-        """Ask every acting seat at once; each seat's action and think time (None: the
-        referee chose)."""
+    def _ask(self) -> None:
+        """Ask every acting seat at once: answers available at once go into ``joint``, the
+        others are ``waiting`` (a forfeited seat's move is the default policy's)."""
         state = self.state
-        joint: dict[int, tuple[str, int | None]] = {}
-        waiting: dict[int, ProcessSeat] = {}
+        self.joint = {}
+        self.waiting = {}
         move_ms = self.limits.move_ms
         for index in state.to_act():
             player = self.players[index]
             legal = state.legal(index)
             if player.forfeited:
-                joint[index] = (default_action(legal), None)
+                self.joint[index] = (default_action(legal), None)
                 continue
             turn = Turn(self.game_id, state.view(index), legal, move_ms + player.bank_ms)
             replies = player.seat.ask(turn)
             if not replies:
-                waiting[index] = player.seat
+                self.waiting[index] = player.seat
             for reply in replies:
-                self._take(player, reply, joint, waiting)
-        while waiting:
-            for index, reply in wait(waiting, self.playing):
-                self._take(self.players[index], reply, joint, waiting)
-        return joint
+                self._take(player, reply)
 
-    def _take(
-        self,
-        player: _Player,
-        reply: Reply,
-        joint: dict[int, tuple[str, int | None]],
-        waiting: dict[int, ProcessSeat],
-    ) -> None:
+    def _take(self, player: _Player, reply: Reply) -> None:
         """One reply of ``player``: its answer, or a fault (the default policy answers when
         the fault ends the turn, or when the seat forfeits)."""
         index = player.index
         if player.forfeited:
             return  # the default policy has made its move
         if reply.fault is None:
-            waiting.pop(index, None)
+            self.waiting.pop(index, None)
             move_ms = self.limits.move_ms
             if reply.elapsed_ms > move_ms:
                 player.bank_ms = max(0.0, player.bank_ms - (reply.elapsed_ms - move_ms))
-            joint[index] = (reply.action, int(reply.elapsed_ms * 1000))
+            self.joint[index] = (reply.action, int(reply.elapsed_ms * 1000))
             return
         if reply.fault is FaultKind.TIMEOUT:
             player.bank_ms = 0.0
         self._fault(player, reply.fault, reply.detail)
-        if (reply.ends or player.forfeited) and index not in joint:
-            waiting.pop(index, None)
+        if (reply.ends or player.forfeited) and index not in self.joint:
+            self.waiting.pop(index, None)
             if index in self.state.to_act():
-                joint[index] = (default_action(self.state.legal(index)), None)
+                self.joint[index] = (default_action(self.state.legal(index)), None)
 
-    def _apply(self, joint: dict[int, tuple[str, int | None]]) -> None:
+    def _apply(self) -> None:
         """Apply the joint action; an illegal answer is its seat's fault and the default
         policy's move instead."""
         state = self.state
+        joint = self.joint
         actions = {index: action for index, (action, _) in joint.items()}
         while True:
             try:

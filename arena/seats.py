@@ -5,10 +5,11 @@ A seat takes part in a game in three moves: ``start`` (a game begins: is the sea
 fault) and ``end`` (the result). The referee sees nothing else, so a game is played the same way
 whoever sits there:
 
-- ``ProcessSeat``: a bot process over ZeroMQ (``arena.hub``). A turn is a ``turn`` message with
-  a fresh request id; its answer comes later, through ``wait``, which polls every awaited seat
-  at once until the first deadline, checks that waiting processes are alive, and drops replies
-  to earlier requests (a late answer never becomes the next answer).
+- ``ProcessSeat``: a bot process over ZeroMQ (``arena.hub``), one seat of one game (a process
+  serving several games has one such seat in each). A turn is a ``turn`` message with a fresh
+  request id (``pending``); its answer comes later, routed by that id through the referee's
+  driver (``arena.driver``), which also expires it at its deadline and checks that the process
+  is alive.
 - ``InProcessSeat``: a Python ``act(view, legal) -> str`` called directly. An exception is a
   crash, an answer that is not a string is malformed, one past the deadline is a timeout.
 - ``ScriptedSeat``: a list of answers and misbehaviours, for tests.
@@ -31,9 +32,6 @@ from arena.hub import Hub, Peer
 from arena.record import FaultKind
 
 log = logging.getLogger(__name__)
-
-#: How often (ms) the referee checks that waiting bot processes are still alive.
-LIVENESS_MS = 100
 
 Act = Callable[[dict[str, Any], list[str]], str]
 
@@ -104,10 +102,14 @@ class Seat(ABC):
 
 @dataclass
 class _Pending:
+    """A turn sent and not yet answered (``sent``/``deadline`` are restamped by the driver
+    when a held send goes out)."""
+
     request: int
     sent: float
     deadline: float
     allowed_ms: float
+    peer_id: bytes = b""
 
 
 class ProcessSeat(Seat):
@@ -167,7 +169,7 @@ class ProcessSeat(Seat):
             },
         )
         self.pending = _Pending(
-            peer.last_request, now, now + turn.deadline_ms / 1000.0, turn.deadline_ms
+            peer.last_request, now, now + turn.deadline_ms / 1000.0, turn.deadline_ms, peer.peer_id
         )
         return ()
 
@@ -189,60 +191,6 @@ class ProcessSeat(Seat):
             return None
         self.pending = None
         return fault(FaultKind.CRASH, self._cut() or f"bot process {self.proc.exit_summary()}")
-
-    def take(self, incoming: Any) -> Reply | None:
-        """What a message from this seat's process means: an answer, a fault, or nothing
-        (None: a reply to an earlier request, dropped)."""
-        item = self.pending
-        if incoming.problem is not None:
-            # a malformed message from a seat we are waiting for is its (bad) answer
-            self.pending = None
-            return fault(FaultKind.MALFORMED, str(incoming.problem)[:200], ends=item is not None)
-        message = incoming.message
-        request = message["request"]
-        if item is None or request != item.request:
-            if 1 <= request <= self.peer.last_request:
-                log.debug("dropped a stale reply from %s (request %d)", self.label, request)
-                return None
-            return fault(FaultKind.WRONG_ID, f"request id {request} was never sent", ends=False)
-        if message["game_id"] != self.game_id:
-            return fault(
-                FaultKind.WRONG_ID,
-                f"game id {message['game_id']} is not this game ({self.game_id})",
-                ends=False,
-            )
-        self.pending = None
-        return answer(message["action"], (incoming.at - item.sent) * 1000.0)
-
-
-def wait(
-    seats: Mapping[int, ProcessSeat], playing: Mapping[bytes, tuple[int, ProcessSeat]]
-) -> list[tuple[int, Reply]]:
-    """Wait (up to the first deadline, at most ``LIVENESS_MS``) for what the process seats
-    with a pending turn (``seats``, by seat index) do next: replies and faults, by seat.
-
-    ``playing`` maps the peer id of every process seat still playing this game to its index
-    and seat: a message from anyone else is dropped.
-    """
-    waiting = [(index, seat) for index, seat in seats.items() if seat.pending is not None]
-    if not waiting:
-        return []
-    now = time.monotonic()
-    first = min(seat.pending.deadline for _, seat in waiting)
-    if now >= first:
-        return [(index, seat.expired()) for index, seat in waiting if now >= seat.pending.deadline]
-    hub = waiting[0][1].hub
-    awaited = [seat.peer for _, seat in waiting]
-    incoming = hub.receive(min((first - now) * 1000.0, LIVENESS_MS), awaited)
-    if incoming is None:
-        return [(index, reply) for index, seat in waiting if (reply := seat.gone()) is not None]
-    found = playing.get(incoming.peer.peer_id)
-    if found is None:
-        log.debug("dropped a message from %s, not playing here", incoming.peer.label)
-        return []
-    index, seat = found
-    reply = seat.take(incoming)
-    return [] if reply is None else [(index, reply)]
 
 
 # -- in-process seats -----------------------------------------------------------------------

@@ -8,22 +8,24 @@ play``, the tournament runner, the benchmarks and the bot tests all play through
         seats = session.seats([(key, spec), ...])       # or InProcessSeat(act), ScriptedSeat
         record = session.play(game, seats, seed=deal, bot_seeds=...)
 
-A process plays one game at a time; the per-game state lives in the referee's ``GamePlay``.
+A process serves up to its ``max_games`` games at once (``play_many`` keeps several in flight:
+``arena.driver``); the per-game state lives in the referee's ``GamePlay``.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Mapping, Sequence
+from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
 
 from arena.botproc import BotPool, BotSpec
+from arena.driver import Played
 from arena.errors import BotStartError
 from arena.games.base import Game
 from arena.hub import Hub
 from arena.record import GameRecord, Limits
-from arena.referee import Referee
+from arena.referee import Referee, Table
 from arena.remote import RemoteConfig
 from arena.sandbox import Sandbox
 from arena.seats import ProcessSeat, Seat
@@ -78,6 +80,13 @@ class Session:
         """How many bot processes this session started."""
         return self._pool.started if self._pool is not None else 0
 
+    def capacity(self, key: str) -> int:
+        """How many games the process of pool entry ``key`` may have open at once: its
+        hello's ``max_games`` (capped by the hub), 1 until it said hello."""
+        proc = self._pool.procs.get(key) if self._pool is not None else None
+        peer = proc.peer if proc is not None else None
+        return peer.max_games if peer is not None and not peer.closed else 1
+
     def prestart(self, entries: Sequence[tuple[str, BotSpec]]) -> None:
         """Start the processes of these pool entries (key, spec) ahead of the games."""
         self.pool.prestart(entries)
@@ -127,6 +136,12 @@ class Session:
             bot_seeds=bot_seeds,
             names=names,
         )
+
+    def play_many(self, tables: Iterable[Table], at_once: int) -> Iterator[Played]:
+        """Play ``tables`` (consumed lazily), up to ``at_once`` in flight; yield each as it
+        finishes (see ``Referee.play_many``). The caller keeps each process within its
+        ``peer.max_games``."""
+        return self.referee.play_many(tables, at_once)
 
     def close(self) -> None:
         if self._pool is not None:

@@ -1,13 +1,23 @@
-"""Always plays the first legal action (the same choice as the referee's default policy)."""
+"""Always plays the first legal action (the same choice as the referee's default policy).
+
+It draws no random numbers, so the SDK need not keep the global ``random`` module's state per
+game (``global_random = False``) when its games interleave.
+"""
+
+from typing import Any
+
+from protocol.sdk import Bot, run_bot
 
 GAMES = ("*",)
 
 
-def act(view: dict, legal: list[str]) -> str:
-    return legal[0]
+class FirstBot(Bot):
+    name = "first"
+    global_random = False
+
+    def act(self, view: dict[str, Any], legal: list[str]) -> str:
+        return legal[0]
 
 
 if __name__ == "__main__":
-    from protocol.sdk import run_bot
-
-    run_bot(act, name="first")
+    run_bot(FirstBot)

@@ -56,7 +56,7 @@ def validate_from_bot(msg: dict[str, Any]) -> str:
         _int(msg, "protocol")
         _str(msg, "token", MAX_TOKEN)
         _str(msg, "name", MAX_NAME)
-        if "max_games" in msg:  # sent by older bots; the arena ignores it
+        if "max_games" in msg:  # games served at once; the arena caps it (absent: 1)
             _int(msg, "max_games")
         unknown = set(msg) - {"type", "protocol", "token", "name", "max_games"}
         if unknown:
@@ -87,8 +87,12 @@ def validate_from_arena(msg: dict[str, Any]) -> str:
     raise InvalidMessage(f"unknown message type {str(kind)[:40]!r}")
 
 
-def hello(*, token: str, name: str, protocol: int) -> dict[str, Any]:
-    return {"type": "hello", "protocol": protocol, "token": token, "name": name}
+def hello(*, token: str, name: str, protocol: int, max_games: int | None = None) -> dict[str, Any]:
+    """A hello; ``max_games`` (games the bot serves at once) only when given."""
+    message: dict[str, Any] = {"type": "hello", "protocol": protocol, "token": token, "name": name}
+    if max_games is not None:
+        message["max_games"] = max_games
+    return message
 
 
 def action(*, game_id: int, request: int, action: str) -> dict[str, Any]:

@@ -10,11 +10,17 @@
 
 ``run_bot`` reads ``ARENA_ENDPOINT`` and ``ARENA_TOKEN`` (and, for an encrypted connection to
 a remote arena, ``ARENA_SERVER_KEY``, ``ARENA_PUBLIC_KEY`` and ``ARENA_SECRET_KEY``: ZeroMQ
-CURVE keys as Z85 text, from ``arena bot token NAME --curve``), says hello, and serves game after
-game. At each ``start`` it seeds Python's global ``random`` module with the seed the arena sends,
-so a bot that uses ``random`` is deterministic per game. A bot that wants hooks subclasses
-``Bot`` and overrides ``act`` and optionally ``start`` and ``end``; ``self.random`` is a
-``random.Random`` seeded the same way.
+CURVE keys as Z85 text, from ``arena bot token NAME --curve``), says hello, and serves games
+until ``bye``: several at once (up to ``max_games``, said in the hello), their turns
+interleaved. A plain function is stateless per call, so every game shares it. A bot that wants
+hooks subclasses ``Bot`` and overrides ``act`` and optionally ``start`` and ``end``; given the
+class, the SDK makes one instance per game (at ``start``, dropped at ``end``); given an
+instance, it serves one game at a time with that object.
+
+Randomness is per game: at each ``start`` the SDK seeds Python's global ``random`` module and
+the bot's ``self.random`` with the seed the arena sends, and when consecutive calls belong to
+different games it saves one game's ``random`` state and restores the other's, so a bot that
+uses ``random`` plays the same actions whatever the interleaving of its games.
 """
 
 from __future__ import annotations
@@ -26,7 +32,10 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
+import zmq
+
 from protocol import PROTOCOL_VERSION
+from protocol.codec import decode, encode
 from protocol.errors import ConnectionClosed, ProtocolError
 from protocol.messages import hello, validate_from_arena
 from protocol.transport import DealerSocket
@@ -35,11 +44,24 @@ log = logging.getLogger("protocol.sdk")
 
 ActFunction = Callable[[dict[str, Any], list[str]], str]
 
+#: Games a function bot or a ``Bot`` subclass serves at once unless told otherwise (the arena
+#: caps what a bot declares at a limit of its own).
+SDK_MAX_GAMES = 32
+
+_NOBLOCK = int(zmq.NOBLOCK)
+
 
 class Bot:
-    """Base class for bots with hooks. Override ``act``; ``start`` and ``end`` are optional."""
+    """Base class for bots with hooks. Override ``act``; ``start`` and ``end`` are optional.
+
+    Pass the class to ``run_bot`` for one instance per game (per-game state in ``self`` is then
+    safe with several games at once), or an instance to serve one game at a time with it.
+    """
 
     name = "bot"
+    #: Whether the SDK seeds and, between games, swaps the global ``random`` module for this
+    #: bot. A bot that draws only from ``self.random`` may set it False and save that work.
+    global_random = True
 
     def __init__(self) -> None:
         self.random = random.Random(0)
@@ -64,6 +86,123 @@ class _FunctionBot(Bot):
         return self.function(view, legal)
 
 
+BotSpec = ActFunction | Bot | type[Bot]
+
+
+class _Game:
+    """One open game: its bot object and, while another game is live, its saved random states."""
+
+    __slots__ = ("bot", "global_state", "own_state")
+
+    def __init__(self, bot: Bot) -> None:
+        self.bot = bot
+        self.global_state: tuple[Any, ...] | None = None
+        self.own_state: tuple[Any, ...] | None = None
+
+
+class Player:
+    """Turns the arena's ``start``/``turn``/``end`` messages into calls on the bot.
+
+    Keeps the open games by ``game_id``. The random states of one game at a time are loaded
+    (the live game's); a call for another game first saves the live game's states and loads
+    its own. Only what the bot can draw from is swapped: the global ``random`` module (unless
+    ``Bot.global_random`` is False) and, for a bot object shared by all games, ``self.random``.
+    """
+
+    def __init__(self, bot: BotSpec, *, name: str | None = None) -> None:
+        if isinstance(bot, type):
+            if not issubclass(bot, Bot):
+                raise TypeError(f"a bot class must subclass protocol.sdk.Bot: {bot.__name__}")
+            self._make: Callable[[], Bot] = bot
+            self.name = name or bot.name
+            self.max_games = SDK_MAX_GAMES
+            kind: type[Bot] = bot
+            self._shared_random = False  # each game's instance has a random of its own
+        else:
+            if not isinstance(bot, Bot):
+                if not callable(bot):
+                    raise TypeError(f"a bot is a function, a Bot subclass or a Bot: {bot!r}")
+                bot = _FunctionBot(bot, name or getattr(bot, "__name__", "bot"))
+                self.max_games = SDK_MAX_GAMES
+                self._shared_random = False  # a function cannot reach the wrapper's random
+            else:
+                self.max_games = 1
+                self._shared_random = True
+            shared = bot
+            self._make = lambda: shared
+            self.name = name or bot.name
+            kind = type(bot)
+        self._global_random = bool(bot.global_random)  # the class's, or the instance's own
+        self._end_hook = kind.end is not Bot.end
+        self.games: dict[int, _Game] = {}
+        self._live: _Game | None = None
+
+    def start(self, msg: dict[str, Any]) -> None:
+        """A new game: make (or take) its bot, seed its randomness, call ``start``."""
+        game = _Game(self._make())
+        old = self.games.pop(msg["game_id"], None)
+        if old is not None and old is self._live:
+            self._live = None
+        self._save_live()
+        self._live = game
+        self.games[msg["game_id"]] = game
+        seed = msg["seed"]
+        if self._global_random:
+            random.seed(seed)
+        game.bot.random.seed(seed)
+        game.bot.start(msg)
+
+    def answer(self, msg: dict[str, Any]) -> bytes:
+        """The encoded ``action`` answering one ``turn``: the bot's choice, with the turn's ids."""
+        game_id = msg["game_id"]
+        game = self.games.get(game_id)
+        if game is None:
+            game = self._orphan(game_id)
+        elif game is not self._live:
+            self._switch(game)
+        choice = game.bot.act(msg["view"], msg["legal"])
+        return encode(
+            {"type": "action", "game_id": game_id, "request": msg["request"], "action": choice}
+        )
+
+    def end(self, msg: dict[str, Any]) -> None:
+        """A game is over: call ``end`` (in that game's randomness) and forget the game."""
+        game = self.games.pop(msg.get("game_id"), None)  # type: ignore[arg-type]
+        if game is None:
+            return
+        if self._end_hook:
+            if game is not self._live:
+                self._switch(game)
+            game.bot.end(msg)
+        if game is self._live:
+            self._live = None
+
+    def _orphan(self, game_id: int) -> _Game:
+        """A turn of a game that never started (not sent by a correct arena): play it with
+        the randomness as it stands."""
+        log.warning("turn for game %d, which never started", game_id)
+        self._save_live()
+        game = self._live = self.games[game_id] = _Game(self._make())
+        return game
+
+    def _save_live(self) -> None:
+        live = self._live
+        if live is None:
+            return
+        if self._global_random:
+            live.global_state = random.getstate()
+        if self._shared_random:
+            live.own_state = live.bot.random.getstate()
+
+    def _switch(self, game: _Game) -> None:
+        self._save_live()
+        if game.global_state is not None:
+            random.setstate(game.global_state)
+        if game.own_state is not None:
+            game.bot.random.setstate(game.own_state)
+        self._live = game
+
+
 #: Environment variables holding the CURVE keys: the arena's public key, then the bot's pair.
 CURVE_ENV = ("ARENA_SERVER_KEY", "ARENA_PUBLIC_KEY", "ARENA_SECRET_KEY")
 
@@ -86,76 +225,96 @@ def curve_from_env(environ: dict[str, str] | None = None) -> tuple[str, str, str
 
 
 def serve(
-    bot: Bot,
+    bot: BotSpec,
     *,
     endpoint: str,
     token: str,
     idle_timeout_ms: int | None = None,
     curve: tuple[str, str, str] | None = None,
+    name: str | None = None,
+    max_games: int | None = None,
 ) -> int:
     """Connect, say hello and answer the arena until ``bye``. Returns an exit status.
 
-    ``curve`` is ``(server public key, own public key, own secret key)`` for CURVE.
+    ``bot`` is a function, a ``Bot`` subclass or a ``Bot`` instance (see the module's text);
+    ``max_games`` overrides the games it declares it serves at once. ``curve`` is ``(server
+    public key, own public key, own secret key)`` for CURVE.
     """
+    player = Player(bot, name=name)
+    games = player.max_games if max_games is None else max_games
+    if type(games) is not int or games < 1:
+        raise ValueError(f"max_games must be a positive integer, not {games!r}")
     sock = DealerSocket(endpoint, curve=curve)
     try:
-        sock.send(hello(token=token, name=bot.name[:64], protocol=PROTOCOL_VERSION))
+        sock.send(
+            hello(token=token, name=player.name[:64], protocol=PROTOCOL_VERSION, max_games=games)
+        )
         reply = sock.recv(idle_timeout_ms)
         if reply is None:
             raise ConnectionClosed("no answer to hello")
         if reply.get("type") == "error":
             log.error("arena refused the bot: %s %s", reply.get("code"), reply.get("message"))
             return 2
-        send = sock.socket.send
-        from protocol.codec import encode
-
-        while True:
-            msg = sock.recv(idle_timeout_ms)
-            if msg is None:
-                raise ConnectionClosed("the arena went quiet")
-            kind = msg.get("type")
-            if kind == "turn":
-                choice = bot.act(msg["view"], msg["legal"])
-                send(
-                    encode(
-                        {
-                            "type": "action",
-                            "game_id": msg["game_id"],
-                            "request": msg["request"],
-                            "action": choice,
-                        }
-                    )
-                )
-            elif kind == "start":
-                validate_from_arena(msg)
-                seed = msg["seed"]
-                random.seed(seed)
-                bot.random.seed(seed)
-                bot.start(msg)
-            elif kind == "end":
-                bot.end(msg)
-            elif kind == "bye":
-                return 0
-            else:
-                validate_from_arena(msg)
+        return _answer(sock, player, idle_timeout_ms)
     finally:
         sock.close()
 
 
-def run_bot(bot: ActFunction | Bot, *, name: str | None = None) -> None:
-    """Run a bot (a function or a Bot instance) as this process's main loop, then exit."""
+def _answer(sock: DealerSocket, player: Player, idle_timeout_ms: int | None) -> int:
+    """The main loop: wait for a message, take every message already queued with it, and
+    handle them in arrival order (one wake-up serves the turns of many games). Returns 0 at
+    ``bye``."""
+    send = sock.socket.send
+    while True:
+        first = sock.recv(idle_timeout_ms)
+        if first is None:
+            raise ConnectionClosed("the arena went quiet")
+        for msg in _drain(sock, first):
+            kind = msg.get("type")
+            if kind == "turn":
+                send(player.answer(msg))
+            elif kind == "start":
+                validate_from_arena(msg)
+                player.start(msg)
+            elif kind == "end":
+                player.end(msg)
+            elif kind == "bye":
+                return 0
+            else:
+                validate_from_arena(msg)
+
+
+def _drain(sock: DealerSocket, first: dict[str, Any]) -> list[dict[str, Any]]:
+    """``first`` and every message already waiting after it, without blocking."""
+    socket, limit = sock.socket, sock.max_message_bytes
+    batch = [first]
+    while True:
+        try:
+            data = socket.recv(_NOBLOCK)
+        except zmq.Again:
+            return batch
+        batch.append(decode(data, max_bytes=limit))
+
+
+def run_bot(bot: BotSpec, *, name: str | None = None, max_games: int | None = None) -> None:
+    """Run a bot (a function, a Bot subclass or a Bot instance) as this process's main loop,
+    then exit. ``max_games`` overrides the games it declares it serves at once (default: 32
+    for a function or a Bot subclass, 1 for a Bot instance)."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
-    if not isinstance(bot, Bot):
-        bot = _FunctionBot(bot, name or getattr(bot, "__name__", "bot"))
-    elif name:
-        bot.name = name
     endpoint = os.environ.get("ARENA_ENDPOINT")
     token = os.environ.get("ARENA_TOKEN")
     if not endpoint or not token:
         log.error("ARENA_ENDPOINT and ARENA_TOKEN must be set (the arena sets them)")
         raise SystemExit(2)
     try:
-        status = serve(bot, endpoint=endpoint, token=token, curve=curve_from_env())
+        status = serve(
+            bot,
+            endpoint=endpoint,
+            token=token,
+            curve=curve_from_env(),
+            name=name,
+            max_games=max_games,
+        )
     except ProtocolError as exc:
         log.error("protocol error: %s", exc)
         status = 3
@@ -164,4 +323,4 @@ def run_bot(bot: ActFunction | Bot, *, name: str | None = None) -> None:
     raise SystemExit(status)
 
 
-__all__ = ["Bot", "run_bot", "serve"]
+__all__ = ["SDK_MAX_GAMES", "Bot", "Player", "run_bot", "serve"]

@@ -12,7 +12,9 @@ It drives one process of the bot through the real hub over ZeroMQ, as fastchess'
    it claims, at every table size up to five and every seat, against ``random`` bots, under
    the referee (``Referee.play``), in the same process, with only offered actions, well-formed
    maps and answers within the deadline (its latency percentiles are reported);
-4. **bye**: it exits when told ``bye``.
+4. **several games at once**: a bot whose hello says ``max_games`` > 1 plays a few games at
+   once in its process, on the raw protocol, their turns back to back (``tournaments.interleaved``);
+5. **bye**: it exits when told ``bye``.
 
 A check that cannot run because an earlier one failed is reported as skipped. Every wait is
 bounded (start-up, each move's deadline, three faults per game, a few seconds after bye), so a
@@ -40,6 +42,7 @@ from arena.seats import ProcessSeat
 from arena.seeds import bot_seeds, new_key, random_seed
 from arena.session import Session
 from tournaments.catalogue import bundled_spec
+from tournaments.interleaved import OPEN_AT_ONCE, InterleavedGames, end_message, start_message
 
 log = logging.getLogger(__name__)
 
@@ -124,6 +127,7 @@ TITLES = {
     "messages": "sends well-formed messages",
     "deadline": "answers within the deadline",
     "games": "plays game after game in one process",
+    "concurrent": "serves the games it says it serves at once (max_games)",
     "bye": "exits on bye",
 }
 
@@ -192,21 +196,9 @@ class _CheckRun:
 
     def probe(self, game: Game) -> None:
         """One game driven turn by turn: the bot at seat 0, the other seats random here."""
-        players = game.min_players
-        state = game.new(players, self.rng.getrandbits(62))
+        state = game.new(game.min_players, self.rng.getrandbits(62))
         peer = self.proc.peer
-        self.hub.send(
-            peer,
-            {
-                "type": "start",
-                "game_id": PROBE_GAME_ID,
-                "game": game.name,
-                "seat": 0,
-                "players": players,
-                "options": state.options,
-                "seed": PROBE_SEED,
-            },
-        )
+        self.hub.send(peer, start_message(game, state, PROBE_GAME_ID, PROBE_SEED))
         turns = 0
         while not state.is_over():
             joint = {seat: self.rng.choice(state.legal(seat)) for seat in state.to_act()}
@@ -218,19 +210,7 @@ class _CheckRun:
                     return
                 joint[0] = self._last_action
             state.apply(joint)
-        self.hub.send(
-            peer,
-            {
-                "type": "end",
-                "game_id": PROBE_GAME_ID,
-                "result": {
-                    "places": list(state.outcome().places),
-                    "scores": list(state.outcome().scores),
-                    "forfeits": [],
-                },
-                "view": state.view(0),
-            },
-        )
+        self.hub.send(peer, end_message(state, PROBE_GAME_ID))
         self.result(
             "ids",
             True,
@@ -364,7 +344,18 @@ class _CheckRun:
         else:
             self.result("games", True, f"{played} in one process")
 
-    # -- 4. bye -----------------------------------------------------------------------------
+    # -- 4. several games at once, on the raw protocol ------------------------------------
+
+    def interleave(self, game: Game) -> None:
+        declared = self.proc.peer.max_games
+        if declared < 2:
+            self.result("concurrent", True, "one game at a time (its hello has no max_games > 1)")
+            return
+        run = InterleavedGames(self.hub, self.proc, game, self.rng, self.limits.move_ms)
+        ok, detail = run.run(min(declared, OPEN_AT_ONCE))
+        self.result("concurrent", ok, f"says max_games {declared}; {detail}")
+
+    # -- 5. bye -----------------------------------------------------------------------------
 
     def bye(self) -> None:
         proc = self.proc
@@ -409,6 +400,8 @@ def run_checks(
             session.probe(engines[0])
             if session.proc.alive():
                 session.play(engines, per_game)
+            if session.proc.alive():
+                session.interleave(engines[0])
             session.bye()
         log_path = session.proc.log_path if session.proc is not None else None
     finally:

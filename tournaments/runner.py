@@ -1,16 +1,22 @@
-"""Running a tournament: play its pending games, N at a time, and record each one.
+"""Running a tournament: play its pending games, many at a time, and record each one.
 
 Games are played by a ``TableRunner``: a game session (``arena.session``) whose bot processes
 serve game after game (a process is replaced only after a crash), in this process with
-``jobs=1``, else one per worker process. Rotation r of every deal goes to an entrant's r-th
-process (``process_key``), so no process plays a deal twice; workers keep to their own share of
-the rotations (``tournaments.dispatch``), and processes start ahead of the games that need
-them. The parent is the only writer of the database: one finished game is one transaction, so a
-run killed at any moment loses at most the games in flight, and running again finishes the
-rest. Games are independent of each other and of the order they run in (bots are reseeded at
-every ``start``), so a resumed run gives the results an uninterrupted one would. Workers send
-the parent each game's record without its event log: the store keeps the actions, and replays
-rebuild the events with the engine.
+``jobs=1``, else one per worker process. Each drives up to K games at once
+(``games_per_worker``, default ``AUTO_GAMES_PER_WORKER``) through one referee driver
+(``arena.driver``); a game starts only when each of its processes has a free slot (a process
+serves up to its hello's ``max_games`` games at once, one for bots that say nothing).
+
+Rotation r of every deal goes to an entrant's r-th process (``process_key``), so no process
+plays a deal twice, however many games run at once; workers keep to their own share of the
+rotations (``tournaments.dispatch``), and processes start ahead of the games that need them.
+The parent is the only writer of the database: one finished game is one transaction, so a run
+killed at any moment loses at most the games in flight, and running again finishes the rest.
+Games are independent of each other and of the order they run in (bots are reseeded at every
+``start``, and the SDK keeps each game's ``random`` apart), so the results are the same
+whatever the number of jobs and games at once, and a resumed run gives the results an
+uninterrupted one would. Workers send the parent each game's record without its event log:
+the store keeps the actions, and replays rebuild the events with the engine.
 """
 
 from __future__ import annotations
@@ -21,16 +27,19 @@ import os
 import queue
 import signal
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import Any
 
 from arena.botproc import BotSpec
-from arena.errors import RemoteError
+from arena.driver import Played
+from arena.errors import ArenaError, RemoteError
 from arena.games import get_game
 from arena.games.base import Game
 from arena.lifetime import die_with_parent
 from arena.record import GameRecord, Limits
+from arena.referee import Table
 from arena.remote import RemoteConfig
 from arena.sandbox import Sandbox
 from arena.session import Session
@@ -86,9 +95,26 @@ def process_key(label: str, rotation: int, spec: BotSpec) -> str:
     return f"{label}.remote" if spec.remote else f"{label}.rot{rotation}"
 
 
+@dataclass(frozen=True)
+class Finished:
+    """A game a ``TableRunner`` finished: its record (without its event log), or the text of
+    the arena error that kept it from being played (an arena bug, not a bot's fault)."""
+
+    game_id: int
+    record: GameRecord | None
+    error: str | None
+
+
+#: Games a worker (or the serial run) drives at once when not told (``--games-per-worker``).
+AUTO_GAMES_PER_WORKER = 16
+#: Planned games looked at, beyond the ones in flight, for one whose processes have a free slot.
+LOOKAHEAD = 64
+
+
 class TableRunner:
-    """Plays a tournament's planned games (tables) on one session, whose bot processes serve
-    game after game: rotation r of every deal goes to each entrant's r-th process."""
+    """Plays a tournament's planned games (tables) on one session, several at once, whose bot
+    processes serve game after game: rotation r of every deal goes to each entrant's r-th
+    process, and a process never has more games open than its ``max_games``."""
 
     def __init__(
         self,
@@ -104,6 +130,9 @@ class TableRunner:
         self.options = dict(options)
         self.specs = dict(specs)
         self.session = Session(limits, log_dir=log_dir, sandbox=sandbox, remote=remote)
+        self._open: dict[str, int] = {}  # process key -> games open on it
+        self._keys: dict[int, list[str]] = {}  # game in flight -> its process keys
+        self._failed: list[Finished] = []
 
     def entries(self, planned: PlannedGame) -> list[tuple[str, BotSpec]]:
         """The pool entries (process key, spec) of a game's seats."""
@@ -113,7 +142,7 @@ class TableRunner:
         ]
 
     def prepare(self, planned: PlannedGame) -> None:
-        """Start what ``planned`` will need while another game is played."""
+        """Start what ``planned`` will need while other games are played."""
         self.session.prestart(self.entries(planned))
 
     def prepare_rotations(self, rotations: Iterable[int]) -> None:
@@ -132,23 +161,110 @@ class TableRunner:
         """Bot processes started so far."""
         return self.session.started
 
+    @property
+    def in_flight(self) -> int:
+        """Games being played now."""
+        return len(self._keys)
+
     def play(self, game_id: int, planned: PlannedGame) -> GameRecord:
-        """Play one planned game. Its event log is left out: the store keeps the actions, and
-        replays rebuild the events from the seed and the actions."""
-        seats = self.session.seats(self.entries(planned))
-        record = self.session.play(
+        """Play one planned game (raises ArenaError if the arena could not)."""
+        for done in self.play_many([(game_id, planned)], at_once=1):
+            if done.error is not None:
+                raise ArenaError(done.error)
+            return done.record
+        raise ArenaError(f"game {game_id} was not played")
+
+    def play_many(
+        self, games: Iterable[tuple[int, PlannedGame] | None], at_once: int
+    ) -> Iterator[Finished]:
+        """Play ``games`` (consumed lazily), up to ``at_once`` in flight, and yield each as
+        it finishes. A game starts only when each of its processes has a free slot (else a
+        later one that can starts first: results do not depend on the order). Records come
+        without their event log: the store keeps the actions, and replays rebuild the events.
+        A game the arena could not play is a ``Finished`` with ``error``; the others go on.
+        A None in ``games`` means "no game to hand out now" (asked again later)."""
+        for played in self.session.play_many(self._tables(iter(games)), at_once):
+            yield self._finished(played)
+            yield from self._flush_failed()
+        yield from self._flush_failed()
+
+    def _finished(self, played: Played) -> Finished:
+        for key in self._keys.pop(played.game_id, ()):
+            self._open[key] -= 1
+        if played.error is not None:
+            error = f"{type(played.error).__name__}: {played.error}"
+            return Finished(played.game_id, None, error)
+        return Finished(played.game_id, replace(played.record, events=()), None)
+
+    def _flush_failed(self) -> Iterator[Finished]:
+        failed, self._failed = self._failed, []
+        yield from failed
+
+    def _tables(self, games: Iterator[tuple[int, PlannedGame] | None]) -> Iterator[Table | None]:
+        """The tables to play, each as soon as its processes have a free slot (None: none
+        can start now)."""
+        backlog: list[tuple[int, PlannedGame]] = []
+        exhausted = False
+        while backlog or not exhausted:
+            item = self._startable(backlog)
+            while item is None and not exhausted and len(backlog) < LOOKAHEAD:
+                pulled = next(games, _END)
+                if pulled is _END:
+                    exhausted = True
+                elif pulled is None:
+                    break
+                else:
+                    backlog.append(pulled)
+                    self.prepare(pulled[1])
+                    item = self._startable(backlog)
+            if item is None:
+                if exhausted and not backlog:
+                    return
+                yield None
+                continue
+            backlog.remove(item)
+            table = self._table(*item)
+            if table is not None:
+                yield table
+
+    def _startable(self, backlog: list[tuple[int, PlannedGame]]) -> tuple | None:
+        """The first game of ``backlog`` whose every process has a free slot."""
+        for item in backlog:
+            keys = [key for key, _ in self.entries(item[1])]
+            if all(self._open.get(key, 0) < self.session.capacity(key) for key in keys):
+                return item
+        return None
+
+    def _table(self, game_id: int, planned: PlannedGame) -> Table | None:
+        """The table of one game, its seats' processes started if need be (None: it could not
+        be made; the error is reported with the finished games)."""
+        try:
+            entries = self.entries(planned)
+            seats = self.session.seats(entries)
+        except Exception as exc:  # noqa: BLE001 - one game's error never stops the others
+            log.exception("game %d could not start", game_id)
+            self._failed.append(Finished(game_id, None, f"{type(exc).__name__}: {exc}"))
+            return None
+        keys = [key for key, _ in entries]
+        for key in keys:
+            self._open[key] = self._open.get(key, 0) + 1
+        self._keys[game_id] = keys
+        return Table(
             self.game,
             seats,
-            seed=planned.deal_seed,
-            options=self.options,
-            game_id=game_id,
-            bot_seeds=planned.bot_seeds(),
-            names=planned.seating,
+            planned.deal_seed,
+            self.options,
+            game_id,
+            planned.bot_seeds(),
+            planned.seating,
         )
-        return replace(record, events=())
 
     def close(self) -> None:
         self.session.close()
+
+
+#: The end of an iterator.
+_END: Any = object()
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
@@ -160,7 +276,7 @@ def _exit_on_signal(signum: int, frame: object) -> None:
 
 #: Seconds the parent waits for a worker it told to stop before it kills it.
 STOP_S = 5
-#: Games handed to a worker ahead of the one it plays (it starts their processes meanwhile).
+#: Games handed to a worker beyond those it plays (it starts their processes meanwhile).
 AHEAD = 2
 #: Bot processes started at once when a run begins (the rest start a game ahead).
 PREPARE_PROCS = 32
@@ -177,6 +293,7 @@ def _worker(
     limits: Limits,
     log_dir: Path | None,
     sandbox: Sandbox | None,
+    at_once: int,
 ) -> None:
     die_with_parent(signal.SIGKILL, parent=parent)
     results.cancel_join_thread()  # exiting never waits on a parent that is gone
@@ -186,26 +303,31 @@ def _worker(
     try:
         rotations = inbox.get()  # the worker's share: start those processes now
         runner.prepare_rotations(rotations)
-        task = inbox.get()
-        while task is not None:
-            try:
-                upcoming = inbox.get_nowait()
-            except queue.Empty:
-                upcoming = False
-            if upcoming:
-                runner.prepare(upcoming[1])
-            game_id, planned = task
-            try:
-                record = runner.play(game_id, planned)
-                results.put(("done", game_id, record, index, runner.started))
-            except Exception as exc:  # noqa: BLE001 - reported to the parent, never lost
-                log.exception("game %d failed", game_id)
-                results.put(
-                    ("error", game_id, f"{type(exc).__name__}: {exc}", index, runner.started)
-                )
-            task = inbox.get() if upcoming is False else upcoming
+        for done in runner.play_many(_inbox_games(inbox, runner), at_once):
+            if done.error is None:
+                results.put(("done", done.game_id, done.record, index, runner.started))
+            else:
+                results.put(("error", done.game_id, done.error, index, runner.started))
     finally:
         runner.close()
+
+
+def _inbox_games(
+    inbox: multiprocessing.Queue, runner: TableRunner
+) -> Iterator[tuple[int, PlannedGame] | None]:
+    """A worker's games as the parent hands them out; None when none is waiting while games
+    are in flight (never block them), until the parent's None."""
+    while True:
+        try:
+            task = inbox.get_nowait()
+        except queue.Empty:
+            if runner.in_flight:
+                yield None
+                continue
+            task = inbox.get()
+        if task is None:
+            return
+        yield task
 
 
 def run(
@@ -219,12 +341,15 @@ def run(
     log_dir: Path | None = None,
     sandbox: Sandbox | None = None,
     remote: RemoteConfig | None = None,
+    games_per_worker: int | None = None,
 ) -> RunSummary:
     """Play every pending game of tournament ``tid`` and record each as it finishes.
 
     ``specs`` maps each entrant label to how to run it; ``sandbox`` (None: unsandboxed; the
     command line resolves it) and ``limits`` say how bot processes run; ``remote`` lets remote
-    bots join (with ``jobs=1`` only: one process listens). Raises KeyboardInterrupt after
+    bots join (with ``jobs=1`` only: one process listens). ``jobs`` worker processes (1: this
+    one) each drive ``games_per_worker`` games at once (None: ``AUTO_GAMES_PER_WORKER``);
+    the stored results are the same whatever both are. Raises KeyboardInterrupt after
     cleaning up if interrupted (finished games are already stored).
     """
     if remote is not None and jobs > 1:
@@ -233,6 +358,7 @@ def run(
     spec = info.spec
     game = get_game(spec.game)  # workers get the game itself (one registered here only too)
     limits = limits or Limits(move_ms=spec.move_ms)
+    at_once = games_per_worker or AUTO_GAMES_PER_WORKER
     pending = sorted(store.pending_games(tid), key=lambda item: play_order(item[1]))
     total = info.games_total
     done = total - len(pending)
@@ -266,7 +392,7 @@ def run(
     report()
     if pending and jobs <= 1:
         runner = TableRunner(game, spec.options, specs, limits, log_dir, sandbox, remote)
-        state["procs"] = _run_serial(pending, runner, finished)
+        state["procs"] = _run_serial(pending, runner, at_once, finished, failed)
     elif pending:
         state["procs"] = _run_parallel(
             pending,
@@ -279,6 +405,7 @@ def run(
             finished,
             failed,
             sandbox,
+            at_once,
         )
     if state["played"]:
         store.rebuild_ratings(tid)
@@ -296,16 +423,21 @@ def run(
 def _run_serial(
     pending: list[tuple[int, PlannedGame]],
     runner: TableRunner,
+    at_once: int,
     finished: Callable[[int, PlannedGame, GameRecord], None],
+    errors: list[str],
 ) -> int:
-    """Play the pending games in this process, each next game's processes starting while the
-    current one plays; returns how many processes were started."""
+    """Play the pending games in this process, ``at_once`` at a time, the processes of the
+    next games starting meanwhile; returns how many processes were started."""
+    planned = dict(pending)
     try:
-        runner.prepare_rotations(sorted({planned.rotation for _, planned in pending}))
-        for (game_id, planned), upcoming in zip(pending, [*pending[1:], None]):
-            if upcoming is not None:
-                runner.prepare(upcoming[1])
-            finished(game_id, planned, runner.play(game_id, planned))
+        runner.prepare_rotations(sorted({game.rotation for _, game in pending}))
+        for done in runner.play_many(pending, at_once):
+            if done.error is None:
+                finished(done.game_id, planned[done.game_id], done.record)
+            else:
+                errors.append(f"game {done.game_id}: {done.error}")
+                log.error("game %d could not be played: %s", done.game_id, done.error)
     finally:
         runner.close()
     return runner.started
@@ -322,8 +454,10 @@ def _run_parallel(
     finished: Callable[[int, PlannedGame, GameRecord], None],
     errors: list[str],
     sandbox: Sandbox | None = None,
+    at_once: int = 1,
 ) -> int:
-    """Play ``pending`` on ``jobs`` worker processes; return how many bot processes started."""
+    """Play ``pending`` on ``jobs`` worker processes, each driving ``at_once`` games (and
+    holding ``AHEAD`` more); return how many bot processes started."""
     context = multiprocessing.get_context("spawn")
     results: multiprocessing.Queue = context.Queue()
     inboxes: list[multiprocessing.Queue] = [context.Queue() for _ in range(jobs)]
@@ -331,11 +465,16 @@ def _run_parallel(
         inbox.cancel_join_thread()  # exiting never waits on a worker that is gone
     dispatcher = Dispatcher(pending, jobs)
     in_flight: list[dict[int, PlannedGame]] = [{} for _ in range(jobs)]
+    stopped = [False] * jobs
 
     def hand_out(worker: int) -> None:
+        if stopped[worker]:
+            return
         item = dispatcher.next_for(worker)
         if item is not None:
             in_flight[worker][item[0]] = item[1]
+        else:
+            stopped[worker] = True
         inboxes[worker].put(item)
 
     workers = [
@@ -353,6 +492,7 @@ def _run_parallel(
                 limits,
                 log_dir,
                 sandbox,
+                at_once,
             ),
         )
         for w in range(jobs)
@@ -361,7 +501,7 @@ def _run_parallel(
         worker.start()
     for w in range(jobs):
         inboxes[w].put(sorted(dispatcher.share_of(w)))
-    for _ in range(AHEAD):
+    for _ in range(at_once + AHEAD):
         for w in range(jobs):
             hand_out(w)
     started_procs: dict[int, int] = {}

@@ -114,7 +114,8 @@ def check(
     It starts one process of the bot, checks its hello, plays a first game turn by turn
     (game and request ids, a 63-bit seed), then --games games of each game against random
     bots at every table size and seat (legal actions, well-formed messages, deadlines, game
-    after game in one process, latency percentiles), and finally says bye.
+    after game in one process, latency percentiles), then, for a bot whose hello says
+    max_games > 1, a few games at once with their turns waiting together, and finally says bye.
     """
     db = resolve_db_path(db_path)
     catalogue = Catalogue.at(db)

@@ -41,6 +41,19 @@ def jobs_option(default: int = 1) -> Callable[[Callable[..., Any]], Callable[...
     )
 
 
+def games_per_worker_option(f: Callable[..., Any]) -> Callable[..., Any]:
+    """``--games-per-worker K``: games each job drives at once (default: automatic)."""
+    return click.option(
+        "--games-per-worker",
+        "games_per_worker",
+        type=click.IntRange(1, 256),
+        default=None,
+        help="Games each job plays at once through its bot processes (each process serves "
+        "at most the number of games its hello declares). Default: automatic (16). Results "
+        "do not depend on it.",
+    )(f)
+
+
 def parse_options(pairs: Sequence[str]) -> dict[str, str]:
     """``k=v`` strings into a dict; a bad pair is a usage error."""
     options: dict[str, str] = {}

@@ -12,7 +12,7 @@ import time
 
 import click
 
-from arena.cli.common import jobs_option
+from arena.cli.common import games_per_worker_option, jobs_option
 from arena.cli.storage import db_option
 from arena.cli.tournament import create_tournament, run_tournament
 from arena.games import get_game, names
@@ -53,6 +53,7 @@ def demo_entrants(game_name: str, table_size: int) -> list[str]:
     help="Only this game (repeatable). Default: every game.",
 )
 @jobs_option(2)
+@games_per_worker_option
 @click.option(
     "--seed",
     type=int,
@@ -63,7 +64,14 @@ def demo_entrants(game_name: str, table_size: int) -> list[str]:
 )
 @click.option("--quiet", "-q", is_flag=True, help="No progress bars.")
 @db_option
-def demo(games: tuple[str, ...], jobs: int, seed: int, quiet: bool, store: Store) -> None:
+def demo(
+    games: tuple[str, ...],
+    jobs: int,
+    games_per_worker: int | None,
+    seed: int,
+    quiet: bool,
+    store: Store,
+) -> None:
     """Run a demo round robin among the bundled bots and print the rankings."""
     chosen = list(games) or [name for name in DEMO if name in names()]
     started = time.monotonic()
@@ -88,7 +96,7 @@ def demo(games: tuple[str, ...], jobs: int, seed: int, quiet: bool, store: Store
             f"\n== {game.title}: tournament {tid}, {info.games_total} games, "
             f"{len(entrants)} entrants, tables of {size} =="
         )
-        run_tournament(store, tid, jobs=jobs, quiet=quiet)
+        run_tournament(store, tid, jobs=jobs, quiet=quiet, games_per_worker=games_per_worker)
         rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
         click.echo(reports.rankings_table(rows))
         total += info.games_total

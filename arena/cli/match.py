@@ -13,7 +13,14 @@ from pathlib import Path
 
 import click
 
-from arena.cli.common import echo_json, game_option, jobs_option, move_time_option, parse_options
+from arena.cli.common import (
+    echo_json,
+    game_option,
+    games_per_worker_option,
+    jobs_option,
+    move_time_option,
+    parse_options,
+)
 from arena.cli.safety import RunOptions, run_options
 from arena.cli.storage import db_option
 from arena.cli.tournament import create_tournament, entrant_specs
@@ -159,6 +166,7 @@ class LiveLine:
     help="Players per game (default: two, or the game's minimum).",
 )
 @jobs_option()
+@games_per_worker_option
 @click.option("--seed", type=int, default=None, help="Match seed (default: random).")
 @game_option
 @move_time_option
@@ -182,6 +190,7 @@ def match(
     fill: str,
     table_size: int | None,
     jobs: int,
+    games_per_worker: int | None,
     seed: int | None,
     options: tuple[str, ...],
     move_ms: int,
@@ -234,13 +243,26 @@ def match(
                 f"elo1={config.elo1:g} alpha={config.alpha:g} beta={config.beta:g}",
                 err=True,
             )
-    final = _run(store, current, jobs=jobs, quiet=quiet or as_json, options=run_options)
+    final = _run(
+        store,
+        current,
+        jobs=jobs,
+        games_per_worker=games_per_worker,
+        quiet=quiet or as_json,
+        options=run_options,
+    )
     _report(current, final, as_json=as_json)
     raise SystemExit(EXIT[final.decision])
 
 
 def _run(
-    store: Store, current: MatchInfo, *, jobs: int, quiet: bool, options: RunOptions
+    store: Store,
+    current: MatchInfo,
+    *,
+    jobs: int,
+    games_per_worker: int | None,
+    quiet: bool,
+    options: RunOptions,
 ) -> SprtStatus:
     store.tournament_key(current.tid)
     catalogue = Catalogue.of(store)
@@ -254,6 +276,7 @@ def _run(
             current,
             specs=specs,
             jobs=jobs,
+            games_per_worker=games_per_worker,
             limits=limits,
             log_dir=log_dir,
             sandbox=sandbox,

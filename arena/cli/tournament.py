@@ -8,7 +8,14 @@ from pathlib import Path
 import click
 
 from arena.botproc import BotSpec
-from arena.cli.common import echo_json, game_option, jobs_option, move_time_option, parse_options
+from arena.cli.common import (
+    echo_json,
+    game_option,
+    games_per_worker_option,
+    jobs_option,
+    move_time_option,
+    parse_options,
+)
 from arena.cli.progress import ProgressBar
 from arena.cli.safety import RunOptions, run_options
 from arena.cli.storage import db_option
@@ -200,7 +207,13 @@ def entrant_specs(catalogue: Catalogue, info: TournamentInfo) -> dict[str, BotSp
 
 
 def run_tournament(
-    store: Store, tid: int, *, jobs: int, quiet: bool = False, options: RunOptions | None = None
+    store: Store,
+    tid: int,
+    *,
+    jobs: int,
+    quiet: bool = False,
+    options: RunOptions | None = None,
+    games_per_worker: int | None = None,
 ) -> None:
     """Play the pending games with a progress bar; on Ctrl-C keep what finished.
 
@@ -223,6 +236,7 @@ def run_tournament(
             tid,
             specs=specs,
             jobs=jobs,
+            games_per_worker=games_per_worker,
             limits=limits,
             progress=ProgressBar(quiet=quiet),
             log_dir=log_dir,
@@ -246,18 +260,32 @@ def run_tournament(
 @tournament.command("run")
 @click.argument("tid", metavar="ID", type=int)
 @jobs_option()
+@games_per_worker_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final rankings as JSON.")
 @run_options
 @db_option
 def run_command(
-    tid: int, jobs: int, quiet: bool, as_json: bool, store: Store, run_options: RunOptions
+    tid: int,
+    jobs: int,
+    games_per_worker: int | None,
+    quiet: bool,
+    as_json: bool,
+    store: Store,
+    run_options: RunOptions,
 ) -> None:
     """Play the pending games of tournament ID, then print its rankings.
 
     Bot output goes to arena-logs/ next to the database (see `arena bot logs`).
     """
-    run_tournament(store, tid, jobs=jobs, quiet=quiet or as_json, options=run_options)
+    run_tournament(
+        store,
+        tid,
+        jobs=jobs,
+        quiet=quiet or as_json,
+        options=run_options,
+        games_per_worker=games_per_worker,
+    )
     rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
     if as_json:
         echo_json(reports.rankings_json(rows))

@@ -72,7 +72,10 @@ async function main() {
   }
   const sock = new zmq.Dealer({ linger: 1000, receiveTimeout: WELCOME_MS });
   sock.connect(endpoint);
-  await sock.send(encoder.encode({ type: "hello", protocol: 1, token, name: "node-example" }));
+  // Its state is kept per game (the `games` map below), so it serves several games at once.
+  await sock.send(encoder.encode({
+    type: "hello", protocol: 1, token, name: "node-example", max_games: 8,
+  }));
   let reply;
   try {
     [reply] = await sock.receive();

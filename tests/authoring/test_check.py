@@ -42,8 +42,20 @@ def test_a_good_bot_passes_every_check_of_every_game_it_names(tmp_path: Path) ->
     )
     assert code == 0 and report["passed"], report
     assert set(results(report).values()) == {"pass"}
-    assert set(results(report)) == {"hello", "ids", "legal", "messages", "deadline", "games", "bye"}
+    assert set(results(report)) == {
+        "hello",
+        "ids",
+        "legal",
+        "messages",
+        "deadline",
+        "games",
+        "concurrent",
+        "bye",
+    }
     assert report["games_played"] == 4 and report["games"] == ["skull", "skyjo"]
+    concurrent = next(c for c in report["checks"] if c["check"] == "concurrent")
+    assert concurrent["detail"].startswith("says max_games 32; 6 skull games, 4 at a time")
+    assert "up to 4 waiting at once" in concurrent["detail"]
     latency = report["latency_ms"]
     assert set(latency) == {"p50", "p90", "p99", "max"}
     assert 0 <= latency["p50"] <= latency["p90"] <= latency["p99"] <= latency["max"]
@@ -63,7 +75,7 @@ def test_text_output_is_a_line_per_check(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if line.startswith("[")]
-    assert len(lines) == 7 and all(line.startswith("[pass] ") for line in lines)
+    assert len(lines) == 8 and all(line.startswith("[pass] ") for line in lines)
     assert "all checks passed" in done.stdout
 
 
@@ -127,6 +139,26 @@ def test_a_bot_that_ignores_bye_fails_only_that_check(tmp_path: Path) -> None:
     found = results(report)
     assert found.pop("bye") == "fail"
     assert set(found.values()) == {"pass"}
+    concurrent = next(c["detail"] for c in report["checks"] if c["check"] == "concurrent")
+    assert "one game at a time" in concurrent  # its hello has no max_games
+
+
+def test_a_bot_with_one_game_in_mind_fails_only_the_concurrent_check(tmp_path: Path) -> None:
+    code, report = check(
+        f"{sys.executable} {BOTS / 'one_game_mind.py'}",
+        "--game",
+        "skull",
+        "--sandbox",
+        "off",
+        "--db",
+        str(tmp_path / "a.db"),
+    )
+    assert code == 1
+    found = results(report)
+    assert found.pop("concurrent") == "fail", report
+    assert set(found.values()) == {"pass"}
+    detail = next(c["detail"] for c in report["checks"] if c["check"] == "concurrent")
+    assert "says max_games 4" in detail and "game_id" in detail
 
 
 def test_unknown_game_is_one_line(tmp_path: Path) -> None:

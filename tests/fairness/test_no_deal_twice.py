@@ -4,7 +4,8 @@ Every seat rotation of a table is played on the same deal, so a process that pla
 would know, in rotation 2, the hands it saw. The runner routes rotation r of every deal to an
 entrant's r-th process; here three copies of a rogue that remembers everything it is sent
 (``tests/rogues/memo.py``) play whole tournaments of every game, serially and in parallel, and
-the deals each of their processes saw are checked from their logs and the stored plan.
+the deals each of their processes saw are checked from their logs and the stored plan. The
+rogue serves 8 games at once, and the runs drive several games at once (``games_per_worker``).
 """
 
 from __future__ import annotations
@@ -28,7 +29,7 @@ ROGUE = Path(__file__).resolve().parent.parent / "rogues" / "memo.py"
 ENTRANTS = ("memo", "memo", "memo", "random")
 
 
-def play(folder: Path, game: str, jobs: int) -> tuple[Store, int, Path]:
+def play(folder: Path, game: str, jobs: int, at_once: int) -> tuple[Store, int, Path]:
     db, log_dir = folder / "arena.db", folder / "arena-logs"
     spec = TournamentSpec(game=game, bots=ENTRANTS, table_size=3, repetitions=1, seed=7)
     store, key = Store.open(db), new_key()
@@ -43,15 +44,15 @@ def play(folder: Path, game: str, jobs: int) -> tuple[Store, int, Path]:
         label: memo if bot == "memo" else bundled_spec(bot)
         for label, bot in spec.entrant_bots().items()
     }
-    summary = run(store, tid, specs=specs, jobs=jobs, log_dir=log_dir)
+    summary = run(store, tid, specs=specs, jobs=jobs, log_dir=log_dir, games_per_worker=at_once)
     assert summary.failed == ()
     return store, tid, log_dir
 
 
-@pytest.mark.parametrize("jobs", [1, 2])
+@pytest.mark.parametrize(("jobs", "at_once"), [(1, 1), (1, 8), (2, 4)])
 @pytest.mark.parametrize("game", ["skull", "skull-bank", "skull-king", "skyjo"])
-def test_no_process_sees_a_deal_twice(tmp_path: Path, game: str, jobs: int) -> None:
-    store, tid, log_dir = play(tmp_path, game, jobs)
+def test_no_process_sees_a_deal_twice(tmp_path: Path, game: str, jobs: int, at_once: int) -> None:
+    store, tid, log_dir = play(tmp_path, game, jobs, at_once)
     with store:
         info = store.tournament(tid)
         assert info.games_done == info.games_total == 12

@@ -15,21 +15,26 @@ import zmq  # noqa: E402
 Turn = dict[str, Any]
 
 
-def connect(*, hello: bool = True, protocol: int = 1, token: str | None = None) -> zmq.Socket:
+def connect(
+    *,
+    hello: bool = True,
+    protocol: int = 1,
+    token: str | None = None,
+    max_games: int | None = None,
+) -> zmq.Socket:
     sock = zmq.Context.instance().socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 2000)
     sock.connect(os.environ["ARENA_ENDPOINT"])
     if hello:
-        sock.send(
-            msgpack.packb(
-                {
-                    "type": "hello",
-                    "protocol": protocol,
-                    "token": token or os.environ["ARENA_TOKEN"],
-                    "name": "rogue",
-                }
-            )
-        )
+        message = {
+            "type": "hello",
+            "protocol": protocol,
+            "token": token or os.environ["ARENA_TOKEN"],
+            "name": "rogue",
+        }
+        if max_games is not None:
+            message["max_games"] = max_games
+        sock.send(msgpack.packb(message))
     return sock
 
 
@@ -59,13 +64,15 @@ def serve(
     on_start: Callable[[zmq.Socket, dict], None] | None = None,
     *,
     sock: zmq.Socket | None = None,
+    max_games: int | None = None,
 ) -> None:
     """Serve until bye; ``on_turn(sock, turn, n)`` gets the n-th turn of this process (0-based).
 
-    ``sock`` is an already welcomed socket (default: connect and say hello now).
+    ``sock`` is an already welcomed socket (default: connect and say hello now, declaring
+    ``max_games`` if given).
     """
     if sock is None:
-        sock = connect()
+        sock = connect(max_games=max_games)
         welcome = msgpack.unpackb(sock.recv())
         if welcome.get("type") != "welcome":
             sys.exit(2)

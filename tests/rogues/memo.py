@@ -4,7 +4,8 @@ It logs one line per game: ``memo PROCESS GAME_ID FINGERPRINT``, where PROCESS i
 of this process (pids are not unique across sandboxes) and FINGERPRINT hashes what the seat
 saw at its first turn. A process that saw a deal twice could use what it learned the first
 time; the test checks from these lines that no process is ever given the same deal twice.
-It plays legally (the first legal action), so it never faults.
+It plays legally (the first legal action), so it never faults. It serves up to 8 games at
+once (hello's ``max_games``), so the check holds with many games in flight on one process.
 """
 
 from __future__ import annotations
@@ -36,4 +37,4 @@ def on_turn(sock, turn: dict, n: int) -> None:
 
 
 if __name__ == "__main__":
-    serve(on_turn, on_start)
+    serve(on_turn, on_start, max_games=8)
