@@ -21,9 +21,10 @@ import os
 import queue
 import signal
 import time
-from collections.abc import Callable, Iterable, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
+from typing import TYPE_CHECKING
 
 from arena.botproc import BotSpec
 from arena.errors import RemoteError
@@ -38,6 +39,9 @@ from tournaments.dispatch import Dispatcher
 from tournaments.schedule import PlannedGame, play_order
 from tournaments.store import Store
 
+if TYPE_CHECKING:
+    from tournaments.cluster import ClusterConfig
+
 log = logging.getLogger(__name__)
 
 
@@ -50,6 +54,7 @@ class Progress:
     played: int  # games played by this run
     elapsed_s: float
     leader: str | None
+    workers: int | None = None  # cluster workers in use (None: a local run)
 
     @property
     def rate(self) -> float:
@@ -150,6 +155,31 @@ class TableRunner:
     def close(self) -> None:
         self.session.close()
 
+    # Stand-in for issue 15 (branch many-games), which replaces it with the real one: one game
+    # at a time through ``play``, with the interface the cluster workers are written against.
+    def play_many(
+        self, games: Iterable[tuple[int, PlannedGame]], at_once: int
+    ) -> Iterator[Finished]:
+        """Play ``games`` (consumed lazily), up to ``at_once`` at a time, yielding each as it
+        finishes (its record without the event log, or why the arena could not play it)."""
+        for game_id, planned in games:
+            try:
+                record = self.play(game_id, planned)
+            except Exception as exc:  # noqa: BLE001 - reported with the game, never lost
+                log.exception("game %d failed", game_id)
+                yield Finished(game_id=game_id, record=None, error=f"{type(exc).__name__}: {exc}")
+            else:
+                yield Finished(game_id=game_id, record=record, error=None)
+
+
+@dataclass(frozen=True)
+class Finished:
+    """A game ``TableRunner.play_many`` finished: its record, or the error that stopped it."""
+
+    game_id: int
+    record: GameRecord | None
+    error: str | None
+
 
 def _exit_on_signal(signum: int, frame: object) -> None:
     """SIGTERM from the parent: go at once (``os._exit``: no exception raised into whatever
@@ -219,13 +249,15 @@ def run(
     log_dir: Path | None = None,
     sandbox: Sandbox | None = None,
     remote: RemoteConfig | None = None,
+    cluster: ClusterConfig | None = None,
 ) -> RunSummary:
     """Play every pending game of tournament ``tid`` and record each as it finishes.
 
     ``specs`` maps each entrant label to how to run it; ``sandbox`` (None: unsandboxed; the
     command line resolves it) and ``limits`` say how bot processes run; ``remote`` lets remote
-    bots join (with ``jobs=1`` only: one process listens). Raises KeyboardInterrupt after
-    cleaning up if interrupted (finished games are already stored).
+    bots join (with ``jobs=1`` only: one process listens). With ``cluster`` the games are
+    played on a Dask cluster's workers (``tournaments.cluster``), still recorded here. Raises
+    KeyboardInterrupt after cleaning up if interrupted (finished games are already stored).
     """
     if remote is not None and jobs > 1:
         raise RemoteError("remote bots join one listening arena process: use --jobs 1")
@@ -238,7 +270,7 @@ def run(
     done = total - len(pending)
     tally = store.tally(tid)  # the store's tally, kept up to date as games finish
     started = time.monotonic()
-    state = {"done": done, "played": 0, "play_ms": 0.0, "procs": 0}
+    state = {"done": done, "played": 0, "play_ms": 0.0, "procs": 0, "workers": None}
     failed: list[str] = []
 
     def report() -> None:
@@ -252,11 +284,13 @@ def run(
                     played=state["played"],
                     elapsed_s=elapsed,
                     leader=leader,
+                    workers=state["workers"],
                 )
             )
 
     def finished(game_id: int, planned: PlannedGame, record: GameRecord) -> None:
-        store.record_game(game_id, record)
+        if not store.record_game(game_id, record):
+            return  # recorded already (a second answer for one game): counted once
         tally.add_game(planned.seating, record.places)
         state["done"] += 1
         state["played"] += 1
@@ -264,7 +298,17 @@ def run(
         report()
 
     report()
-    if pending and jobs <= 1:
+    if pending and cluster is not None:
+        from tournaments.cluster import play_on_cluster  # imports Dask: only when asked
+
+        def workers(count: int) -> None:
+            state["workers"] = count
+            report()
+
+        state["procs"] = play_on_cluster(
+            cluster, pending, game.name, spec.options, limits, finished, failed, workers
+        )
+    elif pending and jobs <= 1:
         runner = TableRunner(game, spec.options, specs, limits, log_dir, sandbox, remote)
         state["procs"] = _run_serial(pending, runner, finished)
     elif pending:

@@ -1,0 +1,374 @@
+"""The arena's side of tournaments on a Dask cluster: connect, check, submit, collect.
+
+``tournament run ID --cluster tcp://SCHEDULER:8786`` plays the pending games on the workers of a
+Dask ``distributed`` cluster; this process stays the only writer of the database and records
+each game as its answer arrives (``tournaments.runner``). Step by step:
+
+1. connect to the scheduler (a clear error if it cannot be reached, or if Dask is missing);
+2. check every worker (``cluster_worker.inspect_worker``): the same arena version, protocol
+   and source hash as here, bubblewrap working where ``--sandbox required``, every command
+   bot's files present; a failed check names the worker and what is wrong;
+3. register the run's configuration on the workers (``RunPlugin``, a fresh random run id:
+   a resumed run never meets the processes of an earlier one) with limits, sandbox mode and
+   the bots (folder bots as archives: ``tournaments.shipping``);
+4. hand each worker up to ``at_once + AHEAD`` games at a time (one task per game, pinned to
+   that worker, never retried by Dask), renew the run's lease on the workers, and record each
+   answer once;
+5. a worker that leaves (killed, cut off) takes its games with it: they are handed to another
+   worker, never to one that already had them; the scheduler gone stops the run (ClusterLost):
+   what was recorded stays, and running again finishes the rest;
+6. at the end (or on any error) unregister the run: each worker kills its bots.
+
+Dask is imported only here and in ``cluster_worker``, and only when a run asks for a cluster.
+"""
+
+from __future__ import annotations
+
+import logging
+import secrets
+import time
+from collections import Counter, deque
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field
+from typing import Any
+
+from arena.record import GameRecord, Limits
+from arena.sandbox import SandboxMode
+from tournaments.errors import ClusterError, ClusterLost
+from tournaments.schedule import PlannedGame
+from tournaments.shipping import ShippedBot
+
+log = logging.getLogger(__name__)
+
+#: Seconds to reach the scheduler, and to wait for a first worker.
+CONNECT_S = 10.0
+WORKERS_S = 30.0
+#: Games handed to a worker beyond those it plays (their processes start meanwhile).
+AHEAD = 1
+#: Seconds between looks at the finished games and the workers.
+POLL_S = 0.5
+#: Seconds between renewals of the run's lease on the workers (``cluster_worker.LEASE_S``).
+RENEW_S = 5.0
+#: Seconds the scheduler may stay unreachable before the run stops.
+LOST_S = 10.0
+#: The hint given whenever Dask is needed and missing.
+INSTALL_HINT = "pip install 'arena[cluster]'"
+
+
+@dataclass(frozen=True, kw_only=True)
+class ClusterConfig:
+    """How a run uses a cluster: the scheduler's address, games at once per worker (``--jobs``),
+    the sandbox mode the workers resolve, and each entrant label's bot."""
+
+    address: str
+    at_once: int = 1
+    sandbox: SandboxMode = SandboxMode.AUTO
+    bots: Mapping[str, ShippedBot] = field(default_factory=dict)
+
+
+def distributed_module() -> Any:
+    """The ``distributed`` package, or a ClusterError saying how to install it."""
+    try:
+        import distributed
+    except ImportError:
+        raise ClusterError(f"--cluster needs Dask distributed: {INSTALL_HINT}") from None
+    return distributed
+
+
+def connect(address: str) -> Any:
+    """A Dask client of the scheduler at ``address``. Raises ClusterError."""
+    distributed = distributed_module()
+    if "://" not in address:
+        raise ClusterError(f"{address!r} is not a scheduler address: give tcp://HOST:PORT")
+    try:
+        return distributed.Client(address, timeout=CONNECT_S)
+    except (OSError, TimeoutError, ValueError) as exc:
+        raise ClusterError(f"cannot reach the Dask scheduler at {address}: {exc}") from None
+
+
+def live_workers(client: Any, address: str) -> set[str]:
+    """The workers the scheduler knows now. Raises ClusterLost if it cannot be asked."""
+    if client.status != "running":
+        raise ClusterLost(f"lost the Dask scheduler at {address} (client {client.status})")
+    try:
+        info = client.scheduler_info(n_workers=-1)
+    except (OSError, TimeoutError) as exc:
+        raise ClusterLost(f"lost the Dask scheduler at {address}: {exc}") from None
+    return set(info.get("workers", {}))
+
+
+def check_workers(client: Any, config: ClusterConfig, workers: list[str] | None = None) -> None:
+    """Check ``workers`` (default: all) before they get a game; raises ClusterError listing
+    every worker with a problem; warns of workers that run bots unsandboxed (``auto``)."""
+    from tournaments.cluster_worker import inspect_worker, local_versions
+
+    try:
+        reports = client.run(
+            inspect_worker, dict(config.bots), config.sandbox, workers=workers, on_error="return"
+        )
+    except (OSError, TimeoutError) as exc:
+        raise ClusterLost(f"lost the Dask scheduler at {config.address}: {exc}") from None
+    here = local_versions()
+    problems = []
+    for address, report in sorted(reports.items()):
+        if isinstance(report, BaseException):
+            problems.append(
+                f"worker {address} cannot run the arena's check "
+                f"({type(report).__name__}: {report}); install the same version: "
+                f"pip install 'arena[cluster]=={here.arena}'"
+            )
+            continue
+        if report.versions != here:
+            problems.append(f"worker {address} runs {report.versions}; this arena is {here}")
+        if report.missing:
+            problems.append(f"worker {address} lacks {', '.join(report.missing)}")
+        if report.sandbox_problem and config.sandbox is SandboxMode.REQUIRED:
+            problems.append(
+                f"worker {address} cannot sandbox bots ({report.sandbox_problem}) and "
+                "--sandbox required was given"
+            )
+        elif report.sandbox_problem and config.sandbox is SandboxMode.AUTO:
+            log.warning(
+                "worker %s runs bots UNSANDBOXED: %s (see docs/cluster.md)",
+                address,
+                report.sandbox_problem,
+            )
+    if problems:
+        raise ClusterError("the cluster cannot run this tournament: " + "; ".join(problems))
+
+
+@dataclass
+class _Flight:
+    """The games handed out and not answered yet, and where each has been."""
+
+    futures: dict[Any, tuple[int, str]] = field(default_factory=dict)  # future -> (game, worker)
+    per_worker: Counter[str] = field(default_factory=Counter)
+    tried: dict[int, set[str]] = field(default_factory=dict)
+    started: dict[str, int] = field(default_factory=dict)  # worker -> bot processes started
+
+    def take_back(self, future: Any) -> tuple[int, str]:
+        game_id, worker = self.futures.pop(future)
+        self.per_worker[worker] -= 1
+        return game_id, worker
+
+
+def play_on_cluster(
+    config: ClusterConfig,
+    pending: list[tuple[int, PlannedGame]],
+    game: str,
+    options: Mapping[str, Any],
+    limits: Limits,
+    finished: Callable[[int, PlannedGame, GameRecord], None],
+    errors: list[str],
+    workers_in_use: Callable[[int], None] | None = None,
+) -> int:
+    """Play ``pending`` on the cluster, calling ``finished`` once per game as its record
+    arrives; games that could not be played are listed in ``errors`` (they stay pending).
+    Returns how many bot processes the workers started. Raises ClusterError (ClusterLost if
+    the scheduler went away)."""
+    from tournaments.cluster_worker import PLUGIN_PREFIX, RunConfig, RunPlugin
+
+    client = connect(config.address)
+    try:
+        try:
+            client.wait_for_workers(1, timeout=WORKERS_S)
+        except TimeoutError:
+            raise ClusterError(
+                f"no Dask worker joined the scheduler at {config.address} in {WORKERS_S:.0f} s"
+            ) from None
+        check_workers(client, config)
+        run = RunConfig(
+            run_id=secrets.token_hex(8),
+            game=game,
+            options=dict(options),
+            bots=dict(config.bots),
+            limits=limits,
+            sandbox=config.sandbox,
+            at_once=config.at_once,
+        )
+        name = PLUGIN_PREFIX + run.run_id
+        client.register_plugin(RunPlugin(run), name=name)
+        log.info("run %s on %s", run.run_id, config.address)
+        try:
+            return _Collector(client, config, run.run_id, finished, errors, workers_in_use).run(
+                pending
+            )
+        finally:
+            _unregister(client, name)
+    finally:
+        client.close(timeout=CONNECT_S)
+
+
+def _unregister(client: Any, name: str) -> None:
+    """Close the run on the workers (they kill its bots); a scheduler already gone cannot
+    be told, and each worker closes the run itself when its lease runs out."""
+    try:
+        if client.status == "running":
+            client.unregister_worker_plugin(name)
+    except Exception as exc:  # noqa: BLE001 - the run is over either way
+        log.warning("could not close run %s on the workers: %s", name, exc)
+
+
+class _Collector:
+    """Hands out the games, collects the answers, renews the lease, copes with lost workers."""
+
+    def __init__(
+        self,
+        client: Any,
+        config: ClusterConfig,
+        run_id: str,
+        finished: Callable[[int, PlannedGame, GameRecord], None],
+        errors: list[str],
+        workers_in_use: Callable[[int], None] | None,
+    ) -> None:
+        self.client = client
+        self.config = config
+        self.run_id = run_id
+        self.finished = finished
+        self.errors = errors
+        self.workers_in_use = workers_in_use
+        self.flight = _Flight()
+        self.checked: dict[str, bool] = {}
+        self.recorded: set[int] = set()
+        self.renewed = 0.0
+        self.unreachable_since: float | None = None
+        self.submitted = 0
+
+    def run(self, pending: list[tuple[int, PlannedGame]]) -> int:
+        distributed = distributed_module()
+        planned = dict(pending)
+        queue: deque[int] = deque(game_id for game_id, _ in pending)
+        shown = -1
+        workers: set[str] = set()
+        looked = 0.0
+        while queue or self.flight.futures:
+            if time.monotonic() - looked >= POLL_S or not workers:
+                workers, looked = self._workers(), time.monotonic()
+            for future, (game_id, worker) in list(self.flight.futures.items()):
+                if worker not in workers:  # its worker left: the game goes elsewhere
+                    future.cancel()
+                    self.flight.take_back(future)
+                    queue.appendleft(game_id)
+                    log.warning("worker %s left; game %d goes to another worker", worker, game_id)
+            usable = sorted(w for w in workers if self._usable(w))
+            if len(usable) != shown and self.workers_in_use:
+                self.workers_in_use(len(usable))
+            shown = len(usable)
+            self._hand_out(queue, planned, usable)
+            self._renew()
+            if not self.flight.futures:
+                if queue and not usable:
+                    time.sleep(POLL_S)  # waiting for a worker (the scheduler may get one)
+                continue
+            try:
+                done, _ = distributed.wait(
+                    list(self.flight.futures), timeout=POLL_S, return_when="FIRST_COMPLETED"
+                )
+            except TimeoutError:
+                continue
+            for future in done:
+                self._answer(future, planned, queue)
+        return sum(self.flight.started.values())
+
+    def _workers(self) -> set[str]:
+        """The live workers; the scheduler unreachable for ``LOST_S`` raises ClusterLost."""
+        try:
+            workers = live_workers(self.client, self.config.address)
+        except ClusterLost:
+            now = time.monotonic()
+            self.unreachable_since = self.unreachable_since or now
+            if now - self.unreachable_since > LOST_S or self.client.status in ("closed", "failed"):
+                raise
+            return {worker for _, worker in self.flight.futures.values()}
+        self.unreachable_since = None
+        return workers
+
+    def _usable(self, worker: str) -> bool:
+        """Whether ``worker`` may get games: checked once, when first seen (a worker that
+        joins later and fails its check is left out, with a warning)."""
+        if worker not in self.checked:
+            try:
+                check_workers(self.client, self.config, [worker])
+                self.checked[worker] = True
+            except ClusterLost:
+                raise
+            except ClusterError as exc:
+                if not self.checked:
+                    raise
+                log.warning("%s; it gets no games", exc)
+                self.checked[worker] = False
+        return self.checked[worker]
+
+    def _hand_out(self, queue: deque[int], planned: Mapping[int, PlannedGame], usable: list[str]):
+        """Give each usable worker games up to ``at_once + AHEAD``, none it already had."""
+        limit = self.config.at_once + AHEAD
+        skipped: set[int] = set()
+        for worker in usable:
+            passed: list[int] = []
+            while queue and self.flight.per_worker[worker] < limit:
+                game_id = queue.popleft()
+                if worker in self.flight.tried.get(game_id, set()):
+                    passed.append(game_id)
+                    continue
+                self._submit(game_id, planned[game_id], worker)
+            queue.extendleft(reversed(passed))
+            skipped.update(passed)
+        for game_id in skipped:  # had by every worker there is: it cannot be played now
+            if game_id in queue and all(w in self.flight.tried[game_id] for w in usable):
+                queue.remove(game_id)
+                self.errors.append(f"game {game_id}: every worker has already had it")
+
+    def _submit(self, game_id: int, planned: PlannedGame, worker: str) -> None:
+        """One game task, pinned to ``worker``, never retried by Dask."""
+        from tournaments.cluster_worker import play_game
+
+        self.submitted += 1
+        future = self.client.submit(
+            play_game,
+            self.run_id,
+            game_id,
+            planned,
+            key=f"arena-{self.run_id}-{game_id}-{self.submitted}",
+            workers=[worker],
+            allow_other_workers=False,
+            retries=0,
+            pure=False,
+        )
+        self.flight.futures[future] = (game_id, worker)
+        self.flight.per_worker[worker] += 1
+        self.flight.tried.setdefault(game_id, set()).add(worker)
+
+    def _renew(self) -> None:
+        """Tell the workers the arena is still here (their lease on the run)."""
+        from tournaments.cluster_worker import renew
+
+        now = time.monotonic()
+        if now - self.renewed >= RENEW_S:
+            self.renewed = now
+            try:
+                self.client.run(renew, self.run_id, on_error="ignore", wait=False)
+            except (OSError, TimeoutError) as exc:
+                log.warning("could not renew the run's lease: %s", exc)
+
+    def _answer(self, future: Any, planned: Mapping[int, PlannedGame], queue: deque[int]) -> None:
+        """One answered task: record its game (once), or hand it out again, or note why it
+        could not be played."""
+        game_id, worker = self.flight.take_back(future)
+        if future.status == "finished":
+            played = future.result()
+            self.flight.started[played.worker] = played.started
+            result = played.finished
+            if played.refused:
+                queue.appendleft(game_id)
+            elif result.record is None:
+                self.errors.append(f"game {game_id} (worker {worker}): {result.error}")
+                log.error("game %d could not be played on %s: %s", game_id, worker, result.error)
+            elif game_id not in self.recorded:
+                self.recorded.add(game_id)
+                self.finished(game_id, planned[game_id], result.record)
+            return
+        exc = future.exception() if future.status == "error" else None
+        if isinstance(exc, ClusterError):
+            raise ClusterError(f"worker {worker}: {exc}")
+        log.warning("game %d on worker %s: %s; it goes to another worker", game_id, worker, exc)
+        queue.appendleft(game_id)
