@@ -24,6 +24,7 @@ Dask is imported only here and in ``cluster_worker``, and only when a run asks f
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import secrets
 import time
@@ -78,6 +79,10 @@ def distributed_module() -> Any:
 def connect(address: str) -> Any:
     """A Dask client of the scheduler at ``address``. Raises ClusterError."""
     distributed = distributed_module()
+    if not log.isEnabledFor(logging.DEBUG):  # Dask's own (traceback-laden) lines: -vv only
+        for name in list(logging.root.manager.loggerDict):
+            if name.split(".")[0] in ("distributed", "tornado"):
+                logging.getLogger(name).setLevel(logging.CRITICAL)
     if "://" not in address:
         raise ClusterError(f"{address!r} is not a scheduler address: give tcp://HOST:PORT")
     try:
@@ -266,6 +271,10 @@ class _Collector:
                 )
             except TimeoutError:
                 continue
+            except concurrent.futures.CancelledError:  # by the scheduler, or the link to it lost
+                done = {f for f in self.flight.futures if f.status == "cancelled"}
+                if self.client.status != "running":
+                    raise ClusterLost(f"lost the Dask scheduler at {self.config.address}") from None
             for future in done:
                 self._answer(future, planned, queue)
         return sum(self.flight.started.values())

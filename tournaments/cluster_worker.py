@@ -279,8 +279,9 @@ def _open(run_id: str) -> WorkerRun:
         return run
 
 
-def renew(run_id: str) -> bool:
-    """The arena is still there (``Client.run`` every few seconds): keep the run open."""
+async def renew(run_id: str) -> bool:
+    """The arena is still there (``Client.run`` every few seconds, not awaited: a coroutine,
+    run on the worker's event loop): keep the run open."""
     with _registry.lock:
         entry = _registry.configs.get(run_id)
         if entry is not None:

@@ -63,7 +63,7 @@ class ShippedBot:
     folder: str | None = None  # a folder bot's folder on the arena's machine
     version: str = ""
     archive: bytes = b""
-    files: tuple[str, ...] = ()  # files a command bot's arguments name (on the arena's machine)
+    files: tuple[str, ...] = ()  # files a command bot's arguments name (absolute paths)
 
 
 def shipped_bots(catalogue: Catalogue, info: TournamentInfo) -> dict[str, ShippedBot]:
@@ -91,7 +91,11 @@ def ship(catalogue: Catalogue, name: str) -> ShippedBot:
     if name not in catalogue.registered and name in bundled_bots():
         return ShippedBot(kind=BotKind.BUNDLED, name=name, version=version)
     if spec.cwd is None:
-        named = tuple(a for a in spec.argv[1:] if not a.startswith("-") and os.path.isfile(a))
+        named = tuple(
+            os.path.abspath(arg)
+            for arg in spec.argv[1:]
+            if not arg.startswith("-") and (os.sep in arg or os.path.isfile(arg))
+        )
         return ShippedBot(
             kind=BotKind.COMMAND, name=name, argv=spec.argv, version=version, files=named
         )
@@ -178,7 +182,8 @@ def worker_spec(bot: ShippedBot, folder: Path | None = None) -> BotSpec:
 
 def missing_files(bots: Mapping[str, ShippedBot]) -> list[str]:
     """What the command bots among ``bots`` need that this machine lacks: a program not found
-    (as a path or on PATH) or a file the command names (as it exists on the arena's machine)."""
+    (as a path or on PATH) or a file the command names (a path, or a name of a file that
+    exists on the arena's machine; relative ones taken from the arena's current folder)."""
     missing: list[str] = []
     for bot in bots.values():
         if bot.kind is not BotKind.COMMAND or not bot.argv:
