@@ -171,9 +171,9 @@ def play_on_cluster(
     arrives; games that could not be played are listed in ``errors`` (they stay pending).
     Returns how many bot processes the workers started. Raises ClusterError (ClusterLost if
     the scheduler went away)."""
+    client = connect(config.address)  # first: a missing Dask is a clear error
     from tournaments.cluster_worker import PLUGIN_PREFIX, RunConfig, RunPlugin
 
-    client = connect(config.address)
     try:
         try:
             client.wait_for_workers(1, timeout=WORKERS_S)

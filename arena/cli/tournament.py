@@ -17,7 +17,7 @@ from arena.seeds import new_key, random_seed
 from arena.text import printable
 from tournaments import published, reports
 from tournaments.catalogue import Catalogue
-from tournaments.cluster import ClusterConfig
+from tournaments.cluster import ClusterConfig, distributed_module
 from tournaments.errors import ClusterError, ClusterLost, PlanError
 from tournaments.matches import match_summary, summary_line
 from tournaments.reports import format_table
@@ -230,6 +230,7 @@ def run_tournament(
     if cluster is not None:
         if options.listen is not None:
             raise click.UsageError("remote bots (--listen) join one arena process: not --cluster")
+        distributed_module()  # Dask missing: say what to install before anything starts
         where = {
             "cluster": ClusterConfig(
                 address=cluster,
