@@ -24,17 +24,18 @@ Dask is imported only here and in ``cluster_worker``, and only when a run asks f
 
 from __future__ import annotations
 
-import concurrent.futures
 import logging
+import queue
 import secrets
 import time
-from collections import Counter, deque
+from collections import Counter
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
 from arena.record import GameRecord, Limits
 from arena.sandbox import SandboxMode
+from tournaments.dispatch import Dispatcher
 from tournaments.errors import ClusterError, ClusterLost
 from tournaments.schedule import PlannedGame
 from tournaments.shipping import ShippedBot
@@ -238,45 +239,46 @@ class _Collector:
         self.renewed = 0.0
         self.unreachable_since: float | None = None
         self.submitted = 0
+        self.answers: queue.Queue[Any] = queue.Queue()
 
     def run(self, pending: list[tuple[int, PlannedGame]]) -> int:
-        distributed = distributed_module()
         planned = dict(pending)
-        queue: deque[int] = deque(game_id for game_id, _ in pending)
+        games = _Games(pending)
         shown = -1
         workers: set[str] = set()
         looked = 0.0
-        while queue or self.flight.futures:
+        while games or self.flight.futures:
             if time.monotonic() - looked >= POLL_S or not workers:
                 workers, looked = self._workers(), time.monotonic()
             for future, (game_id, worker) in list(self.flight.futures.items()):
                 if worker not in workers:  # its worker left: the game goes elsewhere
                     future.cancel()
                     self.flight.take_back(future)
-                    queue.appendleft(game_id)
+                    games.give_back(game_id, planned[game_id])
                     log.warning("worker %s left; game %d goes to another worker", worker, game_id)
             usable = sorted(w for w in workers if self._usable(w))
             if len(usable) != shown and self.workers_in_use:
                 self.workers_in_use(len(usable))
             shown = len(usable)
-            self._hand_out(queue, planned, usable)
+            self._hand_out(games, usable)
             self._renew()
             if not self.flight.futures:
-                if queue and not usable:
+                if games and not usable:
                     time.sleep(POLL_S)  # waiting for a worker (the scheduler may get one)
+                elif games:
+                    self._unplayable(games, usable)
                 continue
             try:
-                done, _ = distributed.wait(
-                    list(self.flight.futures), timeout=POLL_S, return_when="FIRST_COMPLETED"
-                )
-            except TimeoutError:
+                future = self.answers.get(timeout=POLL_S)
+            except queue.Empty:
                 continue
-            except concurrent.futures.CancelledError:  # by the scheduler, or the link to it lost
-                done = {f for f in self.flight.futures if f.status == "cancelled"}
-                if self.client.status != "running":
-                    raise ClusterLost(f"lost the Dask scheduler at {self.config.address}") from None
-            for future in done:
-                self._answer(future, planned, queue)
+            while future is not None:
+                if future in self.flight.futures:  # else: taken back already
+                    self._answer(future, planned, games)
+                try:
+                    future = self.answers.get_nowait()
+                except queue.Empty:
+                    future = None
         return sum(self.flight.started.values())
 
     def _workers(self) -> set[str]:
@@ -308,24 +310,22 @@ class _Collector:
                 self.checked[worker] = False
         return self.checked[worker]
 
-    def _hand_out(self, queue: deque[int], planned: Mapping[int, PlannedGame], usable: list[str]):
+    def _hand_out(self, games: _Games, usable: list[str]) -> None:
         """Give each usable worker games up to ``at_once + AHEAD``, none it already had."""
         limit = self.config.at_once + AHEAD
-        skipped: set[int] = set()
         for worker in usable:
-            passed: list[int] = []
-            while queue and self.flight.per_worker[worker] < limit:
-                game_id = queue.popleft()
-                if worker in self.flight.tried.get(game_id, set()):
-                    passed.append(game_id)
-                    continue
-                self._submit(game_id, planned[game_id], worker)
-            queue.extendleft(reversed(passed))
-            skipped.update(passed)
-        for game_id in skipped:  # had by every worker there is: it cannot be played now
-            if game_id in queue and all(w in self.flight.tried[game_id] for w in usable):
-                queue.remove(game_id)
-                self.errors.append(f"game {game_id}: every worker has already had it")
+            while self.flight.per_worker[worker] < limit:
+                item = games.next_for(worker, usable, self.flight.tried)
+                if item is None:
+                    break
+                self._submit(*item, worker)
+
+    def _unplayable(self, games: _Games, usable: list[str]) -> None:
+        """Nothing in flight and games left: drop those every worker has had (they stay
+        pending), and deal the rest afresh."""
+        for game_id in games.had_by(usable, self.flight.tried):
+            self.errors.append(f"game {game_id}: every worker has already had it")
+        games.reset()
 
     def _submit(self, game_id: int, planned: PlannedGame, worker: str) -> None:
         """One game task, pinned to ``worker``, never retried by Dask."""
@@ -344,6 +344,7 @@ class _Collector:
             pure=False,
         )
         self.flight.futures[future] = (game_id, worker)
+        future.add_done_callback(self.answers.put)  # answers arrive without polling
         self.flight.per_worker[worker] += 1
         self.flight.tried.setdefault(game_id, set()).add(worker)
 
@@ -359,7 +360,7 @@ class _Collector:
             except (OSError, TimeoutError) as exc:
                 log.warning("could not renew the run's lease: %s", exc)
 
-    def _answer(self, future: Any, planned: Mapping[int, PlannedGame], queue: deque[int]) -> None:
+    def _answer(self, future: Any, planned: Mapping[int, PlannedGame], games: _Games) -> None:
         """One answered task: record its game (once), or hand it out again, or note why it
         could not be played."""
         game_id, worker = self.flight.take_back(future)
@@ -368,16 +369,75 @@ class _Collector:
             self.flight.started[played.worker] = played.started
             result = played.finished
             if played.refused:
-                queue.appendleft(game_id)
+                games.give_back(game_id, planned[game_id])
             elif result.record is None:
                 self.errors.append(f"game {game_id} (worker {worker}): {result.error}")
                 log.error("game %d could not be played on %s: %s", game_id, worker, result.error)
             elif game_id not in self.recorded:
                 self.recorded.add(game_id)
+                games.played(result.record.wall_ms / 1000)
                 self.finished(game_id, planned[game_id], result.record)
             return
+        if future.status == "cancelled" and self.client.status != "running":
+            raise ClusterLost(f"lost the Dask scheduler at {self.config.address}")
         exc = future.exception() if future.status == "error" else None
         if isinstance(exc, ClusterError):
             raise ClusterError(f"worker {worker}: {exc}")
         log.warning("game %d on worker %s: %s; it goes to another worker", game_id, worker, exc)
-        queue.appendleft(game_id)
+        games.give_back(game_id, planned[game_id])
+
+
+class _Games:
+    """The games not handed out yet, dealt to the workers by rotation affinity
+    (``tournaments.dispatch``: each worker starts processes for its share of the rotations
+    only). The dealer is made afresh when the workers change or a game comes back."""
+
+    def __init__(self, pending: list[tuple[int, PlannedGame]]) -> None:
+        self.left = dict(pending)
+        self.dispatcher: Dispatcher[int] | None = None
+        self.workers: tuple[str, ...] = ()
+        self.passed: list[tuple[int, PlannedGame]] = []  # out of the dealer, not handed out
+
+    def __len__(self) -> int:
+        return len(self.left)
+
+    def next_for(
+        self, worker: str, usable: list[str], tried: Mapping[int, set[str]]
+    ) -> tuple[int, PlannedGame] | None:
+        """The next game for ``worker``, never one it already had (None: none for it now)."""
+        if self.dispatcher is None or self.workers != tuple(usable):
+            self.dispatcher = Dispatcher(list(self.left.items()), len(usable))
+            self.workers = tuple(usable)
+            self.passed = []
+        for item in self.passed:  # games another worker has had: this one, if it has not
+            if worker not in tried.get(item[0], ()):
+                self.passed.remove(item)
+                del self.left[item[0]]
+                return item
+        index = self.workers.index(worker)
+        item = self.dispatcher.next_for(index)
+        while item is not None and worker in tried.get(item[0], ()):
+            self.passed.append(item)
+            item = self.dispatcher.next_for(index)
+        if item is not None:
+            del self.left[item[0]]
+        return item
+
+    def give_back(self, game_id: int, planned: PlannedGame) -> None:
+        self.left[game_id] = planned
+        self.dispatcher = None
+
+    def played(self, seconds: float) -> None:
+        if self.dispatcher is not None:
+            self.dispatcher.played(seconds)
+
+    def had_by(self, usable: list[str], tried: Mapping[int, set[str]]) -> list[int]:
+        """Remove and return the games every one of ``usable`` has had."""
+        had = [g for g in self.left if usable and all(w in tried.get(g, ()) for w in usable)]
+        for game_id in had:
+            del self.left[game_id]
+        self.reset()
+        return had
+
+    def reset(self) -> None:
+        self.dispatcher = None
