@@ -11,9 +11,10 @@ each game as its answer arrives (``tournaments.runner``). Step by step:
 3. register the run's configuration on the workers (``RunPlugin``, a fresh random run id:
    a resumed run never meets the processes of an earlier one) with limits, sandbox mode and
    the bots (folder bots as archives: ``tournaments.shipping``);
-4. hand each worker up to ``at_once + AHEAD`` games at a time (one task per game, pinned to
-   that worker, never retried by Dask), renew the run's lease on the workers, and record each
-   answer once;
+4. hand each worker batches of games (one task per batch, pinned to that worker, never retried
+   by Dask; a batch lasts about ``BATCH_S``, so short games share the cost of a task and long
+   ones go one by one), at most ``AHEAD + 1`` batches at a time, dealt by rotation affinity;
+   renew the run's lease on the workers, and record each game once as its batch answers;
 5. a worker that leaves (killed, cut off) takes its games with it: they are handed to another
    worker, never to one that already had them; the scheduler gone stops the run (ClusterLost):
    what was recorded stays, and running again finishes the rest;
@@ -37,6 +38,7 @@ from arena.record import GameRecord, Limits
 from arena.sandbox import SandboxMode
 from tournaments.dispatch import Dispatcher
 from tournaments.errors import ClusterError, ClusterLost
+from tournaments.runner import Finished
 from tournaments.schedule import PlannedGame
 from tournaments.shipping import ShippedBot
 
@@ -45,8 +47,11 @@ log = logging.getLogger(__name__)
 #: Seconds to reach the scheduler, and to wait for a first worker.
 CONNECT_S = 10.0
 WORKERS_S = 30.0
-#: Games handed to a worker beyond those it plays (their processes start meanwhile).
+#: Batches of games handed to a worker beyond the one it plays.
 AHEAD = 1
+#: Seconds of play a batch of games (one task) aims at, and the most games in one.
+BATCH_S = 0.5
+MAX_BATCH = 64
 #: Seconds between looks at the finished games and the workers.
 POLL_S = 0.5
 #: Seconds between renewals of the run's lease on the workers (``cluster_worker.LEASE_S``).
@@ -147,15 +152,15 @@ def check_workers(client: Any, config: ClusterConfig, workers: list[str] | None 
 class _Flight:
     """The games handed out and not answered yet, and where each has been."""
 
-    futures: dict[Any, tuple[int, str]] = field(default_factory=dict)  # future -> (game, worker)
+    futures: dict[Any, tuple[list[int], str]] = field(default_factory=dict)  # -> games, worker
     per_worker: Counter[str] = field(default_factory=Counter)
     tried: dict[int, set[str]] = field(default_factory=dict)
     started: dict[str, int] = field(default_factory=dict)  # worker -> bot processes started
 
-    def take_back(self, future: Any) -> tuple[int, str]:
-        game_id, worker = self.futures.pop(future)
+    def take_back(self, future: Any) -> tuple[list[int], str]:
+        game_ids, worker = self.futures.pop(future)
         self.per_worker[worker] -= 1
-        return game_id, worker
+        return game_ids, worker
 
 
 def play_on_cluster(
@@ -240,6 +245,7 @@ class _Collector:
         self.unreachable_since: float | None = None
         self.submitted = 0
         self.answers: queue.Queue[Any] = queue.Queue()
+        self.played_games, self.played_s = 0, 0.0
 
     def run(self, pending: list[tuple[int, PlannedGame]]) -> int:
         planned = dict(pending)
@@ -250,12 +256,13 @@ class _Collector:
         while games or self.flight.futures:
             if time.monotonic() - looked >= POLL_S or not workers:
                 workers, looked = self._workers(), time.monotonic()
-            for future, (game_id, worker) in list(self.flight.futures.items()):
-                if worker not in workers:  # its worker left: the game goes elsewhere
+            for future, (game_ids, worker) in list(self.flight.futures.items()):
+                if worker not in workers:  # its worker left: its games go elsewhere
                     future.cancel()
                     self.flight.take_back(future)
-                    games.give_back(game_id, planned[game_id])
-                    log.warning("worker %s left; game %d goes to another worker", worker, game_id)
+                    for game_id in game_ids:
+                        games.give_back(game_id, planned[game_id])
+                    log.warning("worker %s left; its games go to other workers", worker)
             usable = sorted(w for w in workers if self._usable(w))
             if len(usable) != shown and self.workers_in_use:
                 self.workers_in_use(len(usable))
@@ -311,14 +318,29 @@ class _Collector:
         return self.checked[worker]
 
     def _hand_out(self, games: _Games, usable: list[str]) -> None:
-        """Give each usable worker games up to ``at_once + AHEAD``, none it already had."""
-        limit = self.config.at_once + AHEAD
+        """Give each usable worker batches of games, up to ``AHEAD + 1`` batches in hand,
+        none it already had."""
+        size = self._batch_size()
         for worker in usable:
-            while self.flight.per_worker[worker] < limit:
-                item = games.next_for(worker, usable, self.flight.tried)
-                if item is None:
+            while self.flight.per_worker[worker] <= AHEAD:
+                batch = []
+                while len(batch) < size:
+                    item = games.next_for(worker, usable, self.flight.tried)
+                    if item is None:
+                        break
+                    batch.append(item)
+                if not batch:
                     break
-                self._submit(*item, worker)
+                self._submit(batch, worker)
+
+    def _batch_size(self) -> int:
+        """Games per task: a batch lasts about ``BATCH_S`` at the mean game time so far
+        (short games share the cost of a task; long ones go one by one, at_once at a time)."""
+        at_once = self.config.at_once
+        if not self.played_games:
+            return at_once
+        mean_s = self.played_s / self.played_games
+        return max(at_once, min(MAX_BATCH, int(BATCH_S * at_once / max(mean_s, 1e-3))))
 
     def _unplayable(self, games: _Games, usable: list[str]) -> None:
         """Nothing in flight and games left: drop those every worker has had (they stay
@@ -327,26 +349,26 @@ class _Collector:
             self.errors.append(f"game {game_id}: every worker has already had it")
         games.reset()
 
-    def _submit(self, game_id: int, planned: PlannedGame, worker: str) -> None:
-        """One game task, pinned to ``worker``, never retried by Dask."""
-        from tournaments.cluster_worker import play_game
+    def _submit(self, batch: list[tuple[int, PlannedGame]], worker: str) -> None:
+        """One task of games, pinned to ``worker``, never retried by Dask."""
+        from tournaments.cluster_worker import play_games
 
         self.submitted += 1
         future = self.client.submit(
-            play_game,
+            play_games,
             self.run_id,
-            game_id,
-            planned,
-            key=f"arena-{self.run_id}-{game_id}-{self.submitted}",
+            batch,
+            key=f"arena-{self.run_id}-{self.submitted}",
             workers=[worker],
             allow_other_workers=False,
             retries=0,
             pure=False,
         )
-        self.flight.futures[future] = (game_id, worker)
+        self.flight.futures[future] = ([game_id for game_id, _ in batch], worker)
         future.add_done_callback(self.answers.put)  # answers arrive without polling
         self.flight.per_worker[worker] += 1
-        self.flight.tried.setdefault(game_id, set()).add(worker)
+        for game_id, _ in batch:
+            self.flight.tried.setdefault(game_id, set()).add(worker)
 
     def _renew(self) -> None:
         """Tell the workers the arena is still here (their lease on the run)."""
@@ -361,30 +383,43 @@ class _Collector:
                 log.warning("could not renew the run's lease: %s", exc)
 
     def _answer(self, future: Any, planned: Mapping[int, PlannedGame], games: _Games) -> None:
-        """One answered task: record its game (once), or hand it out again, or note why it
-        could not be played."""
-        game_id, worker = self.flight.take_back(future)
+        """One answered task: record each of its games (once), or hand it out again, or note
+        why it could not be played."""
+        game_ids, worker = self.flight.take_back(future)
         if future.status == "finished":
-            played = future.result()
-            self.flight.started[played.worker] = played.started
-            result = played.finished
-            if played.refused:
-                games.give_back(game_id, planned[game_id])
-            elif result.record is None:
-                self.errors.append(f"game {game_id} (worker {worker}): {result.error}")
-                log.error("game %d could not be played on %s: %s", game_id, worker, result.error)
-            elif game_id not in self.recorded:
-                self.recorded.add(game_id)
-                games.played(result.record.wall_ms / 1000)
-                self.finished(game_id, planned[game_id], result.record)
+            for played in future.result():
+                self.flight.started[played.worker] = played.started
+                self._one(played.finished, played.refused, worker, planned, games)
             return
         if future.status == "cancelled" and self.client.status != "running":
             raise ClusterLost(f"lost the Dask scheduler at {self.config.address}")
         exc = future.exception() if future.status == "error" else None
         if isinstance(exc, ClusterError):
             raise ClusterError(f"worker {worker}: {exc}")
-        log.warning("game %d on worker %s: %s; it goes to another worker", game_id, worker, exc)
-        games.give_back(game_id, planned[game_id])
+        log.warning("worker %s: %s; its %d game(s) go elsewhere", worker, exc, len(game_ids))
+        for game_id in game_ids:
+            games.give_back(game_id, planned[game_id])
+
+    def _one(
+        self,
+        result: Finished,
+        refused: bool,
+        worker: str,
+        planned: Mapping[int, PlannedGame],
+        games: _Games,
+    ) -> None:
+        game_id = result.game_id
+        if refused:
+            games.give_back(game_id, planned[game_id])
+        elif result.record is None:
+            self.errors.append(f"game {game_id} (worker {worker}): {result.error}")
+            log.error("game %d could not be played on %s: %s", game_id, worker, result.error)
+        elif game_id not in self.recorded:
+            self.recorded.add(game_id)
+            self.played_games += 1
+            self.played_s += result.record.wall_ms / 1000
+            games.played(result.record.wall_ms / 1000)
+            self.finished(game_id, planned[game_id], result.record)
 
 
 class _Games:

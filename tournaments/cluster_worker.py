@@ -31,7 +31,7 @@ import tempfile
 import threading
 import time
 from collections.abc import Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
@@ -193,9 +193,11 @@ class WorkerRun:
         }
         return specs, [str(path) for path in unpacked.values()]
 
-    def play(self, game_id: int, planned: PlannedGame) -> Finished | None:
-        """Play one game through the driver and wait for it; None if this run has already
-        seen ``game_id`` here (its processes may know that deal: it must go elsewhere)."""
+    def submit(
+        self, game_id: int, planned: PlannedGame
+    ) -> concurrent.futures.Future[Finished] | None:
+        """Hand one game to the driver; its future, or None if this run has already seen
+        ``game_id`` here (its processes may know that deal: it must go elsewhere)."""
         future: concurrent.futures.Future[Finished] = concurrent.futures.Future()
         with self.lock:
             if self.closed:
@@ -206,7 +208,7 @@ class WorkerRun:
             self.waiting[game_id] = future
             self.heard = time.monotonic()
         self.inbox.put((game_id, planned))
-        return future.result()
+        return future
 
     def _games(self) -> Any:
         """The games handed to the driver, until the run closes."""
@@ -292,11 +294,16 @@ async def renew(run_id: str) -> bool:
     return entry is not None
 
 
-def close_run(run_id: str) -> None:
-    """Forget run ``run_id`` and close it if it was opened (its bot processes are killed)."""
+def forget_run(run_id: str) -> WorkerRun | None:
+    """Forget run ``run_id`` (no game of it starts here any more); the open run, if any."""
     with _registry.lock:
         _registry.configs.pop(run_id, None)
-        run = _registry.runs.pop(run_id, None)
+        return _registry.runs.pop(run_id, None)
+
+
+def close_run(run_id: str) -> None:
+    """Forget run ``run_id`` and close it if it was opened (its bot processes are killed)."""
+    run = forget_run(run_id)
     if run is not None:
         run.close()
 
@@ -326,6 +333,12 @@ class RunPlugin(WorkerPlugin):
         self.name = PLUGIN_PREFIX + config.run_id
 
     def setup(self, worker: Any) -> None:
+        # Dask's sampling profiler walks every thread's stack 100 times a second: on a busy
+        # worker it costs a few ms of a core per game. The arena's workers go without it.
+        for name in ("profile", "profile-cycle"):
+            callback = getattr(worker, "periodic_callbacks", {}).get(name)
+            if callback is not None:
+                callback.stop()
         base = Path(worker.local_directory) / "arena-runs"
         with _registry.lock:
             _registry.configs[self.config.run_id] = (self.config, base, time.monotonic())
@@ -334,20 +347,26 @@ class RunPlugin(WorkerPlugin):
                 _registry.reaper.start()
 
     def teardown(self, worker: Any) -> None:
-        # closing waits for the bots to stop: not on the worker's event loop
-        threading.Thread(target=close_run, args=(self.config.run_id,), daemon=True).start()
+        run = forget_run(self.config.run_id)
+        if run is not None:  # closing waits for the bots to stop: not on the event loop
+            threading.Thread(target=run.close, daemon=True).start()
 
 
-def play_game(run_id: str, game_id: int, planned: PlannedGame) -> Played:
-    """The game task: play ``planned`` on this worker's processes of run ``run_id``.
+def play_games(run_id: str, games: list[tuple[int, PlannedGame]]) -> list[Played]:
+    """The game task: play a batch of games on this worker's processes of run ``run_id``
+    (up to the run's ``at_once`` at a time), and answer for each.
 
-    The task leaves the worker's thread pool while its game waits for the driver, so the
-    worker takes the next game meanwhile (the arena decides how many each worker holds)."""
+    The task leaves the worker's thread pool while its games wait for the driver, so the
+    worker takes its next batch meanwhile (the arena decides how many games each holds)."""
     worker = get_worker()
     run = _open(run_id)
     secede()
-    finished = run.play(game_id, planned)
-    if finished is None:
-        refused = Finished(game_id=game_id, record=None, error="already played on this worker")
-        return Played(finished=refused, worker=worker.address, started=run.started, refused=True)
-    return Played(finished=finished, worker=worker.address, started=run.started)
+    waiting = [(game_id, run.submit(game_id, planned)) for game_id, planned in games]
+    answers = []
+    for game_id, future in waiting:
+        if future is None:
+            refused = Finished(game_id=game_id, record=None, error="already played here")
+            answers.append(Played(finished=refused, worker=worker.address, started=0, refused=True))
+        else:
+            answers.append(Played(finished=future.result(), worker=worker.address, started=0))
+    return [replace(answer, started=run.started) for answer in answers]

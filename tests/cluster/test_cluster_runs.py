@@ -230,3 +230,44 @@ def test_a_worker_that_lacks_a_command_bot_file_a_sandbox_or_the_version_is_name
     assert f"lacks {script} (bot cmdbot)" in message
     assert "cannot sandbox bots" in message and "bubblewrap (bwrap) is not installed" in message
     assert done_count(db, tid) == 0
+
+
+def test_a_worker_never_plays_a_game_twice_in_a_run_and_a_closed_run_plays_nothing(
+    cluster: LocalCluster, template: tuple[Path, int]
+) -> None:
+    from distributed import Client
+
+    from arena.record import Limits
+    from arena.sandbox import SandboxMode
+    from tournaments.catalogue import Catalogue
+    from tournaments.cluster_worker import RunConfig, RunPlugin, play_games
+    from tournaments.shipping import ship
+
+    with Store.open(template[0]) as store:
+        game_id, planned = store.pending_games(template[1])[0]
+    run = RunConfig(
+        run_id="duplicate-test",
+        game="skull",
+        options={},
+        bots={label: ship(Catalogue({}), "random") for label in planned.seating},
+        limits=Limits(move_ms=2000),
+        sandbox=SandboxMode.OFF,
+        at_once=1,
+    )
+    with Client(cluster.address, timeout=30) as client:
+        worker = sorted(client.scheduler_info()["workers"])[0]
+        client.register_plugin(RunPlugin(run), name="arena-run-duplicate-test")
+        answers = [
+            client.submit(
+                play_games, run.run_id, [(game_id, planned)], workers=[worker], pure=False
+            ).result()[0]
+            for _ in range(2)
+        ]
+        client.unregister_worker_plugin("arena-run-duplicate-test")
+        assert answers[0].finished.record is not None and not answers[0].refused
+        assert answers[1].refused and answers[1].finished.record is None
+        late = client.submit(
+            play_games, run.run_id, [(game_id, planned)], workers=[worker], pure=False
+        )
+        with pytest.raises(Exception, match="not open on this worker"):
+            late.result()
