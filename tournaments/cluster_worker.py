@@ -38,6 +38,7 @@ from typing import Any
 from distributed import WorkerPlugin, get_worker, secede
 
 from arena import sandbox as sandboxing
+from arena.errors import ArenaError
 from arena.games import get_game
 from arena.record import Limits
 from arena.sandbox import SandboxMode
@@ -158,6 +159,7 @@ class WorkerRun:
         self.waiting: dict[int, concurrent.futures.Future[Finished]] = {}
         self.inbox: queue.Queue[tuple[int, PlannedGame] | None] = queue.Queue()
         base.mkdir(parents=True, exist_ok=True)
+        os.chmod(base, 0o711)  # no bot lists the runs
         self.folder = Path(tempfile.mkdtemp(prefix=f"arena-{config.run_id}-", dir=base))
         os.chmod(self.folder, 0o711)  # bot users reach their own folder, and list nothing
         logs = self.folder / "logs"
@@ -183,7 +185,8 @@ class WorkerRun:
         unpacked: dict[str, Path] = {}
         for bot in self.config.bots.values():
             if bot.kind is BotKind.FOLDER and bot.name not in unpacked:
-                target = self.folder / "bots" / f"{len(unpacked)}"
+                (self.folder / "bots").mkdir(exist_ok=True)
+                target = Path(tempfile.mkdtemp(dir=self.folder / "bots"))  # a name no bot guesses
                 unpacked[bot.name] = unpack(bot, target)
         if unpacked:
             os.chmod(self.folder / "bots", 0o711)
@@ -276,7 +279,10 @@ def _open(run_id: str) -> WorkerRun:
         if entry is None:
             raise ClusterError(f"run {run_id} is not open on this worker (ended, or timed out)")
         config, base, _ = entry
-        run = WorkerRun(config, base)
+        try:
+            run = WorkerRun(config, base)
+        except ArenaError as exc:  # a bot that cannot be unpacked, a sandbox that fails...
+            raise ClusterError(f"run {run_id} cannot start here: {exc}") from None
         _registry.runs[run_id] = run
         return run
 

@@ -23,8 +23,6 @@ import pytest
 
 from tests.net import free_port
 
-pytest.importorskip("distributed")
-
 ROOT = Path(__file__).resolve().parents[2]
 #: Seconds to wait for a scheduler and its workers to come up on a loaded machine.
 START_S = 60
@@ -108,6 +106,7 @@ def start_cluster(folder: Path, workers: int = 2) -> LocalCluster:
         os.environ,
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
         ARENA_BOT_SEEN_DIR=str(seen),
+        ARENA_BOT_SEER_DELAY="0.02",  # a game lasts long enough to kill things mid-run
     )
     port = free_port()
     log = open(folder / "scheduler.log", "wb")  # noqa: SIM115 - kept for the process

@@ -24,16 +24,21 @@ from tests.cluster.conftest import ROOT, LocalCluster, start_cluster
 from tests.tournaments.test_runner import cli, copy_database, done_count, results
 from tournaments.store import Store
 
+pytest.importorskip("distributed")
+pytestmark = pytest.mark.cluster
+
 GAMES = 24
 
 #: The folder bot: random legal moves (deterministic per game: the SDK seeds ``random``), and
 #: each process notes the ids of the games it starts in a file of its own, when it can (a
-#: sandboxed bot cannot reach the folder: it notes nothing).
+#: sandboxed bot cannot reach the folder: it notes nothing). On the test clusters it takes
+#: its time (``ARENA_BOT_SEER_DELAY``), so that runs last long enough to be cut short.
 SEER = """\
-import os, random, uuid
+import os, random, time, uuid
 from protocol.sdk import Bot, run_bot
 
 TOKEN = uuid.uuid4().hex
+DELAY = float(os.environ.get("ARENA_BOT_SEER_DELAY", "0"))
 
 
 class Seer(Bot):
@@ -49,6 +54,7 @@ class Seer(Bot):
                 pass
 
     def act(self, view, legal):
+        time.sleep(DELAY)
         return random.choice(legal)
 
 
