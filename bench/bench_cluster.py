@@ -1,12 +1,12 @@
 """Benchmark (issue 13): a tournament on a local 2-worker Dask cluster against ``--jobs 2``.
 
-Plays the same plan twice in one run: locally with two worker processes (the baseline), then on
-a Dask cluster of two ``dask worker`` processes (``--nthreads 1``, no nanny) started here on
-localhost, with one game at a time per worker. Prints both games/s and their ratio (target: the
-cluster reaches at least 0.85 of the local rate), then the parent's per-game costs measured in
-the cluster run: its CPU time per game (Dask client, recording, tallies) and the store's write
-time per game, and from them a paper estimate for 100 workers: where the single writer becomes
-the limit.
+Plays the same plan three times in one run: locally with two worker processes (the baseline),
+then on a Dask cluster of two ``dask worker`` processes (``--nthreads 1``, no nanny) started
+here on localhost, with one game at a time per worker: as the arena batches games, and with one
+game per task (as it sends long games). Prints the games/s and the cluster's ratio to the local
+rate (target: at least 0.85), then the costs per game measured on the cluster: the parent's CPU
+time (Dask client, recording, tallies), the store's write time and the scheduler's CPU time,
+and from them a paper estimate for 100 workers: where the single writer becomes the limit.
 
 Run: python bench/bench_cluster.py [--rounds 4]   (needs `pip install 'arena[cluster]'`)
 """
@@ -25,8 +25,9 @@ from pathlib import Path
 from arena.sandbox import SandboxMode, private_paths, resolve
 from arena.seeds import new_key
 from tests.net import free_port
+from tournaments import cluster as cluster_module
 from tournaments.catalogue import Catalogue, bundled_bots, bundled_spec, plays
-from tournaments.cluster import ClusterConfig
+from tournaments.cluster import BATCH_S, MAX_BATCH, ClusterConfig
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan
 from tournaments.shipping import ship
@@ -104,7 +105,13 @@ def timed_store(store: Store, spent: list[float]) -> None:
     store.record_game = wrapped  # type: ignore[method-assign]
 
 
-def one_run(db: Path, tid: int, *, cluster: str | None) -> dict[str, float]:
+def one_run(
+    db: Path, tid: int, *, cluster: str | None, scheduler: int | None = None
+) -> dict[str, float]:
+    """One run of tournament ``tid``: locally (``cluster`` None) or on the cluster (whose
+    scheduler's pid is ``scheduler``); its rate and the parent's and scheduler's costs."""
+    import psutil  # comes with distributed
+
     writes: list[float] = []
     with Store.open(db) as store:
         timed_store(store, writes)
@@ -122,20 +129,31 @@ def one_run(db: Path, tid: int, *, cluster: str | None) -> dict[str, float]:
             )
         else:
             box = resolve(SandboxMode.AUTO, hide=private_paths(db, db.parent / "logs"))
+        sched = psutil.Process(scheduler) if scheduler else None
+        sched_cpu = sum(sched.cpu_times()[:2]) if sched else 0.0
         cpu = time.process_time()
         started = time.perf_counter()
         summary = run(store, tid, specs=specs, jobs=2, sandbox=box, cluster=config)
         wall = time.perf_counter() - started
         cpu = time.process_time() - cpu
+        sched_cpu = sum(sched.cpu_times()[:2]) - sched_cpu if sched else 0.0
     return {
         "games": summary.played,
         "wall": wall,
         "rate": summary.played / wall,
         "play_s": summary.play_ms / 1000,
         "cpu_per_game": cpu / max(1, summary.played),
+        "sched_per_game": sched_cpu / max(1, summary.played),
         "write_per_game": sum(writes) / max(1, len(writes)),
         "procs": summary.processes_started,
     }
+
+
+def fresh_copy(source: Path, target: Path) -> Path:
+    target.parent.mkdir()
+    for suffix in ("", ".keys"):
+        shutil.copy(str(source) + suffix, str(target) + suffix)
+    return target
 
 
 def main() -> int:
@@ -145,23 +163,39 @@ def main() -> int:
     print(f"load average {os.getloadavg()[0]:.1f} on {os.cpu_count()} CPUs (a shared machine)")
     with tempfile.TemporaryDirectory() as folder:
         base = Path(folder)
-        local_db, cluster_db = base / "local" / "bench.db", base / "cluster" / "bench.db"
+        local_db = base / "local" / "bench.db"
         local_db.parent.mkdir()
-        cluster_db.parent.mkdir()
         tid = make_tournament(local_db, args.rounds)
-        for suffix in ("", ".keys"):
-            shutil.copy(str(local_db) + suffix, str(cluster_db) + suffix)
+        batched_db = fresh_copy(local_db, base / "cluster" / "bench.db")
+        single_db = fresh_copy(local_db, base / "single" / "bench.db")
         local = one_run(local_db, tid, cluster=None)
         address, procs = start_cluster(base)
         try:
-            remote = one_run(cluster_db, tid, cluster=address)
+            remote = one_run(batched_db, tid, cluster=address, scheduler=procs[0].pid)
+            cluster_module.MAX_BATCH = 1  # as with long games: one game per task
+            single = one_run(single_db, tid, cluster=address, scheduler=procs[0].pid)
         finally:
             for proc in procs:
                 proc.kill()
                 proc.wait()
+    report(local, remote, single)
+    return 0
+
+
+def per_game(batched: dict, single: dict, key: str, batch: int) -> float:
+    """A cost per game with ``batch`` games per task: the batched run's cost, plus the rest of
+    a task's cost (the one-game run's excess) shared by the batch."""
+    return batched[key] + max(0.0, single[key] - batched[key]) / batch
+
+
+def report(local: dict, remote: dict, single: dict) -> None:
     ratio = remote["rate"] / local["rate"]
     print(f"{local['games']} games of 4-player skull among {', '.join(entrants())}")
-    for name, got in (("local --jobs 2", local), ("cluster, 2 workers", remote)):
+    for name, got in (
+        ("local --jobs 2", local),
+        ("cluster, 2 workers", remote),
+        ("  one game per task", single),
+    ):
         print(
             f"  {name:22}  {got['rate']:7.2f} games/s  ({got['wall']:.1f} s; games' play time "
             f"{got['play_s']:.1f} s summed; {got['procs']} bot processes)"
@@ -169,27 +203,35 @@ def main() -> int:
     verdict = "met" if ratio >= 0.85 else "NOT met"
     print(f"  cluster / local         {ratio:7.2f}   [target >= 0.85: {verdict}]")
     game_s = remote["play_s"] / max(1, remote["games"])
-    parent = remote["cpu_per_game"]
-    write = remote["write_per_game"]
-    print("per game, measured in the cluster run:")
+    print("per game, measured on the cluster (batched | one game per task):")
     print(f"  play time on a worker   {game_s * 1000:7.1f} ms")
+    for name, key in (
+        ("parent CPU (all of it)", "cpu_per_game"),
+        ("  of which store writes", "write_per_game"),
+        ("scheduler CPU", "sched_per_game"),
+    ):
+        print(f"  {name:22}  {remote[key] * 1000:7.2f} ms | {single[key] * 1000:7.2f} ms")
     print(
-        f"  parent CPU (all of it)  {parent * 1000:7.2f} ms  -> at most {1 / parent:7.0f} games/s"
+        "paper estimate, 100 workers, one game at a time each (batches as the arena makes "
+        "them; a task's cost shared by its games):"
     )
-    print(f"  store write             {write * 1000:7.2f} ms  -> at most {1 / write:7.0f} games/s")
-    print("paper estimate, 100 workers of one game at a time each:")
-    for seconds in (game_s, 1.0, 10.0, 60.0):
+    for seconds in (game_s, 0.25, 1.0, 10.0, 60.0):
         offered = 100 / seconds
-        busy = offered * parent
+        batch = max(1, min(MAX_BATCH, int(BATCH_S / seconds)))
+        parent = offered * per_game(remote, single, "cpu_per_game", batch)
+        scheduler = offered * per_game(remote, single, "sched_per_game", batch)
+        limit = "  <- the single writer limits" if parent >= 1 else ""
+        limit += "  <- the scheduler limits" if scheduler >= 1 else ""
         print(
-            f"  games of {seconds:6.2f} s: {offered:8.1f} games/s offered, parent "
-            f"{busy * 100:5.1f} % busy{'  <- the single writer is the limit' if busy >= 1 else ''}"
+            f"  games of {seconds:6.2f} s: {offered:8.1f} games/s offered ({batch:2} per task), "
+            f"parent {parent * 100:5.1f} % busy, scheduler {scheduler * 100:5.1f} %{limit}"
         )
+    most = 1 / single["cpu_per_game"]
     print(
-        f"  the parent is the limit once 100 workers finish more than {1 / parent:.0f} games/s, "
-        f"i.e. games shorter than {100 * parent:.2f} s each"
+        f"  one game per task, the parent records at most {most:.0f} games/s: 100 workers reach "
+        f"that with games of {100 / most:.2f} s; shorter games go in batches "
+        f"(at most {1 / remote['cpu_per_game']:.0f} games/s)"
     )
-    return 0
 
 
 if __name__ == "__main__":
