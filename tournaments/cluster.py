@@ -108,9 +108,12 @@ def live_workers(client: Any, address: str) -> set[str]:
     return set(info.get("workers", {}))
 
 
-def check_workers(client: Any, config: ClusterConfig, workers: list[str] | None = None) -> None:
-    """Check ``workers`` (default: all) before they get a game; raises ClusterError listing
-    every worker with a problem; warns of workers that run bots unsandboxed (``auto``)."""
+def check_workers(
+    client: Any, config: ClusterConfig, workers: list[str] | None = None
+) -> list[str]:
+    """Check ``workers`` (default: all) before they get a game; returns those checked. Raises
+    ClusterError listing every worker with a problem; warns of workers that run bots
+    unsandboxed (``auto``)."""
     from tournaments.cluster_worker import inspect_worker, local_versions
 
     try:
@@ -146,6 +149,7 @@ def check_workers(client: Any, config: ClusterConfig, workers: list[str] | None 
             )
     if problems:
         raise ClusterError("the cluster cannot run this tournament: " + "; ".join(problems))
+    return sorted(reports)
 
 
 @dataclass
@@ -187,7 +191,7 @@ def play_on_cluster(
             raise ClusterError(
                 f"no Dask worker joined the scheduler at {config.address} in {WORKERS_S:.0f} s"
             ) from None
-        check_workers(client, config)
+        checked = check_workers(client, config)
         run = RunConfig(
             run_id=secrets.token_hex(8),
             game=game,
@@ -201,9 +205,9 @@ def play_on_cluster(
         client.register_plugin(RunPlugin(run), name=name)
         log.info("run %s on %s", run.run_id, config.address)
         try:
-            return _Collector(client, config, run.run_id, finished, errors, workers_in_use).run(
-                pending
-            )
+            collector = _Collector(client, config, run.run_id, finished, errors, workers_in_use)
+            collector.checked.update(dict.fromkeys(checked, True))
+            return collector.run(pending)
         finally:
             _unregister(client, name)
     finally:

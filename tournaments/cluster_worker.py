@@ -153,7 +153,8 @@ class WorkerRun:
     def __init__(self, config: RunConfig, base: Path) -> None:
         self.config = config
         self.heard = time.monotonic()
-        self.closed = False
+        self.closed = False  # no more games (closing, or the driver stopped)
+        self.closing = False
         self.lock = threading.Lock()
         self.seen: set[int] = set()
         self.waiting: dict[int, concurrent.futures.Future[Finished]] = {}
@@ -229,6 +230,8 @@ class WorkerRun:
             log.exception("run %s: the driver stopped", self.config.run_id)
             self._fail(f"{type(exc).__name__}: {exc}")
         finally:
+            with self.lock:
+                self.closed = True  # no game waits for a driver that is gone
             self._fail("the run was closed on this worker")
 
     def _fail(self, error: str) -> None:
@@ -241,9 +244,9 @@ class WorkerRun:
         """Stop taking games, let the driver end (else kill the bots), remove the bots'
         folders (the logs stay with the worker's files)."""
         with self.lock:
-            if self.closed:
+            if self.closing:
                 return
-            self.closed = True
+            self.closing = self.closed = True
         self.inbox.put(None)
         self.thread.join(CLOSE_WAIT_S)
         self.runner.close()  # kills the bots: a game still being played ends at once

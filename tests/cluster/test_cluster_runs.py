@@ -114,12 +114,24 @@ def local_results(template: tuple[Path, int], tmp_path_factory: pytest.TempPathF
 def arena(db: Path, tid: int, *extra: str) -> subprocess.Popen:
     """``arena tournament run`` in a process (session) of its own."""
     return subprocess.Popen(
-        [sys.executable, "-m", "arena", "tournament", "run", str(tid), "--quiet"]
+        [sys.executable, "-m", "arena", "-v", "tournament", "run", str(tid), "--quiet"]
         + ["--db", str(db), *extra],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
         start_new_session=True,
     )
+
+
+def finish(proc: subprocess.Popen, timeout: float = 180) -> tuple[int, str]:
+    """Wait for an arena started by ``arena``: its exit status and what it logged (a run
+    that does not end is killed, and the test fails with its log)."""
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _, err = proc.communicate()
+        pytest.fail(f"the arena did not finish in {timeout} s:\n{err.decode()}")
+    return proc.returncode, err.decode()
 
 
 def wait_done(db: Path, tid: int, count: int, proc: subprocess.Popen) -> int:
@@ -152,8 +164,8 @@ def test_a_killed_worker_loses_nothing(
         proc = arena(db, tid, "--cluster", own.address)
         assert wait_done(db, tid, 4, proc) < GAMES
         own.kill(own.workers[0])
-        _, err = proc.communicate(timeout=180)
-        assert proc.returncode == 0, err.decode()
+        code, log = finish(proc)
+        assert code == 0, log
     finally:
         own.close()
     assert results(db, tid) == local_results
@@ -190,11 +202,10 @@ def test_the_scheduler_gone_stops_the_run_and_a_run_again_finishes(
         proc = arena(db, tid, "--cluster", own.address)
         assert wait_done(db, tid, 3, proc) < GAMES
         own.kill(own.scheduler)
-        _, err = proc.communicate(timeout=120)
+        code, message = finish(proc, 120)
     finally:
         own.close()
-    assert proc.returncode == 1
-    message = err.decode()
+    assert code == 1, message
     assert "lost the Dask scheduler" in message and "again to finish" in message, message
     assert "Traceback" not in message
     cli("tournament", "run", str(tid), "--quiet", "--db", str(db))
@@ -226,11 +237,10 @@ def test_a_worker_that_lacks_a_command_bot_file_a_sandbox_or_the_version_is_name
         )  # fmt: skip
         tid = json.loads(out)["id"]
         proc = arena(db, tid, "--cluster", own.address, "--sandbox", "required")
-        _, err = proc.communicate(timeout=120)
+        code, message = finish(proc, 120)
     finally:
         own.close()
-    message = err.decode()
-    assert proc.returncode == 1 and "Traceback" not in message, message
+    assert code == 1 and "Traceback" not in message, message
     assert message.count("worker tcp://127.0.0.1:") >= 3  # each problem names its worker
     assert "runs arena 0.1.0, protocol 1, source" in message  # the other version
     assert f"lacks {script} (bot cmdbot)" in message
