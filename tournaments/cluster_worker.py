@@ -317,20 +317,27 @@ def close_run(run_id: str) -> None:
         run.close()
 
 
+def reap(now: float | None = None) -> list[str]:
+    """Close the runs the arena has not renewed for ``LEASE_S`` (it was killed or cut off);
+    returns their ids."""
+    now = time.monotonic() if now is None else now
+    with _registry.lock:
+        stale = [
+            run_id
+            for run_id, (_, _, heard) in _registry.configs.items()
+            if now - max(heard, getattr(_registry.runs.get(run_id), "heard", 0.0)) > LEASE_S
+        ]
+    for run_id in stale:
+        log.warning("run %s: no word from the arena for %.0f s; closing it", run_id, LEASE_S)
+        close_run(run_id)
+    return stale
+
+
 def _reap() -> None:
-    """Close the runs the arena has not renewed for ``LEASE_S`` (it was killed or cut off)."""
+    """The reaper thread: ``reap`` every ``REAP_EVERY_S``."""
     while True:
         time.sleep(REAP_EVERY_S)
-        now = time.monotonic()
-        with _registry.lock:
-            stale = [
-                run_id
-                for run_id, (_, _, heard) in _registry.configs.items()
-                if now - max(heard, getattr(_registry.runs.get(run_id), "heard", 0.0)) > LEASE_S
-            ]
-        for run_id in stale:
-            log.warning("run %s: no word from the arena for %.0f s; closing it", run_id, LEASE_S)
-            close_run(run_id)
+        reap()
 
 
 class RunPlugin(WorkerPlugin):
