@@ -214,18 +214,37 @@ class WorkerRun:
         self.inbox.put((game_id, planned))
         return future
 
-    def _games(self) -> Any:
-        """The games handed to the driver, until the run closes."""
-        return iter(self.inbox.get, None)
+    def _batch(self) -> list[tuple[int, PlannedGame]] | None:
+        """The games handed to the driver since it last looked (waiting for one if there
+        are none); None once the run closes."""
+        first = self.inbox.get()
+        if first is None:
+            return None
+        games = [first]
+        while True:
+            try:
+                item = self.inbox.get_nowait()
+            except queue.Empty:
+                return games
+            if item is None:
+                self.inbox.put(None)  # the close is seen after this batch
+                return games
+            games.append(item)
 
     def _drive(self) -> None:
-        """The driver thread: play the run's games, up to ``at_once`` of them at once."""
+        """The driver thread: play the run's games, up to ``at_once`` of them at once.
+
+        ``play_many`` gets a list of the games at hand, never an iterator that could block
+        while games are in flight; the next call gets those that came meanwhile."""
         try:
-            for finished in self.runner.play_many(self._games(), self.config.at_once):
-                with self.lock:
-                    future = self.waiting.pop(finished.game_id, None)
-                if future is not None:
-                    future.set_result(finished)
+            batch = self._batch()
+            while batch is not None:
+                for finished in self.runner.play_many(batch, self.config.at_once):
+                    with self.lock:
+                        future = self.waiting.pop(finished.game_id, None)
+                    if future is not None:
+                        future.set_result(finished)
+                batch = self._batch()
         except BaseException as exc:  # noqa: BLE001 - every waiting game learns why
             log.exception("run %s: the driver stopped", self.config.run_id)
             self._fail(f"{type(exc).__name__}: {exc}")
