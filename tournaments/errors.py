@@ -28,3 +28,12 @@ class NotFound(TournamentError):
 
 class DuplicateBot(TournamentError):
     """A bot with that name is already registered."""
+
+
+class ClusterError(TournamentError):
+    """A tournament cannot run on a Dask cluster, or lost it: the scheduler is unreachable or
+    gone, a worker runs another arena version, lacks a bot's file or cannot sandbox."""
+
+
+class ClusterLost(ClusterError):
+    """The Dask scheduler went away during a run: what finished is recorded; run again."""

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.botproc import BotSpec
 from arena.driver import Played
@@ -47,6 +47,9 @@ from tournaments.dispatch import Dispatcher
 from tournaments.schedule import PlannedGame, play_order
 from tournaments.store import Store
 
+if TYPE_CHECKING:
+    from tournaments.cluster import ClusterConfig
+
 log = logging.getLogger(__name__)
 
 
@@ -59,6 +62,7 @@ class Progress:
     played: int  # games played by this run
     elapsed_s: float
     leader: str | None
+    workers: int | None = None  # cluster workers in use (None: a local run)
 
     @property
     def rate(self) -> float:
@@ -342,6 +346,7 @@ def run(
     sandbox: Sandbox | None = None,
     remote: RemoteConfig | None = None,
     games_per_worker: int | None = None,
+    cluster: ClusterConfig | None = None,
 ) -> RunSummary:
     """Play every pending game of tournament ``tid`` and record each as it finishes.
 
@@ -350,7 +355,8 @@ def run(
     bots join (with ``jobs=1`` only: one process listens). ``jobs`` worker processes (1: this
     one) each drive ``games_per_worker`` games at once (None: ``AUTO_GAMES_PER_WORKER``);
     the stored results are the same whatever both are. Raises KeyboardInterrupt after
-    cleaning up if interrupted (finished games are already stored).
+    cleaning up if interrupted (finished games are already stored). With ``cluster`` the games
+    are played on a Dask cluster's workers (``tournaments.cluster``), still recorded here.
     """
     if remote is not None and jobs > 1:
         raise RemoteError("remote bots join one listening arena process: use --jobs 1")
@@ -364,7 +370,7 @@ def run(
     done = total - len(pending)
     tally = store.tally(tid)  # the store's tally, kept up to date as games finish
     started = time.monotonic()
-    state = {"done": done, "played": 0, "play_ms": 0.0, "procs": 0}
+    state = {"done": done, "played": 0, "play_ms": 0.0, "procs": 0, "workers": None}
     failed: list[str] = []
 
     def report() -> None:
@@ -378,11 +384,13 @@ def run(
                     played=state["played"],
                     elapsed_s=elapsed,
                     leader=leader,
+                    workers=state["workers"],
                 )
             )
 
     def finished(game_id: int, planned: PlannedGame, record: GameRecord) -> None:
-        store.record_game(game_id, record)
+        if not store.record_game(game_id, record):
+            return  # recorded already (a second answer for one game): counted once
         tally.add_game(planned.seating, record.places)
         state["done"] += 1
         state["played"] += 1
@@ -390,7 +398,17 @@ def run(
         report()
 
     report()
-    if pending and jobs <= 1:
+    if pending and cluster is not None:
+        from tournaments.cluster import play_on_cluster  # imports Dask: only when asked
+
+        def workers(count: int) -> None:
+            state["workers"] = count
+            report()
+
+        state["procs"] = play_on_cluster(
+            cluster, pending, game.name, spec.options, limits, finished, failed, workers
+        )
+    elif pending and jobs <= 1:
         runner = TableRunner(game, spec.options, specs, limits, log_dir, sandbox, remote)
         state["procs"] = _run_serial(pending, runner, at_once, finished, failed)
     elif pending:

@@ -1,4 +1,5 @@
-"""A progress bar for tournament runs: done/total, games per second, ETA, current leader."""
+"""A progress bar for tournament runs: done/total, games per second, ETA, the cluster's
+workers in use (on a cluster), current leader."""
 
 from __future__ import annotations
 
@@ -50,4 +51,8 @@ class ProgressBar:
         filled = self.width * p.done // max(1, p.total)
         bar = "#" * filled + "-" * (self.width - filled)
         leader = f"  leader: {p.leader}" if p.leader else ""
-        return f"[{bar}] {p.done}/{p.total} games  {p.rate:5.1f} g/s  ETA {_clock(p.eta_s)}{leader}"
+        workers = f"  workers: {p.workers}" if p.workers is not None else ""
+        return (
+            f"[{bar}] {p.done}/{p.total} games  {p.rate:5.1f} g/s  ETA {_clock(p.eta_s)}"
+            f"{workers}{leader}"
+        )

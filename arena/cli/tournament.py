@@ -24,11 +24,14 @@ from arena.seeds import new_key, random_seed
 from arena.text import printable
 from tournaments import published, reports
 from tournaments.catalogue import Catalogue
-from tournaments.errors import PlanError
+from tournaments.cluster import ClusterConfig, distributed_module
+from tournaments.errors import ClusterError, ClusterLost, PlanError
 from tournaments.matches import match_summary, summary_line
 from tournaments.reports import format_table
+from tournaments.runner import AUTO_GAMES_PER_WORKER
 from tournaments.runner import run as run_games
 from tournaments.schedule import TournamentKind, TournamentSpec, plan
+from tournaments.shipping import shipped_bots
 from tournaments.store import Store
 from tournaments.values import TournamentInfo
 
@@ -214,22 +217,43 @@ def run_tournament(
     quiet: bool = False,
     options: RunOptions | None = None,
     games_per_worker: int | None = None,
+    cluster: str | None = None,
 ) -> None:
     """Play the pending games with a progress bar; on Ctrl-C keep what finished.
 
     ``options`` gives the process limits, sandbox and remote bots (defaults: see RunOptions).
+    With ``cluster`` (a Dask scheduler's address) the games are played on its workers, each
+    driving ``games_per_worker`` at once (or ``jobs``, if only that is given: issue 13's
+    spelling; docs/cluster.md).
     """
     store.tournament_key(tid)  # a lost key file: one clear error before anything starts
-    if store.tournament(tid).spec.kind is TournamentKind.MATCH:
+    info = store.tournament(tid)
+    if info.spec.kind is TournamentKind.MATCH:
         raise click.UsageError(
             f"tournament {tid} is a match, stopped by its SPRT: go on with "
             f"`arena match --resume {tid}`"
         )
     catalogue = Catalogue.of(store)
-    specs = entrant_specs(catalogue, store.tournament(tid))
+    specs = entrant_specs(catalogue, info)
     options = options or RunOptions()
-    log_dir, sandbox, remote = options.setup(Path(store.path), specs.values(), catalogue.folders())
-    limits = options.limits(move_ms=store.tournament(tid).spec.move_ms)
+    limits = options.limits(move_ms=info.spec.move_ms)
+    if cluster is not None:
+        if options.listen is not None:
+            raise click.UsageError("remote bots (--listen) join one arena process: not --cluster")
+        distributed_module()  # Dask missing: say what to install before anything starts
+        where = {
+            "cluster": ClusterConfig(
+                address=cluster,
+                at_once=games_per_worker or (jobs if jobs > 1 else AUTO_GAMES_PER_WORKER),
+                sandbox=options.sandbox,
+                bots=shipped_bots(catalogue, info),
+            )
+        }
+    else:
+        log_dir, sandbox, remote = options.setup(
+            Path(store.path), specs.values(), catalogue.folders()
+        )
+        where = {"log_dir": log_dir, "sandbox": sandbox, "remote": remote}
     try:
         summary = run_games(
             store,
@@ -239,9 +263,7 @@ def run_tournament(
             games_per_worker=games_per_worker,
             limits=limits,
             progress=ProgressBar(quiet=quiet),
-            log_dir=log_dir,
-            sandbox=sandbox,
-            remote=remote,
+            **where,
         )
     except KeyboardInterrupt:
         info = store.tournament(tid)
@@ -251,6 +273,12 @@ def run_tournament(
             err=True,
         )
         raise SystemExit(130) from None
+    except ClusterLost as exc:
+        info = store.tournament(tid)
+        raise ClusterError(
+            f"{exc}; {info.games_done}/{info.games_total} games are recorded: run "
+            f"`arena tournament run {tid} --cluster ADDRESS` again to finish"
+        ) from None
     if summary.failed:
         for line in summary.failed:
             click.echo(f"error: {line}", err=True)
@@ -263,6 +291,14 @@ def run_tournament(
 @games_per_worker_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
 @click.option("--json", "as_json", is_flag=True, help="Print the final rankings as JSON.")
+@click.option(
+    "--cluster",
+    metavar="tcp://HOST:PORT",
+    envvar="ARENA_CLUSTER",
+    default=None,
+    help="Play the games on this Dask scheduler's workers, --jobs at once on each "
+    "(docs/cluster.md). Env: ARENA_CLUSTER.",
+)
 @run_options
 @db_option
 def run_command(
@@ -271,12 +307,14 @@ def run_command(
     games_per_worker: int | None,
     quiet: bool,
     as_json: bool,
+    cluster: str | None,
     store: Store,
     run_options: RunOptions,
 ) -> None:
     """Play the pending games of tournament ID, then print its rankings.
 
-    Bot output goes to arena-logs/ next to the database (see `arena bot logs`).
+    Bot output goes to arena-logs/ next to the database (see `arena bot logs`); on a
+    cluster, to each worker's own files.
     """
     run_tournament(
         store,
@@ -285,6 +323,7 @@ def run_command(
         quiet=quiet or as_json,
         options=run_options,
         games_per_worker=games_per_worker,
+        cluster=cluster,
     )
     rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
     if as_json:

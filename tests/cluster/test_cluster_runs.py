@@ -1,0 +1,289 @@
+"""Tournaments on a real Dask cluster (``dask scheduler`` and ``dask worker`` on localhost).
+
+Every test compares the stored results (actions, outcomes, ratings, rating history) with those
+of a local ``--jobs 2`` run of the same plan: a cluster, a worker killed mid-run, the arena
+killed and resumed, the scheduler gone and the run finished locally all give the same results.
+One entrant is a folder bot, shipped to the workers as an archive; it notes the game ids each
+of its processes plays, so a resumed run can be checked to show no process a deal twice.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import shutil
+import signal
+import subprocess
+import sys
+import time
+from pathlib import Path
+
+import pytest
+
+from tests.cluster.conftest import ROOT, LocalCluster, start_cluster
+from tests.tournaments.test_runner import cli, copy_database, done_count, results
+from tournaments.store import Store
+
+pytest.importorskip("distributed")
+pytestmark = pytest.mark.cluster
+
+GAMES = 24
+
+#: The folder bot: random legal moves (deterministic per game: the SDK seeds ``random``), and
+#: each process notes the ids of the games it starts in a file of its own, when it can (a
+#: sandboxed bot cannot reach the folder: it notes nothing). On the test clusters it takes
+#: its time (``ARENA_BOT_SEER_DELAY``), so that runs last long enough to be cut short.
+SEER = """\
+import os, random, time, uuid
+from protocol.sdk import Bot, run_bot
+
+TOKEN = uuid.uuid4().hex
+DELAY = float(os.environ.get("ARENA_BOT_SEER_DELAY", "0"))
+
+
+class Seer(Bot):
+    name = "seer"
+
+    def start(self, info):
+        folder = os.environ.get("ARENA_BOT_SEEN_DIR")
+        if folder:
+            try:
+                with open(os.path.join(folder, TOKEN), "a") as file:
+                    file.write(f"{info['game_id']}\\n")
+            except OSError:
+                pass
+
+    def act(self, view, legal):
+        time.sleep(DELAY)
+        return random.choice(legal)
+
+
+run_bot(Seer())
+"""
+
+
+@pytest.fixture(scope="module")
+def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
+    """A database with the folder bot registered and a 24-game tournament planned."""
+    folder = tmp_path_factory.mktemp("template")
+    bot = folder / "seer"
+    bot.mkdir()
+    (bot / "bot.py").write_text(SEER)
+    (bot / "bot.toml").write_text(
+        f'name = "seer"\ncommand = "{sys.executable} bot.py"\ngames = ["skull"]\n'
+    )
+    os.chmod(folder, 0o755)
+    db = folder / "arena.db"
+    cli("bot", "add", str(bot), "--db", str(db))
+    out = cli(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "seer,random,first,random",
+        "--table-size",
+        "3",
+        "--rounds",
+        "2",
+        "--seed",
+        "7",
+        "--json",
+        "--db",
+        str(db),
+    )
+    return db, json.loads(out)["id"]
+
+
+def fresh(template: tuple[Path, int], folder: Path) -> Path:
+    db = folder / "arena.db"
+    copy_database(template[0], db)
+    return db
+
+
+@pytest.fixture(scope="module")
+def local_results(template: tuple[Path, int], tmp_path_factory: pytest.TempPathFactory) -> dict:
+    db = fresh(template, tmp_path_factory.mktemp("local"))
+    tid = template[1]
+    assert f"{GAMES}/{GAMES} games played" in cli(
+        "tournament", "run", str(tid), "--jobs", "2", "--quiet", "--db", str(db)
+    )
+    return results(db, tid)
+
+
+def arena(db: Path, tid: int, *extra: str) -> subprocess.Popen:
+    """``arena tournament run`` in a process (session) of its own."""
+    return subprocess.Popen(
+        [sys.executable, "-m", "arena", "-v", "tournament", "run", str(tid), "--quiet"]
+        + ["--db", str(db), *extra],
+        stdout=subprocess.PIPE,
+        stderr=subprocess.PIPE,
+        start_new_session=True,
+    )
+
+
+def finish(proc: subprocess.Popen, timeout: float = 180) -> tuple[int, str]:
+    """Wait for an arena started by ``arena``: its exit status and what it logged (a run
+    that does not end is killed, and the test fails with its log)."""
+    try:
+        _, err = proc.communicate(timeout=timeout)
+    except subprocess.TimeoutExpired:
+        os.killpg(proc.pid, signal.SIGKILL)
+        _, err = proc.communicate()
+        pytest.fail(f"the arena did not finish in {timeout} s:\n{err.decode()}")
+    return proc.returncode, err.decode()
+
+
+def wait_done(db: Path, tid: int, count: int, proc: subprocess.Popen) -> int:
+    """Wait until ``count`` games are recorded (or the run ended); how many are."""
+    deadline = time.monotonic() + 120
+    while done_count(db, tid) < count and proc.poll() is None and time.monotonic() < deadline:
+        time.sleep(0.05)
+    return done_count(db, tid)
+
+
+def test_a_cluster_run_stores_what_a_local_run_does(
+    cluster: LocalCluster, template: tuple[Path, int], local_results: dict, tmp_path: Path
+) -> None:
+    db, tid = fresh(template, tmp_path), template[1]
+    out = cli(
+        "tournament", "run", str(tid), "--cluster", cluster.address, "--jobs", "2", "--db", str(db)
+    )
+    assert f"{GAMES}/{GAMES} games played" in out
+    assert results(db, tid) == local_results
+    with Store.open(db) as store:
+        assert all(row.faults == 0 for row in store.standings(tid))  # the folder bot played
+
+
+def test_a_killed_worker_loses_nothing(
+    template: tuple[Path, int], local_results: dict, tmp_path: Path
+) -> None:
+    own = start_cluster(tmp_path / "cluster")
+    try:
+        db, tid = fresh(template, tmp_path), template[1]
+        proc = arena(db, tid, "--cluster", own.address)
+        assert wait_done(db, tid, 4, proc) < GAMES
+        own.kill(own.workers[0])
+        code, log = finish(proc)
+        assert code == 0, log
+    finally:
+        own.close()
+    assert results(db, tid) == local_results
+
+
+def test_a_resumed_run_finishes_and_shows_no_process_a_game_twice(
+    cluster: LocalCluster, template: tuple[Path, int], local_results: dict, tmp_path: Path
+) -> None:
+    db, tid = fresh(template, tmp_path), template[1]
+    seen = cluster.seen
+    assert seen is not None
+    proc = arena(db, tid, "--cluster", cluster.address, "--sandbox", "off", "--jobs", "2")
+    assert wait_done(db, tid, 5, proc) < GAMES
+    os.killpg(proc.pid, signal.SIGKILL)
+    proc.wait(30)
+    out = cli(
+        "tournament", "run", str(tid), "--cluster", cluster.address, "--sandbox", "off",
+        "--quiet", "--db", str(db),
+    )  # fmt: skip
+    assert f"{GAMES}/{GAMES} games played" in out
+    assert results(db, tid) == local_results
+    notes = [path.read_text().split() for path in seen.iterdir()]
+    assert sum(len(games) for games in notes) >= GAMES // 2  # the seer's games, at least
+    for games in notes:  # one file per process: no game id twice
+        assert len(games) == len(set(games)), games
+
+
+def test_the_scheduler_gone_stops_the_run_and_a_run_again_finishes(
+    template: tuple[Path, int], local_results: dict, tmp_path: Path
+) -> None:
+    own = start_cluster(tmp_path / "cluster", workers=1)
+    try:
+        db, tid = fresh(template, tmp_path), template[1]
+        proc = arena(db, tid, "--cluster", own.address)
+        assert wait_done(db, tid, 3, proc) < GAMES
+        own.kill(own.scheduler)
+        code, message = finish(proc, 120)
+    finally:
+        own.close()
+    assert code == 1, message
+    assert "lost the Dask scheduler" in message and "again to finish" in message, message
+    assert "Traceback" not in message
+    cli("tournament", "run", str(tid), "--quiet", "--db", str(db))
+    assert results(db, tid) == local_results
+
+
+def test_a_worker_that_lacks_a_command_bot_file_a_sandbox_or_the_version_is_named(
+    tmp_path: Path,
+) -> None:
+    own = start_cluster(tmp_path / "cluster", workers=0)
+    own.env["PATH"] = str(Path(sys.executable).parent)  # no bubblewrap on this worker's PATH
+    own.add_worker("nobwrap")
+    other = tmp_path / "other"  # another version of the arena: one source file differs
+    for package in ("arena", "protocol", "tournaments", "bots"):
+        shutil.copytree(ROOT / package, other / package, ignore=shutil.ignore_patterns("*.pyc"))
+    with open(other / "arena" / "text.py", "a") as file:
+        file.write("# changed\n")
+    own.env = dict(own.env, PYTHONPATH=str(other))
+    own.add_worker("other")
+    own.wait_for(2)
+    try:
+        db = tmp_path / "arena.db"
+        script = tmp_path / "cmdbot.py"
+        with Store.open(db) as store:
+            store.add_bot("cmdbot", f"{sys.executable} {script}", version="x", games=["skull"])
+        out = cli(
+            "tournament", "create", "--game", "skull", "--bots", "cmdbot,random,first",
+            "--seed", "1", "--json", "--db", str(db),
+        )  # fmt: skip
+        tid = json.loads(out)["id"]
+        proc = arena(db, tid, "--cluster", own.address, "--sandbox", "required")
+        code, message = finish(proc, 120)
+    finally:
+        own.close()
+    assert code == 1 and "Traceback" not in message, message
+    assert message.count("worker tcp://127.0.0.1:") >= 3  # each problem names its worker
+    assert "runs arena 0.1.0, protocol 1, source" in message  # the other version
+    assert f"lacks {script} (bot cmdbot)" in message
+    assert "cannot sandbox bots" in message and "bubblewrap (bwrap) is not installed" in message
+    assert done_count(db, tid) == 0
+
+
+def test_a_worker_never_plays_a_game_twice_in_a_run_and_a_closed_run_plays_nothing(
+    cluster: LocalCluster, template: tuple[Path, int]
+) -> None:
+    from distributed import Client
+
+    from arena.record import Limits
+    from arena.sandbox import SandboxMode
+    from tournaments.catalogue import Catalogue
+    from tournaments.cluster_worker import RunConfig, RunPlugin, play_games
+    from tournaments.shipping import ship
+
+    with Store.open(template[0]) as store:
+        game_id, planned = store.pending_games(template[1])[0]
+    run = RunConfig(
+        run_id="duplicate-test",
+        game="skull",
+        options={},
+        bots={label: ship(Catalogue({}), "random") for label in planned.seating},
+        limits=Limits(move_ms=2000),
+        sandbox=SandboxMode.OFF,
+        at_once=1,
+    )
+    with Client(cluster.address, timeout=30) as client:
+        worker = sorted(client.scheduler_info()["workers"])[0]
+        client.register_plugin(RunPlugin(run), name="arena-run-duplicate-test")
+        answers = [
+            client.submit(
+                play_games, run.run_id, [(game_id, planned)], workers=[worker], pure=False
+            ).result()[0]
+            for _ in range(2)
+        ]
+        client.unregister_worker_plugin("arena-run-duplicate-test")
+        assert answers[0].finished.record is not None and not answers[0].refused
+        assert answers[1].refused and answers[1].finished.record is None
+        late = client.submit(
+            play_games, run.run_id, [(game_id, planned)], workers=[worker], pure=False
+        )
+        with pytest.raises(Exception, match="not open on this worker"):
+            late.result()

@@ -1,0 +1,197 @@
+"""Bots that travel to cluster workers: what each entrant is, and a folder bot's archive.
+
+A tournament on a Dask cluster (``tournaments.cluster``) plays its games on other machines, so
+each entrant is described by a ``ShippedBot`` value the workers can rebuild a ``BotSpec`` from:
+
+- a bundled bot by its name (it comes with the arena's package on the worker);
+- a command bot by its command line: the program and every file it names must already be on
+  each worker (``missing_files`` says which are not);
+- a folder bot by a tar archive of its registered folder, made here and unpacked on each worker
+  into a private folder, whose version hash (``tournaments.catalogue.folder_version``) must be
+  the version the bot was registered with before anything runs.
+
+Archives hold regular files, folders and symbolic links only, and are unpacked with tarfile's
+``data`` filter: no absolute names, no ``..``, no link out of the bot's folder, no device.
+"""
+
+from __future__ import annotations
+
+import enum
+import io
+import os
+import shutil
+import stat
+import tarfile
+from collections.abc import Mapping
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.botproc import BotSpec
+from tournaments.catalogue import (
+    SKIP_DIRS,
+    Catalogue,
+    bundled_bots,
+    bundled_spec,
+    folder_version,
+)
+from tournaments.errors import ClusterError
+from tournaments.values import TournamentInfo
+
+#: The largest folder bot archive sent to workers (it travels with the run to each worker).
+MAX_ARCHIVE_BYTES = 256 << 20
+
+
+class BotKind(str, enum.Enum):
+    """How a worker gets an entrant's program."""
+
+    BUNDLED = "bundled"
+    COMMAND = "command"
+    FOLDER = "folder"
+
+    def __str__(self) -> str:
+        return self.value
+
+
+@dataclass(frozen=True, kw_only=True)
+class ShippedBot:
+    """One bot as a worker receives it. ``archive`` holds a folder bot's files (tar bytes);
+    ``version`` is the registered version a folder bot's unpacked files must hash to."""
+
+    kind: BotKind
+    name: str
+    argv: tuple[str, ...] = ()
+    folder: str | None = None  # a folder bot's folder on the arena's machine
+    version: str = ""
+    archive: bytes = b""
+    files: tuple[str, ...] = ()  # files a command bot's arguments name (absolute paths)
+
+
+def shipped_bots(catalogue: Catalogue, info: TournamentInfo) -> dict[str, ShippedBot]:
+    """Each entrant label of a tournament with how its bot reaches the workers.
+
+    Raises ClusterError for a remote bot (it joins one listening arena process) and for a folder
+    bot whose files no longer hash to its registered version (register it again)."""
+    made: dict[str, ShippedBot] = {}
+    shipped: dict[str, ShippedBot] = {}
+    for entrant in info.entrants:
+        if entrant.bot not in made:
+            made[entrant.bot] = ship(catalogue, entrant.bot)
+        shipped[entrant.name] = made[entrant.bot]
+    return shipped
+
+
+def ship(catalogue: Catalogue, name: str) -> ShippedBot:
+    """How bot ``name`` of the catalogue reaches the workers (see ``shipped_bots``)."""
+    spec, version = catalogue.lookup(name)
+    if spec.remote:
+        raise ClusterError(
+            f"bot {name!r} is remote: remote bots join one listening arena process, "
+            "not a cluster (run without --cluster)"
+        )
+    if name not in catalogue.registered and name in bundled_bots():
+        return ShippedBot(kind=BotKind.BUNDLED, name=name, version=version)
+    if spec.cwd is None:
+        named = tuple(
+            os.path.abspath(arg)
+            for arg in spec.argv[1:]
+            if not arg.startswith("-") and (os.sep in arg or os.path.isfile(arg))
+        )
+        return ShippedBot(
+            kind=BotKind.COMMAND, name=name, argv=spec.argv, version=version, files=named
+        )
+    folder = Path(spec.cwd)
+    if not folder.is_dir():
+        raise ClusterError(f"bot {name!r}: its folder {folder} is gone; register it again")
+    now = folder_version(folder)
+    if now != version:
+        raise ClusterError(
+            f"bot {name!r} changed since it was registered (version {version} -> {now}): "
+            f"workers only run registered versions; `arena bot add {folder} --replace`"
+        )
+    return ShippedBot(
+        kind=BotKind.FOLDER,
+        name=name,
+        argv=spec.argv,
+        folder=str(folder),
+        version=version,
+        archive=pack(folder),
+    )
+
+
+def pack(folder: Path) -> bytes:
+    """A tar archive of the files a folder bot's version covers (``SKIP_DIRS`` left out):
+    regular files, folders and symbolic links; nothing else."""
+    buffer = io.BytesIO()
+    with tarfile.open(fileobj=buffer, mode="w") as tar:
+        for root, dirs, files in os.walk(folder):
+            dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
+            for name in [*dirs, *sorted(files)]:
+                path = Path(root) / name
+                mode = os.lstat(path).st_mode
+                if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
+                    tar.add(path, arcname=str(path.relative_to(folder)), recursive=False)
+                if buffer.tell() > MAX_ARCHIVE_BYTES:
+                    raise ClusterError(
+                        f"the bot folder {folder} is over {MAX_ARCHIVE_BYTES >> 20} MiB packed"
+                    )
+    return buffer.getvalue()
+
+
+def unpack(bot: ShippedBot, target: Path) -> Path:
+    """Unpack a folder bot into ``target`` (made here, readable by bot users) and check that
+    its files hash to the registered version; returns the folder. Raises ClusterError."""
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True, mode=0o755)
+    try:
+        with tarfile.open(fileobj=io.BytesIO(bot.archive), mode="r") as tar:
+            tar.extractall(target, filter="data")
+    except (tarfile.TarError, OSError) as exc:
+        raise ClusterError(f"bot {bot.name!r}: its archive cannot be unpacked: {exc}") from None
+    for root, dirs, files in os.walk(target):  # bots run as other users: let them read it
+        for name in dirs:
+            os.chmod(Path(root) / name, 0o755)
+        for name in files:
+            path = Path(root) / name
+            if not path.is_symlink():
+                os.chmod(path, os.lstat(path).st_mode & 0o755 | 0o444)
+    found = folder_version(target)
+    if found != bot.version:
+        raise ClusterError(
+            f"bot {bot.name!r}: the unpacked files hash to {found}, not to its registered "
+            f"version {bot.version}"
+        )
+    return target
+
+
+def worker_spec(bot: ShippedBot, folder: Path | None = None) -> BotSpec:
+    """How a worker runs ``bot``: a bundled bot with this machine's Python, a folder bot in
+    its unpacked ``folder`` (arguments that named files of the original folder renamed)."""
+    if bot.kind is BotKind.BUNDLED:
+        return bundled_spec(bot.name)
+    if bot.kind is BotKind.COMMAND:
+        return BotSpec(name=bot.name, argv=bot.argv)
+    if folder is None or bot.folder is None:
+        raise ClusterError(f"bot {bot.name!r} is a folder bot: unpack it first")
+    prefix = bot.folder.rstrip("/") + "/"
+    argv = tuple(
+        str(folder / arg[len(prefix) :]) if arg.startswith(prefix) else arg for arg in bot.argv
+    )
+    return BotSpec(name=bot.name, argv=argv, cwd=str(folder))
+
+
+def missing_files(bots: Mapping[str, ShippedBot]) -> list[str]:
+    """What the command bots among ``bots`` need that this machine lacks: a program not found
+    (as a path or on PATH) or a file the command names (a path, or a name of a file that
+    exists on the arena's machine; relative ones taken from the arena's current folder)."""
+    missing: list[str] = []
+    for bot in bots.values():
+        if bot.kind is not BotKind.COMMAND or not bot.argv:
+            continue
+        program = bot.argv[0]
+        if (os.sep in program and not os.path.exists(program)) or (
+            os.sep not in program and shutil.which(program) is None
+        ):
+            missing.append(f"{program} (bot {bot.name})")
+        missing += [f"{path} (bot {bot.name})" for path in bot.files if not os.path.isfile(path)]
+    return list(dict.fromkeys(missing))
