@@ -8,13 +8,14 @@ Prints, in one run:
     K = 1 and at the default K, next to the in-process limit: the same planned games played
     by the referee over ``InProcessSeat``s calling the same bot functions (no processes);
 (c) per-decision latency of one game at a time over the protocol (the K = 1 path), here and
-    with the old code of ``--old`` (default /work/main: its bench/bench_protocol.py's own
-    function) measured in the same run; the old code's tournament games/s too.
+    with the old code of ``--old`` (a checkout of older code, e.g. made with ``git worktree
+    add``: its bench/bench_protocol.py's own function) measured in the same run; the old code's
+    tournament games/s too.
 
 Each figure comes from a fresh subprocess (``--measure``) so each code base runs as itself.
 The machine may be shared: compare figures with their same-run baselines only.
 
-Run: python bench/bench_throughput.py [--rounds 9] [--jobs 1] [--old /work/main]
+Run: python bench/bench_throughput.py [--rounds 9] [--jobs 1] [--old PATH]
 """
 
 from __future__ import annotations
@@ -31,6 +32,8 @@ from pathlib import Path
 from typing import Any
 
 HERE = Path(__file__).resolve().parent
+#: The tournaments' move time (ms): the default K follows from it.
+MOVE_MS = 2000
 ROOT = HERE.parent
 
 CASES = {
@@ -56,7 +59,7 @@ def _tournament(case: str, rounds: int):
         table_size=4,
         repetitions=rounds,
         seed=7,
-        move_ms=2000,
+        move_ms=MOVE_MS,
     )
     key = new_key()
     labels = spec.entrant_bots()
@@ -100,7 +103,7 @@ def measure_in_process(case: str, rounds: int) -> dict:
     pending = store.pending_games(tid)
     modules = {label: importlib.import_module(f"bots.{spec.name}") for label, spec in specs.items()}
     started = time.perf_counter()
-    with Session(Limits(move_ms=2000)) as session:
+    with Session(Limits(move_ms=MOVE_MS)) as session:
         for game_id, planned in pending:
             random.seed(planned.deal_seed)  # the SDK seeds random at start; so does this
             seats = [
@@ -179,12 +182,19 @@ def main() -> int:
     parser.add_argument("--king-rounds", type=int, default=1, help="Skull King rounds")
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--latency-games", type=int, default=100)
-    parser.add_argument("--old", type=Path, default=Path("/work/main"))
+    parser.add_argument(
+        "--old",
+        type=Path,
+        default=None,
+        help="a checkout of older code to compare with (e.g. git worktree add /tmp/old REV)",
+    )
     args = parser.parse_args()
-    from tournaments.runner import AUTO_GAMES_PER_WORKER
+    from tournaments.runner import auto_games_per_worker
 
-    old = args.old if (args.old / "arena").is_dir() else None
-    print(f"jobs={args.jobs}; default K = {AUTO_GAMES_PER_WORKER}; shared machine: compare")
+    default_k = auto_games_per_worker(MOVE_MS)
+
+    old = args.old if args.old is not None and (args.old / "arena").is_dir() else None
+    print(f"jobs={args.jobs}; default K = {default_k}; shared machine: compare")
     print("figures with their same-run baselines only.")
     for case, rounds in (("skull", args.rounds), ("skull-king", args.king_rounds)):
         limit = _run(ROOT, ["in-process", case, str(rounds)])
@@ -195,7 +205,7 @@ def main() -> int:
             print(
                 f"  old code (one game at a time per worker)           {base['rate']:8.1f} games/s"
             )
-        for k in (1, AUTO_GAMES_PER_WORKER):
+        for k in (1, default_k):
             got = _run(ROOT, ["tournament", case, str(rounds), str(args.jobs), str(k)])
             print(
                 f"  K = {k:<3d} games per worker                         {got['rate']:8.1f} games/s"

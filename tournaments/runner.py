@@ -3,7 +3,7 @@
 Games are played by a ``TableRunner``: a game session (``arena.session``) whose bot processes
 serve game after game (a process is replaced only after a crash), in this process with
 ``jobs=1``, else one per worker process. Each drives up to K games at once
-(``games_per_worker``, default ``AUTO_GAMES_PER_WORKER``) through one referee driver
+(``games_per_worker``, default ``auto_games_per_worker``) through one referee driver
 (``arena.driver``); a game starts only when each of its processes has a free slot (a process
 serves up to its hello's ``max_games`` games at once, one for bots that say nothing).
 
@@ -109,8 +109,20 @@ class Finished:
     error: str | None
 
 
-#: Games a worker (or the serial run) drives at once when not told (``--games-per-worker``).
-AUTO_GAMES_PER_WORKER = 16
+#: Most games a worker (or the serial run) drives at once when not told (``--games-per-worker``):
+#: beyond this, more games in flight gained nothing in ``bench/bench_throughput.py``.
+MAX_AUTO_GAMES = 64
+#: Move time (ms) per game in flight for the automatic default. An answer waits to be read (and
+#: its time stamped) while the referee handles the messages of the other games in flight, about
+#: 70 µs each; one game per 16 ms of move time keeps that wait under about 0.5 % of a move.
+MOVE_MS_PER_GAME = 16
+
+
+def auto_games_per_worker(move_ms: int) -> int:
+    """Games a worker drives at once by default, for moves of ``move_ms``."""
+    return max(1, min(MAX_AUTO_GAMES, move_ms // MOVE_MS_PER_GAME))
+
+
 #: Planned games looked at, beyond the ones in flight, for one whose processes have a free slot.
 LOOKAHEAD = 64
 
@@ -353,7 +365,7 @@ def run(
     ``specs`` maps each entrant label to how to run it; ``sandbox`` (None: unsandboxed; the
     command line resolves it) and ``limits`` say how bot processes run; ``remote`` lets remote
     bots join (with ``jobs=1`` only: one process listens). ``jobs`` worker processes (1: this
-    one) each drive ``games_per_worker`` games at once (None: ``AUTO_GAMES_PER_WORKER``);
+    one) each drive ``games_per_worker`` games at once (None: ``auto_games_per_worker``);
     the stored results are the same whatever both are. Raises KeyboardInterrupt after
     cleaning up if interrupted (finished games are already stored). With ``cluster`` the games
     are played on a Dask cluster's workers (``tournaments.cluster``), still recorded here.
@@ -364,7 +376,7 @@ def run(
     spec = info.spec
     game = get_game(spec.game)  # workers get the game itself (one registered here only too)
     limits = limits or Limits(move_ms=spec.move_ms)
-    at_once = games_per_worker or AUTO_GAMES_PER_WORKER
+    at_once = games_per_worker or auto_games_per_worker(limits.move_ms)
     pending = sorted(store.pending_games(tid), key=lambda item: play_order(item[1]))
     total = info.games_total
     done = total - len(pending)

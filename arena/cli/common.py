@@ -49,8 +49,8 @@ def games_per_worker_option(f: Callable[..., Any]) -> Callable[..., Any]:
         type=click.IntRange(1, 256),
         default=None,
         help="Games each job plays at once through its bot processes (each process serves "
-        "at most the number of games its hello declares). Default: automatic (16). Results "
-        "do not depend on it.",
+        "at most the number of games its hello declares). Default: one per 16 ms of move "
+        "time, at most 64. Results do not depend on it.",
     )(f)
 
 

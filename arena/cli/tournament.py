@@ -28,7 +28,7 @@ from tournaments.cluster import ClusterConfig, distributed_module
 from tournaments.errors import ClusterError, ClusterLost, PlanError
 from tournaments.matches import match_summary, summary_line
 from tournaments.reports import format_table
-from tournaments.runner import AUTO_GAMES_PER_WORKER
+from tournaments.runner import auto_games_per_worker
 from tournaments.runner import run as run_games
 from tournaments.schedule import TournamentKind, TournamentSpec, plan
 from tournaments.shipping import shipped_bots
@@ -244,7 +244,8 @@ def run_tournament(
         where = {
             "cluster": ClusterConfig(
                 address=cluster,
-                at_once=games_per_worker or (jobs if jobs > 1 else AUTO_GAMES_PER_WORKER),
+                at_once=games_per_worker
+                or (jobs if jobs > 1 else auto_games_per_worker(limits.move_ms)),
                 sandbox=options.sandbox,
                 bots=shipped_bots(catalogue, info),
             )
