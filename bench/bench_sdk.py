@@ -13,7 +13,7 @@ the random swap alone) are measured in the same run as a baseline.
 Then the same over the wire: one process of ``bots.random`` and a ROUTER socket here that sends
 K turns of K games back to back and waits for their K answers, round after round. The bot
 process's CPU per turn (its rusage, less that of a process that only says hello, measured in
-the same run) shows what draining the queued turns saves: one wake-up serves K turns.
+the same run) shows what K queued turns save: one wake-up serves K turns.
 
     PYTHONPATH=/path/to/tree python bench/bench_sdk.py [--turns 4000] [--repeat 7]
 """

@@ -32,10 +32,8 @@ import sys
 from collections.abc import Callable
 from typing import Any
 
-import zmq
-
 from protocol import PROTOCOL_VERSION
-from protocol.codec import decode, encode
+from protocol.codec import encode
 from protocol.errors import ConnectionClosed, ProtocolError
 from protocol.messages import hello, validate_from_arena
 from protocol.transport import DealerSocket
@@ -47,8 +45,6 @@ ActFunction = Callable[[dict[str, Any], list[str]], str]
 #: Games a function bot or a ``Bot`` subclass serves at once unless told otherwise (the arena
 #: caps what a bot declares at a limit of its own).
 SDK_MAX_GAMES = 32
-
-_NOBLOCK = int(zmq.NOBLOCK)
 
 
 class Bot:
@@ -261,39 +257,26 @@ def serve(
 
 
 def _answer(sock: DealerSocket, player: Player, idle_timeout_ms: int | None) -> int:
-    """The main loop: wait for a message, take every message already queued with it, and
-    handle them in arrival order (one wake-up serves the turns of many games). Returns 0 at
-    ``bye``."""
+    """The main loop: handle each message as it comes, until ``bye`` (returns 0). Messages
+    already queued are read without sleeping, so one wake-up serves the turns of many games;
+    checking for more before each read (a drain) cost ~20 µs a decision and saved nothing."""
     send = sock.socket.send
     while True:
-        first = sock.recv(idle_timeout_ms)
-        if first is None:
+        msg = sock.recv(idle_timeout_ms)
+        if msg is None:
             raise ConnectionClosed("the arena went quiet")
-        for msg in _drain(sock, first):
-            kind = msg.get("type")
-            if kind == "turn":
-                send(player.answer(msg))
-            elif kind == "start":
-                validate_from_arena(msg)
-                player.start(msg)
-            elif kind == "end":
-                player.end(msg)
-            elif kind == "bye":
-                return 0
-            else:
-                validate_from_arena(msg)
-
-
-def _drain(sock: DealerSocket, first: dict[str, Any]) -> list[dict[str, Any]]:
-    """``first`` and every message already waiting after it, without blocking."""
-    socket, limit = sock.socket, sock.max_message_bytes
-    batch = [first]
-    while True:
-        try:
-            data = socket.recv(_NOBLOCK)
-        except zmq.Again:
-            return batch
-        batch.append(decode(data, max_bytes=limit))
+        kind = msg.get("type")
+        if kind == "turn":
+            send(player.answer(msg))
+        elif kind == "start":
+            validate_from_arena(msg)
+            player.start(msg)
+        elif kind == "end":
+            player.end(msg)
+        elif kind == "bye":
+            return 0
+        else:
+            validate_from_arena(msg)
 
 
 def run_bot(bot: BotSpec, *, name: str | None = None, max_games: int | None = None) -> None:
