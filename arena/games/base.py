@@ -265,6 +265,19 @@ class Game(ABC):
     def max_steps(self, players: int, options: Mapping[str, Any]) -> int:
         """An upper bound on the number of ``apply`` calls in any game (termination bound)."""
 
+    def from_view(
+        self,
+        view: Mapping[str, Any],
+        seat: int,
+        players: int,
+        options: Mapping[str, Any],
+        rng: random.Random,
+    ) -> State:
+        """A state that ``seat``, whose view this is, cannot tell apart from the true one:
+        everything the view shows is as shown, everything it hides is drawn at random,
+        consistently with it (search bots determinize with this)."""
+        raise NotImplementedError(f"{self.name} cannot rebuild a state from a view")
+
     def format_event(self, event: Mapping[str, Any]) -> str:
         """One readable line for an event of the full log. Games may override."""
         rest = " ".join(f"{k}={v}" for k, v in event.items() if k != "type")

@@ -456,6 +456,24 @@ class DiscState(State):
     def game_view(self) -> dict[str, Any]:
         """The game's own keys of every view (``seats`` among them)."""
 
+    # ----- rebuilding from a view (see arena.games.discs_view) ----------------------------
+    @abstractmethod
+    def load_game_view(self, view: Mapping[str, Any]) -> None:
+        """Set the game's own fields (phase, turn, bids, per-seat columns) from a view."""
+
+    @abstractmethod
+    def challenge_of_view(self, view: Mapping[str, Any]) -> tuple[int | None, int]:
+        """The challenger and the number of discs to turn, as a view shows them (None: the
+        turning-over of this round has not started)."""
+
+    @abstractmethod
+    def round_losers(self, result: Mapping[str, Any]) -> list[int]:
+        """The seats that lost a disc in the round ``result`` sums up (one entry per disc)."""
+
+    @abstractmethod
+    def round_eliminated(self, result: Mapping[str, Any]) -> list[int]:
+        """The seats eliminated in the round ``result`` sums up."""
+
     # ----- whole state, resampling, outcome ------------------------------------------------
     def full(self) -> dict[str, Any]:
         challenge = self.challenge
@@ -521,6 +539,23 @@ class DiscGame(Game):
 
     def format_event(self, event: Mapping[str, Any]) -> str:
         return describe(event) or super().format_event(event)
+
+    def from_view(
+        self,
+        view: Mapping[str, Any],
+        seat: int,
+        players: int,
+        options: Mapping[str, Any],
+        rng: random.Random,
+    ) -> DiscState:
+        """Everything the view shows as shown, then ``resample`` draws where the other players'
+        skulls are (see ``arena.games.discs_view`` for what a view cannot tell)."""
+        from arena.games.discs_view import rebuild
+
+        self.check_players(players)
+        state = self.state_class(players, rng.getrandbits(64), self.parse_options(options))
+        rebuild(state, view, seat)
+        return state.resample(seat, rng)
 
 
 _TEMPLATES = {
