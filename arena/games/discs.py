@@ -18,6 +18,7 @@ or by the loser's own choice, and a player without discs is eliminated. See
 
 from __future__ import annotations
 
+import copy
 import random
 from abc import abstractmethod
 from collections.abc import Mapping
@@ -127,6 +128,18 @@ class Kit:
             self.hand = [self.in_hand - 1, 1]
         else:
             self.pile[down[pick - (hi - lo) - self.in_hand]] = SKULL
+
+    def copy(self) -> Kit:
+        """An independent copy."""
+        return Kit(
+            list(self.hand),
+            list(self.pile),
+            list(self.up),
+            list(self.lost),
+            self.known_lost,
+            self.gone_by,
+            self.out,
+        )
 
     def full(self) -> dict[str, Any]:
         return {
@@ -498,6 +511,24 @@ class DiscState(State):
     @abstractmethod
     def game_full(self) -> dict[str, Any]:
         """The game's own fields for ``full()``."""
+
+    def clone(self) -> DiscState:
+        """An independent copy, made by hand (a deep copy is most of a search's time): the
+        discs and every list of the state are copied; logged events, round summaries and
+        flips, never changed once made, are shared. Its generator continues identically."""
+        other = copy.copy(self)
+        for name, value in vars(self).items():
+            if type(value) is list:
+                setattr(other, name, list(value))
+        other.kits = [kit.copy() for kit in self.kits]
+        if self.challenge is not None:
+            challenge = self.challenge
+            other.challenge = Challenge(
+                challenge.by, challenge.target, list(challenge.flips), challenge.skull_of
+            )
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        return other
 
     def resample(self, seat: int, rng: random.Random) -> DiscState:
         """Redraw where every other player's skull is (hand, face-down pile or removed discs)

@@ -98,3 +98,21 @@ def test_rebuilding_draws_the_hidden_discs(game: str) -> None:
         skull_places(get_game(game).from_view(view, 0, 4, state.options, rng), 0) for _ in range(40)
     }
     assert len(drawn) > 5
+
+
+@pytest.mark.parametrize("game", ["skull", "skull-bank"])
+def test_clone_is_a_deep_copy_made_by_hand(game: str) -> None:
+    """The hand-made ``clone`` equals a deep copy and shares nothing that play changes."""
+    from arena.games.base import State
+
+    for state in random_positions(game, 5, 11):
+        mine, deep = state.clone(), State.clone(state)
+        assert mine.full() == deep.full() and mine.view(0) == deep.view(0)
+        before = state.full()
+        rng = random.Random(3)
+        while not mine.is_over():
+            joint = {s: rng.choice(mine.legal(s)) for s in mine.to_act()}
+            mine.apply(joint)
+            deep.apply(joint)
+            assert mine.full() == deep.full()
+        assert state.full() == before
