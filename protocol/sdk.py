@@ -50,6 +50,11 @@ class Bot:
     def act(self, view: dict[str, Any], legal: list[str]) -> str:
         raise NotImplementedError
 
+    def turn(self, message: dict[str, Any]) -> str:
+        """Called with each whole ``turn`` message (``deadline_ms`` included); answers
+        ``act(view, legal)`` unless overridden."""
+        return self.act(message["view"], message["legal"])
+
     def end(self, info: dict[str, Any]) -> None:
         """Called at the end of each game with the ``end`` message."""
 
@@ -115,7 +120,7 @@ def serve(
                 raise ConnectionClosed("the arena went quiet")
             kind = msg.get("type")
             if kind == "turn":
-                choice = bot.act(msg["view"], msg["legal"])
+                choice = bot.turn(msg)
                 send(
                     encode(
                         {
