@@ -11,6 +11,7 @@ import copy
 import enum
 import logging
 import random
+from collections import Counter
 from collections.abc import Mapping, Sequence
 from typing import Any
 
@@ -121,9 +122,28 @@ class SkullKingState(State):
             self.turn = (seat + 1) % self.players
 
     def _finish_trick(self) -> None:
-        """Rules 4 and 7 to 11: the winner takes the trick and its bonus and leads the next."""
+        """Rule 4: the trick is taken; its winner (or the next leader rule 8 names) leads the
+        next one, or the round ends."""
         leader = self.leader
-        trick = tuple(self.trick)
+        taken = self._take_trick(leader, tuple(self.trick))
+        self.log(
+            "trick",
+            leader=leader,
+            cards=taken["cards"],
+            winner=taken["winner"],
+            next=taken["next"],
+            bonus=taken["bonus"],
+            loot=[list(pair) for pair in taken["loot"]],
+        )
+        self.leader = self.turn = taken["next"]
+        self.trick = []
+        if not self.hands[self.leader]:
+            self._finish_round()
+
+    def _take_trick(self, leader: int, trick: tuple[Card, ...]) -> dict[str, Any]:
+        """Rules 7 to 11: judge a complete trick led by ``leader``; its winner takes it and its
+        bonus, Loot alliances form, and it joins the round's tricks as views show it. Returns
+        that entry with the trick's ``bonus`` and ``loot`` alliances added."""
         seats = [(leader + i) % self.players for i in range(self.players)]
         result = judge(trick)
         loot = loot_alliances(seats, trick, result)
@@ -134,22 +154,14 @@ class SkullKingState(State):
             bonus = capture_bonus(trick, result.winner)
             self.won[winner] += 1
             self.bonus[winner] += bonus
-        nxt = seats[result.leader]
-        cards = names(trick)
-        self.tricks.append({"leader": leader, "cards": cards, "winner": winner, "next": nxt})
-        self.log(
-            "trick",
-            leader=leader,
-            cards=cards,
-            winner=winner,
-            next=nxt,
-            bonus=bonus,
-            loot=[list(pair) for pair in loot],
-        )
-        self.leader = self.turn = nxt
-        self.trick = []
-        if not self.hands[nxt]:
-            self._finish_round()
+        shown = {
+            "leader": leader,
+            "cards": names(trick),
+            "winner": winner,
+            "next": seats[result.leader],
+        }
+        self.tricks.append(shown)
+        return {**shown, "bonus": bonus, "loot": loot}
 
     def round_points(self) -> list[int]:
         """Each seat's points for the current round as it stands (all bids must be in)."""
@@ -316,20 +328,85 @@ class SkullKingState(State):
     def resample(self, seat: int, rng: random.Random) -> SkullKingState:
         other = self.clone()
         other.rng = random.Random(rng.getrandbits(64))
-        if self.phase is Phase.OVER:
-            return other
+        if self.phase is not Phase.OVER:
+            other._deal_hidden(seat, [len(hand) for hand in self.hands], rng)
+            other._rewrite_deal_event()
+        return other
+
+    def _deal_hidden(self, seat: int, sizes: Sequence[int], rng: random.Random) -> None:
+        """Deal what ``seat`` cannot see (the other hands, ``sizes[s]`` cards each, and the
+        undealt rest) at random from those cards, keeping the voids this round revealed."""
         others = [s for s in self.seats if s != seat]
         voids = self.voids()
         pool = list(self.undealt)
         for s in others:
             pool.extend(self.hands[s])
-        sizes = [len(self.hands[s]) for s in others] + [len(self.undealt)]
-        piles = deal_constrained(pool, sizes, [voids[s] for s in others] + [set()], rng)
+        room = [sizes[s] for s in others]
+        room.append(len(pool) - sum(room))
+        piles = deal_constrained(pool, room, [voids[s] for s in others] + [set()], rng)
         for s, pile in zip(others, piles):
-            other.hands[s] = in_hand_order(pile)
-        other.undealt = in_hand_order(piles[-1])
-        other._rewrite_deal_event()
-        return other
+            self.hands[s] = in_hand_order(pile)
+        self.undealt = in_hand_order(piles[-1])
+
+    @classmethod
+    def rebuild(
+        cls,
+        view: Mapping[str, Any],
+        seat: int,
+        players: int,
+        options: dict[str, Any],
+        rng: random.Random,
+    ) -> SkullKingState:
+        """The state behind ``seat``'s ``view``, its hidden cards drawn by ``rng`` (see
+        ``SkullKing.from_view``). Raises KeyError, TypeError or ValueError on a bad view."""
+        state = cls.__new__(cls)
+        state.players, state.seed, state.options = players, rng.getrandbits(64), options
+        state.rng = random.Random(state.seed)
+        state.events, state.steps = [], 0
+        state.advanced, state.scoring = bool(options["advanced"]), options["scoring"]
+        state.deck, state.seats = deck(state.advanced), tuple(range(players))
+        state.scores = tuple(int(points) for points in view["scores"])
+        state.round_scores = tuple(tuple(points) for points in view["round_scores"])
+        state.round, state.cards, state.dealer = view["round"], view["cards"], view["dealer"]
+        state.phase = Phase(view["phase"])
+        state.bids = None if view["bids"] is None else tuple(view["bids"])
+        state.won, state.bonus, state.alliances, state.tricks = [0] * players, [0] * players, [], []
+        for shown in view["tricks"]:
+            taken = state._take_trick(shown["leader"], tuple(CARDS[n] for n in shown["cards"]))
+            if (taken["winner"], taken["next"]) != (shown["winner"], shown["next"]):
+                raise ValueError(f"trick {list(shown['cards'])} was not taken as shown")
+        if state.won != list(view["won"]):
+            raise ValueError("the tricks won do not add up")
+        state.leader, state.trick = view["leader"], [CARDS[n] for n in view["trick"]]
+        state.turn = state.leader if view["turn"] is None else view["turn"]
+        state._redeal_from_view(seat, [CARDS[n] for n in view["hand"]], rng)
+        return state
+
+    def _redeal_from_view(self, seat: int, hand: list[Card], rng: random.Random) -> None:
+        """Give ``seat`` its ``hand``, every other seat as many cards as it has not played this
+        round, and the undealt rest, the unseen cards drawn at random (keeping the voids)."""
+        played = [0] * self.players
+        seen = Counter(hand)
+        for trick in self._round_plays():
+            for s, card in trick:
+                played[s] += 1
+                seen[hand_card(card)] += 1
+        sizes = [self.cards - count for count in played]
+        if len(hand) != sizes[seat]:
+            raise ValueError(f"seat {seat} holds {len(hand)} cards, not {sizes[seat]}")
+        self.undealt = []
+        for card in self.deck:
+            if seen[card]:
+                seen[card] -= 1
+            else:
+                self.undealt.append(card)
+        if any(seen.values()):
+            raise ValueError(f"the deck has no more {', '.join(c.name for c in +seen)}")
+        self.hands = [[] for _ in self.seats]
+        self.hands[seat] = in_hand_order(hand)
+        self._deal_hidden(seat, sizes, rng)
+        self.log("deal", round=self.round, dealer=self.dealer, cards=self.cards, hands=[])
+        self._rewrite_deal_event()
 
     def _deal_index(self) -> int:
         """Index in the event log of this round's deal event."""
@@ -404,6 +481,35 @@ class SkullKing(Game):
     def max_steps(self, players: int, options: Mapping[str, Any]) -> int:
         plays = sum(cards_in_round(r, players) for r in range(1, ROUNDS + 1))
         return ROUNDS + players * plays
+
+    def from_view(
+        self,
+        view: Mapping[str, Any],
+        seat: int,
+        players: int,
+        options: Mapping[str, Any],
+        rng: random.Random,
+    ) -> SkullKingState:
+        """A state ``seat`` cannot tell apart from the one that showed it ``view``.
+
+        The round's tricks are judged again from the view (tricks won, capture bonuses, Loot
+        alliances); the other hands and the undealt cards are drawn by ``rng`` as ``resample``
+        draws them, so no seat holds a suit it has shown it lacks this round. Earlier rounds are
+        known by their points, which is all the outcome needs. The state's own generator (the
+        later rounds' deals) is drawn too; its event log starts with this round's deal as drawn,
+        and ``steps`` counts from the rebuild. Raises GameError if ``view`` is not a view of
+        ``seat`` in a game of ``players`` with ``options``.
+        """
+        self.check_players(players)
+        parsed = self.parse_options(options)
+        try:
+            if (view["seat"], view["players"]) != (seat, players):
+                raise ValueError(f"it is seat {view['seat']}'s of {view['players']} players")
+            if (view["advanced"], view["scoring"]) != (parsed["advanced"], parsed["scoring"]):
+                raise ValueError("its options are not these")
+            return SkullKingState.rebuild(view, seat, players, parsed, rng)
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise GameError(f"not a skull-king view of seat {seat}: {error}") from None
 
     def format_event(self, event: Mapping[str, Any]) -> str:
         kind = event.get("type")

@@ -18,6 +18,7 @@ from itertools import combinations
 from random import Random
 from typing import Any
 
+from arena.errors import GameError
 from arena.games import register
 from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
 
@@ -61,24 +62,50 @@ class Move:
     cells: tuple[int, ...] = ()
 
 
-def cell_name(index: int) -> str:
-    return f"{index // COLS},{index % COLS}"
+#: Each cell's name (``R,C``), by grid index.
+CELL_NAMES: tuple[str, ...] = tuple(f"{i // COLS},{i % COLS}" for i in range(CELLS))
+#: The grid indices of each column, top to bottom.
+COLUMN_CELLS: tuple[tuple[int, ...], ...] = tuple(
+    tuple(row * COLS + col for row in range(ROWS)) for col in range(COLS)
+)
 
 
-def parse_action(action: str) -> Move:
-    """Parse an action already known to be legal."""
+def _per_cell(kind: str) -> tuple[str, ...]:
+    """The actions of one kind that name a cell, by grid index."""
+    return tuple(f"{kind}:{name}" for name in CELL_NAMES)
+
+
+TAKE_DISCARD_ACTIONS = _per_cell("take-discard")
+SWAP_ACTIONS = _per_cell("swap")
+DISCARD_FLIP_ACTIONS = _per_cell("discard-flip")
+REVEAL_ACTIONS: tuple[str, ...] = tuple(
+    f"reveal:{CELL_NAMES[a]}+{CELL_NAMES[b]}" for a, b in combinations(range(CELLS), 2)
+)
+
+
+def _parse(action: str) -> Move:
     kind, _, rest = action.partition(":")
     cells = tuple(int(r) * COLS + int(c) for r, c in (p.split(",") for p in rest.split("+") if p))
     return Move(kind, cells)
 
 
-REVEAL_ACTIONS: tuple[str, ...] = tuple(
-    f"reveal:{cell_name(a)}+{cell_name(b)}" for a, b in combinations(range(CELLS), 2)
-)
+#: Every action of the game, parsed.
+MOVES: Mapping[str, Move] = {
+    action: _parse(action)
+    for actions in (
+        ("draw", "discard"),
+        TAKE_DISCARD_ACTIONS,
+        SWAP_ACTIONS,
+        DISCARD_FLIP_ACTIONS,
+        REVEAL_ACTIONS,
+    )
+    for action in actions
+}
 
 
-def column_cells(col: int) -> tuple[int, ...]:
-    return tuple(row * COLS + col for row in range(ROWS))
+def parse_action(action: str) -> Move:
+    """Parse an action already known to be legal."""
+    return MOVES[action]
 
 
 def first_player(revealed_sums: list[int]) -> int:
@@ -209,7 +236,7 @@ class SkyjoState(State):
             self.log(
                 "final-reveal",
                 seat=seat,
-                cells=[cell_name(i) for i in down],
+                cells=[CELL_NAMES[i] for i in down],
                 cards=[self.cards[seat][i] for i in down],
             )
         for col in range(COLS):
@@ -233,13 +260,14 @@ class SkyjoState(State):
         if self.phase is Phase.OVER or seat != self.current:
             return []
         cells = self.cells[seat]
-        in_play = [cell_name(i) for i in range(CELLS) if cells[i] is not Cell.GONE]
+        gone, down = Cell.GONE, Cell.DOWN  # (an enum member is slow to look up in a loop)
         if self.phase is Phase.TURN:
-            return ["draw"] + [f"take-discard:{name}" for name in in_play]
-        down = [cell_name(i) for i in range(CELLS) if cells[i] is Cell.DOWN]
+            return ["draw"] + [a for a, c in zip(TAKE_DISCARD_ACTIONS, cells) if c is not gone]
         skip = ["discard"] if self.options["discard_flip"] == "optional" else []
         return (
-            [f"swap:{name}" for name in in_play] + [f"discard-flip:{name}" for name in down] + skip
+            [a for a, c in zip(SWAP_ACTIONS, cells) if c is not gone]
+            + [a for a, c in zip(DISCARD_FLIP_ACTIONS, cells) if c is down]
+            + skip
         )
 
     def _apply(self, actions: Mapping[int, str]) -> None:
@@ -283,7 +311,7 @@ class SkyjoState(State):
             self.log(
                 "reveal",
                 seat=seat,
-                cells=[cell_name(i) for i in cells],
+                cells=[CELL_NAMES[i] for i in cells],
                 cards=[self.cards[seat][i] for i in cells],
             )
         if self.starter is None:
@@ -314,7 +342,7 @@ class SkyjoState(State):
         self.cards[seat][index] = card
         self.cells[seat][index] = Cell.UP
         self.discard.append(replaced)
-        self.log(kind, seat=seat, cell=cell_name(index), card=card, replaced=replaced)
+        self.log(kind, seat=seat, cell=CELL_NAMES[index], card=card, replaced=replaced)
         self._check_column(seat, index % COLS)
 
     def _discard_flip(self, seat: int, index: int) -> None:
@@ -325,7 +353,7 @@ class SkyjoState(State):
         self.log(
             "discard-flip",
             seat=seat,
-            cell=cell_name(index),
+            cell=CELL_NAMES[index],
             card=card,
             flipped=self.cards[seat][index],
         )
@@ -342,13 +370,13 @@ class SkyjoState(State):
         """Remove ``col`` if it holds three face-up cards of one value (option ``columns``)."""
         if not self.options["columns"]:
             return
-        indices = column_cells(col)
-        if any(self.cells[seat][i] is not Cell.UP for i in indices):
+        cells, cards = self.cells[seat], self.cards[seat]
+        indices = top, middle, bottom = COLUMN_CELLS[col]
+        if not (cells[top] is cells[middle] is cells[bottom] is Cell.UP):
             return
-        values = {self.cards[seat][i] for i in indices}
-        if len(values) != 1:
+        value = cards[top]
+        if not (value == cards[middle] == cards[bottom]):
             return
-        value = values.pop()
         for i in indices:
             self.cells[seat][i] = Cell.GONE
             self.discard.append(value)
@@ -425,8 +453,19 @@ class SkyjoState(State):
         }
 
     def clone(self) -> SkyjoState:
-        # Logged events are never mutated, so the copy may share them (deepcopy is slow).
-        return copy.deepcopy(self, {id(self.events): list(self.events)})
+        """An independent copy (its generator continues identically). Logged events are never
+        changed, so the copy's event list holds the same event maps."""
+        other = copy.copy(self)
+        other.rng = copy.copy(self.rng)
+        other.events = list(self.events)
+        other.cards = [list(cards) for cards in self.cards]
+        other.cells = [list(cells) for cells in self.cells]
+        other.removed = [list(removed) for removed in self.removed]
+        other.discard = list(self.discard)
+        other.pile = list(self.pile)
+        other.totals = list(self.totals)
+        other.history = [list(scores) for scores in self.history]
+        return other
 
     def resample(self, seat: int, rng: Random) -> SkyjoState:
         """Redraw every card ``seat`` cannot see, keeping each card's publicly known pool.
@@ -437,16 +476,24 @@ class SkyjoState(State):
         belongs to the draw pile's pool. The copy's future chance is redrawn as well.
         """
         other = self.clone()
+        other._redraw_hidden(seat, rng)
+        other.rng = Random(rng.getrandbits(64))
+        other.log("resample", seat=seat)
+        return other
+
+    def _redraw_hidden(self, seat: int, rng: Random) -> None:
+        """Deal the cards ``seat`` cannot see again at random, each within its pool (see
+        ``resample``)."""
         grid_slots = [
             (s, i)
             for s in range(self.players)
             for i in range(CELLS)
-            if other.cells[s][i] is Cell.DOWN
+            if self.cells[s][i] is Cell.DOWN
         ]
-        hidden_drawn = other.drawn is not None and other.current != seat
-        pile_cards = other.pile + ([other.drawn] if hidden_drawn else [])
-        grid_cards = [other.cards[s][i] for s, i in grid_slots]
-        if other.pile_public:
+        hidden_drawn = self.drawn is not None and self.current != seat
+        pile_cards = self.pile + ([self.drawn] if hidden_drawn else [])
+        grid_cards = [self.cards[s][i] for s, i in grid_slots]
+        if self.pile_public:
             rng.shuffle(grid_cards)
             rng.shuffle(pile_cards)
         else:
@@ -454,13 +501,10 @@ class SkyjoState(State):
             rng.shuffle(pool)
             grid_cards, pile_cards = pool[: len(grid_cards)], pool[len(grid_cards) :]
         for (s, i), card in zip(grid_slots, grid_cards):
-            other.cards[s][i] = card
+            self.cards[s][i] = card
         if hidden_drawn:
-            other.drawn = pile_cards.pop()
-        other.pile = pile_cards
-        other.rng = Random(rng.getrandbits(64))
-        other.log("resample", seat=seat)
-        return other
+            self.drawn = pile_cards.pop()
+        self.pile = pile_cards
 
 
 def _cards(cards: Iterable[int]) -> str:
@@ -503,6 +547,26 @@ class SkyjoGame(Game):
         # (else the cap ends it) plus n-1 final turns; a turn is at most two steps.
         turns = TURNS_PER_PLAYER_CAP * players + players - 1
         return MAX_ROUNDS * (1 + 2 * turns)
+
+    def from_view(
+        self,
+        view: Mapping[str, Any],
+        seat: int,
+        players: int,
+        options: Mapping[str, Any],
+        rng: Random,
+    ) -> SkyjoState:
+        """A state ``seat`` cannot tell apart from the one that showed it ``view``: the unseen
+        cards are drawn by ``rng`` (see ``arena.games.skyjo_view``). Raises GameError if
+        ``view`` is not a view of ``seat`` in a game of ``players`` with ``options``."""
+        from arena.games.skyjo_view import rebuild  # it builds on this module
+
+        self.check_players(players)
+        parsed = self.parse_options(options)
+        try:
+            return rebuild(view, seat, players, parsed, rng)
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise GameError(f"not a skyjo view of seat {seat}: {error}") from None
 
     def format_event(self, event: Mapping[str, Any]) -> str:
         kind = event["type"]

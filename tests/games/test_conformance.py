@@ -89,6 +89,16 @@ def test_views_hide_what_a_seat_cannot_know(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_from_view_rebuilds_what_a_seat_cannot_tell_apart(name: str) -> None:
+    game = get_game(name)
+    differed = 0
+    for players in (game.min_players, game.max_players):
+        for options in option_sets(game):
+            differed += c.check_from_view(game, players, 200 + players, options, every=11)
+    assert differed > 0, "from_view never drew the hidden information differently"
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_clone_is_independent(name: str) -> None:
     game = get_game(name)
     c.check_clone(game, game.min_players, 3)
