@@ -60,7 +60,7 @@ HEURISTICS = {
 }
 #: Rounds a playout looks ahead in a game whose end is far (then it scores the standing of the
 #: moment: the place of the bot by ``outcome()``); other games play out to the end.
-HORIZONS = {"skull-bank": 2}
+HORIZONS = {"skull-bank": 2, "skyjo": 1}
 #: Share of playout moves drawn uniformly instead of by the heuristic (diversity).
 EPSILON = 0.1
 #: Weight of the bias towards the heuristic's choice (a reward bonus of BIAS / (visits + 1)).
