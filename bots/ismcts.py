@@ -17,7 +17,8 @@ shown, everything hidden drawn at random) and runs iterations of a single-observ
 * **playout**: to the end of the game by the policy (the game's heuristic bot, with a little
   randomness; random where no heuristic exists); the reward is the bot's place, scaled from
   1 (first) to 0 (last). In the bank variant, whose games run long, a playout stops after two
-  rounds and scores the standing then (places by bills held);
+  rounds and scores the standing then (places by bills held); in Skyjo it stops at the end
+  of the round and scores the places by that round's points;
 * **decide**: the most visited action at the root.
 
 Options (command line, or ``ARENA_BOT_*`` variables, which the arena passes to bots):
@@ -42,7 +43,7 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.games import Game, State, get_game
+from arena.games import Game, State, get_game, places_from_keys
 from protocol.sdk import Bot
 
 GAMES = ("*",)
@@ -61,6 +62,9 @@ HEURISTICS = {
 #: Rounds a playout looks ahead in a game whose end is far (then it scores the standing of the
 #: moment: the place of the bot by ``outcome()``); other games play out to the end.
 HORIZONS = {"skull-bank": 2, "skyjo": 1}
+#: Games whose cut playouts score the places by the points made during the playout alone
+#: (lower is better) rather than the standing: a round changes little of a Skyjo standing.
+ROUND_POINTS = {"skyjo"}
 #: Share of playout moves drawn uniformly instead of by the heuristic (diversity).
 EPSILON = 0.1
 #: Weight of the bias towards the heuristic's choice (a reward bonus of BIAS / (visits + 1)).
@@ -120,9 +124,14 @@ def playout_policy(act: Policy | None, rng: random.Random) -> Policy:
     return policy
 
 
-def reward(state: State, seat: int) -> float:
-    """``seat``'s place in a finished game, scaled from 1 (first) to 0 (last)."""
-    places = state.outcome().places
+def reward(state: State, seat: int, before: Sequence[float] | None = None) -> float:
+    """``seat``'s place, scaled from 1 (first) to 0 (last): in the outcome, or (``before``:
+    the scores at the start of the playout) by the points made since, fewest first."""
+    outcome = state.outcome()
+    if before is None:
+        places = outcome.places
+    else:
+        places = places_from_keys([now - then for now, then in zip(outcome.scores, before)])
     return (state.players - places[seat]) / (state.players - 1)
 
 
@@ -184,6 +193,7 @@ class Search:
     prior: Policy | None
     policy: Policy
     horizon: int | None = None
+    round_points: bool = False
     iterations_done: int = 0
 
     def node(self, view: dict[str, Any], legal: list[str]) -> Node:
@@ -225,6 +235,7 @@ class Search:
         expanded = False
         steps = 0
         last_round = None if self.horizon is None else current_round(state) + self.horizon
+        before = state.outcome().scores if self.round_points else None
         while not state.is_over() and steps < MAX_PLAYOUT:
             if last_round is not None and current_round(state) >= last_round:
                 break
@@ -251,7 +262,12 @@ class Search:
                 pending, node = (node, action), None
             state.apply(joint)
             steps += 1
-        value = reward(state, self.seat) if state.is_over() or last_round else 0.5
+        if state.is_over():
+            value = reward(state, self.seat)
+        elif last_round is not None:
+            value = reward(state, self.seat, before)
+        else:
+            value = 0.5
         for visited, action in path:
             visited.update(action, value)
 
@@ -281,6 +297,7 @@ class Ismcts(Bot):
             prior=act,
             policy=playout_policy(act, rng),
             horizon=HORIZONS.get(game.name),
+            round_points=game.name in ROUND_POINTS,
         )
 
     def turn(self, message: dict[str, Any]) -> str:
