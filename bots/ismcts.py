@@ -18,7 +18,7 @@ shown, everything hidden drawn at random) and runs iterations of a single-observ
   randomness; random where no heuristic exists); the reward is the bot's place, scaled from
   1 (first) to 0 (last). In the bank variant, whose games run long, a playout stops after two
   rounds and scores the standing then (places by bills held); in Skyjo it stops at the end
-  of the round and scores the places by that round's points;
+  of the round and scores the places by that round's points, and so does Skull King;
 * **decide**: the most visited action at the root.
 
 Options (command line, or ``ARENA_BOT_*`` variables, which the arena passes to bots):
@@ -61,10 +61,14 @@ HEURISTICS = {
 }
 #: Rounds a playout looks ahead in a game whose end is far (then it scores the standing of the
 #: moment: the place of the bot by ``outcome()``); other games play out to the end.
-HORIZONS = {"skull-bank": 2, "skyjo": 1}
+HORIZONS = {"skull-bank": 2, "skyjo": 1, "skull-king": 1}
 #: Games whose cut playouts score the places by the points made during the playout alone
-#: (lower is better) rather than the standing: a round changes little of a Skyjo standing.
-ROUND_POINTS = {"skyjo"}
+#: rather than the standing (a round changes a standing too little): each seat's running
+#: total, as a key where smaller is better.
+ROUND_POINTS: dict[str, Callable[[Any], list[float]]] = {
+    "skyjo": lambda state: list(state.totals),
+    "skull-king": lambda state: [-score for score in state.scores],
+}
 #: Share of playout moves drawn uniformly instead of by the heuristic (diversity).
 EPSILON = 0.1
 #: Weight of the bias towards the heuristic's choice (a reward bonus of BIAS / (visits + 1)).
@@ -124,14 +128,11 @@ def playout_policy(act: Policy | None, rng: random.Random) -> Policy:
     return policy
 
 
-def reward(state: State, seat: int, before: Sequence[float] | None = None) -> float:
-    """``seat``'s place, scaled from 1 (first) to 0 (last): in the outcome, or (``before``:
-    the scores at the start of the playout) by the points made since, fewest first."""
-    outcome = state.outcome()
-    if before is None:
-        places = outcome.places
-    else:
-        places = places_from_keys([now - then for now, then in zip(outcome.scores, before)])
+def reward(state: State, seat: int, places: Sequence[int] | None = None) -> float:
+    """``seat``'s place (in the outcome, unless ``places`` are given), scaled from 1 (first)
+    to 0 (last)."""
+    if places is None:
+        places = state.outcome().places
     return (state.players - places[seat]) / (state.players - 1)
 
 
@@ -193,7 +194,7 @@ class Search:
     prior: Policy | None
     policy: Policy
     horizon: int | None = None
-    round_points: bool = False
+    points: Callable[[Any], list[float]] | None = None
     iterations_done: int = 0
 
     def node(self, view: dict[str, Any], legal: list[str]) -> Node:
@@ -235,7 +236,7 @@ class Search:
         expanded = False
         steps = 0
         last_round = None if self.horizon is None else current_round(state) + self.horizon
-        before = state.outcome().scores if self.round_points else None
+        before = self.points(state) if self.points else None
         while not state.is_over() and steps < MAX_PLAYOUT:
             if last_round is not None and current_round(state) >= last_round:
                 break
@@ -262,10 +263,11 @@ class Search:
                 pending, node = (node, action), None
             state.apply(joint)
             steps += 1
-        if state.is_over():
+        if state.is_over() or (last_round is not None and before is None):
             value = reward(state, self.seat)
-        elif last_round is not None:
-            value = reward(state, self.seat, before)
+        elif last_round is not None and self.points is not None and before is not None:
+            made = [now - then for now, then in zip(self.points(state), before)]
+            value = reward(state, self.seat, places_from_keys(made))
         else:
             value = 0.5
         for visited, action in path:
@@ -297,7 +299,7 @@ class Ismcts(Bot):
             prior=act,
             policy=playout_policy(act, rng),
             horizon=HORIZONS.get(game.name),
-            round_points=game.name in ROUND_POINTS,
+            points=ROUND_POINTS.get(game.name),
         )
 
     def turn(self, message: dict[str, Any]) -> str:
