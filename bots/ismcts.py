@@ -89,26 +89,22 @@ class Settings:
 
 
 def settings_from(argv: Sequence[str], environ: Mapping[str, str]) -> Settings:
-    """Settings from the command line, falling back on ``ARENA_BOT_*`` variables."""
+    """Settings from the command line, falling back on ``ARENA_BOT_*`` variables (a bad
+    value is a usage error, exit status 2)."""
     parser = argparse.ArgumentParser(prog="python -m bots.ismcts", description=__doc__)
+    parser.add_argument("--move-ms", type=int, default=environ.get("ARENA_BOT_MOVE_MS"))
+    parser.add_argument("--iterations", type=int, default=environ.get("ARENA_BOT_ITERATIONS"))
+    parser.add_argument("--exploration", type=float, default=environ.get("ARENA_BOT_EXPLORATION"))
+    args = parser.parse_args(list(argv))  # argparse converts string defaults too
     defaults = Settings()
-    parser.add_argument(
-        "--move-ms", type=int, default=int(environ.get("ARENA_BOT_MOVE_MS", defaults.move_ms))
+    settings = Settings(
+        defaults.move_ms if args.move_ms is None else args.move_ms,
+        defaults.iterations if args.iterations is None else args.iterations,
+        defaults.exploration if args.exploration is None else args.exploration,
     )
-    parser.add_argument(
-        "--iterations",
-        type=int,
-        default=int(environ.get("ARENA_BOT_ITERATIONS", defaults.iterations)),
-    )
-    parser.add_argument(
-        "--exploration",
-        type=float,
-        default=float(environ.get("ARENA_BOT_EXPLORATION", defaults.exploration)),
-    )
-    args = parser.parse_args(list(argv))
-    if args.move_ms < 0 or args.iterations < 1 or args.exploration < 0:
+    if settings.move_ms < 0 or settings.iterations < 1 or not settings.exploration >= 0:
         parser.error("--move-ms must be >= 0, --iterations >= 1, --exploration >= 0")
-    return Settings(args.move_ms, args.iterations, args.exploration)
+    return settings
 
 
 def heuristic(game: str) -> Policy | None:
@@ -218,6 +214,7 @@ class Search:
             self.iterate(base.resample(self.seat, self.rng), root)
             done += 1
         self.iterations_done += done
+        log.debug("%d iterations in %.0f ms", done, (time.monotonic() - started) * 1000)
         return max(
             legal,
             key=lambda action: (

@@ -30,8 +30,10 @@ def test_settings_come_from_the_command_line_then_the_environment() -> None:
     assert bot.settings_from(["--move-ms", "0", "--exploration", "1.5"], env) == bot.Settings(
         move_ms=0, iterations=7, exploration=1.5
     )
-    with pytest.raises(SystemExit):
-        bot.settings_from(["--iterations", "0"], {})
+    for argv, environ in ((["--iterations", "0"], {}), ([], {"ARENA_BOT_MOVE_MS": "soon"})):
+        with pytest.raises(SystemExit) as bad:
+            bot.settings_from(argv, environ)
+        assert bad.value.code == 2
 
 
 def started(game: str, seat: int, players: int, seed: int, iterations: int) -> bot.Ismcts:
