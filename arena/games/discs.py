@@ -25,6 +25,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from arena.errors import GameError
 from arena.games.base import Game, Outcome, State, per_step, places_from_keys
 
 #: Disc kinds, as ``Kit`` counts and lists them. A player owns ``GOODS_EACH`` good discs and
@@ -584,8 +585,13 @@ class DiscGame(Game):
         from arena.games.discs_view import rebuild
 
         self.check_players(players)
+        if view.get("seat") != seat or view.get("players") != players:
+            raise GameError(f"not a view of seat {seat} at a table of {players}")
         state = self.state_class(players, rng.getrandbits(64), self.parse_options(options))
-        rebuild(state, view, seat)
+        try:
+            rebuild(state, view, seat)
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise GameError(f"not a {self.name} view: {exc!r}") from None
         return state.resample(seat, rng)
 
 

@@ -116,3 +116,19 @@ def test_clone_is_a_deep_copy_made_by_hand(game: str) -> None:
             deep.apply(joint)
             assert mine.full() == deep.full()
         assert state.full() == before
+
+
+@pytest.mark.parametrize("game", ["skull", "skull-bank"])
+def test_a_view_of_another_seat_or_game_is_refused(game: str) -> None:
+    from arena.errors import GameError
+
+    state = new(game, 4, 1)
+    view = state.view(1)
+    rule = get_game(game)
+    with pytest.raises(GameError):
+        rule.from_view(view, 2, 4, {}, random.Random(0))
+    with pytest.raises(GameError):
+        rule.from_view({**view, "seats": []}, 1, 4, {}, random.Random(0))
+    other = "skull-bank" if game == "skull" else "skull"
+    with pytest.raises(GameError):
+        get_game(other).from_view(view, 1, 4, {}, random.Random(0))
