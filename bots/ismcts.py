@@ -17,8 +17,9 @@ shown, everything hidden drawn at random) and runs iterations of a single-observ
 * **playout**: to the end of the game by the policy (the game's heuristic bot, with a little
   randomness; random where no heuristic exists); the reward is the bot's place, scaled from
   1 (first) to 0 (last). In the bank variant, whose games run long, a playout stops after two
-  rounds and scores the standing then (places by bills held); in Skyjo it stops at the end
-  of the round and scores the places by that round's points, and so does Skull King;
+  rounds and scores the standing then (places by bills held); in Skull King it stops at the
+  end of the round and scores the places by that round's points; in Skyjo it stops there too
+  and scores the bot's margin in that round's points over the others' mean;
 * **decide**: the most visited action at the root.
 
 Options (command line, or ``ARENA_BOT_*`` variables, which the arena passes to bots):
@@ -69,6 +70,11 @@ ROUND_POINTS: dict[str, Callable[[Any], list[float]]] = {
     "skyjo": lambda state: list(state.totals),
     "skull-king": lambda state: [-score for score in state.scores],
 }
+#: Games whose cut playouts score the margin of those points rather than the places: the bot's
+#: points against the others' mean, ``MARGINS[game]`` points apart mapping to 0 and 1. In Skyjo
+#: the place in one round ignores how much a round costs (ending a round one is not lowest in
+#: doubles one's points but changes no place).
+MARGINS = {"skyjo": 40.0}
 #: Share of playout moves drawn uniformly instead of by the heuristic (diversity).
 EPSILON = 0.1
 #: Weight of the bias towards the heuristic's choice (a reward bonus of BIAS / (visits + 1)).
@@ -124,12 +130,14 @@ def playout_policy(act: Policy | None, rng: random.Random) -> Policy:
     return policy
 
 
-def reward(state: State, seat: int, places: Sequence[int] | None = None) -> float:
-    """``seat``'s place (in the outcome, unless ``places`` are given), scaled from 1 (first)
-    to 0 (last)."""
-    if places is None:
-        places = state.outcome().places
-    return (state.players - places[seat]) / (state.players - 1)
+def reward(state: State, seat: int) -> float:
+    """``seat``'s place in the outcome, scaled from 1 (first) to 0 (last)."""
+    return reward_of_places(state.outcome().places, seat)
+
+
+def reward_of_places(places: Sequence[int], seat: int) -> float:
+    """``seat``'s place, scaled from 1 (first) to 0 (last)."""
+    return (len(places) - places[seat]) / (len(places) - 1)
 
 
 def current_round(state: State) -> int:
@@ -191,6 +199,7 @@ class Search:
     policy: Policy
     horizon: int | None = None
     points: Callable[[Any], list[float]] | None = None
+    margin: float | None = None
     iterations_done: int = 0
 
     def node(self, view: dict[str, Any], legal: list[str]) -> Node:
@@ -223,6 +232,15 @@ class Search:
                 -legal.index(action),
             ),
         )
+
+    def scored(self, made: Sequence[float]) -> float:
+        """The reward of a cut playout from the points (keys, smaller is better) each seat
+        made in it: by places, or by the bot's margin over the others' mean."""
+        if self.margin is None:
+            return reward_of_places(places_from_keys(made), self.seat)
+        others = [points for seat, points in enumerate(made) if seat != self.seat]
+        edge = sum(others) / len(others) - made[self.seat]
+        return min(1.0, max(0.0, 0.5 + edge / self.margin))
 
     def iterate(self, state: State, root: Node) -> None:
         """One iteration from a determinized ``state``: descend the bot's information sets,
@@ -264,7 +282,7 @@ class Search:
             value = reward(state, self.seat)
         elif last_round is not None and self.points is not None and before is not None:
             made = [now - then for now, then in zip(self.points(state), before)]
-            value = reward(state, self.seat, places_from_keys(made))
+            value = self.scored(made)
         else:
             value = 0.5
         for visited, action in path:
@@ -297,6 +315,7 @@ class Ismcts(Bot):
             policy=playout_policy(act, rng),
             horizon=HORIZONS.get(game.name),
             points=ROUND_POINTS.get(game.name),
+            margin=MARGINS.get(game.name),
         )
 
     def turn(self, message: dict[str, Any]) -> str:
