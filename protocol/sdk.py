@@ -68,6 +68,11 @@ class Bot:
     def act(self, view: dict[str, Any], legal: list[str]) -> str:
         raise NotImplementedError
 
+    def turn(self, message: dict[str, Any]) -> str:
+        """Called with each whole ``turn`` message (``deadline_ms`` included); answers
+        ``act(view, legal)`` unless overridden."""
+        return self.act(message["view"], message["legal"])
+
     def end(self, info: dict[str, Any]) -> None:
         """Called at the end of each game with the ``end`` message."""
 
@@ -156,7 +161,7 @@ class Player:
             game = self._orphan(game_id)
         elif game is not self._live:
             self._switch(game)
-        choice = game.bot.act(msg["view"], msg["legal"])
+        choice = game.bot.turn(msg)
         return encode(
             {"type": "action", "game_id": game_id, "request": msg["request"], "action": choice}
         )

@@ -28,8 +28,9 @@ DEMO = {
     "skull-king": (4, 2),
     "skyjo": (4, 2),
 }
-#: Bots left out of the demo (``first`` only mirrors the referee's default policy).
-SKIP = {"first"}
+#: Bots left out of the demo (``first`` only mirrors the referee's default policy; ``ismcts``
+#: thinks 200 ms a move, too slow for a demo).
+SKIP = {"first", "ismcts"}
 
 
 def demo_entrants(game_name: str, table_size: int) -> list[str]:

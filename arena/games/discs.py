@@ -18,13 +18,16 @@ or by the loser's own choice, and a player without discs is eliminated. See
 
 from __future__ import annotations
 
+import copy
 import random
 from abc import abstractmethod
 from collections.abc import Mapping
 from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
+from arena.errors import GameError
 from arena.games.base import Game, Outcome, State, per_step, places_from_keys
+from arena.games.discs_events import describe
 
 #: Disc kinds, as ``Kit`` counts and lists them. A player owns ``GOODS_EACH`` good discs and
 #: one skull.
@@ -127,6 +130,18 @@ class Kit:
             self.hand = [self.in_hand - 1, 1]
         else:
             self.pile[down[pick - (hi - lo) - self.in_hand]] = SKULL
+
+    def copy(self) -> Kit:
+        """An independent copy."""
+        return Kit(
+            list(self.hand),
+            list(self.pile),
+            list(self.up),
+            list(self.lost),
+            self.known_lost,
+            self.gone_by,
+            self.out,
+        )
 
     def full(self) -> dict[str, Any]:
         return {
@@ -456,6 +471,24 @@ class DiscState(State):
     def game_view(self) -> dict[str, Any]:
         """The game's own keys of every view (``seats`` among them)."""
 
+    # ----- rebuilding from a view (see arena.games.discs_view) ----------------------------
+    @abstractmethod
+    def load_game_view(self, view: Mapping[str, Any]) -> None:
+        """Set the game's own fields (phase, turn, bids, per-seat columns) from a view."""
+
+    @abstractmethod
+    def challenge_of_view(self, view: Mapping[str, Any]) -> tuple[int | None, int]:
+        """The challenger and the number of discs to turn, as a view shows them (None: the
+        turning-over of this round has not started)."""
+
+    @abstractmethod
+    def round_losers(self, result: Mapping[str, Any]) -> list[int]:
+        """The seats that lost a disc in the round ``result`` sums up (one entry per disc)."""
+
+    @abstractmethod
+    def round_eliminated(self, result: Mapping[str, Any]) -> list[int]:
+        """The seats eliminated in the round ``result`` sums up."""
+
     # ----- whole state, resampling, outcome ------------------------------------------------
     def full(self) -> dict[str, Any]:
         challenge = self.challenge
@@ -480,6 +513,24 @@ class DiscState(State):
     @abstractmethod
     def game_full(self) -> dict[str, Any]:
         """The game's own fields for ``full()``."""
+
+    def clone(self) -> DiscState:
+        """An independent copy, made by hand (a deep copy is most of a search's time): the
+        discs and every list of the state are copied; logged events, round summaries and
+        flips, never changed once made, are shared. Its generator continues identically."""
+        other = copy.copy(self)
+        for name, value in vars(self).items():
+            if type(value) is list:
+                setattr(other, name, list(value))
+        other.kits = [kit.copy() for kit in self.kits]
+        if self.challenge is not None:
+            challenge = self.challenge
+            other.challenge = Challenge(
+                challenge.by, challenge.target, list(challenge.flips), challenge.skull_of
+            )
+        other.rng = random.Random()
+        other.rng.setstate(self.rng.getstate())
+        return other
 
     def resample(self, seat: int, rng: random.Random) -> DiscState:
         """Redraw where every other player's skull is (hand, face-down pile or removed discs)
@@ -522,43 +573,24 @@ class DiscGame(Game):
     def format_event(self, event: Mapping[str, Any]) -> str:
         return describe(event) or super().format_event(event)
 
+    def from_view(
+        self,
+        view: Mapping[str, Any],
+        seat: int,
+        players: int,
+        options: Mapping[str, Any],
+        rng: random.Random,
+    ) -> DiscState:
+        """Everything the view shows as shown, then ``resample`` draws where the other players'
+        skulls are (see ``arena.games.discs_view`` for what a view cannot tell)."""
+        from arena.games.discs_view import rebuild
 
-_TEMPLATES = {
-    "round": "round {round}: {first_word} is seat {starter}",
-    "place": "seat {seat} places a {disc}",
-    "add": "seat {seat} adds a {disc}",
-    "bid": "seat {seat} bids {n}",
-    "claim": "seat {seat} claims {n}",
-    "raise": "seat {seat} raises to {n}",
-    "pass": "seat {seat} passes",
-    "agree": "seat {seat} agrees",
-    "disagree": "seat {seat} disagrees",
-    "button": "the button passes to seat {seat}, who must raise",
-    "flip": "seat {by} flips seat {seat}'s disc: {disc}{auto_word}",
-    "reveal": "seat {by} reveals seat {seat}'s bill: {disc}{auto_word}",
-    "success": "seat {seat} succeeds",
-    "failure": "seat {seat} fails on seat {skull}'s skull",
-    "take": "seat {by} draws blind from seat {seat}: {disc}",
-    "discard": "seat {seat} discards a {disc}",
-    "give": "seat {seat} gives up a {disc}",
-    "eliminated": "seat {seat} is eliminated",
-    "first": "seat {seat} chooses seat {chosen} to start",
-    "win": "seat {seat} wins",
-    "end": "the game ends: {why}",
-    "resampled": "state resampled for seat {seat}",
-}
-
-
-def describe(event: Mapping[str, Any]) -> str | None:
-    """One readable line for a disc-game event, or None for an unknown type."""
-    template = _TEMPLATES.get(str(event.get("type")))
-    if template is None:
-        return None
-    fields = dict(event)
-    fields["auto_word"] = " (automatic)" if event.get("auto") else ""
-    fields.setdefault("first_word", "dealer" if "dealer" in event else "first player")
-    fields.setdefault("starter", event.get("dealer", event.get("first")))
-    try:
-        return template.format(**fields)
-    except (KeyError, IndexError):
-        return None
+        self.check_players(players)
+        if view.get("seat") != seat or view.get("players") != players:
+            raise GameError(f"not a view of seat {seat} at a table of {players}")
+        state = self.state_class(players, rng.getrandbits(64), self.parse_options(options))
+        try:
+            rebuild(state, view, seat)
+        except (KeyError, IndexError, TypeError, ValueError) as exc:
+            raise GameError(f"not a {self.name} view: {exc!r}") from None
+        return state.resample(seat, rng)

@@ -212,6 +212,24 @@ class SkullState(DiscState):
             "challenger": None if self.challenge is None else self.challenge.by,
         }
 
+    def load_game_view(self, view: Mapping[str, Any]) -> None:
+        self.phase = Phase(view["phase"])
+        self.first = int(view["first"])
+        self.bid, self.bidder = int(view["bid"]), view["bidder"]
+        self.successes = [int(entry["successes"]) for entry in view["seats"]]
+        self.passed = [bool(entry["passed"]) for entry in view["seats"]]
+        acting = view["to_act"]
+        self.turn = int(acting[0]) if self.phase in (Phase.TURNS, Phase.AUCTION) else self.first
+
+    def challenge_of_view(self, view: Mapping[str, Any]) -> tuple[int | None, int]:
+        return view["challenger"], int(view["bid"])
+
+    def round_losers(self, result: Mapping[str, Any]) -> list[int]:
+        return [] if result["lost"] is None else [int(result["lost"])]
+
+    def round_eliminated(self, result: Mapping[str, Any]) -> list[int]:
+        return [int(result["lost"])] if result["eliminated"] else []
+
     def game_full(self) -> dict[str, Any]:
         return {
             "phase": self.phase.value,

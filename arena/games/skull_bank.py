@@ -232,6 +232,28 @@ class BankState(DiscState):
             "max_rounds": MAX_ROUNDS,
         }
 
+    def load_game_view(self, view: Mapping[str, Any]) -> None:
+        self.phase = Phase(view["phase"])
+        self.dealer, self.claim = int(view["dealer"]), int(view["claim"])
+        self.answers = [entry["answer"] for entry in view["seats"]]
+        acting = view["to_act"]
+        self.turn = int(acting[0]) if self.phase in (Phase.ADD, Phase.RESPOND) else self.dealer
+        if self.phase is Phase.GIVE:  # a skull was met: the dealer and those who agreed lose
+            self.losers = [self.dealer] + [
+                other for other in self._others_from(self.dealer) if self.answers[other] == "agree"
+            ]
+
+    def challenge_of_view(self, view: Mapping[str, Any]) -> tuple[int | None, int]:
+        if self.phase in (Phase.SHOWDOWN, Phase.GIVE, Phase.OVER):  # a game ends on a showdown
+            return self.dealer, self.claim
+        return None, 0
+
+    def round_losers(self, result: Mapping[str, Any]) -> list[int]:
+        return [int(seat) for seat in result["losers"]]
+
+    def round_eliminated(self, result: Mapping[str, Any]) -> list[int]:
+        return [int(seat) for seat in result["eliminated"]]
+
     def game_full(self) -> dict[str, Any]:
         return {
             "phase": self.phase.value,
