@@ -26,6 +26,9 @@ ROOT = Path(__file__).resolve().parents[2]
 MANIFEST = tomllib.loads((ROOT / "bots" / "manifest.toml").read_text())["games"]
 PLAYERS = 3
 SEEDS = (5, 6, 7)
+#: Bots that serve one game at a time (their hello says max_games 1): ``ismcts`` budgets its
+#: thinking time per move, so several games at once would share its budget.
+ONE_AT_A_TIME = {"ismcts"}
 
 
 def bot_process(arena: ScriptedArena, name: str) -> subprocess.Popen[bytes]:
@@ -77,7 +80,7 @@ def play_games(arena: ScriptedArena, game: str, together: bool) -> dict[int, lis
     return actions
 
 
-@pytest.mark.parametrize("name", sorted(MANIFEST))
+@pytest.mark.parametrize("name", sorted(set(MANIFEST) - ONE_AT_A_TIME))
 def test_a_bundled_bot_plays_interleaved_games_as_it_plays_them_one_by_one(name: str) -> None:
     game = "skull" if MANIFEST[name] == ["*"] else MANIFEST[name][0]
     runs = []
@@ -94,6 +97,19 @@ def test_a_bundled_bot_plays_interleaved_games_as_it_plays_them_one_by_one(name:
             arena.close()
     assert runs[0] == runs[1]
     assert all(runs[0].values())
+
+
+@pytest.mark.parametrize("name", sorted(ONE_AT_A_TIME))
+def test_a_bot_that_serves_one_game_at_a_time_says_so(name: str) -> None:
+    arena = ScriptedArena()
+    process = bot_process(arena, name)
+    try:
+        assert arena.welcome()["max_games"] == 1
+        arena.send({"type": "bye"})
+        assert process.wait(timeout=WAIT_MS / 1000) == 0
+    finally:
+        process.kill()
+        arena.close()
 
 
 def test_random_and_first_choose_as_they_did_as_functions_of_the_global_module() -> None:
