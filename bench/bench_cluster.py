@@ -28,7 +28,7 @@ from tests.net import free_port
 from tournaments import cluster as cluster_module
 from tournaments.catalogue import Catalogue, bundled_bots, bundled_spec, plays
 from tournaments.cluster import BATCH_S, MAX_BATCH, ClusterConfig
-from tournaments.runner import run
+from tournaments.runner import auto_games_per_worker, run
 from tournaments.schedule import TournamentSpec, plan
 from tournaments.shipping import ship
 from tournaments.store import Store
@@ -123,7 +123,7 @@ def one_run(
             catalogue = Catalogue({})
             config = ClusterConfig(
                 address=cluster,
-                at_once=1,
+                at_once=auto_games_per_worker(store.tournament(tid).spec.move_ms),
                 sandbox=SandboxMode.AUTO,
                 bots={label: ship(catalogue, bot) for label, bot in labels.items()},
             )

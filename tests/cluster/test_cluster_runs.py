@@ -161,7 +161,9 @@ def test_a_killed_worker_loses_nothing(
     own = start_cluster(tmp_path / "cluster")
     try:
         db, tid = fresh(template, tmp_path), template[1]
-        proc = arena(db, tid, "--cluster", own.address)
+        proc = arena(
+            db, tid, "--cluster", own.address, "--games-per-worker", "1"
+        )  # slow: killed mid-run
         assert wait_done(db, tid, 4, proc) < GAMES
         own.kill(own.workers[0])
         code, log = finish(proc)
@@ -199,7 +201,9 @@ def test_the_scheduler_gone_stops_the_run_and_a_run_again_finishes(
     own = start_cluster(tmp_path / "cluster", workers=1)
     try:
         db, tid = fresh(template, tmp_path), template[1]
-        proc = arena(db, tid, "--cluster", own.address)
+        proc = arena(
+            db, tid, "--cluster", own.address, "--games-per-worker", "1"
+        )  # slow: killed mid-run
         assert wait_done(db, tid, 3, proc) < GAMES
         own.kill(own.scheduler)
         code, message = finish(proc, 120)
