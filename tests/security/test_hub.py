@@ -16,6 +16,7 @@ import msgpack
 import pytest
 
 from arena import doors
+from arena import hub as hub_module
 from arena.doors import MAX_CONNECTIONS, MAX_HELLO_BYTES, STRANGER_MESSAGES
 from arena.errors import BotStartError
 from arena.hub import Hub
@@ -346,3 +347,41 @@ def test_awaiting_one_seat_reads_nothing_of_another(hub) -> None:
     finally:
         noisy.close(0)
         quiet.close(0)
+
+
+def test_a_heavy_flood_never_delays_another_bots_read_time(hub, monkeypatch) -> None:
+    """One wake-up reads every awaited door before decoding anything: a bot flooding heavy
+    (slow to decode) messages cannot push back the time stamped on another bot's answer, the
+    time its clock is charged (decoding 72 heavy messages takes tens of milliseconds)."""
+    socks = {}
+    for label in ("flooder", "victim"):
+        token = hub.issue_token(label)
+        socks[label] = dealer(hub.endpoint_of(label))
+        socks[label].send(hello(token))
+    try:
+        assert serve_until(hub, lambda: {"flooder", "victim"} <= set(hub.by_label))
+        for sock in socks.values():
+            sock.recv()  # the welcome
+        peers = [hub.by_label["flooder"], hub.by_label["victim"]]
+        heavy = msgpack.packb({"type": "action", "pad": [[0]] * 20_000})
+        for _ in range(8):
+            socks["flooder"].send(heavy)
+        socks["victim"].send(encode({"type": "action", "game_id": 1, "request": 1, "action": "a"}))
+        for label in socks:  # both doors have something queued before the wake-up
+            assert hub.doors[label].router.socket.poll(5000), label
+        decoding: list[float] = []
+        real = hub_module.decode
+
+        def timed(*args, **kwargs):
+            decoding.append(time.monotonic())
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(hub_module, "decode", timed)
+        batch = hub.receive_batch(1000, peers)  # the flooder's door first
+        answer = [item for item in batch if item.peer is peers[1]]
+        assert answer and answer[0].message["action"] == "a"
+        assert any(item.peer is peers[0] and item.problem for item in batch)
+        assert answer[0].at <= min(decoding), "the victim's answer was stamped after decoding"
+    finally:
+        for sock in socks.values():
+            sock.close(0)
