@@ -39,7 +39,7 @@ from arena.errors import BotStartError
 from arena.remote import RemoteConfig, RemoteListener
 from protocol import PROTOCOL_VERSION
 from protocol.codec import MAX_BOT_MESSAGE, decode
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, TooLarge
 from protocol.messages import ErrorCode, error, validate_from_bot
 from protocol.transport import RouterSocket, ipc_folder
 
@@ -57,6 +57,11 @@ MAX_GAMES_PER_PROCESS = 64
 BATCH_PER_SOURCE = MAX_GAMES_PER_PROCESS + 8
 #: Messages of one peer kept by ``admit`` for the driver (a peer owes at most max_games).
 HELD_PER_PEER = MAX_GAMES_PER_PROCESS + 8
+#: The longest message a welcomed peer may send: its only valid message, an ``action``, is
+#: under 1.2 KB however it is encoded (widest msgpack headers, 256 four-byte characters).
+#: Anything longer is malformed without being decoded: a flood of heavy messages costs the
+#: referee no decoding time, which would delay the reading of other bots' answers.
+MAX_ANSWER_BYTES = 4096
 
 
 def capped_max_games(value: object) -> int:
@@ -451,6 +456,11 @@ class Hub:
         if len(frames) != 1:
             return Incoming(
                 peer, None, ProtocolError(f"a message is one frame, got {len(frames)}"), now
+            )
+        if len(frames[0]) > MAX_ANSWER_BYTES:
+            size = len(frames[0])
+            return Incoming(
+                peer, None, TooLarge(f"{size} bytes: an action is under {MAX_ANSWER_BYTES}"), now
             )
         try:
             message = decode(frames[0], max_bytes=self.max_message_bytes)

@@ -385,3 +385,40 @@ def test_a_heavy_flood_never_delays_another_bots_read_time(hub, monkeypatch) -> 
     finally:
         for sock in socks.values():
             sock.close(0)
+
+
+def test_a_message_longer_than_any_action_is_malformed_undecoded(hub, monkeypatch) -> None:
+    """A welcomed bot's only message is a short ``action``: a longer one (here 40 KB of
+    valid msgpack) is its own malformed message, and the referee spends no decoding on it."""
+    token = hub.issue_token("heavy")
+    sock = dealer(hub.endpoint_of("heavy"))
+    sock.send(hello(token))
+    try:
+        assert serve_until(hub, lambda: "heavy" in hub.by_label)
+        sock.recv()  # the welcome
+        longest = encode(
+            {
+                "type": "action",
+                "game_id": -(2**63),
+                "request": 2**64 - 1,
+                "action": "\U0010ffff" * 256,
+            }
+        )
+        sock.send(longest)
+        sock.send(msgpack.packb({"type": "action", "pad": [[0]] * 20_000}))
+        assert hub.doors["heavy"].router.socket.poll(5000)
+        decoded: list[int] = []
+        real = hub_module.decode
+        monkeypatch.setattr(
+            hub_module, "decode", lambda data, **kw: decoded.append(len(data)) or real(data, **kw)
+        )
+        batch: list = []
+        for _ in range(50):
+            batch += hub.receive_batch(100, [hub.by_label["heavy"]])
+            if len(batch) == 2:
+                break
+        assert batch[0].message is not None, "the longest valid action is decoded"
+        assert batch[1].message is None and "an action is under" in str(batch[1].problem)
+        assert decoded == [len(longest)]
+    finally:
+        sock.close(0)
