@@ -143,7 +143,7 @@ def _check_travels(folder: Path, path: Path) -> None:
     """Raise ClusterError, naming the file, for what a worker would refuse to unpack (the run
     would stop there): anything but a regular file, a folder or a symbolic link, and a link to
     an absolute path or out of the bot's folder (tarfile's ``data`` filter)."""
-    name = path.relative_to(folder)
+    name = repr(str(path.relative_to(folder)))  # a name the bot's author chose: escaped
     mode = os.lstat(path).st_mode
     if stat.S_ISLNK(mode):
         target = os.readlink(path)

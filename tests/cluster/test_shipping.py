@@ -165,7 +165,7 @@ def test_a_folder_a_worker_would_refuse_is_refused_before_the_run(
     else:
         (folder / name).symlink_to("/etc/hostname" if kind == "absolute link" else "../../x")
     (folder / "lib" / "up").symlink_to("..")  # a link inside the folder travels
-    with pytest.raises(ClusterError, match=f"{name} "):
+    with pytest.raises(ClusterError, match=f"'{name}' "):
         ship(registered(tmp_path, folder), "mybot")
     (folder / name).unlink()
     again = tmp_path / "again"
