@@ -39,7 +39,7 @@ from arena.errors import BotStartError
 from arena.remote import RemoteConfig, RemoteListener
 from protocol import PROTOCOL_VERSION
 from protocol.codec import MAX_BOT_MESSAGE, decode
-from protocol.errors import ProtocolError
+from protocol.errors import ProtocolError, TooLarge
 from protocol.messages import ErrorCode, error, validate_from_bot
 from protocol.transport import RouterSocket, ipc_folder
 
@@ -57,6 +57,11 @@ MAX_GAMES_PER_PROCESS = 64
 BATCH_PER_SOURCE = MAX_GAMES_PER_PROCESS + 8
 #: Messages of one peer kept by ``admit`` for the driver (a peer owes at most max_games).
 HELD_PER_PEER = MAX_GAMES_PER_PROCESS + 8
+#: The longest message a welcomed peer may send: its only valid message, an ``action``, is
+#: under 1.2 KB however it is encoded (widest msgpack headers, 256 four-byte characters).
+#: Anything longer is malformed without being decoded: a flood of heavy messages costs the
+#: referee no decoding time, which would delay the reading of other bots' answers.
+MAX_ANSWER_BYTES = 4096
 
 
 def capped_max_games(value: object) -> int:
@@ -322,8 +327,9 @@ class Hub:
     def receive_batch(self, timeout_ms: float, awaited: Collection[Peer]) -> list[Incoming]:
         """Wait up to ``timeout_ms`` for messages from the ``awaited`` peers, then read every
         message already queued on their doors (at most ``BATCH_PER_SOURCE`` per door), so one
-        wake-up serves many turns. Each message is stamped when read: all are read before
-        any is acted on. Hellos and strangers are handled as in ``receive``."""
+        wake-up serves many turns. Each message is stamped when read, and all are read before
+        any is decoded: a peer that floods heavy messages never delays another's stamp (its
+        time). Hellos and strangers are handled as in ``receive``."""
         if self._cut_wanted:
             self._cut_doors()
         batch: list[Incoming] = []
@@ -335,38 +341,36 @@ class Hub:
         sources = self._sources_of(awaited)
         if not sources:
             return batch
+        raw: list[tuple[_Got, float]] = []
         if len(sources) == 1 and not batch:
             socket, door = next(iter(sources.items()))
             if door is not None:  # one local peer: one blocking receive, as ``_receive_one``
                 got = door.router.recv_within(timeout_ms)
                 if got is not None:
-                    self._take(_Got(door, got[0], got[1], None), batch)
-                    self._drain(socket, door, batch)
-                return self._after(batch)
+                    raw.append((_Got(door, got[0], got[1], None), time.monotonic()))
+                    self._drain(socket, door, raw)
+                return self._after(raw, batch)
         items = [(socket, zmq.POLLIN) for socket in sources]
         for socket, _ in zmq.zmq_poll(items, max(0, int(timeout_ms))):
-            self._drain(socket, sources[socket], batch)
-        return self._after(batch)
+            self._drain(socket, sources[socket], raw)
+        return self._after(raw, batch)
 
-    def _after(self, batch: list[Incoming]) -> list[Incoming]:
+    def _after(self, raw: list[tuple[_Got, float]], batch: list[Incoming]) -> list[Incoming]:
+        """Decode the messages read (a stranger's is handled), each with its read time."""
+        for got, at in raw:
+            incoming = self._handle(got, at)
+            if incoming is not None:
+                batch.append(incoming)
+            elif got.door is not None and got.door.reason is not None:
+                self._cut_wanted = True
         if self._cut_wanted:
             self._cut_doors()
         return batch
 
-    def _take(self, got: _Got, batch: list[Incoming]) -> bool:
-        """One raw message into ``batch`` (a stranger's is handled); False if its door is to
-        be cut."""
-        incoming = self._handle(got)
-        if incoming is not None:
-            batch.append(incoming)
-        elif got.door is not None and got.door.reason is not None:
-            self._cut_wanted = True
-            return False
-        return True
-
-    def _drain(self, socket: zmq.Socket, door: Door | None, batch: list[Incoming]) -> None:
-        """Read what is queued on one source into ``batch`` (bounded). ZMQ_EVENTS says whether
-        a message is waiting, without a failing receive."""
+    def _drain(self, socket: zmq.Socket, door: Door | None, raw: list[tuple[_Got, float]]) -> None:
+        """Read what is queued on one source into ``raw``, each with its read time (bounded;
+        decoded later). ZMQ_EVENTS says whether a message is waiting, without a failing
+        receive."""
         for _ in range(BATCH_PER_SOURCE):
             if not socket.getsockopt(_EVENTS) & _POLLIN:
                 return
@@ -374,8 +378,7 @@ class Hub:
                 got = _Got(None, *self.remote.router.recv_with_user())
             else:
                 got = _Got(door, *door.router.recv(), None)
-            if not self._take(got, batch):
-                return
+            raw.append((got, time.monotonic()))
 
     def _receive_one(self, peer: Peer, deadline: float) -> Incoming | None:
         """The hot path: one awaited local peer, one blocking receive on its door."""
@@ -434,8 +437,9 @@ class Hub:
         route, frames = door.router.recv()
         return _Got(door, route, frames, None)
 
-    def _handle(self, got: _Got) -> Incoming | None:
-        """A peer's message as an Incoming; a stranger's handled here (None)."""
+    def _handle(self, got: _Got, at: float | None = None) -> Incoming | None:
+        """A peer's message as an Incoming (read at ``at``, default now); a stranger's
+        handled here (None)."""
         if got.door is None:
             peer = self.peers.get(b"R" + got.route)
         else:
@@ -445,13 +449,18 @@ class Hub:
         if peer is None:
             self._from_stranger(got)
             return None
-        return self._from_peer(peer, got.frames)
+        return self._from_peer(peer, got.frames, at)
 
-    def _from_peer(self, peer: Peer, frames: list[bytes]) -> Incoming:
-        now = time.monotonic()
+    def _from_peer(self, peer: Peer, frames: list[bytes], at: float | None = None) -> Incoming:
+        now = time.monotonic() if at is None else at
         if len(frames) != 1:
             return Incoming(
                 peer, None, ProtocolError(f"a message is one frame, got {len(frames)}"), now
+            )
+        if len(frames[0]) > MAX_ANSWER_BYTES:
+            size = len(frames[0])
+            return Incoming(
+                peer, None, TooLarge(f"{size} bytes: an action is under {MAX_ANSWER_BYTES}"), now
             )
         try:
             message = decode(frames[0], max_bytes=self.max_message_bytes)

@@ -11,7 +11,9 @@ each entrant is described by a ``ShippedBot`` value the workers can rebuild a ``
   the version the bot was registered with before anything runs.
 
 Archives hold regular files, folders and symbolic links only, and are unpacked with tarfile's
-``data`` filter: no absolute names, no ``..``, no link out of the bot's folder, no device.
+``data`` filter: no absolute names, no ``..``, no link out of the bot's folder, no device. A
+folder holding anything else (a FIFO, a device, a link out of the folder) is refused here,
+before the run starts, naming the file: every worker would refuse it and stop the run.
 """
 
 from __future__ import annotations
@@ -120,21 +122,42 @@ def ship(catalogue: Catalogue, name: str) -> ShippedBot:
 
 def pack(folder: Path) -> bytes:
     """A tar archive of the files a folder bot's version covers (``SKIP_DIRS`` left out):
-    regular files, folders and symbolic links; nothing else."""
+    regular files, folders and symbolic links inside the folder. Raises ClusterError for
+    anything else (a FIFO, a device, a link out of the folder): the workers would refuse it."""
     buffer = io.BytesIO()
     with tarfile.open(fileobj=buffer, mode="w") as tar:
         for root, dirs, files in os.walk(folder):
             dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
             for name in [*dirs, *sorted(files)]:
                 path = Path(root) / name
-                mode = os.lstat(path).st_mode
-                if stat.S_ISREG(mode) or stat.S_ISDIR(mode) or stat.S_ISLNK(mode):
-                    tar.add(path, arcname=str(path.relative_to(folder)), recursive=False)
+                _check_travels(folder, path)
+                tar.add(path, arcname=str(path.relative_to(folder)), recursive=False)
                 if buffer.tell() > MAX_ARCHIVE_BYTES:
                     raise ClusterError(
                         f"the bot folder {folder} is over {MAX_ARCHIVE_BYTES >> 20} MiB packed"
                     )
     return buffer.getvalue()
+
+
+def _check_travels(folder: Path, path: Path) -> None:
+    """Raise ClusterError, naming the file, for what a worker would refuse to unpack (the run
+    would stop there): anything but a regular file, a folder or a symbolic link, and a link to
+    an absolute path or out of the bot's folder (tarfile's ``data`` filter)."""
+    name = repr(str(path.relative_to(folder)))  # a name the bot's author chose: escaped
+    mode = os.lstat(path).st_mode
+    if stat.S_ISLNK(mode):
+        target = os.readlink(path)
+        inside = os.path.normpath(os.path.join(os.path.dirname(name), target))
+        if os.path.isabs(target) or inside == ".." or inside.startswith("../"):
+            raise ClusterError(
+                f"the bot folder {folder}: {name} links to {target!r}, out of the folder; "
+                "a cluster worker cannot unpack it (make it a copy or a link inside the folder)"
+            )
+    elif not (stat.S_ISREG(mode) or stat.S_ISDIR(mode)):
+        raise ClusterError(
+            f"the bot folder {folder}: {name} is not a regular file, a folder or a link; "
+            "a cluster worker cannot unpack it (remove it)"
+        )
 
 
 def unpack(bot: ShippedBot, target: Path) -> Path:

@@ -116,3 +116,19 @@ def test_a_huge_max_games_is_capped(tmp_path: Path, toy) -> None:
     assert len(refused) == count - MAX_GAMES_PER_PROCESS
     assert all("no free game slot" in str(p.error) for p in refused)
     assert max(log_lines(tmp_path, "open")) == MAX_GAMES_PER_PROCESS
+
+
+def test_a_bot_dying_with_several_games_open_faults_each_of_its_games_once(
+    tmp_path: Path,
+) -> None:
+    """A process that dies with turns of several games pending: each of its games records one
+    crash of its own seat (at the turn, or at the start for a game started as it died), the
+    others play on, and nothing hangs or is lost; the next games get a fresh process."""
+    played = play(tmp_path, [("x", many("crash")), *OTHERS], 12, 4)
+    assert sorted(p.game_id for p in played) == list(range(1, 13))
+    assert [p.error for p in played] == [None] * 12
+    for p in played:
+        assert [(f.seat, f.kind) for f in p.record.faults] == [(0, FaultKind.CRASH)]
+        assert p.record.forfeits == (0,)
+        assert all(a.by.value == "bot" for a in p.record.actions if a.seat != 0)
+    assert max(log_lines(tmp_path, "crash")) >= 2, "it died with several games' turns pending"

@@ -6,6 +6,7 @@ to install."""
 from __future__ import annotations
 
 import io
+import os
 import subprocess
 import sys
 import tarfile
@@ -148,3 +149,26 @@ def test_an_unreachable_scheduler_is_a_clear_error(
 def test_the_command_line_does_not_import_dask() -> None:
     code = "import sys, arena.cli; assert 'distributed' not in sys.modules, 'imported'"
     subprocess.run([sys.executable, "-c", code], check=True)
+
+
+@pytest.mark.parametrize("kind", ["fifo", "absolute link", "link out"])
+def test_a_folder_a_worker_would_refuse_is_refused_before_the_run(
+    tmp_path: Path, kind: str
+) -> None:
+    """A bot's folder decides what travels: a FIFO (the hash counts it, the archive cannot
+    hold it) or a link out of the folder would make every worker refuse the run, with a
+    misleading hash error for the FIFO; the arena names the file before anything starts."""
+    folder = bot_folder(tmp_path)
+    name = {"fifo": "pipe", "absolute link": "abs", "link out": "out"}[kind]
+    if kind == "fifo":
+        os.mkfifo(folder / name)
+    else:
+        (folder / name).symlink_to("/etc/hostname" if kind == "absolute link" else "../../x")
+    (folder / "lib" / "up").symlink_to("..")  # a link inside the folder travels
+    with pytest.raises(ClusterError, match=f"'{name}' "):
+        ship(registered(tmp_path, folder), "mybot")
+    (folder / name).unlink()
+    again = tmp_path / "again"
+    again.mkdir()
+    target = unpack(ship(registered(again, folder), "mybot"), tmp_path / "worker" / "b")
+    assert (target / "lib" / "up").is_symlink()

@@ -8,11 +8,14 @@
 - ``flood``: sends 40 bogus messages (stale and unsent request ids, garbage) per turn, then the
   answer;
 - ``huge``: declares max_games 10**9 and logs ``open N`` (games started and not ended) at every
-  start, answering each turn at once.
+  start, answering each turn at once;
+- ``crash``: answers nothing, and exits (status 3) once three turns are pending or none has
+  come for 300 ms: it dies serving several games.
 """
 
 from __future__ import annotations
 
+import os
 import random
 import sys
 
@@ -35,6 +38,9 @@ def answer_held(sock: zmq.Socket, held: list[dict]) -> None:
 
 
 def on_turn(sock: zmq.Socket, turn: dict, held: list[dict]) -> None:
+    if MODE == "crash":
+        held.append(turn)
+        return
     if MODE in ("reverse", "swap"):
         held.append(turn)
         if len(held) >= 2:
@@ -59,6 +65,9 @@ def main() -> None:
     held: list[dict] = []
     open_games: set[int] = set()
     while True:
+        if MODE == "crash" and held and (len(held) >= 3 or not sock.poll(300)):
+            say("crash", len(held))
+            os._exit(3)
         if held and not sock.poll(30):
             answer_held(sock, held)
             continue

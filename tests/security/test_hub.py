@@ -16,6 +16,7 @@ import msgpack
 import pytest
 
 from arena import doors
+from arena import hub as hub_module
 from arena.doors import MAX_CONNECTIONS, MAX_HELLO_BYTES, STRANGER_MESSAGES
 from arena.errors import BotStartError
 from arena.hub import Hub
@@ -346,3 +347,78 @@ def test_awaiting_one_seat_reads_nothing_of_another(hub) -> None:
     finally:
         noisy.close(0)
         quiet.close(0)
+
+
+def test_a_heavy_flood_never_delays_another_bots_read_time(hub, monkeypatch) -> None:
+    """One wake-up reads every awaited door before decoding anything: a bot flooding heavy
+    (slow to decode) messages cannot push back the time stamped on another bot's answer, the
+    time its clock is charged (decoding 72 heavy messages takes tens of milliseconds)."""
+    socks = {}
+    for label in ("flooder", "victim"):
+        token = hub.issue_token(label)
+        socks[label] = dealer(hub.endpoint_of(label))
+        socks[label].send(hello(token))
+    try:
+        assert serve_until(hub, lambda: {"flooder", "victim"} <= set(hub.by_label))
+        for sock in socks.values():
+            sock.recv()  # the welcome
+        peers = [hub.by_label["flooder"], hub.by_label["victim"]]
+        heavy = msgpack.packb({"type": "action", "pad": [[0]] * 20_000})
+        for _ in range(8):
+            socks["flooder"].send(heavy)
+        socks["victim"].send(encode({"type": "action", "game_id": 1, "request": 1, "action": "a"}))
+        for label in socks:  # both doors have something queued before the wake-up
+            assert hub.doors[label].router.socket.poll(5000), label
+        decoding: list[float] = []
+        real = hub_module.decode
+
+        def timed(*args, **kwargs):
+            decoding.append(time.monotonic())
+            return real(*args, **kwargs)
+
+        monkeypatch.setattr(hub_module, "decode", timed)
+        batch = hub.receive_batch(1000, peers)  # the flooder's door first
+        answer = [item for item in batch if item.peer is peers[1]]
+        assert answer and answer[0].message["action"] == "a"
+        assert any(item.peer is peers[0] and item.problem for item in batch)
+        assert answer[0].at <= min(decoding), "the victim's answer was stamped after decoding"
+    finally:
+        for sock in socks.values():
+            sock.close(0)
+
+
+def test_a_message_longer_than_any_action_is_malformed_undecoded(hub, monkeypatch) -> None:
+    """A welcomed bot's only message is a short ``action``: a longer one (here 40 KB of
+    valid msgpack) is its own malformed message, and the referee spends no decoding on it."""
+    token = hub.issue_token("heavy")
+    sock = dealer(hub.endpoint_of("heavy"))
+    sock.send(hello(token))
+    try:
+        assert serve_until(hub, lambda: "heavy" in hub.by_label)
+        sock.recv()  # the welcome
+        longest = encode(
+            {
+                "type": "action",
+                "game_id": -(2**63),
+                "request": 2**64 - 1,
+                "action": "\U0010ffff" * 256,
+            }
+        )
+        sock.send(longest)
+        sock.send(msgpack.packb({"type": "action", "pad": [[0]] * 20_000}))
+        assert hub.doors["heavy"].router.socket.poll(5000)
+        decoded: list[int] = []
+        real = hub_module.decode
+        monkeypatch.setattr(
+            hub_module, "decode", lambda data, **kw: decoded.append(len(data)) or real(data, **kw)
+        )
+        batch: list = []
+        for _ in range(50):
+            batch += hub.receive_batch(100, [hub.by_label["heavy"]])
+            if len(batch) == 2:
+                break
+        assert batch[0].message is not None, "the longest valid action is decoded"
+        assert batch[1].message is None and "an action is under" in str(batch[1].problem)
+        assert decoded == [len(longest)]
+    finally:
+        sock.close(0)
