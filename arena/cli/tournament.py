@@ -20,6 +20,7 @@ from arena.cli.progress import ProgressBar
 from arena.cli.safety import RunOptions, run_options
 from arena.cli.storage import db_option
 from arena.games import get_game
+from arena.sandbox import SandboxMode
 from arena.seeds import new_key, random_seed
 from arena.text import printable
 from tournaments import published, reports
@@ -315,8 +316,12 @@ def run_command(
     """Play the pending games of tournament ID, then print its rankings.
 
     Bot output goes to arena-logs/ next to the database (see `arena bot logs`); on a
-    cluster, to each worker's own files.
+    cluster, to each worker's own files. On a cluster --sandbox is required unless given:
+    a worker's warning would go unseen, and an unsandboxed bot can reach the scheduler.
     """
+    sandbox_given = click.get_current_context().get_parameter_source("sandbox")
+    if cluster is not None and sandbox_given is click.core.ParameterSource.DEFAULT:
+        run_options = replace(run_options, sandbox=SandboxMode.REQUIRED)
     run_tournament(
         store,
         tid,

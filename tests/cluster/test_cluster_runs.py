@@ -147,8 +147,9 @@ def test_a_cluster_run_stores_what_a_local_run_does(
 ) -> None:
     db, tid = fresh(template, tmp_path), template[1]
     out = cli(
-        "tournament", "run", str(tid), "--cluster", cluster.address, "--jobs", "2", "--db", str(db)
-    )
+        "tournament", "run", str(tid), "--cluster", cluster.address, "--jobs", "2",
+        "--sandbox", "auto", "--db", str(db),
+    )  # fmt: skip
     assert f"{GAMES}/{GAMES} games played" in out
     assert results(db, tid) == local_results
     with Store.open(db) as store:
@@ -161,9 +162,9 @@ def test_a_killed_worker_loses_nothing(
     own = start_cluster(tmp_path / "cluster")
     try:
         db, tid = fresh(template, tmp_path), template[1]
-        proc = arena(
-            db, tid, "--cluster", own.address, "--games-per-worker", "1"
-        )  # slow: killed mid-run
+        proc = arena(  # one game at a time: still going when the kill comes
+            db, tid, "--cluster", own.address, "--games-per-worker", "1", "--sandbox", "auto"
+        )
         assert wait_done(db, tid, 4, proc) < GAMES
         own.kill(own.workers[0])
         code, log = finish(proc)
@@ -201,9 +202,9 @@ def test_the_scheduler_gone_stops_the_run_and_a_run_again_finishes(
     own = start_cluster(tmp_path / "cluster", workers=1)
     try:
         db, tid = fresh(template, tmp_path), template[1]
-        proc = arena(
-            db, tid, "--cluster", own.address, "--games-per-worker", "1"
-        )  # slow: killed mid-run
+        proc = arena(  # one game at a time: still going when the kill comes
+            db, tid, "--cluster", own.address, "--games-per-worker", "1", "--sandbox", "auto"
+        )
         assert wait_done(db, tid, 3, proc) < GAMES
         own.kill(own.scheduler)
         code, message = finish(proc, 120)
@@ -240,7 +241,7 @@ def test_a_worker_that_lacks_a_command_bot_file_a_sandbox_or_the_version_is_name
             "--seed", "1", "--json", "--db", str(db),
         )  # fmt: skip
         tid = json.loads(out)["id"]
-        proc = arena(db, tid, "--cluster", own.address, "--sandbox", "required")
+        proc = arena(db, tid, "--cluster", own.address)  # --sandbox required: the default
         code, message = finish(proc, 120)
     finally:
         own.close()
