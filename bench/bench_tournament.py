@@ -27,7 +27,7 @@ def entrants() -> list[str]:
     skull = [
         name
         for name, games in sorted(bundled_bots().items())
-        if plays(games, "skull") and name not in ("random", "first")
+        if plays(games, "skull") and name not in ("random", "first", "ismcts")  # no search bot
     ]
     names = skull + ["first"]
     return (names + ["random"] * 6)[:6]
