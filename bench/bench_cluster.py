@@ -22,13 +22,14 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.sandbox import SandboxMode, private_paths, resolve
-from arena.seeds import new_key
+from arena.keys.seeds import new_key
+from arena.procs.sandbox import SandboxMode, private_paths, resolve
 from tests.net import free_port
 from tournaments import cluster as cluster_module
 from tournaments.catalogue import Catalogue, bundled_bots, bundled_spec, plays
 from tournaments.cluster import BATCH_S, MAX_BATCH, ClusterConfig
-from tournaments.runner import auto_games_per_worker, run
+from tournaments.playing import auto_games_per_worker
+from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan
 from tournaments.shipping import ship
 from tournaments.store import Store

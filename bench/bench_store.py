@@ -19,8 +19,8 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
-from arena.record import GameRecord  # noqa: E402
-from arena.seeds import new_key  # noqa: E402
+from arena.keys.seeds import new_key  # noqa: E402
+from arena.referee.record import GameRecord  # noqa: E402
 from tests.tournaments import synthetic_record  # noqa: E402
 from tournaments.schedule import TournamentSpec, plan  # noqa: E402
 from tournaments.store import Store  # noqa: E402

@@ -15,8 +15,8 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.sandbox import SandboxMode, private_paths, resolve
-from arena.seeds import new_key
+from arena.keys.seeds import new_key
+from arena.procs.sandbox import SandboxMode, private_paths, resolve
 from tournaments.catalogue import bundled_bots, bundled_spec, plays
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan

@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.keyfile import KeyFile
-from arena.seeds import deal_seed
+from arena.keys.keyfile import KeyFile
+from arena.keys.seeds import deal_seed
 
 ROGUES = Path(__file__).resolve().parent / "rogues"
 

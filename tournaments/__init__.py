@@ -2,7 +2,7 @@
 
 - ``schedule``: ``TournamentSpec`` → ``plan(spec, key=...)``: every k-subset of entrants (or the
   tables of a gauntlet or a match), every seat rotation on the same deal seed, ``repetitions``
-  times; seeds keyed with the tournament's secret key (``arena.seeds``), which the store keeps
+  times; seeds keyed with the tournament's secret key (``arena.keys.seeds``), which the store keeps
   in the key file beside the database.
 - ``catalogue``: what a bot name means (registered, bundled or a command line), its version;
   ``registry``: registering bots after ``compliance``'s checks; ``remote``: remote bots' tokens.

@@ -23,8 +23,8 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.botproc import BotSpec
 from arena.errors import ArenaError, BotStartError
+from arena.procs.botproc import BotSpec
 from tournaments.errors import NotFound, TournamentError
 from tournaments.remote import is_remote
 from tournaments.store import Store

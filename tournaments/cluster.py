@@ -34,11 +34,12 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.record import GameRecord, Limits
-from arena.sandbox import SandboxMode
+from arena.procs.limits import Limits
+from arena.procs.sandbox import SandboxMode
+from arena.referee.record import GameRecord
 from tournaments.dispatch import Dispatcher
 from tournaments.errors import ClusterError, ClusterLost
-from tournaments.runner import Finished
+from tournaments.playing import Finished
 from tournaments.schedule import PlannedGame
 from tournaments.shipping import ShippedBot
 

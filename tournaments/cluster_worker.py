@@ -37,14 +37,14 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker, secede
 
-from arena import sandbox as sandboxing
 from arena.errors import ArenaError
 from arena.games import get_game
-from arena.record import Limits
-from arena.sandbox import SandboxMode
+from arena.procs import sandbox as sandboxing
+from arena.procs.limits import Limits
+from arena.procs.sandbox import SandboxMode
 from protocol import PROTOCOL_VERSION
 from tournaments.errors import ClusterError
-from tournaments.runner import Finished, TableRunner
+from tournaments.playing import Finished, TableRunner
 from tournaments.schedule import PlannedGame
 from tournaments.shipping import BotKind, ShippedBot, missing_files, unpack, worker_spec
 

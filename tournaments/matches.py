@@ -17,10 +17,10 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.botproc import BotSpec
-from arena.record import Limits
-from arena.remote import RemoteConfig
-from arena.sandbox import Sandbox
+from arena.procs.botproc import BotSpec
+from arena.procs.limits import Limits
+from arena.procs.remote import RemoteConfig
+from arena.procs.sandbox import Sandbox
 from tournaments.errors import TournamentError
 from tournaments.runner import Progress, run
 from tournaments.schedule import TournamentKind

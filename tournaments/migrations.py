@@ -9,7 +9,7 @@ lists and outcomes), seats and faults. Version 2 adds what is derived from them 
 rebuilt at any time: ratings, rating history, and views (``standings``, ``head_to_head``,
 ``rankings``) that make the file read well in Datasette. Version 3 adds remote bots' tokens
 (hashed) and the arena's CURVE keys (``tournaments.remote``). Version 4 takes every secret out:
-the CURVE key pair moves to the key file beside the database (``arena.keyfile``), and
+the CURVE key pair moves to the key file beside the database (``arena.keys.keyfile``), and
 tournaments get the public id of their secret key, which lives in that file too. Version 5
 writes the Skyjo options added later (``doubling``, ``discard_flip``) into older Skyjo
 tournaments, with the values they were played under; version 6 names the revealed bill of
@@ -29,7 +29,7 @@ from collections.abc import Callable
 
 from sqlite_utils import Database
 
-from arena.keyfile import KeyFile
+from arena.keys.keyfile import KeyFile
 from tournaments.errors import StoreError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate", "user_version"]

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from arena.record import GameRecord
-from arena.replay import replay as replay_game
-from arena.replay import seat_story
+from arena.referee.record import GameRecord
+from arena.referee.replay import replay as replay_game
+from arena.referee.replay import seat_story
 from tournaments import reports
 from tournaments.errors import NotFound, TournamentError
 from tournaments.matches import match_summary

@@ -14,10 +14,10 @@ from collections.abc import Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.botproc import BotSpec
 from arena.errors import ArenaError
 from arena.games import names
-from arena.sandbox import Sandbox
+from arena.procs.botproc import BotSpec
+from arena.procs.sandbox import Sandbox
 from tournaments.compliance import ComplianceReport, run_checks
 from tournaments.store import Store
 from tournaments.values import BotInfo, bot_name_problem

@@ -15,7 +15,7 @@ NEW against BASE with filler bots) is a round robin of exactly ``table_size`` en
 table, every rotation, one deal per repetition; it is stopped early by its SPRT.
 
 Seeds are derived with HMAC-SHA256 from the tournament seed under the tournament's **secret
-key** (``arena.seeds``): with the same key a plan (and, with deterministic bots, the whole
+key** (``arena.keys.seeds``): with the same key a plan (and, with deterministic bots, the whole
 tournament) is reproducible bit for bit; without it no one can compute a deal from the seed,
 repetition and table. A new tournament gets a new key, hence new deals even with the same seed. The
 deal seeds are stored with the plan; a resumed run needs the key only for the bot seeds. All
@@ -34,7 +34,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.games.base import Game
-from arena.seeds import bot_seeds, deal_seed
+from arena.keys.seeds import bot_seeds, deal_seed
 from tournaments.errors import PlanError
 
 __all__ = [
@@ -136,7 +136,7 @@ class TournamentSpec:
 class PlannedGame:
     """One game of a plan. ``seating[seat]`` is the entrant at that seat.
 
-    ``seat_seeds`` are the bot seeds of the seats (keyed: see ``arena.seeds.bot_seed``), filled
+    ``seat_seeds`` are the bot seeds of the seats (keyed: see ``arena.keys.seeds.bot_seed``), filled
     in by ``plan`` and ``Store.pending_games``, which have the tournament's key; a game read
     back for display has none. They are derived, so two planned games compare equal without
     them.

@@ -28,7 +28,7 @@ from collections.abc import Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.botproc import BotSpec
+from arena.procs.botproc import BotSpec
 from tournaments.catalogue import (
     SKIP_DIRS,
     Catalogue,

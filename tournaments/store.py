@@ -12,7 +12,7 @@ views, and ``tournaments.derived``, which ``Store`` includes) and can be rebuilt
 - Every ``sqlite3`` error becomes a one-line ``StoreError`` naming the file and what went wrong
   (not a database, corrupt, locked, unwritable...).
 - No secret is stored in the database. Each tournament's secret key (which keys its deal and
-  bot seeds) is kept in the key file beside the database (``arena.keyfile``, ``Store.keys``);
+  bot seeds) is kept in the key file beside the database (``arena.keys.keyfile``, ``Store.keys``);
   the database keeps only the key's public id. ``pending_games`` gives the planned games with
   their bot seeds, computed with the key.
 
@@ -37,9 +37,9 @@ from typing import Any
 
 from sqlite_utils import Database
 
-from arena.keyfile import KeyFile
-from arena.record import Fault, FaultKind, GameRecord
-from arena.seeds import bot_seeds, deal_seed, key_id, new_key
+from arena.keys.keyfile import KeyFile
+from arena.keys.seeds import bot_seeds, deal_seed, key_id, new_key
+from arena.referee.record import Fault, FaultKind, GameRecord
 from tournaments.database import (
     DEFAULT_BUSY_TIMEOUT_MS,
     DEFAULT_DB,

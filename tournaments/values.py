@@ -12,7 +12,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from arena.record import ActionRecord, Fault, GameRecord
+from arena.referee.record import ActionRecord, Fault, GameRecord
 from tournaments.ratings import BatchRatings, Crosstable, EloRatings
 from tournaments.schedule import PlannedGame, TournamentSpec
 

@@ -9,14 +9,14 @@ from pathlib import Path
 
 import click
 
-from arena.botproc import BotSpec
 from arena.cli.common import echo_json
 from arena.cli.safety import resolve_sandbox, sandbox_option
 from arena.cli.storage import db_option
 from arena.errors import ArenaError
-from arena.logs import bot_logs, logs_folder
-from arena.remote import check_listen
-from arena.sandbox import SandboxMode
+from arena.procs.botproc import BotSpec
+from arena.procs.logs import bot_logs, logs_folder
+from arena.procs.remote import check_listen
+from arena.procs.sandbox import SandboxMode
 from arena.text import printable
 from tournaments.catalogue import (
     Catalogue,

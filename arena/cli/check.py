@@ -9,11 +9,11 @@ from pathlib import Path
 
 import click
 
-from arena.botproc import BotSpec
 from arena.cli.common import echo_json, move_time_option
 from arena.cli.safety import resolve_sandbox, sandbox_option
 from arena.games import names
-from arena.sandbox import SandboxMode
+from arena.procs.botproc import BotSpec
+from arena.procs.sandbox import SandboxMode
 from tournaments.catalogue import Catalogue, bundled_bots
 from tournaments.compliance import run_checks
 from tournaments.registry import MANIFEST, load_manifest

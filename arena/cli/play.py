@@ -1,6 +1,6 @@
 """``arena play``: one game between bots over the real protocol, with a readable log.
 
-The deal comes from ``--seed`` and the user's secret key (``arena.keyfile``): the same user
+The deal comes from ``--seed`` and the user's secret key (``arena.keys.keyfile``): the same user
 with the same seed gets the same game, and no bot can compute the deal from the seed. The
 record keeps the deal seed itself, so the game replays anywhere.
 """
@@ -12,11 +12,11 @@ import click
 from arena.cli.common import echo_json, game_option, move_time_option, parse_options
 from arena.cli.safety import RunOptions, run_options
 from arena.games import get_game
-from arena.keyfile import KeyFile
-from arena.match import play_match
-from arena.record import GameRecord
-from arena.replay import seat_story
-from arena.seeds import deal_seed, random_seed
+from arena.keys.keyfile import KeyFile
+from arena.keys.seeds import deal_seed, random_seed
+from arena.referee.record import GameRecord
+from arena.referee.replay import seat_story
+from arena.referee.single import play_match
 from arena.text import printable
 from tournaments.catalogue import Catalogue
 from tournaments.published import seat_data

@@ -15,14 +15,14 @@ from typing import Any
 
 import click
 
-from arena import identity
-from arena import sandbox as sandboxing
-from arena.botproc import BotSpec
 from arena.errors import RemoteError
-from arena.logs import logs_folder
-from arena.record import Limits
-from arena.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
-from arena.sandbox import Sandbox, SandboxMode
+from arena.procs import identity
+from arena.procs import sandbox as sandboxing
+from arena.procs.botproc import BotSpec
+from arena.procs.limits import Limits
+from arena.procs.logs import logs_folder
+from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
+from arena.procs.sandbox import Sandbox, SandboxMode
 from tournaments.catalogue import needs_sandbox
 
 _DEFAULTS = Limits()

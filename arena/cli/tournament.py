@@ -7,7 +7,6 @@ from pathlib import Path
 
 import click
 
-from arena.botproc import BotSpec
 from arena.cli.common import (
     echo_json,
     game_option,
@@ -20,16 +19,17 @@ from arena.cli.progress import ProgressBar
 from arena.cli.safety import RunOptions, run_options
 from arena.cli.storage import db_option
 from arena.games import get_game
-from arena.sandbox import SandboxMode
-from arena.seeds import new_key, random_seed
+from arena.keys.seeds import new_key, random_seed
+from arena.procs.botproc import BotSpec
+from arena.procs.sandbox import SandboxMode
 from arena.text import printable
 from tournaments import published, reports
 from tournaments.catalogue import Catalogue
 from tournaments.cluster import ClusterConfig, distributed_module
 from tournaments.errors import ClusterError, ClusterLost, PlanError
 from tournaments.matches import match_summary, summary_line
+from tournaments.playing import auto_games_per_worker
 from tournaments.reports import format_table
-from tournaments.runner import auto_games_per_worker
 from tournaments.runner import run as run_games
 from tournaments.schedule import TournamentKind, TournamentSpec, plan
 from tournaments.shipping import shipped_bots

@@ -13,7 +13,7 @@ from collections.abc import Sequence
 from typing import Any
 
 from arena.games import get_game
-from arena.record import GameRecord
+from arena.referee.record import GameRecord
 from arena.web.scenes import full_scene, seat_scene
 
 __all__ = ["REFEREE", "frames"]

@@ -6,7 +6,7 @@ from __future__ import annotations
 
 from urllib.parse import quote, urlencode
 
-from arena.logs import safe_name
+from arena.procs.logs import safe_name
 
 __all__ = ["ExportLinks", "Links"]
 

@@ -15,7 +15,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
 
-from arena.logs import bot_logs, logs_folder
+from arena.procs.logs import bot_logs, logs_folder
 from arena.text import printable
 from tournaments.errors import NotFound
 from tournaments.ratings import HistoryRow

@@ -258,8 +258,8 @@ def test_a_worker_never_plays_a_game_twice_in_a_run_and_a_closed_run_plays_nothi
 ) -> None:
     from distributed import Client
 
-    from arena.record import Limits
-    from arena.sandbox import SandboxMode
+    from arena.procs.limits import Limits
+    from arena.procs.sandbox import SandboxMode
     from tournaments.catalogue import Catalogue
     from tournaments.cluster_worker import RunConfig, RunPlugin, play_games
     from tournaments.shipping import ship

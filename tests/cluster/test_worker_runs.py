@@ -12,8 +12,8 @@ import pytest
 pytest.importorskip("distributed")
 
 from arena.cli.progress import ProgressBar  # noqa: E402
-from arena.record import Limits  # noqa: E402
-from arena.sandbox import SandboxMode  # noqa: E402
+from arena.procs.limits import Limits  # noqa: E402
+from arena.procs.sandbox import SandboxMode  # noqa: E402
 from tournaments import cluster_worker  # noqa: E402
 from tournaments.catalogue import Catalogue  # noqa: E402
 from tournaments.errors import ClusterError  # noqa: E402

@@ -16,10 +16,10 @@ from pathlib import Path
 
 import pytest
 
-from arena.botproc import BotSpec
 from arena.games import get_game
-from arena.logs import bot_logs
-from arena.seeds import new_key
+from arena.keys.seeds import new_key
+from arena.procs.botproc import BotSpec
+from arena.procs.logs import bot_logs
 from tournaments.catalogue import bundled_spec
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan

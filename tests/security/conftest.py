@@ -22,14 +22,15 @@ import msgpack
 import pytest
 import zmq
 
-from arena import sandbox as sandboxing
-from arena.botproc import BotSpec
-from arena.hub import Hub
-from arena.identity import protect_arena_files
-from arena.logs import bot_logs
-from arena.record import Fault, Limits
-from arena.sandbox import SandboxMode
-from arena.seeds import new_key
+from arena.keys.seeds import new_key
+from arena.procs import sandbox as sandboxing
+from arena.procs.botproc import BotSpec
+from arena.procs.hub import Hub
+from arena.procs.identity import protect_arena_files
+from arena.procs.limits import Limits
+from arena.procs.logs import bot_logs
+from arena.procs.sandbox import SandboxMode
+from arena.referee.record import Fault
 from protocol.transport import curve_client
 from tests.arena.conftest import bundled, hub, pool, rogue, toy  # noqa: F401 - fixtures
 from tests.arena.toygame import install

@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.logs import LOG_FOLDER
+from arena.procs.logs import LOG_FOLDER
 from tests.arena.conftest import ROGUES
 from tests.security.test_limits import fake_bwrap
 

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.botproc import BotSpec
-from arena.record import Limits
-from arena.sandbox import inside
+from arena.procs.botproc import BotSpec
+from arena.procs.limits import Limits
+from arena.procs.sandbox import inside
 from tests.security.conftest import (
     LIMITS,
     RSS_BOUND_MB,
@@ -116,9 +116,9 @@ def assert_finished(outcome: Outcome, *, seconds: float = 30.0) -> None:
 def test_late_answers_cost_one_timeout_and_nothing_more(tmp_path) -> None:
     outcome = run_with_rogue(tmp_path, rogue("late"))
     assert_finished(outcome)
-    # one process per seat rotation serves the rogue's games (rotations alternate in plan
-    # order): only the very first answer of each process is late
-    assert outcome.kinds == [[T], [T], [], []]
+    # one process per seat rotation serves the rogue's games: only the very first answer of
+    # each process is late (which of its games comes first depends on the games at once)
+    assert sorted(outcome.kinds) == [[], [], [T], [T]]
     assert outcome.forfeits == [False] * GAMES_WITH_ROGUE
 
 
@@ -145,8 +145,8 @@ def test_cpu_spinner_is_killed_at_its_cpu_limit(tmp_path) -> None:
 
 @pytest.mark.parametrize("guard", ["cgroup", "pid-namespace"])
 def test_children_that_detach_die_with_the_bot(tmp_path, monkeypatch, guard) -> None:
-    from arena import limits as proclimits
-    from arena import sandbox as sandboxing
+    from arena.procs import limits as proclimits
+    from arena.procs import sandbox as sandboxing
 
     if guard == "cgroup" and proclimits.cgroup_base() is None:
         pytest.skip("no writable pids cgroup here")
@@ -165,7 +165,7 @@ def test_children_that_detach_die_with_the_bot(tmp_path, monkeypatch, guard) -> 
 
 
 def test_fork_bomb_stops_at_the_process_limit(tmp_path, monkeypatch) -> None:
-    from arena import limits as proclimits
+    from arena.procs import limits as proclimits
 
     marker = f"rogue-forkbomb-{uuid.uuid4().hex}"
     monkeypatch.setenv("ARENA_BOT_MARKER", marker)

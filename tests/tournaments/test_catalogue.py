@@ -69,7 +69,7 @@ def test_the_arena_never_imports_a_bot(tmp_path: Path) -> None:
         "assert result.exit_code == 0, result.output\n"
         "assert 'skull_odds' in result.output\n"
         "assert 'skull_odds' in demo_entrants('skull', 4)\n"
-        "import arena.sandbox; arena.sandbox.needed_paths()\n"
+        "import arena.procs.sandbox; arena.procs.sandbox.needed_paths()\n"
         "print(sorted(m for m in sys.modules if m == 'bots' or m.startswith('bots.')))\n"
     )
     out = subprocess.run(

@@ -16,7 +16,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.keyfile import key_file_path
+from arena.keys.keyfile import key_file_path
 
 BOTS = "random,first,random,random"
 

@@ -13,7 +13,7 @@ from pathlib import Path
 import pytest
 from sqlite_utils import Database
 
-from arena.record import Fault, FaultKind
+from arena.referee.record import Fault, FaultKind
 from tests.tournaments import synthetic_record
 from tournaments import store as store_module
 from tournaments.errors import DuplicateBot, NotFound, PlanError, StoreError, TournamentError
@@ -140,7 +140,7 @@ def _top_revealing_skull_bank_game(seed: int) -> list[list]:
 
 
 def test_skull_bank_games_stored_with_row_reveals_are_rewritten_to_named_bills(path: Path) -> None:
-    from arena.replay import replay
+    from arena.referee.replay import replay
 
     db = Database(sqlite3.connect(path, isolation_level=None))
     migrate(db, path=str(path), target=5)

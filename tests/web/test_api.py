@@ -18,7 +18,7 @@ with warnings.catch_warnings():  # newer Starlette prefers httpx2 for its test c
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from arena.keyfile import key_file_path
+from arena.keys.keyfile import key_file_path
 from arena.web.app import create_app
 from tests.web.conftest import EVIL, EVIL_LOG, SECRET_ARG, Played, cli
 from tournaments.migrations import SCHEMA_VERSION

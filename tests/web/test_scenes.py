@@ -8,7 +8,7 @@ import random
 import pytest
 
 from arena.games import get_game
-from arena.record import ActionRecord, GameRecord
+from arena.referee.record import ActionRecord, GameRecord
 from arena.web.frames import REFEREE, frames
 
 

@@ -9,7 +9,7 @@ play``, the tournament runner, the benchmarks and the bot tests all play through
         record = session.play(game, seats, seed=deal, bot_seeds=...)
 
 A process serves up to its ``max_games`` games at once (``play_many`` keeps several in flight:
-``arena.driver``); the per-game state lives in the referee's ``GamePlay``.
+``arena.referee.driver``); the per-game state lives in the referee's ``GamePlay``.
 """
 
 from __future__ import annotations
@@ -19,16 +19,18 @@ from collections.abc import Iterable, Iterator, Mapping, Sequence
 from pathlib import Path
 from typing import Any, Self
 
-from arena.botproc import BotPool, BotSpec
-from arena.driver import Played
 from arena.errors import BotStartError
 from arena.games.base import Game
-from arena.hub import Hub
-from arena.record import GameRecord, Limits
-from arena.referee import Referee, Table
-from arena.remote import RemoteConfig
-from arena.sandbox import Sandbox
-from arena.seats import ProcessSeat, Seat
+from arena.procs.botproc import BotPool, BotSpec
+from arena.procs.hub import Hub
+from arena.procs.limits import Limits
+from arena.procs.remote import RemoteConfig
+from arena.procs.sandbox import Sandbox
+from arena.referee import driver
+from arena.referee.driver import Played
+from arena.referee.game import Table
+from arena.referee.record import GameRecord
+from arena.referee.seats import ProcessSeat, Seat
 
 log = logging.getLogger(__name__)
 
@@ -50,7 +52,6 @@ class Session:
         startup_ms: int | None = None,
     ) -> None:
         self.limits = limits = limits or Limits()
-        self.referee = Referee(limits)
         self._pool_args = {
             "log_dir": log_dir,
             "limits": limits,
@@ -126,22 +127,15 @@ class Session:
         bot_seeds: Sequence[int] | None = None,
         names: Sequence[str] | None = None,
     ) -> GameRecord:
-        """Play one game over ``seats`` (see ``Referee.play``)."""
-        return self.referee.play(
-            game,
-            seats,
-            seed=seed,
-            options=options,
-            game_id=game_id,
-            bot_seeds=bot_seeds,
-            names=names,
-        )
+        """Play one game over ``seats`` (see ``arena.referee.game.Table``)."""
+        table = Table(game, seats, seed, options, game_id, bot_seeds, names)
+        return driver.play(table, self.limits)
 
     def play_many(self, tables: Iterable[Table], at_once: int) -> Iterator[Played]:
         """Play ``tables`` (consumed lazily), up to ``at_once`` in flight; yield each as it
-        finishes (see ``Referee.play_many``). The caller keeps each process within its
-        ``peer.max_games``."""
-        return self.referee.play_many(tables, at_once)
+        finishes (see ``arena.referee.driver.play_many``). The caller keeps each process within
+        its ``peer.max_games``."""
+        return driver.play_many(tables, at_once, self.limits)
 
     def close(self) -> None:
         if self._pool is not None:

@@ -2,7 +2,7 @@
 
 - Beside a results database ``arena.db`` lives ``arena.db.keys`` (``key_file_path``): the
   secret key of each tournament (it keys the tournament's deal and bot seeds, see
-  ``arena.seeds``) and the arena's CURVE key pair for remote bots. Keep it with the database:
+  ``arena.keys.seeds``) and the arena's CURVE key pair for remote bots. Keep it with the database:
   a tournament cannot be resumed without its key. Never share it; the database alone holds no
   secret and can be shared.
 - Each user has ``user.keys`` in ``$XDG_CONFIG_HOME/arena/`` (else ``~/.config/arena/``;
@@ -15,7 +15,7 @@ A key file is JSON, for example::
      "curve": {"public": "<Z85>", "secret": "<Z85>"},
      "play": "<64 hex digits>"}
 
-``tournaments`` is indexed by each key's public id (``arena.seeds.key_id``), which the database
+``tournaments`` is indexed by each key's public id (``arena.keys.seeds.key_id``), which the database
 stores. The file is created with mode 0600 and always rewritten whole: into a temporary file
 in the same folder, then renamed over the old one, so a reader sees the old or the new file,
 never a part of one. A writer holds an ``fcntl`` lock on ``<file>.lock`` and re-reads the file
@@ -37,7 +37,7 @@ from pathlib import Path
 from typing import Any, TypeVar
 
 from arena.errors import KeyFileError, MissingKey
-from arena.seeds import key_id, new_key
+from arena.keys.seeds import key_id, new_key
 
 __all__ = ["KEY_SUFFIX", "KeyFile", "key_file_path", "secret_paths", "user_key_path"]
 

@@ -1,8 +1,8 @@
-"""The referee: plays games over seats (``arena.seats``) and returns their records.
+"""The referee: plays games over seats (``arena.referee.seats``) and returns their records.
 
 A game (``Table``) is played by a ``GamePlay`` that advances step by step; one driver
-(``arena.driver.Tables``) keeps several games in flight on one hub (``Referee.play_many``), and
-``Referee.play`` is that path with one game. Until a game is over it asks every seat in
+(``arena.referee.driver.Tables``) keeps several games in flight on one hub (``Referee.play_many``),
+and ``Referee.play`` is that path with one game. Until a game is over it asks every seat in
 ``to_act()`` at once (a simultaneous step reveals nothing of one seat's choice to another),
 collects the answers until each deadline and applies the joint action; the game's ``apply`` is
 the one check of legality. A timeout, an illegal action, a malformed message, a wrong request or
@@ -12,31 +12,30 @@ the first action of the legal list, which is deterministic — and the fault is 
 default policy makes its remaining moves.
 
 Everything that belongs to one game (fault counts, time banks, pending turns, the action and
-fault logs) lives in that game's ``GamePlay``; the ``Referee`` holds only the limits.
+fault logs) lives in that game's ``GamePlay``.
 """
 
 from __future__ import annotations
 
 import logging
 import time
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any
 
-from arena.driver import Played, Tables
 from arena.errors import ArenaError, IllegalAction
 from arena.games.base import Game, State
-from arena.record import (
+from arena.keys.seeds import random_seed
+from arena.procs.limits import Limits
+from arena.referee.record import (
     ActionRecord,
     Chooser,
     Fault,
     FaultKind,
     GameRecord,
-    Limits,
     final_places,
 )
-from arena.seats import ProcessSeat, Reply, Seat, Start, Turn
-from arena.seeds import random_seed
+from arena.referee.seats import ProcessSeat, Reply, Seat, Start, Turn
 
 log = logging.getLogger(__name__)
 
@@ -62,7 +61,7 @@ class _Player:
 @dataclass(frozen=True)
 class Table:
     """One game to play: the game, its seats (``seats[i]`` plays seat i), the deal ``seed``,
-    its options and id, the seats' ``start.seed`` (``bot_seeds``, keyed, see ``arena.seeds``;
+    its options and id, the seats' ``start.seed`` (``bot_seeds``, keyed, see ``arena.keys.seeds``;
     None: a random seed each, never the deal's) and the names in the record (default: labels).
     """
 
@@ -73,61 +72,6 @@ class Table:
     game_id: int = 1
     bot_seeds: Sequence[int] | None = None
     names: Sequence[str] | None = None
-
-
-class Referee:
-    """Plays games under ``limits``, one ``GamePlay`` per game, several at once through one
-    driver (``arena.driver.Tables``)."""
-
-    def __init__(self, limits: Limits) -> None:
-        self.limits = limits
-
-    def play(
-        self,
-        game: Game,
-        seats: Sequence[Seat],
-        *,
-        seed: int,
-        options: Mapping[str, Any] | None = None,
-        game_id: int = 1,
-        bot_seeds: Sequence[int] | None = None,
-        names: Sequence[str] | None = None,
-    ) -> GameRecord:
-        """Play one game (see ``Table``): ``play_many`` with one table. An arena error (not a
-        seat's fault) is raised."""
-        table = Table(game, seats, seed, options, game_id, bot_seeds, names)
-        for done in self.play_many([table], at_once=1):
-            if done.error is not None:
-                raise done.error
-            return done.record
-        raise ArenaError("the game was not played")  # unreachable: one table, one result
-
-    def play_many(self, tables: Iterable[Table | None], at_once: int) -> Iterator[Played]:
-        """Play ``tables`` (consumed lazily, whenever fewer than ``at_once`` are in flight);
-        yield each game as it finishes. A None from ``tables`` means "none can start now": it
-        is asked again after the next game finishes (raises ArenaError if none is in flight).
-        """
-        driver = Tables()
-        source = iter(tables)
-        exhausted = False
-        while True:
-            while not exhausted and len(driver) < at_once:
-                table = next(source, _END)
-                if table is None:
-                    break
-                if table is _END:
-                    exhausted = True
-                else:
-                    driver.add(GamePlay(self.limits, table))
-            if not driver.active():
-                if exhausted:
-                    return
-                raise ArenaError("no game can start and none is in flight")
-            yield from driver.advance()
-
-
-#: The end of a source of tables.
-_END: Any = object()
 
 
 class GamePlay:

@@ -15,7 +15,7 @@ refused (SandboxError), never shown.
 It also runs with **no network** (its own network namespace with only a loopback), its own pid
 namespace (it sees no other process; when it dies, all it started dies), its own IPC and UTS
 namespaces, a new session, and **no capabilities**: when the arena runs as root, the bot process
-becomes an unprivileged uid of its own before it runs ``bwrap`` (``arena.identity``), and
+becomes an unprivileged uid of its own before it runs ``bwrap`` (``arena.procs.identity``), and
 ``bwrap`` forbids further user namespaces inside.
 
 ``--sandbox auto`` (the default) uses bubblewrap when it works and otherwise logs one warning
@@ -38,9 +38,9 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import identity
 from arena.errors import SandboxError
-from arena.keyfile import secret_paths
+from arena.keys.keyfile import secret_paths
+from arena.procs import identity
 
 log = logging.getLogger(__name__)
 

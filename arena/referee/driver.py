@@ -1,6 +1,6 @@
 """The referee's driver: several games in flight on one hub, each advanced as its answers come.
 
-A game (``arena.referee.GamePlay``) advances by steps: in-process and scripted seats answer at
+A game (``arena.referee.game.GamePlay``) advances by steps: in-process and scripted seats answer at
 once, a process seat gets a ``turn`` and its answer arrives later. ``Tables`` keeps the games in
 flight and, for every turn sent to a process, a **route**: (peer id, request id) -> (game, seat).
 Each ``advance``:
@@ -27,17 +27,16 @@ from __future__ import annotations
 import heapq
 import logging
 import time
-from collections.abc import Callable
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
-from typing import TYPE_CHECKING, Any, NamedTuple
+from typing import Any, NamedTuple
 
 from arena.errors import ArenaError
-from arena.hub import Hub, Incoming, Peer
-from arena.record import FaultKind, GameRecord
-from arena.seats import ProcessSeat, Reply, answer, fault
-
-if TYPE_CHECKING:
-    from arena.referee import GamePlay
+from arena.procs.hub import Hub, Incoming, Peer
+from arena.procs.limits import Limits
+from arena.referee.game import GamePlay, Table
+from arena.referee.record import FaultKind, GameRecord
+from arena.referee.seats import ProcessSeat, Reply, answer, fault
 
 log = logging.getLogger(__name__)
 
@@ -52,6 +51,43 @@ class Played:
     game_id: int
     record: GameRecord | None
     error: Exception | None
+
+
+def play(table: Table, limits: Limits) -> GameRecord:
+    """Play one game: ``play_many`` with one table. An arena error (not a seat's fault) is
+    raised."""
+    for done in play_many([table], 1, limits):
+        if done.error is not None:
+            raise done.error
+        return done.record
+    raise ArenaError("the game was not played")  # unreachable: one table, one result
+
+
+def play_many(tables: Iterable[Table | None], at_once: int, limits: Limits) -> Iterator[Played]:
+    """Play ``tables`` under ``limits`` (consumed lazily, whenever fewer than ``at_once`` are in
+    flight); yield each game as it finishes. A None from ``tables`` means "none can start now":
+    it is asked again after the next game finishes (raises ArenaError if none is in flight)."""
+    driver = Tables()
+    source = iter(tables)
+    exhausted = False
+    while True:
+        while not exhausted and len(driver) < at_once:
+            table = next(source, _END)
+            if table is None:
+                break
+            if table is _END:
+                exhausted = True
+            else:
+                driver.add(GamePlay(limits, table))
+        if not driver.active():
+            if exhausted:
+                return
+            raise ArenaError("no game can start and none is in flight")
+        yield from driver.advance()
+
+
+#: The end of a source of tables.
+_END: Any = object()
 
 
 class _Route(NamedTuple):

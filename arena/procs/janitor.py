@@ -11,7 +11,7 @@ When the pipe closes -- the arena process is gone, or its pool closed normally -
 whatever is still registered, removes what those bots' uids left in the world-writable places
 and their scratch folders, and exits. It never outlives the arena by more than that.
 
-Run as ``python -m arena.janitor``; the pipe is its standard input.
+Run as ``python -m arena.procs.janitor``; the pipe is its standard input.
 """
 
 from __future__ import annotations
@@ -39,7 +39,7 @@ class Janitor:
         """A new janitor, or None if it cannot be started (then nothing changes)."""
         try:
             popen = subprocess.Popen(
-                [sys.executable, "-m", "arena.janitor"],
+                [sys.executable, "-m", "arena.procs.janitor"],
                 stdin=subprocess.PIPE,
                 stdout=subprocess.DEVNULL,
                 stderr=subprocess.DEVNULL,
@@ -97,8 +97,8 @@ class Janitor:
 
 
 def _clean(held: dict[str, list[str]]) -> None:
-    from arena import identity
-    from arena.limits import kill_cgroup
+    from arena.procs import identity
+    from arena.procs.limits import kill_cgroup
 
     for parts in held.values():
         for part in parts:

@@ -5,11 +5,11 @@ A seat takes part in a game in three moves: ``start`` (a game begins: is the sea
 fault) and ``end`` (the result). The referee sees nothing else, so a game is played the same way
 whoever sits there:
 
-- ``ProcessSeat``: a bot process over ZeroMQ (``arena.hub``), one seat of one game (a process
+- ``ProcessSeat``: a bot process over ZeroMQ (``arena.procs.hub``), one seat of one game (a process
   serving several games has one such seat in each). A turn is a ``turn`` message with a fresh
   request id (``pending``); its answer comes later, routed by that id through the referee's
-  driver (``arena.driver``), which also expires it at its deadline and checks that the process
-  is alive.
+  driver (``arena.referee.driver``), which also expires it at its deadline and checks that the
+  process is alive.
 - ``InProcessSeat``: a Python ``act(view, legal) -> str`` called directly. An exception is a
   crash, an answer that is not a string is malformed, one past the deadline is a timeout.
 - ``ScriptedSeat``: a list of answers and misbehaviours, for tests.
@@ -27,9 +27,10 @@ from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, NamedTuple
 
-from arena.botproc import BotProcess
-from arena.hub import Hub, Peer
-from arena.record import FaultKind
+from arena.procs.botproc import BotProcess
+from arena.procs.hub import Hub, Peer
+from arena.referee.record import FaultKind
+from protocol import messages
 
 log = logging.getLogger(__name__)
 
@@ -141,15 +142,14 @@ class ProcessSeat(Seat):
         self.game_id = start.game_id
         self.hub.send(
             self.peer,
-            {
-                "type": "start",
-                "game_id": start.game_id,
-                "game": start.game,
-                "seat": start.seat,
-                "players": start.players,
-                "options": start.options,
-                "seed": start.seed,
-            },
+            messages.start(
+                game_id=start.game_id,
+                game=start.game,
+                seat=start.seat,
+                players=start.players,
+                options=start.options,
+                seed=start.seed,
+            ),
         )
         return None
 
@@ -159,14 +159,13 @@ class ProcessSeat(Seat):
         now = time.monotonic()  # the deadline runs from before the send, never from after it
         self.hub.send(
             peer,
-            {
-                "type": "turn",
-                "game_id": turn.game_id,
-                "request": peer.last_request,
-                "view": turn.view,
-                "legal": turn.legal,
-                "deadline_ms": int(turn.deadline_ms),
-            },
+            messages.turn(
+                game_id=turn.game_id,
+                request=peer.last_request,
+                view=turn.view,
+                legal=turn.legal,
+                deadline_ms=int(turn.deadline_ms),
+            ),
         )
         self.pending = _Pending(
             peer.last_request, now, now + turn.deadline_ms / 1000.0, turn.deadline_ms, peer.peer_id
@@ -176,9 +175,7 @@ class ProcessSeat(Seat):
     def end(self, game_id: int, result: Mapping[str, Any], view: dict[str, Any]) -> None:
         self.pending = None
         if self.peer is not None and self.proc.alive():
-            self.hub.send(
-                self.peer, {"type": "end", "game_id": game_id, "result": result, "view": view}
-            )
+            self.hub.send(self.peer, messages.end(game_id=game_id, result=result, view=view))
 
     def expired(self) -> Reply:
         """The pending turn timed out."""

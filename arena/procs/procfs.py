@@ -1,7 +1,7 @@
 """Reading ``/proc``: one file of every live process, in one pass.
 
-Used to find a bot's descendants (``arena.limits``) and the processes of a bot's uid
-(``arena.identity``). A process that exits while it is read is skipped.
+Used to find a bot's descendants (``arena.procs.limits``) and the processes of a bot's uid
+(``arena.procs.identity``). A process that exits while it is read is skipped.
 """
 
 from __future__ import annotations

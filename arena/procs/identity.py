@@ -30,7 +30,7 @@ import time
 from collections.abc import Iterable
 from pathlib import Path
 
-from arena.procfs import each_process
+from arena.procs.procfs import each_process
 
 log = logging.getLogger(__name__)
 _libc = functools.cache(lambda: ctypes.CDLL(None, use_errno=True))

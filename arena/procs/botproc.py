@@ -2,12 +2,12 @@
 
 A bot process is started once and serves game after game; a process that died is replaced the
 next time it is needed. Each process runs in its own session, under the process limits of
-``arena.limits`` (memory, CPU time, number of processes), inside the bubblewrap sandbox of
-``arena.sandbox`` when there is one, as a uid of its own when the arena runs as root
-(``arena.identity``), with a clean environment (``ARENA_ENDPOINT``,
+``arena.procs.limits`` (memory, CPU time, number of processes), inside the bubblewrap sandbox of
+``arena.procs.sandbox`` when there is one, as a uid of its own when the arena runs as root
+(``arena.procs.identity``), with a clean environment (``ARENA_ENDPOINT``,
 ``ARENA_TOKEN``, ``TMPDIR``, the locale, ``PATH``/``HOME`` and ``PYTHON*``/``PYENV*``
 settings, and any ``ARENA_BOT_*`` variable: nothing else of the arena's environment), and with
-its output drained into a bounded log (``arena.logs``). Killing a bot kills everything it
+its output drained into a bounded log (``arena.procs.logs``). Killing a bot kills everything it
 started. A remote bot (``BotSpec.remote``) is not spawned: the pool waits for it to connect.
 """
 
@@ -24,15 +24,16 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arena import identity, reach
-from arena import limits as proclimits
-from arena import sandbox as sandboxing
 from arena.errors import BotStartError, SandboxError
-from arena.hub import Hub, Peer
-from arena.janitor import Janitor
-from arena.logs import CappedLog, log_path, tail
-from arena.record import Limits
-from arena.sandbox import Sandbox
+from arena.procs import identity, reach
+from arena.procs import limits as proclimits
+from arena.procs import sandbox as sandboxing
+from arena.procs.hub import Hub, Peer
+from arena.procs.janitor import Janitor
+from arena.procs.limits import Limits
+from arena.procs.logs import CappedLog, log_path, tail
+from arena.procs.sandbox import Sandbox
+from protocol import messages
 from protocol.transport import ipc_folder
 
 log = logging.getLogger(__name__)
@@ -155,7 +156,7 @@ def spawn(
 ) -> BotProcess:
     """Start the process for ``label`` with its endpoint, a fresh token and its limits.
 
-    As root the process runs as a uid of its own (``arena.identity``), sandboxed or not. The
+    As root the process runs as a uid of its own (``arena.procs.identity``), sandboxed or not. The
     ``janitor`` learns what it holds (cgroups before it starts), to kill it if this process
     dies without stopping it.
     """
@@ -249,7 +250,7 @@ def _command(
 def _plan(
     spec: BotSpec, cwd: str, folder: str | None, limits: Limits, sandbox: Sandbox | None
 ) -> proclimits.ChildPlan:
-    """What the child does before it runs the bot (see ``arena.limits.child_setup``)."""
+    """What the child does before it runs the bot (see ``arena.procs.limits.child_setup``)."""
     separate = identity.separate_users()
     scratch = None if sandbox is not None else tempfile.mkdtemp(prefix="arena-bot-")
     needed = [
@@ -350,7 +351,7 @@ def stop(
     procs = list(procs)
     for proc in procs:
         if hub is not None and proc.peer is not None and proc.alive():
-            hub.send(proc.peer, {"type": "bye"})
+            hub.send(proc.peer, messages.bye())
     deadline = time.monotonic() + grace_s
     for proc in procs:
         if proc.popen is not None:
@@ -399,7 +400,7 @@ class BotPool:
     """Keeps one process per label alive across games; replaces dead ones on demand.
 
     ``sandbox`` wraps every bot process (None: no sandbox; the command line resolves
-    ``--sandbox`` with ``arena.sandbox.resolve``, hiding the logs folder among the arena's
+    ``--sandbox`` with ``arena.procs.sandbox.resolve``, hiding the logs folder among the arena's
     private paths). ``limits`` gives the startup time and the process limits.
     """
 

@@ -1,7 +1,7 @@
 """Seed derivation: the deal seeds of a game and the seed each bot gets for its own randomness.
 
 Every seed that decides a deal or is sent to a bot is a 63-bit HMAC-SHA256 of its parts under a
-**secret key** (32 random bytes, see ``arena.keyfile``): a tournament has a key of its own, and
+**secret key** (32 random bytes, see ``arena.keys.keyfile``): a tournament has a key of its own, and
 ``arena play`` uses the user's key. Without the key, no one (a bot least of all) can compute a
 deal seed from a tournament's ``--seed``, round and table, nor go back from a bot seed to the
 deal seed. With the same key the seeds are the same on every run, platform and Python version

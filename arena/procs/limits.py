@@ -1,4 +1,5 @@
-"""Limits of bot processes and killing a bot with everything it started.
+"""Limits of bot processes (the ``Limits`` value a bot plays under) and how they hold: rlimits,
+cgroups, a watchdog, and killing a bot with everything it started.
 
 - **Memory**: where a memory cgroup can be made (cgroup v2 ``memory.max`` or the v1 memory
   hierarchy's ``memory.limit_in_bytes``), each bot gets one with ``--memory`` as the limit of
@@ -13,8 +14,8 @@
   Where no cgroup can be made, a **watchdog** thread counts the bot's descendants a few times a
   second and kills the bot when they are too many.
 - **Killing**: a bot runs in its own session; killing it kills its process group, every
-  process left in its cgroups, every process of its own uid (as root: ``arena.identity``), and,
-  without either, every process still descending from it. In the bubblewrap sandbox the bot
+  process left in its cgroups, every process of its own uid (as root: ``arena.procs.identity``),
+  and, without either, every process still descending from it. In the bubblewrap sandbox the bot
   also runs in its own pid namespace, which dies with it.
 
 The child joins its cgroups and sets its rlimits while still root, then becomes its own uid
@@ -34,10 +35,10 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import identity, reach
-from arena.lifetime import die_with_parent, no_new_privileges
-from arena.procfs import each_process
-from arena.reach import View
+from arena.procs import identity, reach
+from arena.procs.lifetime import die_with_parent, no_new_privileges
+from arena.procs.procfs import each_process
+from arena.procs.reach import View
 
 log = logging.getLogger(__name__)
 
@@ -46,6 +47,31 @@ log = logging.getLogger(__name__)
 BOT_FILES = 1024
 #: How often (s) the watchdog counts each bot's processes when there is no cgroup.
 WATCH_INTERVAL_S = 0.2
+
+
+@dataclass(frozen=True, kw_only=True)
+class Limits:
+    """Time, fault and process limits.
+
+    ``move_ms`` is the per-decision deadline; ``time_bank_ms`` (0 = none) is extra time a seat
+    may spend over the game once a move's own deadline is used up; after ``max_faults`` faults a
+    seat forfeits. ``startup_ms`` bounds how long a bot process may take to say hello.
+
+    Each bot process is limited too (0 = no limit; see docs/security.md): ``memory_mb`` of
+    address space per process (RLIMIT_AS), ``cpu_s`` seconds of CPU time per process over its
+    whole life (RLIMIT_CPU; a process serves game after game), ``max_procs`` processes and
+    threads for the bot and all its descendants (a pids cgroup, else a watchdog), and
+    ``log_bytes`` of its standard output and error kept in its log (the rest is discarded).
+    """
+
+    move_ms: int = 1000
+    time_bank_ms: int = 0
+    max_faults: int = 3
+    startup_ms: int = 10_000
+    memory_mb: int = 2048
+    cpu_s: int = 0
+    max_procs: int = 64
+    log_bytes: int = 1 << 20
 
 
 @dataclass(frozen=True)

@@ -1,6 +1,6 @@
 """The arena's end of the wire: a private door per bot process, tokens, and the peers.
 
-Each local bot process gets a secret single-use token and its own **door** (``arena.doors``):
+Each local bot process gets a secret single-use token and its own **door** (``arena.procs.doors``):
 a ROUTER socket on an ipc:// endpoint in a folder of its own, ``endpoint_of(label)``. A
 ``hello`` there with that door's token and the right protocol version makes its sender a peer;
 a bad hello gets an ``error`` reply and nothing else. Every other message from a sender that is
@@ -14,8 +14,8 @@ other process's traffic can delay a seat's answer. A process may serve several g
 its hello's ``max_games``, capped at ``MAX_GAMES_PER_PROCESS`` (``Peer.max_games``). Waiting for
 hellos (``admit``) keeps any peer's message it reads for the next ``receive_batch``.
 
-With a ``RemoteConfig`` the hub also listens on TCP for remote bots (``arena.remote``): a hello
-there with a database-issued token makes the connection an idle peer of that bot, which the
+With a ``RemoteConfig`` the hub also listens on TCP for remote bots (``arena.procs.remote``): a
+hello there with a database-issued token makes the connection an idle peer of that bot, which the
 bot pool then claims for a label.
 """
 
@@ -34,9 +34,9 @@ from typing import Any, NamedTuple
 
 import zmq
 
-from arena.doors import Door, hello_in, raise_fd_limit
 from arena.errors import BotStartError
-from arena.remote import RemoteConfig, RemoteListener
+from arena.procs.doors import Door, hello_in, raise_fd_limit
+from arena.procs.remote import RemoteConfig, RemoteListener
 from protocol import PROTOCOL_VERSION
 from protocol.codec import MAX_BOT_MESSAGE, decode
 from protocol.errors import ProtocolError, TooLarge

@@ -1,6 +1,6 @@
 """Make the folders a bot needs reachable by its own uid, without changing the host.
 
-As root the arena runs each bot as an unprivileged uid (``arena.identity``). The Python
+As root the arena runs each bot as an unprivileged uid (``arena.procs.identity``). The Python
 installation or the arena's checkout may sit under a folder others cannot search (``/root``,
 mode 0700), so that uid could not even start Python. The child then, still root, enters a
 mount namespace of its own, covers each such folder with an empty read-only file system and
@@ -19,7 +19,7 @@ import subprocess
 from collections.abc import Iterable
 from dataclasses import dataclass
 
-from arena.sandbox import inside
+from arena.procs.sandbox import inside
 
 _CLONE_NEWNS = 0x00020000
 _MS_RDONLY, _MS_NOSUID, _MS_NODEV = 0x1, 0x2, 0x4

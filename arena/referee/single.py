@@ -6,13 +6,14 @@ from collections.abc import Mapping, Sequence
 from pathlib import Path
 from typing import Any
 
-from arena.botproc import BotSpec
 from arena.games import get_game
-from arena.record import GameRecord, Limits
-from arena.remote import RemoteConfig
-from arena.sandbox import Sandbox
-from arena.seeds import bot_seeds, new_key
-from arena.session import Session
+from arena.keys.seeds import bot_seeds, new_key
+from arena.procs.botproc import BotSpec
+from arena.procs.limits import Limits
+from arena.procs.remote import RemoteConfig
+from arena.procs.sandbox import Sandbox
+from arena.referee.record import GameRecord
+from arena.referee.session import Session
 
 
 def play_match(

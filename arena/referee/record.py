@@ -1,4 +1,4 @@
-"""Values describing a played game: limits, faults, actions and the game record.
+"""Values describing a played game: faults, actions and the game record.
 
 A GameRecord holds everything needed to store, rate and replay a game: the seed, the seating,
 every action with who chose it (bot or referee) and how long the bot thought, every fault with
@@ -36,31 +36,6 @@ class Chooser(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
-
-
-@dataclass(frozen=True, kw_only=True)
-class Limits:
-    """Time, fault and process limits.
-
-    ``move_ms`` is the per-decision deadline; ``time_bank_ms`` (0 = none) is extra time a seat
-    may spend over the game once a move's own deadline is used up; after ``max_faults`` faults a
-    seat forfeits. ``startup_ms`` bounds how long a bot process may take to say hello.
-
-    Each bot process is limited too (0 = no limit; see docs/security.md): ``memory_mb`` of
-    address space per process (RLIMIT_AS), ``cpu_s`` seconds of CPU time per process over its
-    whole life (RLIMIT_CPU; a process serves game after game), ``max_procs`` processes and
-    threads for the bot and all its descendants (a pids cgroup, else a watchdog), and
-    ``log_bytes`` of its standard output and error kept in its log (the rest is discarded).
-    """
-
-    move_ms: int = 1000
-    time_bank_ms: int = 0
-    max_faults: int = 3
-    startup_ms: int = 10_000
-    memory_mb: int = 2048
-    cpu_s: int = 0
-    max_procs: int = 64
-    log_bytes: int = 1 << 20
 
 
 class ActionRecord(NamedTuple):
