@@ -71,18 +71,26 @@ def _tournament(case: str, rounds: int):
 
 def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict:
     """Games/s of one tournament run (K None: the code's default; old code: no K at all)."""
-    from arena.procs.sandbox import SandboxMode, private_paths, resolve
+    from arena.games import get_game
+    from arena.procs.limits import Limits
+    from arena.procs.sandbox import SandboxMode
+    from tournaments.playing import RunConfig, auto_games_per_worker
     from tournaments.runner import run
+    from tournaments.service import sandbox_for
 
     store, tid, specs, folder = _tournament(case, rounds)
-    box = resolve(
-        SandboxMode.AUTO, hide=private_paths(Path(folder) / "bench.db", Path(folder) / "logs")
+    db = Path(folder) / "bench.db"
+    config = RunConfig(
+        game=get_game(CASES[case][0]),
+        options={},
+        bots=specs,
+        limits=Limits(move_ms=MOVE_MS),
+        at_once=k or auto_games_per_worker(MOVE_MS),
+        sandbox=sandbox_for(SandboxMode.AUTO, db),
+        log_dir=db.parent / "arena-logs",
     )
-    extra = {} if k is None else {"games_per_worker": k}
     started = time.perf_counter()
-    summary = run(
-        store, tid, specs=specs, jobs=jobs, sandbox=box, log_dir=Path(folder) / "logs", **extra
-    )
+    summary = run(store, tid, config, jobs=jobs)
     wall = time.perf_counter() - started
     store.close()
     return {"games": summary.played, "wall_s": wall, "rate": summary.played / wall}

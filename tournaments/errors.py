@@ -37,3 +37,13 @@ class ClusterError(TournamentError):
 
 class ClusterLost(ClusterError):
     """The Dask scheduler went away during a run: what finished is recorded; run again."""
+
+
+class UsageProblem(TournamentError):
+    """A request that cannot work as given (two arguments that exclude each other, a match of a
+    bot against itself...): the command line shows it as a usage error."""
+
+
+class Interrupted(TournamentError):
+    """A run was interrupted (Ctrl-C): what finished is recorded; the message says how to go
+    on."""

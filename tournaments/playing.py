@@ -81,25 +81,40 @@ LOOKAHEAD = 64
 PREPARE_PROCS = 32
 
 
+@dataclass(frozen=True, kw_only=True)
+class RunConfig:
+    """How a run plays its games, wherever they are played: one value for the serial run,
+    each ``--jobs`` worker process and each Dask worker (which puts its own bots' specs, sandbox
+    and logs folder in it, ``tournaments.cluster_worker``).
+
+    ``bots`` maps each entrant to how to run it; ``limits`` and ``sandbox`` (None: unsandboxed;
+    ``tournaments.service`` resolves it) say how bot processes run, ``log_dir`` where their
+    output goes; ``at_once`` is how many games each worker drives at once; ``remote`` lets
+    remote bots join (one listening process: ``jobs`` 1 only)."""
+
+    game: Game
+    options: Mapping[str, Any]
+    bots: Mapping[str, BotSpec]
+    limits: Limits
+    at_once: int
+    sandbox: Sandbox | None = None
+    log_dir: Path | None = None
+    remote: RemoteConfig | None = None
+
+
 class TableRunner:
     """Plays a tournament's planned games (tables) on one session, several at once, whose bot
     processes serve game after game: rotation r of every deal goes to each entrant's r-th
     process, and a process never has more games open than its ``max_games``."""
 
-    def __init__(
-        self,
-        game: Game,
-        options: Mapping,
-        specs: Mapping[str, BotSpec],
-        limits: Limits,
-        log_dir: Path | None,
-        sandbox: Sandbox | None = None,
-        remote: RemoteConfig | None = None,
-    ) -> None:
-        self.game = game
-        self.options = dict(options)
-        self.specs = dict(specs)
-        self.session = Session(limits, log_dir=log_dir, sandbox=sandbox, remote=remote)
+    def __init__(self, config: RunConfig) -> None:
+        self.config = config
+        self.game = config.game
+        self.options = dict(config.options)
+        self.specs = dict(config.bots)
+        self.session = Session(
+            config.limits, log_dir=config.log_dir, sandbox=config.sandbox, remote=config.remote
+        )
         self._open: dict[str, int] = {}  # process key -> games open on it
         self._keys: dict[int, list[str]] = {}  # game in flight -> its process keys
         self._failed: list[Finished] = []

@@ -23,22 +23,15 @@ import os
 import queue
 import signal
 import time
-from collections.abc import Callable, Iterator, Mapping
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass
-from pathlib import Path
 from typing import TYPE_CHECKING
 
 from arena.errors import RemoteError
-from arena.games import get_game
-from arena.games.base import Game
-from arena.procs.botproc import BotSpec
 from arena.procs.lifetime import die_with_parent
-from arena.procs.limits import Limits
-from arena.procs.remote import RemoteConfig
-from arena.procs.sandbox import Sandbox
 from arena.referee.record import GameRecord
 from tournaments.dispatch import Dispatcher
-from tournaments.playing import TableRunner, auto_games_per_worker
+from tournaments.playing import RunConfig, TableRunner
 from tournaments.schedule import PlannedGame, play_order
 from tournaments.store import Store
 
@@ -97,23 +90,17 @@ def _worker(
     results: multiprocessing.Queue,
     index: int,
     parent: int,
-    game: Game,
-    options: dict,
-    specs: dict,
-    limits: Limits,
-    log_dir: Path | None,
-    sandbox: Sandbox | None,
-    at_once: int,
+    config: RunConfig,
 ) -> None:
     die_with_parent(signal.SIGKILL, parent=parent)
     results.cancel_join_thread()  # exiting never waits on a parent that is gone
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    runner = TableRunner(game, options, specs, limits, log_dir, sandbox)
+    runner = TableRunner(config)
     try:
         rotations = inbox.get()  # the worker's share: start those processes now
         runner.prepare_rotations(rotations)
-        for done in runner.play_many(_inbox_games(inbox, runner), at_once):
+        for done in runner.play_many(_inbox_games(inbox, runner), config.at_once):
             if done.error is None:
                 results.put(("done", done.game_id, done.record, index, runner.started))
             else:
@@ -143,34 +130,24 @@ def _inbox_games(
 def run(
     store: Store,
     tid: int,
+    config: RunConfig,
     *,
-    specs: Mapping[str, BotSpec],
     jobs: int = 1,
-    limits: Limits | None = None,
     progress: Callable[[Progress], None] | None = None,
-    log_dir: Path | None = None,
-    sandbox: Sandbox | None = None,
-    remote: RemoteConfig | None = None,
-    games_per_worker: int | None = None,
     cluster: ClusterConfig | None = None,
 ) -> RunSummary:
-    """Play every pending game of tournament ``tid`` and record each as it finishes.
+    """Play every pending game of tournament ``tid`` as ``config`` says and record each as it
+    finishes.
 
-    ``specs`` maps each entrant label to how to run it; ``sandbox`` (None: unsandboxed; the
-    command line resolves it) and ``limits`` say how bot processes run; ``remote`` lets remote
-    bots join (with ``jobs=1`` only: one process listens). ``jobs`` worker processes (1: this
-    one) each drive ``games_per_worker`` games at once (None: ``auto_games_per_worker``);
-    the stored results are the same whatever both are. Raises KeyboardInterrupt after
-    cleaning up if interrupted (finished games are already stored). With ``cluster`` the games
-    are played on a Dask cluster's workers (``tournaments.cluster``), still recorded here.
+    ``jobs`` worker processes (1: this one) each drive ``config.at_once`` games at once; the
+    stored results are the same whatever both are. Remote bots (``config.remote``) join one
+    listening process: ``jobs`` 1 only. Raises KeyboardInterrupt after cleaning up if
+    interrupted (finished games are already stored). With ``cluster`` the games are played on
+    a Dask cluster's workers (``tournaments.cluster``), still recorded here.
     """
-    if remote is not None and jobs > 1:
+    if config.remote is not None and jobs > 1:
         raise RemoteError("remote bots join one listening arena process: use --jobs 1")
     info = store.tournament(tid)
-    spec = info.spec
-    game = get_game(spec.game)  # workers get the game itself (one registered here only too)
-    limits = limits or Limits(move_ms=spec.move_ms)
-    at_once = games_per_worker or auto_games_per_worker(limits.move_ms)
     pending = sorted(store.pending_games(tid), key=lambda item: play_order(item[1]))
     total = info.games_total
     done = total - len(pending)
@@ -211,26 +188,11 @@ def run(
             state["workers"] = count
             report()
 
-        state["procs"] = play_on_cluster(
-            cluster, pending, game.name, spec.options, limits, finished, failed, workers
-        )
+        state["procs"] = play_on_cluster(cluster, config, pending, finished, failed, workers)
     elif pending and jobs <= 1:
-        runner = TableRunner(game, spec.options, specs, limits, log_dir, sandbox, remote)
-        state["procs"] = _run_serial(pending, runner, at_once, finished, failed)
+        state["procs"] = _run_serial(pending, TableRunner(config), finished, failed)
     elif pending:
-        state["procs"] = _run_parallel(
-            pending,
-            game,
-            spec.options,
-            specs,
-            limits,
-            min(jobs, len(pending)),
-            log_dir,
-            finished,
-            failed,
-            sandbox,
-            at_once,
-        )
+        state["procs"] = _run_parallel(pending, config, min(jobs, len(pending)), finished, failed)
     if state["played"]:
         store.rebuild_ratings(tid)
     return RunSummary(
@@ -247,7 +209,6 @@ def run(
 def _run_serial(
     pending: list[tuple[int, PlannedGame]],
     runner: TableRunner,
-    at_once: int,
     finished: Callable[[int, PlannedGame, GameRecord], None],
     errors: list[str],
 ) -> int:
@@ -256,7 +217,7 @@ def _run_serial(
     planned = dict(pending)
     try:
         runner.prepare_rotations(sorted({game.rotation for _, game in pending}))
-        for done in runner.play_many(pending, at_once):
+        for done in runner.play_many(pending, runner.config.at_once):
             if done.error is None:
                 finished(done.game_id, planned[done.game_id], done.record)
             else:
@@ -269,16 +230,10 @@ def _run_serial(
 
 def _run_parallel(
     pending: list[tuple[int, PlannedGame]],
-    game: Game,
-    options: Mapping,
-    specs: Mapping[str, BotSpec],
-    limits: Limits,
+    config: RunConfig,
     jobs: int,
-    log_dir: Path | None,
     finished: Callable[[int, PlannedGame, GameRecord], None],
     errors: list[str],
-    sandbox: Sandbox | None = None,
-    at_once: int = 1,
 ) -> int:
     """Play ``pending`` on ``jobs`` worker processes, each driving ``at_once`` games (and
     holding ``AHEAD`` more); return how many bot processes started."""
@@ -305,19 +260,7 @@ def _run_parallel(
         context.Process(
             target=_worker,
             daemon=True,
-            args=(
-                inboxes[w],
-                results,
-                w,
-                os.getpid(),
-                game,
-                dict(options),
-                dict(specs),
-                limits,
-                log_dir,
-                sandbox,
-                at_once,
-            ),
+            args=(inboxes[w], results, w, os.getpid(), config),
         )
         for w in range(jobs)
     ]
@@ -325,7 +268,7 @@ def _run_parallel(
         worker.start()
     for w in range(jobs):
         inboxes[w].put(sorted(dispatcher.share_of(w)))
-    for _ in range(at_once + AHEAD):
+    for _ in range(config.at_once + AHEAD):
         for w in range(jobs):
             hand_out(w)
     started_procs: dict[int, int] = {}

@@ -17,14 +17,21 @@ import click
 
 from arena import __version__
 from arena.errors import ArenaError
+from tournaments.errors import Interrupted, UsageProblem
 
 
 class ArenaGroup(click.Group):
-    """A click group that turns ArenaError into a one-line message and exit status 1."""
+    """A click group that turns ArenaError into a one-line message and exit status 1 (a
+    UsageProblem into a usage error, exit status 2; Interrupted into exit status 130)."""
 
     def invoke(self, ctx: click.Context) -> object:
         try:
             return super().invoke(ctx)
+        except UsageProblem as exc:
+            raise click.UsageError(str(exc)) from None
+        except Interrupted as exc:
+            click.echo(f"\narena: {exc}", err=True)
+            ctx.exit(130)
         except ArenaError as exc:
             click.echo(f"arena: error: {exc}", err=True)
             ctx.exit(1)

@@ -10,7 +10,7 @@ from pathlib import Path
 import click
 
 from arena.cli.common import echo_json
-from arena.cli.safety import resolve_sandbox, sandbox_option
+from arena.cli.safety import sandbox_option
 from arena.cli.storage import db_option
 from arena.errors import ArenaError
 from arena.procs.botproc import BotSpec
@@ -28,6 +28,7 @@ from tournaments.catalogue import (
 from tournaments.registry import BotCheckError, load_manifest, register
 from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
 from tournaments.reports import format_table
+from tournaments.service import sandbox_for
 from tournaments.store import Store
 
 
@@ -103,7 +104,7 @@ def add(
     if name in bundled_bots():
         raise BotCheckError(f"{name!r} is the name of a bundled bot; choose another name")
     click.echo(f"checking {name} ({', '.join(chosen)})...", err=True)
-    box = resolve_sandbox(sandbox, Path(store.path), Catalogue.of(store).folders())
+    box = sandbox_for(sandbox, Path(store.path), Catalogue.of(store).folders())
     info = register(store, name, spec, text, chosen, version, replace=replace, sandbox=box)
     click.echo(f"registered {info.name} version {info.version}")
 

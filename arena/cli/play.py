@@ -10,7 +10,7 @@ from __future__ import annotations
 import click
 
 from arena.cli.common import echo_json, game_option, move_time_option, parse_options
-from arena.cli.safety import RunOptions, run_options
+from arena.cli.safety import run_options
 from arena.games import get_game
 from arena.keys.keyfile import KeyFile
 from arena.keys.seeds import deal_seed, random_seed
@@ -21,6 +21,7 @@ from arena.text import printable
 from tournaments.catalogue import Catalogue
 from tournaments.published import seat_data
 from tournaments.reports import format_table
+from tournaments.service import RunOptions, bot_processes
 from tournaments.store import resolve_db_path
 
 
@@ -92,7 +93,7 @@ def play(
     specs = [catalogue.resolve(text) for text in bots]
     key = KeyFile.of_user().play_key()
     deal = deal_seed(key, random_seed() if seed is None else seed, 0, 0)
-    log_dir, sandbox, remote = run_options.setup(db_path, specs, catalogue.folders())
+    processes = bot_processes(db_path, run_options, specs, catalogue.folders())
     record = play_match(
         game.name,
         specs,
@@ -100,9 +101,9 @@ def play(
         key=key,
         options=parsed,
         limits=run_options.limits(move_ms=move_ms, max_faults=max_faults),
-        log_dir=log_dir,
-        sandbox=sandbox,
-        remote=remote,
+        log_dir=processes.log_dir,
+        sandbox=processes.sandbox,
+        remote=processes.remote,
     )
     if seat is not None:
         show_seat(record, seat, as_json)

@@ -258,22 +258,23 @@ def test_a_worker_never_plays_a_game_twice_in_a_run_and_a_closed_run_plays_nothi
 ) -> None:
     from distributed import Client
 
+    from arena.games import get_game
     from arena.procs.limits import Limits
     from arena.procs.sandbox import SandboxMode
     from tournaments.catalogue import Catalogue
-    from tournaments.cluster_worker import RunConfig, RunPlugin, play_games
+    from tournaments.cluster_worker import ClusterRun, RunPlugin, play_games
+    from tournaments.playing import RunConfig
     from tournaments.shipping import ship
 
     with Store.open(template[0]) as store:
         game_id, planned = store.pending_games(template[1])[0]
-    run = RunConfig(
+    run = ClusterRun(
         run_id="duplicate-test",
-        game="skull",
-        options={},
+        config=RunConfig(
+            game=get_game("skull"), options={}, bots={}, limits=Limits(move_ms=2000), at_once=1
+        ),
         bots={label: ship(Catalogue({}), "random") for label in planned.seating},
-        limits=Limits(move_ms=2000),
         sandbox=SandboxMode.OFF,
-        at_once=1,
     )
     with Client(cluster.address, timeout=30) as client:
         worker = sorted(client.scheduler_info()["workers"])[0]
