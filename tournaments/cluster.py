@@ -35,10 +35,10 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.procs.sandbox import SandboxMode
-from arena.referee.record import GameRecord
+from arena.referee.record import GameRecord, Played
 from tournaments.dispatch import Dispatcher
 from tournaments.errors import ClusterError, ClusterLost
-from tournaments.playing import Finished, RunConfig
+from tournaments.playing import RunConfig
 from tournaments.schedule import PlannedGame
 from tournaments.shipping import ShippedBot
 
@@ -390,9 +390,12 @@ class _Collector:
         why it could not be played."""
         game_ids, worker = self.flight.take_back(future)
         if future.status == "finished":
-            for played in future.result():
-                self.flight.started[played.worker] = played.started
-                self._one(played.finished, played.refused, worker, planned, games)
+            answer = future.result()
+            self.flight.started[answer.worker] = answer.started
+            for game_id in answer.refused:
+                games.give_back(game_id, planned[game_id])
+            for played in answer.played:
+                self._one(played, worker, planned, games)
             return
         if future.status == "cancelled" and self.client.status != "running":
             raise ClusterLost(f"lost the Dask scheduler at {self.config.address}")
@@ -404,17 +407,10 @@ class _Collector:
             games.give_back(game_id, planned[game_id])
 
     def _one(
-        self,
-        result: Finished,
-        refused: bool,
-        worker: str,
-        planned: Mapping[int, PlannedGame],
-        games: _Games,
+        self, result: Played, worker: str, planned: Mapping[int, PlannedGame], games: _Games
     ) -> None:
         game_id = result.game_id
-        if refused:
-            games.give_back(game_id, planned[game_id])
-        elif result.record is None:
+        if result.record is None:
             self.errors.append(f"game {game_id} (worker {worker}): {result.error}")
             log.error("game %d could not be played on %s: %s", game_id, worker, result.error)
         elif game_id not in self.recorded:

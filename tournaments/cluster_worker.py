@@ -40,9 +40,10 @@ from distributed import WorkerPlugin, get_worker, secede
 from arena.errors import ArenaError
 from arena.procs import sandbox as sandboxing
 from arena.procs.sandbox import SandboxMode
+from arena.referee.record import Played
 from protocol import PROTOCOL_VERSION
 from tournaments.errors import ClusterError
-from tournaments.playing import Finished, RunConfig, TableRunner
+from tournaments.playing import RunConfig, TableRunner
 from tournaments.schedule import PlannedGame
 from tournaments.shipping import BotKind, ShippedBot, missing_files, unpack, worker_spec
 
@@ -95,13 +96,14 @@ class ClusterRun:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Played:
-    """A game task's answer: how the game finished, where, and the worker's process count."""
+class Answer:
+    """A game task's answer: each game played, the games refused (already played or started
+    here: to be played elsewhere), where, and the worker's process count."""
 
-    finished: Finished
     worker: str
     started: int  # bot processes this run has started on that worker so far
-    refused: bool = False  # the game was already played (or started) here: play it elsewhere
+    played: tuple[Played, ...]
+    refused: tuple[int, ...] = ()
 
 
 @functools.cache
@@ -154,7 +156,7 @@ class WorkerRun:
         self.closing = False
         self.lock = threading.Lock()
         self.seen: set[int] = set()
-        self.waiting: dict[int, concurrent.futures.Future[Finished]] = {}
+        self.waiting: dict[int, concurrent.futures.Future[Played]] = {}
         self.inbox: queue.Queue[tuple[int, PlannedGame] | None] = queue.Queue()
         base.mkdir(parents=True, exist_ok=True)
         os.chmod(base, 0o711)  # no bot lists the runs
@@ -192,10 +194,10 @@ class WorkerRun:
 
     def submit(
         self, game_id: int, planned: PlannedGame
-    ) -> concurrent.futures.Future[Finished] | None:
+    ) -> concurrent.futures.Future[Played] | None:
         """Hand one game to the driver; its future, or None if this run has already seen
         ``game_id`` here (its processes may know that deal: it must go elsewhere)."""
-        future: concurrent.futures.Future[Finished] = concurrent.futures.Future()
+        future: concurrent.futures.Future[Played] = concurrent.futures.Future()
         with self.lock:
             if self.closed:
                 raise ClusterError(f"run {self.run.run_id} is closed on this worker")
@@ -250,7 +252,7 @@ class WorkerRun:
         with self.lock:
             waiting, self.waiting = self.waiting, {}
         for game_id, future in waiting.items():
-            future.set_result(Finished(game_id=game_id, record=None, error=error))
+            future.set_result(Played(game_id, None, error))
 
     def close(self) -> None:
         """Stop taking games, let the driver end (else kill the bots), remove the bots'
@@ -380,7 +382,7 @@ class RunPlugin(WorkerPlugin):
             threading.Thread(target=run.close, daemon=True).start()
 
 
-def play_games(run_id: str, games: list[tuple[int, PlannedGame]]) -> list[Played]:
+def play_games(run_id: str, games: list[tuple[int, PlannedGame]]) -> Answer:
     """The game task: play a batch of games on this worker's processes of run ``run_id``
     (up to the run's ``at_once`` at a time), and answer for each.
 
@@ -390,11 +392,6 @@ def play_games(run_id: str, games: list[tuple[int, PlannedGame]]) -> list[Played
     run = _open(run_id)
     secede()
     waiting = [(game_id, run.submit(game_id, planned)) for game_id, planned in games]
-    answers = []
-    for game_id, future in waiting:
-        if future is None:
-            refused = Finished(game_id=game_id, record=None, error="already played here")
-            answers.append(Played(finished=refused, worker=worker.address, started=0, refused=True))
-        else:
-            answers.append(Played(finished=future.result(), worker=worker.address, started=0))
-    return [replace(answer, started=run.started) for answer in answers]
+    refused = tuple(game_id for game_id, future in waiting if future is None)
+    played = tuple(future.result() for _, future in waiting if future is not None)
+    return Answer(worker=worker.address, started=run.started, played=played, refused=refused)

@@ -39,6 +39,8 @@ from arena.keys.seeds import bot_seeds, new_key, random_seed
 from arena.procs.botproc import BotProcess, BotSpec
 from arena.procs.limits import Limits
 from arena.procs.sandbox import Sandbox
+from arena.referee import driver
+from arena.referee.game import Table
 from arena.referee.record import Chooser, FaultKind, GameRecord
 from arena.referee.seats import ProcessSeat
 from arena.referee.session import Session
@@ -307,14 +309,15 @@ class _CheckRun:
             return None
         deal = self.rng.getrandbits(62)
         seats = [ProcessSeat(self.hub, proc) for proc in procs]
-        return self.session.play(
+        table = Table(
             game,
             seats,
-            seed=deal,
+            deal,
             game_id=game_id,
             bot_seeds=bot_seeds(self.key, deal, players),
             names=[label for label, _ in entries],
         )
+        return driver.play(table, self.limits)
 
     def _judge(self, faults: dict[FaultKind, str], decisions: int) -> None:
         alive = self.proc.alive()

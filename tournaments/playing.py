@@ -20,14 +20,15 @@ from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.games.base import Game
 from arena.procs.botproc import BotSpec
 from arena.procs.limits import Limits
 from arena.procs.remote import RemoteConfig
 from arena.procs.sandbox import Sandbox
-from arena.referee.driver import Played
-from arena.referee.game import Table
-from arena.referee.record import GameRecord
+from arena.referee.driver import Tables
+from arena.referee.game import GamePlay, Table
+from arena.referee.record import Played
 from arena.referee.session import Session
 from tournaments.schedule import PlannedGame
 
@@ -47,16 +48,6 @@ def process_key(label: str, rotation: int, spec: BotSpec) -> str:
     so no entrant's name (``x.rot1``, say) can make its key another entrant's.
     """
     return f"{label}.remote" if spec.remote else f"{label}.rot{rotation}"
-
-
-@dataclass(frozen=True)
-class Finished:
-    """A game a ``TableRunner`` finished: its record (without its event log), or the text of
-    the arena error that kept it from being played (an arena bug, not a bot's fault)."""
-
-    game_id: int
-    record: GameRecord | None
-    error: str | None
 
 
 #: Most games a worker (or the serial run) drives at once when not told (``--games-per-worker``):
@@ -115,9 +106,7 @@ class TableRunner:
         self.session = Session(
             config.limits, log_dir=config.log_dir, sandbox=config.sandbox, remote=config.remote
         )
-        self._open: dict[str, int] = {}  # process key -> games open on it
-        self._keys: dict[int, list[str]] = {}  # game in flight -> its process keys
-        self._failed: list[Finished] = []
+        self.driver = Tables()
 
     def entries(self, planned: PlannedGame) -> list[tuple[str, BotSpec]]:
         """The pool entries (process key, spec) of a game's seats."""
@@ -149,84 +138,77 @@ class TableRunner:
     @property
     def in_flight(self) -> int:
         """Games being played now."""
-        return len(self._keys)
+        return len(self.driver)
 
     def play_many(
         self, games: Iterable[tuple[int, PlannedGame] | None], at_once: int
-    ) -> Iterator[Finished]:
+    ) -> Iterator[Played]:
         """Play ``games`` (consumed lazily), up to ``at_once`` in flight, and yield each as
         it finishes. A game starts only when each of its processes has a free slot (else a
-        later one that can starts first: results do not depend on the order). Records come
-        without their event log: the store keeps the actions, and replays rebuild the events.
-        A game the arena could not play is a ``Finished`` with ``error``; the others go on.
-        A None in ``games`` means "no game to hand out now" (asked again later)."""
-        for played in self.session.play_many(self._tables(iter(games)), at_once):
-            yield self._finished(played)
-            yield from self._flush_failed()
-        yield from self._flush_failed()
-
-    def _finished(self, played: Played) -> Finished:
-        for key in self._keys.pop(played.game_id, ()):
-            self._open[key] -= 1
-        if played.error is not None:
-            error = f"{type(played.error).__name__}: {played.error}"
-            return Finished(played.game_id, None, error)
-        return Finished(played.game_id, replace(played.record, events=()), None)
-
-    def _flush_failed(self) -> Iterator[Finished]:
-        failed, self._failed = self._failed, []
-        yield from failed
-
-    def _tables(self, games: Iterator[tuple[int, PlannedGame] | None]) -> Iterator[Table | None]:
-        """The tables to play, each as soon as its processes have a free slot (None: none
-        can start now)."""
+        later one that can starts first: results do not depend on the order). A None in
+        ``games`` means "no game to hand out now" (asked again when a game finishes). Records
+        come without their event log: the store keeps the actions, and replays rebuild the
+        events. A game the arena could not play comes back with its ``error``; the others go
+        on."""
+        source = iter(games)
         backlog: list[tuple[int, PlannedGame]] = []
-        exhausted = False
-        while backlog or not exhausted:
-            item = self._startable(backlog)
-            while item is None and not exhausted and len(backlog) < LOOKAHEAD:
-                pulled = next(games, _END)
-                if pulled is _END:
-                    exhausted = True
-                elif pulled is None:
-                    break
-                else:
-                    backlog.append(pulled)
-                    self.prepare(pulled[1])
-                    item = self._startable(backlog)
-            if item is None:
-                if exhausted and not backlog:
+        more = True
+        while True:
+            more = self._fill(source, backlog, at_once, more)
+            if not self.driver.active():
+                if not more and not backlog:
                     return
-                yield None
+                raise ArenaError("no game can start and none is in flight")
+            for played in self.driver.advance():
+                if played.record is not None:
+                    played = replace(played, record=replace(played.record, events=()))
+                yield played
+
+    def _fill(
+        self,
+        source: Iterator[tuple[int, PlannedGame] | None],
+        backlog: list[tuple[int, PlannedGame]],
+        at_once: int,
+        more: bool,
+    ) -> bool:
+        """Start games until ``at_once`` are in flight: the first of ``backlog`` whose
+        processes all have a free slot, pulling more from ``source`` (up to ``LOOKAHEAD``
+        waiting) when none can start. Returns whether ``source`` may give more games."""
+        while len(self.driver) < at_once:
+            item = next((item for item in backlog if self._startable(item[1])), None)
+            if item is None:
+                if not more or len(backlog) >= LOOKAHEAD:
+                    return more
+                pulled = next(source, _END)
+                if pulled is _END or pulled is None:
+                    return pulled is None
+                backlog.append(pulled)
+                self.prepare(pulled[1])
                 continue
             backlog.remove(item)
-            table = self._table(*item)
-            if table is not None:
-                yield table
+            self._start(*item)
+        return more
 
-    def _startable(self, backlog: list[tuple[int, PlannedGame]]) -> tuple | None:
-        """The first game of ``backlog`` whose every process has a free slot."""
-        for item in backlog:
-            keys = [key for key, _ in self.entries(item[1])]
-            if all(self._open.get(key, 0) < self.session.capacity(key) for key in keys):
-                return item
-        return None
+    def _startable(self, planned: PlannedGame) -> bool:
+        """Whether each process of ``planned`` has a free game slot (one not started yet, or
+        to be replaced, has)."""
+        for key, _ in self.entries(planned):
+            proc = self.session.process(key)
+            peer = proc.peer if proc is not None else None
+            if peer is not None and not peer.closed and not self.driver.has_room(peer):
+                return False
+        return True
 
-    def _table(self, game_id: int, planned: PlannedGame) -> Table | None:
-        """The table of one game, its seats' processes started if need be (None: it could not
-        be made; the error is reported with the finished games)."""
+    def _start(self, game_id: int, planned: PlannedGame) -> None:
+        """Start one game, its seats' processes started if need be (a game that cannot be
+        set up comes back from the driver with its error)."""
         try:
-            entries = self.entries(planned)
-            seats = self.session.seats(entries)
+            seats = self.session.seats(self.entries(planned))
         except Exception as exc:  # noqa: BLE001 - one game's error never stops the others
             log.exception("game %d could not start", game_id)
-            self._failed.append(Finished(game_id, None, f"{type(exc).__name__}: {exc}"))
-            return None
-        keys = [key for key, _ in entries]
-        for key in keys:
-            self._open[key] = self._open.get(key, 0) + 1
-        self._keys[game_id] = keys
-        return Table(
+            self.driver.fail(game_id, f"{type(exc).__name__}: {exc}")
+            return
+        table = Table(
             self.game,
             seats,
             planned.deal_seed,
@@ -235,6 +217,7 @@ class TableRunner:
             planned.bot_seeds(),
             planned.seating,
         )
+        self.driver.add(GamePlay(self.config.limits, table))
 
     def close(self) -> None:
         self.session.close()

@@ -100,11 +100,8 @@ def _worker(
     try:
         rotations = inbox.get()  # the worker's share: start those processes now
         runner.prepare_rotations(rotations)
-        for done in runner.play_many(_inbox_games(inbox, runner), config.at_once):
-            if done.error is None:
-                results.put(("done", done.game_id, done.record, index, runner.started))
-            else:
-                results.put(("error", done.game_id, done.error, index, runner.started))
+        for played in runner.play_many(_inbox_games(inbox, runner), config.at_once):
+            results.put((index, played, runner.started))
     finally:
         runner.close()
 
@@ -217,12 +214,12 @@ def _run_serial(
     planned = dict(pending)
     try:
         runner.prepare_rotations(sorted({game.rotation for _, game in pending}))
-        for done in runner.play_many(pending, runner.config.at_once):
-            if done.error is None:
-                finished(done.game_id, planned[done.game_id], done.record)
+        for played in runner.play_many(pending, runner.config.at_once):
+            if played.record is not None:
+                finished(played.game_id, planned[played.game_id], played.record)
             else:
-                errors.append(f"game {done.game_id}: {done.error}")
-                log.error("game %d could not be played: %s", done.game_id, done.error)
+                errors.append(f"game {played.game_id}: {played.error}")
+                log.error("game %d could not be played: %s", played.game_id, played.error)
     finally:
         runner.close()
     return runner.started
@@ -275,18 +272,18 @@ def _run_parallel(
     try:
         while any(in_flight):
             try:
-                kind, game_id, payload, w, procs = results.get(timeout=0.5)
+                w, played, procs = results.get(timeout=0.5)
             except queue.Empty:
                 _give_up_on_dead(workers, in_flight, errors)
                 continue
-            planned = in_flight[w].pop(game_id)
+            planned = in_flight[w].pop(played.game_id)
             started_procs[w] = procs
-            if kind == "done":
-                dispatcher.played(payload.wall_ms / 1000)
-                finished(game_id, planned, payload)
+            if played.record is not None:
+                dispatcher.played(played.record.wall_ms / 1000)
+                finished(played.game_id, planned, played.record)
             else:
-                errors.append(f"game {game_id}: {payload}")
-                log.error("game %d could not be played: %s", game_id, payload)
+                errors.append(f"game {played.game_id}: {played.error}")
+                log.error("game %d could not be played: %s", played.game_id, played.error)
             hand_out(w)
     finally:
         for worker in workers:

@@ -1,8 +1,8 @@
 """The referee: plays games over seats (``arena.referee.seats``) and returns their records.
 
 A game (``Table``) is played by a ``GamePlay`` that advances step by step; one driver
-(``arena.referee.driver.Tables``) keeps several games in flight on one hub (``Referee.play_many``),
-and ``Referee.play`` is that path with one game. Until a game is over it asks every seat in
+(``arena.referee.driver.Tables``) keeps several games in flight on one hub (``play_many``), and
+``driver.play`` is that path with one game. Until a game is over it asks every seat in
 ``to_act()`` at once (a simultaneous step reveals nothing of one seat's choice to another),
 collects the answers until each deadline and applies the joint action; the game's ``apply`` is
 the one check of legality. A timeout, an illegal action, a malformed message, a wrong request or

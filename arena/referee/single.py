@@ -12,6 +12,8 @@ from arena.procs.botproc import BotSpec
 from arena.procs.limits import Limits
 from arena.procs.remote import RemoteConfig
 from arena.procs.sandbox import Sandbox
+from arena.referee import driver
+from arena.referee.game import Table
 from arena.referee.record import GameRecord
 from arena.referee.session import Session
 
@@ -48,11 +50,12 @@ def play_match(
         seats = session.seats(
             [(f"seat{seat}:{spec.name}", spec) for seat, spec in enumerate(specs)], strict=True
         )
-        return session.play(
+        table = Table(
             game,
             seats,
-            seed=seed,
-            options=parsed,
+            seed,
+            parsed,
             bot_seeds=bot_seeds(key or new_key(), seed, len(specs)),
             names=[spec.name for spec in specs],
         )
+        return driver.play(table, limits)

@@ -282,12 +282,12 @@ def test_a_worker_never_plays_a_game_twice_in_a_run_and_a_closed_run_plays_nothi
         answers = [
             client.submit(
                 play_games, run.run_id, [(game_id, planned)], workers=[worker], pure=False
-            ).result()[0]
+            ).result()
             for _ in range(2)
         ]
         client.unregister_worker_plugin("arena-run-duplicate-test")
-        assert answers[0].finished.record is not None and not answers[0].refused
-        assert answers[1].refused and answers[1].finished.record is None
+        assert answers[0].played[0].record is not None and answers[0].refused == ()
+        assert answers[1].refused == (game_id,) and answers[1].played == ()
         late = client.submit(
             play_games, run.run_id, [(game_id, planned)], workers=[worker], pure=False
         )
