@@ -190,12 +190,17 @@ class TableRunner:
         return more
 
     def _startable(self, planned: PlannedGame) -> bool:
-        """Whether each process of ``planned`` has a free game slot (one not started yet, or
-        to be replaced, has)."""
+        """Whether each process of ``planned`` has a free game slot: one not started yet has;
+        one whose connection is closed is replaced once its games in flight have ended."""
         for key, _ in self.entries(planned):
             proc = self.session.process(key)
             peer = proc.peer if proc is not None else None
-            if peer is not None and not peer.closed and not self.driver.has_room(peer):
+            if peer is None:
+                continue
+            if peer.closed:
+                if peer.peer_id in self.driver.open:
+                    return False
+            elif not self.driver.has_room(peer):
                 return False
         return True
 
