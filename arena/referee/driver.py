@@ -296,8 +296,8 @@ class Tables:
         request = message["request"]
         route = self.routes.get(peer_id, {}).get(request)
         if route is not None and self._live(route, request):
-            if message["game_id"] != route.play.game_id:
-                detail = f"game id {message['game_id']} is not this game ({route.play.game_id})"
+            if message["game_id"] != route.seat.wire_id:
+                detail = f"game id {message['game_id']} is not this game's ({route.seat.wire_id})"
                 self._reply(route, fault(FaultKind.WRONG_ID, detail, ends=False))
                 return
             self._pop_route(peer_id, request)

@@ -17,7 +17,7 @@ from pathlib import Path
 import pytest
 
 from arena.games import get_game
-from arena.keys.seeds import new_key
+from arena.keys.seeds import bot_seeds, new_key
 from arena.procs.botproc import BotSpec
 from arena.procs.limits import Limits
 from arena.procs.logs import bot_logs
@@ -72,6 +72,11 @@ def test_no_process_sees_a_deal_twice(tmp_path: Path, game: str, jobs: int, at_o
             deal_of[game_id] = stored.planned.deal_seed
             seating_of[game_id] = stored.planned.seating
             assert stored.record.faults == (), "every bot plays legally"
+        key = store.tournament_key(tid)
+    by_seed = {}  # (bot seed, seat) -> deal: a bot knows its game by an opaque id only
+    for deal in set(deal_of.values()):
+        for seat, seed in enumerate(bot_seeds(key, deal, 3)):
+            by_seed[seed, seat] = deal
     lines = [
         line.split()
         for path in bot_logs(log_dir, "memo")
@@ -79,9 +84,11 @@ def test_no_process_sees_a_deal_twice(tmp_path: Path, game: str, jobs: int, at_o
         if line.startswith("memo ")
     ]
     by_process: dict[str, list[int]] = defaultdict(list)
-    for _, process, game_id, _fingerprint in lines:
-        by_process[process].append(deal_of[int(game_id)])
+    for _, process, seed, seat, game_id in lines:
+        by_process[process].append(by_seed[int(seed), int(seat)])
+        assert int(game_id) not in deal_of, "the game id a bot gets is not the arena's"
     assert sum(len(deals) for deals in by_process.values()) == 9 * 3, "every memo seat logged"
+    assert len({line[4] for line in lines}) == len(lines), "a game id is never given twice"
     for process, deals in by_process.items():
         repeated = [deal for deal, n in Counter(deals).items() if n > 1]
         assert not repeated, f"process {process} was given deal(s) {repeated} twice"
