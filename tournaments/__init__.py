@@ -6,8 +6,10 @@
   in the key file beside the database.
 - ``catalogue``: what a bot name means (registered, bundled or a command line), its version;
   ``registry``: registering bots after ``compliance``'s checks; ``remote``: remote bots' tokens.
-- ``runner`` and ``dispatch``: play the pending games through the arena's game session, in
-  this process or in workers; ``matches`` and ``sprt``: matches stopped by an SPRT.
+- ``runner``, ``phases`` and ``playing``: play the pending games through the arena's referee,
+  phase by phase (no two processes of an entrant that play rotations of one deal are ever
+  alive at once), in this process, in workers or on a cluster (``cluster``); ``matches`` and
+  ``sprt``: matches stopped by an SPRT.
 - ``ratings``: incremental multiplayer Elo and batch maximum-likelihood ratings with 95 %
   intervals and likelihood of superiority, from pairwise decomposition of places.
 - ``store``: the SQLite results database (sqlite-utils, migrations, WAL); ``values``: what it

@@ -3,10 +3,12 @@
 A match is stored as a tournament of kind ``match`` (``tournaments.schedule``): NEW, BASE and
 the filler bots sit at one table, played in every seat rotation of each deal, one deal per
 repetition. Its ``sprt`` column holds who NEW and BASE are, the SPRT settings and, once decided, the
-result. The runner plays the pending games in plan order (deal by deal); after each finished
-game the completed deals are counted (``DealTally``) and the test (``tournaments.sprt``) is
-updated; when it accepts H0 or H1 the run stops, leaving the remaining games pending. A run
-killed at any moment resumes like any tournament: the deals already stored count again.
+result. The runner plays the pending games in batches of deals, each batch rotation by rotation
+(``tournaments.phases``); between batches, once their deals are complete, it asks the test
+(the ``until`` hook of ``tournaments.runner.run``): the completed deals are counted
+(``DealTally``) and the test (``tournaments.sprt``) is updated; when it accepts H0 or H1 the run
+stops there, leaving the remaining games pending. A run killed at any moment resumes like any
+tournament: the deals already stored count again.
 """
 
 from __future__ import annotations
@@ -18,7 +20,7 @@ from typing import Any
 
 from tournaments.errors import TournamentError
 from tournaments.playing import RunConfig
-from tournaments.runner import Progress, run
+from tournaments.runner import run
 from tournaments.schedule import TournamentKind
 from tournaments.sprt import (
     DealCounts,
@@ -132,10 +134,6 @@ def summary_line(summary: Mapping[str, Any]) -> str:
     )
 
 
-class _Decided(Exception):
-    """Raised from the runner's progress callback to stop a run at a decision."""
-
-
 def play_match_sprt(
     store: Store,
     match: MatchInfo,
@@ -144,29 +142,27 @@ def play_match_sprt(
     jobs: int = 1,
     on_status: Callable[[SprtStatus], None] | None = None,
 ) -> SprtStatus:
-    """Play the match's pending games until the SPRT decides or the games run out; store the
-    decision; return the final status. ``on_status`` sees the status after each new deal."""
+    """Play the match's pending games, batch of deals by batch, until the SPRT decides or the
+    games run out; store the decision; return the final status. The test is looked at before
+    the run and between batches (once their deals are complete): ``on_status`` sees each new
+    state."""
     tally = DealTally(store, match)
     shown = {"deals": -1}
 
-    def check() -> None:
+    def decided() -> bool:  # the runner's hook, between batches
         now = tally.status()
         if now.deals != shown["deals"]:
             shown["deals"] = now.deals
             if on_status is not None:
                 on_status(now)
-        if now.decision is not Decision.CONTINUE:
-            raise _Decided
+        return now.decision is not Decision.CONTINUE
 
-    def progress(_: Progress) -> None:  # after each recorded game
-        check()
-
-    try:
-        check()
-        run(store, match.tid, config, jobs=jobs, progress=progress)
-    except _Decided:
-        log.info("match %d decided", match.tid)
+    if not decided():
+        run(store, match.tid, config, jobs=jobs, until=decided)
+        decided()
     final = tally.status()
+    if final.decision is not Decision.CONTINUE:
+        log.info("match %d decided: %s", match.tid, final.decision)
     if final.decision is not Decision.CONTINUE:
         decided = MatchInfo(
             tid=match.tid,

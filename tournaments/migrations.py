@@ -13,7 +13,9 @@ the CURVE key pair moves to the key file beside the database (``arena.keys.keyfi
 tournaments get the public id of their secret key, which lives in that file too. Version 5
 writes the Skyjo options added later (``doubling``, ``discard_flip``) into older Skyjo
 tournaments, with the values they were played under; version 6 names the revealed bill of
-older skull-bank showdowns by its position.
+older skull-bank showdowns by its position; version 7 adds tournament kinds (gauntlets,
+matches); version 8 adds the arena's process records: every bot process of a run (its
+entrant, run, phase, host, pid, start and end) and the process at each seat of each game.
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -320,6 +322,44 @@ def _tournament_kinds(db: Database, keys: KeyFile) -> None:
     db.execute("ALTER TABLE tournaments ADD COLUMN sprt TEXT")
 
 
+def _process_records(db: Database, keys: KeyFile) -> None:
+    """Version 8: the arena's process records (``tournaments.playing``). ``processes`` holds
+    every bot process of a run: its entrant, the run and phase, where it ran and as which pid,
+    when it started and ended (times as ISO text in UTC; ``confirmed`` 1 if the arena saw it
+    gone at a phase's or the run's end, 0 if a later run found it left by a killed one);
+    ``process_games`` the process at each seat of each game (a token, not a foreign key: a
+    game's record never depends on its process's)."""
+    db.execute(
+        """
+        CREATE TABLE processes (
+            token TEXT PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            entrant TEXT NOT NULL,
+            run TEXT NOT NULL,
+            phase INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            pid INTEGER,
+            remote INTEGER NOT NULL DEFAULT 0,
+            started_at TEXT NOT NULL,
+            ended_at TEXT,
+            confirmed INTEGER NOT NULL DEFAULT 0
+        )
+        """
+    )
+    db.execute("CREATE INDEX processes_by_tournament ON processes (tournament_id, entrant)")
+    db.execute(
+        """
+        CREATE TABLE process_games (
+            game_id INTEGER NOT NULL REFERENCES games(id),
+            seat INTEGER NOT NULL,
+            process TEXT NOT NULL,
+            PRIMARY KEY (game_id, seat)
+        )
+        """
+    )
+    db.execute("CREATE INDEX process_games_by_process ON process_games (process)")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -329,6 +369,7 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _skyjo_rules_options,
     _skull_bank_named_bills,
     _tournament_kinds,
+    _process_records,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

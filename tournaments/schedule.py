@@ -46,6 +46,7 @@ __all__ = [
     "entrant_names",
     "plan",
     "plan_size",
+    "tables_per_repetition",
 ]
 
 #: A plan larger than this is refused (it would not fit comfortably in memory or a database).
@@ -160,20 +161,15 @@ class PlannedGame:
         return self.seat_seeds
 
 
-def play_order(game: PlannedGame) -> tuple[int, int, int]:
-    """The order a run plays its games in: repetition by repetition (so each repetition's deals
-    are complete when it ends), and within a repetition rotation by rotation, tables in plan
-    order. Consecutive games then share most of their seats' processes (rotation r of every
-    deal is played by an entrant's r-th process), which stay warm; results do not depend on the
-    order."""
-    return (game.repetition, game.rotation, game.table)
+def tables_per_repetition(spec: TournamentSpec) -> int:
+    """How many tables (deals) one repetition of ``spec`` has."""
+    n, k = len(spec.bots), spec.table_size
+    return math.comb(n - 1, k - 1) if spec.gauntlet is not None else math.comb(n, k)
 
 
 def plan_size(spec: TournamentSpec) -> int:
     """How many games ``plan(spec)`` lists, computed without listing them."""
-    n, k = len(spec.bots), spec.table_size
-    tables = math.comb(n - 1, k - 1) if spec.gauntlet is not None else math.comb(n, k)
-    return spec.repetitions * tables * k
+    return spec.repetitions * tables_per_repetition(spec) * spec.table_size
 
 
 def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec:

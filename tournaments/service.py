@@ -25,7 +25,7 @@ from pathlib import Path
 
 from arena.errors import RemoteError
 from arena.games import get_game
-from arena.keys.seeds import new_key, random_seed
+from arena.keys.seeds import key_id, new_key, random_seed
 from arena.procs import identity
 from arena.procs import sandbox as sandboxing
 from arena.procs.botproc import BotSpec
@@ -249,7 +249,7 @@ def prepare_run(
 
     A match is run by ``run_match`` (``matches=True`` lets it through). Raises UsageProblem for
     a request that cannot work as given, other ArenaErrors for the rest."""
-    store.tournament_key(tid)  # a lost key file: one clear error before anything starts
+    key = store.tournament_key(tid)  # a lost key file: one clear error before anything starts
     info = store.tournament(tid)
     if info.spec.kind is TournamentKind.MATCH and not matches:
         raise UsageProblem(
@@ -280,7 +280,10 @@ def prepare_run(
     if games_per_worker is None and jobs > 1:
         config = replace(config, at_once=jobs)
     where = ClusterConfig(
-        address=cluster, sandbox=options.sandbox, bots=shipped_bots(catalogue, info)
+        address=cluster,
+        sandbox=options.sandbox,
+        bots=shipped_bots(catalogue, info),
+        tournament=key_id(key),
     )
     return PreparedRun(tid=tid, config=config, jobs=jobs, cluster=where, warnings=warnings)
 

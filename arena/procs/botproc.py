@@ -15,6 +15,7 @@ from __future__ import annotations
 
 import logging
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -75,7 +76,11 @@ DRAIN_S = 0.3
 
 @dataclass
 class BotProcess:
-    """One running bot process (or connected remote bot) and its peer on the hub."""
+    """One running bot process (or connected remote bot) and its peer on the hub.
+
+    ``token`` names it in the arena's process records (random: unique across runs and
+    machines); ``started_wall`` is when it started, on the wall clock (seconds since the epoch).
+    """
 
     label: str
     spec: BotSpec
@@ -83,6 +88,8 @@ class BotProcess:
     log_path: Path | None
     peer: Peer | None = None
     started_at: float = field(default_factory=time.monotonic)
+    started_wall: float = field(default_factory=time.time)
+    token: str = field(default_factory=lambda: secrets.token_hex(8))
     output: CappedLog | None = None
     cgroup: proclimits.BotCgroup | None = None
     memory_cgroup: proclimits.BotCgroup | None = None
@@ -346,9 +353,11 @@ def stop(
     *,
     grace_s: float = 0.5,
     watchdog: proclimits.Watchdog | None = None,
-) -> None:
-    """Say bye, give the processes a moment, then kill each with everything it started."""
+) -> list[BotProcess]:
+    """Say bye, give the processes a moment, then kill each with everything it started.
+    Returns those of which something may still run (``kill``)."""
     procs = list(procs)
+    left = []
     for proc in procs:
         if hub is not None and proc.peer is not None and proc.alive():
             hub.send(proc.peer, messages.bye())
@@ -362,17 +371,25 @@ def stop(
                 pass
             if watchdog is not None:
                 watchdog.forget(proc.popen.pid)
-            kill(proc)
+            if not kill(proc):
+                left.append(proc)
         elif proc.peer is not None:
             proc.peer.closed = True
         if hub is not None:
             hub.revoke(proc.label)
+    return left
 
 
-def kill(proc: BotProcess) -> None:
+def kill(proc: BotProcess) -> bool:
     """Kill a bot process with every process it started, and release what it held: its
     cgroups, its scratch folder and (unsandboxed, as its own uid) every file it left in the
-    world-writable places and its System V IPC objects (sandboxed, its IPC namespace goes)."""
+    world-writable places and its System V IPC objects (sandboxed, its IPC namespace goes).
+
+    Returns whether nothing of it is seen running any more: its process reaped, its cgroups
+    (which can be removed only once empty) gone and, as a uid of its own, no process of that
+    uid left. Without cgroups or a uid of its own (an ordinary user's unsandboxed bot), a
+    process it detached from its group cannot be seen: the answer covers what can."""
+    gone = True
     if proc.popen is not None:
         proclimits.kill_tree(proc.popen.pid, proc.cgroup, user=proc.user)
         if proc.memory_cgroup is not None and proc.memory_cgroup is not proc.cgroup:
@@ -381,15 +398,22 @@ def kill(proc: BotProcess) -> None:
             proc.popen.wait(timeout=2)
         except subprocess.TimeoutExpired:
             log.warning("process %s did not die after SIGKILL", proc.popen.pid)
+            gone = False
+        for group in (proc.cgroup, proc.memory_cgroup):
+            if group is not None and group.path.exists():
+                gone = False
     if proc.output is not None:
         proc.output.wait(DRAIN_S)
-    if proc.user is not None and not proc.sandboxed and not identity.processes_of(proc.user):
+    if proc.user is not None and identity.processes_of(proc.user):
+        gone = False
+    elif proc.user is not None and not proc.sandboxed:
         identity.remove_files_of(proc.user)  # only once nothing of it can race the removal
         identity.remove_ipc_of(proc.user)
         proc.user = None
     if proc.scratch:
         shutil.rmtree(proc.scratch, ignore_errors=True)
         proc.scratch = None
+    return gone
 
 
 def default_log_dir() -> Path:
@@ -494,12 +518,24 @@ class BotPool:
         self.started += 1
         return proc
 
-    def _stop(self, procs: Iterable[BotProcess], *, grace_s: float) -> None:
+    def _stop(self, procs: Iterable[BotProcess], *, grace_s: float) -> list[BotProcess]:
         procs = list(procs)
-        stop(procs, self.hub, grace_s=grace_s, watchdog=self.watchdog)
+        left = stop(procs, self.hub, grace_s=grace_s, watchdog=self.watchdog)
         if self.janitor is not None:
             for proc in procs:
-                self.janitor.forget(proc.label)
+                if proc not in left:  # the janitor keeps what may still run
+                    self.janitor.forget(proc.label)
+        return left
+
+    def end_local(self, *, grace_s: float = 0.2) -> tuple[list[BotProcess], list[BotProcess]]:
+        """End every local bot process now (bye, up to ``grace_s`` to exit, then killed with
+        all it started: ``stop``); remote bots keep their connections. Returns the processes
+        ended, and those of which something may still run (``kill``)."""
+        local = [proc for proc in self.procs.values() if proc.popen is not None]
+        for proc in local:
+            del self.procs[proc.label]
+        left = self._stop(local, grace_s=grace_s)
+        return local, left
 
     def discard(self, label: str) -> None:
         proc = self.procs.pop(label, None)

@@ -155,9 +155,11 @@ def final_places(game_places: tuple[int, ...], forfeits: tuple[int, ...]) -> tup
 @dataclass(frozen=True)
 class Played:
     """A game the referee's driver finished: its record, or the text of the arena error (an
-    arena bug, not a seat's fault) that stopped it. Plain values: it crosses process queues
-    and the Dask cluster as it is."""
+    arena bug, not a seat's fault) that stopped it; a tournament's runner adds the token of the
+    process at each seat (``tournaments.playing.ProcessRecord``). Plain values: it crosses
+    process queues and the Dask cluster as it is."""
 
     game_id: int
     record: GameRecord | None
     error: str | None = None
+    processes: tuple[str | None, ...] = ()  # the process at each seat, by token (runners)

@@ -81,6 +81,15 @@ class Session:
         """The process of pool entry ``key``, if it has one now."""
         return self._pool.procs.get(key) if self._pool is not None else None
 
+    def processes(self) -> list[BotProcess]:
+        """The processes (and remote connections) the pool holds now."""
+        return list(self._pool.procs.values()) if self._pool is not None else []
+
+    def end_local(self) -> tuple[list[BotProcess], list[BotProcess]]:
+        """End every local bot process (``BotPool.end_local``): those ended, and those of which
+        something may still run."""
+        return self._pool.end_local() if self._pool is not None else ([], [])
+
     def prestart(self, entries: Sequence[tuple[str, BotSpec]]) -> None:
         """Start the processes of these pool entries (key, spec) ahead of the games."""
         self.pool.prestart(entries)
