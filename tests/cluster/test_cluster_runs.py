@@ -278,8 +278,13 @@ def test_a_worker_never_plays_a_game_twice_in_a_run_and_a_closed_run_plays_nothi
         client.register_plugin(RunPlugin(run), name="arena-run-duplicate-test")
         answers = [
             client.submit(
-                play_games, run.run_id, 0, planned.seating, [(game_id, planned)],
-                workers=[worker], pure=False,
+                play_games,
+                run.run_id,
+                0,
+                planned.seating,
+                [(game_id, planned)],
+                workers=[worker],
+                pure=False,
             ).result()  # fmt: skip
             for _ in range(2)
         ]
