@@ -1,14 +1,16 @@
 """Running a match (``arena match NEW BASE``): a one-table tournament stopped by its SPRT.
 
 A match is stored as a tournament of kind ``match`` (``tournaments.schedule``): NEW, BASE and
-the filler bots sit at one table, played in every seat rotation of each deal, one deal per
-repetition. Its ``sprt`` column holds who NEW and BASE are, the SPRT settings and, once decided, the
-result. The runner plays the pending games in batches of deals, each batch rotation by rotation
-(``tournaments.phases``); between batches, once their deals are complete, it asks the test
-(the ``until`` hook of ``tournaments.runner.run``): the completed deals are counted
-(``DealTally``) and the test (``tournaments.sprt``) is updated; when it accepts H0 or H1 the run
-stops there, leaving the remaining games pending. A run killed at any moment resumes like any
-tournament: the deals already stored count again.
+the filler bots sit at one table, one deal per repetition, each deal played in every seating of
+``schedule.seatings`` (at tables of three or more, the cyclic rotations of ``[NEW, BASE,
+fillers]`` and of its mirror image, so that NEW sits right before BASE as often as after it).
+Its ``sprt`` column holds who NEW and BASE are, the SPRT settings, the games of a deal and,
+once decided, the result. The runner plays the pending games in batches of deals, each batch
+seating by seating (``tournaments.phases``); between batches, once their deals are complete,
+it asks the test (the ``until`` hook of ``tournaments.runner.run``): the completed deals are
+counted (``DealTally``) and the test (``tournaments.sprt``) is updated; when it accepts H0 or
+H1 the run stops there, leaving the remaining games pending. A run killed at any moment
+resumes like any tournament: the deals already stored count again.
 """
 
 from __future__ import annotations
@@ -40,7 +42,7 @@ __all__ = ["DealTally", "MatchInfo", "match_info", "play_match_sprt"]
 @dataclass(frozen=True, kw_only=True)
 class MatchInfo:
     """A stored match: its tournament id, NEW's and BASE's entrant names, the SPRT settings,
-    the games of a deal (the table size) and the result once decided (``H0``/``H1``)."""
+    the games of a deal (its seatings) and the result once decided (``H0``/``H1``)."""
 
     tid: int
     new: str
@@ -54,6 +56,7 @@ class MatchInfo:
             "new": self.new,
             "base": self.base,
             "config": self.config.to_dict(),
+            "games_per_deal": self.games_per_deal,
             "result": None if self.result is None else self.result.value,
         }
 
@@ -73,7 +76,8 @@ def match_info(store: Store, tid: int) -> MatchInfo:
         new=data["new"],
         base=data["base"],
         config=SprtConfig(**data["config"]),
-        games_per_deal=info.spec.table_size,
+        # matches stored before mirrored seatings played each deal in its k rotations only
+        games_per_deal=data.get("games_per_deal", info.spec.table_size),
         result=Decision(result) if result else None,
     )
 
@@ -94,7 +98,7 @@ class DealTally:
     def update(self) -> DealCounts:
         k = self.match.games_per_deal
         deals: dict[int, list[dict[str, int]]] = {}
-        # one table in every rotation: plan index = deal * k + rotation
+        # one table, each deal in k seatings: plan index = deal * k + rotation
         for result in self.store.game_results(self.match.tid, since=self._first_open * k):
             deal = result.index // k
             if deal not in self._counted:

@@ -16,14 +16,18 @@ Batches hold ``WAVES`` times the games the run has in flight at once (at least `
 deals): enough that starting a phase's processes and waiting for its last games cost little,
 few enough that deals complete as the run goes (a batch's deals are complete when its last
 phase ends: replays, ratings of complete deals and a match's SPRT see them then). Batches are
-of one size, as near that as divides the plan's deals evenly. Their boundaries follow from the
-plan and from how many games the run plays at once, so a run resumed with the same settings
-resumes in its earliest incomplete phase; with other settings it regroups what is pending,
-which is as safe.
+of one size, as near that as divides the plan's deals evenly; a run that may stop between
+batches (a match, stopped by its SPRT) starts with ``MIN_DEALS`` deals and doubles the batch up
+to that size, so that a clear result is seen after a few deals. Their boundaries follow from
+the plan and from how many games the run plays at once, so a run resumed with the same
+settings resumes in its earliest incomplete phase; with other settings it regroups what is
+pending, which is as safe.
 """
 
 from __future__ import annotations
 
+import bisect
+import itertools
 import math
 from collections.abc import Iterable
 from dataclasses import dataclass
@@ -61,16 +65,38 @@ def deals_per_batch(deals: int, in_flight: int) -> int:
     return max(1, math.ceil(deals / batches))
 
 
+def batch_starts(deals: int, per_batch: int, *, growing: bool = False) -> list[int]:
+    """The first deal of each batch: every ``per_batch`` deals or, ``growing``, batches of
+    ``MIN_DEALS`` deals doubling up to ``per_batch``."""
+    sizes = (min(per_batch, MIN_DEALS << i) for i in itertools.count()) if growing else None
+    starts, at = [], 0
+    while at < max(deals, 1):
+        starts.append(at)
+        at += next(sizes) if sizes is not None else per_batch
+    return starts
+
+
 def phases(
-    pending: Iterable[tuple[int, PlannedGame]], *, tables: int, per_batch: int
+    pending: Iterable[tuple[int, PlannedGame]],
+    *,
+    tables: int,
+    per_batch: int,
+    deals: int = 0,
+    growing: bool = False,
 ) -> list[Phase]:
     """The phases of the ``pending`` games, batch by batch and rotation by rotation; ``tables``
-    is the number of tables (deals) of one repetition, ``per_batch`` the deals of a batch."""
+    is the number of tables (deals) of one repetition, ``per_batch`` the deals of a batch
+    (``growing``: from ``MIN_DEALS``, doubling, over the plan's ``deals``)."""
+    pending = list(pending)
+    if not deals:
+        deals = 1 + max((g.repetition * tables + g.table for _, g in pending), default=0)
+    starts = batch_starts(deals, per_batch, growing=growing)
     groups: dict[tuple[int, int], list[tuple[int, PlannedGame]]] = {}
     for item in pending:
         game = item[1]
         deal = game.repetition * tables + game.table
-        groups.setdefault((deal // per_batch, game.rotation), []).append(item)
+        batch = bisect.bisect_right(starts, deal) - 1
+        groups.setdefault((batch, game.rotation), []).append(item)
     keys = sorted(groups)
     return [
         Phase(

@@ -197,8 +197,11 @@ def run(
     info = store.tournament(tid)
     pending = store.pending_games(tid)
     tables = tables_per_repetition(info.spec)
-    per_batch = deals_per_batch(tables * info.spec.repetitions, max(1, jobs) * config.at_once)
-    plan = phases(pending, tables=tables, per_batch=per_batch)
+    deals = tables * info.spec.repetitions
+    per_batch = deals_per_batch(deals, max(1, jobs) * config.at_once)
+    plan = phases(
+        pending, tables=tables, per_batch=per_batch, deals=deals, growing=until is not None
+    )
     sink = Sink(store, tid, progress)
     sink.report()
     played_phases = 0

@@ -12,7 +12,11 @@ lists every game before anything is played:
 A **gauntlet** (``gauntlet`` names one entrant) keeps only the tables that hold that entrant:
 it meets every other entrant, the others never meet without it. A **match** (``arena match``,
 NEW against BASE with filler bots) is a round robin of exactly ``table_size`` entrants: one
-table, every rotation, one deal per repetition; it is stopped early by its SPRT.
+table, one deal per repetition; it is stopped early by its SPRT. At tables of three or more its
+deal is played in the ``k`` cyclic rotations of ``[NEW, BASE, fillers...]`` **and** the ``k``
+cyclic rotations of its mirror image (``seatings``): in the first NEW sits directly before
+BASE, in the second BASE directly before NEW, so who acts right after whom favours neither,
+however many deals are played (cyclic rotations alone cancel the seat but not the order).
 
 Seeds are derived with HMAC-SHA256 from the tournament seed under the tournament's **secret
 key** (``arena.keys.seeds``): with the same key a plan (and, with deterministic bots, the whole
@@ -46,6 +50,8 @@ __all__ = [
     "entrant_names",
     "plan",
     "plan_size",
+    "seatings",
+    "seatings_per_deal",
     "tables_per_repetition",
 ]
 
@@ -135,7 +141,8 @@ class TournamentSpec:
 
 @dataclass(frozen=True, kw_only=True)
 class PlannedGame:
-    """One game of a plan. ``seating[seat]`` is the entrant at that seat.
+    """One game of a plan. ``seating[seat]`` is the entrant at that seat; ``rotation`` is which
+    of its deal's seatings it is (``seatings``: ``0..k-1``, or ``0..2k-1`` in a match).
 
     ``seat_seeds`` are the bot seeds of the seats (keyed: see ``arena.keys.seeds.bot_seed``), filled
     in by ``plan`` and ``Store.pending_games``, which have the tournament's key; a game read
@@ -169,7 +176,7 @@ def tables_per_repetition(spec: TournamentSpec) -> int:
 
 def plan_size(spec: TournamentSpec) -> int:
     """How many games ``plan(spec)`` lists, computed without listing them."""
-    return spec.repetitions * tables_per_repetition(spec) * spec.table_size
+    return spec.repetitions * tables_per_repetition(spec) * seatings_per_deal(spec)
 
 
 def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec:
@@ -219,6 +226,21 @@ def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec
     return replace(spec, options=game.parse_options(spec.options))
 
 
+def seatings(spec: TournamentSpec, table: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The seatings a table's deal is played in, by rotation: its ``k`` cyclic rotations; for a
+    match at a table of three or more, then the ``k`` cyclic rotations of its mirror image."""
+    orders = [table]
+    if spec.kind is TournamentKind.MATCH and len(table) >= 3:
+        orders.append(tuple(reversed(table)))
+    return [order[r:] + order[:r] for order in orders for r in range(len(order))]
+
+
+def seatings_per_deal(spec: TournamentSpec) -> int:
+    """How many games one deal of ``spec`` is played in (``seatings``)."""
+    k = spec.table_size
+    return 2 * k if spec.kind is TournamentKind.MATCH and k >= 3 else k
+
+
 def iter_plan(spec: TournamentSpec, *, key: bytes) -> Iterator[PlannedGame]:
     """The games of ``spec`` in plan order (repetition, table, rotation), without validation;
     ``key`` is the tournament's secret key."""
@@ -233,14 +255,14 @@ def iter_plan(spec: TournamentSpec, *, key: bytes) -> Iterator[PlannedGame]:
         for table_no, table in enumerate(tables):
             seed = deal_seed(key, spec.seed, repetition, table_no)
             seeds = bot_seeds(key, seed, k)
-            for rotation in range(k):
+            for rotation, seating in enumerate(seatings(spec, table)):
                 yield PlannedGame(
                     index=index,
                     repetition=repetition,
                     table=table_no,
                     rotation=rotation,
                     deal_seed=seed,
-                    seating=table[rotation:] + table[:rotation],
+                    seating=seating,
                     seat_seeds=seeds,
                 )
                 index += 1

@@ -39,7 +39,7 @@ from tournaments.errors import ClusterError, ClusterLost, Interrupted, UsageProb
 from tournaments.matches import MatchInfo, play_match_sprt
 from tournaments.playing import RunConfig, auto_games_per_worker
 from tournaments.runner import Progress, RunSummary, run
-from tournaments.schedule import TournamentKind, TournamentSpec, plan
+from tournaments.schedule import TournamentKind, TournamentSpec, plan, seatings_per_deal
 from tournaments.shipping import shipped_bots
 from tournaments.sprt import SprtConfig, SprtStatus
 from tournaments.store import Store
@@ -369,7 +369,10 @@ def plan_match(
                 f"bot {name!r} does not play {game.name} (it plays "
                 f"{', '.join(games_of(catalogue, name))})"
             )
-    deals = max(1, math.ceil(max_games / k))
+    shape = TournamentSpec(
+        game=game.name, bots=tuple(seated), table_size=k, kind=TournamentKind.MATCH
+    )
+    deals = max(1, math.ceil(max_games / seatings_per_deal(shape)))
     created = create_tournament(
         store,
         game_name=game.name,
@@ -383,7 +386,11 @@ def plan_match(
     )
     labels = [e.name for e in created.info.entrants]
     match = MatchInfo(
-        tid=created.tid, new=labels[0], base=labels[1], config=config, games_per_deal=k
+        tid=created.tid,
+        new=labels[0],
+        base=labels[1],
+        config=config,
+        games_per_deal=seatings_per_deal(created.info.spec),
     )
     store.set_sprt(created.tid, match.to_data())
     return match

@@ -74,7 +74,7 @@ def test_a_stronger_bot_is_accepted_and_stored_as_a_match(tmp_path: Path) -> Non
     assert result["result"] == "H1" and result["llr"] >= result["upper"]
     assert result["new"] == "skull_odds" and result["base"] == "random"
     assert result["elo_lo"] <= result["elo"] <= result["elo_hi"] and result["elo"] > 0
-    assert result["games"] == 3 * result["deals"]  # tables of 3: NEW, BASE, random
+    assert result["games"] == 6 * result["deals"]  # tables of 3: every rotation, and mirrored
     with Store.open(db) as store:
         info = store.tournament(result["match"])
         assert info.spec.kind.value == "match" and info.spec.table_size == 3
@@ -171,7 +171,7 @@ def test_a_match_killed_at_once_resumes(tmp_path: Path) -> None:
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    before = complete_deals(db, 1, 3)
+    before = complete_deals(db, 1, 6)
     resumed = arena("match", "--resume", "1", "--json", "--db", str(db))
     assert resumed.returncode == 0, resumed.stderr
     result = json.loads(resumed.stdout)

@@ -107,6 +107,7 @@ class Outcome:
     done: int = 0
     standings: int = 0
     log_dir: Path | None = None
+    rogue_processes: int = 0  # the rogue's processes that played a game (process records)
 
     @property
     def kinds(self) -> list[list[str]]:
@@ -209,6 +210,11 @@ def run_with_rogue(
                     outcome.rogue_games.append((faults, seat in record.forfeits))
                 else:
                     outcome.other_faults += faults
+        outcome.rogue_processes = store.db.execute(
+            "SELECT COUNT(DISTINCT pg.process) FROM process_games pg JOIN processes p "
+            "ON p.token = pg.process WHERE p.tournament_id = ? AND p.entrant = 'rogue'",
+            (tid,),
+        ).fetchone()[0]
     return outcome
 
 

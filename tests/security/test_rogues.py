@@ -116,9 +116,11 @@ def assert_finished(outcome: Outcome, *, seconds: float = 30.0) -> None:
 def test_late_answers_cost_one_timeout_and_nothing_more(tmp_path) -> None:
     outcome = run_with_rogue(tmp_path, rogue("late"))
     assert_finished(outcome)
-    # one process per seat rotation serves the rogue's games: only the very first answer of
-    # each process is late (which of its games comes first depends on the games at once)
-    assert sorted(outcome.kinds) == [[], [], [T], [T]]
+    # only the very first answer of each of the rogue's processes is late (a phase's processes
+    # serve its games; which game comes first depends on the games at once); by as little as
+    # it takes, so a loaded machine may read one in time
+    assert set(map(tuple, outcome.kinds)) <= {(), (T,)}
+    assert 1 <= outcome.kinds.count([T]) <= outcome.rogue_processes
     assert outcome.forfeits == [False] * GAMES_WITH_ROGUE
 
 
@@ -133,9 +135,10 @@ def test_gigabytes_of_output_are_drained_and_capped(tmp_path) -> None:
 
 
 def test_cpu_spinner_is_killed_at_its_cpu_limit(tmp_path) -> None:
-    limits = dataclasses.replace(LIMITS, cpu_s=1, move_ms=500)
-    outcome = run_with_rogue(tmp_path, rogue("spinner"), limits=limits, rounds=4)
-    assert_finished(outcome, seconds=40)
+    # 100 ms of CPU a turn: each process (fresh in every phase) passes 1 s within a game
+    limits = dataclasses.replace(LIMITS, cpu_s=1, move_ms=1000)
+    outcome = run_with_rogue(tmp_path, rogue("spinner"), limits=limits, rounds=8)
+    assert_finished(outcome, seconds=60)
     kinds = [kind for game in outcome.kinds for kind in game]
     # killed at its CPU limit: a crash (a slow spin on a loaded machine may also time out)
     assert C in kinds and set(kinds) <= {C, T}
