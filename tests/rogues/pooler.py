@@ -213,6 +213,21 @@ class SocketChannel:
                 stream.flush()
 
     def publish(self, token: int, round_: int, kind: int, bits: int) -> None:
+        self._retry(self._publish, token, round_, kind, bits)
+
+    def read(self) -> list[tuple[int, int, int, int]]:
+        return self._retry(self._read)
+
+    def _retry(self, call, *args):
+        """The server may be gone (its process ended): join again, once."""
+        try:
+            return call(*args)
+        except OSError:
+            self.conn = None
+            self._join()
+            return call(*args)
+
+    def _publish(self, token: int, round_: int, kind: int, bits: int) -> None:
         if self.server:
             with self.lock:
                 self.records.append((token, round_, kind, bits))
@@ -220,7 +235,7 @@ class SocketChannel:
             self.stream.write(f"P {token} {round_} {kind} {bits}\n")
             self.stream.flush()
 
-    def read(self) -> list[tuple[int, int, int, int]]:
+    def _read(self) -> list[tuple[int, int, int, int]]:
         if self.server:
             with self.lock:
                 return list(self.records)
@@ -231,9 +246,9 @@ class SocketChannel:
         records = []
         for line in self.stream:
             if line.startswith("."):
-                break
+                return records
             records.append(tuple(int(part) for part in line.split()))
-        return records
+        raise ConnectionResetError("the server went away")
 
 
 # -- the games ------------------------------------------------------------------------------
