@@ -12,9 +12,7 @@ import click
 from arena.cli.common import echo_json
 from arena.cli.safety import sandbox_option
 from arena.cli.storage import db_option
-from arena.errors import ArenaError
 from arena.procs.botproc import BotSpec
-from arena.procs.logs import bot_logs, logs_folder
 from arena.procs.remote import check_listen
 from arena.procs.sandbox import SandboxMode
 from arena.text import printable
@@ -30,6 +28,7 @@ from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
 from tournaments.reports import format_table
 from tournaments.service import sandbox_for
 from tournaments.store import Store
+from tournaments.withheld import readable_logs
 
 
 @click.group()
@@ -215,14 +214,12 @@ def token(name: str, endpoint: str | None, curve: bool, ttl_hours: float, store:
     "$ARENA_DB, else ./arena.db).",
 )
 def logs(name: str, only_list: bool, db_path: str | None) -> None:
-    """Print what bot NAME wrote to its standard output and error (bounded per process)."""
+    """Print what bot NAME wrote to its standard output and error (bounded per process).
+
+    A log is withheld while a tournament the bot is entered in has a deal to play."""
     from tournaments.store import resolve_db_path
 
-    folder = logs_folder(resolve_db_path(db_path))
-    files = bot_logs(folder, name)
-    if not files:
-        raise ArenaError(f"no logs of bot {name!r} in {folder}")
-    for path in files:
+    for path in readable_logs(resolve_db_path(db_path), name):
         if only_list:
             click.echo(f"{path}  {path.stat().st_size} bytes")
             continue
