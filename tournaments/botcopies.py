@@ -276,7 +276,8 @@ class BotCopies:
         path = self.path(digest)
         if not path.is_dir():
             raise BotFilesError(
-                f"the arena's copy {path} of this bot version is gone; register the bot again"
+                f"the arena's copy {path} of this bot version is gone (a database moves with "
+                f"its {BOTS_FOLDER}/ folder); register the bot again"
             )
         return path
 

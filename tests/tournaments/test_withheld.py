@@ -9,10 +9,8 @@ import json
 import shutil
 import sqlite3
 import sys
-import tempfile
 import textwrap
 import warnings
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
@@ -54,20 +52,15 @@ def arena(*args: str, code: int = 0) -> str:
 
 
 @pytest.fixture
-def db(tmp_path: Path) -> Iterator[Path]:
+def db(tmp_path: Path, shared: Path) -> Path:
     """A database with the chatty bot registered (its script readable by bot users)."""
-    shared = Path(tempfile.mkdtemp(prefix="arena-chatty-"))
-    shared.chmod(0o755)
     script = shared / "chatty.py"
     script.write_text(CHATTY)
     script.chmod(0o644)
     path = tmp_path / "arena.db"
     arena("bot", "add", "chatty", "--game", "skull", "--sandbox", "off", "--db", str(path),
           "--", sys.executable, str(script))  # fmt: skip
-    try:
-        yield path
-    finally:
-        shutil.rmtree(shared, ignore_errors=True)
+    return path
 
 
 def create(db: Path, bots: str) -> int:
