@@ -1,4 +1,8 @@
-"""Tournaments: plans, the bot catalogue, running, ratings, the results store and reports.
+"""Tournaments: the application — its use cases, plans, the bot catalogue, running, ratings, the
+results store and reports.
+
+- ``service``: the use cases the command line and the web call (create, prepare and run a
+  tournament, plan and run a match, set up bot processes).
 
 - ``schedule``: ``TournamentSpec`` → ``plan(spec, key=...)``: every k-subset of entrants (or the
   tables of a gauntlet or a match), every seat rotation on the same deal seed, ``repetitions``
@@ -17,24 +21,6 @@
   returns; ``migrations``: its schema.
 - ``reports`` and ``published``: aligned text tables and the JSON data of rankings,
   crosstables and tournaments, for the command line and the web face.
+
+The package imports nothing itself: a command loads only the modules it uses.
 """
-
-from __future__ import annotations
-
-from tournaments.errors import DuplicateBot, NotFound, PlanError, RatingError, TournamentError
-from tournaments.schedule import PlannedGame, TournamentSpec, check_spec, plan
-from tournaments.store import Store, resolve_db_path
-
-__all__ = [
-    "DuplicateBot",
-    "NotFound",
-    "PlanError",
-    "PlannedGame",
-    "RatingError",
-    "Store",
-    "TournamentError",
-    "TournamentSpec",
-    "check_spec",
-    "plan",
-    "resolve_db_path",
-]

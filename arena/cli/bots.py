@@ -237,3 +237,12 @@ def logs(name: str, only_list: bool, db_path: str | None) -> None:
         click.echo(
             printable(path.read_text(encoding="utf-8", errors="replace"), keep_lines=True), nl=False
         )
+
+
+def _add_check() -> None:
+    from arena.cli.check import check
+
+    bot.add_command(check)
+
+
+_add_check()
