@@ -187,8 +187,17 @@ def add_folder_bot(
     try:
         return _register(store, info, existing, sandbox, announce)
     except BaseException:
-        copies.discard(copy)
+        if copy.new and not _names_copy(store, copy.digest):
+            copies.discard(copy)  # a bot that failed its check leaves nothing behind
         raise
+
+
+def _names_copy(store: Store, digest: str) -> bool:
+    """Whether a bot version names the copy ``digest`` (if the database cannot say: yes)."""
+    try:
+        return any(info.digest == digest for info in store.bot_versions())
+    except ArenaError:
+        return True
 
 
 def add_command_bot(

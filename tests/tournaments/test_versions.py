@@ -171,6 +171,16 @@ def test_what_leaves_the_folder_is_refused(tmp_path: Path, shared: Path, entry, 
     assert list((tmp_path / BOTS_FOLDER).iterdir()) == [], "nothing is left in the store"
 
 
+def test_a_bot_that_fails_its_check_leaves_no_copy(tmp_path: Path, shared: Path) -> None:
+    db = tmp_path / "arena.db"
+    folder = folder_bot(shared)
+    write(folder / "bot.py", "import sys\nsys.exit(3)\n")
+    result = invoke("bot", "add", str(folder), "--sandbox", "off", "--db", str(db))
+    assert result.exit_code == 1 and "check failed" in result.output
+    assert "mybot" not in listed(db)
+    assert list((tmp_path / BOTS_FOLDER).iterdir()) == []
+
+
 def test_a_folder_holding_the_database_is_refused(shared: Path) -> None:
     """Its copy would hold the database and its key file, readable by the bot."""
     folder = folder_bot(shared)
