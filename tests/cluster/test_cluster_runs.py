@@ -23,6 +23,7 @@ import pytest
 
 from tests.cluster.conftest import ROOT, LocalCluster, start_cluster
 from tests.tournaments.test_runner import cli, copy_database, done_count, results
+from tests.unchecked import add_unchecked
 from tournaments.store import Store
 
 pytest.importorskip("distributed")
@@ -232,7 +233,7 @@ def test_a_worker_that_lacks_a_command_bot_file_a_sandbox_or_the_version_is_name
         db = tmp_path / "arena.db"
         script = tmp_path / "cmdbot.py"
         with Store.open(db) as store:
-            store.add_bot("cmdbot", f"{sys.executable} {script}", version="x", games=["skull"])
+            add_unchecked(store, "cmdbot", [sys.executable, str(script)])
         out = cli(
             "tournament", "create", "--game", "skull", "--bots", "cmdbot,random,first",
             "--seed", "1", "--json", "--db", str(db),
