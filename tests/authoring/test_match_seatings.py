@@ -27,6 +27,7 @@ from arena.procs.limits import Limits
 from arena.referee import driver
 from arena.referee.game import Table
 from arena.referee.seats import InProcessSeat, Start
+from tests.unchecked import add_unchecked
 from tournaments.schedule import TournamentKind, TournamentSpec, plan
 from tournaments.sprt import DealCounts, SprtConfig, SprtStatus, deal_half_points, status
 from tournaments.store import Store
@@ -125,7 +126,7 @@ def test_a_real_match_of_one_bot_under_two_names_plays_both_seat_orders(tmp_path
     db = tmp_path / "m.db"
     with Store.open(db) as store:
         for name in ("last_a", "last_b"):
-            store.add_bot(name, f"{sys.executable} {LAST}", version="x", games=["skull"])
+            add_unchecked(store, name, (sys.executable, str(LAST)), games=["skull"])
     done = subprocess.run(
         [sys.executable, "-m", "arena", "match", "last_a", "last_b", "--game", "skull",
          "--table-size", "3", "--fill", "random", "--games", "30", "--json", "--db", str(db)],

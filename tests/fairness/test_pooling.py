@@ -28,6 +28,7 @@ from arena.keys.seeds import new_key
 from arena.procs.limits import Limits
 from arena.procs.sandbox import SandboxMode
 from tests.fairness import pooling
+from tests.unchecked import add_unchecked
 from tournaments.catalogue import bundled_spec
 from tournaments.playing import RunConfig, auto_games_per_worker
 from tournaments.runner import RunSummary, run
@@ -134,7 +135,7 @@ def test_processes_of_an_entrant_cannot_pool_a_deal(
 def test_a_match_gives_them_no_more(tmp_path: Path) -> None:
     db = tmp_path / "m.db"
     with Store.open(db) as store:
-        store.add_bot(pooling.NAME, f"{sys.executable} {pooling.ROGUE}", games=[GAME])
+        add_unchecked(store, pooling.NAME, pooling.spec().argv, games=[GAME])
     env = dict(os.environ, **pooling.environment("lock", uuid.uuid4().hex[:12]))
     done = subprocess.run(
         [sys.executable, "-m", "arena", "match", pooling.NAME, "random", "--game", GAME,
