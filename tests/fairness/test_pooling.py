@@ -24,15 +24,13 @@ from pathlib import Path
 import pytest
 
 from arena.games import get_game
-from arena.keys.seeds import new_key
 from arena.procs.limits import Limits
 from arena.procs.sandbox import SandboxMode
-from tests.fairness import pooling
+from tests.fairness import pooling, with_rogue
 from tests.unchecked import add_unchecked
-from tournaments.catalogue import bundled_spec
 from tournaments.playing import RunConfig, auto_games_per_worker
 from tournaments.runner import RunSummary, run
-from tournaments.schedule import TournamentSpec, plan
+from tournaments.schedule import TournamentSpec
 from tournaments.service import sandbox_for
 from tournaments.store import Store
 
@@ -77,17 +75,7 @@ def tournament(
     spec = TournamentSpec(
         game=GAME, bots=(pooling.NAME, "random", "first"), table_size=3, repetitions=3, seed=5
     )
-    store, key = Store.open(db), new_key()
-    tid = store.create_tournament(
-        spec,
-        plan(spec, get_game(GAME), key=key),
-        {label: (bot, "test") for label, bot in spec.entrant_bots().items()},
-        key=key,
-    )
-    specs = {
-        label: pooling.spec() if bot == pooling.NAME else bundled_spec(bot)
-        for label, bot in spec.entrant_bots().items()
-    }
+    store, tid, specs = with_rogue(db, spec, pooling.spec())
     config = RunConfig(
         game=get_game(GAME),
         options=get_game(GAME).parse_options({}),
