@@ -40,7 +40,7 @@ import secrets
 import time
 from collections import Counter
 from collections.abc import Callable, Iterable, Mapping
-from dataclasses import dataclass, field
+from dataclasses import dataclass, field, replace
 from typing import TYPE_CHECKING, Any
 
 from arena.procs.sandbox import SandboxMode
@@ -50,6 +50,7 @@ from tournaments.phases import Phase
 from tournaments.playing import RunConfig
 from tournaments.schedule import PlannedGame
 from tournaments.shipping import ShippedBot
+from tournaments.values import ProcessRecord
 
 if TYPE_CHECKING:
     from tournaments.runner import Sink
@@ -277,6 +278,7 @@ class _Collector:
         self.played_games, self.played_s = 0, 0.0
         self.shown = -1
         self.seen: dict[str, float] = {}  # usable worker -> when last seen live (monotonic)
+        self.open: dict[str, dict[str, ProcessRecord]] = {}  # worker -> its processes not ended
 
     def play(self, phase: Phase, sink: Sink) -> None:
         """Play ``phase`` on the workers, then end it on each (the barrier)."""
@@ -335,6 +337,8 @@ class _Collector:
                 log.warning("worker %s could not end phase %d: %s", worker, phase.index, answer)
                 lost.add(worker)
             else:
+                for record in answer:
+                    self.open.get(record.host, {}).pop(record.token, None)
                 sink.ended(answer, f" (worker {worker})")
         for worker in sorted(lost):
             until = self.seen.get(worker, time.monotonic()) + LEASE_S + LEASE_MARGIN_S
@@ -349,6 +353,8 @@ class _Collector:
                 time.sleep(min(POLL_S, max(0.0, until - time.monotonic())))
             self.seen.pop(worker, None)
             self.checked.pop(worker, None)  # checked again if it comes back
+            gone = self.open.pop(worker, {}).values()  # ended by then, not seen ending
+            sink.record([replace(r, ended_at=time.time(), confirmed=False) for r in gone])
 
     def _workers(self) -> set[str]:
         """The live workers; the scheduler unreachable for ``LOST_S`` raises ClusterLost."""
@@ -459,6 +465,8 @@ class _Collector:
         if future.status == "finished":
             answer = future.result()
             self.flight.started[answer.worker] = answer.started
+            for record in answer.records:
+                self.open.setdefault(record.host, {})[record.token] = record
             sink.record(answer.records)
             for game_id in answer.refused:
                 games.give_back(game_id, planned[game_id])

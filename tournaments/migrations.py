@@ -365,7 +365,8 @@ def _process_records(db: Database, keys: KeyFile) -> None:
     """Version 10: the arena's process records (``tournaments.playing``). ``processes`` holds
     every bot process of a run: its entrant, the run and phase, where it ran and as which pid,
     when it started and ended (times as ISO text in UTC; ``confirmed`` 1 if the arena saw it
-    gone at a phase's or the run's end, 0 if a later run found it left by a killed one);
+    gone at a phase's or the run's end, 0 if it ended unseen: left by a killed run, or on a
+    cluster worker lost until its lease ran out);
     ``process_games`` the process at each seat of each game (a token, not a foreign key: a
     game's record never depends on its process's)."""
     db.execute(

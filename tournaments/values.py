@@ -302,7 +302,8 @@ class ProcessRecord:
     """One bot process of a run, as the arena records it (``tournaments.playing``): the
     entrant it served, the run and phase, where it ran (``host``) and as which pid, when it
     started and, once ended, when (``confirmed``: seen gone after being killed at the end of a
-    phase or of the run; else marked ended when a later run found it left by a killed one).
+    phase or of the run; else marked ended, unseen, when a later run found it left by a killed
+    one, or when the lease of a cluster worker lost with it had run out).
     Times are seconds since the epoch. ``token`` names it; games name the process at each seat
     by it."""
 
