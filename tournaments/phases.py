@@ -13,12 +13,13 @@ removed) before any process of the next phase starts (``tournaments.playing``,
 rotations start after it is gone. Within a phase processes serve many games, and many at once.
 
 Batches hold ``WAVES`` times the games the run has in flight at once (at least ``MIN_DEALS``
-deals): enough that starting a phase's processes and waiting for its last games cost little,
-few enough that deals complete as the run goes (a batch's deals are complete when its last
-phase ends: replays, ratings of complete deals and a match's SPRT see them then). Batches are
-of one size, as near that as divides the plan's deals evenly; a run that may stop between
-batches (a match, stopped by its SPRT) starts with ``MIN_DEALS`` deals and doubles the batch up
-to that size, so that a clear result is seen after a few deals. Their boundaries follow from
+deals): enough that starting a phase's processes (a fraction of a second) and waiting for its
+last games cost little next to the phase, few enough that deals complete as the run goes (a
+batch's deals are complete when its last phase ends: replays, ratings of complete deals and a
+match's SPRT see them then). Batches are of one size, as near that as divides the plan's deals
+evenly; a run that may stop between batches (a match, stopped by its SPRT) starts with
+``FIRST_DEALS`` deals and doubles the batch up to that size, so that a clear result is seen
+after a few deals. Their boundaries follow from
 the plan and from how many games the run plays at once, so a run resumed with the same
 settings resumes in its earliest incomplete phase; with other settings it regroups what is
 pending, which is as safe.
@@ -35,9 +36,11 @@ from dataclasses import dataclass
 from tournaments.schedule import PlannedGame
 
 #: A batch holds this many times the games a run has in flight at once (per rotation)...
-WAVES = 2
+WAVES = 8
 #: ... and at least this many deals.
-MIN_DEALS = 8
+MIN_DEALS = 64
+#: The first batch of a run that may stop between batches (then doubling up to the size above).
+FIRST_DEALS = 8
 
 
 @dataclass(frozen=True)
@@ -67,8 +70,8 @@ def deals_per_batch(deals: int, in_flight: int) -> int:
 
 def batch_starts(deals: int, per_batch: int, *, growing: bool = False) -> list[int]:
     """The first deal of each batch: every ``per_batch`` deals or, ``growing``, batches of
-    ``MIN_DEALS`` deals doubling up to ``per_batch``."""
-    sizes = (min(per_batch, MIN_DEALS << i) for i in itertools.count()) if growing else None
+    ``FIRST_DEALS`` deals doubling up to ``per_batch``."""
+    sizes = (min(per_batch, FIRST_DEALS << i) for i in itertools.count()) if growing else None
     starts, at = [], 0
     while at < max(deals, 1):
         starts.append(at)
@@ -86,7 +89,7 @@ def phases(
 ) -> list[Phase]:
     """The phases of the ``pending`` games, batch by batch and rotation by rotation; ``tables``
     is the number of tables (deals) of one repetition, ``per_batch`` the deals of a batch
-    (``growing``: from ``MIN_DEALS``, doubling, over the plan's ``deals``)."""
+    (``growing``: from ``FIRST_DEALS``, doubling, over the plan's ``deals``)."""
     pending = list(pending)
     if not deals:
         deals = 1 + max((g.repetition * tables + g.table for _, g in pending), default=0)

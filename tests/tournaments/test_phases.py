@@ -5,7 +5,7 @@ from __future__ import annotations
 
 from collections import Counter
 
-from tournaments.phases import MIN_DEALS, batch_starts, deals_per_batch, phases
+from tournaments.phases import FIRST_DEALS, MIN_DEALS, batch_starts, deals_per_batch, phases
 from tournaments.schedule import TournamentSpec, plan, tables_per_repetition
 
 KEY = bytes(range(32))
@@ -48,19 +48,21 @@ def test_a_resumed_run_resumes_in_its_earliest_incomplete_phase() -> None:
     assert [(p.batch, p.rotation) for p in again] == [(p.batch, p.rotation) for p in first[4:]]
 
 
-def test_batches_hold_about_two_waves_of_the_games_in_flight_evenly() -> None:
-    assert deals_per_batch(135, 64) == 135  # one batch: 135 is nearer 128 than 256
-    assert deals_per_batch(300, 64) == 150  # two even batches rather than 128 + 128 + 44
-    assert deals_per_batch(1000, 1) == MIN_DEALS
+def test_batches_hold_about_eight_waves_of_the_games_in_flight_evenly() -> None:
+    assert deals_per_batch(135, 64) == 135  # one batch
+    assert deals_per_batch(1200, 64) == 600  # two even batches rather than 512 + 512 + 176
+    assert deals_per_batch(1024, 1) == 64 == MIN_DEALS
+    assert deals_per_batch(1000, 1) == 63  # 16 even batches
     assert deals_per_batch(3, 64) == 3
     assert phases([], tables=10, per_batch=4) == []
 
 
 def test_a_run_that_may_stop_early_starts_with_small_batches() -> None:
     assert batch_starts(100, 40) == [0, 40, 80]
+    assert FIRST_DEALS == 8
     assert batch_starts(100, 40, growing=True) == [0, 8, 24, 56, 96]  # 8, 16, 32, 40, 40
     match = TournamentSpec(game="skull", bots=("a", "b", "c"), table_size=3, repetitions=30)
     games = [(g.index, g) for g in plan(match, key=KEY)]
     grown = phases(games, tables=1, per_batch=64, deals=30, growing=True)
     sizes = [len(p.games) for p in grown if p.rotation == 0]
-    assert sizes == [MIN_DEALS, 2 * MIN_DEALS, 30 - 3 * MIN_DEALS]
+    assert sizes == [FIRST_DEALS, 2 * FIRST_DEALS, 30 - 3 * FIRST_DEALS]
