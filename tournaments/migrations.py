@@ -13,7 +13,8 @@ the CURVE key pair moves to the key file beside the database (``arena.keys.keyfi
 tournaments get the public id of their secret key, which lives in that file too. Version 5
 writes the Skyjo options added later (``doubling``, ``discard_flip``) into older Skyjo
 tournaments, with the values they were played under; version 6 names the revealed bill of
-older skull-bank showdowns by its position.
+older skull-bank showdowns by its position. Version 7 adds tournament kinds; version 8 the
+standing ladders.
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -320,6 +321,78 @@ def _tournament_kinds(db: Database, keys: KeyFile) -> None:
     db.execute("ALTER TABLE tournaments ADD COLUMN sprt TEXT")
 
 
+def _ladders(db: Database, keys: KeyFile) -> None:
+    """Version 8: standing ladders (``tournaments.ladder``). A ladder holds entries (one per
+    version of a bot, with its participant, status and the reason of a suspension, and the
+    registered bot it runs as: a folder's versions are registered each under a name of its
+    own, ``NAME.VERSION``, so that a batch always runs the version it was planned with); each
+    matchmaking batch is a tournament of kind ``ladder`` (``ladder_batches``), whose entrants
+    map to entries (``ladder_seats``). Skills (OpenSkill's mu and sigma) and their history are
+    derived from the games: a cache of the rated batches, rebuilt at will. Participants'
+    upload tokens are secrets: only their hashes are kept, in the key file."""
+    db.execute("""
+        CREATE TABLE ladders (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            game TEXT NOT NULL,
+            options TEXT NOT NULL,
+            min_table INTEGER NOT NULL,
+            max_table INTEGER NOT NULL,
+            move_ms INTEGER NOT NULL,
+            settings TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )""")
+    db.execute("""
+        CREATE TABLE ladder_entries (
+            id INTEGER PRIMARY KEY,
+            ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+            bot TEXT NOT NULL,
+            number INTEGER NOT NULL,
+            version TEXT NOT NULL,
+            runs_as TEXT NOT NULL,
+            participant TEXT NOT NULL,
+            uploaded INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            reason TEXT,
+            previous_id INTEGER REFERENCES ladder_entries(id),
+            entered_at TEXT NOT NULL,
+            left_at TEXT,
+            UNIQUE (ladder_id, bot, number)
+        )""")
+    db.execute("CREATE INDEX ladder_entries_status ON ladder_entries (ladder_id, status)")
+    db.execute("""
+        CREATE TABLE ladder_batches (
+            tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id),
+            ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+            number INTEGER NOT NULL,
+            rated INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (ladder_id, number)
+        )""")
+    db.execute("""
+        CREATE TABLE ladder_seats (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            label TEXT NOT NULL,
+            entry_id INTEGER NOT NULL REFERENCES ladder_entries(id),
+            PRIMARY KEY (tournament_id, label)
+        ) WITHOUT ROWID""")
+    db.execute("""
+        CREATE TABLE ladder_skills (
+            entry_id INTEGER PRIMARY KEY REFERENCES ladder_entries(id),
+            ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+            mu REAL NOT NULL,
+            sigma REAL NOT NULL,
+            games INTEGER NOT NULL
+        )""")
+    db.execute("""
+        CREATE TABLE ladder_history (
+            entry_id INTEGER NOT NULL REFERENCES ladder_entries(id),
+            game_id INTEGER NOT NULL REFERENCES games(id),
+            mu REAL NOT NULL,
+            sigma REAL NOT NULL,
+            PRIMARY KEY (entry_id, game_id)
+        ) WITHOUT ROWID""")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -329,6 +402,7 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _skyjo_rules_options,
     _skull_bank_named_bills,
     _tournament_kinds,
+    _ladders,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

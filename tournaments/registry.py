@@ -10,7 +10,7 @@ files the command names, so results stay attributable after the bot changes.
 from __future__ import annotations
 
 import tomllib
-from collections.abc import Sequence
+from collections.abc import Callable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -28,7 +28,12 @@ ADD_GAMES = 2
 
 
 class BotCheckError(ArenaError):
-    """A bot failed its entry check; nothing was registered."""
+    """A bot failed its entry check; nothing was registered. ``report`` is the check's whole
+    report when the check ran (None for a bot refused before it)."""
+
+    def __init__(self, message: str, *, report: ComplianceReport | None = None) -> None:
+        super().__init__(message)
+        self.report = report
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -74,7 +79,7 @@ def check_bot(
     report = run_checks(spec, games, per_game=ADD_GAMES, move_ms=2000, sandbox=sandbox)
     if not report.passed:
         failed = "; ".join(f"{check.title}: {check.detail}" for check in report.failures())
-        raise BotCheckError(f"check failed: {failed} (details: `arena bot check`)")
+        raise BotCheckError(f"check failed: {failed} (details: `arena bot check`)", report=report)
     return report
 
 
@@ -88,16 +93,20 @@ def register(
     *,
     replace: bool = False,
     sandbox: Sandbox | None = None,
+    on_report: Callable[[ComplianceReport], None] | None = None,
 ) -> BotInfo:
     """Check the bot (in ``sandbox``, as ``tournament run`` would run it), then store it.
-    Nothing is written if the check fails."""
+    Nothing is written if the check fails (the BotCheckError holds the check's report);
+    ``on_report`` sees the report of a check that passed."""
     problem = bot_name_problem(name)
     if problem is not None:
         raise BotCheckError(problem)
     unknown = [g for g in games if g not in names()]
     if unknown:
         raise BotCheckError(f"unknown game(s) {', '.join(unknown)} (games: {', '.join(names())})")
-    check_bot(spec, games, sandbox=sandbox)
+    report = check_bot(spec, games, sandbox=sandbox)
+    if on_report is not None:
+        on_report(report)
     return store.add_bot(
         name, command, version=version, replace=replace, path=spec.cwd, games=list(games)
     )
