@@ -223,9 +223,7 @@ def unpack_archive(
                 raise ArchiveError(f"it holds more than {max_files} files")
             for member in members:
                 if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
-                    raise ArchiveError(
-                        f"{member.name!r} is not a regular file, a folder or a link"
-                    )
+                    raise ArchiveError(f"{member.name!r} is not a regular file, a folder or a link")
             tar.extractall(target, members=members, filter="data")
     except (tarfile.TarError, OSError, ArchiveError) as exc:
         shutil.rmtree(target, ignore_errors=True)
