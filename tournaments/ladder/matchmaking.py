@@ -107,7 +107,11 @@ def plan_batch(
             heapq.heappush(heap, priority(seed))  # seated since it was queued: requeue
             continue
         size = params.sizes[len(tables) % len(params.sizes)]
-        table = _fill(by_key[seed], size, pool, met, params.window)
+        room = params.max_entries - len(in_batch) - (seed not in in_batch)
+        if room < 0:
+            pool.remove(seed)
+            continue
+        table = _fill(by_key[seed], size, pool, met, params.window, in_batch, room)
         if len(table) < low:
             pool.remove(seed)  # no table can form around it in this batch: it waits
             continue
@@ -146,10 +150,16 @@ class _Pool:
             self.remove(key)
 
     def nearest(
-        self, seed: Candidate, taken: set[int], groups: set[str], count: int
+        self,
+        seed: Candidate,
+        taken: set[int],
+        groups: set[str],
+        count: int,
+        only: set[int] | None = None,
     ) -> list[Candidate]:
         """Up to ``count`` versions nearest ``seed`` in skill, walking out from it in the
-        skill order, none in ``taken`` and none of a participant in ``groups``."""
+        skill order, none in ``taken``, none of a participant in ``groups`` and, if ``only``
+        is given, only those in it."""
         mu = seed.skill.mu
         order = self.order
         found: list[Candidate] = []
@@ -163,7 +173,7 @@ class _Pool:
                 key = order[right][1]
                 right += 1
             c = self.by_key[key]
-            if key not in taken and c.group not in groups:
+            if key not in taken and c.group not in groups and (only is None or key in only):
                 found.append(c)
         return found
 
@@ -174,16 +184,18 @@ def _fill(
     pool: _Pool,
     met: Mapping[tuple[int, int], int],
     window: int,
+    in_batch: set[int],
+    room: int,
 ) -> list[int]:
     """A table of up to ``size`` around ``seed``: seats taken one at a time from the
     ``window`` nearest versions in skill whose participant is not yet at the table, least met
-    with the table first."""
+    with the table first; at most ``room`` of them new to the batch."""
     table = [seed.key]
     groups = {seed.group}
     taken = {seed.key}
     mu = seed.skill.mu
     while len(table) < size:
-        near = pool.nearest(seed, taken, groups, window)
+        near = pool.nearest(seed, taken, groups, window, None if room > 0 else in_batch)
         if not near:
             break
         best = min(
@@ -197,4 +209,5 @@ def _fill(
         table.append(best.key)
         taken.add(best.key)
         groups.add(best.group)
+        room -= best.key not in in_batch
     return table
