@@ -67,6 +67,7 @@ def read_board(lstore: LadderStore, ladder: LadderInfo, *, elo: bool = True) -> 
                 rank=rank if entry.status is EntryStatus.ACTIVE else None,
                 entry=entry,
                 skill=ratings.skill(entry.id),
+                rated=ratings.games.get(entry.id, 0),
                 games=count,
                 wins=stat.wins if stat else 0,
                 mean_place=stat.place_sum / count if stat and count else None,

@@ -163,13 +163,14 @@ class Entry:
 
 @dataclass(frozen=True, kw_only=True)
 class BoardLine:
-    """One line of a leaderboard: an entry, its skill (games counted are its own), its
-    conservative estimate and rank, its places, faults, and its batch Elo with 95 % interval
-    (None where not computed)."""
+    """One line of a leaderboard: an entry, its skill and the games it counts (``rated``: its
+    own), its conservative estimate and rank, its games, places and games with faults, and
+    its batch Elo with 95 % interval (None where not computed)."""
 
     rank: int | None
     entry: Entry
     skill: Skill
+    rated: int
     games: int
     wins: int
     mean_place: float | None
@@ -196,6 +197,7 @@ class BoardLine:
             "mu": round(self.skill.mu, 4),
             "sigma": round(self.skill.sigma, 4),
             "conservative": round(self.conservative, 4),
+            "rated": self.rated,
             "games": self.games,
             "wins": self.wins,
             "mean_place": None if self.mean_place is None else round(self.mean_place, 3),
