@@ -222,6 +222,8 @@ def unpack_archive(
             if len(members) > max_files:
                 raise ArchiveError(f"it holds more than {max_files} files")
             for member in members:
+                if member.name.startswith(("/", "\\")):
+                    raise ArchiveError(f"{member.name!r} is an absolute name")
                 if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
                     raise ArchiveError(f"{member.name!r} is not a regular file, a folder or a link")
             tar.extractall(target, members=members, filter="data")
@@ -229,6 +231,10 @@ def unpack_archive(
         shutil.rmtree(target, ignore_errors=True)
         if isinstance(exc, ArchiveError):
             raise
+        if isinstance(exc, tarfile.FilterError):  # a name or link out of the folder
+            raise ArchiveError(str(exc)) from None
+        if isinstance(exc, tarfile.TarError):
+            raise ArchiveError(f"it is not a readable tar archive ({exc})") from None
         raise ArchiveError(str(exc) or type(exc).__name__) from None
     for root, dirs, files in os.walk(target):  # bots run as other users: let them read it
         for name in dirs:
