@@ -20,6 +20,7 @@ replace only their own bots (403). Uploads are checked one at a time.
 from __future__ import annotations
 
 import logging
+from dataclasses import replace
 from pathlib import Path
 from typing import Any
 
@@ -33,6 +34,7 @@ from arena.errors import ArenaError, SandboxError
 from arena.text import printable
 from arena.web.app import HEADERS, LINKS, create_app
 from arena.web.render import render
+from tournaments.compliance import ComplianceReport
 from tournaments.errors import ArchiveError, NotFound, StoreError, UsageProblem
 from tournaments.ladder import service, tokens
 from tournaments.ladder.bots import MAX_UPLOAD_BYTES
@@ -123,7 +125,7 @@ def _submit(db_path: Path, ladder: str, token: str | None, archive: bytes) -> di
                 "no valid token: ask the organiser for one (`arena ladder invite NAME`)"
             )
         done = service.upload(store, ladder, participant, archive)
-    report = done.report
+    report = _public(done.report)
     replaced = f", replacing {done.replaced.label}" if done.replaced else ""
     return {
         "accepted": True,
@@ -135,8 +137,13 @@ def _submit(db_path: Path, ladder: str, token: str | None, archive: bytes) -> di
     }
 
 
+def _public(report: ComplianceReport | None) -> ComplianceReport | None:
+    """The report a participant sees: without where the server keeps the check's log."""
+    return None if report is None else replace(report, log_path=None)
+
+
 def _refused(exc: Exception) -> dict[str, Any]:
-    report = getattr(exc, "report", None)
+    report = _public(getattr(exc, "report", None))
     if _status(exc) == 500:
         log.exception("an upload failed")
         message = "the server met an unexpected error; see its log"
