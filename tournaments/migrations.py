@@ -327,9 +327,10 @@ def _ladders(db: Database, keys: KeyFile) -> None:
     registered bot it runs as: a folder's versions are registered each under a name of its
     own, ``NAME.VERSION``, so that a batch always runs the version it was planned with); each
     matchmaking batch is a tournament of kind ``ladder`` (``ladder_batches``), whose entrants
-    map to entries (``ladder_seats``). Skills (OpenSkill's mu and sigma) and their history are
-    derived from the games: a cache of the rated batches, rebuilt at will. Participants'
-    upload tokens are secrets: only their hashes are kept, in the key file."""
+    map to entries (``ladder_seats``); ``ladder_met`` counts the tables each pair of entries
+    shared (written with each batch, for matchmaking). Skills (OpenSkill's mu and sigma) and
+    their history are derived from the games: a cache of the rated batches, rebuilt at will.
+    Participants' upload tokens are secrets: only their hashes are kept, in the key file."""
     db.execute("""
         CREATE TABLE ladders (
             id INTEGER PRIMARY KEY,
@@ -374,6 +375,15 @@ def _ladders(db: Database, keys: KeyFile) -> None:
             label TEXT NOT NULL,
             entry_id INTEGER NOT NULL REFERENCES ladder_entries(id),
             PRIMARY KEY (tournament_id, label)
+        ) WITHOUT ROWID""")
+    db.execute("CREATE INDEX ladder_seats_entry ON ladder_seats (entry_id)")
+    db.execute("""
+        CREATE TABLE ladder_met (
+            ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+            a INTEGER NOT NULL REFERENCES ladder_entries(id),
+            b INTEGER NOT NULL REFERENCES ladder_entries(id),
+            tables INTEGER NOT NULL,
+            PRIMARY KEY (ladder_id, a, b)
         ) WITHOUT ROWID""")
     db.execute("""
         CREATE TABLE ladder_skills (

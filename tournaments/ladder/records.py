@@ -42,6 +42,16 @@ def _now() -> str:
     return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
 
 
+def _pairs(games: Sequence[PlannedGame], seats: Mapping[str, Entry]) -> list[tuple[int, int]]:
+    """The pairs of entries (lower id first) at each table of a batch, once per table."""
+    found = []
+    for game in games:
+        if game.rotation == 0:
+            table = sorted(seats[label].id for label in game.seating)
+            found += [(a, b) for i, a in enumerate(table) for b in table[i + 1 :]]
+    return found
+
+
 class LadderGame(NamedTuple):
     """A finished ladder game as ratings take it: its id (the rating order), its batch,
     and each seat's entry id and place."""
@@ -273,6 +283,11 @@ class LadderStore:
                 "INSERT INTO ladder_seats (tournament_id, label, entry_id) VALUES (?, ?, ?)",
                 [(tid, label, entry.id) for label, entry in seats.items()],
             )
+            conn.executemany(
+                "INSERT INTO ladder_met (ladder_id, a, b, tables) VALUES (?, ?, ?, 1) "
+                "ON CONFLICT (ladder_id, a, b) DO UPDATE SET tables = tables + 1",
+                [(ladder.id, a, b) for a, b in _pairs(games, seats)],
+            )
 
         entrants = {label: (entry.runs_as, entry.version) for label, entry in seats.items()}
         return self.store.create_tournament(spec, games, entrants, key=key, then=record)
@@ -326,7 +341,7 @@ class LadderStore:
             f"WHERE b.ladder_id = ? AND g.status = ? AND g.id > ?{where} ORDER BY g.id",
             (ladder_id, GameStatus.DONE.value, after),
         ).fetchall()
-        labels = self._seat_entries(ladder_id)
+        labels = self._seat_entries(ladder_id, rated=rated)
         parsed: dict[str, tuple[Any, ...]] = {}
 
         def parse(text: str) -> tuple[Any, ...]:
@@ -342,13 +357,20 @@ class LadderStore:
             for gid, tid, seating, places in rows
         ]
 
-    def _seat_entries(self, ladder_id: int) -> dict[tuple[int, str], int]:
+    def _seat_entries(
+        self, ladder_id: int, *, rated: bool | None = None, tids: Sequence[int] = ()
+    ) -> dict[tuple[int, str], int]:
+        """(batch, entrant label) -> entry, of the ladder's batches (only the rated or
+        unrated ones if ``rated`` says, only ``tids`` if given)."""
+        where = "" if rated is None else f" AND b.rated = {int(rated)}"
+        if tids:
+            where += f" AND b.tournament_id IN ({','.join(str(int(t)) for t in tids)})"
         return {
             (tid, label): entry
             for tid, label, entry in self.db.execute(
                 "SELECT s.tournament_id, s.label, s.entry_id FROM ladder_seats s "
-                "JOIN ladder_batches b ON b.tournament_id = s.tournament_id "
-                "WHERE b.ladder_id = ?",
+                f"JOIN ladder_batches b ON b.tournament_id = s.tournament_id "
+                f"WHERE b.ladder_id = ?{where}",
                 (ladder_id,),
             )
         }
@@ -400,7 +422,6 @@ class LadderStore:
     def recent_games(self, ladder_id: int, limit: int) -> list[dict[str, Any]]:
         """The ladder's last ``limit`` finished games: id, batch, finish time, and each seat's
         entry and place."""
-        labels = self._seat_entries(ladder_id)
         rows = self.db.execute(
             "SELECT g.id, g.tournament_id, g.finished_at, g.seating, "
             "json_extract(g.outcome, '$.places') FROM ladder_batches b "
@@ -409,6 +430,7 @@ class LadderStore:
             "LIMIT ?",
             (ladder_id, GameStatus.DONE.value, limit),
         ).fetchall()
+        labels = self._seat_entries(ladder_id, tids=sorted({row[1] for row in rows}))
         return [
             {
                 "id": gid,
@@ -524,17 +546,11 @@ class LadderStore:
 
     @guarded("counting met pairs")
     def met(self, ladder_id: int) -> dict[tuple[int, int], int]:
-        """How many tables each pair of entries shared (a table: its first rotation)."""
-        counts: dict[tuple[int, int], int] = {}
-        rows = self.db.execute(
-            "SELECT g.tournament_id, g.seating FROM ladder_batches b JOIN games g "
-            "ON g.tournament_id = b.tournament_id WHERE b.ladder_id = ? AND g.rotation = 0",
-            (ladder_id,),
-        ).fetchall()
-        labels = self._seat_entries(ladder_id)
-        for tid, seating in rows:
-            table = sorted(labels[tid, label] for label in json.loads(seating))
-            for i, a in enumerate(table):
-                for b in table[i + 1 :]:
-                    counts[a, b] = counts.get((a, b), 0) + 1
-        return counts
+        """How many tables each pair of entries (lower id first) shared, in every batch
+        planned."""
+        return {
+            (a, b): tables
+            for a, b, tables in self.db.execute(
+                "SELECT a, b, tables FROM ladder_met WHERE ladder_id = ?", (ladder_id,)
+            )
+        }
