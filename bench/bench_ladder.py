@@ -17,8 +17,9 @@ update).
 from the Plackett-Luce model of those strengths, tables of four). Nineteen play until their
 ratings settle; then one more enters. The figure is how many games the newcomer plays (and
 how many the ladder plays) until its place on the leaderboard (mu - 3 sigma) is within one
-of its true place and stays so; the baseline is a round robin of the same bots rated the same
-way, whose tables cycle through every 4-subset instead of being chosen. Median and quartiles
+of its true place and stays so for its next ``--window`` games; the baseline is a round
+robin of the same bots rated the same way, whose tables cycle through every 4-subset
+instead of being chosen. Median and quartiles
 over ``--trials`` newcomers (each a random variant, with its own seed).
 
 **Throughput** (``--throughput``): real bundled bots playing Skull at tables of four, with
@@ -198,34 +199,38 @@ def _settle(sim: SimLadder, params: MatchParams, games: int) -> None:
 
 
 def _until_stable(
-    sim: SimLadder, newcomer: int, true_rank: int, tables: Callable[[], list], horizon: int
+    sim: SimLadder,
+    newcomer: int,
+    true_rank: int,
+    tables: Callable[[], list],
+    horizon: int,
+    window: int,
 ) -> tuple[int, int]:
-    """(newcomer's games, ladder's games) until its rank is within one of ``true_rank`` for
-    good (up to ``horizon`` newcomer games; beyond it counts as ``horizon``)."""
+    """(newcomer's games, ladder's games) until its rank is within one of ``true_rank`` and
+    stays so for its next ``window`` games; ``horizon`` of its games if that never happens
+    before it has played ``horizon + window``."""
     start = sim.played
-    stable_since: tuple[int, int] | None = None
+    marks: list[tuple[bool, int]] = []  # after each of its games: within one? ladder games
 
     def look() -> None:
-        nonlocal stable_since
-        mine = sim.ratings.games.get(newcomer, 0)
         ok = abs(sim.rank_of(newcomer) - true_rank) <= 1
-        if ok and stable_since is None:
-            stable_since = (mine, sim.played - start)
-        elif not ok:
-            stable_since = None
+        marks.append((ok, sim.played - start))
 
-    while sim.ratings.games.get(newcomer, 0) < horizon:
+    while sim.ratings.games.get(newcomer, 0) < horizon + window:
         for table in tables():
-            if newcomer in table:
-                sim.play(table, look)
-            else:
-                sim.play(table)
-            if sim.ratings.games.get(newcomer, 0) >= horizon:
+            sim.play(table, look if newcomer in table else None)
+            if sim.ratings.games.get(newcomer, 0) >= horizon + window:
                 break
-    return stable_since if stable_since is not None else (horizon, sim.played - start)
+    streak = 0
+    for index, (ok, _) in enumerate(marks):
+        streak = streak + 1 if ok else 0
+        if streak == window:
+            first = index - window + 1
+            return first + 1, marks[first][1]
+    return horizon, marks[-1][1] if marks else 0
 
 
-def simulate(trials: int, horizon: int, variants: int = 20, size: int = 4) -> None:
+def simulate(trials: int, horizon: int, window: int, variants: int = 20, size: int = 4) -> None:
     elo = [1250 + 500 * i / (variants - 1) for i in range(variants)]
     settings = LadderSettings()
     params = MatchParams(
@@ -252,11 +257,11 @@ def simulate(trials: int, horizon: int, variants: int = 20, size: int = 4) -> No
                 tables = functools.partial(
                     _round_robin, rng, _subsets(variants, size), settings.batch_games // size
                 )
-            results[kind].append(_until_stable(sim, newcomer, true_rank, tables, horizon))
+            results[kind].append(_until_stable(sim, newcomer, true_rank, tables, horizon, window))
     print(
         f"{variants} variants (true Elo 1250-1750), tables of {size}, {trials} newcomers; "
-        f"games until the newcomer's place (mu - 3 sigma) is within one of its true place for "
-        f"good (cut at {horizon} of its games):"
+        f"games until the newcomer's place (mu - 3 sigma) is within one of its true place and "
+        f"stays so for its next {window} games (cut at {horizon} of its games):"
     )
     for kind, found in results.items():
         mine = sorted(m for m, _ in found)
@@ -339,12 +344,13 @@ def main() -> None:
     parser.add_argument("--simulate", action="store_true")
     parser.add_argument("--trials", type=int, default=15)
     parser.add_argument("--horizon", type=int, default=1500)
+    parser.add_argument("--window", type=int, default=100)
     parser.add_argument("--throughput", action="store_true")
     parser.add_argument("--games", type=int, default=800)
     parser.add_argument("--rounds", type=int, default=3)
     args = parser.parse_args()
     if args.simulate:
-        simulate(args.trials, args.horizon)
+        simulate(args.trials, args.horizon, args.window)
     elif args.throughput:
         throughput(args.games, args.rounds)
     else:

@@ -34,6 +34,7 @@ from arena.web.site import DealInPlay, Site
 from tournaments import published
 from tournaments.catalogue import bundled_bots
 from tournaments.errors import NotFound, StoreError
+from tournaments.schedule import TournamentKind
 from tournaments.store import Store
 
 __all__ = ["STATIC", "create_app", "frames_script"]
@@ -139,7 +140,9 @@ def endpoint(kind: str) -> Callable[[Handler], Callable[[Request], Any]]:
 
 @endpoint("html")
 def index_page(request: Request, store: Store, site: Site) -> str:
-    return render("index.html", LINKS, tournaments=store.list_tournaments())
+    # a ladder's batches are on its page (/ladders/NAME), not listed one by one here
+    shown = [t for t in store.list_tournaments() if t.spec.kind is not TournamentKind.LADDER]
+    return render("index.html", LINKS, tournaments=shown)
 
 
 @endpoint("json")
