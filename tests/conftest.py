@@ -1,4 +1,5 @@
-"""Shared pytest set-up: hypothesis profiles, and a private user key file.
+"""Shared pytest set-up: hypothesis profiles, a private user key file, and a folder that
+bots running as users of their own can read (``shared``).
 
 CI and the README's test command use the ``ci`` profile: derandomized (a fixed, seeded share of
 examples) so the suite is reproducible and quick. ``--hypothesis-profile=long`` runs many more.
@@ -7,6 +8,10 @@ examples) so the suite is reproducible and quick. ``--hypothesis-profile=long`` 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -33,3 +38,13 @@ def _user_key_file(
 ) -> None:
     """The user's key file (``arena play`` deals) lives in a temporary folder, not ~/.config."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "config"))
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """A fresh folder readable by every user (the tests may run as root and bots as users of
+    their own, who cannot enter pytest's private temporary folders); removed afterwards."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-test-"))
+    folder.chmod(0o755)
+    yield folder
+    shutil.rmtree(folder, ignore_errors=True)

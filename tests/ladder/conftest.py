@@ -4,14 +4,10 @@ independent OpenSkill replay of a ladder's stored games."""
 from __future__ import annotations
 
 import json
-import shutil
 import sqlite3
 import sys
-import tempfile
-from collections.abc import Iterator
 from pathlib import Path
 
-import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
@@ -41,15 +37,6 @@ def folder_bot(
     for path in (parent, folder, folder / "bot.py", folder / "bot.toml"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     return folder
-
-
-@pytest.fixture
-def shared() -> Iterator[Path]:
-    """A folder bot users can read (the tests may run as root, bots as users of their own)."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-ladder-test-"))
-    folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
 
 
 def cli(*args: str, ok: bool = True) -> str:
