@@ -19,7 +19,7 @@ from arena.web import charts
 from arena.web.app import LINKS, endpoint
 from arena.web.render import render
 from arena.web.site import Site
-from tournaments.ladder.board import read_board, skill_history
+from tournaments.ladder.board import EloCache, read_board, skill_history
 from tournaments.ladder.records import LadderStore
 from tournaments.store import Store
 
@@ -29,6 +29,8 @@ __all__ = ["ROUTES", "ladder_data"]
 RECENT = 20
 #: Versions drawn in the skill chart (the best active ones).
 CHARTED = 8
+#: The ladders' batch Elo fits, shared by the server's requests.
+ELO = EloCache()
 
 
 def _name(request: Request) -> str:
@@ -39,7 +41,7 @@ def ladder_data(store: Store, name: str) -> dict[str, Any]:
     """A ladder's leaderboard and its recent games (each seat's version and place)."""
     lstore = LadderStore(store)
     ladder = lstore.ladder(name)
-    board = read_board(lstore, ladder)
+    board = read_board(lstore, ladder, cache=ELO)
     labels = {line.entry.id: line.entry.label for line in board.lines}
     recent = [
         {
