@@ -295,10 +295,11 @@ def _quartiles(values: Sequence[int]) -> str:
 # -- throughput ---------------------------------------------------------------------------------
 
 
-def throughput(games: int, rounds: int) -> None:
+def throughput(games: int, rounds: int, batch_games: int) -> None:
     import subprocess
 
-    bots = ["random", "first", "skull_odds", "random", "first", "skull_odds", "random", "first"]
+    kinds = ["random", "first", "skull_odds", "random", "first", "skull_odds", "random", "first"]
+    names = [f"{kind}_{i}" for i, kind in enumerate(kinds)]
     here = Path(__file__).resolve().parent.parent
     figures: dict[str, list[float]] = {"ladder": [], "tournament": []}
 
@@ -311,11 +312,17 @@ def throughput(games: int, rounds: int) -> None:
             stderr=subprocess.DEVNULL,
         )
 
+    def register(db: Path) -> None:  # the same eight bots, each under a name of its own
+        with Store.open(db) as store:
+            for name, kind in zip(names, kinds):
+                store.add_bot(name, f"{sys.executable} -m bots.{kind}", games=["skull"])
+
     for _ in range(rounds):
         with tempfile.TemporaryDirectory() as folder:
             db = Path(folder) / "t.db"
+            register(db)
             repetitions = str(max(1, round(games / 280)))
-            arena(db, "tournament", "create", "--game", "skull", "--bots", ",".join(bots),
+            arena(db, "tournament", "create", "--game", "skull", "--bots", ",".join(names),
                   "--table-size", "4", "--repetitions", repetitions)  # fmt: skip
             with Store.open(db) as store:
                 total = store.tournament(1).games_total
@@ -324,14 +331,20 @@ def throughput(games: int, rounds: int) -> None:
             figures["tournament"].append(total / (time.perf_counter() - started))
         with tempfile.TemporaryDirectory() as folder:
             db = Path(folder) / "l.db"
-            arena(db, "ladder", "create", "sk", "--game", "skull", "--table-sizes", "4")
-            for i, bot in enumerate(dict.fromkeys(bots)):
-                arena(db, "ladder", "submit", "sk", bot, "--participant", f"p{i}")
+            register(db)
+            arena(db, "ladder", "create", "sk", "--game", "skull", "--table-sizes", "4",
+                  "--batch-games", str(batch_games))  # fmt: skip
+            for name in names:
+                arena(db, "ladder", "submit", "sk", name)
             started = time.perf_counter()
             arena(db, "ladder", "run", "sk", "--games", str(total), "--jobs", "2", "-q")
             with Store.open(db) as store:
                 played = LadderStore(store).counts(1)[0]
             figures["ladder"].append(played / (time.perf_counter() - started))
+    print(
+        f"eight bots (random, first, skull_odds), Skull at tables of 4, --jobs 2, about "
+        f"{total} games; ladder batches of {batch_games} games:"
+    )
     for kind, rates in figures.items():
         print(f"  {kind:10s} {statistics.median(rates):6.1f} games/s (median of {rounds})")
 
@@ -348,11 +361,12 @@ def main() -> None:
     parser.add_argument("--throughput", action="store_true")
     parser.add_argument("--games", type=int, default=800)
     parser.add_argument("--rounds", type=int, default=3)
+    parser.add_argument("--batch-games", type=int, default=LadderSettings.batch_games)
     args = parser.parse_args()
     if args.simulate:
         simulate(args.trials, args.horizon, args.window)
     elif args.throughput:
-        throughput(args.games, args.rounds)
+        throughput(args.games, args.rounds, args.batch_games)
     else:
         cost(args.bots, args.batches, args.warm)
 
