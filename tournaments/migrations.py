@@ -385,6 +385,7 @@ def _ladders(db: Database, keys: KeyFile) -> None:
             tables INTEGER NOT NULL,
             PRIMARY KEY (ladder_id, a, b)
         ) WITHOUT ROWID""")
+    db.execute("CREATE INDEX ladder_met_b ON ladder_met (ladder_id, b)")
     db.execute("""
         CREATE TABLE ladder_skills (
             entry_id INTEGER PRIMARY KEY REFERENCES ladder_entries(id),

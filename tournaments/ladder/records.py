@@ -26,7 +26,7 @@ from tournaments.schedule import PlannedGame, TournamentSpec
 from tournaments.store import Store
 from tournaments.values import GameStatus
 
-__all__ = ["LadderError", "LadderGame", "LadderStore", "NotYourBot", "SeatStats"]
+__all__ = ["LadderError", "LadderGame", "LadderStore", "Met", "NotYourBot", "SeatStats"]
 
 
 class LadderError(TournamentError):
@@ -167,12 +167,11 @@ class LadderStore:
     @guarded("reading a ladder's entries")
     def entries(self, ladder_id: int) -> list[Entry]:
         """Every entry of the ladder, oldest first."""
-        return [
-            Entry.from_row(row)
-            for row in self._rows(
-                "SELECT * FROM ladder_entries WHERE ladder_id = ? ORDER BY id", (ladder_id,)
-            )
-        ]
+        cursor = self.db.execute(
+            "SELECT * FROM ladder_entries WHERE ladder_id = ? ORDER BY id", (ladder_id,)
+        )
+        names = [column[0] for column in cursor.description]
+        return [Entry.from_row(dict(zip(names, row))) for row in cursor.fetchall()]
 
     @guarded("reading a bot's owner")
     def owner(self, bot: str) -> str | None:
@@ -544,13 +543,58 @@ class LadderStore:
                 [(tid,) for tid in rated],
             )
 
-    @guarded("counting met pairs")
-    def met(self, ladder_id: int) -> dict[tuple[int, int], int]:
+    def met(self, ladder_id: int) -> Met:
         """How many tables each pair of entries (lower id first) shared, in every batch
-        planned."""
+        planned: read an entry's pairs when first asked (matchmaking asks about a batch's
+        few dozen versions, however large the ladder and its history)."""
+        return Met(self, ladder_id)
+
+    @guarded("counting met pairs")
+    def partners(self, ladder_id: int, entry: int) -> dict[int, int]:
+        """The entries ``entry`` shared tables with, and how many."""
+        return dict(
+            self.db.execute(
+                "SELECT b, tables FROM ladder_met WHERE ladder_id = ? AND a = ? UNION ALL "
+                "SELECT a, tables FROM ladder_met WHERE ladder_id = ? AND b = ?",
+                (ladder_id, entry, ladder_id, entry),
+            ).fetchall()
+        )
+
+
+class Met(Mapping[tuple[int, int], int]):
+    """The tables each pair of a ladder's entries shared, as a mapping from pairs (lower id
+    first), each entry's pairs read when first asked about."""
+
+    def __init__(self, lstore: LadderStore, ladder_id: int) -> None:
+        self._lstore = lstore
+        self._ladder_id = ladder_id
+        self._of: dict[int, dict[int, int]] = {}
+
+    def _partners(self, entry: int) -> dict[int, int]:
+        found = self._of.get(entry)
+        if found is None:
+            found = self._of[entry] = self._lstore.partners(self._ladder_id, entry)
+        return found
+
+    def __getitem__(self, key: tuple[int, int]) -> int:
+        count = self._partners(key[0]).get(key[1])
+        if count is None:
+            raise KeyError(key)
+        return count
+
+    def get(self, key: tuple[int, int], default: Any = None) -> Any:
+        return self._partners(key[0]).get(key[1], default)
+
+    def _all(self) -> dict[tuple[int, int], int]:
         return {
             (a, b): tables
-            for a, b, tables in self.db.execute(
-                "SELECT a, b, tables FROM ladder_met WHERE ladder_id = ?", (ladder_id,)
+            for a, b, tables in self._lstore.db.execute(
+                "SELECT a, b, tables FROM ladder_met WHERE ladder_id = ?", (self._ladder_id,)
             )
         }
+
+    def __iter__(self) -> Iterator[tuple[int, int]]:
+        return iter(self._all())
+
+    def __len__(self) -> int:
+        return len(self._all())

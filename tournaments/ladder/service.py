@@ -368,7 +368,7 @@ def plan_next(store: Store, ladder: LadderInfo) -> tuple[int | None, list[str]]:
         if entry.status is not EntryStatus.ACTIVE:
             continue
         try:
-            version = catalogue.lookup(entry.runs_as)[1]
+            version = catalogue.version_of(entry.runs_as)
         except NotFound:
             warnings.append(f"{entry.label} waits: bot {entry.runs_as!r} is not registered")
             continue
