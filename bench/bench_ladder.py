@@ -76,47 +76,54 @@ def cost(bots: int, batches: int, warm: int) -> None:
             service.submit(store, "big", name)
         lstore = LadderStore(store)
         ladder = lstore.ladder("big")
-        plan_s = rate_s = 0.0
+        spent = {"plan": [0.0, 0.0], "rate": [0.0, 0.0]}  # wall, CPU
         games = 0
         sizes: list[int] = []
+
+        def timed(what: str, number: int, run: Callable[[], object]) -> object:
+            wall, cpu = time.perf_counter(), time.process_time()
+            found = run()
+            if number >= warm:
+                spent[what][0] += time.perf_counter() - wall
+                spent[what][1] += time.process_time() - cpu
+            return found
+
         for number in range(warm + batches):
-            t0 = time.perf_counter()
-            tid, _ = service.plan_next(store, ladder)
-            t1 = time.perf_counter()
+            tid, _ = timed("plan", number, lambda: service.plan_next(store, ladder))
             assert tid is not None
             pending = store.pending_games(tid)
             store.record_games(
                 (gid, synthetic_record(p, rng, strengths=strengths, fault_rate=0.0))
                 for gid, p in pending
             )
-            t2 = time.perf_counter()
-            fold_ready(lstore, ladder)
-            t3 = time.perf_counter()
+            timed("rate", number, lambda: fold_ready(lstore, ladder))
             if number >= warm:
-                plan_s += t1 - t0
-                rate_s += t3 - t2
                 games += len(pending)
                 sizes += [len(p.seating) for _, p in pending]
-    floor = _openskill_floor(sizes[:2000])
-    plan_us, rate_us = plan_s / games * 1e6, rate_s / games * 1e6
+    floor_wall, floor_cpu = _openskill_floor(sizes[:2000])
     print(
         f"{bots} bots, {batches} batches of about {games // batches} games after {warm} "
-        f"warm-up batches (tables of 3-5)"
+        f"warm-up batches (tables of 3-5); microseconds a game, wall (CPU):"
     )
-    print(f"  matchmaking (plan a batch):   {plan_us:7.0f} us a game")
-    print(f"  rating update (rate a batch): {rate_us:7.0f} us a game")
-    total = plan_us + rate_us
-    print(f"  together:                     {total:7.0f} us a game (target {TARGET_US:.0f})")
-    print(f"  baseline, openskill's rate() of one game alone: {floor:.0f} us")
+    for what, title in (("plan", "matchmaking (plan a batch)"), ("rate", "rating update")):
+        wall, cpu = (x / games * 1e6 for x in spent[what])
+        print(f"  {title:28s} {wall:6.0f} ({cpu:4.0f})")
+    wall, cpu = (sum(spent[w][i] for w in spent) / games * 1e6 for i in (0, 1))
+    print(f"  {'together':28s} {wall:6.0f} ({cpu:4.0f})   target {TARGET_US:.0f}")
+    print(f"  baseline, openskill's rate() of one game alone: {floor_wall:.0f} ({floor_cpu:.0f})")
 
 
-def _openskill_floor(sizes: Sequence[int]) -> float:
+def _openskill_floor(sizes: Sequence[int]) -> tuple[float, float]:
+    """Wall and CPU microseconds of ``openskill``'s ``rate`` of one game of these sizes."""
     pl = model()
-    started = time.perf_counter()
+    wall, cpu = time.perf_counter(), time.process_time()
     for size in sizes:
         teams = [[pl.rating()] for _ in range(size)]
         pl.rate(teams, ranks=[float(i) for i in range(1, size + 1)])
-    return (time.perf_counter() - started) / len(sizes) * 1e6
+    return (
+        (time.perf_counter() - wall) / len(sizes) * 1e6,
+        (time.process_time() - cpu) / len(sizes) * 1e6,
+    )
 
 
 # -- learning ----------------------------------------------------------------------------------

@@ -200,16 +200,6 @@ class Catalogue:
             "register one with `arena bot add`"
         )
 
-    def version_of(self, name: str) -> str:
-        """The version of the bot called ``name`` (as ``lookup`` gives it, without working out
-        how to run it; raises NotFound)."""
-        info = self.registered.get(name)
-        if info is not None:
-            return info.version
-        if name in bundled_bots():
-            return bundled_version(name)
-        return self.lookup(name)[1]  # NotFound, with the known names
-
     def resolve(self, text: str) -> BotSpec:
         """A bot given on the command line: a registered or bundled bot's name, or a command
         line (raises BotStartError)."""

@@ -111,7 +111,7 @@ def fold_ready(lstore: LadderStore, ladder: LadderInfo) -> Folded:
             seated.update(game.entries)
         by_id = {e.id: e for e in entries}
         reasons = {}
-        for entry in sorted(seated):
+        for entry in sorted(lstore.faulty_in(tid)):  # only a version that faulted here
             if by_id[entry].status is not EntryStatus.ACTIVE:
                 continue
             reason = suspension(ladder, *lstore.recent_faults(entry, ladder.settings.fault_window))

@@ -398,6 +398,24 @@ class LadderStore:
             )
         }
 
+    @guarded("reading a batch's faults")
+    def faulty_in(self, tid: int) -> set[int]:
+        """The entries with a fault (or forfeit) of their own in batch ``tid``."""
+        return {
+            entry
+            for (entry,) in self.db.execute(
+                "SELECT DISTINCT ls.entry_id FROM seats s JOIN ladder_seats ls ON "
+                "ls.tournament_id = s.tournament_id AND ls.label = s.entrant "
+                "WHERE s.tournament_id = ? AND (s.faults > 0 OR s.forfeited > 0)",
+                (tid,),
+            )
+        }
+
+    @guarded("reading bots' versions")
+    def registered_versions(self) -> dict[str, str]:
+        """Every registered bot's version (what matchmaking checks an entry against)."""
+        return dict(self.db.execute("SELECT name, version FROM bots").fetchall())
+
     @guarded("reading an entry's faults")
     def recent_faults(self, entry_id: int, window: int) -> tuple[int, dict[str, int]]:
         """Of ``entry_id``'s last ``window`` games: how many had a fault (or forfeit) of its

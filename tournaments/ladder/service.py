@@ -30,9 +30,9 @@ from arena.games import get_game
 from arena.keys.seeds import new_key, random_seed
 from arena.procs.botproc import BotSpec
 from arena.procs.sandbox import SandboxMode
-from tournaments.catalogue import Catalogue, plays
+from tournaments.catalogue import Catalogue, bundled_bots, bundled_version, plays
 from tournaments.compliance import ComplianceReport
-from tournaments.errors import ClusterError, ClusterLost, Interrupted, NotFound, UsageProblem
+from tournaments.errors import ClusterError, ClusterLost, Interrupted, UsageProblem
 from tournaments.ladder import tokens
 from tournaments.ladder.board import read_board
 from tournaments.ladder.bots import (
@@ -356,20 +356,19 @@ def plan_next(store: Store, ladder: LadderInfo) -> tuple[int | None, list[str]]:
     """Plan the next batch from the skills so far (``matchmaking.plan_batch``) and write it;
     its tournament id (None: too few versions can meet) and warnings."""
     lstore = LadderStore(store)
-    catalogue = Catalogue.of(store)
     warnings = []
     with lstore.snapshot():
         entries = lstore.entries(ladder.id)
         ratings = current(lstore, ladder, entries)
-        met = lstore.met(ladder.id)
+        registered = lstore.registered_versions()
+    met = lstore.met(ladder.id)
     ready: dict[int, Entry] = {}
     names: set[str] = set()
     for entry in entries:
         if entry.status is not EntryStatus.ACTIVE:
             continue
-        try:
-            version = catalogue.version_of(entry.runs_as)
-        except NotFound:
+        version = registered.get(entry.runs_as) or _bundled(entry.runs_as)
+        if version is None:
             warnings.append(f"{entry.label} waits: bot {entry.runs_as!r} is not registered")
             continue
         if version != entry.version:
@@ -415,6 +414,10 @@ def plan_next(store: Store, ladder: LadderInfo) -> tuple[int | None, list[str]]:
         labels = [ready[k].runs_as for k in table]
         games += table_games(key, seed, 0, number, labels, len(games))
     return lstore.plan(ladder, spec, games, seats, key=key), warnings
+
+
+def _bundled(name: str) -> str | None:
+    return bundled_version(name) if name in bundled_bots() else None
 
 
 def _open_batch(lstore: LadderStore, ladder: LadderInfo) -> int | None:
