@@ -13,8 +13,9 @@ the CURVE key pair moves to the key file beside the database (``arena.keys.keyfi
 tournaments get the public id of their secret key, which lives in that file too. Version 5
 writes the Skyjo options added later (``doubling``, ``discard_flip``) into older Skyjo
 tournaments, with the values they were played under; version 6 names the revealed bill of
-older skull-bank showdowns by its position. Version 7 adds tournament kinds; version 8 the
-standing ladders.
+older skull-bank showdowns by its position; version 7 adds tournament kinds (gauntlets,
+matches); version 8 drops the ``head_to_head`` and ``rankings`` views, which nothing read;
+version 9 adds the standing ladders.
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -321,8 +322,16 @@ def _tournament_kinds(db: Database, keys: KeyFile) -> None:
     db.execute("ALTER TABLE tournaments ADD COLUMN sprt TEXT")
 
 
+def _unread_views(db: Database, keys: KeyFile) -> None:
+    """Version 8: the ``head_to_head`` and ``rankings`` views go. Nothing read them: the arena
+    derives head-to-head counts and rankings in one place (``tournaments.ratings``), and two
+    definitions of one result could disagree. ``standings`` stays (the store reads it)."""
+    db.execute("DROP VIEW IF EXISTS rankings")
+    db.execute("DROP VIEW IF EXISTS head_to_head")
+
+
 def _ladders(db: Database, keys: KeyFile) -> None:
-    """Version 8: standing ladders (``tournaments.ladder``). A ladder holds entries (one per
+    """Version 9: standing ladders (``tournaments.ladder``). A ladder holds entries (one per
     version of a bot, with its participant, status and the reason of a suspension, and the
     registered bot it runs as: a folder's versions are registered each under a name of its
     own, ``NAME.VERSION``, so that a batch always runs the version it was planned with); each
@@ -413,6 +422,7 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _skyjo_rules_options,
     _skull_bank_named_bills,
     _tournament_kinds,
+    _unread_views,
     _ladders,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
