@@ -11,6 +11,9 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
+from tournaments.ladder import service
+from tournaments.ladder.values import LadderSettings
+from tournaments.store import Store
 
 RANDOM_BOT = """
 import random
@@ -37,6 +40,23 @@ def folder_bot(
     for path in (parent, folder, folder / "bot.py", folder / "bot.toml"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     return folder
+
+
+def make_ladder(db: Path, sizes: str = "3", bots: tuple[str, ...] = (), **settings: int) -> None:
+    """Ladder ``sk`` of Skull at tables of ``sizes`` with ``settings`` (LadderSettings),
+    and ``bots`` entered, each its own participant."""
+    with Store.open(db) as store:
+        service.create_ladder(
+            store,
+            name="sk",
+            game_name="skull",
+            table_sizes=sizes,
+            options={},
+            move_ms=1000,
+            settings=LadderSettings(**settings),
+        )
+        for bot in bots:
+            service.submit(store, "sk", bot)
 
 
 def cli(*args: str, ok: bool = True) -> str:

@@ -12,11 +12,11 @@ from pathlib import Path
 import pytest
 
 from arena.procs import sandbox
-from tests.ladder.conftest import folder_bot
+from tests.ladder.conftest import folder_bot, make_ladder
 from tests.ladder.test_uploads import Served, serve
+from tests.web.conftest import stop_server
 from tests.web.test_browser import ARGS, CHROMIUM, playwright_api
 from tournaments.ladder import service
-from tournaments.ladder.values import LadderSettings
 from tournaments.shipping import pack
 from tournaments.store import Store
 
@@ -34,22 +34,10 @@ pytestmark = [
 @pytest.fixture
 def ladder_server(tmp_path: Path) -> Iterator[Served]:
     db = tmp_path / "arena.db"
-    with Store.open(db) as store:
-        service.create_ladder(
-            store,
-            name="sk",
-            game_name="skull",
-            table_sizes="3",
-            options={},
-            move_ms=1000,
-            settings=LadderSettings(batch_games=30),
-        )
-        for bot in ("random", "first", "skull_odds"):
-            service.submit(store, "sk", bot)
+    make_ladder(db, bots=("random", "first", "skull_odds"), batch_games=30)
     running = serve(db)
     yield running
-    running.server.should_exit = True
-    running.thread.join(timeout=10)
+    stop_server(running.server)
 
 
 def test_upload_form_and_live_leaderboard(

@@ -18,11 +18,10 @@ import time
 import uuid
 from pathlib import Path
 
-from tests.ladder.conftest import RANDOM_BOT, cli, folder_bot, replay_openskill
+from tests.ladder.conftest import RANDOM_BOT, cli, folder_bot, make_ladder, replay_openskill
 from tests.tournaments.test_kill_anytime import assert_nothing_left
 from tournaments.ladder import service
 from tournaments.ladder.records import LadderStore
-from tournaments.ladder.values import LadderSettings
 from tournaments.store import Store
 
 #: When each run is killed: as it starts (after 0.8 s), once this many games are recorded
@@ -62,17 +61,7 @@ def test_killed_at_any_moment_the_ladder_resumes_with_nothing_lost_or_doubled(
     bot = folder_bot(shared, "r2", source=RANDOM_BOT)
     with Store.open(db) as store:
         store.add_bot("r2", f"{sys.executable} {bot / 'bot.py'}", version="1", games=["skull"])
-        service.create_ladder(
-            store,
-            name="sk",
-            game_name="skull",
-            table_sizes="3",
-            options={},
-            move_ms=1000,
-            settings=LadderSettings(batch_games=24),
-        )
-        for name in ("random", "first", "skull_odds", "r2"):
-            service.submit(store, "sk", name)
+    make_ladder(db, bots=("random", "first", "skull_odds", "r2"), batch_games=24)
     for moment in MOMENTS:
         marker = uuid.uuid4().hex
         proc = start(db, marker)

@@ -20,7 +20,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.ladder.conftest import ILLEGAL_BOT, cli, folder_bot, replay_openskill
+from tests.ladder.conftest import ILLEGAL_BOT, cli, folder_bot, make_ladder, replay_openskill
 from tournaments.ladder import service
 from tournaments.ladder.board import read_board
 from tournaments.ladder.records import LadderStore, NotYourBot
@@ -148,17 +148,8 @@ def test_a_bot_that_faults_is_suspended_with_the_reason(tmp_path: Path, shared: 
         # registered by the operator as a command (no check): it stands for a bot that
         # passed its check and broke later
         store.add_bot("wild", f"python3 {illegal / 'bot.py'}", version="1", games=["skull"])
-        service.create_ladder(
-            store,
-            name="sk",
-            game_name="skull",
-            table_sizes="3",
-            options={},
-            move_ms=1000,
-            settings=LadderSettings(batch_games=24),
-        )
-        for bot in ("wild", "random", "first", "skull_odds"):
-            service.submit(store, "sk", bot)
+    make_ladder(db, bots=("wild", "random", "first", "skull_odds"), batch_games=24)
+    with Store.open(db) as store:
         first = service.run_ladder(store, "sk", until_games=1)
         board = service.leaderboard(store, "sk")
         wild = next(line for line in board.lines if line.entry.bot == "wild")

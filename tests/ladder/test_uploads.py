@@ -10,23 +10,19 @@ from __future__ import annotations
 import gzip
 import io
 import tarfile
-import threading
-import time
 from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
 import httpx
 import pytest
-import uvicorn
 
 from arena.procs import sandbox
 from arena.web.uploads import create_upload_app
-from tests.ladder.conftest import ILLEGAL_BOT, cli, folder_bot
-from tests.net import free_port
+from tests.ladder.conftest import ILLEGAL_BOT, cli, folder_bot, make_ladder
+from tests.web.conftest import Server, start_server, stop_server
 from tournaments.ladder import service
 from tournaments.ladder.bots import MAX_UPLOAD_BYTES, bots_root
-from tournaments.ladder.values import LadderSettings
 from tournaments.shipping import pack
 from tournaments.store import Store
 
@@ -39,43 +35,22 @@ pytestmark = pytest.mark.skipif(
 class Served:
     url: str
     db: Path
-    server: uvicorn.Server
-    thread: threading.Thread
+    server: Server
 
 
 def serve(db: Path) -> Served:
-    port = free_port()
-    server = uvicorn.Server(
-        uvicorn.Config(create_upload_app(db), host="127.0.0.1", port=port, log_level="warning")
-    )
-    thread = threading.Thread(target=server.run, daemon=True)
-    thread.start()
-    deadline = time.monotonic() + 30
-    while not server.started:
-        assert time.monotonic() < deadline, "the server did not start"
-        time.sleep(0.05)
-    return Served(f"http://127.0.0.1:{port}", db, server, thread)
+    """The upload server of ``db`` (``arena ladder serve``'s app) on a free port."""
+    running = start_server(db, create_upload_app(db))
+    return Served(running.url, db, running)
 
 
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     db = tmp_path / "arena.db"
-    with Store.open(db) as store:
-        service.create_ladder(
-            store,
-            name="sk",
-            game_name="skull",
-            table_sizes="3",
-            options={},
-            move_ms=1000,
-            settings=LadderSettings(batch_games=24),
-        )
-        service.submit(store, "sk", "random")
-        service.submit(store, "sk", "first")
+    make_ladder(db, bots=("random", "first"), batch_games=24)
     running = serve(db)
     yield running
-    running.server.should_exit = True
-    running.thread.join(timeout=10)
+    stop_server(running.server)
 
 
 def tgz(folder: Path) -> bytes:
@@ -208,13 +183,8 @@ def test_an_upload_to_an_unknown_ladder_is_404(served: Served) -> None:
 
 
 def test_the_read_only_server_has_no_upload_path(tmp_path: Path) -> None:
-    from tests.web.conftest import start_server, stop_server
-
     db = tmp_path / "arena.db"
-    with Store.open(db) as store:
-        service.create_ladder(
-            store, name="sk", game_name="skull", table_sizes="3", options={}, move_ms=1000
-        )
+    make_ladder(db)
     server = start_server(db)  # arena serve's app
     try:
         assert httpx.get(f"{server.url}/ladders/sk").status_code == 200

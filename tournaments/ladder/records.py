@@ -52,6 +52,24 @@ def _pairs(games: Sequence[PlannedGame], seats: Mapping[str, Entry]) -> list[tup
     return found
 
 
+def _write_skills(
+    conn: sqlite3.Connection,
+    ladder_id: int,
+    skills: Mapping[int, tuple[Skill, int]],
+    history: Iterable[tuple[int, int, float, float]],
+) -> None:
+    """Write entries' skills (replacing theirs) and history rows, in the caller's
+    transaction."""
+    conn.executemany(
+        "INSERT OR REPLACE INTO ladder_skills (entry_id, ladder_id, mu, sigma, games) "
+        "VALUES (?, ?, ?, ?, ?)",
+        [(entry, ladder_id, s.mu, s.sigma, games) for entry, (s, games) in skills.items()],
+    )
+    conn.executemany(
+        "INSERT INTO ladder_history (entry_id, game_id, mu, sigma) VALUES (?, ?, ?, ?)", history
+    )
+
+
 class LadderGame(NamedTuple):
     """A finished ladder game as ratings take it: its id (the rating order), its batch,
     and each seat's entry id and place."""
@@ -502,18 +520,7 @@ class LadderStore:
             ).fetchone()
             if done is None or done[0]:
                 return False
-            conn.executemany(
-                "INSERT OR REPLACE INTO ladder_skills (entry_id, ladder_id, mu, sigma, games) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [
-                    (entry, ladder_id, skill.mu, skill.sigma, games)
-                    for entry, (skill, games) in skills.items()
-                ],
-            )
-            conn.executemany(
-                "INSERT INTO ladder_history (entry_id, game_id, mu, sigma) VALUES (?, ?, ?, ?)",
-                history,
-            )
+            _write_skills(conn, ladder_id, skills, history)
             now = _now()
             conn.executemany(
                 "UPDATE ladder_entries SET status = ?, reason = ?, left_at = ? "
@@ -543,18 +550,7 @@ class LadderStore:
                 "(SELECT id FROM ladder_entries WHERE ladder_id = ?)",
                 (ladder_id,),
             )
-            conn.executemany(
-                "INSERT INTO ladder_skills (entry_id, ladder_id, mu, sigma, games) "
-                "VALUES (?, ?, ?, ?, ?)",
-                [
-                    (entry, ladder_id, skill.mu, skill.sigma, games)
-                    for entry, (skill, games) in skills.items()
-                ],
-            )
-            conn.executemany(
-                "INSERT INTO ladder_history (entry_id, game_id, mu, sigma) VALUES (?, ?, ?, ?)",
-                history,
-            )
+            _write_skills(conn, ladder_id, skills, history)
             conn.execute("UPDATE ladder_batches SET rated = 0 WHERE ladder_id = ?", (ladder_id,))
             conn.executemany(
                 "UPDATE ladder_batches SET rated = 1 WHERE tournament_id = ?",
