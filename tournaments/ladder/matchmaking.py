@@ -16,7 +16,8 @@ The rules (``docs/ladder.md`` gives the reason of each):
 2. **Skill-close tables.** The other seats are taken from the ``window`` versions nearest
    the seed's mu.
 3. **Least met.** Among those, the versions that have met the bots already at the table
-   least often are taken first; ties go to the nearest in skill, then to the lower id.
+   least often (in earlier batches and in this one so far) are taken first; ties go to the
+   nearest in skill, then to the lower id.
 4. **Collusion.** No two versions of one participant sit at one table (a participant's
    bots, two versions of one bot included, could signal to each other).
 5. **Bounded batches.** At most ``max_entries`` versions take part in a batch (each needs
@@ -33,7 +34,7 @@ from __future__ import annotations
 import bisect
 import heapq
 import math
-from collections.abc import Mapping, Sequence
+from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
 from tournaments.ladder.skill import Skill
@@ -89,6 +90,11 @@ def plan_batch(
     used = dict.fromkeys(by_key, 0)
     pool = _Pool(candidates)
     in_batch: set[int] = set()
+    here: dict[tuple[int, int], int] = {}  # tables shared in this batch so far
+
+    def counts(a: int, b: int) -> int:
+        key = pair(a, b)
+        return met.get(key, 0) + here.get(key, 0)
 
     def priority(key: int) -> tuple[bool, int, float, int, int]:
         c = by_key[key]
@@ -111,12 +117,15 @@ def plan_batch(
         if room < 0:
             pool.remove(seed)
             continue
-        table = _fill(by_key[seed], size, pool, met, params.window, in_batch, room)
+        table = _fill(by_key[seed], size, pool, counts, params.window, in_batch, room)
         if len(table) < low:
             pool.remove(seed)  # no table can form around it in this batch: it waits
             continue
         tables.append(tuple(table))
         games += len(table)
+        for i, a in enumerate(table):
+            for b in table[i + 1 :]:
+                here[pair(a, b)] = here.get(pair(a, b), 0) + 1
         for key in table:
             used[key] += 1
             in_batch.add(key)
@@ -182,7 +191,7 @@ def _fill(
     seed: Candidate,
     size: int,
     pool: _Pool,
-    met: Mapping[tuple[int, int], int],
+    met: Callable[[int, int], int],
     window: int,
     in_batch: set[int],
     room: int,
@@ -201,7 +210,7 @@ def _fill(
         best = min(
             near,
             key=lambda c: (
-                sum(met.get(pair(c.key, other), 0) for other in table),
+                sum(met(c.key, other) for other in table),
                 abs(c.skill.mu - mu),
                 c.key,
             ),
