@@ -8,7 +8,9 @@ next time it is needed. Each process runs in its own session, under the process 
 ``ARENA_TOKEN``, ``TMPDIR``, the locale, ``PATH``/``HOME`` and ``PYTHON*``/``PYENV*``
 settings, and any ``ARENA_BOT_*`` variable: nothing else of the arena's environment), and with
 its output drained into a bounded log (``arena.logs``). Killing a bot kills everything it
-started. A remote bot (``BotSpec.remote``) is not spawned: the pool waits for it to connect.
+started. Every spawned process gets the system-call filter of ``arena.seccomp`` where it
+works, sandboxed or not. A remote bot (``BotSpec.remote``) is not spawned: the pool waits for
+it to connect.
 """
 
 from __future__ import annotations
@@ -24,7 +26,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arena import identity, reach
+from arena import identity, reach, seccomp
 from arena import limits as proclimits
 from arena import sandbox as sandboxing
 from arena.errors import BotStartError, SandboxError
@@ -275,6 +277,7 @@ def _plan(
         user=separate,
         scratch=scratch,
         own_ipc=folder if separate else None,
+        syscall_filter=seccomp.bot_filter(),
     )
 
 

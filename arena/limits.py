@@ -19,6 +19,8 @@
 
 The child joins its cgroups and sets its rlimits while still root, then becomes its own uid
 (``ChildPlan``, ``child_setup``): a bot cannot write to the root-owned cgroup files to leave.
+Its last step before ``exec`` is the system-call filter of ``arena.seccomp`` (no locks, no
+file notifications, no page-cache probes...), which then holds for the bot and all it runs.
 """
 
 from __future__ import annotations
@@ -38,6 +40,7 @@ from arena import identity, reach
 from arena.lifetime import die_with_parent, no_new_privileges
 from arena.procfs import each_process
 from arena.reach import View
+from arena.seccomp import Filter
 
 log = logging.getLogger(__name__)
 
@@ -280,12 +283,15 @@ class ChildPlan:
     user: bool = False
     scratch: str | None = None
     own_ipc: str | None = None  # the bot's own hub socket folder, given to its uid
+    syscall_filter: Filter | None = None  # installed last (``arena.seccomp``)
 
 
 def child_setup(plan: ChildPlan) -> Callable[[], None]:
     """The function run in the child between fork and exec: join the cgroups, set rlimits
     (memory, CPU time, file size, no core), make the needed folders reachable, then (``user``)
-    give the scratch folder to the bot's own uid and become it; never gain privileges again."""
+    give the scratch folder to the bot's own uid and become it; never gain privileges again;
+    install the system-call filter (an error there stops the start: the bot never runs
+    without the filter it was planned with)."""
     procs_files = list(dict.fromkeys(group.procs_file for group in plan.cgroups))
     memory = plan.memory_mb * 1024 * 1024
     parent = os.getpid()
@@ -319,6 +325,8 @@ def child_setup(plan: ChildPlan) -> Callable[[], None]:
             identity.become(uid)
             die_with_parent(parent=parent)  # a change of uid clears the parent-death signal
         no_new_privileges()
+        if plan.syscall_filter is not None:
+            plan.syscall_filter.install()
 
     return setup
 

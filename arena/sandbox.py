@@ -38,7 +38,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import identity
+from arena import identity, seccomp
 from arena.errors import SandboxError
 from arena.keyfile import secret_paths
 
@@ -84,6 +84,7 @@ ETC_FILES = (
 #: Never shown from the host, even when a command names them (the sandbox has its own).
 _KERNEL_PATHS = ("/dev", "/proc", "/sys")
 _warned = False
+_warned_filter = False
 
 
 class SandboxMode(str, enum.Enum):
@@ -234,7 +235,15 @@ def inside(path: str, folders: Iterable[str]) -> bool:
 @functools.cache
 def probe(bwrap: str) -> str | None:
     """None if ``bwrap`` can run a trivial sandboxed command here (as the uid a bot would
-    have), else why not (one line)."""
+    have, under the system-call filter a bot would have), else why not (one line)."""
+    syscall_filter = seccomp.bot_filter()
+
+    def as_bot() -> None:
+        if identity.separate_users():
+            identity.become(identity.uid_of(os.getpid()))
+        if syscall_filter is not None:
+            syscall_filter.install()
+
     try:
         result = subprocess.run(
             [
@@ -259,7 +268,7 @@ def probe(bwrap: str) -> str | None:
             stderr=subprocess.PIPE,
             timeout=10,
             check=False,
-            preexec_fn=_as_bot_user,
+            preexec_fn=as_bot,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return f"{bwrap} could not run: {exc}"
@@ -267,11 +276,6 @@ def probe(bwrap: str) -> str | None:
         reason = result.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"{bwrap} does not work here: {reason[-1] if reason else result.returncode}"
     return None
-
-
-def _as_bot_user() -> None:
-    if identity.separate_users():
-        identity.become(identity.uid_of(os.getpid()))
 
 
 def available() -> str | None:
@@ -299,22 +303,34 @@ def resolve(
 ) -> Sandbox | None:
     """The sandbox to use for ``mode``: a Sandbox, or None to run bots unsandboxed.
 
-    ``auto`` without a working bubblewrap logs one warning (once per process, and only if
-    ``local`` bots will run) saying what still protects the arena; ``required`` raises
-    SandboxError then.
+    ``required`` needs a working bubblewrap and the system-call filter (``arena.seccomp``),
+    else raises SandboxError. ``auto`` without either logs one warning each (once per
+    process, and only if ``local`` bots will run) saying what still protects the arena. The
+    filter applies wherever it works, whatever the mode (``arena.botproc``).
     """
-    global _warned
+    global _warned, _warned_filter
     mode = SandboxMode(mode)
     if mode is SandboxMode.OFF:
         return None
     found = shutil.which("bwrap")
     problem = "bubblewrap (bwrap) is not installed" if found is None else probe(found)
+    unfiltered = seccomp.problem()
+    if mode is SandboxMode.REQUIRED and problem is not None:
+        raise SandboxError(
+            f"--sandbox required, but {problem}; install bubblewrap "
+            "or allow user namespaces (see docs/security.md)"
+        )
+    if mode is SandboxMode.REQUIRED and unfiltered is not None:
+        raise SandboxError(f"--sandbox required, but {unfiltered} (see docs/security.md)")
+    if unfiltered is not None and local and not _warned_filter:
+        _warned_filter = True
+        log.warning(
+            "bots run WITHOUT THE SYSTEM-CALL FILTER: %s; the processes of one bot, or two "
+            "bots at one table, can pass each other what they see through file locks, file "
+            "notifications and the page cache (see docs/security.md)",
+            unfiltered,
+        )
     if problem is not None:
-        if mode is SandboxMode.REQUIRED:
-            raise SandboxError(
-                f"--sandbox required, but {problem}; install bubblewrap "
-                "or allow user namespaces (see docs/security.md)"
-            )
         if local and not _warned:
             _warned = True
             log.warning(
