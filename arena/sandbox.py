@@ -38,7 +38,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena import identity, seccomp
+from arena import identity, seccomp, specials
 from arena.errors import SandboxError
 from arena.keyfile import secret_paths
 
@@ -128,7 +128,8 @@ class Sandbox:
         working folder ``cwd`` is shown only as far as it is one of the shown folders (its own
         folder, a named file's folder); else it is an empty folder of the sandbox's own
         (read-only, or part of the bot's private ``/tmp`` when it lies under ``/tmp``).
-        Raises SandboxError if a file or folder the command names is private.
+        Raises SandboxError if a file or folder the command names is private, or if its own
+        folder or a named file's folder holds a FIFO, a socket or a device (``arena.specials``).
         """
         cwd = os.path.abspath(cwd)
         own = os.path.realpath(own) if own else None
@@ -140,6 +141,7 @@ class Sandbox:
                     f"the bot's command names {path}, which is private to the "
                     "arena (database, logs, keys or another bot's folder)"
                 )
+        _refuse_special_files([own, *_folders(named)])
         shown = [
             p
             for p in dict.fromkeys(
@@ -180,6 +182,27 @@ class Sandbox:
             if os.path.isdir(path):
                 args += ["--remount-ro", path]
         return [*args, "--remount-ro", "/", "--chdir", cwd, "--", *argv]
+
+
+def _refuse_special_files(folders: Iterable[str | None]) -> None:
+    """Raise SandboxError if one of ``folders`` (a bot's own folder, the folders of the files
+    its command names; not the system's or the Python installation's) holds a special file."""
+    arenas = [*SYSTEM_PATHS, *needed_paths()]
+    wanted = sorted({f for f in folders if f and f != "/" and not inside(f, arenas)}, key=len)
+    for folder in [f for f in wanted if not inside(f, [g for g in wanted if g != f])]:
+        try:
+            found = specials.first_special(folder)
+        except specials.TooManyEntries:
+            raise SandboxError(
+                f"the folder {folder} shown to the bot holds over {specials.MAX_ENTRIES} "
+                "entries; give the bot a folder of its own"
+            ) from None
+        if found is not None:
+            name, kind = found
+            raise SandboxError(
+                f"the folder {folder} shown to the bot holds {name!r}, {kind}: processes "
+                "that see it could talk through it; remove it"
+            )
 
 
 def _system_args() -> list[str]:
