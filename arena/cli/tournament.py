@@ -25,7 +25,12 @@ from arena.seeds import new_key, random_seed
 from arena.text import printable
 from tournaments import published, reports
 from tournaments.catalogue import Catalogue
-from tournaments.cluster import ClusterConfig, distributed_module
+from tournaments.cluster import (
+    ACCEPT_UNSANDBOXED,
+    ClusterConfig,
+    check_sandbox,
+    distributed_module,
+)
 from tournaments.errors import ClusterError, ClusterLost, PlanError
 from tournaments.matches import match_summary, summary_line
 from tournaments.reports import format_table
@@ -219,13 +224,15 @@ def run_tournament(
     options: RunOptions | None = None,
     games_per_worker: int | None = None,
     cluster: str | None = None,
+    unsandboxed_accepted: bool = False,
 ) -> None:
     """Play the pending games with a progress bar; on Ctrl-C keep what finished.
 
     ``options`` gives the process limits, sandbox and remote bots (defaults: see RunOptions).
     With ``cluster`` (a Dask scheduler's address) the games are played on its workers, each
     driving ``games_per_worker`` at once (or ``jobs``, if only that is given: issue 13's
-    spelling; docs/cluster.md).
+    spelling; docs/cluster.md); a sandbox mode other than ``required`` needs
+    ``unsandboxed_accepted`` there (``tournaments.cluster.check_sandbox``).
     """
     store.tournament_key(tid)  # a lost key file: one clear error before anything starts
     info = store.tournament(tid)
@@ -241,16 +248,17 @@ def run_tournament(
     if cluster is not None:
         if options.listen is not None:
             raise click.UsageError("remote bots (--listen) join one arena process: not --cluster")
+        config = ClusterConfig(
+            address=cluster,
+            at_once=games_per_worker
+            or (jobs if jobs > 1 else auto_games_per_worker(limits.move_ms)),
+            sandbox=options.sandbox,
+            bots=shipped_bots(catalogue, info),
+            unsandboxed_accepted=unsandboxed_accepted,
+        )
+        check_sandbox(config)
         distributed_module()  # Dask missing: say what to install before anything starts
-        where = {
-            "cluster": ClusterConfig(
-                address=cluster,
-                at_once=games_per_worker
-                or (jobs if jobs > 1 else auto_games_per_worker(limits.move_ms)),
-                sandbox=options.sandbox,
-                bots=shipped_bots(catalogue, info),
-            )
-        }
+        where = {"cluster": config}
     else:
         log_dir, sandbox, remote = options.setup(
             Path(store.path), specs.values(), catalogue.folders()
@@ -301,6 +309,13 @@ def run_tournament(
     help="Play the games on this Dask scheduler's workers, --jobs at once on each "
     "(docs/cluster.md). Env: ARENA_CLUSTER.",
 )
+@click.option(
+    ACCEPT_UNSANDBOXED,
+    "unsandboxed_accepted",
+    is_flag=True,
+    help="With --cluster and --sandbox auto or off: run although a bot a worker runs "
+    "unsandboxed can reach the Dask scheduler and through it run code on every worker.",
+)
 @run_options
 @db_option
 def run_command(
@@ -310,6 +325,7 @@ def run_command(
     quiet: bool,
     as_json: bool,
     cluster: str | None,
+    unsandboxed_accepted: bool,
     store: Store,
     run_options: RunOptions,
 ) -> None:
@@ -317,11 +333,15 @@ def run_command(
 
     Bot output goes to arena-logs/ next to the database (see `arena bot logs`); on a
     cluster, to each worker's own files. On a cluster --sandbox is required unless given:
-    a worker's warning would go unseen, and an unsandboxed bot can reach the scheduler.
+    a worker's warning would go unseen, and an unsandboxed bot can reach the scheduler and
+    through it run code on every worker; --sandbox auto or off there also needs
+    --i-accept-bots-can-run-code-on-every-worker.
     """
     sandbox_given = click.get_current_context().get_parameter_source("sandbox")
     if cluster is not None and sandbox_given is click.core.ParameterSource.DEFAULT:
         run_options = replace(run_options, sandbox=SandboxMode.REQUIRED)
+    if unsandboxed_accepted and cluster is None:
+        raise click.UsageError(f"{ACCEPT_UNSANDBOXED} is for runs with --cluster")
     run_tournament(
         store,
         tid,
@@ -330,6 +350,7 @@ def run_command(
         options=run_options,
         games_per_worker=games_per_worker,
         cluster=cluster,
+        unsandboxed_accepted=unsandboxed_accepted,
     )
     rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
     if as_json:

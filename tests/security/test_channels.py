@@ -22,6 +22,8 @@ from pathlib import Path
 
 import pytest
 
+from arena import limits as proclimits
+from arena import reach
 from arena import sandbox as sandboxing
 from arena.botproc import BotSpec
 from arena.games import get_game
@@ -168,30 +170,52 @@ def test_a_fifo_in_a_bots_folder_is_refused_in_the_sandbox(private) -> None:
     assert all("crash" in fault and "holds 'pipe', a FIFO" in fault for fault in played.faults)
 
 
-SESSION = """
-import ctypes, dataclasses, json, sys
+CHILD = """
+import ctypes, dataclasses, json, platform, sys
 from pathlib import Path
-libc = ctypes.CDLL(None, use_errno=True)
-libc.syscall.restype = ctypes.c_long
-number = {"x86_64": 250, "aarch64": 219}[__import__("platform").machine()]
-assert libc.syscall(number, 1, None) > 0  # KEYCTL_JOIN_SESSION_KEYRING: a new session keyring
+if sys.argv[3] == "session":  # KEYCTL_JOIN_SESSION_KEYRING: a new session keyring
+    libc = ctypes.CDLL(None, use_errno=True)
+    libc.syscall.restype = ctypes.c_long
+    assert libc.syscall({"x86_64": 250, "aarch64": 219}[platform.machine()], 1, None) > 0
 from tests.security.test_channels import play
-print(json.dumps(dataclasses.asdict(play(Path(sys.argv[1]), "keyring", sys.argv[2]))))
+print(json.dumps(dataclasses.asdict(play(Path(sys.argv[1]), sys.argv[2], sys.argv[4]))))
 """
+
+
+def play_in_child(
+    root: Path, rogue: str, mode: str, *, session: bool = False, user: bool = False
+) -> Played:
+    """``play`` in a child process: in a session keyring of its own (``session``), or as an
+    unprivileged uid of its own that owns ``root`` (``user``: an ordinary user's arena)."""
+    setup = None
+    if user:
+        view = reach.plan([*sandboxing.needed_paths(), str(REPO)])
+        plan = proclimits.ChildPlan(view=view, user=True, scratch=str(root))
+        setup = proclimits.child_setup(plan)
+    result = subprocess.run(
+        [sys.executable, "-c", CHILD, str(root), rogue, "session" if session else "-", mode],
+        cwd=REPO,
+        env={**os.environ, "PYTHONPATH": str(REPO), "TMPDIR": "/tmp", "HOME": str(root)},
+        capture_output=True,
+        text=True,
+        timeout=300,
+        preexec_fn=setup,
+    )
+    assert result.returncode == 0, result.stderr[-3000:]
+    return Played(**json.loads(result.stdout.strip().splitlines()[-1]))
 
 
 @pytest.mark.parametrize("mode", MODES)
 def test_a_session_keyring_passes_nothing(private, mode) -> None:
     """An arena started from a login session (or a service) has a session keyring, which every
     bot inherits, whatever its uid and sandboxed or not."""
-    result = subprocess.run(
-        [sys.executable, "-c", SESSION, str(private), mode],
-        cwd=REPO,
-        env={**os.environ, "PYTHONPATH": str(REPO)},
-        capture_output=True,
-        text=True,
-        timeout=300,
-    )
-    assert result.returncode == 0, result.stderr[-3000:]
-    played = Played(**json.loads(result.stdout.strip().splitlines()[-1]))
+    played = play_in_child(private, "keyring", mode, session=True)
     assert_nothing_heard(played, sent="ENOSYS", listened="ENOSYS")
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="setting up an unprivileged arena needs root")
+@pytest.mark.parametrize("mode", MODES)
+def test_an_ordinary_users_bots_pass_nothing_through_locks(private, mode) -> None:
+    """An arena run by an ordinary user: its bots share its uid, and the filter holds still."""
+    played = play_in_child(private, "lockchan", mode, user=True)
+    assert_nothing_heard(played, sent="ENOLCK", listened="ENOLCK")
