@@ -14,20 +14,24 @@ only: it checks the calling convention first (a 32-bit or x32 call gets ENOSYS, 
 cannot go around it), then the system call and, for some, one argument. The child installs
 it as its last step before ``exec`` (``arena.limits.child_setup``), after ``no_new_privs``;
 bubblewrap, when the bot is sandboxed, runs under it too. ``problem()`` says why it cannot be
-used here (another architecture, a kernel without seccomp filters), tested once per process.
+used here (another architecture, a kernel without seccomp filters), tested once per process
+by a child that installs it.
 """
 
 from __future__ import annotations
 
 import ctypes
 import errno
+import fcntl
 import functools
 import logging
 import os
 import platform
+import shutil
 import struct
 import subprocess
 import sys
+from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.lifetime import no_new_privileges
@@ -324,22 +328,32 @@ class Filter:
         raise OSError(code, f"cannot install the system-call filter: {os.strerror(code)}")
 
 
-#: Run under the filter by ``problem()``: a lock must fail with ENOLCK, a read must work.
-_CHECK = """
-import errno, fcntl, os, sys
-fd = os.open(sys.executable, os.O_RDONLY)
-try:
-    fcntl.lockf(fd, fcntl.LOCK_SH | fcntl.LOCK_NB)
-except OSError as exc:
-    sys.exit(0 if exc.errno == errno.ENOLCK and os.read(fd, 1) else 3)
-sys.exit(4)
-"""
+class _NotDenied(Exception):
+    """The filter was installed, yet a lock was allowed (``problem``'s check)."""
+
+
+def _install_and_check(built: Filter) -> Callable[[], None]:
+    """What ``problem``'s child does before it runs ``true``: install the filter, then make
+    sure a lock query (``F_GETLK`` on its standard input) is refused with ENOLCK."""
+    query = struct.pack("hhqqi4x", fcntl.F_WRLCK, 0, 0, 0, 0)
+
+    def check() -> None:
+        built.install()
+        try:
+            fcntl.fcntl(0, fcntl.F_GETLK, query)
+        except OSError as exc:
+            if exc.errno == errno.ENOLCK:
+                return
+        raise _NotDenied
+
+    return check
 
 
 @functools.cache
 def problem() -> str | None:
     """None if bot processes get the filter here, else why not (one line). Tested once per
-    process: a child installs the filter and checks that a lock is denied."""
+    process: a child installs the filter, checks that a lock query is refused, and runs
+    ``true`` under it."""
     arch = host_arch()
     if arch is None:
         return (
@@ -349,21 +363,23 @@ def problem() -> str | None:
     built = Filter(arch, program(arch))
     try:
         result = subprocess.run(
-            [sys.executable, "-S", "-c", _CHECK],
+            [shutil.which("true") or "/bin/true"],
             stdin=subprocess.DEVNULL,
             stdout=subprocess.DEVNULL,
-            stderr=subprocess.PIPE,
+            stderr=subprocess.DEVNULL,
             timeout=30,
             check=False,
-            preexec_fn=built.install,
+            preexec_fn=_install_and_check(built),
         )
-    except (OSError, subprocess.SubprocessError) as exc:
-        return f"the kernel refuses the system-call filter: {exc}"
+    except subprocess.SubprocessError:
+        return (
+            "the system-call filter does not work here (the kernel refused it, "
+            "or it let a lock through)"
+        )
+    except OSError as exc:
+        return f"the system-call filter could not be tested here: {exc}"
     if result.returncode != 0:
-        tail = result.stderr.decode("utf-8", "replace").strip().splitlines()
-        return f"the system-call filter does not work here (status {result.returncode}" + (
-            f": {tail[-1]})" if tail else ")"
-        )
+        return f"the system-call filter does not work here (true exited {result.returncode})"
     return None
 
 

@@ -439,3 +439,12 @@ def test_auto_warns_once_without_the_filter(monkeypatch, caplog) -> None:
         sandboxing.resolve("auto")
     warnings = [r.getMessage() for r in caplog.records if "SYSTEM-CALL FILTER" in r.getMessage()]
     assert len(warnings) == 1 and "no filter here" in warnings[0]
+
+
+def test_a_filter_that_lets_a_lock_through_counts_as_not_working(monkeypatch) -> None:
+    monkeypatch.setattr(seccomp.Filter, "install", lambda self: None)
+    seccomp.problem.cache_clear()
+    try:
+        assert "does not work here" in (seccomp.problem() or "")
+    finally:
+        seccomp.problem.cache_clear()
