@@ -10,7 +10,9 @@ and its own ``/dev`` and ``/proc``. Nothing else exists for it. Private paths of
 database, the logs folder, other registered
 bots' folders) that lie inside a shown folder are covered (an empty read-only file system for a
 folder, an unopenable device node for a file); a command naming a file inside a private path is
-refused (SandboxError), never shown.
+refused (SandboxError), never shown, and so is a bot whose own folder (or a named file's folder)
+holds a FIFO, a socket or a device (``arena.specials``): a FIFO opens for writing even on a
+read-only file system, and would let the bot's processes talk.
 
 It also runs with **no network** (its own network namespace with only a loopback), its own pid
 namespace (it sees no other process; when it dies, all it started dies), its own IPC and UTS
@@ -19,9 +21,10 @@ becomes an unprivileged uid of its own before it runs ``bwrap`` (``arena.identit
 ``bwrap`` forbids further user namespaces inside.
 
 ``--sandbox auto`` (the default) uses bubblewrap when it works and otherwise logs one warning
-saying what still protects the arena; ``required`` refuses to run without it; ``off`` never
-uses it. Whether bubblewrap works is tested once per process with a trivial command, because
-some containers forbid the namespaces it needs.
+saying what still protects the arena; ``required`` refuses to run without it, or without the
+system-call filter every bot process gets (``arena.seccomp``; ``auto`` warns without it);
+``off`` never uses bubblewrap. Whether bubblewrap works is tested once per process with a
+trivial command (under the filter), because some containers forbid the namespaces it needs.
 """
 
 from __future__ import annotations
