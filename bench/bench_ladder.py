@@ -42,6 +42,7 @@ from pathlib import Path
 
 sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
+from tests.ladder.conftest import register_unchecked  # noqa: E402
 from tests.tournaments import synthetic_record  # noqa: E402
 from tournaments.ladder import service  # noqa: E402
 from tournaments.ladder.matchmaking import Candidate, MatchParams, pair, plan_batch  # noqa: E402
@@ -72,7 +73,7 @@ def cost(bots: int, batches: int, warm: int) -> None:
         names = [f"bot{i:04d}" for i in range(bots)]
         strengths = {name: rng.gauss(0, 1) for name in names}
         for name in names:
-            store.add_bot(name, "true", version="1", games=["skull"])
+            register_unchecked(store, name, ["true"])
             service.submit(store, "big", name)
         lstore = LadderStore(store)
         ladder = lstore.ladder("big")
@@ -322,7 +323,7 @@ def throughput(games: int, rounds: int, batch_games: int) -> None:
     def register(db: Path) -> None:  # the same eight bots, each under a name of its own
         with Store.open(db) as store:
             for name, kind in zip(names, kinds):
-                store.add_bot(name, f"{sys.executable} -m bots.{kind}", games=["skull"])
+                register_unchecked(store, name, [sys.executable, "-m", f"bots.{kind}"])
 
     for _ in range(rounds):
         with tempfile.TemporaryDirectory() as folder:

@@ -1,5 +1,4 @@
-"""Shared pytest set-up: hypothesis profiles, a private user key file, and a folder that
-bots running as users of their own can read (``shared``).
+"""Shared pytest set-up: hypothesis profiles, and a private user key file.
 
 CI and the README's test command use the ``ci`` profile: derandomized (a fixed, seeded share of
 examples) so the suite is reproducible and quick. ``--hypothesis-profile=long`` runs many more.
@@ -42,9 +41,11 @@ def _user_key_file(
 
 @pytest.fixture
 def shared() -> Iterator[Path]:
-    """A fresh folder readable by every user (the tests may run as root and bots as users of
-    their own, who cannot enter pytest's private temporary folders); removed afterwards."""
-    folder = Path(tempfile.mkdtemp(prefix="arena-test-"))
+    """A temporary folder bot users can search (``tmp_path`` is 0700: as root, bots run as
+    users of their own, who could not reach a bot's files or a database's copies there)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-shared-"))
     folder.chmod(0o755)
-    yield folder
-    shutil.rmtree(folder, ignore_errors=True)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

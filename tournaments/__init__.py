@@ -8,8 +8,11 @@ results store and reports.
   tables of a gauntlet or a match), every seat rotation on the same deal seed, ``repetitions``
   times; seeds keyed with the tournament's secret key (``arena.keys.seeds``), which the store keeps
   in the key file beside the database.
-- ``catalogue``: what a bot name means (registered, bundled or a command line), its version;
-  ``registry``: registering bots after ``compliance``'s checks; ``remote``: remote bots' tokens.
+- ``catalogue``: what a bot name means (registered, bundled or a command line), its version,
+  checked before it runs; ``botcopies``: folder bots' read-only, content-addressed copies;
+  ``commandfiles``: the files a command bot names, hashed; ``oldversions``: bots registered
+  before copies; ``registry``: registering bots after ``compliance``'s checks; ``remote``:
+  remote bots' tokens; ``withheld``: when a bot's log may be shown.
 - ``runner`` and ``dispatch``: play the pending games through the arena's game session, in
   this process or in workers; ``matches`` and ``sprt``: matches stopped by an SPRT.
 - ``ratings``: incremental multiplayer Elo and batch maximum-likelihood ratings with 95 %

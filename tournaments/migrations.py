@@ -15,7 +15,9 @@ writes the Skyjo options added later (``doubling``, ``discard_flip``) into older
 tournaments, with the values they were played under; version 6 names the revealed bill of
 older skull-bank showdowns by its position; version 7 adds tournament kinds (gauntlets,
 matches); version 8 drops the ``head_to_head`` and ``rankings`` views, which nothing read;
-version 9 adds the standing ladders.
+version 9 records the code each bot version runs (the arena's copy of a folder bot, the files
+a command bot's command names) and keeps every version registered; version 10 adds the
+standing ladders.
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -330,11 +332,38 @@ def _unread_views(db: Database, keys: KeyFile) -> None:
     db.execute("DROP VIEW IF EXISTS head_to_head")
 
 
+def _bot_versions(db: Database, keys: KeyFile) -> None:
+    """Version 9: the code each bot version runs. A folder bot registered from now on runs from
+    the arena's own copy of its folder (``tournaments.botcopies``), named by ``bots.digest``; a
+    command bot records the files its command names (``bots.files``: JSON ``[[path, sha256],
+    ...]``), checked before each run. Both stay NULL for bots registered before, which are
+    checked against their old version hash (``tournaments.oldversions``). ``bot_versions`` keeps
+    every version registered (command, folder, copy, files, games), so that a tournament runs
+    the version it was planned with; it starts with each bot's current version."""
+    db.execute("ALTER TABLE bots ADD COLUMN digest TEXT")
+    db.execute("ALTER TABLE bots ADD COLUMN files TEXT")
+    db.execute("""
+        CREATE TABLE bot_versions (
+            bot TEXT NOT NULL,
+            version TEXT NOT NULL,
+            command TEXT NOT NULL,
+            path TEXT,
+            digest TEXT,
+            files TEXT,
+            games TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            PRIMARY KEY (bot, version)
+        )""")
+    db.execute(
+        "INSERT INTO bot_versions (bot, version, command, path, games, added_at) "
+        "SELECT name, version, command, path, games, added_at FROM bots"
+    )
+
+
 def _ladders(db: Database, keys: KeyFile) -> None:
-    """Version 9: standing ladders (``tournaments.ladder``). A ladder holds entries (one per
+    """Version 10: standing ladders (``tournaments.ladder``). A ladder holds entries (one per
     version of a bot, with its participant, status and the reason of a suspension, and the
-    registered bot it runs as: a folder's versions are registered each under a name of its
-    own, ``NAME.VERSION``, so that a batch always runs the version it was planned with); each
+    registered bot it runs as); each
     matchmaking batch is a tournament of kind ``ladder`` (``ladder_batches``), whose entrants
     map to entries (``ladder_seats``); ``ladder_met`` counts the tables each pair of entries
     shared (written with each batch, for matchmaking). Skills (OpenSkill's mu and sigma) and
@@ -423,6 +452,7 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _skull_bank_named_bills,
     _tournament_kinds,
     _unread_views,
+    _bot_versions,
     _ladders,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)

@@ -4,13 +4,17 @@ independent OpenSkill replay of a ladder's stored games."""
 from __future__ import annotations
 
 import json
+import os
+import shlex
 import sqlite3
 import sys
+from collections.abc import Sequence
 from pathlib import Path
 
 from click.testing import CliRunner
 
 from arena.cli import main
+from tournaments.commandfiles import command_version, record
 from tournaments.ladder import service
 from tournaments.ladder.values import LadderSettings
 from tournaments.store import Store
@@ -40,6 +44,16 @@ def folder_bot(
     for path in (parent, folder, folder / "bot.py", folder / "bot.toml"):
         path.chmod(0o755 if path.is_dir() else 0o644)
     return folder
+
+
+def register_unchecked(
+    store: Store, name: str, argv: Sequence[str], games: Sequence[str] = ("skull",)
+) -> None:
+    """Register a command bot without its entry check, as ``arena bot add`` would record it
+    (it stands for a bot that passed its check and broke later, or for many bots at once)."""
+    text = shlex.join(argv)
+    files = record(argv, os.getcwd())
+    store.add_bot(name, text, version=command_version(text, files), games=list(games), files=files)
 
 
 def make_ladder(db: Path, sizes: str = "3", bots: tuple[str, ...] = (), **settings: int) -> None:

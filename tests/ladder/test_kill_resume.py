@@ -18,7 +18,14 @@ import time
 import uuid
 from pathlib import Path
 
-from tests.ladder.conftest import RANDOM_BOT, cli, folder_bot, make_ladder, replay_openskill
+from tests.ladder.conftest import (
+    RANDOM_BOT,
+    cli,
+    folder_bot,
+    make_ladder,
+    register_unchecked,
+    replay_openskill,
+)
 from tests.tournaments.test_kill_anytime import assert_nothing_left
 from tournaments.ladder import service
 from tournaments.ladder.records import LadderStore
@@ -60,7 +67,7 @@ def test_killed_at_any_moment_the_ladder_resumes_with_nothing_lost_or_doubled(
     db = tmp_path / "arena.db"
     bot = folder_bot(shared, "r2", source=RANDOM_BOT)
     with Store.open(db) as store:
-        store.add_bot("r2", f"{sys.executable} {bot / 'bot.py'}", version="1", games=["skull"])
+        register_unchecked(store, "r2", [sys.executable, str(bot / "bot.py")])
     make_ladder(db, bots=("random", "first", "skull_odds", "r2"), batch_games=24)
     for moment in MOMENTS:
         marker = uuid.uuid4().hex

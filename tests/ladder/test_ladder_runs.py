@@ -14,13 +14,21 @@ from __future__ import annotations
 import json
 import math
 import sqlite3
+import sys
 import threading
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
-from tests.ladder.conftest import ILLEGAL_BOT, cli, folder_bot, make_ladder, replay_openskill
+from tests.ladder.conftest import (
+    ILLEGAL_BOT,
+    cli,
+    folder_bot,
+    make_ladder,
+    register_unchecked,
+    replay_openskill,
+)
 from tournaments.ladder import service
 from tournaments.ladder.board import read_board
 from tournaments.ladder.records import LadderStore, NotYourBot
@@ -147,7 +155,7 @@ def test_a_bot_that_faults_is_suspended_with_the_reason(tmp_path: Path, shared: 
     with Store.open(db) as store:
         # registered by the operator as a command (no check): it stands for a bot that
         # passed its check and broke later
-        store.add_bot("wild", f"python3 {illegal / 'bot.py'}", version="1", games=["skull"])
+        register_unchecked(store, "wild", [sys.executable, str(illegal / "bot.py")])
     make_ladder(db, bots=("wild", "random", "first", "skull_odds"), batch_games=24)
     with Store.open(db) as store:
         first = service.run_ladder(store, "sk", until_games=1)

@@ -22,7 +22,7 @@ from arena.web.uploads import create_upload_app
 from tests.ladder.conftest import ILLEGAL_BOT, cli, folder_bot, make_ladder
 from tests.web.conftest import Server, start_server, stop_server
 from tournaments.ladder import service
-from tournaments.ladder.bots import MAX_UPLOAD_BYTES, bots_root
+from tournaments.ladder.bots import MAX_UPLOAD_BYTES, uploads_root
 from tournaments.shipping import pack
 from tournaments.store import Store
 
@@ -112,9 +112,9 @@ def test_two_participants_upload_a_broken_bot_is_refused_and_the_ladder_plays(
     body = refused.json()
     assert not body["accepted"] and "check failed" in body["error"]
     assert any("[FAIL]" in line and "offered" in line for line in body["report_lines"])
-    assert not (bots_root(served.db) / "bobs_bot").exists() or not any(
-        (bots_root(served.db) / "bobs_bot").iterdir()
-    )
+    with Store.open(served.db) as store:
+        assert "bobs_bot" not in {info.name for info in store.list_bots()}
+    assert not any(uploads_root(served.db).iterdir())  # nothing staged is left
     # bob fixes it (the command line sends the folder); he cannot replace alice's bot
     fixed = folder_bot(shared / "c", "bobs_bot")
     out = cli("ladder", "submit", "sk", str(fixed), "--to", served.url, "--token", bob)
@@ -164,9 +164,10 @@ def test_a_hostile_archive_is_refused_and_leaves_nothing(
     answer = post(served, token, archive)
     assert answer.status_code == 422, answer.text
     assert why in answer.json()["error"]
-    root = bots_root(served.db)
-    assert not (root / "evil").exists()
-    assert not any((root / ".staging").iterdir()) if (root / ".staging").exists() else True
+    root = uploads_root(served.db)
+    assert not root.exists() or not any(root.iterdir())
+    with Store.open(served.db) as store:
+        assert "evil" not in {info.name for info in store.list_bots()}
     assert not (served.db.parent / "escape.py").exists()
 
 

@@ -327,6 +327,34 @@ def test_bot_registry(store: Store) -> None:
         store.add_bot("bad#name", "x")
 
 
+def test_every_version_of_a_bot_is_kept(store: Store, path: Path) -> None:
+    """``bot_versions`` keeps what each version ran, removed bots' too; a database from before
+    it starts with each bot's version then, marked as registered before copies (None)."""
+    store.add_bot("mine", "python3 bot.py", version="v1", path="/b/mine", digest="d1", files=())
+    store.add_bot("mine", "python3 bot.py", version="v2", path="/b/mine", digest="d2", files=(),
+                  replace=True)  # fmt: skip
+    store.add_bot("cmd", "./cmd", version="c1", files=[("/b/cmd", "ab")])
+    store.remove_bot("mine")
+    kept = {(b.name, b.version): b for b in store.bot_versions()}
+    assert set(kept) == {("mine", "v1"), ("mine", "v2"), ("cmd", "c1")}
+    assert kept["mine", "v1"].digest == "d1" and kept["cmd", "c1"].files == (("/b/cmd", "ab"),)
+    assert store.get_bot("cmd").files == (("/b/cmd", "ab"),)
+
+    old = path.with_name("old.db")
+    db = Database(sqlite3.connect(old, isolation_level=None))
+    migrate(db, path=str(old), target=7)
+    db.execute(
+        "INSERT INTO bots (name, command, path, kind, version, games, played, added_at) "
+        "VALUES ('legacy', 'python3 bot.py', '/b/legacy', 'registered', 'l1', '[]', 4, 'then')"
+    )
+    db.conn.close()
+    with Store.open(old) as migrated:
+        (legacy,) = migrated.bot_versions()
+        assert (legacy.name, legacy.version, legacy.path) == ("legacy", "l1", "/b/legacy")
+        assert legacy.digest is None and legacy.files is None
+        assert migrated.get_bot("legacy").played == 4
+
+
 def test_bots_count_games_played(store: Store) -> None:
     store.add_bot("alpha", "python alpha.py")
     tid = new_tournament(store)

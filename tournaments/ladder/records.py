@@ -1,5 +1,5 @@
 """A ladder's rows in the results database: ladders, entries, batches, seats, the skill cache
-and its history (schema: ``tournaments.migrations``, version 9).
+and its history (schema: ``tournaments.migrations``, version 10).
 
 ``LadderStore`` wraps an open ``Store`` (read-write, or the web's read-only one) and uses its
 connection, lock and write transactions: every change is one transaction, so a ladder killed

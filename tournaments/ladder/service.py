@@ -18,7 +18,6 @@ Faces parse, call one of these and print. Errors are typed (``LadderError``,
 from __future__ import annotations
 
 import logging
-import shlex
 import threading
 import time
 from collections.abc import Callable, Mapping
@@ -28,21 +27,13 @@ from typing import Any
 
 from arena.games import get_game
 from arena.keys.seeds import new_key, random_seed
-from arena.procs.botproc import BotSpec
 from arena.procs.sandbox import SandboxMode
 from tournaments.catalogue import Catalogue, bundled_bots, bundled_version, plays
 from tournaments.compliance import ComplianceReport
-from tournaments.errors import ClusterError, ClusterLost, Interrupted, UsageProblem
+from tournaments.errors import ClusterError, ClusterLost, Interrupted, NotFound, UsageProblem
 from tournaments.ladder import tokens
 from tournaments.ladder.board import read_board
-from tournaments.ladder.bots import (
-    Staged,
-    bots_root,
-    discard,
-    runs_as_name,
-    stage_archive,
-    stage_folder,
-)
+from tournaments.ladder.bots import stage_archive, uploads_root
 from tournaments.ladder.matchmaking import Candidate, MatchParams, plan_batch
 from tournaments.ladder.rating import Folded, current, fold_ready, rebuild
 from tournaments.ladder.records import LadderError, LadderStore, NotYourBot
@@ -55,10 +46,10 @@ from tournaments.ladder.values import (
     ladder_name_problem,
     participant_problem,
 )
-from tournaments.registry import BotCheckError, register
+from tournaments.registry import BotCheckError, add_folder_bot, load_manifest
 from tournaments.runner import Progress, RunSummary, run
 from tournaments.schedule import TournamentKind, TournamentSpec, table_games
-from tournaments.service import RunOptions, games_of, prepare_run, sandbox_for
+from tournaments.service import RunOptions, games_of, prepare_run
 from tournaments.store import Store
 
 __all__ = [
@@ -139,12 +130,6 @@ class Submission:
     report: ComplianceReport | None
 
 
-def _hidden(store: Store) -> list[str]:
-    """What the sandbox hides from every bot besides the arena's files: every registered
-    bot's folder, and the ladder's bot store (each bot sees only its own folder)."""
-    return [*Catalogue.of(store).folders(), str(bots_root(store.path))]
-
-
 def _check_entry(lstore: LadderStore, ladder: LadderInfo, bot: str, participant: str) -> None:
     problem = participant_problem(participant)
     if problem is not None:
@@ -154,57 +139,48 @@ def _check_entry(lstore: LadderStore, ladder: LadderInfo, bot: str, participant:
         raise NotYourBot(f"bot {bot!r} belongs to another participant: choose another name")
 
 
-def _enter_staged(
+def _enter_folder(
     store: Store,
     ladder: LadderInfo,
-    staged: Staged,
+    folder: Path,
     *,
-    participant: str,
+    participant: str | None,
     uploaded: bool,
     sandbox: SandboxMode,
 ) -> Submission:
-    """Check a folder version in the sandbox, register it as ``NAME.VERSION`` and enter it;
-    a version that fails its check is removed and never enters (BotCheckError, with the
-    report)."""
+    """Register the folder bot in ``folder`` through the registry (copied into the arena's
+    store, checked from the copy in ``sandbox``) and enter it; a bot that fails its check
+    never enters (BotCheckError, with the report)."""
     lstore = LadderStore(store)
-    manifest = staged.manifest
-    try:
-        _check_entry(lstore, ladder, manifest.name, participant)
-        if not plays(manifest.games, ladder.game):
-            raise BotCheckError(
-                f"{manifest.name}'s bot.toml says it plays {', '.join(manifest.games)}; "
-                f"this ladder plays {ladder.game}"
+    manifest = load_manifest(folder)
+    who = participant or manifest.name
+    _check_entry(lstore, ladder, manifest.name, who)
+    if uploaded and lstore.owner(manifest.name) is None:
+        try:
+            store.get_bot(manifest.name)
+        except NotFound:
+            pass
+        else:
+            raise NotYourBot(
+                f"bot {manifest.name!r} is registered here already (not by a participant): "
+                "choose another name"
             )
-        _not_in_play(lstore, ladder, manifest.name, staged.version)
-        runs_as = runs_as_name(manifest.name, staged.version)
-        spec = BotSpec(
-            name=runs_as, argv=tuple(shlex.split(manifest.command)), cwd=str(staged.folder)
+    if not plays(manifest.games, ladder.game):
+        raise BotCheckError(
+            f"{manifest.name}'s bot.toml says it plays {', '.join(manifest.games)}; "
+            f"this ladder plays {ladder.game}"
         )
-        box = sandbox_for(sandbox, Path(store.path), _hidden(store))
-        reports: list[ComplianceReport] = []
-        register(
-            store,
-            runs_as,
-            spec,
-            manifest.command,
-            [ladder.game],
-            staged.version,
-            replace=True,
-            sandbox=box,
-            on_report=reports.append,
-        )
-    except BaseException:
-        discard(staged)
-        raise
+    registered = add_folder_bot(store, folder, games=[ladder.game], replace=True, sandbox=sandbox)
+    _not_in_play(lstore, ladder, manifest.name, registered.info.version)
     return _enter(
         lstore,
         ladder,
         bot=manifest.name,
-        version=staged.version,
-        runs_as=runs_as,
-        participant=participant,
+        version=registered.info.version,
+        runs_as=manifest.name,
+        participant=who,
         uploaded=uploaded,
-        report=reports[0] if reports else None,
+        report=registered.report,
     )
 
 
@@ -230,21 +206,15 @@ def submit(
     sandbox: SandboxMode = SandboxMode.AUTO,
 ) -> Submission:
     """Enter ``target`` into a ladder for ``participant`` (default: the bot's own name, so
-    that each bot is its own participant): a folder with a ``bot.toml`` (copied into the
-    ladder's bot store, checked, registered), or a registered or bundled bot's name (its
+    that each bot is its own participant): a folder with a ``bot.toml`` (registered as
+    ``arena bot add`` does: copied, checked), or a registered or bundled bot's name (its
     current version). A new version of a bot replaces the old one in matchmaking."""
     lstore = LadderStore(store)
     ladder = lstore.ladder(ladder_name)
     folder = Path(target).expanduser()
     if folder.is_dir():
-        staged = stage_folder(bots_root(store.path), folder)
-        return _enter_staged(
-            store,
-            ladder,
-            staged,
-            participant=participant or staged.manifest.name,
-            uploaded=False,
-            sandbox=sandbox,
+        return _enter_folder(
+            store, ladder, folder, participant=participant, uploaded=False, sandbox=sandbox
         )
     catalogue = Catalogue.of(store)
     spec, version = catalogue.lookup(target)
@@ -281,15 +251,18 @@ def upload(store: Store, ladder_name: str, participant: str, archive: bytes) -> 
     lstore = LadderStore(store)
     ladder = lstore.ladder(ladder_name)
     with _UPLOADS:
-        staged = stage_archive(bots_root(store.path), archive)
-        return _enter_staged(
-            store,
-            ladder,
-            staged,
-            participant=participant,
-            uploaded=True,
-            sandbox=SandboxMode.REQUIRED,
-        )
+        staged = stage_archive(uploads_root(store.path), archive)
+        try:
+            return _enter_folder(
+                store,
+                ladder,
+                staged.folder,
+                participant=participant,
+                uploaded=True,
+                sandbox=SandboxMode.REQUIRED,
+            )
+        finally:
+            staged.close()
 
 
 def invite(store: Store, participant: str) -> str:
@@ -453,7 +426,7 @@ def run_ladder(
     lstore = LadderStore(store)
     ladder = lstore.ladder(ladder_name)
     options = options or RunOptions()
-    root = str(bots_root(store.path))
+    root = str(uploads_root(store.path))
     batches = played = 0
     warnings: list[str] = []
     while True:

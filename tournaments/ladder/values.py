@@ -113,9 +113,9 @@ class LadderInfo:
 @dataclass(frozen=True, kw_only=True)
 class Entry:
     """One version of a bot in a ladder: the bot's name, the version's number in this ladder
-    and hash, the registered bot it runs as (``NAME.VERSION`` for a folder: never replaced),
-    its participant, where it came from (an upload always runs in the sandbox), its status
-    and the entry it replaced."""
+    and its registered version (a batch runs the version it was planned with: a folder bot's
+    copy), the registered bot it runs as (its name), its participant, where it came from (an
+    upload always runs in the sandbox), its status and the entry it replaced."""
 
     id: int
     ladder_id: int
