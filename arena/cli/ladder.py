@@ -20,6 +20,7 @@ from arena.cli.safety import run_options, sandbox_option
 from arena.cli.storage import DB_HELP, db_option
 from arena.procs.sandbox import SandboxMode
 from arena.text import printable
+from tournaments.cluster import ACCEPT_UNSANDBOXED
 from tournaments.ladder import service
 from tournaments.ladder.records import LadderStore
 from tournaments.ladder.report import board_text, ladders_text
@@ -214,6 +215,13 @@ def _send(name: str, target: str, url: str, token: str | None, as_json: bool) ->
     default=None,
     help="Play each batch on this Dask scheduler's workers (docs/cluster.md).",
 )
+@click.option(
+    ACCEPT_UNSANDBOXED,
+    "unsandboxed_accepted",
+    is_flag=True,
+    help="With --cluster and --sandbox auto or off: run although a bot a worker runs "
+    "unsandboxed can reach the Dask scheduler and through it run code on every worker.",
+)
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar; a line per batch.")
 @run_options
 @db_option
@@ -223,6 +231,7 @@ def run_command(
     games_per_worker: int | None,
     until_games: int | None,
     cluster: str | None,
+    unsandboxed_accepted: bool,
     quiet: bool,
     store: Store,
     run_options: RunOptions,
@@ -232,6 +241,8 @@ def run_command(
     sandbox_given = click.get_current_context().get_parameter_source("sandbox")
     if cluster is not None and sandbox_given is click.core.ParameterSource.DEFAULT:
         run_options = replace(run_options, sandbox=SandboxMode.REQUIRED)
+    if unsandboxed_accepted and cluster is None:
+        raise click.UsageError(f"{ACCEPT_UNSANDBOXED} is for runs with --cluster")
 
     def batch(done: service.BatchDone) -> None:
         s = done.summary
@@ -251,6 +262,7 @@ def run_command(
         jobs=jobs,
         games_per_worker=games_per_worker,
         cluster=cluster,
+        unsandboxed_accepted=unsandboxed_accepted,
         until_games=until_games,
         on_batch=batch,
         on_wait=waiting,

@@ -28,7 +28,7 @@ def test_a_ladder_plays_its_batches_on_a_cluster(
         cli("ladder", "submit", "sk", bot, "--db", db)
     cli("ladder", "submit", "sk", str(folder_bot(shared, "far_bot")), "--db", db)
     cli("ladder", "run", "sk", "--games", "20", "--cluster", cluster.address, "-q",
-        "--sandbox", "auto", "--db", db)  # fmt: skip
+        "--db", db)  # fmt: skip
     conn = sqlite3.connect(db)
     try:
         assert (

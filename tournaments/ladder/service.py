@@ -413,6 +413,7 @@ def run_ladder(
     jobs: int = 1,
     games_per_worker: int | None = None,
     cluster: str | None = None,
+    unsandboxed_accepted: bool = False,
     until_games: int | None = None,
     wait_s: float = 5.0,
     on_batch: Callable[[BatchDone], None] | None = None,
@@ -422,7 +423,9 @@ def run_ladder(
     """Play the ladder batch after batch: first any batch a killed run left unfinished, then
     new ones, rating each as it completes. Stops once the ladder holds ``until_games``
     finished games (None: never; with too few versions to meet it waits ``wait_s`` between
-    looks for new entries). Raises Interrupted on Ctrl-C (what finished is kept)."""
+    looks for new entries). On a ``cluster``, a sandbox other than ``required`` needs
+    ``unsandboxed_accepted`` (as for tournaments). Raises Interrupted on Ctrl-C (what finished
+    is kept)."""
     lstore = LadderStore(store)
     ladder = lstore.ladder(ladder_name)
     options = options or RunOptions()
@@ -456,6 +459,7 @@ def run_ladder(
             jobs=jobs,
             games_per_worker=games_per_worker,
             cluster=cluster,
+            unsandboxed_accepted=unsandboxed_accepted,
         )
         config = prepared.config
         if config.sandbox is not None:
