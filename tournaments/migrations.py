@@ -13,7 +13,8 @@ the CURVE key pair moves to the key file beside the database (``arena.keyfile``)
 tournaments get the public id of their secret key, which lives in that file too. Version 5
 writes the Skyjo options added later (``doubling``, ``discard_flip``) into older Skyjo
 tournaments, with the values they were played under; version 6 names the revealed bill of
-older skull-bank showdowns by its position.
+older skull-bank showdowns by its position. Version 7 adds tournament kinds; version 8 the
+runs' heartbeats (``tournaments.heartbeat``).
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -320,6 +321,32 @@ def _tournament_kinds(db: Database, keys: KeyFile) -> None:
     db.execute("ALTER TABLE tournaments ADD COLUMN sprt TEXT")
 
 
+def _runs(db: Database, keys: KeyFile) -> None:
+    """Version 8: one row per ``tournament run`` with its heartbeat (``tournaments.heartbeat``):
+    where it runs (host, pid and what tells that process from a later one with the same pid),
+    when it started, its last beat, when it ended (NULL while it runs, or if it was killed).
+    And indexes for the web's lists: games by deal (whether a deal is still in play, which
+    withholds its replays, is asked of every game a page lists) and by time finished (the
+    latest games), and seats by entrant with their game (an entrant's games, two entrants'
+    games together, found from the index alone)."""
+    db.execute("""
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            pid_token TEXT,
+            started_at TEXT NOT NULL,
+            beat_at TEXT NOT NULL,
+            ended_at TEXT,
+            games_at_once INTEGER
+        )""")
+    db.execute("CREATE INDEX runs_tournament ON runs (tournament_id, id)")
+    db.execute("CREATE INDEX games_deal ON games (tournament_id, deal_seed, status)")
+    db.execute("CREATE INDEX games_finished ON games (tournament_id, finished_at)")
+    db.execute("CREATE INDEX seats_entrant_game ON seats (tournament_id, entrant, game_id)")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -329,6 +356,7 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _skyjo_rules_options,
     _skull_bank_named_bills,
     _tournament_kinds,
+    _runs,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -410,33 +410,35 @@ def run(
         report()
 
     report()
-    if pending and cluster is not None:
-        from tournaments.cluster import play_on_cluster  # imports Dask: only when asked
+    # readers tell a running tournament from a stopped one by this beat
+    with store.heartbeat(tid, games_at_once=None if cluster else at_once * max(1, jobs)):
+        if pending and cluster is not None:
+            from tournaments.cluster import play_on_cluster  # imports Dask: only when asked
 
-        def workers(count: int) -> None:
-            state["workers"] = count
-            report()
+            def workers(count: int) -> None:
+                state["workers"] = count
+                report()
 
-        state["procs"] = play_on_cluster(
-            cluster, pending, game.name, spec.options, limits, finished, failed, workers
-        )
-    elif pending and jobs <= 1:
-        runner = TableRunner(game, spec.options, specs, limits, log_dir, sandbox, remote)
-        state["procs"] = _run_serial(pending, runner, at_once, finished, failed)
-    elif pending:
-        state["procs"] = _run_parallel(
-            pending,
-            game,
-            spec.options,
-            specs,
-            limits,
-            min(jobs, len(pending)),
-            log_dir,
-            finished,
-            failed,
-            sandbox,
-            at_once,
-        )
+            state["procs"] = play_on_cluster(
+                cluster, pending, game.name, spec.options, limits, finished, failed, workers
+            )
+        elif pending and jobs <= 1:
+            runner = TableRunner(game, spec.options, specs, limits, log_dir, sandbox, remote)
+            state["procs"] = _run_serial(pending, runner, at_once, finished, failed)
+        elif pending:
+            state["procs"] = _run_parallel(
+                pending,
+                game,
+                spec.options,
+                specs,
+                limits,
+                min(jobs, len(pending)),
+                log_dir,
+                finished,
+                failed,
+                sandbox,
+                at_once,
+            )
     if state["played"]:
         store.rebuild_ratings(tid)
     return RunSummary(
