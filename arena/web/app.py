@@ -10,10 +10,12 @@ ids 404, a deal still in play 409, bad parameters 400, a database that cannot be
 
 from __future__ import annotations
 
+import base64
 import functools
 import json
 import logging
 import threading
+import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -36,7 +38,7 @@ from tournaments.catalogue import bundled_bots
 from tournaments.errors import NotFound, StoreError
 from tournaments.store import Store
 
-__all__ = ["STATIC", "create_app", "frames_script"]
+__all__ = ["STATIC", "create_app", "replay_script"]
 
 log = logging.getLogger(__name__)
 
@@ -80,11 +82,14 @@ def _error(exc: Exception, api: bool) -> Response:
     )
 
 
-def frames_script(data: dict[str, Any]) -> str:
-    """Replay frames as a script calling ``arenaFrames`` (loads from a server and from
-    exported files alike). ``json.dumps`` escapes every non-ASCII character, so the data
-    cannot end the script early or break it."""
-    return "arenaFrames(" + json.dumps(data, separators=(",", ":")) + ");\n"
+def replay_script(data: dict[str, Any]) -> str:
+    """A game's packed replay as a script calling ``arenaReplay`` (loads from a server and
+    from exported files alike): its JSON compressed with zlib, in base64 (the viewer inflates
+    it with the browser's ``DecompressionStream``), so the script holds nothing but a call and
+    base64 letters."""
+    text = json.dumps(data, separators=(",", ":")).encode("ascii")
+    deflated = base64.b64encode(zlib.compress(text, 9)).decode("ascii")
+    return f'arenaReplay({{"deflated":"{deflated}"}});\n'
 
 
 def _int(request: Request, name: str, default: int | None = None) -> int | None:
@@ -223,9 +228,11 @@ def _frames(request: Request, store: Store, site: Site) -> dict[str, Any]:
 
 
 frames_api = endpoint("json")(_frames)
-frames_js = endpoint("js")(
-    lambda request, store, site: frames_script(_frames(request, store, site))
-)
+
+
+@endpoint("js")
+def replay_js(request: Request, store: Store, site: Site) -> str:
+    return replay_script(site.game_data(store, _path_int(request, "game_id")))
 
 
 async def not_found(request: Request, exc: Exception) -> Response:
@@ -251,7 +258,7 @@ def create_app(db_path: str | Path, *, warm: bool = False) -> Starlette:
         Route("/tournaments/{tid}", tournament_page),
         Route("/bots/{name:path}", bot_page),
         Route("/games/{game_id}", game_page),
-        Route("/games/{game_id}/frames/{perspective}.js", frames_js),
+        Route("/games/{game_id}/replay.js", replay_js),
         Route("/api/tournaments", tournaments_api),
         Route("/api/tournaments/{tid}", tournament_api),
         Route("/api/tournaments/{tid}/rankings", rankings_api),

@@ -1,7 +1,7 @@
 """``arena export``: the web pages as static files, to publish results on any static host.
 
 Every page links to the others by relative file names (``arena.web.links.ExportLinks``), the
-replay viewer loads its frames from ``game-ID-PERSPECTIVE.js`` files next to it, and the CSS
+replay viewer loads its data (every perspective, packed) from ``game-ID.js`` next to it, and the CSS
 and JavaScript are copied into ``static/``: the folder works from a web server and opened
 straight from disk. The database is opened read-only. Games whose deal is still being played
 in other seat rotations are left out (as the server refuses them), and so are the logs of
@@ -16,8 +16,7 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ArenaError
-from arena.web.app import STATIC, frames_script
-from arena.web.frames import REFEREE
+from arena.web.app import STATIC, replay_script
 from arena.web.links import ExportLinks
 from arena.web.readonly import open_readonly
 from arena.web.render import render
@@ -103,9 +102,5 @@ def _export_game(store: Store, site: Site, links: ExportLinks, out: Path, gid: i
     except DealInPlay:
         return False
     _write(out / links.game(gid), render("game.html", links, **data))
-    for perspective in [REFEREE, *map(str, data["seats"])]:
-        _write(
-            out / links.frames(gid, perspective),
-            frames_script(site.game_frames(store, gid, perspective)),
-        )
+    _write(out / links.replay(gid), replay_script(site.game_data(store, gid)))
     return True

@@ -33,8 +33,8 @@ class Links:
     def game(self, gid: int) -> str:
         return f"/games/{gid}"
 
-    def frames(self, gid: int, perspective: str | int) -> str:
-        return f"/games/{gid}/frames/{perspective}.js"
+    def replay(self, gid: int) -> str:
+        return f"/games/{gid}/replay.js"
 
     def static(self, path: str) -> str:
         return f"/static/{path}"
@@ -60,8 +60,8 @@ class ExportLinks(Links):
     def game(self, gid: int) -> str:
         return f"game-{gid}.html"
 
-    def frames(self, gid: int, perspective: str | int) -> str:
-        return f"game-{gid}-{perspective}.js"
+    def replay(self, gid: int) -> str:
+        return f"game-{gid}.js"
 
     def static(self, path: str) -> str:
         return f"static/{path}"

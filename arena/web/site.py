@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.web import charts, queries
-from arena.web.frames import REFEREE, frames
+from arena.web.frames import REFEREE, Replay, build_replay, packed, perspective_frames
 from tournaments import published, reports
 from tournaments.errors import NotFound
 from tournaments.store import Store
@@ -60,6 +60,7 @@ class Site:
         self._last: dict[int, Bundle] = {}
         self._samples: dict[int, list[tuple[float, int]]] = {}
         self._computing: dict[int, threading.Lock] = {}
+        self._replays: OrderedDict[int, tuple[Replay, dict[str, Any]]] = OrderedDict()
         self._lock = threading.Lock()
 
     # -- tournaments --------------------------------------------------------------------
@@ -219,16 +220,44 @@ class Site:
             )
         return stored
 
+    #: Replays kept built (a replay is the same forever once shown).
+    REPLAYS_KEPT = 24
+
+    def replay(self, store: Store, game_id: int) -> tuple[Replay, dict[str, Any]]:
+        """Game ``game_id``'s frames (every perspective) and their packed form, refused
+        (``DealInPlay``) while its deal is still in play."""
+        stored = self.open_game(store, game_id)
+        with self._lock:
+            found = self._replays.get(game_id)
+            if found is not None:
+                self._replays.move_to_end(game_id)
+                return found
+        replay = build_replay(published.replayed(store, game_id), list(stored.planned.seating))
+        found = (replay, packed(replay))
+        with self._lock:
+            self._replays[game_id] = found
+            while len(self._replays) > self.REPLAYS_KEPT:
+                self._replays.popitem(last=False)
+        return found
+
     def game_page(self, store: Store, game_id: int) -> dict[str, Any]:
         stored = self.open_game(store, game_id)
         record = stored.record
+        replay, _ = self.replay(store, game_id)
         faults = [f.to_dict() for f in record.faults]
+        first_of_step: dict[int, int] = {}
+        for frame in replay.frames:
+            first_of_step.setdefault(frame.step, frame.index)
+        for fault in faults:  # the frame that shows the step the fault was met at
+            fault["frame"] = first_of_step.get(fault["step"] + 1, len(replay.frames) - 1)
         return {
             "stored": stored,
             "record": record,
             "faults": faults,
             "seats": list(range(record.players)),
             "names": list(stored.planned.seating),
+            "sheet": replay.sheet,
+            "frames": len(replay.frames),
         }
 
     def game_json(self, store: Store, game_id: int, seat: int | None) -> dict[str, Any]:
@@ -238,15 +267,14 @@ class Site:
         return published.seat_data(published.replayed(store, game_id), seat)
 
     def game_frames(self, store: Store, game_id: int, perspective: str) -> dict[str, Any]:
-        stored = self.open_game(store, game_id)
-        record = published.replayed(store, game_id)
+        replay, _ = self.replay(store, game_id)
         if perspective != REFEREE and (
             not (perspective.isascii() and perspective.isdigit())
-            or int(perspective) >= record.players
+            or int(perspective) >= replay.players
         ):
             raise NotFound(f"game {game_id} has no seat {perspective!r}")
-        return frames(
-            record,
-            perspective if perspective == REFEREE else int(perspective),
-            list(stored.planned.seating),
-        )
+        return perspective_frames(replay, perspective)
+
+    def game_data(self, store: Store, game_id: int) -> dict[str, Any]:
+        """Every perspective of game ``game_id``, packed: the replay viewer's data."""
+        return self.replay(store, game_id)[1]

@@ -295,7 +295,7 @@ def test_a_deal_still_in_play_is_not_shown(played: Played, tmp_path: Path) -> No
         f"/api/games/{others[0]}",
         f"/api/games/{others[0]}?seat=0",
         f"/api/games/{others[0]}/frames/referee",
-        f"/games/{others[1]}/frames/1.js",
+        f"/games/{others[1]}/replay.js",
     ):
         response = client.get(url)
         assert response.status_code == 409, url

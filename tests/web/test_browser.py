@@ -125,8 +125,8 @@ def test_replay_to_the_end_and_seats_see_no_hidden_card(
     served: Server, played: Played, page: object, game: str, tmp_path: Path
 ) -> None:
     gid = game_ids(served, played.tournaments[game])[0]
-    record = httpx.get(f"{served.url}/api/games/{gid}").json()
-    steps = 1 + max(a["step"] for a in record["actions"])
+    frames = httpx.get(f"{served.url}/api/games/{gid}/frames/referee").json()["frames"]
+    steps = len(frames) - 1
     page.goto(f"{served.url}/games/{gid}")
     page.wait_for_selector("#viewer[data-ready=yes]")
     seat = str(steps % 3)
