@@ -17,7 +17,7 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.games.skull_king_cards import CARDS, hand_card
-from arena.games.skyjo_actions import COLUMN_CELLS, COLS
+from arena.games.skyjo_actions import COLS, COLUMN_CELLS
 
 __all__ = ["Ending", "ending"]
 
