@@ -41,27 +41,31 @@ def _seats(seats: Sequence[int]) -> str:
 # -- skull and skull-bank -------------------------------------------------------------------
 
 
-def _disc_banner(game: str, end: Data, result: Data | None, after: Data) -> str:
-    """What ended the round: from the step's ``end`` event (success or failure) and the
-    round's ``result`` (None while a loser still has to choose the disc to lose)."""
+def _disc_banner(game: str, end: Data, result: Data | None, before: Data, after: Data) -> str:
+    """What ended the round: from the step's ``end`` event (success or failure), the round's
+    ``result`` (None while a loser still has to choose the disc to lose) and the referee's
+    data before the step (with the step's bid) and after it."""
     who, skull = end["seat"], end.get("skull")
+    text = f"round {before['round']} over: "
     if game == "skull":
         if end["type"] == "success":
-            text = f"seat {who} turned {after['bid'] or ''} discs without a skull: a success"
-            text = text.replace("  ", " ")
+            text += f"seat {who} turned {before['bid']} discs without a skull: a success"
         elif skull == who:
-            text = f"seat {who} met their own skull and loses a disc"
+            text += f"seat {who} met their own skull"
+            text += " and chooses the disc to lose" if result is None else " and lost a disc"
         else:
-            text = f"seat {who} met seat {skull}'s skull and loses a disc"
-    elif end["type"] == "success":
-        text = f"seat {who} revealed {after['claim']} roses: the claim holds"
+            text += f"seat {who} met seat {skull}'s skull and loses a disc, drawn blind"
     else:
-        text = f"seat {who} revealed seat {skull}'s skull: the claim fails"
-    if result is None:
-        text += f"; seat {skull if game == 'skull-bank' else who} chooses the disc to lose"
-    elif game == "skull-bank" and result["losers"]:
-        text += f"; {_seats(result['losers'])} each lose a bill"
-    out = result["eliminated"] if result is not None else []
+        if end["type"] == "success":
+            text += f"seat {who} revealed {before['claim']} roses: the claim holds"
+        else:
+            text += f"seat {who} revealed seat {skull}'s skull: the claim fails"
+        losers = result["losers"] if result is not None else after.get("losers", [])
+        if losers:
+            text += f"; {_seats(losers)} each lose a bill"
+        if result is None:
+            text += f" (seat {skull} chooses the bill to give up)"
+    out = [] if result is None else result["eliminated"]
     if out:
         text += f"; {_seats(out if isinstance(out, list) else [who])} out"
     if after.get("winner") is not None:
@@ -105,12 +109,7 @@ def _disc_ending(
         full.update(phase="showdown")
         for view in views.values():
             view.update(phase="showdown")
-    banner = _disc_banner(game, end, result, {**after, "bid": full.get("bid"), **_claim(full)})
-    return Ending(full, views, banner)
-
-
-def _claim(full: Data) -> Data:
-    return {"claim": full["claim"]} if "claim" in full else {}
+    return Ending(full, views, _disc_banner(game, end, result, full, after))
 
 
 # -- skull-king -----------------------------------------------------------------------------

@@ -101,7 +101,7 @@ def test_pages_work_without_javascript(client: TestClient, played: Played) -> No
     html = client.get(f"/tournaments/{played.tournaments['skull']}").text
     assert html.count("<tr data-entrant=") == 3
     assert html.count("<svg") == 4 and 'id="games"' in html
-    assert len(re.findall(r'href="/games/\d+"', html)) == 3
+    assert len(set(re.findall(r'href="/games/\d+"', html))) == 3
 
 
 def test_empty_tournament_is_a_clear_page(client: TestClient, played: Played) -> None:

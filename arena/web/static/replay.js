@@ -291,8 +291,8 @@
     var wanted = parseAddress();
     if (!data || location.hash === address()) { return; }
     stop();
-    seat = wanted.seat !== null && data.views[wanted.seat] ? wanted.seat : "";
-    show(wanted.step === null ? index : wanted.step);
+    if (wanted.seat !== null) { seat = data.views[wanted.seat] ? wanted.seat : ""; }
+    show(wanted.step === null ? index : wanted.step);  // a link to a step keeps the seat
   });
 
   var script = document.createElement("script");
