@@ -254,7 +254,7 @@ class Site:
             "live": self.live(store, tid, info=info),
             "rows": bundle.rows,
             "rated_games": bundle.info.games_done,
-            "faults": published.fault_summary(store, tid),  # of now: a cheap query
+            "faults": bundle.tournament["faults"],
             "elo_chart": charts.elo_bars(
                 [(r.entrant, r.elo, r.elo_lo, r.elo_hi) for r in bundle.rows]
             ),
@@ -268,7 +268,7 @@ class Site:
                 {e: [(i + 1, r) for i, r in s] for e, s in bundle.history.items()}
             ),
             "games": queries.games_page(
-                store, tid, games_filter=games_filter, page=page, per_page=per_page
+                store, tid, games_filter=games_filter, page=page, per_page=per_page, info=info
             ),
             "recent": queries.recent_games(store, tid),
             "h2h": h2h,

@@ -104,10 +104,10 @@ def test_replay_to_the_end_with_a_seat_pane(
 ) -> None:
     for gid in game_ids(served, played.tournaments[game])[:1]:
         frames = frames_of(served, gid)
-        seat = str(gid % 3)
-        page.goto(f"{served.url}/games/{gid}#seat={seat}")
+        page.goto(f"{served.url}/games/{gid}")
         page.wait_for_selector("#viewer[data-ready=yes]")
-        assert page.locator("#pane-seat:not([hidden])").count() == 1
+        page.select_option("#perspective", str(gid % 3))
+        page.wait_for_selector("#pane-seat:not([hidden])")
         assert page.locator("#table-referee .item").count() >= 3  # a table, not a text log
         page.screenshot(path=str(shots / f"{gid}-start.png"), full_page=True)
         walked = page.evaluate(WALK)
