@@ -130,11 +130,15 @@ def _sk_ending(
         "scores": list(scored["scores"]),
         "turn": None,
     }
-    full["trick"] = [*full["trick"], [seat, card]]
+    # the last trick, complete, as the round's last taken trick (with who took it)
+    full["tricks"] = [*full["tricks"], [*full["trick"], [seat, card]]]
+    full["trick"] = []
     full["hands"][seat].remove(held)
     full.update(changes)
+    taken = {k: trick[k] for k in ("leader", "cards", "winner", "next")}
     for viewer, view in views.items():
-        view["trick"] = [*view["trick"], card]
+        view["tricks"] = [*view["tricks"], taken]
+        view["trick"] = []
         if viewer == seat:
             view["hand"] = [c for i, c in enumerate(view["hand"]) if i != view["hand"].index(held)]
         view.update(changes)

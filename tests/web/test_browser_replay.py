@@ -188,9 +188,13 @@ def test_each_round_ends_in_a_step_of_its_own(
             assert page.locator("#table-seat .zone-grid .item.back").count() == 0
         if game == "skull-king":
             assert banner.startswith("round 1 over: the last trick goes to")
-            trick = page.locator("#table-referee .center .zone").first
-            assert trick.locator(".item").count() == 3
-            assert all(t.startswith("seat ") for t in trick.locator(".sub").all_inner_texts())
+            taker = re.search(r"goes to (seat \d|nobody)", banner).group(1)
+            for pane in ("#table-referee", "#table-seat"):
+                trick = page.locator(f"{pane} .center .zone:has-text('last trick')")
+                assert f"won by {taker}" in trick.locator(".zone-label").inner_text()
+                assert trick.locator(".item").count() == 3
+                subs = trick.locator(".sub").all_inner_texts()
+                assert sorted(subs) == ["seat 0", "seat 1", "seat 2"]
         if game == "skull":
             for pane in ("#table-referee", "#table-seat"):  # the skull, face up for all
                 assert page.locator(f"{pane} .item.disc.skull.up").count() >= 1

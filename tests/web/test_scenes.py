@@ -106,6 +106,12 @@ def test_seat_scenes_show_only_what_is_face_up_and_agree_with_the_referee(replay
     assert last["banner"].startswith("game over")
 
 
+def trick_of(scored: dict, events: list[dict]) -> dict:
+    """The trick event just before a Skull King round's ``round`` event."""
+    at = next(i for i, e in enumerate(events) if e is scored)
+    return next(e for e in reversed(events[:at]) if e["type"] == "trick")
+
+
 def items(scene: dict, seat: int, zone: str) -> list[dict]:
     box = next(s for s in scene["seats"] if s["seat"] == seat)
     return next(z for z in box["zones"] if z["label"] == zone)["items"]
@@ -135,8 +141,10 @@ def test_each_round_ends_in_a_frame_that_shows_how(replayed) -> None:
                 pile = items(scene, event["skull"], "pile")
                 assert any(i["t"] == "skull" and "up" in i["c"].split() for i in pile)
         if game == "skull-king":
-            trick = next(z for z in views[0]["center"] if z["label"] == "trick")
-            assert len(trick["items"]) == record.players
+            for scene in views:  # the round's last trick, whole, and who took it
+                trick = next(z for z in scene["center"] if z["label"].startswith("last trick"))
+                winner = "nobody" if trick_of(event, events)["winner"] is None else "seat"
+                assert len(trick["items"]) == record.players and winner in trick["label"]
             assert all(s["notes"][1] == f"won {w}" for s, w in zip(views[0]["seats"], event["won"]))
         if game == "skyjo":
             for seat, raw in enumerate(event["raw"]):
