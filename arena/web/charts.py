@@ -59,6 +59,18 @@ def _ticks(lo: float, hi: float, count: int = 6) -> list[float]:
     return [start + i * step for i in range(count + 2) if start + i * step < hi]
 
 
+def _y_grid(
+    lo: float, hi: float, y: Callable[[float], float], left: float, right: float
+) -> list[str]:
+    """Horizontal grid lines with their values, for a vertical axis from ``lo`` to ``hi``."""
+    return [
+        f'<line x1="{left}" y1="{y(tick):.1f}" x2="{right}" y2="{y(tick):.1f}" class="grid"/>'
+        f'<text x="{left - 4}" y="{y(tick) + 4:.1f}" text-anchor="end" class="tick">'
+        f"{tick:.0f}</text>"
+        for tick in _ticks(lo, hi, 5)
+    ]
+
+
 def elo_bars(
     rows: Sequence[tuple[str, float | None, float | None, float | None]], *, width: int = 560
 ) -> Markup:
@@ -223,13 +235,7 @@ def line_chart(
     lo_x, hi_x = (x0 - 1, x1 + 1) if x1 == x0 else (x0, x1)
     x = _scale(lo_x, hi_x, left, width - 12)
     y = _scale(y0, y1, plot_h, 8)
-    parts = [_svg("rating history", width, total_h)]
-    for tick in _ticks(y0, y1, 5):
-        parts.append(
-            f'<line x1="{left}" y1="{y(tick):.1f}" x2="{width - 12}" y2="{y(tick):.1f}" '
-            f'class="grid"/><text x="{left - 4}" y="{y(tick) + 4:.1f}" text-anchor="end" '
-            f'class="tick">{tick:.0f}</text>'
-        )
+    parts = [_svg("rating history", width, total_h), *_y_grid(y0, y1, y, left, width - 12)]
     x_ticks = sorted({x0, x1, *(int(t) for t in _ticks(lo_x, hi_x, 5) if x0 <= t <= x1)})
     for tick in x_ticks:
         parts.append(
@@ -290,13 +296,7 @@ def timeline(points: Sequence[TimelinePoint], *, height: int = 240) -> Markup:
     y0, y1 = min(lows) - 20, max(highs) + 20
     plot_h = height - bottom
     y = _scale(y0, y1, plot_h, 8)
-    parts = [_svg("rating in each tournament", width, height)]
-    for tick in _ticks(y0, y1, 5):
-        parts.append(
-            f'<line x1="{left}" y1="{y(tick):.1f}" x2="{width - 8}" y2="{y(tick):.1f}" '
-            f'class="grid"/><text x="{left - 4}" y="{y(tick) + 4:.1f}" text-anchor="end" '
-            f'class="tick">{tick:.0f}</text>'
-        )
+    parts = [_svg("rating in each tournament", width, height), *_y_grid(y0, y1, y, left, width - 8)]
     parts.append(
         f'<text transform="translate(14 {plot_h / 2:.0f}) rotate(-90)" text-anchor="middle" '
         'class="axis-title">Elo (bar: 95 % interval)</text>'

@@ -140,6 +140,30 @@ def _play(db: Path, script: Path) -> Played:
     return Played(db, ids, json.loads(out)["id"])
 
 
+def withheld_copy(played: Played, folder: Path) -> tuple[Path, int, list[int]]:
+    """A copy of the database where one rotation of skull's deal is pending again: the
+    other two games of that deal have been played, and their replays are withheld."""
+    db = folder / "withheld.db"
+    shutil.copy(played.db, db)
+    tid = played.tournaments["skull"]
+    with sqlite3.connect(db) as conn:
+        first, *others = [
+            gid
+            for (gid,) in conn.execute(
+                "SELECT id FROM games WHERE tournament_id = ? ORDER BY plan_index", (tid,)
+            )
+        ]
+        conn.execute("DELETE FROM faults WHERE game_id = ?", (first,))
+        conn.execute("DELETE FROM seats WHERE game_id = ?", (first,))
+        conn.execute(
+            "UPDATE games SET status = 'pending', actions = NULL, outcome = NULL, "
+            "finished_at = NULL WHERE id = ?",
+            (first,),
+        )
+        conn.execute("UPDATE tournaments SET status = 'in-progress' WHERE id = ?", (tid,))
+    return db, tid, others
+
+
 @dataclass
 class Server:
     url: str

@@ -24,7 +24,7 @@ with warnings.catch_warnings():  # newer Starlette prefers httpx2 for its test c
 from arena.keyfile import key_file_path
 from arena.web.app import create_app
 from arena.web.downloads import crosstable_csv
-from tests.web.conftest import EVIL, EVIL_LOG, SECRET_ARG, Played, cli
+from tests.web.conftest import EVIL, EVIL_LOG, SECRET_ARG, Played, cli, withheld_copy
 from tournaments.migrations import SCHEMA_VERSION
 
 
@@ -277,22 +277,7 @@ def _hex_strings(data: object) -> list[str]:
 def test_a_deal_still_in_play_is_not_shown(played: Played, tmp_path: Path) -> None:
     """While one seat rotation of a deal is pending, the others' replays (every hand of the
     deal) and the logs of the tournament's bots are withheld, served and exported alike."""
-    db = serve_copy(played, tmp_path)
-    tid = played.tournaments["skull"]
-    with sqlite3.connect(db) as conn:
-        first, *others = [
-            gid
-            for (gid,) in conn.execute(
-                "SELECT id FROM games WHERE tournament_id = ? ORDER BY plan_index", (tid,)
-            )
-        ]
-        conn.execute("DELETE FROM faults WHERE game_id = ?", (first,))
-        conn.execute("DELETE FROM seats WHERE game_id = ?", (first,))
-        conn.execute(
-            "UPDATE games SET status = 'pending', actions = NULL, outcome = NULL WHERE id = ?",
-            (first,),
-        )
-        conn.execute("UPDATE tournaments SET status = 'in-progress' WHERE id = ?", (tid,))
+    db, tid, others = withheld_copy(played, tmp_path)
     client = TestClient(create_app(db))
     for url in (
         f"/games/{others[0]}",

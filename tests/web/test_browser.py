@@ -10,8 +10,6 @@ from __future__ import annotations
 
 import json
 import re
-import shutil
-import sqlite3
 from pathlib import Path
 from urllib.parse import parse_qs, urlparse
 
@@ -29,6 +27,7 @@ from tests.web.conftest import (
     open_page,
     start_server,
     stop_server,
+    withheld_copy,
 )
 
 needs_chromium()
@@ -242,30 +241,6 @@ def test_dark_mode(served: Server, played: Played, browser: object, shots: Path)
         page.screenshot(path=str(shots / f"{len(url)}.png"), full_page=True)
     assert page.errors == []
     page.context.close()
-
-
-def withheld_copy(played: Played, folder: Path) -> tuple[Path, int, list[int]]:
-    """A copy of the database where one rotation of skull's deal is pending again: the
-    other two games of that deal have been played, and their replays are withheld."""
-    db = folder / "withheld.db"
-    shutil.copy(played.db, db)
-    tid = played.tournaments["skull"]
-    with sqlite3.connect(db) as conn:
-        first, *others = [
-            gid
-            for (gid,) in conn.execute(
-                "SELECT id FROM games WHERE tournament_id = ? ORDER BY plan_index", (tid,)
-            )
-        ]
-        conn.execute("DELETE FROM faults WHERE game_id = ?", (first,))
-        conn.execute("DELETE FROM seats WHERE game_id = ?", (first,))
-        conn.execute(
-            "UPDATE games SET status = 'pending', actions = NULL, outcome = NULL, "
-            "finished_at = NULL WHERE id = ?",
-            (first,),
-        )
-        conn.execute("UPDATE tournaments SET status = 'in-progress' WHERE id = ?", (tid,))
-    return db, tid, others
 
 
 def test_withheld_replays_are_not_linked(
