@@ -11,6 +11,7 @@ whether a bot's log may be shown in one place too, ``log_withheld``.
 
 from __future__ import annotations
 
+import ast
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
@@ -21,6 +22,7 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.logs import bot_logs, logs_folder
 from arena.text import printable
+from tournaments.catalogue import bundled_folder
 from tournaments.errors import NotFound
 from tournaments.ratings import HistoryRow
 from tournaments.store import Store
@@ -31,6 +33,7 @@ __all__ = [
     "BadParameter",
     "GamesFilter",
     "GamesPage",
+    "bot_description",
     "bot_log_text",
     "bot_record",
     "deal_in_play",
@@ -463,6 +466,20 @@ def bot_log_text(db_path: str, name: str, record: dict[str, Any]) -> dict[str, A
             }
         )
     return {"withheld": None, "files": files, "empty": empty}
+
+
+def bot_description(name: str, kind: str) -> str | None:
+    """A bundled bot's description: the first paragraph of its module's docstring (read as
+    text; the bot is not imported). None for other bots."""
+    folder = bundled_folder()
+    path = folder / f"{name}.py" if folder and kind == "bundled" else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    return " ".join(doc.split("\n\n")[0].split()) if doc else None
 
 
 def history_series(

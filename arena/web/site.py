@@ -11,7 +11,6 @@ with the number of games it counts), so watching a run costs it little.
 
 from __future__ import annotations
 
-import ast
 import threading
 import time
 from collections import OrderedDict
@@ -23,68 +22,17 @@ from arena.web import charts, queries
 from arena.web.frames import REFEREE, Replay, build_replay, packed, perspective_frames
 from arena.web.links import DOWNLOADS, Links
 from arena.web.queries import GamesFilter
+from arena.web.runs import run_status
 from tournaments import published, reports
-from tournaments.catalogue import bundled_folder
 from tournaments.errors import NotFound
-from tournaments.heartbeat import RunState, run_state
 from tournaments.store import Store
 from tournaments.values import TournamentInfo, TournamentStatus
 
-__all__ = ["Bundle", "DealInPlay", "RunStatus", "Site", "run_status"]
+__all__ = ["Bundle", "DealInPlay", "Site"]
 
 
 class DealInPlay(NotFound):
     """A game whose deal is still being played in another seat rotation: not shown yet."""
-
-
-@dataclass(frozen=True)
-class RunStatus:
-    """What a tournament page says of its run: ``state`` is done, running, stopped or not
-    started; ``message`` says what to do about it (None when nothing is to be done)."""
-
-    state: str
-    message: str | None
-    started_at: str | None
-    games_at_once: int | None
-
-    def to_dict(self) -> dict[str, Any]:
-        return {
-            "state": self.state,
-            "message": self.message,
-            "started_at": self.started_at,
-            "games_at_once": self.games_at_once,
-        }
-
-
-def run_status(store: Store, info: TournamentInfo) -> RunStatus:
-    """Whether tournament ``info`` is done, running (its run's heartbeat is alive), stopped
-    (games left, and no live run) or not started."""
-    run = store.last_run(info.id)
-    started = run.started_at if run else None
-    at_once = run.games_at_once if run else None
-    if info.status is TournamentStatus.DONE:
-        return RunStatus("done", None, started, at_once)
-    state = run_state(run)
-    if state is RunState.RUNNING:
-        return RunStatus("running", None, started, at_once)
-    command = f"arena tournament run {info.id}"
-    if info.status is TournamentStatus.PLANNED and state is RunState.NEVER:
-        return RunStatus("not started", f"not started: run `{command}` to play it", None, None)
-    return RunStatus("stopped", f"stopped: run `{command}` to finish", started, at_once)
-
-
-def bot_description(name: str, kind: str) -> str | None:
-    """A bundled bot's description: the first paragraph of its module's docstring (read as
-    text; the bot is not imported). None for other bots."""
-    folder = bundled_folder()
-    path = folder / f"{name}.py" if folder and kind == "bundled" else None
-    if path is None or not path.is_file():
-        return None
-    try:
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
-    except (OSError, SyntaxError, UnicodeDecodeError):
-        return None
-    return " ".join(doc.split("\n\n")[0].split()) if doc else None
 
 
 @dataclass(frozen=True)
@@ -337,7 +285,7 @@ class Site:
         """A bot's record (``queries.bot_record``), its description, its log, and its
         rating in each of its tournaments (from their rankings: ``ratings``)."""
         record = queries.bot_record(store, name, bundled=self.bundled)
-        record["description"] = bot_description(name, record["kind"])
+        record["description"] = queries.bot_description(name, record["kind"])
         record["log"] = queries.bot_log_text(self.db_path, name, record)
         ratings = []
         for entry in record["tournaments"]:
