@@ -10,12 +10,9 @@ ids 404, a deal still in play 409, bad parameters 400, a database that cannot be
 
 from __future__ import annotations
 
-import base64
 import functools
-import json
 import logging
 import threading
-import zlib
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any
@@ -40,7 +37,7 @@ from tournaments.catalogue import bundled_bots
 from tournaments.errors import NotFound, StoreError
 from tournaments.store import Store
 
-__all__ = ["STATIC", "create_app", "replay_script"]
+__all__ = ["STATIC", "create_app"]
 
 log = logging.getLogger(__name__)
 
@@ -82,16 +79,6 @@ def _error(exc: Exception, api: bool) -> Response:
     return HTMLResponse(
         render("error.html", LINKS, title=title, message=message), status, headers=HEADERS
     )
-
-
-def replay_script(data: dict[str, Any]) -> str:
-    """A game's packed replay as a script calling ``arenaReplay`` (loads from a server and
-    from exported files alike): its JSON compressed with zlib, in base64 (the viewer inflates
-    it with the browser's ``DecompressionStream``), so the script holds nothing but a call and
-    base64 letters."""
-    text = json.dumps(data, separators=(",", ":")).encode("ascii")
-    deflated = base64.b64encode(zlib.compress(text, 9)).decode("ascii")
-    return f'arenaReplay({{"deflated":"{deflated}"}});\n'
 
 
 def _int(request: Request, name: str, default: int | None = None) -> int | None:
@@ -278,7 +265,7 @@ frames_api = endpoint("json")(_frames)
 
 @endpoint("js")
 def replay_js(request: Request, store: Store, site: Site) -> str:
-    return replay_script(site.game_data(store, _path_int(request, "game_id")))
+    return site.replay_script(store, _path_int(request, "game_id"))
 
 
 async def not_found(request: Request, exc: Exception) -> Response:

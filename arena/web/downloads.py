@@ -14,6 +14,7 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
+from arena.web.queries import RawJSON
 from tournaments import reports
 
 __all__ = ["crosstable_csv", "jsonl", "rankings_csv"]
@@ -63,7 +64,14 @@ def crosstable_csv(crosstable: dict[str, Any]) -> str:
     return _csv(columns, ([p.get(c) for c in columns] for p in crosstable["pairs"]))
 
 
+_ENCODE = json.JSONEncoder(separators=(",", ":")).encode
+
+
 def jsonl(lines: Iterable[dict[str, Any]]) -> Iterator[str]:
-    """JSON Lines: one JSON object per line."""
+    """JSON Lines: one JSON object per line (a ``RawJSON`` value is written as it is)."""
     for line in lines:
-        yield json.dumps(line, separators=(",", ":")) + "\n"
+        raw = {k: v for k, v in line.items() if isinstance(v, RawJSON)}
+        text = _ENCODE({k: v for k, v in line.items() if k not in raw})
+        if raw:
+            text = text[:-1] + "".join(f",{_ENCODE(k)}:{v}" for k, v in raw.items()) + "}"
+        yield text + "\n"

@@ -18,7 +18,7 @@ from pathlib import Path
 
 from arena.errors import ArenaError
 from arena.web import downloads, queries
-from arena.web.app import STATIC, replay_script
+from arena.web.app import STATIC
 from arena.web.links import ExportLinks
 from arena.web.queries import GamesFilter
 from arena.web.readonly import open_readonly
@@ -133,4 +133,4 @@ def _export_game(store: Store, site: Site, links: ExportLinks, out: Path, gid: i
     page = links.game(gid)
     assert page is not None
     _write(out / page, render("game.html", links, **site.game_page(store, gid)))
-    _write(out / links.replay(gid), replay_script(site.game_data(store, gid)))
+    _write(out / links.replay(gid), site.replay_script(store, gid))

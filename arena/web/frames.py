@@ -16,6 +16,9 @@ every repeated part stored once (``arena.web.packing``).
 
 from __future__ import annotations
 
+import base64
+import json
+import zlib
 from collections.abc import Sequence
 from dataclasses import dataclass
 from typing import Any
@@ -27,7 +30,15 @@ from arena.web.moves import ScoreSheet, action_words, event_words, score_sheet
 from arena.web.packing import Pool
 from arena.web.scenes import full_scene, seat_scene
 
-__all__ = ["REFEREE", "Frame", "Replay", "build_replay", "packed", "perspective_frames"]
+__all__ = [
+    "REFEREE",
+    "Frame",
+    "Replay",
+    "build_replay",
+    "packed",
+    "perspective_frames",
+    "replay_script",
+]
 
 REFEREE = "referee"
 
@@ -244,44 +255,45 @@ ZONE_FIELDS = ("label", "kind", "cols", "items")
 ITEM_FIELDS = ("t", "c", "h", "s")
 
 
-def _zone_list(zone: dict[str, Any]) -> list[Any]:
-    items = [[item.get(name) for name in ITEM_FIELDS] for item in zone["items"]]
-    return [zone["label"], zone["kind"], zone["cols"], items]
-
-
-def _scene_list(scene: dict[str, Any]) -> list[Any]:
-    seats = [
-        [
-            seat["seat"],
-            seat["name"],
-            seat["active"],
-            seat["notes"],
-            list(map(_zone_list, seat["zones"])),
-        ]
-        for seat in scene["seats"]
-    ]
-    center = list(map(_zone_list, scene["center"]))
-    return [scene["caption"], scene["info"], scene["banner"], seats, center]
-
-
 def packed(replay: Replay) -> dict[str, Any]:
     """Every perspective of ``replay`` in one document, each repeated part stored once: the
     viewer's data (``replay.js`` decodes it). ``views[P][i]`` is the pool entry of frame ``i``
     as perspective ``P`` sees it: ``[scene, actions, faults]`` (and the referee's details),
     a scene packed as a list of its ``SCENE_FIELDS``, its seats, zones and items likewise."""
     pool = Pool()
+    items: dict[int, tuple[dict[str, Any], int]] = {}  # items are shared: packed once each
+
+    def item(it: dict[str, Any]) -> int:
+        found = items.get(id(it))
+        if found is None or found[0] is not it:
+            found = items[id(it)] = (it, pool.add([it.get(name) for name in ITEM_FIELDS]))
+        return found[1]
+
+    def zone(z: dict[str, Any]) -> int:
+        head = [pool.add(z["label"]), pool.add(z["kind"]), pool.add(z["cols"])]
+        return pool.node([*head, pool.node([item(it) for it in z["items"]])])
+
+    def seat(box: dict[str, Any]) -> int:
+        head = [pool.add(box[name]) for name in SEAT_FIELDS[:4]]
+        return pool.node([*head, pool.node([zone(z) for z in box["zones"]])])
+
+    def scene(it: dict[str, Any]) -> int:
+        head = [pool.add(it[name]) for name in SCENE_FIELDS[:3]]
+        seats = pool.node([seat(box) for box in it["seats"]])
+        return pool.node([*head, seats, pool.node([zone(z) for z in it["center"]])])
+
     views: dict[str, list[int]] = {}
     for key in replay.perspectives:
         refs = []
         for frame in replay.frames:
-            node: list[Any] = [
-                _scene_list(replay.scenes[key][frame.index]),
-                replay.actions[key][frame.index],
-                replay.faults[key][frame.index],
+            node = [
+                scene(replay.scenes[key][frame.index]),
+                pool.add(replay.actions[key][frame.index]),
+                pool.add(replay.faults[key][frame.index]),
             ]
             if key == REFEREE:
-                node.append(replay.details[frame.index])
-            refs.append(pool.add(node))
+                node.append(pool.add(replay.details[frame.index]))
+            refs.append(pool.node(node))
         views[key] = refs
     return {
         "game": replay.game,
@@ -294,3 +306,13 @@ def packed(replay: Replay) -> dict[str, Any]:
         "pool": pool.entries,
         "views": views,
     }
+
+
+def replay_script(data: dict[str, Any]) -> str:
+    """A game's packed replay as a script calling ``arenaReplay`` (loads from a server and
+    from exported files alike): its JSON compressed with zlib, in base64 (the viewer inflates
+    it with the browser's ``DecompressionStream``), so the script holds nothing but a call and
+    base64 letters."""
+    text = json.dumps(data, separators=(",", ":")).encode("ascii")
+    deflated = base64.b64encode(zlib.compress(text, 6)).decode("ascii")
+    return f'arenaReplay({{"deflated":"{deflated}"}});\n'

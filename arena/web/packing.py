@@ -10,12 +10,9 @@ once. ``unpack`` (and ``replay.js``) rebuild a value from its index.
 
 from __future__ import annotations
 
-import json
 from typing import Any
 
 __all__ = ["Pool", "unpack"]
-
-_TEXT = json.JSONEncoder(separators=(",", ":"), check_circular=False).encode
 
 
 class Pool:
@@ -23,29 +20,44 @@ class Pool:
 
     def __init__(self) -> None:
         self.entries: list[Any] = []
-        self._index: dict[str, int] = {}
-        self._scalars: dict[tuple[type, Any], int] = {}
+        self._index: dict[tuple[Any, ...], int] = {}
+        self._seen: dict[int, tuple[Any, int]] = {}  # id -> (the value, kept alive; its index)
+
+    def node(self, refs: list[int]) -> int:
+        """The index of a list whose items are stored already, given their indices."""
+        key = ("l", tuple(refs))
+        found = self._index.get(key)
+        if found is None:
+            found = self._index[key] = len(self.entries)
+            self.entries.append(list(refs))
+        return found
 
     def add(self, value: Any) -> int:
-        """The index of ``value``'s node (stored now if new). A list or object already stored
-        is known by its JSON text, so a repeated part is found without walking it again."""
+        """The index of ``value``'s node (stored now if new). A node is known by its kind and
+        its children's indices; a value met before (the same object) is not walked again."""
         if not isinstance(value, (dict, list, tuple)):
-            key: Any = (type(value), value)
-            found = self._scalars.get(key)
+            scalar = ("s", type(value), value)
+            found = self._index.get(scalar)
             if found is None:
-                found = self._scalars[key] = len(self.entries)
+                found = self._index[scalar] = len(self.entries)
                 self.entries.append(value)
             return found
-        text = _TEXT(value)
-        found = self._index.get(text)
+        seen = self._seen.get(id(value))
+        if seen is not None and seen[0] is value:
+            return seen[1]
+        entry: Any
+        if isinstance(value, dict):
+            refs = tuple((str(k), self.add(v)) for k, v in value.items())
+            key: tuple[Any, ...] = ("d", refs)
+            entry = dict(refs)
+        else:
+            items = tuple(self.add(v) for v in value)
+            key, entry = ("l", items), list(items)
+        found = self._index.get(key)
         if found is None:
-            entry: Any
-            if isinstance(value, dict):
-                entry = {str(k): self.add(v) for k, v in value.items()}
-            else:
-                entry = [self.add(v) for v in value]
-            found = self._index[text] = len(self.entries)
+            found = self._index[key] = len(self.entries)
             self.entries.append(entry)
+        self._seen[id(value)] = (value, found)
         return found
 
 

@@ -31,6 +31,7 @@ from tournaments.values import TournamentInfo
 __all__ = [
     "REPLAY_SHOWN",
     "BadParameter",
+    "RawJSON",
     "GamesFilter",
     "GamesPage",
     "bot_description",
@@ -57,6 +58,10 @@ REPLAY_SHOWN = (
 )
 #: Why a played game has no replay link.
 WITHHELD = "replay withheld until every rotation of its deal is played"
+
+
+class RawJSON(str):
+    """JSON text read from the database, written out as it is (``downloads.jsonl``)."""
 
 
 class BadParameter(ArenaError):
@@ -305,7 +310,7 @@ def game_lines(store: Store, tid: int, *, after: int = -1, limit: int = 500) -> 
         if line["replay"]:
             line.update(
                 seed=row[12],
-                actions=json.loads(row[13]),
+                actions=RawJSON(row[13]),
                 fault_list=faults.get(line["id"], []),
                 wall_ms=row[14],
             )

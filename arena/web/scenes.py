@@ -4,7 +4,8 @@ A scene is plain data: ``caption``, ``info`` (label/value pairs), ``banner`` (wh
 happened at the end of a round or of the game, else None), ``seats`` (each with ``seat``,
 ``name``, ``active``, ``notes`` and ``zones``) and ``center`` zones. A zone is
 ``{"label", "kind": "row"|"grid", "cols", "items"}`` and an item ``{"t": text, "c": class,
-"h": the same in plain words}``, with ``"s"`` (a second, smaller line) on cards. Class ``back``
+"h": the same in plain words}``, with ``"s"`` (a second, smaller line) on cards. Items are
+shared between scenes (made once each): a scene is read, never changed. Class ``back``
 marks a card or disc whose face is hidden, ``down`` a face the referee sees but the other
 players do not, ``up`` a face everyone sees, ``gone`` a lost disc or a removed card.
 
@@ -17,6 +18,7 @@ every ``info`` entry is computed from facts both sides hold, so the panes agree 
 
 from __future__ import annotations
 
+import functools
 from collections.abc import Callable, Sequence
 from typing import Any
 
@@ -38,6 +40,7 @@ def _item(text: str, cls: str, words: str, sub: str | None = None) -> Item:
     return item
 
 
+@functools.cache
 def _back(kind: str, words: str) -> Item:
     return _item("", f"{kind} back", words)
 
@@ -87,6 +90,7 @@ _GOOD = {"skull": "flower", "skull-bank": "rose"}
 _DISC = {"skull": "disc", "skull-bank": "bill"}
 
 
+@functools.cache
 def _disc(game: str, kind: str, *, state: str = "") -> Item:
     words = f"{kind} ({_STATE_WORDS[state]})" if state else kind
     return _item(kind, f"disc {kind} {state}".strip(), words)
@@ -225,6 +229,7 @@ def card_words(code: str) -> str:
     return _SPECIAL.get(code, (code, code))[1]
 
 
+@functools.cache
 def _card(code: str, *, state: str = "", seat: int | None = None) -> Item:
     """A card: its number or name, its suit or kind as the second line (or the seat that
     played it, on the table), a colour per suit."""
@@ -329,6 +334,7 @@ def _sk_full_scene(
 # -- skyjo: grids ---------------------------------------------------------------------------
 
 
+@functools.cache
 def _sj(value: int | None, *, state: str = "") -> Item:
     if value is None:
         return _back("sj", "face-down card")

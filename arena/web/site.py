@@ -19,7 +19,14 @@ from dataclasses import dataclass
 from typing import Any
 
 from arena.web import charts, queries
-from arena.web.frames import REFEREE, Replay, build_replay, packed, perspective_frames
+from arena.web.frames import (
+    REFEREE,
+    Replay,
+    build_replay,
+    packed,
+    perspective_frames,
+    replay_script,
+)
 from arena.web.links import DOWNLOADS, Links
 from arena.web.queries import GamesFilter
 from arena.web.runs import run_status
@@ -64,7 +71,7 @@ class Site:
         self._last: dict[int, Bundle] = {}
         self._samples: dict[int, list[tuple[float, int]]] = {}
         self._computing: dict[int, threading.Lock] = {}
-        self._replays: OrderedDict[int, tuple[Replay, dict[str, Any]]] = OrderedDict()
+        self._replays: OrderedDict[int, tuple[Replay, str]] = OrderedDict()
         self._lock = threading.Lock()
 
     # -- tournaments --------------------------------------------------------------------
@@ -343,9 +350,10 @@ class Site:
     #: Replays kept built (a replay is the same forever once shown).
     REPLAYS_KEPT = 24
 
-    def replay(self, store: Store, game_id: int) -> tuple[Replay, dict[str, Any]]:
-        """Game ``game_id``'s frames (every perspective) and their packed form, refused
-        (``DealInPlay``) while its deal is still in play."""
+    def replay(self, store: Store, game_id: int) -> tuple[Replay, str]:
+        """Game ``game_id``'s frames (every perspective) and the viewer's script of them
+        (packed and compressed once), refused (``DealInPlay``) while its deal is still in
+        play."""
         stored = self.open_game(store, game_id)
         with self._lock:
             found = self._replays.get(game_id)
@@ -353,7 +361,7 @@ class Site:
                 self._replays.move_to_end(game_id)
                 return found
         replay = build_replay(published.replayed(store, game_id), list(stored.planned.seating))
-        found = (replay, packed(replay))
+        found = (replay, replay_script(packed(replay)))
         with self._lock:
             self._replays[game_id] = found
             while len(self._replays) > self.REPLAYS_KEPT:
@@ -395,6 +403,6 @@ class Site:
             raise NotFound(f"game {game_id} has no seat {perspective!r}")
         return perspective_frames(replay, perspective)
 
-    def game_data(self, store: Store, game_id: int) -> dict[str, Any]:
-        """Every perspective of game ``game_id``, packed: the replay viewer's data."""
+    def replay_script(self, store: Store, game_id: int) -> str:
+        """The replay viewer's data of game ``game_id`` (``frames.replay_script``)."""
         return self.replay(store, game_id)[1]
