@@ -34,6 +34,7 @@ __all__ = [
     "REFEREE",
     "Frame",
     "Replay",
+    "ReplayMismatch",
     "build_replay",
     "packed",
     "perspective_frames",
@@ -105,8 +106,14 @@ def _game_over(record: GameRecord, names: Sequence[str]) -> str:
     )
 
 
+class ReplayMismatch(ValueError):
+    """A stored game that no longer replays to its stored result."""
+
+
 def build_replay(record: GameRecord, names: Sequence[str]) -> Replay:
-    """Every frame of ``record`` for every perspective (one pass of the engine)."""
+    """Every frame of ``record`` for every perspective (one pass of the engine). Raises
+    ReplayMismatch if the game does not end with its stored places (another version of
+    the rules)."""
     game, players = record.game, record.players
     state = get_game(game).new(players, record.seed, record.options)
     seats = range(players)
@@ -198,6 +205,8 @@ def build_replay(record: GameRecord, names: Sequence[str]) -> Replay:
             faulted,
             said,
         )
+    if tuple(state.outcome().places) != tuple(record.game_places):
+        raise ReplayMismatch("the game does not replay to its stored result")
     sheet = score_sheet(game, players, names, state.events)
     sheet.frames.extend(ends[i] if i < len(ends) else None for i in range(len(sheet.rows)))
     return Replay(

@@ -22,6 +22,7 @@ from arena.web import charts, queries
 from arena.web.frames import (
     REFEREE,
     Replay,
+    ReplayMismatch,
     build_replay,
     packed,
     perspective_frames,
@@ -360,7 +361,13 @@ class Site:
             if found is not None:
                 self._replays.move_to_end(game_id)
                 return found
-        replay = build_replay(published.replayed(store, game_id), list(stored.planned.seating))
+        try:
+            replay = build_replay(stored.record, list(stored.planned.seating))
+        except ReplayMismatch:
+            raise NotFound(
+                f"game {game_id} does not replay to its stored result "
+                "(was it played with another version of the rules?)"
+            ) from None
         found = (replay, replay_script(packed(replay)))
         with self._lock:
             self._replays[game_id] = found

@@ -7,12 +7,21 @@ from __future__ import annotations
 
 import random
 import re
+from dataclasses import replace
 
 import pytest
 
 from arena.games import get_game
 from arena.record import ActionRecord, GameRecord
-from arena.web.frames import ENDING, OVER, REFEREE, build_replay, packed, perspective_frames
+from arena.web.frames import (
+    ENDING,
+    OVER,
+    REFEREE,
+    ReplayMismatch,
+    build_replay,
+    packed,
+    perspective_frames,
+)
 from arena.web.moves import action_words
 from arena.web.packing import unpack
 
@@ -178,3 +187,12 @@ def test_moves_read_as_words(game: str) -> None:
     for action in {a.action for a in record.actions}:
         words = action_words(game, action)
         assert words != action and not re.search(r"\d,\d|:|\b[GYPB]\d+\b|ESC|PIR", words), words
+
+
+def test_a_game_that_does_not_replay_to_its_result_is_refused() -> None:
+    record = random_record("skull", 3, seed=5)
+    wrong = replace(record, game_places=tuple(reversed(record.game_places)))
+    if wrong.game_places == record.game_places:
+        wrong = replace(record, game_places=(9, 9, 9))
+    with pytest.raises(ReplayMismatch):
+        build_replay(wrong, wrong.bots)
