@@ -29,6 +29,7 @@ import argparse
 import json
 import os
 import random
+import shutil
 import socket
 import statistics
 import subprocess
@@ -296,11 +297,11 @@ GAMES = {
 }
 
 
-def export_sizes(kind: str, tree: Path, folder: str, rounds: int) -> None:
-    """Bytes per game of the replays ``arena export`` writes, for real games of each game."""
-    db = os.path.join(folder, f"export-{kind}.db")
+def play_export_games(tree: Path, db: str, rounds: int) -> dict[str, int]:
+    """A real tournament of each game in ``db`` (played by ``tree``); their ids by game."""
+    ids = {}
     for game, bots in GAMES.items():
-        tid = json.loads(
+        ids[game] = json.loads(
             arena(
                 tree,
                 "tournament",
@@ -318,7 +319,13 @@ def export_sizes(kind: str, tree: Path, folder: str, rounds: int) -> None:
                 db,
             )
         )["id"]
-        arena(tree, "tournament", "run", str(tid), "-q", "--sandbox", "off", "--db", db)
+        arena(tree, "tournament", "run", str(ids[game]), "-q", "--sandbox", "off", "--db", db)
+    return ids
+
+
+def export_sizes(kind: str, tree: Path, db: str, ids: dict[str, int], folder: str) -> None:
+    """Bytes per game of the replays ``arena export`` writes, for real games of each game."""
+    for game, tid in ids.items():
         out = Path(folder) / f"site-{kind}-{game}"
         start = time.perf_counter()
         arena(tree, "export", str(out), "--tournament", str(tid), "--db", db)
@@ -454,9 +461,20 @@ def main() -> None:
             for proc in procs:
                 proc.terminate()
                 proc.wait()
-        print(f"export size ({args.rounds} rounds of 3 bots, real games):", flush=True)
+        print(
+            f"export size ({args.rounds} rounds of 3 bots, real games, the same games for "
+            "every tree):",
+            flush=True,
+        )
+        oldest = trees.get("old", ROOT)
+        played = os.path.join(folder, "export.db")
+        ids = play_export_games(oldest, played, args.rounds)
         for kind, tree in trees.items():
-            export_sizes(kind, tree, folder, args.rounds)
+            db = os.path.join(folder, f"export-{kind}.db")
+            shutil.copy(played, db)
+            shutil.copy(played + ".keys", db + ".keys")
+            arena(tree, "tournament", "list", "--db", db)  # brings it to the tree's schema
+            export_sizes(kind, tree, db, ids, folder)
         if not args.no_live:
             print("live view cost on a running tournament (300 real games, polled every second):")
             live_cost(folder, 100)
