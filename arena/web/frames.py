@@ -282,12 +282,22 @@ def packed(replay: Replay) -> dict[str, Any]:
         head = [pool.add(z["label"]), pool.add(z["kind"]), pool.add(z["cols"])]
         return pool.node([*head, pool.node([item(it) for it in z["items"]])])
 
+    lists: dict[tuple[Any, ...], int] = {}  # info pairs and notes: few, repeated often
+
+    def strings(pairs: list[Any]) -> int:
+        key = tuple(tuple(p) if isinstance(p, list) else p for p in pairs)
+        found = lists.get(key)
+        if found is None:
+            found = lists[key] = pool.add(pairs)
+        return found
+
     def seat(box: dict[str, Any]) -> int:
-        head = [pool.add(box[name]) for name in SEAT_FIELDS[:4]]
-        return pool.node([*head, pool.node([zone(z) for z in box["zones"]])])
+        head = [pool.add(box["seat"]), pool.add(box["name"]), pool.add(box["active"])]
+        notes = strings(box["notes"])
+        return pool.node([*head, notes, pool.node([zone(z) for z in box["zones"]])])
 
     def scene(it: dict[str, Any]) -> int:
-        head = [pool.add(it[name]) for name in SCENE_FIELDS[:3]]
+        head = [pool.add(it["caption"]), strings(it["info"]), pool.add(it["banner"])]
         seats = pool.node([seat(box) for box in it["seats"]])
         return pool.node([*head, seats, pool.node([zone(z) for z in it["center"]])])
 
