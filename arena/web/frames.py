@@ -256,8 +256,8 @@ def perspective_frames(replay: Replay, perspective: str | int) -> dict[str, Any]
     }
 
 
-#: The packed form of a scene, a seat, a zone and an item: their fields in this order, as a
-#: list (``replay.js`` reads them by position).
+#: The packed form of a scene, a seat, a zone and an item: a list of their fields in this
+#: order (``replay.js`` reads them by position).
 SCENE_FIELDS = ("caption", "info", "banner", "seats", "center")
 SEAT_FIELDS = ("seat", "name", "active", "notes", "zones")
 ZONE_FIELDS = ("label", "kind", "cols", "items")
@@ -279,7 +279,7 @@ def packed(replay: Replay) -> dict[str, Any]:
         return found[1]
 
     def zone(z: dict[str, Any]) -> int:
-        head = [pool.add(z["label"]), pool.add(z["kind"]), pool.add(z["cols"])]
+        head = [pool.add(z[name]) for name in ZONE_FIELDS[:-1]]  # then its items
         return pool.node([*head, pool.node([item(it) for it in z["items"]])])
 
     lists: dict[tuple[Any, ...], int] = {}  # info pairs and notes: few, repeated often
@@ -291,12 +291,12 @@ def packed(replay: Replay) -> dict[str, Any]:
             found = lists[key] = pool.add(pairs)
         return found
 
-    def seat(box: dict[str, Any]) -> int:
+    def seat(box: dict[str, Any]) -> int:  # SEAT_FIELDS
         head = [pool.add(box["seat"]), pool.add(box["name"]), pool.add(box["active"])]
         notes = strings(box["notes"])
         return pool.node([*head, notes, pool.node([zone(z) for z in box["zones"]])])
 
-    def scene(it: dict[str, Any]) -> int:
+    def scene(it: dict[str, Any]) -> int:  # SCENE_FIELDS
         head = [pool.add(it["caption"]), strings(it["info"]), pool.add(it["banner"])]
         seats = pool.node([seat(box) for box in it["seats"]])
         return pool.node([*head, seats, pool.node([zone(z) for z in it["center"]])])
