@@ -4,7 +4,6 @@ run's own host) whether its process is still there. Real SQLite files, real runs
 
 from __future__ import annotations
 
-import json
 import os
 import signal
 import socket
@@ -16,35 +15,11 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 import pytest
-from click.testing import CliRunner
 
-from arena.cli import main
+from tests.tournaments.test_runner import create
 from tournaments import heartbeat
 from tournaments.heartbeat import GONE_S, STALE_S, RunInfo, RunState, process_token, run_state
 from tournaments.store import Store
-
-
-def create(db: Path, rounds: int) -> int:
-    result = CliRunner().invoke(
-        main,
-        [
-            "tournament",
-            "create",
-            "--game",
-            "skull",
-            "--bots",
-            "random,first,random",
-            "--rounds",
-            str(rounds),
-            "--json",
-            "--db",
-            str(db),
-        ],
-        catch_exceptions=False,
-    )
-    assert result.exit_code == 0, result.output
-    return json.loads(result.output)["id"]
-
 
 NOW = datetime(2030, 1, 1, tzinfo=timezone.utc)
 
