@@ -17,7 +17,7 @@ older skull-bank showdowns by its position; version 7 adds tournament kinds (gau
 matches); version 8 drops the ``head_to_head`` and ``rankings`` views, which nothing read;
 version 9 records the code each bot version runs (the arena's copy of a folder bot, the files
 a command bot's command names) and keeps every version registered; version 10 adds the
-standing ladders.
+standing ladders; version 11 the runs' heartbeats (``tournaments.heartbeat``).
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -442,6 +442,32 @@ def _ladders(db: Database, keys: KeyFile) -> None:
         ) WITHOUT ROWID""")
 
 
+def _runs(db: Database, keys: KeyFile) -> None:
+    """Version 11: one row per ``tournament run`` with its heartbeat (``tournaments.heartbeat``):
+    where it runs (host, pid and what tells that process from a later one with the same pid),
+    when it started, its last beat, when it ended (NULL while it runs, or if it was killed).
+    And indexes for the web's lists: games by deal (whether a deal is still in play, which
+    withholds its replays, is asked of every game a page lists) and by time finished (the
+    latest games), and seats by entrant with their game (an entrant's games, two entrants'
+    games together, found from the index alone)."""
+    db.execute("""
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            pid_token TEXT,
+            started_at TEXT NOT NULL,
+            beat_at TEXT NOT NULL,
+            ended_at TEXT,
+            games_at_once INTEGER
+        )""")
+    db.execute("CREATE INDEX runs_tournament ON runs (tournament_id, id)")
+    db.execute("CREATE INDEX games_deal ON games (tournament_id, deal_seed, status)")
+    db.execute("CREATE INDEX games_finished ON games (tournament_id, finished_at)")
+    db.execute("CREATE INDEX seats_entrant_game ON seats (tournament_id, entrant, game_id)")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -454,6 +480,7 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _unread_views,
     _bot_versions,
     _ladders,
+    _runs,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -181,18 +181,22 @@ def run(
         report()
 
     report()
-    if pending and cluster is not None:
-        from tournaments.cluster import play_on_cluster  # imports Dask: only when asked
+    # readers tell a running tournament from a stopped one by this beat
+    with store.heartbeat(tid, games_at_once=None if cluster else config.at_once * max(1, jobs)):
+        if pending and cluster is not None:
+            from tournaments.cluster import play_on_cluster  # imports Dask: only when asked
 
-        def workers(count: int) -> None:
-            state["workers"] = count
-            report()
+            def workers(count: int) -> None:
+                state["workers"] = count
+                report()
 
-        state["procs"] = play_on_cluster(cluster, config, pending, finished, failed, workers)
-    elif pending and jobs <= 1:
-        state["procs"] = _run_serial(pending, TableRunner(config), finished, failed)
-    elif pending:
-        state["procs"] = _run_parallel(pending, config, min(jobs, len(pending)), finished, failed)
+            state["procs"] = play_on_cluster(cluster, config, pending, finished, failed, workers)
+        elif pending and jobs <= 1:
+            state["procs"] = _run_serial(pending, TableRunner(config), finished, failed)
+        elif pending:
+            state["procs"] = _run_parallel(
+                pending, config, min(jobs, len(pending)), finished, failed
+            )
     if state["played"]:
         store.rebuild_ratings(tid)
     return RunSummary(

@@ -14,6 +14,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
+from tests.web.conftest import browser, shots  # noqa: F401 - the browser tests' fixtures
 from tournaments.commandfiles import command_version, record
 from tournaments.ladder import service
 from tournaments.ladder.values import LadderSettings
