@@ -5,9 +5,12 @@ barrier between phases.
 Dask ``distributed`` cluster; this process stays the only writer of the database and records
 each game as its answer arrives (``tournaments.runner``). Step by step:
 
-1. connect to the scheduler (a clear error if it cannot be reached, or if Dask is missing);
+1. refuse ``--sandbox auto`` or ``off`` unless the operator accepts that bots can run code on
+   every worker (``check_sandbox``); connect to the scheduler (a clear error if it cannot be
+   reached, or if Dask is missing);
 2. check every worker (``cluster_worker.inspect_worker``): the same arena version, protocol
-   and source hash as here, bubblewrap working where ``--sandbox required``, every command
+   and source hash as here, bubblewrap and the system-call filter working where ``--sandbox
+   required``, every command
    bot's files present; a failed check names the worker and what is wrong;
 3. close, on every worker, any earlier run of this tournament (a killed arena's, whose bots
    would otherwise live until its lease runs out), then register this run's configuration
@@ -75,15 +78,39 @@ LOST_S = 10.0
 INSTALL_HINT = "pip install 'arena[cluster]'"
 
 
+#: The command line's words for running bots unsandboxed on a cluster (``check_sandbox``).
+ACCEPT_UNSANDBOXED = "--i-accept-bots-can-run-code-on-every-worker"
+
+
 @dataclass(frozen=True, kw_only=True)
 class ClusterConfig:
     """How a run uses a cluster: the scheduler's address, the sandbox mode the workers resolve,
-    and each entrant label's bot as it is shipped to them."""
+    each entrant label's bot as it is shipped to them, and whether the operator accepts that bots
+    may run unsandboxed (``check_sandbox``)."""
 
     address: str
     sandbox: SandboxMode = SandboxMode.REQUIRED
     bots: Mapping[str, ShippedBot] = field(default_factory=dict)
     tournament: str = ""  # names the tournament on the workers (its key's public id)
+    unsandboxed_accepted: bool = False
+
+
+def check_sandbox(config: ClusterConfig) -> None:
+    """Raise ClusterError unless the workers sandbox every bot (``--sandbox required``) or the
+    operator has accepted in so many words what an unsandboxed bot can do on a cluster: reach
+    the Dask scheduler and, through it, run code on every worker as the worker's user."""
+    if config.sandbox is SandboxMode.REQUIRED or config.unsandboxed_accepted:
+        return
+    when = (
+        "never sandboxes bots"
+        if config.sandbox is SandboxMode.OFF
+        else "runs bots unsandboxed on any worker where bubblewrap does not work"
+    )
+    raise ClusterError(
+        f"--sandbox {config.sandbox} {when}, and an unsandboxed bot can reach the Dask "
+        "scheduler and through it run code on every worker, as the worker's user; use "
+        f"--sandbox required (the default with --cluster), or confirm with {ACCEPT_UNSANDBOXED}"
+    )
 
 
 def distributed_module() -> Any:
@@ -193,6 +220,7 @@ class ClusterExecutor:
         workers_in_use: Callable[[int], None] | None = None,
     ) -> None:
         self.config = config
+        check_sandbox(config)
         self.client = connect(config.address)  # first: a missing Dask is a clear error
         from tournaments.cluster_worker import (
             PLUGIN_PREFIX,

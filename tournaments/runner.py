@@ -205,18 +205,20 @@ def run(
     sink = Sink(store, tid, progress)
     sink.report()
     played_phases = 0
-    if plan:
-        store.close_lost_processes(tid)  # a killed run's: dead before any of this run starts
-        executor = _executor(config, jobs, cluster, sink)
-        try:
-            for phase in plan:
-                if until is not None and phase.index and plan[phase.index - 1].last_of_batch:
-                    if until():
-                        break
-                executor.play(phase, sink)
-                played_phases += 1
-        finally:
-            sink.processes = executor.close(sink)
+    # readers tell a running tournament from a stopped one by this beat
+    with store.heartbeat(tid, games_at_once=None if cluster else config.at_once * max(1, jobs)):
+        if plan:
+            store.close_lost_processes(tid)  # a killed run's: dead before any of this one starts
+            executor = _executor(config, jobs, cluster, sink)
+            try:
+                for phase in plan:
+                    if until is not None and phase.index and plan[phase.index - 1].last_of_batch:
+                        if until():
+                            break
+                    executor.play(phase, sink)
+                    played_phases += 1
+            finally:
+                sink.processes = executor.close(sink)
     if sink.played:
         store.rebuild_ratings(tid)
     return RunSummary(

@@ -35,7 +35,7 @@ from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
 from tournaments.botcopies import BotCopies
 from tournaments.catalogue import Catalogue, bundled_bots, needs_sandbox, plays
-from tournaments.cluster import ClusterConfig, distributed_module
+from tournaments.cluster import ClusterConfig, check_sandbox, distributed_module
 from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
 from tournaments.matches import MatchInfo, play_match_sprt
 from tournaments.playing import RunConfig, auto_games_per_worker
@@ -248,11 +248,14 @@ def prepare_run(
     games_per_worker: int | None = None,
     cluster: str | None = None,
     matches: bool = False,
+    unsandboxed_accepted: bool = False,
 ) -> PreparedRun:
     """Everything tournament ``tid``'s run needs, checked before any game starts: its key, each
     entrant's bot, the limits, and the logs folder, sandbox and remote bots here or, with
     ``cluster`` (a Dask scheduler's address), the bots shipped to its workers (each driving
-    ``games_per_worker`` games at once, or ``jobs`` if only that is given: docs/cluster.md).
+    ``games_per_worker`` games at once, or ``jobs`` if only that is given: docs/cluster.md); a
+    sandbox mode other than ``required`` needs ``unsandboxed_accepted`` there
+    (``tournaments.cluster.check_sandbox``).
 
     A match is run by ``run_match`` (``matches=True`` lets it through). Raises UsageProblem for
     a request that cannot work as given, other ArenaErrors for the rest."""
@@ -283,7 +286,6 @@ def prepare_run(
         return PreparedRun(tid=tid, config=config, jobs=jobs, warnings=warnings)
     if options.listen is not None:
         raise UsageProblem("remote bots (--listen) join one arena process: not --cluster")
-    distributed_module()  # Dask missing: say what to install before anything starts
     if games_per_worker is None and jobs > 1:
         config = replace(config, at_once=jobs)
     where = ClusterConfig(
@@ -291,7 +293,10 @@ def prepare_run(
         sandbox=options.sandbox,
         bots=shipped_bots(catalogue, info),
         tournament=key_id(key),
+        unsandboxed_accepted=unsandboxed_accepted,
     )
+    check_sandbox(where)
+    distributed_module()  # Dask missing: say what to install before anything starts
     return PreparedRun(tid=tid, config=config, jobs=jobs, cluster=where, warnings=warnings)
 
 

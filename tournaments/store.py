@@ -19,6 +19,8 @@ views, and ``tournaments.derived``, which ``Store`` includes) and can be rebuilt
   bot seeds) is kept in the key file beside the database (``arena.keys.keyfile``, ``Store.keys``);
   the database keeps only the key's public id. ``pending_games`` gives the planned games with
   their bot seeds, computed with the key.
+- ``heartbeat`` keeps a row of ``runs`` beating while a run plays, so that readers tell a
+  running tournament from a stopped one (``tournaments.heartbeat``).
 
 Writes use ``BEGIN IMMEDIATE`` rather than sqlite-utils' deferred ``atomic()``: a transaction
 that reads before it writes must take the write lock first, or a concurrent writer makes it fail
@@ -34,7 +36,7 @@ import operator
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -55,6 +57,7 @@ from tournaments.database import (
 )
 from tournaments.derived import DerivedResults
 from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
+from tournaments.heartbeat import Heartbeat, RunInfo
 from tournaments.migrations import SCHEMA_VERSION, migrate
 from tournaments.schedule import PlannedGame, TournamentSpec
 from tournaments.values import (
@@ -334,12 +337,15 @@ class Store(DerivedResults):
         entrant_bots: Mapping[str, tuple[str, str]],
         *,
         key: bytes,
+        then: Callable[[sqlite3.Connection, int], None] | None = None,
     ) -> int:
         """Write a tournament and its whole plan in one transaction; return its id.
 
         ``entrant_bots`` maps each entrant label to ``(bot name, bot version)``; ``key`` is the
         secret key the plan was made with: it goes to the key file (before the transaction
-        commits), the database keeps only its public id.
+        commits), the database keeps only its public id. ``then`` is called with the
+        connection and the new id inside the transaction (a ladder records its batch there:
+        both are written, or neither).
         """
         entrants = spec.entrants
         if set(entrant_bots) != set(entrants):
@@ -391,6 +397,8 @@ class Store(DerivedResults):
                     for g in planned_games
                 ),
             )
+            if then is not None:
+                then(conn, tid)
             self.keys.add_tournament_key(key, tid)
         log.info("tournament %d planned: %d games", tid, len(planned_games))
         return tid
@@ -510,6 +518,52 @@ class Store(DerivedResults):
                 )
             )
         return games
+
+    # -- runs and their heartbeats (``tournaments.heartbeat``) ----------------------------
+
+    def heartbeat(self, tid: int, *, games_at_once: int | None = None) -> Heartbeat:
+        """The heartbeat of a run of tournament ``tid``: use it as a context manager around
+        the games (``with store.heartbeat(tid): ...``)."""
+        return Heartbeat(self, tid, games_at_once=games_at_once)
+
+    @guarded("starting a run")
+    def begin_run(
+        self,
+        tid: int,
+        *,
+        host: str,
+        pid: int,
+        pid_token: str | None,
+        at: str,
+        games_at_once: int | None = None,
+    ) -> int:
+        """Open a run of tournament ``tid``; returns its id."""
+        self._tournament_row(tid)
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO runs (tournament_id, host, pid, pid_token, started_at, beat_at, "
+                "games_at_once) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (tid, host, pid, pid_token, at, at, games_at_once),
+            )
+            return int(cursor.lastrowid or 0)
+
+    @guarded("writing a run's heartbeat")
+    def beat_run(self, run_id: int, *, at: str) -> None:
+        with self._write() as conn:
+            conn.execute("UPDATE runs SET beat_at = ? WHERE id = ?", (at, run_id))
+
+    @guarded("ending a run")
+    def end_run(self, run_id: int, *, at: str) -> None:
+        with self._write() as conn:
+            conn.execute("UPDATE runs SET beat_at = ?, ended_at = ? WHERE id = ?", (at, at, run_id))
+
+    @guarded("reading a tournament's runs")
+    def last_run(self, tid: int) -> RunInfo | None:
+        """Tournament ``tid``'s latest run, or None if it was never run (by this schema)."""
+        row = self._one(
+            "SELECT * FROM runs WHERE tournament_id = ? ORDER BY id DESC LIMIT 1", (tid,)
+        )
+        return None if row is None else RunInfo.from_row(row)
 
     # -- games -----------------------------------------------------------------------------
 
