@@ -77,6 +77,10 @@ PASS_ENV = frozenset(
 PASS_ENV_PREFIXES = ("LC_", "PYTHON", "PYENV", "CONDA", "ARENA_BOT_")
 #: Seconds to wait for a killed bot's output to be drained before reading its log's tail.
 DRAIN_S = 0.3
+#: Seconds ``kill_all`` waits, in all, for the output of processes seen gone to reach their
+#: logs (their pipes are closed: the wait ends as soon as the last bytes are written; a worker
+#: process that exits right after must not cut a log short).
+DRAIN_ALL_S = 10.0
 #: Bot processes started at once by ``BotPool.prestart`` (their children prepare in parallel).
 LAUNCH_AT_ONCE = 8
 
@@ -467,8 +471,11 @@ def kill_all(procs: Iterable[BotProcess]) -> list[BotProcess]:
             group is not None and group.path.exists() for group in (proc.cgroup, proc.memory_cgroup)
         ):
             left.append(proc)
-        if proc.output is not None:
-            proc.output.wait(DRAIN_S)
+    drained_by = time.monotonic() + DRAIN_ALL_S
+    for proc in procs:
+        if proc.output is not None:  # something left may hold the pipe: do not wait long
+            wait = DRAIN_S if proc in left else max(DRAIN_S, drained_by - time.monotonic())
+            proc.output.wait(wait)
     done = [p for p in procs if p.user is not None and not p.sandboxed and p.user not in survivors]
     if done:  # only once nothing of them can race the removal
         identity.remove_files_of_users({proc.user for proc in done})
