@@ -14,8 +14,6 @@ from collections.abc import Callable
 from contextlib import AbstractContextManager
 from typing import Any
 
-from sqlite_utils import Database
-
 from tournaments.database import guarded
 from tournaments.ratings import (
     DEFAULT_K,
@@ -26,6 +24,7 @@ from tournaments.ratings import (
     batch_ratings,
     incremental_elo,
 )
+from tournaments.sqlite import Database
 from tournaments.values import GameStatus, RatingMethod, RatingRow, Standing, TournamentRatings
 
 

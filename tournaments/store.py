@@ -41,8 +41,6 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlite_utils import Database
-
 from arena.keys.keyfile import KeyFile
 from arena.keys.seeds import bot_seeds, deal_seed, key_id, new_key
 from arena.referee.record import Fault, FaultKind, GameRecord
@@ -60,6 +58,7 @@ from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentErro
 from tournaments.heartbeat import Heartbeat, RunInfo
 from tournaments.migrations import SCHEMA_VERSION, migrate
 from tournaments.schedule import PlannedGame, TournamentSpec
+from tournaments.sqlite import Database
 from tournaments.values import (
     BotInfo,
     BotKind,

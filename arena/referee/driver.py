@@ -241,12 +241,16 @@ class Tables:
         wait_ms = LIVENESS_MS
         if self._deadlines:
             wait_ms = min(wait_ms, max(0.0, self._deadlines[0][0] - now) * 1000.0)
-        batch = self.hub.receive_batch(wait_ms, self.peers.values())
+        batch = self.hub.receive_batch(wait_ms, self.peers.values(), most=self._owed())
         self._defer()
         for incoming in batch:
             self._route(incoming)
         self._expire()
         self._flush()
+
+    def _owed(self) -> int:
+        """The most answers one awaited process owes (one each, one game at a time)."""
+        return max(map(len, self.routes.values()), default=1)
 
     def _prune(self) -> None:
         """Drop the deadlines of turns already answered from the top of the heap."""
@@ -261,7 +265,7 @@ class Tables:
         now = time.monotonic()
         if not deadlines or deadlines[0][0] > now:
             return
-        for incoming in self.hub.receive_batch(0, self.peers.values()):
+        for incoming in self.hub.receive_batch(0, self.peers.values(), most=self._owed()):
             self._route(incoming)  # read after ``now``: anything there arrived in time
         while deadlines and deadlines[0][0] <= now:
             _, request, peer_id = heapq.heappop(deadlines)
