@@ -7,9 +7,11 @@ once with ``--old`` (a checkout of older code, e.g. made with ``git worktree add
 so that both see the same machine; the medians, and the median of the per-round ratios, are
 printed with the load average before and after.
 
-Compiled modules are cached (``PYTHONPYCACHEPREFIX``, one temporary folder per tree, warmed by a
-first run of each command) as they are for an installed arena; ``--no-bytecode-cache`` compiles
-every module on every run instead (as with ``PYTHONDONTWRITEBYTECODE``).
+Both trees are copied into a temporary folder first (without their ``__pycache__``), so that
+both run from the same kind of place and start alike: their compiled modules are then cached
+beside their sources by a first, untimed run of each command, as for an installed arena (the
+bot processes read those caches too). ``--compile`` sets ``PYTHONDONTWRITEBYTECODE`` instead:
+every module is compiled at every start, in the arena and in its bots.
 
 Run: python bench/bench_startup.py --old PATH [--rounds 5] [--only demo,play]
 """
@@ -32,22 +34,20 @@ ROOT = Path(__file__).resolve().parent.parent
 COMMANDS: dict[str, tuple[str, ...]] = {
     "help": ("--help",),
     "games": ("games",),
-    "play": ("play", "skull", *("--bot", "random") * 4, "--seed", "1"),
+    "play": ("play", "skull", *("--bot", "random") * 4, "--seed", "1", "--sandbox", "required"),
     "demo": ("demo", "-q", "--db", "demo.db"),
 }
 
 
-def run_once(tree: Path, args: tuple[str, ...], cache: Path | None) -> float:
+def run_once(tree: Path, args: tuple[str, ...], compile_all: bool) -> float:
     """Wall seconds of ``python -m arena ARGS`` with ``tree`` first on the path, in a fresh
-    folder, its compiled modules kept in ``cache`` (None: none kept). Raises if it fails."""
+    folder (``compile_all``: no compiled module written). Raises if the command fails."""
     folder = tempfile.mkdtemp(prefix="bench-startup-")
     env = dict(os.environ, PYTHONPATH=str(tree))
-    env.pop("ARENA_DB", None)
-    if cache is None:
+    for name in ("ARENA_DB", "PYTHONPYCACHEPREFIX", "PYTHONDONTWRITEBYTECODE"):
+        env.pop(name, None)
+    if compile_all:
         env["PYTHONDONTWRITEBYTECODE"] = "1"
-    else:
-        env.pop("PYTHONDONTWRITEBYTECODE", None)
-        env["PYTHONPYCACHEPREFIX"] = str(cache)
     try:
         started = time.perf_counter()
         done = subprocess.run(
@@ -78,7 +78,7 @@ def main() -> int:
     parser.add_argument("--rounds", type=int, default=5)
     parser.add_argument("--only", default=",".join(COMMANDS), help="commands, comma-separated")
     parser.add_argument(
-        "--no-bytecode-cache", action="store_true", help="compile every module on every run"
+        "--compile", action="store_true", help="compile every module at every start"
     )
     args = parser.parse_args()
     names = [name.strip() for name in args.only.split(",") if name.strip()]
@@ -86,17 +86,18 @@ def main() -> int:
     if unknown:
         parser.error(f"unknown command(s): {', '.join(unknown)}; known: {', '.join(COMMANDS)}")
     print(f"new: {args.new.resolve()}\nold: {args.old.resolve()}\nload before: {load()}")
-    caches = Path(tempfile.mkdtemp(prefix="bench-startup-pyc-"))
-    new_cache, old_cache = (
-        (None, None) if args.no_bytecode_cache else (caches / "new", caches / "old")
-    )
+    copies = Path(tempfile.mkdtemp(prefix="bench-startup-trees-"))
+    skip = shutil.ignore_patterns("__pycache__", ".git", "*.db*", "arena-logs", "node_modules")
+    new_tree, old_tree = copies / "new", copies / "old"
+    shutil.copytree(args.new, new_tree, ignore=skip)
+    shutil.copytree(args.old, old_tree, ignore=skip)
     for name in names:
-        run_once(args.new, COMMANDS[name], new_cache)  # warms the caches of both
-        run_once(args.old, COMMANDS[name], old_cache)
+        run_once(new_tree, COMMANDS[name], args.compile)  # caches what both compile
+        run_once(old_tree, COMMANDS[name], args.compile)
         new, old = [], []
         for _ in range(args.rounds):
-            new.append(run_once(args.new, COMMANDS[name], new_cache))
-            old.append(run_once(args.old, COMMANDS[name], old_cache))
+            new.append(run_once(new_tree, COMMANDS[name], args.compile))
+            old.append(run_once(old_tree, COMMANDS[name], args.compile))
         ratios = [n / o for n, o in zip(new, old, strict=True)]
         print(
             f"arena {name:6s} new {statistics.median(new):6.2f} s "
@@ -104,7 +105,7 @@ def main() -> int:
             f"[{min(old):.2f}-{max(old):.2f}]  new/old {statistics.median(ratios):.2f}  "
             f"(load {load()})"
         )
-    shutil.rmtree(caches, ignore_errors=True)
+    shutil.rmtree(copies, ignore_errors=True)
     return 0
 
 
