@@ -249,7 +249,8 @@ class Tables:
         self._flush()
 
     def _owed(self) -> int:
-        """The most answers one awaited process owes (one each, one game at a time)."""
+        """The most answers one awaited process owes (one each, one game at a time): what a
+        wait reads from each door (``_expire`` reads everything queued before it judges)."""
         return max(map(len, self.routes.values()), default=1)
 
     def _prune(self) -> None:
@@ -265,7 +266,7 @@ class Tables:
         now = time.monotonic()
         if not deadlines or deadlines[0][0] > now:
             return
-        for incoming in self.hub.receive_batch(0, self.peers.values(), most=self._owed()):
+        for incoming in self.hub.receive_batch(0, self.peers.values()):
             self._route(incoming)  # read after ``now``: anything there arrived in time
         while deadlines and deadlines[0][0] <= now:
             _, request, peer_id = heapq.heappop(deadlines)
