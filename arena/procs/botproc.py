@@ -2,11 +2,13 @@
 
 A bot process is started once and serves game after game until its pool ends it (a tournament
 ends every local process at each phase's end: ``BotPool.end_local``); a process that died is
-replaced the next time it is needed. Several start at once (``prestart``), and several are
-killed at once, seen gone and cleaned up (``kill_all``). Each process runs in its own session,
-under the process limits of ``arena.procs.limits`` (memory, CPU time, number of processes),
-inside the bubblewrap sandbox of ``arena.procs.sandbox`` when there is one, as a uid of its own
-when the arena runs as root (``arena.procs.identity``), with a clean environment
+replaced the next time it is needed. The processes a ``get`` or a ``prestart`` needs start at
+once (their children prepare in parallel); several are stopped at once (``stop``: one wait for
+all their exits, ``wait_exits``), killed, seen gone and cleaned up (``kill_all``). Each
+process runs in its own session, under the process limits of ``arena.procs.limits`` (memory,
+CPU time, number of processes), inside the bubblewrap sandbox of ``arena.procs.sandbox`` when
+there is one, as a uid of its own when the arena runs as root (``arena.procs.identity``), with
+a clean environment
 (``ARENA_ENDPOINT``, ``ARENA_TOKEN``, ``TMPDIR``, the locale, ``PATH``/``HOME`` and
 ``PYTHON*``/``PYENV*`` settings, and any ``ARENA_BOT_*`` variable: nothing else of the arena's
 environment), and with its output drained into a bounded log (``arena.procs.logs``). Killing a
