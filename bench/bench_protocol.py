@@ -136,7 +136,8 @@ def protocol_decisions(game_name: str, players: int, games: int) -> tuple[float,
 
 
 #: Run in a fresh process over one tree (argv: the tree, game, players, games, round trips):
-#: that tree's own functions, (a) and (b) and the CPU time of the protocol games, as JSON.
+#: that tree's own functions, (a) and (b) and the arena process's CPU time per decision (that
+#: of a 5-game run, its processes' start and stop included, subtracted), as JSON.
 _MEASURE = """
 import json, statistics, sys, time
 tree, game, players, games, trips = sys.argv[1], sys.argv[2], *map(int, sys.argv[3:6])
@@ -145,9 +146,12 @@ import bench_protocol as bench
 turn = bench.sample_turn(game, players)
 raw = statistics.median(bench.raw_round_trip(turn, trips) for _ in range(3))
 cpu = time.process_time()
+_, few = bench.protocol_decisions(game, players, 5)  # the fixed costs, to subtract
+fixed = time.process_time() - cpu
+cpu = time.process_time()
 per_decision, decisions = bench.protocol_decisions(game, players, games)
-cpu = time.process_time() - cpu
-print(json.dumps({"raw": raw, "us": per_decision, "cpu_us": cpu / decisions * 1e6}))
+cpu = time.process_time() - cpu - fixed
+print(json.dumps({"raw": raw, "us": per_decision, "cpu_us": cpu / (decisions - few) * 1e6}))
 """
 
 
