@@ -302,7 +302,8 @@ def connect_remote(spec: BotSpec, hub: Hub, label: str, *, wait_ms: int) -> BotP
 
 
 def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> None:
-    """Wait until every process has said hello; raise BotStartError naming the first failure."""
+    """Wait until every process has said hello; raise BotStartError naming the first failure
+    (with the hub's answer to its hello when the hub refused one)."""
     waiting = {proc.label: proc for proc in procs if proc.peer is None}
     deadline = time.monotonic() + timeout_ms / 1000.0
     while waiting:
@@ -320,19 +321,32 @@ def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> N
                 if hub.by_label.get(label) is None:
                     hub.admit(0)
                 if hub.by_label.get(label) is None:
-                    raise _start_error(
-                        proc,
-                        f"bot {proc.spec.name!r} stopped before saying "
-                        f"hello ({proc.exit_summary()})",
-                    )
+                    raise _start_error(proc, _no_hello(hub, proc, None))
         if not waiting:
             return
         if time.monotonic() > deadline:
             proc = next(iter(waiting.values()))
-            raise _start_error(
-                proc, f"bot {proc.spec.name!r} did not say hello within {timeout_ms} ms"
-            )
+            raise _start_error(proc, _no_hello(hub, proc, timeout_ms))
         hub.admit(20)  # hellos are handled inside; peer messages are kept for the referee
+
+
+def _no_hello(hub: Hub, proc: BotProcess, timeout_ms: int | None) -> str:
+    """Why a process was not welcomed, in words: it stopped (``timeout_ms`` None) or was
+    silent too long, and first of all the hub's answer to its hello if the hub refused one
+    (the real cause)."""
+    name = proc.spec.name
+    refused = hub.refusal(proc.label)
+    if timeout_ms is None:
+        status = proc.exit_summary()
+        if refused is None:
+            return f"bot {name!r} stopped before saying hello ({status})"
+        return f"bot {name!r} said a hello the arena refused ({refused}), then stopped ({status})"
+    if refused is None:
+        return f"bot {name!r} did not say hello within {timeout_ms} ms"
+    return (
+        f"bot {name!r} said a hello the arena refused ({refused}) and no valid one within "
+        f"{timeout_ms} ms"
+    )
 
 
 def _start_error(proc: BotProcess, message: str) -> BotStartError:
