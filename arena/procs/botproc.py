@@ -252,12 +252,22 @@ def _plan(
 ) -> proclimits.ChildPlan:
     """What the child does before it runs the bot (see ``arena.procs.limits.child_setup``)."""
     separate = identity.separate_users()
+    named = sandboxing.named_paths(spec.argv, cwd)
+    if separate:
+        unreadable = reach.unreadable(named)
+        if unreadable is not None:
+            raise BotStartError(
+                f"bot {spec.name!r} runs as a user of its own (the arena runs as root), which "
+                f"cannot read {unreadable}; make the bot's files readable by others and its "
+                "folders searchable (chmod -R o+rX FOLDER), or run the arena as an ordinary user"
+            )
     scratch = None if sandbox is not None else tempfile.mkdtemp(prefix="arena-bot-")
     needed = [
         *sandboxing.needed_paths(),
         cwd,
         *([spec.cwd] if spec.cwd else []),
         *([folder] if folder else []),
+        *(path if os.path.isdir(path) else os.path.dirname(path) for path in named),
     ]
     view = reach.plan(needed) if separate else reach.View()
     if view and reach.problem() is not None:

@@ -536,7 +536,7 @@ class Hub:
         self._refusals[door.label] = f"{ErrorCode.BAD_HELLO.value}: {problem}"
         if door.peer is None and got.frames and _carries_token(got.frames[0], door.token):
             door.shut()
-            self._rejected[door.label] = f"its hello was malformed ({problem})"
+            self._rejected[door.label] = f"{ErrorCode.BAD_HELLO.value}: {problem}"
 
     def _local_hello(self, door: Door, route: bytes, message: dict[str, Any]) -> None:
         if (

@@ -1,14 +1,35 @@
-"""Bot output: bounded per-bot log files, written by a background thread.
+"""Bot output: bounded, time-stamped per-process log files that say which game each line is of.
 
 A bot's standard output and error go to one pipe. A daemon thread drains the pipe at once,
-whatever the bot writes, so the bot never blocks on a full pipe; it keeps the first
-``cap`` bytes in the bot's log file and discards the rest (spliced to ``/dev/null`` without
-copying where the system allows), then notes how much it discarded.
+whatever the bot writes, so the bot never blocks on a full pipe; it keeps the first ``cap``
+bytes of the log file and discards the rest (spliced to ``/dev/null`` without copying where
+the system allows), then notes how much it discarded.
+
+Every line the bot writes is stored with the time the arena read it and the game it belongs
+to where that is known::
+
+    2025-06-01T12:00:00.123Z # game 17 seat 2
+    2025-06-01T12:00:00.125Z s0 | thinking about my first move
+    2025-06-01T12:00:00.310Z s3 | bid 2
+    2025-06-01T12:00:01.002Z # games 18:0 19:2
+    2025-06-01T12:00:01.004Z * | a line of one of the games open
+
+The referee tells the log which games the process has open and the step of its last turn
+(``open_game``, ``turn``, ``close_game``: a few attribute writes, no I/O). A ``#`` line is
+written only before a bot line whose context changed, so a silent bot costs nothing. While a
+process has one game open, each line carries the step of that game's last turn sent to it
+(``s3``); with several open (``max_games`` > 1) a line cannot be told apart between them and
+is marked ``*``; with none, ``-``. A line is stamped when the arena reads it, so a line the
+bot wrote just before its answer may carry the next step when the arena was busy. Only the
+arena writes the stamp and the tag at the start of a line, so a bot cannot forge either.
+Lines are written whole (a line over ``MAX_LINE`` bytes is cut into several); a last line
+without a newline is written when the pipe closes.
 
 Logs live in ``arena-logs/`` next to the results database, one folder per bot name and one file
-per entrant or seat label: ``arena-logs/BOT/LABEL.log``. When a new process starts for a label
-whose log is already full, the old log is kept as ``LABEL.log.1``. ``arena bot logs NAME``
-prints them.
+per process key: ``arena-logs/BOT/LABEL.log``. When a new process starts for a label whose log
+is already full, the old log is kept as ``LABEL.log.1``. ``read_log`` parses a file back
+(files of older arenas, without stamps, read as lines of no game); ``game_lines`` finds one
+game's lines among a bot's files.
 """
 
 from __future__ import annotations
@@ -16,7 +37,11 @@ from __future__ import annotations
 import fcntl
 import logging
 import os
+import re
 import threading
+import time
+from collections.abc import Iterable, Iterator
+from dataclasses import dataclass
 from pathlib import Path
 
 from arena.text import printable
@@ -28,6 +53,13 @@ LOG_FOLDER = "arena-logs"
 #: Bytes the arena asks the kernel to buffer in each bot's output pipe.
 PIPE_BYTES = 1 << 20
 _CHUNK = 1 << 16
+#: The longest line kept whole; a longer one is cut into lines of this length.
+MAX_LINE = 4096
+#: The tag of a line written while the process had no game open, with several open, and with
+#: one open before its first turn (after it, ``s`` and the step).
+NO_GAME, SEVERAL, STARTED = "-", "*", "start"
+#: A stamped line: its time, then ``#`` (a context line) or a tag and `` | ``.
+_STAMPED = re.compile(rb"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (?:# (.*)|(\S+) \| (.*))$")
 
 
 def safe_name(text: str) -> str:
@@ -54,8 +86,25 @@ def bot_logs(log_dir: Path, bot: str) -> list[Path]:
     return sorted(files, key=lambda p: (p.stat().st_mtime, p.name))
 
 
+def _stamp(moment: float) -> bytes:
+    whole = int(moment)
+    return (
+        time.strftime("%Y-%m-%dT%H:%M:%S", time.gmtime(whole))
+        + f".{int((moment - whole) * 1000):03d}Z"
+    ).encode()
+
+
+def _context_line(games: tuple[tuple[int, int], ...]) -> bytes:
+    if not games:
+        return b"no game"
+    if len(games) == 1:
+        return f"game {games[0][0]} seat {games[0][1]}".encode()
+    return ("games " + " ".join(f"{game}:{seat}" for game, seat in games)).encode()
+
+
 class CappedLog:
-    """Drain a pipe into a file, keeping at most ``cap`` bytes (the rest is discarded).
+    """Drain a pipe into a time-stamped log file of at most ``cap`` bytes (the rest is
+    discarded), each line with the game and step it belongs to (see the module).
 
     ``cap`` 0 keeps everything (no limit).
     """
@@ -65,6 +114,11 @@ class CappedLog:
         self.cap = cap if cap > 0 else 1 << 62
         self.kept = 0
         self.discarded = 0
+        self._games: dict[int, int] = {}  # game id -> seat (only the referee's thread writes)
+        # what the drain thread reads, replaced whole: (open games as (id, seat), tag)
+        self._context: tuple[tuple[tuple[int, int], ...], bytes] = ((), NO_GAME.encode())
+        self._written: tuple[tuple[int, int], ...] | None = None  # the last ``#`` line's games
+        self._partial = b""
         path.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(path.parent, 0o700)  # a bot's log is its hand: for the arena only
         if cap > 0 and path.exists() and path.stat().st_size >= cap:
@@ -77,6 +131,32 @@ class CappedLog:
         self._thread = threading.Thread(
             target=self._drain, name=f"arena-log:{path.name}", daemon=True
         )
+
+    # -- the referee's side: which game a line is of ---------------------------------------
+
+    def open_game(self, game_id: int, seat: int, *, alone: bool = False) -> None:
+        """The process starts game ``game_id`` at ``seat`` (``alone``: it serves one game at a
+        time, so any game still marked open is over)."""
+        if alone:
+            self._games.clear()
+        self._games[game_id] = seat
+        self._publish()
+
+    def turn(self, game_id: int, step: int) -> None:
+        """A turn of step ``step`` of ``game_id`` was sent to the process."""
+        if len(self._games) == 1 and game_id in self._games:
+            self._context = (self._context[0], b"s%d" % step)
+
+    def close_game(self, game_id: int) -> None:
+        if self._games.pop(game_id, None) is not None:
+            self._publish()
+
+    def _publish(self) -> None:
+        games = tuple(sorted(self._games.items()))
+        tag = NO_GAME if not games else SEVERAL if len(games) > 1 else STARTED
+        self._context = (games, tag.encode())
+
+    # -- the drain thread -------------------------------------------------------------------
 
     def start(self) -> None:
         """Start draining; call once the child holds the write end (it is closed here)."""
@@ -105,23 +185,49 @@ class CappedLog:
                 while self.kept < self.cap:
                     data = os.read(fd, _CHUNK)
                     if not data:
+                        if self._partial:
+                            self._write(out, [self._partial])
                         return
-                    room = self.cap - self.kept
-                    out.write(data[:room])
-                    self.kept += min(room, len(data))
-                    self.discarded += max(0, len(data) - room)
+                    lines = (self._partial + data).split(b"\n")
+                    self._partial = lines.pop()
+                    while len(self._partial) > MAX_LINE:
+                        lines.append(self._partial[:MAX_LINE])
+                        self._partial = self._partial[MAX_LINE:]
+                    self._write(out, lines)
                 self._discard(fd)
                 out.write(
-                    f"\n[arena: output over {self.cap} bytes discarded: "
-                    f"{self.discarded} bytes]\n".encode()
+                    f"{_stamp(time.time()).decode()} # output over {self.cap} bytes "
+                    f"discarded: {self.discarded} bytes\n".encode()
                 )
         except OSError as exc:
             log.warning("bot log %s: %s", self.path, exc)
         finally:
             os.close(fd)
 
+    def _write(self, out, lines: list[bytes]) -> None:  # noqa: ANN001 - a raw file
+        """Write whole lines, each stamped and tagged, within the cap."""
+        if not lines:
+            return
+        stamp = _stamp(time.time())
+        games, tag = self._context
+        parts = []
+        if games != self._written:
+            self._written = games
+            parts.append(stamp + b" # " + _context_line(games) + b"\n")
+        prefix = stamp + b" " + tag + b" | "
+        parts += [prefix + line + b"\n" for line in lines]
+        data = b"".join(parts)
+        room = self.cap - self.kept
+        if len(data) > room:  # full: keep whole lines only, and stop
+            kept = data[: data.rfind(b"\n", 0, room) + 1]
+            self.discarded += len(data) - len(kept)
+            data, self.kept = kept, self.cap - len(kept)
+        out.write(data)
+        self.kept += len(data)
+
     def _discard(self, fd: int) -> None:
         """Read and drop everything until the pipe closes."""
+        self._partial = b""
         splice = getattr(os, "splice", None)
         with open(os.devnull, "wb") as null:
             while True:
@@ -138,15 +244,130 @@ class CappedLog:
                 self.discarded += moved
 
 
+# -- reading logs back ----------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line of a bot's log: when the arena read it (ISO time, "" in an old file), the
+    games its process had open then (``(game id, seat)``), the step of that game's last turn
+    when it had one game open (else None) and the text (raw: escape it to show it)."""
+
+    at: str
+    games: tuple[tuple[int, int], ...]
+    step: int | None
+    text: str
+    note: bool = False  # the arena's own line (output discarded), not the bot's
+
+
+def read_log(path: Path) -> Iterator[LogLine]:
+    """The lines of one log file, with their context (see the module)."""
+    games: tuple[tuple[int, int], ...] = ()
+    try:
+        handle = open(path, "rb")  # noqa: SIM115 - closed below
+    except OSError:
+        return
+    with handle:
+        for raw in handle:
+            raw = raw.rstrip(b"\n")
+            found = _STAMPED.match(raw)
+            if found is None:  # an older arena's log: the bot's text as it was
+                yield LogLine("", (), None, raw.decode("utf-8", "replace"))
+                continue
+            at = found.group(1).decode()
+            if found.group(2) is not None:
+                context = found.group(2).decode("utf-8", "replace")
+                parsed = _parse_context(context)
+                if parsed is None:
+                    yield LogLine(at, games, None, context, note=True)
+                else:
+                    games = parsed
+                continue
+            tag = found.group(3).decode("ascii", "replace")
+            step = int(tag[1:]) if tag[:1] == "s" and tag[1:].isdigit() else None
+            yield LogLine(at, games, step, found.group(4).decode("utf-8", "replace"))
+
+
+def _parse_context(text: str) -> tuple[tuple[int, int], ...] | None:
+    """The games of a ``#`` line, or None for a note (output discarded)."""
+    words = text.split()
+    try:
+        if words == ["no", "game"]:
+            return ()
+        if len(words) == 4 and words[0] == "game" and words[2] == "seat":
+            return ((int(words[1]), int(words[3])),)
+        if words and words[0] == "games":
+            return tuple(
+                (int(game), int(seat)) for game, _, seat in (w.partition(":") for w in words[1:])
+            )
+    except ValueError:
+        pass
+    return None
+
+
+@dataclass(frozen=True)
+class GameLine:
+    """A line of one game's log: its seat, file, the step it is shown at (None: the process
+    had several games open, so the line may be another's) and the line."""
+
+    seat: int
+    file: str
+    step: int | None
+    line: LogLine
+
+    @property
+    def shared(self) -> bool:
+        return len(self.line.games) > 1
+
+
+def game_lines(
+    files: Iterable[Path], game_id: int, seats: Iterable[int] | None = None
+) -> list[GameLine]:
+    """The lines written while ``game_id`` was open on a process, from ``files`` (the logs
+    of the bots that played it), for ``seats`` (default: all), in time order."""
+    wanted = None if seats is None else set(seats)
+    found: list[GameLine] = []
+    for path in files:
+        for line in read_log(path):
+            for game, seat in line.games:
+                if game == game_id and (wanted is None or seat in wanted):
+                    found.append(GameLine(seat, path.name, line.step, line))
+    found.sort(key=lambda g: g.line.at)
+    return found
+
+
 def tail(path: Path, limit: int) -> str:
     """The last lines (at most ``limit`` bytes, three lines) of a log, on one line, with
     control characters escaped (a bot's output is hostile text)."""
+    return printable(" | ".join(output_tail(path, 3, limit=limit)))
+
+
+def output_tail(path: Path, lines: int, *, limit: int = 16 * 1024) -> list[str]:
+    """The text of the last ``lines`` lines the bot wrote (from at most the last ``limit``
+    bytes of its log; stamps and tags left out), escaped."""
     try:
         with open(path, "rb") as handle:
             handle.seek(0, os.SEEK_END)
             size = handle.tell()
             handle.seek(max(0, size - limit))
-            data = handle.read().decode("utf-8", "replace")
+            data = handle.read()
     except OSError:
-        return ""
-    return printable(" | ".join(line.strip() for line in data.strip().splitlines()[-3:]))
+        return []
+    rows = data.splitlines()
+    if size > limit:
+        rows = rows[1:]  # the first is cut
+    texts = []
+    for raw in rows:
+        found = _STAMPED.match(raw)
+        if found is None:
+            text = raw
+        elif found.group(2) is not None:
+            if _parse_context(found.group(2).decode("utf-8", "replace")) is not None:
+                continue
+            text = b"[arena: " + found.group(2) + b"]"
+        else:
+            text = found.group(4)
+        text = text.strip()
+        if text:
+            texts.append(printable(text.decode("utf-8", "replace")))
+    return texts[-lines:]

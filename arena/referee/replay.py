@@ -38,6 +38,18 @@ def replay(
     return state
 
 
+def state_at(
+    game_name: str,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any] | None,
+    steps: Sequence[Mapping[int, str]],
+    step: int,
+) -> State:
+    """The state at step ``step`` (before its joint action): what the seats were asked then."""
+    return replay(game_name, players, seed, options, steps[:step])
+
+
 def seat_story(
     game_name: str,
     players: int,

@@ -112,9 +112,14 @@ def _packed(**fields: object) -> bytes:
     [
         (lambda t: _packed(protocol="1", token=t, name="x"), "'protocol' must be an integer"),
         (lambda t: _packed(protocol=1, token=t), "field 'name' is missing"),
-        (lambda t: _packed(protocol=1, token=t, name="x", colour="red"), "unknown field(s) 'colour'"),
         (
-            lambda t: json.dumps({"type": "hello", "protocol": 1, "token": t, "name": "x"}).encode(),
+            lambda t: _packed(protocol=1, token=t, name="x", colour="red"),
+            "unknown field(s) 'colour'",
+        ),
+        (
+            lambda t: json.dumps(
+                {"type": "hello", "protocol": 1, "token": t, "name": "x"}
+            ).encode(),
             "it looks like JSON; messages are msgpack maps",
         ),
         (lambda t: b"x" * (MAX_HELLO_BYTES + 1), f"a hello is at most {MAX_HELLO_BYTES} bytes"),
@@ -133,7 +138,7 @@ def test_a_malformed_hello_gets_one_bad_hello_error_saying_what_is_wrong(
         assert said in got[0]["message"]
         assert said in hub.refusal("a")
         if token.encode() in first(token):  # the bot's own token: refused for good at once
-            assert "malformed" in hub.rejection("a")
+            assert hub.rejection("a").startswith("bad-hello: ")
     finally:
         sock.close(0)
 
