@@ -186,44 +186,56 @@ class CappedLog:
                     data = os.read(fd, _CHUNK)
                     if not data:
                         if self._partial:
-                            self._write(out, [self._partial])
+                            self._write(out, [(self._partial, len(self._partial))])
                         return
                     lines = (self._partial + data).split(b"\n")
                     self._partial = lines.pop()
+                    pieces = [(line, len(line) + 1) for line in lines]
                     while len(self._partial) > MAX_LINE:
-                        lines.append(self._partial[:MAX_LINE])
+                        pieces.append((self._partial[:MAX_LINE], MAX_LINE))
                         self._partial = self._partial[MAX_LINE:]
-                    self._write(out, lines)
+                    self._write(out, pieces)
+                self.discarded += len(self._partial)
                 self._discard(fd)
                 out.write(
-                    f"{_stamp(time.time()).decode()} # output over {self.cap} bytes "
-                    f"discarded: {self.discarded} bytes\n".encode()
+                    _stamp(time.time())
+                    + f" # output over {self.cap} bytes discarded: "
+                    f"{self.discarded} bytes of it\n".encode()
                 )
         except OSError as exc:
             log.warning("bot log %s: %s", self.path, exc)
         finally:
             os.close(fd)
 
-    def _write(self, out, lines: list[bytes]) -> None:  # noqa: ANN001 - a raw file
-        """Write whole lines, each stamped and tagged, within the cap."""
+    def _write(self, out, lines: list[tuple[bytes, int]]) -> None:  # noqa: ANN001 - a raw file
+        """Write whole lines (each with the bot's bytes it holds), each stamped and tagged,
+        within the cap: the line that does not fit is cut (the rest counts as discarded)."""
         if not lines:
             return
         stamp = _stamp(time.time())
         games, tag = self._context
         parts = []
+        room = self.cap - self.kept
         if games != self._written:
             self._written = games
             parts.append(stamp + b" # " + _context_line(games) + b"\n")
+            room -= len(parts[0])
         prefix = stamp + b" " + tag + b" | "
-        parts += [prefix + line + b"\n" for line in lines]
+        for index, (line, size) in enumerate(lines):
+            whole = prefix + line + b"\n"
+            if len(whole) <= room:
+                parts.append(whole)
+                room -= len(whole)
+                continue
+            kept = max(0, room - len(prefix) - 1)  # full: what fits of this line, then stop
+            if kept:
+                parts.append(prefix + line[:kept] + b"\n")
+            self.discarded += size - kept + sum(rest for _, rest in lines[index + 1 :])
+            room = 0
+            break
         data = b"".join(parts)
-        room = self.cap - self.kept
-        if len(data) > room:  # full: keep whole lines only, and stop
-            kept = data[: data.rfind(b"\n", 0, room) + 1]
-            self.discarded += len(data) - len(kept)
-            data, self.kept = kept, self.cap - len(kept)
         out.write(data)
-        self.kept += len(data)
+        self.kept = self.cap - room if room == 0 else self.kept + len(data)
 
     def _discard(self, fd: int) -> None:
         """Read and drop everything until the pipe closes."""
@@ -286,6 +298,12 @@ def read_log(path: Path) -> Iterator[LogLine]:
             tag = found.group(3).decode("ascii", "replace")
             step = int(tag[1:]) if tag[:1] == "s" and tag[1:].isdigit() else None
             yield LogLine(at, games, step, found.group(4).decode("utf-8", "replace"))
+
+
+def log_texts(path: Path) -> list[str]:
+    """What the bot wrote to one log file, line by line (stamps, tags and the arena's lines
+    left out): for tests and tools that look for what a bot printed."""
+    return [line.text for line in read_log(path) if not line.note]
 
 
 def _parse_context(text: str) -> tuple[tuple[int, int], ...] | None:
