@@ -201,6 +201,10 @@ class Catalogue:
     def known(self) -> list[str]:
         return sorted(set(bundled_bots()) | set(self.registered))
 
+    def known_name(self, text: str) -> bool:
+        """Whether ``text`` is a registered or bundled bot's name."""
+        return text in self.registered or text in bundled_bots()
+
     def lookup(self, name: str) -> tuple[BotSpec, str]:
         """How to run the bot called ``name`` and its version (raises NotFound)."""
         info = self.registered.get(name)

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -12,50 +11,12 @@ import click
 from arena.cli.common import echo_json, move_time_option
 from arena.cli.safety import sandbox_option
 from arena.games import names
-from arena.procs.botproc import BotSpec
 from arena.procs.sandbox import SandboxMode
-from tournaments.catalogue import Catalogue, bundled_bots
+from tournaments.catalogue import Catalogue
 from tournaments.compliance import run_checks
-from tournaments.registry import MANIFEST, load_manifest
 from tournaments.service import sandbox_for
 from tournaments.store import resolve_db_path
-
-
-def check_target(words: tuple[str, ...], catalogue: Catalogue) -> tuple[BotSpec, tuple[str, ...]]:
-    """The bot a SPEC names and the games it claims (none known: every game).
-
-    SPEC is a bundled or registered bot's name, a folder with a ``bot.toml``, or a command
-    line (one quoted word, or the words after ``--``)."""
-    if not words:
-        raise click.UsageError(
-            "name a bot: a bundled or registered bot, a folder with a "
-            f"{MANIFEST}, or a command line"
-        )
-    text = words[0] if len(words) == 1 else shlex.join(words)
-    folder = Path(text)
-    if len(words) == 1 and folder.is_dir():
-        manifest = load_manifest(folder)
-        spec = BotSpec(
-            name=manifest.name, argv=tuple(shlex.split(manifest.command)), cwd=str(manifest.folder)
-        )
-        return spec, manifest.games
-    registered = catalogue.registered
-    if (
-        text.isidentifier()
-        and text not in registered
-        and text not in bundled_bots()
-        and shutil.which(text)
-    ):
-        return BotSpec(name=text, argv=(text,)), ()  # a program on the PATH: `cat`
-    spec = catalogue.resolve(text)
-    if spec.remote:
-        raise click.UsageError(
-            f"{spec.name!r} is a remote bot: check it where it runs, as a command line"
-        )
-    claimed = bundled_bots().get(text, ())
-    if text in registered:
-        claimed = registered[text].games
-    return spec, tuple(claimed)
+from tournaments.targets import bot_target
 
 
 def parse_sizes(text: str | None) -> list[int] | None:
@@ -150,7 +111,8 @@ def check(
     """
     db = resolve_db_path(db_path)
     catalogue = Catalogue.at(db)
-    bot, claimed = check_target(spec, catalogue)
+    target = bot_target(spec, catalogue)
+    bot, claimed = target.spec, target.games
     chosen = games or tuple(g for g in claimed if g != "*") or tuple(names())
     unknown = [g for g in chosen if g not in names()]
     if unknown:

@@ -1,0 +1,109 @@
+"""What a bot SPEC on the command line means, for every command that takes one (``arena bot
+check``, ``arena match``, ``arena bot ask``): a bundled or registered bot's name, a folder with
+a ``bot.toml``, a program on the PATH, or a command line (one quoted word, or the words after
+``--``).
+
+A match stores its entrants by name, so a SPEC that is no name (a folder, a command line) is
+registered for it (``match_bot``), after the same check as ``arena bot add``, under its name
+and version (``bot.py-3f2a1c9b``): the same files make the same bot, and a changed file a new
+one.
+"""
+
+from __future__ import annotations
+
+import shlex
+import shutil
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.procs.botproc import BotSpec
+from arena.procs.sandbox import Sandbox
+from tournaments.catalogue import (
+    Catalogue,
+    bundled_bots,
+    command_version,
+    folder_version,
+)
+from tournaments.errors import UsageProblem
+from tournaments.registry import MANIFEST, load_manifest, register
+from tournaments.store import Store
+from tournaments.values import bot_name_problem
+
+__all__ = ["Target", "bot_target", "match_bot"]
+
+
+@dataclass(frozen=True, kw_only=True)
+class Target:
+    """A bot a SPEC names: how to run it, the games it claims (none known: empty), its
+    command line as text, its folder (a folder bot) and whether the SPEC was a known name."""
+
+    spec: BotSpec
+    games: tuple[str, ...]
+    command: str
+    folder: Path | None = None
+    named: bool = False
+
+
+def bot_target(words: tuple[str, ...] | list[str], catalogue: Catalogue) -> Target:
+    """The bot a SPEC (one word, or the words of a command line) names. Raises UsageProblem
+    for no SPEC or a remote bot (checked where it runs), NotFound or BotStartError for an
+    unknown name or an unparsable command."""
+    if not words:
+        raise UsageProblem(
+            f"name a bot: a bundled or registered bot, a folder with a {MANIFEST}, or a "
+            "command line"
+        )
+    text = words[0] if len(words) == 1 else shlex.join(words)
+    folder = Path(text)
+    if len(words) == 1 and folder.is_dir():
+        manifest = load_manifest(folder)
+        spec = BotSpec(
+            name=manifest.name, argv=tuple(shlex.split(manifest.command)), cwd=str(manifest.folder)
+        )
+        return Target(
+            spec=spec, games=manifest.games, command=manifest.command, folder=manifest.folder
+        )
+    registered = catalogue.registered
+    if (
+        text.isidentifier()
+        and text not in registered
+        and text not in bundled_bots()
+        and shutil.which(text)
+    ):
+        return Target(spec=BotSpec(name=text, argv=(text,)), games=(), command=text)
+    spec = catalogue.resolve(text)
+    if spec.remote:
+        raise UsageProblem(
+            f"{spec.name!r} is a remote bot: check it where it runs, as a command line"
+        )
+    named = text in registered or text in bundled_bots()
+    claimed = bundled_bots().get(text, ())
+    if text in registered:
+        claimed = registered[text].games
+    return Target(spec=spec, games=tuple(claimed), command=text, named=named)
+
+
+def match_bot(
+    store: Store, text: str, game: str, *, sandbox: Sandbox | None
+) -> tuple[str, str | None]:
+    """The name a match enters the bot of SPEC ``text`` under, and what the user should be
+    told: a known name as it is; a folder or command line registered (after ``arena bot
+    add``'s check, for ``game``) as ``NAME-VERSION``, unless that is registered already.
+    Raises BotCheckError when the bot fails its check (nothing is registered)."""
+    catalogue = Catalogue.of(store)
+    target = bot_target(shlex.split(text) if not Path(text).is_dir() else [text], catalogue)
+    if target.named:
+        return text, None
+    spec = target.spec
+    if target.folder is not None:
+        version = folder_version(target.folder)
+    else:
+        version = command_version(spec.argv, spec.cwd)
+    name = f"{spec.name}-{version[:8]}"
+    if bot_name_problem(name) is not None:
+        name = f"bot-{version[:8]}"
+    if name in catalogue.registered:
+        return name, None
+    games = tuple(dict.fromkeys([game, *[g for g in target.games if g != "*"]]))
+    register(store, name, spec, target.command, games, version, sandbox=sandbox)
+    return name, f"registered {text!r} as bot {name} (checked, as `arena bot add` does)"
