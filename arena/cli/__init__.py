@@ -52,8 +52,8 @@ def main(verbose: int) -> None:
 
 
 def _register() -> None:
+    from arena.cli import ask, check, demo, games, match, play, tournament, views, web
     from arena.cli import bots as bot_commands
-    from arena.cli import check, demo, games, match, play, tournament, views, web
 
     main.add_command(games.games)
     main.add_command(play.play)
@@ -64,6 +64,7 @@ def _register() -> None:
     main.add_command(views.replay)
     main.add_command(demo.demo)
     bot_commands.bot.add_command(check.check)
+    bot_commands.bot.add_command(ask.ask)
     main.add_command(match.match)
     main.add_command(web.serve)
     main.add_command(web.export)

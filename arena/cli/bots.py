@@ -25,6 +25,7 @@ from tournaments.catalogue import (
     command_version,
     folder_version,
 )
+from tournaments.gamelogs import LogLine, game_log, tournament_games
 from tournaments.registry import BotCheckError, load_manifest, register
 from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
 from tournaments.reports import format_table
@@ -207,6 +208,22 @@ def token(name: str, endpoint: str | None, curve: bool, ttl_hours: float, store:
 @click.argument("name")
 @click.option("--list", "only_list", is_flag=True, help="Only list the log files.")
 @click.option(
+    "--game",
+    "game_id",
+    type=int,
+    default=None,
+    metavar="ID",
+    help="Only what it wrote during game ID, by step (see `arena tournament games`).",
+)
+@click.option(
+    "--tournament",
+    "tid",
+    type=int,
+    default=None,
+    metavar="ID",
+    help="Only what it wrote during the games of tournament ID, game by game.",
+)
+@click.option(
     "--db",
     "db_path",
     default=None,
@@ -214,11 +231,18 @@ def token(name: str, endpoint: str | None, curve: bool, ttl_hours: float, store:
     help="Results database; the logs are in arena-logs/ next to it (default: "
     "$ARENA_DB, else ./arena.db).",
 )
-def logs(name: str, only_list: bool, db_path: str | None) -> None:
-    """Print what bot NAME wrote to its standard output and error (bounded per process)."""
+def logs(
+    name: str, only_list: bool, game_id: int | None, tid: int | None, db_path: str | None
+) -> None:
+    """Print what bot NAME wrote to its standard output and error (bounded per process),
+    each line with the time the arena read it and the game and step it was written at."""
     from tournaments.store import resolve_db_path
 
-    folder = logs_folder(resolve_db_path(db_path))
+    db = resolve_db_path(db_path)
+    if game_id is not None or tid is not None:
+        show_game_logs(db, name, game_id, tid)
+        return
+    folder = logs_folder(db)
     files = bot_logs(folder, name)
     if not files:
         raise ArenaError(f"no logs of bot {name!r} in {folder}")
@@ -230,3 +254,45 @@ def logs(name: str, only_list: bool, db_path: str | None) -> None:
         click.echo(
             printable(path.read_text(encoding="utf-8", errors="replace"), keep_lines=True), nl=False
         )
+
+
+def show_game_logs(db: Path, name: str, game_id: int | None, tid: int | None) -> None:
+    """``arena bot logs NAME --game ID`` / ``--tournament ID``: the bot's lines of each game,
+    by step (``tournaments.gamelogs``)."""
+    if game_id is not None and tid is not None:
+        raise click.UsageError("give --game or --tournament, not both")
+    with Store.open(db) as store:
+        ids = [game_id] if game_id is not None else tournament_games(store, tid)
+        shown = 0
+        for gid in ids:
+            stored = store.game(gid)
+            if name not in stored.bots:
+                if game_id is not None:
+                    raise ArenaError(
+                        f"bot {name!r} did not play game {gid} (its bots: "
+                        f"{', '.join(dict.fromkeys(stored.bots))})"
+                    )
+                continue
+            found = game_log(store, gid, bot=name)
+            if tid is not None and not found.lines and found.withheld is None:
+                continue
+            shown += 1
+            click.echo(f"== game {gid} (tournament {stored.tournament_id}) ==")
+            if found.withheld is not None:
+                click.echo(f"withheld: {found.withheld}")
+                continue
+            if not found.lines:
+                click.echo(f"{name} wrote nothing during game {gid}")
+            for line in found.lines:
+                click.echo(log_line_text(line))
+            if found.truncated:
+                click.echo(f"(only the first {len(found.lines)} lines)")
+        if tid is not None and not shown:
+            click.echo(f"{name} wrote nothing during the games of tournament {tid}")
+
+
+def log_line_text(line: LogLine) -> str:
+    """One line of a game's log: its step (``*``: its process had several games open, so the
+    line may be another's), seat and time, then the text, escaped."""
+    step = "*" if line.shared else "-" if line.step is None else str(line.step)
+    return f"step {step:>4} seat {line.seat} {line.at[11:23]} | {printable(line.text)}"

@@ -38,11 +38,13 @@ import fcntl
 import logging
 import os
 import re
+import select
 import threading
 import time
 from collections.abc import Iterable, Iterator
 from dataclasses import dataclass
 from pathlib import Path
+from typing import BinaryIO
 
 from arena.text import printable
 
@@ -106,7 +108,10 @@ class CappedLog:
     """Drain a pipe into a time-stamped log file of at most ``cap`` bytes (the rest is
     discarded), each line with the game and step it belongs to (see the module).
 
-    ``cap`` 0 keeps everything (no limit).
+    ``cap`` 0 keeps everything (no limit). A daemon thread drains the pipe; before the
+    referee changes a line's context (a turn, a game's start or end) it reads what is
+    already waiting in the pipe itself (``_catch_up``, one non-blocking read), so a line the
+    bot wrote before its answer is kept with the step it answered.
     """
 
     def __init__(self, path: Path, *, cap: int) -> None:
@@ -119,6 +124,9 @@ class CappedLog:
         self._context: tuple[tuple[tuple[int, int], ...], bytes] = ((), NO_GAME.encode())
         self._written: tuple[tuple[int, int], ...] | None = None  # the last ``#`` line's games
         self._partial = b""
+        self._lock = threading.Lock()  # one reader of the pipe and writer of the file at once
+        self._out: BinaryIO | None = None
+        self._closed = False  # the pipe is closed (or the log full): nothing more to read
         path.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(path.parent, 0o700)  # a bot's log is its hand: for the arena only
         if cap > 0 and path.exists() and path.stat().st_size >= cap:
@@ -137,18 +145,21 @@ class CappedLog:
     def open_game(self, game_id: int, seat: int, *, alone: bool = False) -> None:
         """The process starts game ``game_id`` at ``seat`` (``alone``: it serves one game at a
         time, so any game still marked open is over)."""
+        self._catch_up()
         if alone:
             self._games.clear()
         self._games[game_id] = seat
         self._publish()
 
     def turn(self, game_id: int, step: int) -> None:
-        """A turn of step ``step`` of ``game_id`` was sent to the process."""
+        """A turn of step ``step`` of ``game_id`` is sent to the process."""
         if len(self._games) == 1 and game_id in self._games:
+            self._catch_up()
             self._context = (self._context[0], b"s%d" % step)
 
     def close_game(self, game_id: int) -> None:
         if self._games.pop(game_id, None) is not None:
+            self._catch_up()
             self._publish()
 
     def _publish(self) -> None:
@@ -156,12 +167,33 @@ class CappedLog:
         tag = NO_GAME if not games else SEVERAL if len(games) > 1 else STARTED
         self._context = (games, tag.encode())
 
+    def _catch_up(self) -> None:
+        """Read what is waiting in the pipe now, under the context it was written in (never
+        waits: if the drain thread is at it, it reads it)."""
+        if self._closed or self._out is None or not self._lock.acquire(blocking=False):
+            return
+        try:
+            while not self._closed:
+                try:
+                    data = os.read(self.read_fd, _CHUNK)
+                except OSError:  # nothing waiting (EAGAIN)
+                    return
+                if not data:
+                    return  # the end: the drain thread sees it too
+                self._take(data)
+                if len(data) < _CHUNK:
+                    return
+        finally:
+            self._lock.release()
+
     # -- the drain thread -------------------------------------------------------------------
 
     def start(self) -> None:
         """Start draining; call once the child holds the write end (it is closed here)."""
         os.close(self.write_fd)
         self.write_fd = -1
+        os.set_blocking(self.read_fd, False)
+        self._out = open(self.path, "ab", buffering=0)  # noqa: SIM115 - the drain closes it
         self._thread.start()
 
     def abandon(self) -> None:
@@ -178,34 +210,51 @@ class CappedLog:
         self._thread.join(timeout)
         return not self._thread.is_alive()
 
+    def _take(self, data: bytes) -> None:
+        """Some of the bot's output (under the lock): its whole lines are written."""
+        lines = (self._partial + data).split(b"\n")
+        self._partial = lines.pop()
+        pieces = [(line, len(line) + 1) for line in lines]
+        while len(self._partial) > MAX_LINE:
+            pieces.append((self._partial[:MAX_LINE], MAX_LINE))
+            self._partial = self._partial[MAX_LINE:]
+        self._write(self._out, pieces)
+        if self.kept >= self.cap:
+            self._closed = True  # full: the drain thread discards the rest
+
     def _drain(self) -> None:
-        fd = self.read_fd
+        fd, out = self.read_fd, self._out
+        poller = select.poll()
+        poller.register(fd, select.POLLIN | select.POLLHUP | select.POLLERR)
         try:
-            with open(self.path, "ab", buffering=0) as out:
-                while self.kept < self.cap:
-                    data = os.read(fd, _CHUNK)
+            while not self._closed:
+                poller.poll()
+                with self._lock:
+                    try:
+                        data = os.read(fd, _CHUNK)
+                    except BlockingIOError:
+                        continue  # the referee read it first
                     if not data:
+                        self._closed = True
                         if self._partial:
                             self._write(out, [(self._partial, len(self._partial))])
                         return
-                    lines = (self._partial + data).split(b"\n")
-                    self._partial = lines.pop()
-                    pieces = [(line, len(line) + 1) for line in lines]
-                    while len(self._partial) > MAX_LINE:
-                        pieces.append((self._partial[:MAX_LINE], MAX_LINE))
-                        self._partial = self._partial[MAX_LINE:]
-                    self._write(out, pieces)
-                self.discarded += len(self._partial)
-                self._discard(fd)
-                out.write(
-                    _stamp(time.time())
-                    + f" # output over {self.cap} bytes discarded: "
-                    f"{self.discarded} bytes of it\n".encode()
-                )
+                    self._take(data)
+            self.discarded += len(self._partial)
+            os.set_blocking(fd, True)
+            self._discard(fd)
+            out.write(
+                _stamp(time.time())
+                + f" # output over {self.cap} bytes discarded: "
+                f"{self.discarded} bytes of it\n".encode()
+            )
         except OSError as exc:
             log.warning("bot log %s: %s", self.path, exc)
         finally:
-            os.close(fd)
+            with self._lock:
+                self._closed = True
+                os.close(fd)
+            out.close()
 
     def _write(self, out, lines: list[tuple[bytes, int]]) -> None:  # noqa: ANN001 - a raw file
         """Write whole lines (each with the bot's bytes it holds), each stamped and tagged,
@@ -272,32 +321,70 @@ class LogLine:
     note: bool = False  # the arena's own line (output discarded), not the bot's
 
 
-def read_log(path: Path) -> Iterator[LogLine]:
-    """The lines of one log file, with their context (see the module)."""
-    games: tuple[tuple[int, int], ...] = ()
+def read_log(path: Path, *, since: str = "", until: str | None = None) -> Iterator[LogLine]:
+    """The lines of one log file, with their context (see the module). With ``since`` (a
+    time as the log writes it, ``2025-06-01T12:00:00.123Z``), only the lines from then on,
+    found by bisection (a log is in time order; an older arena's unstamped lines come first),
+    read from the first ``#`` line on (before it their game is not known); with ``until``,
+    up to that time."""
     try:
         handle = open(path, "rb")  # noqa: SIM115 - closed below
     except OSError:
         return
     with handle:
+        known = not since
+        if since:
+            handle.seek(_first_at(handle, since.encode()))
+        games: tuple[tuple[int, int], ...] = ()
         for raw in handle:
             raw = raw.rstrip(b"\n")
             found = _STAMPED.match(raw)
             if found is None:  # an older arena's log: the bot's text as it was
-                yield LogLine("", (), None, raw.decode("utf-8", "replace"))
+                if known:
+                    yield LogLine("", (), None, raw.decode("utf-8", "replace"))
                 continue
             at = found.group(1).decode()
+            if until is not None and at > until:
+                return
             if found.group(2) is not None:
                 context = found.group(2).decode("utf-8", "replace")
                 parsed = _parse_context(context)
                 if parsed is None:
-                    yield LogLine(at, games, None, context, note=True)
+                    if known:
+                        yield LogLine(at, games, None, context, note=True)
                 else:
-                    games = parsed
+                    games, known = parsed, True
+                continue
+            if not known:
                 continue
             tag = found.group(3).decode("ascii", "replace")
             step = int(tag[1:]) if tag[:1] == "s" and tag[1:].isdigit() else None
             yield LogLine(at, games, step, found.group(4).decode("utf-8", "replace"))
+
+
+def _first_at(handle: BinaryIO, since: bytes) -> int:
+    """The offset of the first line stamped at ``since`` or later (a bisection on offsets:
+    each offset stands for the first whole line from it on; lines are in time order)."""
+
+    def line_from(offset: int) -> tuple[int, bytes]:
+        handle.seek(offset)
+        if offset:
+            handle.seek(offset - 1)
+            if handle.read(1) != b"\n":
+                handle.readline()  # the rest of the line the offset fell in
+        return handle.tell(), handle.readline()
+
+    handle.seek(0, os.SEEK_END)
+    low, high = 0, handle.tell()
+    while low < high:
+        middle = (low + high) // 2
+        _, line = line_from(middle)
+        found = _STAMPED.match(line.rstrip(b"\n"))
+        if not line or (found is not None and found.group(1) >= since):
+            high = middle
+        else:
+            low = middle + 1
+    return line_from(low)[0]
 
 
 def log_texts(path: Path) -> list[str]:
@@ -339,19 +426,30 @@ class GameLine:
 
 
 def game_lines(
-    files: Iterable[Path], game_id: int, seats: Iterable[int] | None = None
+    files: Iterable[Path],
+    game_id: int,
+    seats: Iterable[int] | None = None,
+    *,
+    since: str = "",
+    until: str | None = None,
 ) -> list[GameLine]:
     """The lines written while ``game_id`` was open on a process, from ``files`` (the logs
-    of the bots that played it), for ``seats`` (default: all), in time order."""
+    of the bots that played it), for ``seats`` (default: all), in time order; ``since`` and
+    ``until`` (the game's time, with some slack) spare reading whole files."""
     wanted = None if seats is None else set(seats)
     found: list[GameLine] = []
     for path in files:
-        for line in read_log(path):
+        for line in read_log(path, since=since, until=until):
             for game, seat in line.games:
                 if game == game_id and (wanted is None or seat in wanted):
                     found.append(GameLine(seat, path.name, line.step, line))
     found.sort(key=lambda g: g.line.at)
     return found
+
+
+def log_time(moment: float) -> str:
+    """A time (seconds since the epoch) as the log writes it."""
+    return _stamp(moment).decode()
 
 
 def tail(path: Path, limit: int) -> str:

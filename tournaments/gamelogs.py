@@ -1,0 +1,169 @@
+"""A stored game's bot logs: what each seat's bot process wrote while it played that game,
+at the step it was written (``arena bot logs --game``, ``arena replay``, the web replay).
+
+Bot logs (``arena.procs.logs``) say which game each line is of: the games open on the process
+when the arena read it, and, while it had only that game open, the step of its last turn. A
+line of a process that had several games open at once (``max_games`` > 1) is shown with each
+of them, marked ``shared``: it may be another game's. A game's lines are found among the log
+files of the bots that played it, between its start and its end (with some slack), so a long
+log is not read whole.
+
+A bot's log may tell its hand, so a game's lines are withheld while its deal is still being
+played in another seat rotation (``deal_in_play``), as its replay is.
+"""
+
+from __future__ import annotations
+
+from collections.abc import Iterable
+from dataclasses import dataclass
+from datetime import datetime
+from pathlib import Path
+from typing import Any
+
+from arena.procs.logs import bot_logs, game_lines, log_time, logs_folder
+from tournaments.errors import NotFound
+from tournaments.store import Store
+
+__all__ = [
+    "GameLog",
+    "LogLine",
+    "deal_in_play",
+    "game_log",
+    "tournament_games",
+    "withheld_reason",
+]
+
+#: Lines of one game kept at most (a bot printing without end costs a reader nothing more).
+MAX_LINES = 5000
+#: Seconds of slack around a game's stored start and end (its lines are stamped when read).
+SLACK_S = 5.0
+
+
+def deal_in_play(store: Store, game_id: int) -> bool:
+    """Whether another seat rotation of this game's deal is still to be played: its replay
+    (every hand of the deal) and its bots' lines must not be shown before then."""
+    row = store.db.conn.execute(
+        "SELECT tournament_id, deal_seed FROM games WHERE id = ?", (game_id,)
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"no game {game_id} in {store.path}")
+    return (
+        store.db.conn.execute(
+            "SELECT 1 FROM games WHERE tournament_id = ? AND status = 'pending' AND deal_seed = ? "
+            "LIMIT 1",
+            row,
+        ).fetchone()
+        is not None
+    )
+
+
+def withheld_reason(game_id: int) -> str:
+    return (
+        f"game {game_id}: its deal is still being played in other seat rotations; it is "
+        "shown once they are done"
+    )
+
+
+@dataclass(frozen=True)
+class LogLine:
+    """One line a seat's bot wrote during a game: the step it is shown at (None: before its
+    first turn, or ``shared``), when the arena read it and the text (raw: escape it to show
+    it); ``shared``: its process had other games open too, so it may be theirs."""
+
+    seat: int
+    step: int | None
+    at: str
+    text: str
+    shared: bool
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "seat": self.seat,
+            "step": self.step,
+            "at": self.at,
+            "text": self.text,
+            "shared": self.shared,
+        }
+
+
+@dataclass(frozen=True)
+class GameLog:
+    """A game's log lines (in time order; at most ``MAX_LINES``: ``truncated`` says more were
+    found), or why they are withheld."""
+
+    game_id: int
+    lines: tuple[LogLine, ...] = ()
+    withheld: str | None = None
+    truncated: bool = False
+
+    def at_step(self) -> dict[int | None, list[LogLine]]:
+        """The lines by the step they are shown at."""
+        steps: dict[int | None, list[LogLine]] = {}
+        for line in self.lines:
+            steps.setdefault(line.step, []).append(line)
+        return steps
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "withheld": self.withheld,
+            "truncated": self.truncated,
+            "lines": [line.to_dict() for line in self.lines],
+        }
+
+
+def _moment(text: str | None, shift: float) -> str | None:
+    if not text:
+        return None
+    return log_time(datetime.fromisoformat(text).timestamp() + shift)
+
+
+def game_log(
+    store: Store,
+    game_id: int,
+    *,
+    bot: str | None = None,
+    seats: Iterable[int] | None = None,
+    log_dir: Path | None = None,
+) -> GameLog:
+    """What the bots of game ``game_id`` wrote while they played it (only bot ``bot``'s
+    seats, or ``seats``; default: every seat), from the logs next to the database (or
+    ``log_dir``). Raises NotFound for an unknown or unplayed game."""
+    stored = store.game(game_id)
+    if stored.record is None:
+        raise NotFound(f"game {game_id} has not been played yet")
+    if deal_in_play(store, game_id):
+        return GameLog(game_id, withheld=withheld_reason(game_id))
+    folder = log_dir or logs_folder(Path(store.path))
+    wanted = set(range(len(stored.bots)) if seats is None else seats)
+    if bot is not None:
+        wanted &= {seat for seat, name in enumerate(stored.bots) if name == bot}
+    since = _moment(stored.started_at, -SLACK_S) or ""
+    until = _moment(stored.finished_at, SLACK_S)
+    found = []
+    for name in sorted({stored.bots[seat] for seat in wanted}):
+        mine = [seat for seat in wanted if stored.bots[seat] == name]
+        found += game_lines(bot_logs(folder, name), game_id, mine, since=since, until=until)
+    found.sort(key=lambda line: line.line.at)
+    lines = tuple(
+        LogLine(
+            seat=line.seat,
+            step=None if line.shared else line.step,
+            at=line.line.at,
+            text=line.line.text,
+            shared=line.shared,
+        )
+        for line in found[:MAX_LINES]
+    )
+    return GameLog(game_id, lines=lines, truncated=len(found) > MAX_LINES)
+
+
+def tournament_games(store: Store, tid: int) -> list[int]:
+    """The ids of tournament ``tid``'s played games, in plan order."""
+    store.tournament(tid)
+    return [
+        gid
+        for (gid,) in store.db.execute(
+            "SELECT id FROM games WHERE tournament_id = ? AND status = 'done' ORDER BY plan_index",
+            (tid,),
+        )
+    ]
