@@ -15,6 +15,7 @@ from typing import Any
 from arena.games import get_game
 from arena.referee.record import GameRecord
 from arena.web.scenes import full_scene, seat_scene
+from tournaments.gamelogs import GameLog
 
 __all__ = ["REFEREE", "frames"]
 
@@ -31,9 +32,17 @@ def _mark(game: str, data: dict[str, Any]) -> str:
     return mark
 
 
-def frames(record: GameRecord, perspective: str | int, names: Sequence[str]) -> dict[str, Any]:
+def frames(
+    record: GameRecord,
+    perspective: str | int,
+    names: Sequence[str],
+    *,
+    logs: GameLog | None = None,
+) -> dict[str, Any]:
     """Every frame of ``record`` for ``perspective`` (``REFEREE`` or a seat number), with
-    the jump marks (first frame of each round, and of each trick in Skull King)."""
+    the jump marks (first frame of each round, and of each trick in Skull King) and, with
+    ``logs``, what the bots wrote at each step (``[seat, text, shared]``, raw text: shown
+    through ``textContent``)."""
     seat = None if perspective == REFEREE else int(perspective)
     if seat is not None and not 0 <= seat < record.players:
         raise ValueError(f"seat {seat} is not one of 0..{record.players - 1}")
@@ -50,6 +59,12 @@ def frames(record: GameRecord, perspective: str | int, names: Sequence[str]) -> 
         if seat is None or fault.seat == seat:
             faults.setdefault(fault.step, []).append(
                 [fault.seat, fault.kind.value, fault.detail[:300]]
+            )
+    written: dict[int, list[list[Any]]] = {}
+    for line in logs.lines if logs is not None else ():
+        if seat is None or line.seat == seat:
+            written.setdefault(-1 if line.step is None else line.step, []).append(
+                [line.seat, line.text[:500], line.shared]
             )
     out: list[dict[str, Any]] = []
     marks: list[dict[str, Any]] = []
@@ -69,6 +84,7 @@ def frames(record: GameRecord, perspective: str | int, names: Sequence[str]) -> 
                 "scene": scene,
                 "actions": by_step.get(k - 1, []),
                 "faults": faults.get(k - 1, []),
+                "logs": written.get(k - 1, []) + (written.get(-1, []) if k == 0 else []),
                 "over": state.is_over(),
             }
         )
@@ -83,4 +99,5 @@ def frames(record: GameRecord, perspective: str | int, names: Sequence[str]) -> 
         "marks": marks,
         "places": list(record.places),
         "scores": list(record.scores),
+        "logs_withheld": None if logs is None else logs.withheld,
     }

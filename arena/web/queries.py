@@ -17,6 +17,7 @@ from typing import Any
 
 from arena.procs.logs import bot_logs, logs_folder
 from arena.text import printable
+from tournaments import gamelogs
 from tournaments.errors import NotFound
 from tournaments.ratings import HistoryRow
 from tournaments.store import Store
@@ -118,20 +119,8 @@ def games_page(
 
 def deal_in_play(store: Store, game_id: int) -> bool:
     """Whether another seat rotation of this game's deal is still to be played: its replay
-    (every hand of the deal) must not be shown before then."""
-    row = store.db.conn.execute(
-        "SELECT tournament_id, deal_seed FROM games WHERE id = ?", (game_id,)
-    ).fetchone()
-    if row is None:
-        raise NotFound(f"no game {game_id} in {store.path}")
-    return (
-        store.db.conn.execute(
-            "SELECT 1 FROM games WHERE tournament_id = ? AND status = 'pending' AND deal_seed = ? "
-            "LIMIT 1",
-            row,
-        ).fetchone()
-        is not None
-    )
+    (every hand of the deal) must not be shown before then (``tournaments.gamelogs``)."""
+    return gamelogs.deal_in_play(store, game_id)
 
 
 def bot_record(

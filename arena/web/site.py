@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.web import charts, queries
 from arena.web.frames import REFEREE, frames
-from tournaments import published, reports
+from tournaments import gamelogs, published, reports
 from tournaments.errors import NotFound
 from tournaments.store import Store
 from tournaments.values import TournamentInfo
@@ -245,8 +245,10 @@ class Site:
             or int(perspective) >= record.players
         ):
             raise NotFound(f"game {game_id} has no seat {perspective!r}")
+        seat = None if perspective == REFEREE else int(perspective)
         return frames(
             record,
-            perspective if perspective == REFEREE else int(perspective),
+            REFEREE if seat is None else seat,
             list(stored.planned.seating),
+            logs=gamelogs.game_log(store, game_id, seats=None if seat is None else [seat]),
         )

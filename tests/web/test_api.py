@@ -309,3 +309,25 @@ def test_a_deal_still_in_play_is_not_shown(played: Played, tmp_path: Path) -> No
     summary = export_site(db, tmp_path / "site", tournament=tid)
     assert summary.replays == 0 and summary.skipped == 2
     assert not list((tmp_path / "site").glob("game-*"))
+
+
+def test_a_games_json_and_frames_carry_its_bots_log_lines_at_their_steps(
+    client: TestClient, played: Played
+) -> None:
+    """The hostile bot prints a line at each of its decisions: the replay's JSON (= `arena
+    replay --json`) and its frames hold each at the step of that decision, as data."""
+    gid = first_game(played, "skull")
+    record = client.get(f"/api/games/{gid}").json()
+    evil = record["seating"].index(EVIL)
+    mine = {a["step"] for a in record["actions"] if a["seat"] == evil and a["by"] == "bot"}
+    logs = record["logs"]
+    assert logs["withheld"] is None and logs["lines"], logs
+    lines = [line for line in logs["lines"] if line["text"] == EVIL_LOG]
+    assert {line["seat"] for line in lines} == {evil}
+    assert {line["step"] for line in lines} <= mine and len({line["step"] for line in lines}) > 1
+    frames = client.get(f"/api/games/{gid}/frames/referee").json()["frames"]
+    step = lines[0]["step"]
+    assert [evil, EVIL_LOG, False] in frames[step + 1]["logs"], "shown after its step"
+    other = (evil + 1) % 3
+    seat_frames = client.get(f"/api/games/{gid}/frames/{other}").json()["frames"]
+    assert all(frame["logs"] == [] for frame in seat_frames), "a seat sees only its own log"

@@ -161,6 +161,22 @@ def test_replay_to_the_end_and_seats_see_no_hidden_card(
     assert page.errors == [] and page.evaluate("window.pwned") is None
 
 
+def test_the_replay_shows_a_bots_log_lines_at_their_step_as_text(
+    served: Server, played: Played, page: object
+) -> None:
+    gid = game_ids(served, played.tournaments["skull"])[0]
+    record = httpx.get(f"{served.url}/api/games/{gid}").json()
+    step = next(line["step"] for line in record["logs"]["lines"] if line["step"] is not None)
+    page.goto(f"{served.url}/games/{gid}")
+    page.wait_for_selector("#viewer[data-ready=yes]")
+    for _ in range(step + 1):  # frame k shows what step k - 1 did and wrote
+        page.click("#next")
+    logs = page.locator("#step-info .log")
+    assert logs.count() >= 1
+    assert "<script>window.pwned=2</script>" in logs.first.inner_text()  # text, not markup
+    assert page.evaluate("window.pwned") is None and page.errors == []
+
+
 def test_live_page_updates_while_a_run_plays(page: object, tmp_path: Path) -> None:
     db = tmp_path / "live.db"
     out = cli(

@@ -84,6 +84,9 @@
     frame.faults.forEach(function (f) {
       box.appendChild(el("span", "fault", "fault: seat " + f[0] + " " + f[1] + (f[2] ? ": " + f[2] : "")));
     });
+    (frame.logs || []).forEach(function (l) {
+      box.appendChild(el("span", "log", "log of seat " + l[0] + (l[2] ? " (shared)" : "") + ": " + l[1]));
+    });
     if (frame.over) { box.appendChild(el("span", "over", "game over")); }
   }
 
