@@ -34,11 +34,13 @@ game's lines among a bot's files.
 
 from __future__ import annotations
 
+import array
 import fcntl
 import logging
 import os
 import re
 import select
+import termios
 import threading
 import time
 from collections.abc import Iterable, Iterator
@@ -127,6 +129,7 @@ class CappedLog:
         self._lock = threading.Lock()  # one reader of the pipe and writer of the file at once
         self._out: BinaryIO | None = None
         self._closed = False  # the pipe is closed (or the log full): nothing more to read
+        self._waiting = array.array("i", [0])  # bytes waiting in the pipe (FIONREAD)
         path.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(path.parent, 0o700)  # a bot's log is its hand: for the arena only
         if cap > 0 and path.exists() and path.stat().st_size >= cap:
@@ -169,14 +172,21 @@ class CappedLog:
 
     def _catch_up(self) -> None:
         """Read what is waiting in the pipe now, under the context it was written in (never
-        waits: if the drain thread is at it, it reads it)."""
-        if self._closed or self._out is None or not self._lock.acquire(blocking=False):
+        waits: if the drain thread is at it, it reads it). Asking the pipe how much waits
+        costs about half a microsecond; nothing more is done when nothing waits."""
+        if self._closed or self._out is None:
+            return
+        try:
+            fcntl.ioctl(self.read_fd, termios.FIONREAD, self._waiting, True)
+        except OSError:
+            return
+        if not self._waiting[0] or not self._lock.acquire(blocking=False):
             return
         try:
             while not self._closed:
                 try:
                     data = os.read(self.read_fd, _CHUNK)
-                except OSError:  # nothing waiting (EAGAIN)
+                except OSError:  # nothing waiting any more (EAGAIN)
                     return
                 if not data:
                     return  # the end: the drain thread sees it too
