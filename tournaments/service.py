@@ -329,9 +329,11 @@ def games_of(catalogue: Catalogue, name: str) -> tuple[str, ...]:
 
 @dataclass(frozen=True, kw_only=True)
 class PlannedMatch:
-    """A match just planned, and what its creator should be told (bots registered for it)."""
+    """A match just planned, the bots registered for it (``notes``, one line each) and what
+    its creator should be warned of."""
 
     match: MatchInfo
+    notes: tuple[str, ...] = ()
     warnings: tuple[str, ...] = ()
 
 
@@ -414,7 +416,7 @@ def plan_match(
         faults=faults or FaultLimit(),
     )
     store.set_sprt(created.tid, match.to_data())
-    return PlannedMatch(match=match, warnings=(*told, *created.warnings))
+    return PlannedMatch(match=match, notes=tuple(told), warnings=created.warnings)
 
 
 def run_match(

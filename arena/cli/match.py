@@ -190,6 +190,8 @@ def match(
             faults=FaultLimit(rate=fault_rate),
             sandbox=run_options.sandbox,
         )
+        for note in planned.notes:
+            click.echo(note, err=True)
         warn(planned.warnings)
         current = planned.match
         if not as_json:
