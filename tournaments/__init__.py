@@ -5,9 +5,14 @@
   times; seeds keyed with the tournament's secret key (``arena.keys.seeds``), which the store keeps
   in the key file beside the database.
 - ``catalogue``: what a bot name means (registered, bundled or a command line), its version;
-  ``registry``: registering bots after ``compliance``'s checks; ``remote``: remote bots' tokens.
+  ``targets``: what a bot SPEC on the command line means (a name, a folder, a command line);
+  ``registry``: registering bots after ``compliance``'s checks (``interleaved``: games at
+  once); ``remote``: remote bots' tokens.
 - ``runner`` and ``dispatch``: play the pending games through the arena's game session, in
-  this process or in workers; ``matches`` and ``sprt``: matches stopped by an SPRT.
+  this process or in workers; ``matches`` and ``sprt``: matches stopped by an SPRT (or by
+  their bots' faults).
+- ``gamelogs``: a stored game's bot log lines by step; ``ask``: one recorded turn asked of a
+  bot again.
 - ``ratings``: incremental multiplayer Elo and batch maximum-likelihood ratings with 95 %
   intervals and likelihood of superiority, from pairwise decomposition of places.
 - ``store``: the SQLite results database (sqlite-utils, migrations, WAL); ``values``: what it
