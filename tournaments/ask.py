@@ -27,6 +27,7 @@ from arena.procs.logs import output_tail
 from arena.procs.sandbox import Sandbox
 from arena.referee.record import Chooser
 from arena.referee.replay import state_at
+from arena.referee.seats import ProcessSeat, Start, Turn
 from arena.referee.session import Session
 from protocol import messages
 from tournaments.catalogue import Catalogue
@@ -176,51 +177,35 @@ def ask_bot(
 
 
 def _exchange(session: Session, proc: Any, turn: RecordedTurn, move_ms: int) -> Answer:
-    hub, peer = session.hub, proc.peer
-    hub.send(
-        peer,
-        messages.start(
-            game_id=turn.game_id,
-            game=turn.game,
-            seat=turn.seat,
-            players=turn.players,
-            options=turn.options,
-            seed=turn.seed,
-        ),
+    """The game's ``start`` and the turn, sent as the referee sends them (a process seat),
+    then the answer or the fault, in the protocol page's words."""
+    seat = ProcessSeat(session.hub, proc)
+    why = seat.start(
+        Start(turn.game_id, turn.game, turn.seat, turn.players, turn.options, turn.seed)
     )
-    peer.last_request += 1
-    request = peer.last_request
-    sent = time.monotonic()
-    hub.send(
-        peer,
-        messages.turn(
-            game_id=turn.game_id,
-            request=request,
-            view=turn.view,
-            legal=turn.legal,
-            deadline_ms=move_ms,
-        ),
-    )
-    deadline = sent + move_ms / 1000.0
+    if why is not None:
+        return Answer(problem=f"crash: {why}")
+    seat.ask(Turn(turn.game_id, turn.view, turn.legal, move_ms, turn.step))
+    pending = seat.pending
     while True:
-        left_ms = (deadline - time.monotonic()) * 1000.0
+        left_ms = (pending.deadline - time.monotonic()) * 1000.0
         if left_ms <= 0:
             return Answer(
                 problem=f"timeout: no answer within {move_ms} ms (the turn's deadline_ms)"
             )
-        incoming = hub.receive(min(left_ms, 100.0), [peer])
+        incoming = session.hub.receive(min(left_ms, 100.0), [seat.peer])
         if incoming is None:
             if not proc.alive():
                 return Answer(problem=f"crash: its process {proc.exit_summary()}")
             continue
-        elapsed = (incoming.at - sent) * 1000.0
+        elapsed = (incoming.at - pending.sent) * 1000.0
         if incoming.problem is not None:
             return Answer(problem=f"malformed: {incoming.problem}", ms=elapsed)
         message = incoming.message
-        if message["request"] != request or message["game_id"] != turn.game_id:
+        if message["request"] != pending.request or message["game_id"] != turn.game_id:
             return Answer(
                 problem=f"wrong-id: answered request {message['request']} of game "
-                f"{message['game_id']}, not request {request} of game {turn.game_id}",
+                f"{message['game_id']}, not request {pending.request} of game {turn.game_id}",
                 ms=elapsed,
             )
         action = message["action"]
