@@ -23,20 +23,22 @@ import time
 from dataclasses import replace
 from pathlib import Path
 
-from arena.games import get_game
-from arena.keys.seeds import new_key
-from arena.procs.limits import Limits
-from arena.procs.sandbox import SandboxMode
-from tests.net import free_port
-from tournaments import cluster as cluster_module
-from tournaments.catalogue import Catalogue, bundled_bots, bundled_spec, plays
-from tournaments.cluster import BATCH_S, MAX_BATCH, ClusterConfig
-from tournaments.playing import RunConfig, auto_games_per_worker
-from tournaments.runner import run
-from tournaments.schedule import TournamentSpec, plan
-from tournaments.service import sandbox_for
-from tournaments.shipping import ship
-from tournaments.store import Store
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # the tests package, for its helpers
+
+from arena.games import get_game  # noqa: E402
+from arena.keys.seeds import new_key  # noqa: E402
+from arena.procs.limits import Limits  # noqa: E402
+from arena.procs.sandbox import SandboxMode  # noqa: E402
+from tests.net import free_port  # noqa: E402
+from tournaments import cluster as cluster_module  # noqa: E402
+from tournaments.catalogue import Catalogue, bundled_bots, bundled_spec, plays  # noqa: E402
+from tournaments.cluster import BATCH_S, MAX_BATCH, ClusterConfig  # noqa: E402
+from tournaments.playing import RunConfig, auto_games_per_worker  # noqa: E402
+from tournaments.runner import run  # noqa: E402
+from tournaments.schedule import TournamentSpec, plan  # noqa: E402
+from tournaments.service import sandbox_for  # noqa: E402
+from tournaments.shipping import ship  # noqa: E402
+from tournaments.store import Store  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

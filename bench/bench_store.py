@@ -17,7 +17,7 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # the tests package, for its helpers
 
 from arena.keys.seeds import new_key  # noqa: E402
 from arena.referee.record import GameRecord  # noqa: E402

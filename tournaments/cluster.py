@@ -4,9 +4,12 @@
 Dask ``distributed`` cluster; this process stays the only writer of the database and records
 each game as its answer arrives (``tournaments.runner``). Step by step:
 
-1. connect to the scheduler (a clear error if it cannot be reached, or if Dask is missing);
+1. refuse ``--sandbox auto`` or ``off`` unless the operator accepts that bots can run code on
+   every worker (``check_sandbox``); connect to the scheduler (a clear error if it cannot be
+   reached, or if Dask is missing);
 2. check every worker (``cluster_worker.inspect_worker``): the same arena version, protocol
-   and source hash as here, bubblewrap working where ``--sandbox required``, every command
+   and source hash as here, bubblewrap and the system-call filter working where ``--sandbox
+   required``, every command
    bot's files present; a failed check names the worker and what is wrong;
 3. register the run's configuration on the workers (``RunPlugin``, a fresh random run id:
    a resumed run never meets the processes of an earlier one) with limits, sandbox mode and
@@ -62,14 +65,38 @@ LOST_S = 10.0
 INSTALL_HINT = "pip install 'arena[cluster]'"
 
 
+#: The command line's words for running bots unsandboxed on a cluster (``check_sandbox``).
+ACCEPT_UNSANDBOXED = "--i-accept-bots-can-run-code-on-every-worker"
+
+
 @dataclass(frozen=True, kw_only=True)
 class ClusterConfig:
     """How a run uses a cluster: the scheduler's address, the sandbox mode the workers resolve,
-    and each entrant label's bot as it is shipped to them."""
+    each entrant label's bot as it is shipped to them, and whether the operator accepts that bots
+    may run unsandboxed (``check_sandbox``)."""
 
     address: str
     sandbox: SandboxMode = SandboxMode.REQUIRED
     bots: Mapping[str, ShippedBot] = field(default_factory=dict)
+    unsandboxed_accepted: bool = False
+
+
+def check_sandbox(config: ClusterConfig) -> None:
+    """Raise ClusterError unless the workers sandbox every bot (``--sandbox required``) or the
+    operator has accepted in so many words what an unsandboxed bot can do on a cluster: reach
+    the Dask scheduler and, through it, run code on every worker as the worker's user."""
+    if config.sandbox is SandboxMode.REQUIRED or config.unsandboxed_accepted:
+        return
+    when = (
+        "never sandboxes bots"
+        if config.sandbox is SandboxMode.OFF
+        else "runs bots unsandboxed on any worker where bubblewrap does not work"
+    )
+    raise ClusterError(
+        f"--sandbox {config.sandbox} {when}, and an unsandboxed bot can reach the Dask "
+        "scheduler and through it run code on every worker, as the worker's user; use "
+        f"--sandbox required (the default with --cluster), or confirm with {ACCEPT_UNSANDBOXED}"
+    )
 
 
 def distributed_module() -> Any:
@@ -179,6 +206,7 @@ def play_on_cluster(
     arrives; games that could not be played are listed in ``errors`` (they stay pending).
     Returns how many bot processes the workers started. Raises ClusterError (ClusterLost if
     the scheduler went away)."""
+    check_sandbox(config)
     client = connect(config.address)  # first: a missing Dask is a clear error
     from tournaments.cluster_worker import PLUGIN_PREFIX, ClusterRun, RunPlugin
 

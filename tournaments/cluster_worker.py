@@ -39,6 +39,7 @@ from distributed import WorkerPlugin, get_worker, secede
 
 from arena.errors import ArenaError
 from arena.procs import sandbox as sandboxing
+from arena.procs import seccomp
 from arena.procs.sandbox import SandboxMode
 from protocol import PROTOCOL_VERSION
 from tournaments.errors import ClusterError
@@ -78,7 +79,7 @@ class WorkerReport:
 
     address: str
     versions: Versions
-    sandbox_problem: str | None  # None: bubblewrap works here
+    sandbox_problem: str | None  # None: bubblewrap and the system-call filter work here
     missing: tuple[str, ...] = ()
 
 
@@ -129,13 +130,14 @@ def inspect_worker(
     bots: Mapping[str, ShippedBot], sandbox: SandboxMode, dask_worker: Any = None
 ) -> WorkerReport:
     """Run on every worker before a run (``Client.run``): its versions, why it cannot sandbox
-    (None: it can; not probed with ``--sandbox off``) and the command bots' missing files."""
+    (bubblewrap or the system-call filter; None: it can; not probed with ``--sandbox off``) and
+    the command bots' missing files."""
     problem = None
     if SandboxMode(sandbox) is not SandboxMode.OFF:
         found = shutil.which("bwrap")
         problem = (
             "bubblewrap (bwrap) is not installed" if found is None else sandboxing.probe(found)
-        )
+        ) or seccomp.problem()
     return WorkerReport(
         address=dask_worker.address if dask_worker is not None else "",
         versions=local_versions(),

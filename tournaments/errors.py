@@ -26,6 +26,11 @@ class NotFound(TournamentError):
     """No tournament, game or bot with that id or name is in the database."""
 
 
+class BotChanged(TournamentError):
+    """A bot's code is not that of the version it would run under (its files changed, or the
+    version planned is gone): it is not run."""
+
+
 class DuplicateBot(TournamentError):
     """A bot with that name is already registered."""
 

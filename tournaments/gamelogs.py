@@ -9,7 +9,8 @@ files of the bots that played it, between its start and its end (with some slack
 log is not read whole.
 
 A bot's log may tell its hand, so a game's lines are withheld while its deal is still being
-played in another seat rotation (``deal_in_play``), as its replay is.
+played in another seat rotation (``deal_in_play``), as its replay is, and a bot's lines while
+its whole log is (``tournaments.withheld``: a tournament of the bot holds an unfinished deal).
 """
 
 from __future__ import annotations
@@ -23,10 +24,12 @@ from typing import Any
 from arena.procs.logs import bot_logs, game_lines, log_time, logs_folder
 from tournaments.errors import NotFound
 from tournaments.store import Store
+from tournaments.withheld import log_hold
 
 __all__ = [
     "GameLog",
     "LogLine",
+    "bot_game_logs",
     "deal_in_play",
     "game_log",
     "tournament_games",
@@ -89,9 +92,10 @@ class LogLine:
 @dataclass(frozen=True)
 class GameLog:
     """A game's log lines (in time order; at most ``MAX_LINES``: ``truncated`` says more were
-    found), or why they are withheld."""
+    found), and why some or all of them are withheld."""
 
     game_id: int
+    tournament_id: int = 0
     lines: tuple[LogLine, ...] = ()
     withheld: str | None = None
     truncated: bool = False
@@ -107,6 +111,7 @@ class GameLog:
         return {
             "withheld": self.withheld,
             "truncated": self.truncated,
+            "tournament_id": self.tournament_id,
             "lines": [line.to_dict() for line in self.lines],
         }
 
@@ -131,8 +136,9 @@ def game_log(
     stored = store.game(game_id)
     if stored.record is None:
         raise NotFound(f"game {game_id} has not been played yet")
+    tid = stored.tournament_id
     if deal_in_play(store, game_id):
-        return GameLog(game_id, withheld=withheld_reason(game_id))
+        return GameLog(game_id, tid, withheld=withheld_reason(game_id))
     folder = log_dir or logs_folder(Path(store.path))
     wanted = set(range(len(stored.bots)) if seats is None else seats)
     if bot is not None:
@@ -140,7 +146,12 @@ def game_log(
     since = _moment(stored.started_at, -SLACK_S) or ""
     until = _moment(stored.finished_at, SLACK_S)
     found = []
+    held: list[str] = []
     for name in sorted({stored.bots[seat] for seat in wanted}):
+        hold = log_hold(store, name)
+        if hold is not None:
+            held.append(f"the log of bot {name!r} is {hold.reason}")
+            continue
         mine = [seat for seat in wanted if stored.bots[seat] == name]
         found += game_lines(bot_logs(folder, name), game_id, mine, since=since, until=until)
     found.sort(key=lambda line: line.line.at)
@@ -154,7 +165,38 @@ def game_log(
         )
         for line in found[:MAX_LINES]
     )
-    return GameLog(game_id, lines=lines, truncated=len(found) > MAX_LINES)
+    return GameLog(
+        game_id,
+        tid,
+        lines=lines,
+        withheld="; ".join(held) or None,
+        truncated=len(found) > MAX_LINES,
+    )
+
+
+def bot_game_logs(
+    store: Store, bot: str, *, game_id: int | None = None, tid: int | None = None
+) -> list[GameLog]:
+    """``arena bot logs BOT --game ID`` (that game's lines of the bot) or ``--tournament ID``
+    (each game of the tournament the bot played and wrote, or had withheld, something in).
+    Raises NotFound for an unknown game or tournament, or a game the bot did not play."""
+    if game_id is not None:
+        stored = store.game(game_id)
+        if bot not in stored.bots:
+            raise NotFound(
+                f"bot {bot!r} did not play game {game_id} (its bots: "
+                f"{', '.join(dict.fromkeys(stored.bots))})"
+            )
+        return [game_log(store, game_id, bot=bot)]
+    if tid is None:
+        return []
+    found = []
+    for gid in tournament_games(store, tid):
+        if bot in store.game(gid).bots:
+            log_ = game_log(store, gid, bot=bot)
+            if log_.lines or log_.withheld is not None:
+                found.append(log_)
+    return found
 
 
 def tournament_games(store: Store, tid: int) -> list[int]:

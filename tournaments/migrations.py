@@ -13,7 +13,10 @@ the CURVE key pair moves to the key file beside the database (``arena.keys.keyfi
 tournaments get the public id of their secret key, which lives in that file too. Version 5
 writes the Skyjo options added later (``doubling``, ``discard_flip``) into older Skyjo
 tournaments, with the values they were played under; version 6 names the revealed bill of
-older skull-bank showdowns by its position.
+older skull-bank showdowns by its position; version 7 adds tournament kinds (gauntlets,
+matches); version 8 drops the ``head_to_head`` and ``rankings`` views, which nothing read;
+version 9 records the code each bot version runs (the arena's copy of a folder bot, the files
+a command bot's command names) and keeps every version registered.
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -320,6 +323,42 @@ def _tournament_kinds(db: Database, keys: KeyFile) -> None:
     db.execute("ALTER TABLE tournaments ADD COLUMN sprt TEXT")
 
 
+def _unread_views(db: Database, keys: KeyFile) -> None:
+    """Version 8: the ``head_to_head`` and ``rankings`` views go. Nothing read them: the arena
+    derives head-to-head counts and rankings in one place (``tournaments.ratings``), and two
+    definitions of one result could disagree. ``standings`` stays (the store reads it)."""
+    db.execute("DROP VIEW IF EXISTS rankings")
+    db.execute("DROP VIEW IF EXISTS head_to_head")
+
+
+def _bot_versions(db: Database, keys: KeyFile) -> None:
+    """Version 9: the code each bot version runs. A folder bot registered from now on runs from
+    the arena's own copy of its folder (``tournaments.botcopies``), named by ``bots.digest``; a
+    command bot records the files its command names (``bots.files``: JSON ``[[path, sha256],
+    ...]``), checked before each run. Both stay NULL for bots registered before, which are
+    checked against their old version hash (``tournaments.oldversions``). ``bot_versions`` keeps
+    every version registered (command, folder, copy, files, games), so that a tournament runs
+    the version it was planned with; it starts with each bot's current version."""
+    db.execute("ALTER TABLE bots ADD COLUMN digest TEXT")
+    db.execute("ALTER TABLE bots ADD COLUMN files TEXT")
+    db.execute("""
+        CREATE TABLE bot_versions (
+            bot TEXT NOT NULL,
+            version TEXT NOT NULL,
+            command TEXT NOT NULL,
+            path TEXT,
+            digest TEXT,
+            files TEXT,
+            games TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            PRIMARY KEY (bot, version)
+        )""")
+    db.execute(
+        "INSERT INTO bot_versions (bot, version, command, path, games, added_at) "
+        "SELECT name, version, command, path, games, added_at FROM bots"
+    )
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -329,6 +368,8 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _skyjo_rules_options,
     _skull_bank_named_bills,
     _tournament_kinds,
+    _unread_views,
+    _bot_versions,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -172,16 +172,19 @@ def replayed(store: Store, game_id: int) -> GameRecord:
 
 
 def replay_data(store: Store, game_id: int) -> dict[str, Any]:
-    """``arena replay GAME_ID --json``: every action and every chance outcome, and what each
-    seat's bot wrote during the game with the step it was written at (``logs``: withheld
-    while the deal is in play, see ``tournaments.gamelogs``)."""
+    """``arena replay GAME_ID --json``: every action and every chance outcome, the bot
+    version each seat's entrant played with (a tournament runs the versions it was planned
+    with: ``tournaments.catalogue``), and what each seat's bot wrote during the game with the
+    step it was written at (``logs``: withheld as bot logs are, ``tournaments.gamelogs``)."""
     full = replayed(store, game_id)
     stored = store.game(game_id)
+    versions = {e.name: e.version for e in store.tournament(stored.tournament_id).entrants}
     data = full.to_dict()
     data.update(
         id=game_id,
         tournament_id=stored.tournament_id,
         seating=list(stored.planned.seating),
+        versions=[versions.get(label) for label in stored.planned.seating],
         logs=game_log(store, game_id).to_dict(),
     )
     return data

@@ -33,9 +33,10 @@ from arena.procs.limits import Limits
 from arena.procs.logs import logs_folder
 from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
+from tournaments.botcopies import BotCopies
 from tournaments.catalogue import Catalogue, bundled_bots, needs_sandbox, plays
-from tournaments.cluster import ClusterConfig, distributed_module
-from tournaments.errors import ClusterError, ClusterLost, Interrupted, UsageProblem
+from tournaments.cluster import ClusterConfig, check_sandbox, distributed_module
+from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
 from tournaments.matches import FaultLimit, MatchInfo, MatchProgress, MatchStatus, play_match_sprt
 from tournaments.playing import RunConfig, auto_games_per_worker
 from tournaments.runner import Progress, RunSummary, run
@@ -43,7 +44,6 @@ from tournaments.schedule import TournamentKind, TournamentSpec, plan
 from tournaments.shipping import shipped_bots
 from tournaments.sprt import SprtConfig
 from tournaments.store import Store
-from tournaments.targets import match_bot
 from tournaments.values import TournamentInfo
 
 _DEFAULTS = Limits()
@@ -91,17 +91,16 @@ def sandbox_for(
 ) -> Sandbox | None:
     """The one sandbox of a command that runs bots with the database at ``db_path``.
 
-    It hides the database, its key file and the user's, the logs and every registered bot's
-    folder in ``folders`` (a folder bot still sees its own), and makes the database files and
-    the logs unreadable to bot users; with no ``local`` bot (only remote ones) nothing runs
-    here, so there is no warning about running unsandboxed. Raises SandboxError for
-    ``required`` where bubblewrap does not work.
+    It hides the database, its key file and the user's, the logs, the store of bot copies and
+    every registered bot's folder in ``folders`` (a folder bot still sees its own copy), and
+    makes the database files and the logs unreadable to bot users; with no ``local`` bot (only
+    remote ones) nothing runs here, so there is no warning about running unsandboxed. Raises
+    SandboxError for ``required`` where bubblewrap does not work.
     """
     log_dir = logs_folder(db_path)
     identity.protect_arena_files(db_path, log_dir)
-    return sandboxing.resolve(
-        mode, hide=[*sandboxing.private_paths(db_path, log_dir), *folders], local=local
-    )
+    hide = [*sandboxing.private_paths(db_path, log_dir), str(BotCopies.beside(db_path).root)]
+    return sandboxing.resolve(mode, hide=[*hide, *folders], local=local)
 
 
 def bot_processes(
@@ -170,7 +169,7 @@ def create_tournament(
     deals are new even with a ``seed`` used before, and no bot can compute them."""
     game = get_game(game_name)
     catalogue = Catalogue.of(store)
-    versions = {name: catalogue.lookup(name)[1] for name in dict.fromkeys(bots)}
+    found = {name: catalogue.find(name) for name in dict.fromkeys(bots)}  # code checked
     if table_size is None:
         table_size = max(game.min_players, min(len(bots), game.max_players))
     spec = TournamentSpec(
@@ -187,12 +186,10 @@ def create_tournament(
     key = new_key()
     games = plan(spec, game, key=key)
     spec = replace(spec, options=game.parse_options(options))
-    entrants = {label: (bot, versions[bot]) for label, bot in spec.entrant_bots().items()}
+    entrants = {label: (bot, found[bot].version) for label, bot in spec.entrant_bots().items()}
     tid = store.create_tournament(spec, games, entrants, key=key)
     info = store.tournament(tid)
-    remote = sorted(
-        {entrant.bot for entrant in info.entrants if catalogue.lookup(entrant.bot)[0].remote}
-    )
+    remote = sorted({entrant.bot for entrant in info.entrants if found[entrant.bot].spec.remote})
     warnings = []
     if remote and info.spec.table_size > 1:
         warnings.append(
@@ -206,18 +203,27 @@ def create_tournament(
 def entrant_specs(
     catalogue: Catalogue, info: TournamentInfo
 ) -> tuple[dict[str, BotSpec], tuple[str, ...]]:
-    """How to run each entrant of a tournament, and a warning for each bot changed since the
-    tournament was planned."""
+    """How to run each entrant of a tournament at the version it was planned with, its code
+    checked (``Catalogue.find``), and a line for each bot registered again since: its games
+    here are still played by the planned version (a folder bot's copy). Raises BotChanged,
+    naming the tournament, for a bot whose planned code is gone or changed."""
     specs = {}
     warnings = []
+    found: dict[str, BotSpec] = {}
     for entrant in info.entrants:
-        spec, version = catalogue.lookup(entrant.bot)
-        if version != entrant.version:
-            warnings.append(
-                f"{entrant.bot} changed since the tournament was planned "
-                f"(version {entrant.version} -> {version})"
-            )
-        specs[entrant.name] = spec
+        if entrant.bot not in found:
+            try:
+                found[entrant.bot] = catalogue.find(entrant.bot, entrant.version).spec
+            except BotChanged as exc:
+                raise BotChanged(f"tournament {info.id}: {exc}") from None
+            now = catalogue.registered.get(entrant.bot)
+            if now is not None and now.version != entrant.version:
+                warnings.append(
+                    f"{entrant.bot} was registered again since tournament {info.id} was "
+                    f"planned (version {entrant.version} -> {now.version}): its games here "
+                    f"are played by version {entrant.version}, as planned"
+                )
+        specs[entrant.name] = found[entrant.bot]
     return specs, tuple(warnings)
 
 
@@ -242,11 +248,14 @@ def prepare_run(
     games_per_worker: int | None = None,
     cluster: str | None = None,
     matches: bool = False,
+    unsandboxed_accepted: bool = False,
 ) -> PreparedRun:
     """Everything tournament ``tid``'s run needs, checked before any game starts: its key, each
     entrant's bot, the limits, and the logs folder, sandbox and remote bots here or, with
     ``cluster`` (a Dask scheduler's address), the bots shipped to its workers (each driving
-    ``games_per_worker`` games at once, or ``jobs`` if only that is given: docs/cluster.md).
+    ``games_per_worker`` games at once, or ``jobs`` if only that is given: docs/cluster.md); a
+    sandbox mode other than ``required`` needs ``unsandboxed_accepted`` there
+    (``tournaments.cluster.check_sandbox``).
 
     A match is run by ``run_match`` (``matches=True`` lets it through). Raises UsageProblem for
     a request that cannot work as given, other ArenaErrors for the rest."""
@@ -277,12 +286,16 @@ def prepare_run(
         return PreparedRun(tid=tid, config=config, jobs=jobs, warnings=warnings)
     if options.listen is not None:
         raise UsageProblem("remote bots (--listen) join one arena process: not --cluster")
-    distributed_module()  # Dask missing: say what to install before anything starts
     if games_per_worker is None and jobs > 1:
         config = replace(config, at_once=jobs)
     where = ClusterConfig(
-        address=cluster, sandbox=options.sandbox, bots=shipped_bots(catalogue, info)
+        address=cluster,
+        sandbox=options.sandbox,
+        bots=shipped_bots(catalogue, info),
+        unsandboxed_accepted=unsandboxed_accepted,
     )
+    check_sandbox(where)
+    distributed_module()  # Dask missing: say what to install before anything starts
     return PreparedRun(tid=tid, config=config, jobs=jobs, cluster=where, warnings=warnings)
 
 
@@ -373,13 +386,12 @@ def plan_match(
     fillers = [name.strip() for name in fill.split(",") if name.strip()]
     if k > 2 and not fillers:
         raise UsageProblem("--fill names the bots that fill the other seats")
-    box = None
+    from tournaments.targets import match_bot  # it registers through registry, which uses us
+
     told: list[str] = []
     names_ = []
     for text in (new, base):
-        if box is None and not Catalogue.of(store).known_name(text):
-            box = sandbox_for(sandbox, Path(store.path), Catalogue.of(store).folders())
-        name, note = match_bot(store, text, game.name, sandbox=box)
+        name, note = match_bot(store, text, game.name, sandbox=sandbox)
         names_.append(name)
         told += [note] if note else []
     if names_[0] == names_[1]:

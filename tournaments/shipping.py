@@ -6,9 +6,10 @@ each entrant is described by a ``ShippedBot`` value the workers can rebuild a ``
 - a bundled bot by its name (it comes with the arena's package on the worker);
 - a command bot by its command line: the program and every file it names must already be on
   each worker (``missing_files`` says which are not);
-- a folder bot by a tar archive of its registered folder, made here and unpacked on each worker
-  into a private folder, whose version hash (``tournaments.catalogue.folder_version``) must be
-  the version the bot was registered with before anything runs.
+- a folder bot by a tar archive of the arena's copy of its folder (``tournaments.botcopies``) at
+  the version the tournament was planned with, made here and unpacked on each worker into a
+  private folder, whose content digest must be that copy's before anything runs. A folder bot
+  registered before the arena kept copies is refused: register it again.
 
 Archives hold regular files, folders and symbolic links only, and are unpacked with tarfile's
 ``data`` filter: no absolute names, no ``..``, no link out of the bot's folder, no device. A
@@ -29,13 +30,8 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.procs.botproc import BotSpec
-from tournaments.catalogue import (
-    SKIP_DIRS,
-    Catalogue,
-    bundled_bots,
-    bundled_spec,
-    folder_version,
-)
+from tournaments.botcopies import SKIP_DIRS, BotFilesError, tree_digest
+from tournaments.catalogue import Catalogue, bundled_spec, relocated
 from tournaments.errors import ClusterError
 from tournaments.values import TournamentInfo
 
@@ -57,41 +53,47 @@ class BotKind(str, enum.Enum):
 @dataclass(frozen=True, kw_only=True)
 class ShippedBot:
     """One bot as a worker receives it. ``archive`` holds a folder bot's files (tar bytes);
-    ``version`` is the registered version a folder bot's unpacked files must hash to."""
+    ``digest`` is the content digest its unpacked files must have (``tree_digest``)."""
 
     kind: BotKind
     name: str
     argv: tuple[str, ...] = ()
-    folder: str | None = None  # a folder bot's folder on the arena's machine
+    folder: str | None = None  # a folder bot's copy on the arena's machine
     version: str = ""
+    digest: str = ""
     archive: bytes = b""
     files: tuple[str, ...] = ()  # files a command bot's arguments name (absolute paths)
 
 
 def shipped_bots(catalogue: Catalogue, info: TournamentInfo) -> dict[str, ShippedBot]:
-    """Each entrant label of a tournament with how its bot reaches the workers.
+    """Each entrant label of a tournament with how its bot, at the version the tournament was
+    planned with, reaches the workers.
 
     Raises ClusterError for a remote bot (it joins one listening arena process) and for a folder
-    bot whose files no longer hash to its registered version (register it again)."""
-    made: dict[str, ShippedBot] = {}
+    bot registered before the arena kept copies; BotChanged for a bot whose planned code is
+    gone."""
+    made: dict[tuple[str, str], ShippedBot] = {}
     shipped: dict[str, ShippedBot] = {}
     for entrant in info.entrants:
-        if entrant.bot not in made:
-            made[entrant.bot] = ship(catalogue, entrant.bot)
-        shipped[entrant.name] = made[entrant.bot]
+        key = (entrant.bot, entrant.version)
+        if key not in made:
+            made[key] = ship(catalogue, entrant.bot, entrant.version)
+        shipped[entrant.name] = made[key]
     return shipped
 
 
-def ship(catalogue: Catalogue, name: str) -> ShippedBot:
-    """How bot ``name`` of the catalogue reaches the workers (see ``shipped_bots``)."""
-    spec, version = catalogue.lookup(name)
+def ship(catalogue: Catalogue, name: str, version: str | None = None) -> ShippedBot:
+    """How bot ``name`` of the catalogue, at ``version`` (None: its current one), reaches the
+    workers (see ``shipped_bots``)."""
+    found = catalogue.find(name, version)
+    spec = found.spec
     if spec.remote:
         raise ClusterError(
             f"bot {name!r} is remote: remote bots join one listening arena process, "
             "not a cluster (run without --cluster)"
         )
-    if name not in catalogue.registered and name in bundled_bots():
-        return ShippedBot(kind=BotKind.BUNDLED, name=name, version=version)
+    if found.bundled:
+        return ShippedBot(kind=BotKind.BUNDLED, name=name, version=found.version)
     if spec.cwd is None:
         named = tuple(
             os.path.abspath(arg)
@@ -99,29 +101,26 @@ def ship(catalogue: Catalogue, name: str) -> ShippedBot:
             if not arg.startswith("-") and (os.sep in arg or os.path.isfile(arg))
         )
         return ShippedBot(
-            kind=BotKind.COMMAND, name=name, argv=spec.argv, version=version, files=named
+            kind=BotKind.COMMAND, name=name, argv=spec.argv, version=found.version, files=named
         )
-    folder = Path(spec.cwd)
-    if not folder.is_dir():
-        raise ClusterError(f"bot {name!r}: its folder {folder} is gone; register it again")
-    now = folder_version(folder)
-    if now != version:
+    if found.digest is None:
         raise ClusterError(
-            f"bot {name!r} changed since it was registered (version {version} -> {now}): "
-            f"workers only run registered versions; `arena bot add {folder} --replace`"
+            f"bot {name!r} was registered before the arena kept copies of bots: register it "
+            f"again (`arena bot add {spec.cwd} --replace`) to run it on a cluster"
         )
     return ShippedBot(
         kind=BotKind.FOLDER,
         name=name,
         argv=spec.argv,
-        folder=str(folder),
-        version=version,
-        archive=pack(folder),
+        folder=spec.cwd,
+        version=found.version,
+        digest=found.digest,
+        archive=pack(Path(spec.cwd)),
     )
 
 
 def pack(folder: Path) -> bytes:
-    """A tar archive of the files a folder bot's version covers (``SKIP_DIRS`` left out):
+    """A tar archive of a folder bot's copy (``SKIP_DIRS`` left out, as a copy has them):
     regular files, folders and symbolic links inside the folder. Raises ClusterError for
     anything else (a FIFO, a device, a link out of the folder): the workers would refuse it."""
     buffer = io.BytesIO()
@@ -162,7 +161,8 @@ def _check_travels(folder: Path, path: Path) -> None:
 
 def unpack(bot: ShippedBot, target: Path) -> Path:
     """Unpack a folder bot into ``target`` (made here, readable by bot users) and check that
-    its files hash to the registered version; returns the folder. Raises ClusterError."""
+    its content is that of the copy it was packed from; returns the folder. Raises
+    ClusterError."""
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True, mode=0o755)
@@ -178,29 +178,30 @@ def unpack(bot: ShippedBot, target: Path) -> Path:
             path = Path(root) / name
             if not path.is_symlink():
                 os.chmod(path, os.lstat(path).st_mode & 0o755 | 0o444)
-    found = folder_version(target)
-    if found != bot.version:
+    try:
+        found = tree_digest(target)
+    except BotFilesError as exc:
+        raise ClusterError(f"bot {bot.name!r}: {exc}") from None
+    if found != bot.digest:
         raise ClusterError(
-            f"bot {bot.name!r}: the unpacked files hash to {found}, not to its registered "
-            f"version {bot.version}"
+            f"bot {bot.name!r}: the unpacked files are not those of its version {bot.version} "
+            f"(content {found[:12]}, not {bot.digest[:12]})"
         )
     return target
 
 
 def worker_spec(bot: ShippedBot, folder: Path | None = None) -> BotSpec:
     """How a worker runs ``bot``: a bundled bot with this machine's Python, a folder bot in
-    its unpacked ``folder`` (arguments that named files of the original folder renamed)."""
+    its unpacked ``folder`` (arguments that named files of the copy renamed)."""
     if bot.kind is BotKind.BUNDLED:
         return bundled_spec(bot.name)
     if bot.kind is BotKind.COMMAND:
         return BotSpec(name=bot.name, argv=bot.argv)
     if folder is None or bot.folder is None:
         raise ClusterError(f"bot {bot.name!r} is a folder bot: unpack it first")
-    prefix = bot.folder.rstrip("/") + "/"
-    argv = tuple(
-        str(folder / arg[len(prefix) :]) if arg.startswith(prefix) else arg for arg in bot.argv
+    return BotSpec(
+        name=bot.name, argv=relocated(bot.argv, bot.folder, str(folder)), cwd=str(folder)
     )
-    return BotSpec(name=bot.name, argv=argv, cwd=str(folder))
 
 
 def missing_files(bots: Mapping[str, ShippedBot]) -> list[str]:

@@ -186,25 +186,49 @@ class Store(DerivedResults):
         path: str | None = None,
         games: Sequence[str] = (),
         replace: bool = False,
+        digest: str | None = None,
+        files: Sequence[tuple[str, str]] | None = None,
     ) -> BotInfo:
-        """Register a bot: its command line as text, the folder it runs in (or None), the
-        games it plays. Raises DuplicateBot unless ``replace`` (which keeps its count of
-        games played and its date added)."""
+        """Register a bot: its command line as text, the folder it was registered from (or
+        None), the games it plays, and what its version runs (``digest``: the arena's copy of a
+        folder bot; ``files``: the files a command bot's command names, with their SHA-256).
+        The version is kept among the bot's versions (``bot_version``). Raises DuplicateBot
+        unless ``replace`` (which keeps its count of games played and its date added)."""
         problem = bot_name_problem(name)
         if problem is not None:
             raise TournamentError(problem)
         kind = BotKind(kind)
+        files_json = None if files is None else _dumps([list(pair) for pair in files])
+        now = _stamp(_now())
         with self._write() as conn:
             old = conn.execute(
                 "SELECT played, added_at FROM bots WHERE name = ?", (name,)
             ).fetchone()
             if old and not replace:
                 raise DuplicateBot(f"a bot named {name!r} is already registered")
-            played, added = old if old else (0, _stamp(_now()))
+            played, added = old if old else (0, now)
             conn.execute(
                 "INSERT OR REPLACE INTO bots (name, command, path, kind, version, "
-                "games, played, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (name, command, path, kind.value, version, _dumps(list(games)), played, added),
+                "games, played, added_at, digest, files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    name,
+                    command,
+                    path,
+                    kind.value,
+                    version,
+                    _dumps(list(games)),
+                    played,
+                    added,
+                    digest,
+                    files_json,
+                ),
+            )
+            conn.execute(
+                "INSERT INTO bot_versions (bot, version, command, path, digest, files, games, "
+                "added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bot, version) DO UPDATE "
+                "SET command = excluded.command, path = excluded.path, digest = excluded.digest, "
+                "files = excluded.files, games = excluded.games",
+                (name, version, command, path, digest, files_json, _dumps(list(games)), now),
             )
         return BotInfo(
             name=name,
@@ -215,7 +239,18 @@ class Store(DerivedResults):
             games=tuple(games),
             played=played,
             added_at=added,
+            digest=digest,
+            files=None if files is None else tuple((p, h) for p, h in files),
         )
+
+    @guarded("listing bot versions")
+    def bot_versions(self) -> list[BotInfo]:
+        """Every version of every bot ever registered here (removed bots' too), oldest first:
+        what each ran (``played`` is 0, ``added_at`` when that version was registered)."""
+        return [
+            BotInfo.from_row({**row, "name": row["bot"], "kind": BotKind.REGISTERED, "played": 0})
+            for row in self.db.query("SELECT * FROM bot_versions ORDER BY added_at, bot")
+        ]
 
     @guarded("reading a bot")
     def get_bot(self, name: str) -> BotInfo:

@@ -3,29 +3,27 @@ check``, ``arena match``, ``arena bot ask``): a bundled or registered bot's name
 a ``bot.toml``, a program on the PATH, or a command line (one quoted word, or the words after
 ``--``).
 
-A match stores its entrants by name, so a SPEC that is no name (a folder, a command line) is
-registered for it (``match_bot``), after the same check as ``arena bot add``, under its name
-and version (``bot.py-3f2a1c9b``): the same files make the same bot, and a changed file a new
-one.
+A match stores its entrants by name, so a SPEC that is no name is registered for it
+(``match_bot``), after the same check as ``arena bot add``: a command line under its name and
+version (``bot.py-3f2a1c9b``: the same files make the same bot, and a changed file a new one),
+a folder under its ``bot.toml``'s name.
 """
 
 from __future__ import annotations
 
+import os
 import shlex
 import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
 from arena.procs.botproc import BotSpec
-from arena.procs.sandbox import Sandbox
-from tournaments.catalogue import (
-    Catalogue,
-    bundled_bots,
-    command_version,
-    folder_version,
-)
+from arena.procs.sandbox import SandboxMode
+from tournaments.botcopies import tree_digest, version_of
+from tournaments.catalogue import Catalogue, bundled_bots, split_command
+from tournaments.commandfiles import command_version, record
 from tournaments.errors import UsageProblem
-from tournaments.registry import MANIFEST, load_manifest, register
+from tournaments.registry import MANIFEST, add_command_bot, add_folder_bot, load_manifest
 from tournaments.store import Store
 from tournaments.values import bot_name_problem
 
@@ -84,26 +82,39 @@ def bot_target(words: tuple[str, ...] | list[str], catalogue: Catalogue) -> Targ
 
 
 def match_bot(
-    store: Store, text: str, game: str, *, sandbox: Sandbox | None
+    store: Store, text: str, game: str, *, sandbox: SandboxMode = SandboxMode.AUTO
 ) -> tuple[str, str | None]:
     """The name a match enters the bot of SPEC ``text`` under, and what the user should be
-    told: a known name as it is; a folder or command line registered (after ``arena bot
-    add``'s check, for ``game``) as ``NAME-VERSION``, unless that is registered already.
-    Raises BotCheckError when the bot fails its check (nothing is registered)."""
+    told: a known name as it is; a command line registered (after ``arena bot add``'s check,
+    for ``game``, in ``sandbox``) as ``NAME-VERSION``, unless that is registered already; a
+    folder under its ``bot.toml``'s name (registered with the same code already, or now).
+    Raises BotCheckError when the bot fails its check (nothing is registered), UsageProblem
+    for a folder whose name is registered with other code."""
     catalogue = Catalogue.of(store)
-    target = bot_target(shlex.split(text) if not Path(text).is_dir() else [text], catalogue)
+    words = [text] if Path(text).is_dir() else split_command(text)
+    target = bot_target(words, catalogue)
     if target.named:
         return text, None
-    spec = target.spec
+    games = tuple(dict.fromkeys([game, *[g for g in target.games if g != "*"]]))
     if target.folder is not None:
-        version = folder_version(target.folder)
-    else:
-        version = command_version(spec.argv, spec.cwd)
-    name = f"{spec.name}-{version[:8]}"
+        name = target.spec.name
+        version = version_of(tree_digest(target.folder))
+        if name in catalogue.registered:
+            if catalogue.registered[name].version != version:
+                raise UsageProblem(
+                    f"a bot named {name!r} is registered with other code (version "
+                    f"{catalogue.registered[name].version}; {text} is {version}): register it "
+                    f"with `arena bot add {text} --replace`, or name another bot"
+                )
+            return name, None
+        add_folder_bot(store, target.folder, games=games, sandbox=sandbox)
+        return name, f"registered {text} as bot {name} (checked, as `arena bot add` does)"
+    argv = target.spec.argv
+    version = command_version(shlex.join(argv), record(argv, os.getcwd()))
+    name = f"{target.spec.name}-{version[:8]}"
     if bot_name_problem(name) is not None:
         name = f"bot-{version[:8]}"
     if name in catalogue.registered:
         return name, None
-    games = tuple(dict.fromkeys([game, *[g for g in target.games if g != "*"]]))
-    register(store, name, spec, target.command, games, version, sandbox=sandbox)
+    add_command_bot(store, name, argv, games=games, sandbox=sandbox)
     return name, f"registered {text!r} as bot {name} (checked, as `arena bot add` does)"

@@ -3,8 +3,8 @@ bot logs."""
 
 from __future__ import annotations
 
-import shlex
 import socket
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
@@ -12,25 +12,16 @@ import click
 from arena.cli.common import echo_json
 from arena.cli.safety import sandbox_option
 from arena.cli.storage import db_option
-from arena.errors import ArenaError
-from arena.procs.botproc import BotSpec
-from arena.procs.logs import bot_logs, logs_folder
 from arena.procs.remote import check_listen
 from arena.procs.sandbox import SandboxMode
 from arena.text import printable
-from tournaments.catalogue import (
-    Catalogue,
-    bundled_bots,
-    bundled_version,
-    command_version,
-    folder_version,
-)
-from tournaments.gamelogs import LogLine, game_log, tournament_games
-from tournaments.registry import BotCheckError, load_manifest, register
+from tournaments.catalogue import bundled_bots, bundled_version
+from tournaments.gamelogs import LogLine
+from tournaments.registry import BotCheckError, add_command_bot, add_folder_bot, update_bot
 from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
 from tournaments.reports import format_table
-from tournaments.service import sandbox_for
 from tournaments.store import Store
+from tournaments.withheld import readable_logs
 
 
 @click.group()
@@ -46,9 +37,15 @@ def bot() -> None:
     "games",
     multiple=True,
     metavar="GAME",
-    help="A game the bot plays (repeatable; with NAME -- COMMAND). Default: skull.",
+    help="A game the bot plays (repeatable). Default: the bot.toml's games, a command "
+    "bot's games when registered again, else skull.",
 )
-@click.option("--replace", is_flag=True, help="Replace a bot already registered by that name.")
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="Register a new version of a bot already registered by that name (alone with NAME: "
+    "from its folder or its command line, as registered).",
+)
 @click.option(
     "--remote",
     is_flag=True,
@@ -70,8 +67,12 @@ def add(
 
     \b
     arena bot add NAME -- COMMAND...   a program run by a command line
-    arena bot add PATH                 a folder with a bot.toml (name, command, games)
+    arena bot add PATH                 a folder with a bot.toml (name, command, games),
+                                       copied into arena-bots/ and run from that copy
+    arena bot add NAME --replace       the bot's new code, from where it was registered
     arena bot add NAME --remote        a bot that joins over TCP (see `arena bot token`)
+
+    The same code registered again is the same version; new code is a new version.
     """
     if remote:
         if command:
@@ -83,31 +84,39 @@ def add(
             f"registered remote bot {info.name}; give it a token with `arena bot token {info.name}`"
         )
         return
+
+    def announce(name: str, chosen: Sequence[str]) -> None:
+        click.echo(f"checking {name} ({', '.join(chosen)})...", err=True)
+
     if command:
-        name = target
-        argv = tuple(command)
-        text = shlex.join(argv)
-        spec = BotSpec(name=name, argv=argv)
-        version = command_version(argv)
-        chosen = games or ("skull",)
+        done = add_command_bot(
+            store, target, command, games=games, replace=replace, sandbox=sandbox, announce=announce
+        )
+    elif Path(target).is_dir():
+        done = add_folder_bot(
+            store, Path(target), games=games, replace=replace, sandbox=sandbox, announce=announce
+        )
+    elif replace:
+        done = update_bot(store, target, games=games, sandbox=sandbox, announce=announce)
     else:
-        folder = Path(target)
-        if not folder.is_dir():
-            raise click.UsageError(
-                f"{target!r} is not a folder; to register a command use "
-                f"`arena bot add {target} -- COMMAND...`"
-            )
-        manifest = load_manifest(folder)
-        name, text = manifest.name, manifest.command
-        spec = BotSpec(name=name, argv=tuple(shlex.split(text)), cwd=str(manifest.folder))
-        version = folder_version(manifest.folder)
-        chosen = games or manifest.games
-    if name in bundled_bots():
-        raise BotCheckError(f"{name!r} is the name of a bundled bot; choose another name")
-    click.echo(f"checking {name} ({', '.join(chosen)})...", err=True)
-    box = sandbox_for(sandbox, Path(store.path), Catalogue.of(store).folders())
-    info = register(store, name, spec, text, chosen, version, replace=replace, sandbox=box)
-    click.echo(f"registered {info.name} version {info.version}")
+        raise click.UsageError(
+            f"{target!r} is not a folder; to register a command use "
+            f"`arena bot add {target} -- COMMAND...`, to register a registered bot's new code "
+            f"`arena bot add {target} --replace`"
+        )
+    info = done.info
+    if done.previous is None:
+        click.echo(f"registered {info.name} version {info.version}")
+    elif not done.checked:
+        click.echo(f"{info.name} is unchanged: version {info.version} is registered")
+    elif done.previous == info.version:
+        click.echo(f"registered {info.name} version {info.version} again")
+    else:
+        click.echo(
+            f"registered {info.name} version {info.version}, a new version (was {done.previous})"
+        )
+    for line in done.warnings:
+        click.echo(f"note: {line}", err=True)
 
 
 @bot.command("list")
@@ -235,18 +244,16 @@ def logs(
     name: str, only_list: bool, game_id: int | None, tid: int | None, db_path: str | None
 ) -> None:
     """Print what bot NAME wrote to its standard output and error (bounded per process),
-    each line with the time the arena read it and the game and step it was written at."""
+    each line with the time the arena read it and the game and step it was written at.
+
+    A log is withheld while a tournament the bot is entered in has a deal to play."""
     from tournaments.store import resolve_db_path
 
     db = resolve_db_path(db_path)
     if game_id is not None or tid is not None:
         show_game_logs(db, name, game_id, tid)
         return
-    folder = logs_folder(db)
-    files = bot_logs(folder, name)
-    if not files:
-        raise ArenaError(f"no logs of bot {name!r} in {folder}")
-    for path in files:
+    for path in readable_logs(db, name):
         if only_list:
             click.echo(f"{path}  {path.stat().st_size} bytes")
             continue
@@ -259,36 +266,25 @@ def logs(
 def show_game_logs(db: Path, name: str, game_id: int | None, tid: int | None) -> None:
     """``arena bot logs NAME --game ID`` / ``--tournament ID``: the bot's lines of each game,
     by step (``tournaments.gamelogs``)."""
+    from tournaments.gamelogs import bot_game_logs
+
     if game_id is not None and tid is not None:
         raise click.UsageError("give --game or --tournament, not both")
     with Store.open(db) as store:
-        ids = [game_id] if game_id is not None else tournament_games(store, tid)
-        shown = 0
-        for gid in ids:
-            stored = store.game(gid)
-            if name not in stored.bots:
-                if game_id is not None:
-                    raise ArenaError(
-                        f"bot {name!r} did not play game {gid} (its bots: "
-                        f"{', '.join(dict.fromkeys(stored.bots))})"
-                    )
-                continue
-            found = game_log(store, gid, bot=name)
-            if tid is not None and not found.lines and found.withheld is None:
-                continue
-            shown += 1
-            click.echo(f"== game {gid} (tournament {stored.tournament_id}) ==")
-            if found.withheld is not None:
-                click.echo(f"withheld: {found.withheld}")
-                continue
-            if not found.lines:
-                click.echo(f"{name} wrote nothing during game {gid}")
-            for line in found.lines:
-                click.echo(log_line_text(line))
-            if found.truncated:
-                click.echo(f"(only the first {len(found.lines)} lines)")
-        if tid is not None and not shown:
-            click.echo(f"{name} wrote nothing during the games of tournament {tid}")
+        found = bot_game_logs(store, name, game_id=game_id, tid=tid)
+    for log in found:
+        click.echo(f"== game {log.game_id} (tournament {log.tournament_id}) ==")
+        if log.withheld is not None:
+            click.echo(f"withheld: {log.withheld}")
+            continue
+        if not log.lines:
+            click.echo(f"{name} wrote nothing during game {log.game_id}")
+        for line in log.lines:
+            click.echo(log_line_text(line))
+        if log.truncated:
+            click.echo(f"(only the first {len(log.lines)} lines)")
+    if tid is not None and not found:
+        click.echo(f"{name} wrote nothing during the games of tournament {tid}")
 
 
 def log_line_text(line: LogLine) -> str:
@@ -296,3 +292,14 @@ def log_line_text(line: LogLine) -> str:
     line may be another's), seat and time, then the text, escaped."""
     step = "*" if line.shared else "-" if line.step is None else str(line.step)
     return f"step {step:>4} seat {line.seat} {line.at[11:23]} | {printable(line.text)}"
+
+
+def _add_commands() -> None:
+    from arena.cli.ask import ask
+    from arena.cli.check import check
+
+    bot.add_command(check)
+    bot.add_command(ask)
+
+
+_add_commands()

@@ -21,6 +21,7 @@ from arena.cli.storage import db_option
 from arena.procs.sandbox import SandboxMode
 from arena.text import printable
 from tournaments import published, reports, service
+from tournaments.cluster import ACCEPT_UNSANDBOXED
 from tournaments.errors import PlanError
 from tournaments.matches import match_summary, summary_line
 from tournaments.reports import format_table
@@ -149,11 +150,18 @@ def play_pending(
     options: RunOptions | None = None,
     games_per_worker: int | None = None,
     cluster: str | None = None,
+    unsandboxed_accepted: bool = False,
 ) -> None:
     """Play tournament ``tid``'s pending games with a progress bar (``tournaments.service``:
     ``prepare_run``, ``run_tournament``); games that could not be played are listed."""
     prepared = service.prepare_run(
-        store, tid, options, jobs=jobs, games_per_worker=games_per_worker, cluster=cluster
+        store,
+        tid,
+        options,
+        jobs=jobs,
+        games_per_worker=games_per_worker,
+        cluster=cluster,
+        unsandboxed_accepted=unsandboxed_accepted,
     )
     warn(prepared.warnings)
     summary = service.run_tournament(store, prepared, ProgressBar(quiet=quiet))
@@ -177,6 +185,13 @@ def play_pending(
     help="Play the games on this Dask scheduler's workers, --jobs at once on each "
     "(docs/cluster.md). Env: ARENA_CLUSTER.",
 )
+@click.option(
+    ACCEPT_UNSANDBOXED,
+    "unsandboxed_accepted",
+    is_flag=True,
+    help="With --cluster and --sandbox auto or off: run although a bot a worker runs "
+    "unsandboxed can reach the Dask scheduler and through it run code on every worker.",
+)
 @run_options
 @db_option
 def run_command(
@@ -186,6 +201,7 @@ def run_command(
     quiet: bool,
     as_json: bool,
     cluster: str | None,
+    unsandboxed_accepted: bool,
     store: Store,
     run_options: RunOptions,
 ) -> None:
@@ -193,11 +209,15 @@ def run_command(
 
     Bot output goes to arena-logs/ next to the database (see `arena bot logs`); on a
     cluster, to each worker's own files. On a cluster --sandbox is required unless given:
-    a worker's warning would go unseen, and an unsandboxed bot can reach the scheduler.
+    a worker's warning would go unseen, and an unsandboxed bot can reach the scheduler and
+    through it run code on every worker; --sandbox auto or off there also needs
+    --i-accept-bots-can-run-code-on-every-worker.
     """
     sandbox_given = click.get_current_context().get_parameter_source("sandbox")
     if cluster is not None and sandbox_given is click.core.ParameterSource.DEFAULT:
         run_options = replace(run_options, sandbox=SandboxMode.REQUIRED)
+    if unsandboxed_accepted and cluster is None:
+        raise click.UsageError(f"{ACCEPT_UNSANDBOXED} is for runs with --cluster")
     play_pending(
         store,
         tid,
@@ -206,6 +226,7 @@ def run_command(
         options=run_options,
         games_per_worker=games_per_worker,
         cluster=cluster,
+        unsandboxed_accepted=unsandboxed_accepted,
     )
     rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
     if as_json:

@@ -66,8 +66,10 @@ def crosstable(tid: int, wdl: bool, as_json: bool, store: Store) -> None:
 )
 @db_option
 def replay(game_id: int, seat: int | None, as_json: bool, store: Store) -> None:
-    """Re-play a stored game from its deal seed and actions: each step's faults, what the
-    bots wrote during it (from their logs) and its events."""
+    """Re-play a stored game from its deal seed and actions.
+
+    Each step shows its faults, what the bots wrote during it (from their logs) and its
+    events."""
     if seat is not None:
         players = store.game(game_id).players
         if not 0 <= seat < players:

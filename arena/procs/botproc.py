@@ -8,7 +8,9 @@ next time it is needed. Each process runs in its own session, under the process 
 ``ARENA_TOKEN``, ``TMPDIR``, the locale, ``PATH``/``HOME`` and ``PYTHON*``/``PYENV*``
 settings, and any ``ARENA_BOT_*`` variable: nothing else of the arena's environment), and with
 its output drained into a bounded log (``arena.procs.logs``). Killing a bot kills everything it
-started. A remote bot (``BotSpec.remote``) is not spawned: the pool waits for it to connect.
+started. Every spawned process gets the system-call filter of ``arena.procs.seccomp`` where it
+works, sandboxed or not. A remote bot (``BotSpec.remote``) is not spawned: the pool waits for
+it to connect.
 """
 
 from __future__ import annotations
@@ -25,7 +27,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.errors import BotStartError, SandboxError
-from arena.procs import identity, reach
+from arena.procs import identity, reach, seccomp
 from arena.procs import limits as proclimits
 from arena.procs import sandbox as sandboxing
 from arena.procs.hub import Hub, Peer
@@ -286,6 +288,7 @@ def _plan(
         user=separate,
         scratch=scratch,
         own_ipc=folder if separate else None,
+        syscall_filter=seccomp.bot_filter(),
     )
 
 

@@ -20,6 +20,8 @@ cgroups, a watchdog, and killing a bot with everything it started.
 
 The child joins its cgroups and sets its rlimits while still root, then becomes its own uid
 (``ChildPlan``, ``child_setup``): a bot cannot write to the root-owned cgroup files to leave.
+Its last step before ``exec`` is the system-call filter of ``arena.procs.seccomp`` (no locks, no
+file notifications, no page-cache probes...), which then holds for the bot and all it runs.
 """
 
 from __future__ import annotations
@@ -39,6 +41,7 @@ from arena.procs import identity, reach
 from arena.procs.lifetime import die_with_parent, no_new_privileges
 from arena.procs.procfs import each_process
 from arena.procs.reach import View
+from arena.procs.seccomp import Filter
 
 log = logging.getLogger(__name__)
 
@@ -306,12 +309,15 @@ class ChildPlan:
     user: bool = False
     scratch: str | None = None
     own_ipc: str | None = None  # the bot's own hub socket folder, given to its uid
+    syscall_filter: Filter | None = None  # installed last (``arena.procs.seccomp``)
 
 
 def child_setup(plan: ChildPlan) -> Callable[[], None]:
     """The function run in the child between fork and exec: join the cgroups, set rlimits
     (memory, CPU time, file size, no core), make the needed folders reachable, then (``user``)
-    give the scratch folder to the bot's own uid and become it; never gain privileges again."""
+    give the scratch folder to the bot's own uid and become it; never gain privileges again;
+    install the system-call filter (an error there stops the start: the bot never runs
+    without the filter it was planned with)."""
     procs_files = list(dict.fromkeys(group.procs_file for group in plan.cgroups))
     memory = plan.memory_mb * 1024 * 1024
     parent = os.getpid()
@@ -345,6 +351,8 @@ def child_setup(plan: ChildPlan) -> Callable[[], None]:
             identity.become(uid)
             die_with_parent(parent=parent)  # a change of uid clears the parent-death signal
         no_new_privileges()
+        if plan.syscall_filter is not None:
+            plan.syscall_filter.install()
 
     return setup
 

@@ -10,7 +10,9 @@ and its own ``/dev`` and ``/proc``. Nothing else exists for it. Private paths of
 database, the logs folder, other registered
 bots' folders) that lie inside a shown folder are covered (an empty read-only file system for a
 folder, an unopenable device node for a file); a command naming a file inside a private path is
-refused (SandboxError), never shown.
+refused (SandboxError), never shown, and so is a bot whose own folder (or a named file's folder)
+holds a FIFO, a socket or a device (``arena.procs.specials``): a FIFO opens for writing even on a
+read-only file system, and would let the bot's processes talk.
 
 It also runs with **no network** (its own network namespace with only a loopback), its own pid
 namespace (it sees no other process; when it dies, all it started dies), its own IPC and UTS
@@ -19,9 +21,10 @@ becomes an unprivileged uid of its own before it runs ``bwrap`` (``arena.procs.i
 ``bwrap`` forbids further user namespaces inside.
 
 ``--sandbox auto`` (the default) uses bubblewrap when it works and otherwise logs one warning
-saying what still protects the arena; ``required`` refuses to run without it; ``off`` never
-uses it. Whether bubblewrap works is tested once per process with a trivial command, because
-some containers forbid the namespaces it needs.
+saying what still protects the arena; ``required`` refuses to run without it, or without the
+system-call filter every bot process gets (``arena.procs.seccomp``; ``auto`` warns without it);
+``off`` never uses bubblewrap. Whether bubblewrap works is tested once per process with a
+trivial command (under the filter), because some containers forbid the namespaces it needs.
 """
 
 from __future__ import annotations
@@ -40,7 +43,7 @@ from pathlib import Path
 
 from arena.errors import SandboxError
 from arena.keys.keyfile import secret_paths
-from arena.procs import identity
+from arena.procs import identity, seccomp, specials
 
 log = logging.getLogger(__name__)
 
@@ -84,6 +87,7 @@ ETC_FILES = (
 #: Never shown from the host, even when a command names them (the sandbox has its own).
 _KERNEL_PATHS = ("/dev", "/proc", "/sys")
 _warned = False
+_warned_filter = False
 
 
 class SandboxMode(str, enum.Enum):
@@ -127,7 +131,9 @@ class Sandbox:
         working folder ``cwd`` is shown only as far as it is one of the shown folders (its own
         folder, a named file's folder); else it is an empty folder of the sandbox's own
         (read-only, or part of the bot's private ``/tmp`` when it lies under ``/tmp``).
-        Raises SandboxError if a file or folder the command names is private.
+        Raises SandboxError if a file or folder the command names is private, or if its own
+        folder or a named file's folder holds a FIFO, a socket or a device
+        (``arena.procs.specials``).
         """
         cwd = os.path.abspath(cwd)
         own = os.path.realpath(own) if own else None
@@ -139,6 +145,7 @@ class Sandbox:
                     f"the bot's command names {path}, which is private to the "
                     "arena (database, logs, keys or another bot's folder)"
                 )
+        _refuse_special_files([own, *_folders(named)])
         shown = [
             p
             for p in dict.fromkeys(
@@ -179,6 +186,27 @@ class Sandbox:
             if os.path.isdir(path):
                 args += ["--remount-ro", path]
         return [*args, "--remount-ro", "/", "--chdir", cwd, "--", *argv]
+
+
+def _refuse_special_files(folders: Iterable[str | None]) -> None:
+    """Raise SandboxError if one of ``folders`` (a bot's own folder, the folders of the files
+    its command names; not the system's or the Python installation's) holds a special file."""
+    arenas = [*SYSTEM_PATHS, *needed_paths()]
+    wanted = sorted({f for f in folders if f and f != "/" and not inside(f, arenas)}, key=len)
+    for folder in [f for f in wanted if not inside(f, [g for g in wanted if g != f])]:
+        try:
+            found = specials.first_special(folder)
+        except specials.TooManyEntries:
+            raise SandboxError(
+                f"the folder {folder} shown to the bot holds over {specials.MAX_ENTRIES} "
+                "entries; give the bot a folder of its own"
+            ) from None
+        if found is not None:
+            name, kind = found
+            raise SandboxError(
+                f"the folder {folder} shown to the bot holds {name!r}, {kind}: processes "
+                "that see it could talk through it; remove it"
+            )
 
 
 def _system_args() -> list[str]:
@@ -234,7 +262,15 @@ def inside(path: str, folders: Iterable[str]) -> bool:
 @functools.cache
 def probe(bwrap: str) -> str | None:
     """None if ``bwrap`` can run a trivial sandboxed command here (as the uid a bot would
-    have), else why not (one line)."""
+    have, under the system-call filter a bot would have), else why not (one line)."""
+    syscall_filter = seccomp.bot_filter()
+
+    def as_bot() -> None:
+        if identity.separate_users():
+            identity.become(identity.uid_of(os.getpid()))
+        if syscall_filter is not None:
+            syscall_filter.install()
+
     try:
         result = subprocess.run(
             [
@@ -259,7 +295,7 @@ def probe(bwrap: str) -> str | None:
             stderr=subprocess.PIPE,
             timeout=10,
             check=False,
-            preexec_fn=_as_bot_user,
+            preexec_fn=as_bot,
         )
     except (OSError, subprocess.SubprocessError) as exc:
         return f"{bwrap} could not run: {exc}"
@@ -267,11 +303,6 @@ def probe(bwrap: str) -> str | None:
         reason = result.stderr.decode("utf-8", "replace").strip().splitlines()
         return f"{bwrap} does not work here: {reason[-1] if reason else result.returncode}"
     return None
-
-
-def _as_bot_user() -> None:
-    if identity.separate_users():
-        identity.become(identity.uid_of(os.getpid()))
 
 
 def available() -> str | None:
@@ -299,22 +330,34 @@ def resolve(
 ) -> Sandbox | None:
     """The sandbox to use for ``mode``: a Sandbox, or None to run bots unsandboxed.
 
-    ``auto`` without a working bubblewrap logs one warning (once per process, and only if
-    ``local`` bots will run) saying what still protects the arena; ``required`` raises
-    SandboxError then.
+    ``required`` needs a working bubblewrap and the system-call filter (``arena.procs.seccomp``),
+    else raises SandboxError. ``auto`` without either logs one warning each (once per
+    process, and only if ``local`` bots will run) saying what still protects the arena. The
+    filter applies wherever it works, whatever the mode (``arena.procs.botproc``).
     """
-    global _warned
+    global _warned, _warned_filter
     mode = SandboxMode(mode)
     if mode is SandboxMode.OFF:
         return None
     found = shutil.which("bwrap")
     problem = "bubblewrap (bwrap) is not installed" if found is None else probe(found)
+    unfiltered = seccomp.problem()
+    if mode is SandboxMode.REQUIRED and problem is not None:
+        raise SandboxError(
+            f"--sandbox required, but {problem}; install bubblewrap "
+            "or allow user namespaces (see docs/security.md)"
+        )
+    if mode is SandboxMode.REQUIRED and unfiltered is not None:
+        raise SandboxError(f"--sandbox required, but {unfiltered} (see docs/security.md)")
+    if unfiltered is not None and local and not _warned_filter:
+        _warned_filter = True
+        log.warning(
+            "bots run WITHOUT THE SYSTEM-CALL FILTER: %s; the processes of one bot, or two "
+            "bots at one table, can pass each other what they see through file locks, file "
+            "notifications and the page cache (see docs/security.md)",
+            unfiltered,
+        )
     if problem is not None:
-        if mode is SandboxMode.REQUIRED:
-            raise SandboxError(
-                f"--sandbox required, but {problem}; install bubblewrap "
-                "or allow user namespaces (see docs/security.md)"
-            )
         if local and not _warned:
             _warned = True
             log.warning(

@@ -93,7 +93,8 @@ class Seat(ABC):
     @abstractmethod
     def ask(self, turn: Turn) -> Sequence[Reply]:
         """Ask for a decision. Returns the replies available at once (the last one ends the
-        turn), or none: then the answer comes through ``wait`` (process seats)."""
+        turn), or none: then the answer comes later, routed to the seat by the referee's driver
+        (``arena.referee.driver``: process seats)."""
 
     @abstractmethod
     def end(self, game_id: int, result: Mapping[str, Any], view: dict[str, Any]) -> None:

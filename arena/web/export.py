@@ -5,7 +5,7 @@ replay viewer loads its frames from ``game-ID-PERSPECTIVE.js`` files next to it,
 and JavaScript are copied into ``static/``: the folder works from a web server and opened
 straight from disk. The database is opened read-only. Games whose deal is still being played
 in other seat rotations are left out (as the server refuses them), and so are the logs of
-bots with a tournament in progress.
+bots with a deal still to be played (``tournaments.withheld``: the page says why).
 """
 
 from __future__ import annotations

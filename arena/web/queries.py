@@ -21,6 +21,7 @@ from tournaments import gamelogs
 from tournaments.errors import NotFound
 from tournaments.ratings import HistoryRow
 from tournaments.store import Store
+from tournaments.withheld import log_hold
 
 __all__ = [
     "GamesPage",
@@ -186,13 +187,15 @@ def bot_record(
     }
 
 
-def bot_log_text(db_path: str, name: str, record: dict[str, Any]) -> dict[str, Any]:
+def bot_log_text(store: Store, db_path: str, name: str) -> dict[str, Any]:
     """The end of each of a bot's log files (control characters escaped), or why not: a
-    bot's log may tell its hands, so it is withheld while one of its tournaments runs."""
-    if any(t["status"] == "in-progress" for t in record["tournaments"]):
+    bot's log may tell its hands, so it is withheld while a deal of one of its tournaments is
+    unfinished (``tournaments.withheld``)."""
+    hold = log_hold(store, name)
+    if hold is not None:
         return {
-            "withheld": "a tournament of this bot is in progress; its log is shown "
-            "when the tournament is done",
+            "withheld": f"this bot's log is {hold.reason}",
+            "withheld_by": list(hold.tournaments),
             "files": [],
         }
     files = []
@@ -209,7 +212,7 @@ def bot_log_text(db_path: str, name: str, record: dict[str, Any]) -> dict[str, A
                 "text": printable(text, keep_lines=True),
             }
         )
-    return {"withheld": None, "files": files}
+    return {"withheld": None, "withheld_by": [], "files": files}
 
 
 def history_series(

@@ -204,7 +204,7 @@ class Site:
 
     def bot(self, store: Store, name: str) -> dict[str, Any]:
         record = queries.bot_record(store, name, bundled=self.bundled)
-        record["log"] = queries.bot_log_text(self.db_path, name, record)
+        record["log"] = queries.bot_log_text(store, self.db_path, name)
         return record
 
     def open_game(self, store: Store, game_id: int) -> Any:

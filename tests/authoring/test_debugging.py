@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.unchecked import add_unchecked
 from tournaments.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -58,8 +59,8 @@ def played(tmp_path_factory: pytest.TempPathFactory) -> Played:
     deals."""
     db = tmp_path_factory.mktemp("debugging") / "a.db"
     with Store.open(db) as store:
-        store.add_bot("flawed", f"{sys.executable} {FLAWED}", games=["skull"])
-        store.add_bot("illegal", f"{sys.executable} {ILLEGAL}", games=["skull"])
+        add_unchecked(store, "flawed", [sys.executable, str(FLAWED)])
+        add_unchecked(store, "illegal", [sys.executable, str(ILLEGAL)])
     created = arena(
         "tournament", "create", "--game", "skull", "--bots", "flawed,illegal,random",
         "--repetitions", "2", "--json", "--db", str(db),

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.unchecked import add_unchecked
 from tournaments.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -215,7 +216,7 @@ def registered_illegal(db: Path) -> None:
     """A bot that answers every turn with an action it was not offered, registered without
     the entry check (as a bot whose new version broke would be)."""
     with Store.open(db) as store:
-        store.add_bot("illegal", f"{sys.executable} {ROGUES / 'illegal.py'}", games=["skull"])
+        add_unchecked(store, "illegal", [sys.executable, str(ROGUES / "illegal.py")])
 
 
 def test_a_bot_that_faults_past_the_limit_stops_the_match_with_that_verdict(

@@ -19,8 +19,8 @@ import pytest
 from arena.errors import BotStartError
 from arena.procs.botproc import BotPool, BotSpec
 from tests.arena.conftest import bundled
-from tournaments.catalogue import folder_version
 from tournaments.errors import TournamentError
+from tournaments.oldversions import folder_version
 from tournaments.playing import process_key
 from tournaments.store import Store
 

@@ -320,8 +320,8 @@ def test_a_games_json_and_frames_carry_its_bots_log_lines_at_their_steps(
     record = client.get(f"/api/games/{gid}").json()
     evil = record["seating"].index(EVIL)
     mine = {a["step"] for a in record["actions"] if a["seat"] == evil and a["by"] == "bot"}
-    logs = record["logs"]
-    assert logs["withheld"] is None and logs["lines"], logs
+    logs = record["logs"]  # (the other bots' logs are held by a tournament still planned)
+    assert logs["lines"] and "onerror" not in (logs["withheld"] or ""), logs
     lines = [line for line in logs["lines"] if line["text"] == EVIL_LOG]
     assert {line["seat"] for line in lines} == {evil}
     assert {line["step"] for line in lines} <= mine and len({line["step"] for line in lines}) > 1
