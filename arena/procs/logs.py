@@ -15,13 +15,16 @@ to where that is known::
     2025-06-01T12:00:01.004Z * | a line of one of the games open
 
 The referee tells the log which games the process has open and the step of its last turn
-(``open_game``, ``turn``, ``close_game``: a few attribute writes, no I/O). A ``#`` line is
-written only before a bot line whose context changed, so a silent bot costs nothing. While a
-process has one game open, each line carries the step of that game's last turn sent to it
-(``s3``); with several open (``max_games`` > 1) a line cannot be told apart between them and
-is marked ``*``; with none, ``-``. A line is stamped when the arena reads it, so a line the
-bot wrote just before its answer may carry the next step when the arena was busy. Only the
-arena writes the stamp and the tag at the start of a line, so a bot cannot forge either.
+(``open_game``, ``turn``, ``close_game``), and before it changes that context it reads what
+already waits in the pipe (``_catch_up``: one ``FIONREAD``, about half a microsecond, and a
+read only when something waits), so a line the bot wrote before its answer is kept with the
+step it answered, however busy the drain thread is; a line still in the bot's own buffer then
+(a program that does not flush) is kept with a later step. A ``#`` line is written only before
+a bot line whose context changed, so a silent bot costs nothing. While a process has one game
+open, each line carries the step of that game's last turn sent to it (``s3``); with several
+open (``max_games`` > 1) a line cannot be told apart between them and is marked ``*``; with
+none, ``-``. Only the arena writes the stamp and the tag at the start of a line, so a bot
+cannot forge either.
 Lines are written whole (a line over ``MAX_LINE`` bytes is cut into several); a last line
 without a newline is written when the pipe closes.
 
@@ -266,7 +269,7 @@ class CappedLog:
                 os.close(fd)
             out.close()
 
-    def _write(self, out, lines: list[tuple[bytes, int]]) -> None:  # noqa: ANN001 - a raw file
+    def _write(self, out: BinaryIO, lines: list[tuple[bytes, int]]) -> None:
         """Write whole lines (each with the bot's bytes it holds), each stamped and tagged,
         within the cap: the line that does not fit is cut (the rest counts as discarded)."""
         if not lines:
