@@ -35,6 +35,11 @@ class DuplicateBot(TournamentError):
     """A bot with that name is already registered."""
 
 
+class ArchiveError(TournamentError):
+    """A bot's archive cannot be unpacked safely (corrupt, too big, or holding a device, a
+    path out of its folder or a link out of it)."""
+
+
 class ClusterError(TournamentError):
     """A tournament cannot run on a Dask cluster, or lost it: the scheduler is unreachable or
     gone, a worker runs another arena version, lacks a bot's file or cannot sandbox."""

@@ -16,7 +16,8 @@ tournaments, with the values they were played under; version 6 names the reveale
 older skull-bank showdowns by its position; version 7 adds tournament kinds (gauntlets,
 matches); version 8 drops the ``head_to_head`` and ``rankings`` views, which nothing read;
 version 9 records the code each bot version runs (the arena's copy of a folder bot, the files
-a command bot's command names) and keeps every version registered.
+a command bot's command names) and keeps every version registered; version 10 adds the
+standing ladders.
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -359,6 +360,88 @@ def _bot_versions(db: Database, keys: KeyFile) -> None:
     )
 
 
+def _ladders(db: Database, keys: KeyFile) -> None:
+    """Version 10: standing ladders (``tournaments.ladder``). A ladder holds entries (one per
+    version of a bot, with its participant, status and the reason of a suspension, and the
+    registered bot it runs as); each
+    matchmaking batch is a tournament of kind ``ladder`` (``ladder_batches``), whose entrants
+    map to entries (``ladder_seats``); ``ladder_met`` counts the tables each pair of entries
+    shared (written with each batch, for matchmaking). Skills (OpenSkill's mu and sigma) and
+    their history are derived from the games: a cache of the rated batches, rebuilt at will.
+    Participants' upload tokens are secrets: only their hashes are kept, in the key file."""
+    db.execute("""
+        CREATE TABLE ladders (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            game TEXT NOT NULL,
+            options TEXT NOT NULL,
+            min_table INTEGER NOT NULL,
+            max_table INTEGER NOT NULL,
+            move_ms INTEGER NOT NULL,
+            settings TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )""")
+    db.execute("""
+        CREATE TABLE ladder_entries (
+            id INTEGER PRIMARY KEY,
+            ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+            bot TEXT NOT NULL,
+            number INTEGER NOT NULL,
+            version TEXT NOT NULL,
+            runs_as TEXT NOT NULL,
+            participant TEXT NOT NULL,
+            uploaded INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            reason TEXT,
+            previous_id INTEGER REFERENCES ladder_entries(id),
+            entered_at TEXT NOT NULL,
+            left_at TEXT,
+            UNIQUE (ladder_id, bot, number)
+        )""")
+    db.execute("CREATE INDEX ladder_entries_status ON ladder_entries (ladder_id, status)")
+    db.execute("""
+        CREATE TABLE ladder_batches (
+            tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id),
+            ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+            number INTEGER NOT NULL,
+            rated INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (ladder_id, number)
+        )""")
+    db.execute("""
+        CREATE TABLE ladder_seats (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            label TEXT NOT NULL,
+            entry_id INTEGER NOT NULL REFERENCES ladder_entries(id),
+            PRIMARY KEY (tournament_id, label)
+        ) WITHOUT ROWID""")
+    db.execute("CREATE INDEX ladder_seats_entry ON ladder_seats (entry_id)")
+    db.execute("""
+        CREATE TABLE ladder_met (
+            ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+            a INTEGER NOT NULL REFERENCES ladder_entries(id),
+            b INTEGER NOT NULL REFERENCES ladder_entries(id),
+            tables INTEGER NOT NULL,
+            PRIMARY KEY (ladder_id, a, b)
+        ) WITHOUT ROWID""")
+    db.execute("CREATE INDEX ladder_met_b ON ladder_met (ladder_id, b)")
+    db.execute("""
+        CREATE TABLE ladder_skills (
+            entry_id INTEGER PRIMARY KEY REFERENCES ladder_entries(id),
+            ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+            mu REAL NOT NULL,
+            sigma REAL NOT NULL,
+            games INTEGER NOT NULL
+        )""")
+    db.execute("""
+        CREATE TABLE ladder_history (
+            entry_id INTEGER NOT NULL REFERENCES ladder_entries(id),
+            game_id INTEGER NOT NULL REFERENCES games(id),
+            mu REAL NOT NULL,
+            sigma REAL NOT NULL,
+            PRIMARY KEY (entry_id, game_id)
+        ) WITHOUT ROWID""")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -370,6 +453,7 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _tournament_kinds,
     _unread_views,
     _bot_versions,
+    _ladders,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

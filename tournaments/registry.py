@@ -48,7 +48,12 @@ ADD_GAMES = 2
 
 
 class BotCheckError(ArenaError):
-    """A bot failed its entry check; nothing was registered."""
+    """A bot failed its entry check; nothing was registered. ``report`` is the check's whole
+    report when the check ran (None for a bot refused before it)."""
+
+    def __init__(self, message: str, *, report: ComplianceReport | None = None) -> None:
+        super().__init__(message)
+        self.report = report
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -94,20 +99,21 @@ def check_bot(
     report = run_checks(spec, games, per_game=ADD_GAMES, move_ms=2000, sandbox=sandbox)
     if not report.passed:
         failed = "; ".join(f"{check.title}: {check.detail}" for check in report.failures())
-        raise BotCheckError(f"check failed: {failed} (details: `arena bot check`)")
+        raise BotCheckError(f"check failed: {failed} (details: `arena bot check`)", report=report)
     return report
 
 
 @dataclass(frozen=True)
 class Registered:
     """A bot just registered (``info``), the version it had before under that name (None:
-    new), whether it was checked (not when its code and games were already registered), and
-    what its owner should be told."""
+    new), whether it was checked (not when its code and games were already registered), what
+    its owner should be told, and the check's report (None when it was not checked)."""
 
     info: BotInfo
     previous: str | None = None
     checked: bool = True
     warnings: tuple[str, ...] = ()
+    report: ComplianceReport | None = None
 
 
 #: Called with a bot's name and games just before its check starts (the check takes seconds).
@@ -288,7 +294,7 @@ def _register(
     if announce is not None:
         announce(info.name, info.games)
     box = sandbox_for(mode, Path(store.path), catalogue.folders())
-    check_bot(spec, info.games, sandbox=box)
+    report = check_bot(spec, info.games, sandbox=box)
     stored = store.add_bot(
         info.name,
         info.command,
@@ -299,7 +305,7 @@ def _register(
         digest=info.digest,
         files=info.files,
     )
-    return Registered(stored, previous, warnings=_planned_before(store, stored))
+    return Registered(stored, previous, warnings=_planned_before(store, stored), report=report)
 
 
 def _planned_before(store: Store, info: BotInfo) -> tuple[str, ...]:

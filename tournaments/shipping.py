@@ -12,27 +12,32 @@ each entrant is described by a ``ShippedBot`` value the workers can rebuild a ``
   registered before the arena kept copies is refused: register it again.
 
 Archives hold regular files, folders and symbolic links only, and are unpacked with tarfile's
-``data`` filter: no absolute names, no ``..``, no link out of the bot's folder, no device. A
+``data`` filter: no absolute names, no ``..``, no link out of the bot's folder, no device.
+``unpack_archive`` is the one safe unpacking of the arena: a ladder's uploads use it too. A
 folder holding anything else (a FIFO, a device, a link out of the folder) is refused here,
 before the run starts, naming the file: every worker would refuse it and stop the run.
 """
 
 from __future__ import annotations
 
+import bz2
 import enum
+import gzip
 import io
+import lzma
 import os
 import shutil
 import stat
 import tarfile
-from collections.abc import Mapping
+from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
+from typing import IO
 
 from arena.procs.botproc import BotSpec
 from tournaments.botcopies import SKIP_DIRS, BotFilesError, tree_digest
 from tournaments.catalogue import Catalogue, bundled_spec, relocated
-from tournaments.errors import ClusterError
+from tournaments.errors import ArchiveError, ClusterError
 from tournaments.values import TournamentInfo
 
 #: The largest folder bot archive sent to workers (it travels with the run to each worker).
@@ -163,21 +168,10 @@ def unpack(bot: ShippedBot, target: Path) -> Path:
     """Unpack a folder bot into ``target`` (made here, readable by bot users) and check that
     its content is that of the copy it was packed from; returns the folder. Raises
     ClusterError."""
-    if target.exists():
-        shutil.rmtree(target)
-    target.mkdir(parents=True, mode=0o755)
     try:
-        with tarfile.open(fileobj=io.BytesIO(bot.archive), mode="r") as tar:
-            tar.extractall(target, filter="data")
-    except (tarfile.TarError, OSError) as exc:
+        unpack_archive(bot.archive, target, max_bytes=MAX_ARCHIVE_BYTES)
+    except ArchiveError as exc:
         raise ClusterError(f"bot {bot.name!r}: its archive cannot be unpacked: {exc}") from None
-    for root, dirs, files in os.walk(target):  # bots run as other users: let them read it
-        for name in dirs:
-            os.chmod(Path(root) / name, 0o755)
-        for name in files:
-            path = Path(root) / name
-            if not path.is_symlink():
-                os.chmod(path, os.lstat(path).st_mode & 0o755 | 0o444)
     try:
         found = tree_digest(target)
     except BotFilesError as exc:
@@ -188,6 +182,70 @@ def unpack(bot: ShippedBot, target: Path) -> Path:
             f"(content {found[:12]}, not {bot.digest[:12]})"
         )
     return target
+
+
+#: Compressed tar archives ``unpack_archive`` reads, by their first bytes.
+_COMPRESSED: tuple[tuple[bytes, Callable[[IO[bytes]], IO[bytes]]], ...] = (
+    (b"\x1f\x8b", lambda raw: gzip.GzipFile(fileobj=raw, mode="rb")),
+    (b"BZh", lambda raw: bz2.BZ2File(raw, mode="rb")),
+    (b"\xfd7zXZ\x00", lambda raw: lzma.LZMAFile(raw, mode="rb")),
+)
+
+
+def _decompressed(archive: bytes, max_bytes: int) -> bytes:
+    """The tar bytes of ``archive`` (plain, gzip, bzip2 or xz), never more than ``max_bytes``
+    of them (a small archive that unpacks to gigabytes is refused as it is read)."""
+    for magic, opener in _COMPRESSED:
+        if archive.startswith(magic):
+            try:
+                with opener(io.BytesIO(archive)) as stream:
+                    archive = stream.read(max_bytes + 1)
+            except (OSError, EOFError, lzma.LZMAError) as exc:
+                raise ArchiveError(f"it is not a readable compressed archive ({exc})") from None
+            break
+    if len(archive) > max_bytes:
+        raise ArchiveError(f"it unpacks to more than {max_bytes >> 20} MiB")
+    return archive
+
+
+def unpack_archive(
+    archive: bytes, target: Path, *, max_bytes: int, max_files: int = 100_000
+) -> None:
+    """Unpack a tar archive (plain, gzip, bzip2 or xz) into ``target``, made here (an old one
+    is replaced) and readable by bot users, safely: at most ``max_bytes`` unpacked and
+    ``max_files`` entries; regular files, folders and links only (no device, FIFO or socket);
+    tarfile's ``data`` filter (no absolute name, no ``..``, no link out of ``target``, no
+    set-id bits). Raises ArchiveError naming the first problem; nothing is left on an error."""
+    if target.exists():
+        shutil.rmtree(target)
+    target.mkdir(parents=True, mode=0o755)
+    try:
+        with tarfile.open(fileobj=io.BytesIO(_decompressed(archive, max_bytes)), mode="r:") as tar:
+            members = tar.getmembers()
+            if len(members) > max_files:
+                raise ArchiveError(f"it holds more than {max_files} files")
+            for member in members:
+                if member.name.startswith(("/", "\\")):
+                    raise ArchiveError(f"{member.name!r} is an absolute name")
+                if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
+                    raise ArchiveError(f"{member.name!r} is not a regular file, a folder or a link")
+            tar.extractall(target, members=members, filter="data")
+    except (tarfile.TarError, OSError, ArchiveError) as exc:
+        shutil.rmtree(target, ignore_errors=True)
+        if isinstance(exc, ArchiveError):
+            raise
+        if isinstance(exc, tarfile.FilterError):  # a name or link out of the folder
+            raise ArchiveError(str(exc)) from None
+        if isinstance(exc, tarfile.TarError):
+            raise ArchiveError(f"it is not a readable tar archive ({exc})") from None
+        raise ArchiveError(str(exc) or type(exc).__name__) from None
+    for root, dirs, files in os.walk(target):  # bots run as other users: let them read it
+        for name in dirs:
+            os.chmod(Path(root) / name, 0o755)
+        for name in files:
+            path = Path(root) / name
+            if not path.is_symlink():
+                os.chmod(path, os.lstat(path).st_mode & 0o755 | 0o444)
 
 
 def worker_spec(bot: ShippedBot, folder: Path | None = None) -> BotSpec:

@@ -30,7 +30,7 @@ import operator
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from typing import Any
@@ -323,12 +323,15 @@ class Store(DerivedResults):
         entrant_bots: Mapping[str, tuple[str, str]],
         *,
         key: bytes,
+        then: Callable[[sqlite3.Connection, int], None] | None = None,
     ) -> int:
         """Write a tournament and its whole plan in one transaction; return its id.
 
         ``entrant_bots`` maps each entrant label to ``(bot name, bot version)``; ``key`` is the
         secret key the plan was made with: it goes to the key file (before the transaction
-        commits), the database keeps only its public id.
+        commits), the database keeps only its public id. ``then`` is called with the
+        connection and the new id inside the transaction (a ladder records its batch there:
+        both are written, or neither).
         """
         entrants = spec.entrants
         if set(entrant_bots) != set(entrants):
@@ -380,6 +383,8 @@ class Store(DerivedResults):
                     for g in planned_games
                 ),
             )
+            if then is not None:
+                then(conn, tid)
             self.keys.add_tournament_key(key, tid)
         log.info("tournament %d planned: %d games", tid, len(planned_games))
         return tid

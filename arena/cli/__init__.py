@@ -1,7 +1,7 @@
 """The ``arena`` command (click): the only package of ``arena`` that uses ``tournaments``.
 
-One module per group of commands (``bots``, ``check``, ``demo``, ``games``, ``match``,
-``play``, ``tournament``, ``views``, ``web``), loaded only when its command runs, and the
+One module per group of commands (``bots``, ``check``, ``demo``, ``games``, ``ladder``,
+``match``, ``play``, ``tournament``, ``views``, ``web``), loaded only when its command runs, and the
 options and helpers they share (``common``, ``progress``, ``safety``, ``storage``). Each command
 parses its arguments, calls one use case (``tournaments.service`` and the modules beside it)
 and prints what comes back.
@@ -46,6 +46,11 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Write the web pages into DIR as static files (no server needed to view them).",
     ),
     "games": ("arena.cli.games", "games", "List the games with their player counts and options."),
+    "ladder": (
+        "arena.cli.ladder",
+        "ladder",
+        "Standing ladders: submit bots at any time, matchmaking, live skill ratings.",
+    ),
     "match": (
         "arena.cli.match",
         "match",

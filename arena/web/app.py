@@ -14,7 +14,7 @@ import functools
 import json
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
@@ -22,7 +22,7 @@ from starlette.applications import Starlette
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
 from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.errors import ArenaError
@@ -34,6 +34,7 @@ from arena.web.site import DealInPlay, Site
 from tournaments import published
 from tournaments.catalogue import bundled_bots
 from tournaments.errors import NotFound, StoreError
+from tournaments.schedule import TournamentKind
 from tournaments.store import Store
 
 __all__ = ["STATIC", "create_app", "frames_script"]
@@ -139,7 +140,9 @@ def endpoint(kind: str) -> Callable[[Handler], Callable[[Request], Any]]:
 
 @endpoint("html")
 def index_page(request: Request, store: Store, site: Site) -> str:
-    return render("index.html", LINKS, tournaments=store.list_tournaments())
+    # a ladder's batches are on its page (/ladders/NAME), not listed one by one here
+    shown = [t for t in store.list_tournaments() if t.spec.kind is not TournamentKind.LADDER]
+    return render("index.html", LINKS, tournaments=shown)
 
 
 @endpoint("json")
@@ -242,11 +245,19 @@ def _warm(site: Site, pool: ReadOnlyPool) -> None:
         log.info("could not compute the tournaments' data ahead: %s", exc)
 
 
-def create_app(db_path: str | Path, *, warm: bool = False) -> Starlette:
+def create_app(
+    db_path: str | Path, *, warm: bool = False, extra: Sequence[BaseRoute] = ()
+) -> Starlette:
     """The app serving the database at ``db_path`` (read-only; the file may not exist yet:
     pages then say so). With ``warm``, every tournament's ratings are computed in the
-    background at start-up, so that no visitor waits for a large tournament's."""
+    background at start-up, so that no visitor waits for a large tournament's. ``extra``
+    routes come first (the ladders' upload server adds its write path there:
+    ``arena.web.uploads``; ``arena serve`` adds none)."""
+    from arena.web.ladder_pages import ROUTES as LADDER_ROUTES
+
     routes = [
+        *extra,
+        *LADDER_ROUTES,
         Route("/", index_page),
         Route("/tournaments/{tid}", tournament_page),
         Route("/bots/{name:path}", bot_page),

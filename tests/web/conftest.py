@@ -19,6 +19,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 from click.testing import CliRunner
+from starlette.applications import Starlette
 
 from arena.cli import main
 from arena.web.app import create_app
@@ -142,11 +143,12 @@ class Server:
     thread: threading.Thread
 
 
-def start_server(db: Path) -> Server:
-    """A real uvicorn server of ``db`` in a thread; stop it with ``stop_server``."""
+def start_server(db: Path, app: Starlette | None = None) -> Server:
+    """A real uvicorn server of ``db`` (``arena serve``'s app, or ``app``) in a thread; stop
+    it with ``stop_server``."""
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning")
+        uvicorn.Config(app or create_app(db), host="127.0.0.1", port=port, log_level="warning")
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
