@@ -110,3 +110,14 @@ def evidence(store: Store, tid: int, *log_dirs: Path) -> Evidence:
                     n * held / unseen * (unseen - held) / unseen * (unseen - n) / (unseen - 1)
                 )
     return Evidence(biddings, named_total, hits, mean, variance, partnered)
+
+
+def channel_errors(*log_dirs: Path) -> list[str]:
+    """The rogue's ``pool-error`` lines: its channel did not work there."""
+    return [
+        line
+        for log_dir in log_dirs
+        for path in bot_logs(log_dir, NAME)
+        for line in path.read_text().splitlines()
+        if line.startswith("pool-error")
+    ]
