@@ -202,10 +202,11 @@ def _exchange(session: Session, proc: Any, turn: RecordedTurn, move_ms: int) -> 
         if incoming.problem is not None:
             return Answer(problem=f"malformed: {incoming.problem}", ms=elapsed)
         message = incoming.message
-        if message["request"] != pending.request or message["game_id"] != turn.game_id:
+        if message["request"] != pending.request or message["game_id"] != seat.wire_id:
             return Answer(
                 problem=f"wrong-id: answered request {message['request']} of game "
-                f"{message['game_id']}, not request {pending.request} of game {turn.game_id}",
+                f"{message['game_id']}, not request {pending.request} of game {seat.wire_id} "
+                "(the ids the turn was sent with)",
                 ms=elapsed,
             )
         action = message["action"]

@@ -50,13 +50,13 @@ def split_words(args: tuple[str, ...], sprt: tuple[str, ...]) -> tuple[list[str]
 
 
 class LiveLine:
-    """The match's state on stderr: one line rewritten on a terminal (erased at the end,
-    where the summary takes over), else a line now and then (every ``every`` deals)."""
+    """The match's state on stderr as it is looked at, between batches of deals: one line
+    rewritten on a terminal (erased at the end, where the summary takes over), else a line
+    each time (a few: the batches double)."""
 
-    def __init__(self, *, quiet: bool, every: int = 25) -> None:
+    def __init__(self, *, quiet: bool) -> None:
         self.quiet = quiet
         self.tty = sys.stderr.isatty()
-        self.every = every
         self.shown = False
 
     def __call__(self, progress: MatchProgress) -> None:
@@ -66,7 +66,7 @@ class LiveLine:
         if self.tty:
             click.echo("\r\x1b[K" + progress.line(), nl=False, err=True)
             self.shown = True
-        elif state.deals % self.every == 0:
+        else:
             click.echo(progress.line(), err=True)
 
     def done(self) -> None:

@@ -270,7 +270,8 @@ def test_fillers_results_and_faults_are_shown_and_do_not_stop_the_match(tmp_path
     assert result["result"] != "faults"
     filler = next(e for e in result["entrants"] if e["entrant"] == "illegal")
     assert filler["faults"]["illegal"] > 0 and filler["games"] == result["games"]
-    assert len(result["deal_scores"]) == 2 * 3 + 1  # a deal of 3 games: 0..6 half points
+    # a deal of 6 games (3 seats, cyclic and mirrored): 0..12 half points
+    assert len(result["deal_scores"]) == 2 * 6 + 1
 
 
 def test_the_live_line_shows_deal_scores_faults_and_eta(tmp_path: Path) -> None:
@@ -296,7 +297,8 @@ def test_the_live_line_shows_deal_scores_faults_and_eta(tmp_path: Path) -> None:
         "--db",
         str(db),
     )
-    live = [line for line in done.stderr.splitlines() if line.startswith("deals 25/40")]
+    # 20 deals of 6 games; the match is looked at between batches of deals (8, then 12)
+    live = [line for line in done.stderr.splitlines() if line.startswith("deals 8/20")]
     assert live, done.stderr
     assert "deal scores " in live[0] and "faults: illegal illegal " in live[0] and "ETA " in live[0]
 
@@ -307,7 +309,7 @@ def test_games_bound_the_plan_and_a_decided_match_keeps_what_it_played(tmp_path:
         "match", "random", "first", "--game", "skull", "--games", "10", "--json", "--db", str(db)
     )
     result = json.loads(done.stdout)
-    assert result["games_total"] <= 10 and result["repetitions"] == 3  # 3 whole deals of 3 games
+    assert result["games_total"] <= 10 and result["repetitions"] == 1  # 1 whole deal of 6 games
     done = arena(
         "match",
         "skull_odds",
@@ -350,4 +352,4 @@ def test_a_command_line_is_a_spec_too(tmp_path: Path) -> None:
     assert done.returncode == 2, done.stderr
     assert "registered" in done.stderr and "as bot flawed.py-" in done.stderr
     result = json.loads(done.stdout)
-    assert result["new"].startswith("flawed.py-") and result["games"] == 9
+    assert result["new"].startswith("flawed.py-") and result["games"] == 6  # one deal of 6
