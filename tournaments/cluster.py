@@ -491,7 +491,12 @@ class _Collector:
         them out again, or note why they could not be played."""
         game_ids, worker = self.flight.take_back(future)
         if future.status == "finished":
-            answer = future.result()
+            try:
+                answer = future.result()  # fetched from the worker: the scheduler may be gone
+            except OSError as exc:  # distributed's CommClosedError among them
+                raise ClusterLost(
+                    f"lost the Dask scheduler at {self.config.address}: {exc}"
+                ) from None
             self.flight.started[answer.worker] = answer.started
             for record in answer.records:
                 self.open.setdefault(record.host, {})[record.token] = record

@@ -465,7 +465,9 @@ class Store(DerivedResults):
     @guarded("saving a match's state")
     def set_sprt(self, tid: int, data: Mapping[str, Any], *, decided: bool = False) -> None:
         """Store a match's SPRT settings and, once ``decided``, its result (JSON); a decided
-        match drops the games it will never play and is done (its deals are all closed)."""
+        match is done and its plan keeps what was played: the games it will never play are
+        dropped, and its repetitions are the deals it played (some perhaps in part), so that
+        its progress and plan say what the match did."""
         self._tournament_row(tid)
         with self._write() as conn:
             conn.execute("UPDATE tournaments SET sprt = ? WHERE id = ?", (_dumps(dict(data)), tid))
@@ -475,8 +477,9 @@ class Store(DerivedResults):
                     (tid, GameStatus.PENDING.value),
                 )
                 conn.execute(
-                    "UPDATE tournaments SET status = ? WHERE id = ?",
-                    (TournamentStatus.DONE.value, tid),
+                    "UPDATE tournaments SET status = ?, rounds = (SELECT COUNT(DISTINCT round) "
+                    "FROM games WHERE tournament_id = ?) WHERE id = ?",
+                    (TournamentStatus.DONE.value, tid, tid),
                 )
 
     @guarded("reading a match's state")

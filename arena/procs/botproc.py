@@ -325,12 +325,22 @@ def _plan(
 ) -> proclimits.ChildPlan:
     """What the child does before it runs the bot (see ``arena.procs.limits.child_setup``)."""
     separate = identity.separate_users()
+    named = sandboxing.named_paths(spec.argv, cwd)
+    if separate:
+        unreadable = reach.unreadable(named)
+        if unreadable is not None:
+            raise BotStartError(
+                f"bot {spec.name!r} runs as a user of its own (the arena runs as root), which "
+                f"cannot read {unreadable}; make the bot's files readable by others and its "
+                "folders searchable (chmod -R o+rX FOLDER), or run the arena as an ordinary user"
+            )
     scratch = None if sandbox is not None else tempfile.mkdtemp(prefix="arena-bot-")
     needed = [
         *sandboxing.needed_paths(),
         cwd,
         *([spec.cwd] if spec.cwd else []),
         *([folder] if folder else []),
+        *(path if os.path.isdir(path) else os.path.dirname(path) for path in named),
     ]
     view = reach.plan(needed) if separate else reach.View()
     if view and reach.problem() is not None:
@@ -376,7 +386,8 @@ def connect_remote(spec: BotSpec, hub: Hub, label: str, *, wait_ms: int) -> BotP
 
 
 def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> None:
-    """Wait until every process has said hello; raise BotStartError naming the first failure."""
+    """Wait until every process has said hello; raise BotStartError naming the first failure
+    (with the hub's answer to its hello when the hub refused one)."""
     waiting = {proc.label: proc for proc in procs if proc.peer is None}
     deadline = time.monotonic() + timeout_ms / 1000.0
     while waiting:
@@ -394,19 +405,32 @@ def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> N
                 if hub.by_label.get(label) is None:
                     hub.admit(0)
                 if hub.by_label.get(label) is None:
-                    raise _start_error(
-                        proc,
-                        f"bot {proc.spec.name!r} stopped before saying "
-                        f"hello ({proc.exit_summary()})",
-                    )
+                    raise _start_error(proc, _no_hello(hub, proc, None))
         if not waiting:
             return
         if time.monotonic() > deadline:
             proc = next(iter(waiting.values()))
-            raise _start_error(
-                proc, f"bot {proc.spec.name!r} did not say hello within {timeout_ms} ms"
-            )
+            raise _start_error(proc, _no_hello(hub, proc, timeout_ms))
         hub.admit(20)  # hellos are handled inside; peer messages are kept for the referee
+
+
+def _no_hello(hub: Hub, proc: BotProcess, timeout_ms: int | None) -> str:
+    """Why a process was not welcomed, in words: it stopped (``timeout_ms`` None) or was
+    silent too long, and first of all the hub's answer to its hello if the hub refused one
+    (the real cause)."""
+    name = proc.spec.name
+    refused = hub.refusal(proc.label)
+    if timeout_ms is None:
+        status = proc.exit_summary()
+        if refused is None:
+            return f"bot {name!r} stopped before saying hello ({status})"
+        return f"bot {name!r} said a hello the arena refused ({refused}), then stopped ({status})"
+    if refused is None:
+        return f"bot {name!r} did not say hello within {timeout_ms} ms"
+    return (
+        f"bot {name!r} said a hello the arena refused ({refused}) and no valid one within "
+        f"{timeout_ms} ms"
+    )
 
 
 def _start_error(proc: BotProcess, message: str) -> BotStartError:

@@ -187,7 +187,7 @@ class GamePlay:
             if player.forfeited:
                 self.joint[index] = (default_action(legal), None)
                 continue
-            turn = Turn(self.game_id, state.view(index), legal, move_ms + player.bank_ms)
+            turn = Turn(self.game_id, state.view(index), legal, move_ms + player.bank_ms, self.step)
             replies = player.seat.ask(turn)
             if not replies:
                 self.waiting[index] = player.seat

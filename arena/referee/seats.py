@@ -52,12 +52,14 @@ class Start(NamedTuple):
 
 
 class Turn(NamedTuple):
-    """One decision asked of a seat: its view, its legal actions and the time it has."""
+    """One decision asked of a seat: its view, its legal actions, the time it has and the
+    game's step (for the bot's log: which step its output is of)."""
 
     game_id: int
     view: dict[str, Any]
     legal: list[str]
     deadline_ms: float
+    step: int = 0
 
 
 class Reply(NamedTuple):
@@ -165,10 +167,15 @@ class ProcessSeat(Seat):
                 seed=start.seed,
             ),
         )
+        if proc.output is not None:  # its log says which game its lines are of
+            proc.output.open_game(start.game_id, start.seat, alone=self.peer.max_games == 1)
         return None
 
     def ask(self, turn: Turn) -> Sequence[Reply]:
         peer = self.peer
+        output = self.proc.output
+        if output is not None:
+            output.turn(turn.game_id, turn.step)
         peer.last_request += 1
         now = time.monotonic()  # the deadline runs from before the send, never from after it
         self.hub.send(
@@ -188,6 +195,8 @@ class ProcessSeat(Seat):
 
     def end(self, game_id: int, result: Mapping[str, Any], view: dict[str, Any]) -> None:
         self.pending = None
+        if self.proc is not None and self.proc.output is not None:
+            self.proc.output.close_game(game_id)
         if self.peer is not None and self.proc.alive():
             self.hub.send(self.peer, messages.end(game_id=self.wire_id, result=result, view=view))
 

@@ -17,6 +17,10 @@ from arena.referee.game import Table
 from arena.referee.record import GameRecord
 from arena.referee.session import Session
 
+#: The id of an ``arena play`` game: no stored game has it (ids start at 1), so the lines its
+#: bots write into the logs next to a database are never taken for a stored game's.
+PLAY_GAME_ID = 0
+
 
 def play_match(
     game_name: str,
@@ -53,8 +57,9 @@ def play_match(
         table = Table(
             game,
             seats,
-            seed,
-            parsed,
+            seed=seed,
+            options=parsed,
+            game_id=PLAY_GAME_ID,
             bot_seeds=bot_seeds(key or new_key(), seed, len(specs)),
             names=[spec.name for spec in specs],
         )

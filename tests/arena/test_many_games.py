@@ -18,7 +18,7 @@ from arena.games import get_game
 from arena.procs.botproc import BotSpec
 from arena.procs.hub import MAX_GAMES_PER_PROCESS
 from arena.procs.limits import Limits
-from arena.procs.logs import bot_logs
+from arena.procs.logs import bot_logs, log_texts
 from arena.referee import driver
 from arena.referee.game import Table
 from arena.referee.record import FaultKind, Played
@@ -55,7 +55,7 @@ def log_lines(tmp_path: Path, word: str) -> list[int]:
     return [
         int(line.split()[1])
         for path in bot_logs(tmp_path, "many")
-        for line in path.read_text().splitlines()
+        for line in log_texts(path)
         if line.startswith(word + " ")
     ]
 

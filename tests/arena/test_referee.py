@@ -8,6 +8,7 @@ import pytest
 
 from arena.errors import BotStartError
 from arena.procs.limits import Limits
+from arena.procs.logs import log_texts
 from arena.referee import driver
 from arena.referee.game import Table
 from arena.referee.record import Chooser, FaultKind
@@ -136,7 +137,7 @@ def test_simultaneous_steps_are_sent_to_all_seats_at_once(hub, pool, toy, monkey
     turns = [
         line.split()
         for path in pool.log_dir.rglob("*.log")
-        for line in path.read_text().splitlines()
+        for line in log_texts(path)
         if line.startswith("turn ")
     ]
     spans = [(float(got), float(answered)) for _, _, _, got, _, answered in turns]

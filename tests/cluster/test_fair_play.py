@@ -15,6 +15,7 @@ from tests.fairness import pooling
 from tests.fairness.test_pooling import audit
 from tests.tournaments.test_runner import cli
 from tests.unchecked import add_unchecked
+from tournaments.cluster import ACCEPT_UNSANDBOXED
 from tournaments.store import Store
 
 pytest.importorskip("distributed")
@@ -33,7 +34,7 @@ def test_the_rogue_pools_nothing_across_the_cluster(cluster: LocalCluster, tmp_p
     tid = json.loads(created)["id"]
     out = cli(
         "tournament", "run", str(tid), "--cluster", cluster.address, "--jobs", "4",
-        "--sandbox", "auto", "--quiet", "--db", str(db),
+        "--sandbox", "auto", ACCEPT_UNSANDBOXED, "--quiet", "--db", str(db),
     )  # fmt: skip
     assert "9/9 games played" in out
     logs = sorted({path.parent.parent for path in cluster.folder.rglob(f"{pooling.NAME}.p*.log")})

@@ -22,7 +22,7 @@ from pathlib import Path
 from arena.games.skull_king_cards import deck
 from arena.keys.seeds import bot_seeds
 from arena.procs.botproc import BotSpec
-from arena.procs.logs import bot_logs
+from arena.procs.logs import bot_logs, log_texts
 from arena.referee.replay import replay
 from tournaments.store import Store
 
@@ -89,7 +89,7 @@ def evidence(store: Store, tid: int, *log_dirs: Path) -> Evidence:
     biddings = named_total = hits = partnered = 0
     mean = variance = 0.0
     for path in (path for log_dir in log_dirs for path in bot_logs(log_dir, NAME)):
-        for line in path.read_text().splitlines():
+        for line in log_texts(path):
             words = line.split()
             if len(words) < 6 or words[0] != "pool":
                 continue
@@ -110,3 +110,14 @@ def evidence(store: Store, tid: int, *log_dirs: Path) -> Evidence:
                     n * held / unseen * (unseen - held) / unseen * (unseen - n) / (unseen - 1)
                 )
     return Evidence(biddings, named_total, hits, mean, variance, partnered)
+
+
+def channel_errors(*log_dirs: Path) -> list[str]:
+    """The rogue's ``pool-error`` lines: its channel did not work there."""
+    return [
+        line
+        for log_dir in log_dirs
+        for path in bot_logs(log_dir, NAME)
+        for line in log_texts(path)
+        if line.startswith("pool-error")
+    ]

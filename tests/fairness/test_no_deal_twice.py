@@ -22,7 +22,7 @@ from arena.games import get_game
 from arena.keys.seeds import bot_seeds
 from arena.procs.botproc import BotSpec
 from arena.procs.limits import Limits
-from arena.procs.logs import bot_logs
+from arena.procs.logs import bot_logs, log_texts
 from tests.fairness import with_rogue
 from tournaments.playing import RunConfig
 from tournaments.runner import run
@@ -73,7 +73,7 @@ def test_no_process_sees_a_deal_twice(tmp_path: Path, game: str, jobs: int, at_o
     lines = [
         line.split()
         for path in bot_logs(log_dir, "memo")
-        for line in path.read_text().splitlines()
+        for line in log_texts(path)
         if line.startswith("memo ")
     ]
     by_process: dict[str, list[int]] = defaultdict(list)

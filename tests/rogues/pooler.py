@@ -19,7 +19,9 @@ The channel (``ARENA_BOT_POOL_CHANNEL``; ``ARENA_BOT_POOL_TAG`` keeps runs apart
 - ``socket``: an abstract unix socket that the first process serves and the others join
   (only unsandboxed: each sandbox has its own network namespace).
 
-It logs one line per bidding: ``pool PROCESS SEED SEAT ROUND PARTNERS CARD,CARD,...``: the
+A channel that does not work here (the arena's system-call filter denies file locks) is said
+once (``pool-error PROCESS KIND TEXT``); the rogue then names cards as one that knows only its
+own hand. It logs one line per bidding: ``pool PROCESS SEED SEAT ROUND PARTNERS CARD,CARD,...``: the
 ``start`` message's seed and seat (from which the test finds the deal), how many partner
 processes it found, and exactly ``(players - 1) * cards`` distinct unique cards it names (those
 its partners hold first, then others drawn at random from the cards it has not seen). Whatever
@@ -270,10 +272,31 @@ games: dict[int, Game] = {}
 channel = None
 
 
+failed: list[str] = []  # why the channel does not work here (said once): no pooling
+
+
 def publish(game: Game, round_: int, kind: int, bits: int) -> None:
-    if (round_, kind) not in game.published:
+    if (round_, kind) not in game.published and not failed:
         game.published.add((round_, kind))
-        channel.publish(game.token, round_, kind, bits)
+        try:
+            channel.publish(game.token, round_, kind, bits)
+        except OSError as exc:  # a channel that does not work here (the system-call filter)
+            broken(exc)
+
+
+def read() -> list:
+    if failed:
+        return []
+    try:
+        return channel.read()
+    except OSError as exc:
+        broken(exc)
+        return []
+
+
+def broken(exc: OSError) -> None:
+    failed.append(str(exc))
+    say("pool-error", PROCESS, type(exc).__name__, exc)
 
 
 def partners_of(game: Game, records: list) -> set[int]:
@@ -300,7 +323,7 @@ def bid(game: Game, view: dict) -> None:
     known = 0
     deadline = time.monotonic() + WAIT_S
     while True:
-        records = channel.read()
+        records = read()
         game.partners = partners_of(game, records)
         hands = {t: b for t, r, k, b in records if k == HAND and r == round_ and t in game.partners}
         known = 0
@@ -333,10 +356,7 @@ def on_turn(sock, turn: dict, n: int) -> None:
         seen = mask([*view["hand"], *(view.get("trick") or ()), *trick_cards])
         game.seen[round_] = game.seen.get(round_, 0) | seen
         if view["phase"] == "bidding":
-            try:
-                bid(game, view)
-            except OSError as exc:  # a channel that does not work here: no pooling
-                say("pool-error", PROCESS, type(exc).__name__, exc)
+            bid(game, view)
     reply(sock, turn, turn["legal"][0])
 
 

@@ -119,6 +119,7 @@ class FakeProcess:
 
     label: str
     peer: Peer
+    output: None = None  # no log: its output is the test's
 
     def alive(self) -> bool:
         return True

@@ -18,7 +18,7 @@ from arena.procs import limits as proclimits
 from arena.procs import sandbox as sandboxing
 from arena.procs.botproc import BotPool, bot_environment, describe_exit
 from arena.procs.limits import Limits
-from arena.procs.logs import CappedLog, bot_logs, log_path, safe_name
+from arena.procs.logs import CappedLog, bot_logs, log_path, read_log, safe_name
 from arena.procs.sandbox import Sandbox
 from arena.referee import driver
 from arena.referee.game import Table
@@ -185,8 +185,12 @@ def test_capped_log_keeps_the_head_and_drains_the_rest(tmp_path) -> None:
     assert writer.wait(timeout=20) == 0, "the writer never blocks"
     assert output.wait(5)
     data = path.read_bytes()
-    assert data.startswith(b"y" * 1000) and not data.startswith(b"y" * 1001)
-    assert f"discarded: {200 * 65536 - 1000} bytes".encode() in data
+    lines = list(read_log(path))
+    kept = "".join(line.text for line in lines if not line.note)
+    assert set(kept) == {"y"} and len(data.split(b"\n")[-2]) < 200, "the head, then the note"
+    assert len(data) - len(data.split(b"\n")[-2]) - 1 <= 1000, "the cap holds, stamps included"
+    assert f"discarded: {200 * 65536 - len(kept)} bytes".encode() in data
+    assert lines[-1].note and lines[-1].at
     assert bot_logs(tmp_path, "some bot/../x") == [path]
     again = CappedLog(path, cap=1000)  # a full log is kept as .1 for the next process
     again.abandon()

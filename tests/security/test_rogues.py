@@ -55,7 +55,7 @@ CASES = [
     Case("crash_mid", (C,), True, "exited with status 3"),
     Case("no_hello", (C,), True, "did not say hello within"),
     Case("wrong_protocol", (C,), True, "refused: wrong protocol version 99"),
-    Case("bad_token", (C,), True, "stopped before saying hello", log="'code': 'bad-token'"),
+    Case("bad_token", (C,), True, "refused (bad-token", log="'code': 'bad-token'"),
     # once a bot is welcomed its endpoint is gone: the second socket never even connects
     Case("reuse_token", (), False, log="second hello got: []"),
     Case("hang", (T, T), True, "no answer within 300 ms"),
