@@ -48,7 +48,7 @@ from arena.procs.logs import log_path as log_file
 from arena.procs.logs import output_tail
 from arena.procs.sandbox import Sandbox
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import Chooser, Fault, FaultKind, GameRecord
 from arena.referee.replay import state_at
 from arena.referee.seats import InProcessSeat, ProcessSeat, Seat
@@ -321,7 +321,7 @@ class _CheckRun:
             seeds[seat] = seed
         seats = self.seats(players, seat, ProcessSeat(self.session.hub, self.proc))
         names = [self.label if index == seat else seats[index].label for index in range(players)]
-        table = Table(game, seats, deal, game_id=game_id, bot_seeds=seeds, names=names)
+        table = GameSetup(game, seats, deal, game_id=game_id, bot_seeds=seeds, names=names)
         record = driver.play(table, self.limits)
         self.played += 1
         self.coverage.setdefault(game.name, []).append((players, seat))
