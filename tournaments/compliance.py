@@ -63,7 +63,8 @@ __all__ = ["Check", "ComplianceReport", "Coverage", "run_checks", "seatings"]
 
 #: Seconds a bot has to exit after ``bye``.
 BYE_S = 3.0
-#: The game id of the first game: no bot can have guessed it.
+#: The arena's id of the first game (its log lines are tagged with it; the bot is sent a fresh
+#: random id, as every game id a bot receives: ``arena.referee.seats.opaque_id``).
 PROBE_GAME_ID = 7_340_033
 #: The bot's seed in that game: near 2**63, so a decoder without 64-bit integers shows it.
 PROBE_SEED = (1 << 63) - 12_345
@@ -410,8 +411,8 @@ class _CheckRun:
             self.result(
                 "ids",
                 True,
-                f"{played}, the first with game_id {PROBE_GAME_ID} and seed {PROBE_SEED} "
-                "(a 63-bit integer)",
+                f"{played}, each with a fresh random game_id (below 2**53), the first with "
+                f"seed {PROBE_SEED} (a 63-bit integer)",
             )
         for key in ("legal", "messages"):
             if key not in self.checks:
