@@ -39,7 +39,7 @@ from arena.keys.seeds import bot_seeds, new_key
 from arena.procs.limits import Limits
 from arena.procs.sandbox import SandboxMode, resolve
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.session import Session
 from protocol.transport import default_endpoint
 from tournaments.catalogue import bundled_spec
@@ -114,14 +114,14 @@ def protocol_decisions(game_name: str, players: int, games: int) -> tuple[float,
     with Session(limits, sandbox=box) as session:
         spec = bundled_spec("random")
         entries = [(f"random#{i}", spec) for i in range(players)]
-        warm = Table(game, session.seats(entries, strict=True), 0, bot_seeds=[1] * players)
+        warm = GameSetup(game, session.seats(entries, strict=True), 0, bot_seeds=[1] * players)
         driver.play(warm, limits)
         decisions = 0
         key = new_key()
         started = time.perf_counter()
         for index in range(games):
             seed = 1000 + index
-            table = Table(
+            table = GameSetup(
                 game,
                 session.seats(entries, strict=True),
                 seed,

@@ -103,7 +103,7 @@ def measure_in_process(case: str, rounds: int) -> dict:
     from arena.games import get_game
     from arena.procs.limits import Limits
     from arena.referee import driver
-    from arena.referee.game import Table
+    from arena.referee.game import GameSetup
     from arena.referee.seats import InProcessSeat
 
     store, tid, specs, _ = _tournament(case, rounds)
@@ -119,7 +119,7 @@ def measure_in_process(case: str, rounds: int) -> dict:
             InProcessSeat(_act_of(modules[label], seed), label)
             for label, seed in zip(planned.seating, planned.bot_seeds(), strict=True)
         ]
-        table = Table(game, seats, planned.deal_seed, {}, game_id, planned.bot_seeds())
+        table = GameSetup(game, seats, planned.deal_seed, {}, game_id, planned.bot_seeds())
         driver.play(table, limits)
     wall = time.perf_counter() - started
     store.close()

@@ -4,7 +4,7 @@ end of a phase.
 The arena (``tournaments.cluster``) registers one ``RunPlugin`` per ``tournament run`` under a
 fresh random run id. A worker opens the run on its first game: it unpacks the folder bots,
 resolves the sandbox here (the mode comes from the arena), and starts a driver thread that
-plays the run's games through one ``TableRunner`` (``play_many``, N games at once), phase by
+plays the run's games through one ``SessionRunner`` (``play_many``, N games at once), phase by
 phase as the arena hands them out (``tournaments.phases``): within a phase its processes serve
 game after game; when the arena ends the phase (``end_phase``, on every worker, once every game
 of the phase is answered), the worker ends every bot process it holds, sees them gone, and
@@ -50,9 +50,9 @@ from arena.procs.sandbox import SandboxMode
 from arena.referee.record import Played
 from protocol import PROTOCOL_VERSION
 from tournaments.errors import ClusterError
-from tournaments.playing import RunConfig, TableRunner
+from tournaments.playing import RunConfig, SessionRunner
 from tournaments.schedule import PlannedGame
-from tournaments.shipping import BotKind, ShippedBot, missing_files, unpack, worker_spec
+from tournaments.shipping import ShippedBot, ShippingKind, missing_files, unpack, worker_spec
 from tournaments.values import ProcessRecord
 
 log = logging.getLogger(__name__)
@@ -184,7 +184,7 @@ def inspect_worker(
 
 
 class WorkerRun:
-    """One run on one worker: its bots' folders, its TableRunner and the thread driving it."""
+    """One run on one worker: its bots' folders, its SessionRunner and the thread driving it."""
 
     def __init__(self, run: ClusterRun, base: Path, host: str = "") -> None:
         self.run = run
@@ -211,7 +211,7 @@ class WorkerRun:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
         self.config = replace(run.config, bots=specs, sandbox=box, log_dir=logs)
-        self.runner = TableRunner(self.config, run=run.run_id, host=host or "worker")
+        self.runner = SessionRunner(self.config, run=run.run_id, host=host or "worker")
         self.thread = threading.Thread(target=self._drive, name=f"arena-run-{run.run_id}")
         self.thread.daemon = True
         self.thread.start()
@@ -221,7 +221,7 @@ class WorkerRun:
         own, hidden from the other bots); the folders made."""
         unpacked: dict[str, Path] = {}
         for bot in self.run.bots.values():
-            if bot.kind is BotKind.FOLDER and bot.name not in unpacked:
+            if bot.kind is ShippingKind.FOLDER and bot.name not in unpacked:
                 (self.folder / "bots").mkdir(exist_ok=True)
                 target = Path(tempfile.mkdtemp(dir=self.folder / "bots"))  # a name no bot guesses
                 unpacked[bot.name] = unpack(bot, target)

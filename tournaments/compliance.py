@@ -48,7 +48,7 @@ from arena.procs.logs import log_path as log_file
 from arena.procs.logs import output_tail
 from arena.procs.sandbox import Sandbox
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import Chooser, Fault, FaultKind, GameRecord
 from arena.referee.replay import state_at
 from arena.referee.seats import InProcessSeat, ProcessSeat, Seat
@@ -63,7 +63,8 @@ __all__ = ["Check", "ComplianceReport", "Coverage", "run_checks", "seatings"]
 
 #: Seconds a bot has to exit after ``bye``.
 BYE_S = 3.0
-#: The game id of the first game: no bot can have guessed it.
+#: The arena's id of the first game (its log lines are tagged with it; the bot is sent a fresh
+#: random id, as every game id a bot receives: ``arena.referee.seats.opaque_id``).
 PROBE_GAME_ID = 7_340_033
 #: The bot's seed in that game: near 2**63, so a decoder without 64-bit integers shows it.
 PROBE_SEED = (1 << 63) - 12_345
@@ -321,7 +322,7 @@ class _CheckRun:
             seeds[seat] = seed
         seats = self.seats(players, seat, ProcessSeat(self.session.hub, self.proc))
         names = [self.label if index == seat else seats[index].label for index in range(players)]
-        table = Table(game, seats, deal, game_id=game_id, bot_seeds=seeds, names=names)
+        table = GameSetup(game, seats, deal, game_id=game_id, bot_seeds=seeds, names=names)
         record = driver.play(table, self.limits)
         self.played += 1
         self.coverage.setdefault(game.name, []).append((players, seat))
@@ -410,8 +411,8 @@ class _CheckRun:
             self.result(
                 "ids",
                 True,
-                f"{played}, the first with game_id {PROBE_GAME_ID} and seed {PROBE_SEED} "
-                "(a 63-bit integer)",
+                f"{played}, each with a fresh random game_id (below 2**53), the first with "
+                f"seed {PROBE_SEED} (a 63-bit integer)",
             )
         for key in ("legal", "messages"):
             if key not in self.checks:

@@ -20,7 +20,7 @@ from arena.games.base import Game
 from arena.procs.botproc import BotProcess
 from arena.procs.hub import Hub
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import Fault, FaultKind
 from arena.referee.seats import InProcessSeat, ProcessSeat, Seat, Turn
 from arena.referee.session import Session
@@ -76,7 +76,7 @@ def interleave(
     watch = _Watch()
     faulty: list[tuple[int, Fault]] = []
 
-    def tables() -> Iterator[Table]:
+    def tables() -> Iterator[GameSetup]:
         for index in range(GAMES_IN_ALL):
             if faulty:
                 return  # one fault says it: the games in flight finish, no new one starts
@@ -87,7 +87,7 @@ def interleave(
                 else InProcessSeat(opponent(), f"random{other}")
                 for other in range(players)
             ]
-            yield Table(
+            yield GameSetup(
                 game,
                 seats,
                 rng.getrandbits(62),

@@ -1,6 +1,6 @@
 """Playing planned games on one game session: the part of a run every executor shares.
 
-A ``TableRunner`` plays a tournament's planned games on one session (``arena.referee.session``).
+A ``SessionRunner`` plays a tournament's planned games on one session (``arena.referee.session``).
 The serial run, each ``--jobs`` worker process and each Dask worker drive one. It keeps up to K
 games in flight (``games_per_worker``, default ``auto_games_per_worker``) through the referee's
 driver; a game starts only when each of its processes has a free slot (a process serves up to
@@ -38,8 +38,8 @@ from arena.procs.botproc import BotProcess, BotSpec
 from arena.procs.limits import Limits
 from arena.procs.remote import RemoteConfig
 from arena.procs.sandbox import Sandbox
-from arena.referee.driver import Tables
-from arena.referee.game import GamePlay, Table
+from arena.referee.driver import Driver
+from arena.referee.game import GamePlay, GameSetup
 from arena.referee.record import Played
 from arena.referee.seats import ProcessSeat
 from arena.referee.session import Session
@@ -101,7 +101,7 @@ class RunConfig:
     remote: RemoteConfig | None = None
 
 
-class TableRunner:
+class SessionRunner:
     """Plays a tournament's planned games (tables) on one session, several at once, phase by
     phase: within a phase an entrant's processes serve game after game, a process never has
     more games open than its ``max_games``, and ``end_phase`` ends them all."""
@@ -115,7 +115,7 @@ class TableRunner:
         self.session = Session(
             config.limits, log_dir=config.log_dir, sandbox=config.sandbox, remote=config.remote
         )
-        self.driver = Tables()
+        self.driver = Driver()
         self.phase = 0
         self._replicas: dict[str, list[str]] = {}  # entrant -> its process keys this phase
         self._records: dict[str, ProcessRecord] = {}  # token -> record, of live processes
@@ -266,7 +266,7 @@ class TableRunner:
             proc = seat.proc if isinstance(seat, ProcessSeat) else None
             tokens.append(None if proc is None else self._note(label, proc).token)
         self._seated[game_id] = tuple(tokens)
-        table = Table(
+        table = GameSetup(
             self.game,
             seats,
             planned.deal_seed,

@@ -1,6 +1,6 @@
 """Running a tournament: play its pending games, many at a time, phase by phase, and record each.
 
-Games are played by a ``TableRunner`` (``tournaments.playing``): in this process with
+Games are played by a ``SessionRunner`` (``tournaments.playing``): in this process with
 ``jobs=1``, else one per worker process, or on a Dask cluster's workers (``tournaments.cluster``).
 The run goes through its **phases** (``tournaments.phases``: a batch of deals in one seat
 rotation) one after the other; a phase ends only when every worker has played its games and
@@ -42,7 +42,7 @@ from arena.procs.lifetime import die_with_parent
 from arena.referee.record import Played
 from tournaments.errors import BarrierError
 from tournaments.phases import Phase, deals_per_batch, phases
-from tournaments.playing import RunConfig, TableRunner
+from tournaments.playing import RunConfig, SessionRunner
 from tournaments.schedule import PlannedGame, tables_per_repetition
 from tournaments.store import Store
 from tournaments.values import ProcessRecord
@@ -123,7 +123,7 @@ class Sink:
             )
 
     def take(self, item: Played | ProcessRecord, planned: Mapping[int, PlannedGame]) -> None:
-        """One item of a TableRunner's stream: a game, or a process record."""
+        """One item of a SessionRunner's stream: a game, or a process record."""
         if isinstance(item, ProcessRecord):
             self.record([item])
         else:
@@ -249,10 +249,10 @@ def _executor(config: RunConfig, jobs: int, cluster: ClusterConfig | None, sink:
 
 
 class _Serial:
-    """A run in this process: one TableRunner."""
+    """A run in this process: one SessionRunner."""
 
     def __init__(self, config: RunConfig, run_id: str) -> None:
-        self.runner = TableRunner(config, run=run_id)
+        self.runner = SessionRunner(config, run=run_id)
 
     def play(self, phase: Phase, sink: Sink) -> None:
         planned = dict(phase.games)
@@ -316,7 +316,7 @@ def _worker(
     results.cancel_join_thread()  # exiting never waits on a parent that is gone
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    runner = TableRunner(config, run=run_id, host=f"job {index + 1}")
+    runner = SessionRunner(config, run=run_id, host=f"job {index + 1}")
     try:
         begin = inbox.get()
         while begin is not None:
@@ -330,7 +330,7 @@ def _worker(
 
 
 def _inbox_games(
-    inbox: multiprocessing.Queue, runner: TableRunner
+    inbox: multiprocessing.Queue, runner: SessionRunner
 ) -> Iterator[tuple[int, PlannedGame] | None]:
     """A worker's games of one phase as the parent hands them out; None when none is waiting
     while games are in flight (never block them), until the parent's end of the phase."""

@@ -1,7 +1,7 @@
 """The referee's driver: several games in flight on one hub, each advanced as its answers come.
 
 A game (``arena.referee.game.GamePlay``) advances by steps: in-process and scripted seats answer at
-once, a process seat gets a ``turn`` and its answer arrives later. ``Tables`` keeps the games in
+once, a process seat gets a ``turn`` and its answer arrives later. ``Driver`` keeps the games in
 flight and, for every turn sent to a process, a **route**: (peer id, request id) -> (game, seat).
 Each ``advance``:
 
@@ -34,7 +34,7 @@ from typing import Any, NamedTuple
 from arena.errors import ArenaError
 from arena.procs.hub import Hub, Incoming, Peer
 from arena.procs.limits import Limits
-from arena.referee.game import GamePlay, Table
+from arena.referee.game import GamePlay, GameSetup
 from arena.referee.record import FaultKind, GameRecord, Played
 from arena.referee.seats import ProcessSeat, Reply, answer, fault
 
@@ -44,7 +44,7 @@ log = logging.getLogger(__name__)
 LIVENESS_MS = 100
 
 
-def play(table: Table, limits: Limits) -> GameRecord:
+def play(table: GameSetup, limits: Limits) -> GameRecord:
     """Play one game under ``limits``. An arena error (not a seat's fault) is raised as an
     ArenaError."""
     for done in play_many([table], 1, limits):
@@ -54,12 +54,12 @@ def play(table: Table, limits: Limits) -> GameRecord:
     raise ArenaError("the game was not played")  # unreachable: one table, one result
 
 
-def play_many(tables: Iterable[Table], at_once: int, limits: Limits) -> Iterator[Played]:
+def play_many(tables: Iterable[GameSetup], at_once: int, limits: Limits) -> Iterator[Played]:
     """Play ``tables`` under ``limits`` (consumed lazily, whenever fewer than ``at_once`` are
     in flight); yield each game as it finishes. The caller keeps each process within its
     ``max_games`` (a game beyond it ends at once with an error): ``tournaments.playing``
     starts a game only when its processes have a free slot."""
-    driver = Tables()
+    driver = Driver()
     source = iter(tables)
     while True:
         for table in itertools.islice(source, max(0, at_once - len(driver))):
@@ -77,7 +77,7 @@ class _Route(NamedTuple):
     seat: ProcessSeat
 
 
-class Tables:
+class Driver:
     """The games in flight on one hub, their pending turns and the games just finished."""
 
     def __init__(self) -> None:

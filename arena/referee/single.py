@@ -13,7 +13,7 @@ from arena.procs.limits import Limits
 from arena.procs.remote import RemoteConfig
 from arena.procs.sandbox import Sandbox
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import GameRecord
 from arena.referee.session import Session
 
@@ -54,7 +54,7 @@ def play_match(
         seats = session.seats(
             [(f"seat{seat}:{spec.name}", spec) for seat, spec in enumerate(specs)], strict=True
         )
-        table = Table(
+        table = GameSetup(
             game,
             seats,
             seed=seed,

@@ -20,7 +20,7 @@ from arena.procs.hub import MAX_GAMES_PER_PROCESS
 from arena.procs.limits import Limits
 from arena.procs.logs import bot_logs, log_texts
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import FaultKind, Played
 from arena.referee.session import Session
 from tests.arena.conftest import ROGUES, bundled
@@ -33,11 +33,11 @@ def many(mode: str) -> BotSpec:
     return BotSpec(name="many", argv=(sys.executable, str(ROGUES / "many.py"), mode))
 
 
-def tables(session: Session, entries: list, count: int, game: str = "skull") -> Iterator[Table]:
+def tables(session: Session, entries: list, count: int, game: str = "skull") -> Iterator[GameSetup]:
     rules = get_game(game)
     for i in range(count):
         seats = session.seats(entries)
-        yield Table(
+        yield GameSetup(
             rules,
             seats,
             seed=500 + i,
@@ -108,7 +108,7 @@ def test_a_huge_max_games_is_capped(tmp_path: Path, toy) -> None:
         session.seats(entries, strict=True)
         assert session.hub.by_label["h1"].max_games == MAX_GAMES_PER_PROCESS
         mine = (
-            Table(toy, session.seats(entries), seed=i, options={"rounds": 1}, game_id=i + 1)
+            GameSetup(toy, session.seats(entries), seed=i, options={"rounds": 1}, game_id=i + 1)
             for i in range(count)
         )
         played = list(driver.play_many(mine, count, LIMITS))

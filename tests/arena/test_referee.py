@@ -10,7 +10,7 @@ from arena.errors import BotStartError
 from arena.procs.limits import Limits
 from arena.procs.logs import log_texts
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import Chooser, FaultKind
 from arena.referee.replay import replay
 from arena.referee.seats import ProcessSeat
@@ -22,7 +22,7 @@ FAST = Limits(move_ms=300, max_faults=3)
 def play(hub, pool, toy, specs, *, seed=1, limits=FAST, rounds=3, game_id=1):
     procs = pool.get([(f"s{i}:{spec.name}", spec) for i, spec in enumerate(specs)])
     return driver.play(
-        Table(
+        GameSetup(
             toy,
             [ProcessSeat(hub, proc) for proc in procs],
             seed=seed,

@@ -9,7 +9,7 @@ from pathlib import Path
 from arena.procs.limits import Limits
 from arena.procs.logs import bot_logs, log_texts
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.seats import ProcessSeat
 from tests.arena.conftest import bundled, rogue
 
@@ -21,7 +21,7 @@ def test_without_bot_seeds_a_bot_gets_a_random_seed_not_the_deal(
     procs = pool.get([("spy", rogue("spy")), ("other", bundled("first"))])
     for game_id in (1, 2):
         driver.play(
-            Table(
+            GameSetup(
                 toy,
                 [ProcessSeat(hub, proc) for proc in procs],
                 seed=deal,

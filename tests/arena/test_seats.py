@@ -10,7 +10,7 @@ import pytest
 from arena.errors import ArenaError, IllegalAction
 from arena.procs.limits import Limits
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import Chooser, FaultKind
 from arena.referee.replay import replay
 from arena.referee.seats import InProcessSeat, Misbehave, ScriptedSeat
@@ -20,7 +20,8 @@ LIMITS = Limits(move_ms=1000, max_faults=3)
 
 def play(toy, seats, *, rounds=3, limits=LIMITS, seed=1):
     return driver.play(
-        Table(toy, seats, seed=seed, options={"rounds": rounds}, bot_seeds=[7] * len(seats)), limits
+        GameSetup(toy, seats, seed=seed, options={"rounds": rounds}, bot_seeds=[7] * len(seats)),
+        limits,
     )
 
 
@@ -118,7 +119,7 @@ def test_in_process_seats_play_deterministically(toy):
 
     records = [
         driver.play(
-            Table(toy, [InProcessSeat(highest), InProcessSeat(highest)], 5, {"rounds": 2}),
+            GameSetup(toy, [InProcessSeat(highest), InProcessSeat(highest)], 5, {"rounds": 2}),
             LIMITS,
         )
         for _ in range(2)

@@ -10,7 +10,7 @@ from arena.errors import BotStartError
 from arena.procs.botproc import BotSpec, wait_exits
 from arena.procs.limits import Limits
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import Chooser, FaultKind
 from arena.referee.session import Session
 from tests.arena.conftest import bundled, rogue
@@ -24,7 +24,7 @@ def test_a_bot_that_does_not_start_sits_absent_unless_strict(toy, tmp_path):
         with pytest.raises(BotStartError, match="stopped before saying hello"):
             session.seats(entries, strict=True)
         seats = session.seats(entries)
-        table = Table(toy, seats, 3, {"rounds": 1}, names=["dead", "first"])
+        table = GameSetup(toy, seats, 3, {"rounds": 1}, names=["dead", "first"])
         record = driver.play(table, LIMITS)
     assert [(f.seat, f.step, f.kind) for f in record.faults] == [(0, 0, FaultKind.CRASH)]
     assert "stopped before saying hello" in record.faults[0].detail
@@ -39,7 +39,7 @@ def test_a_session_reuses_its_processes_game_after_game(toy, tmp_path):
         session.prestart(entries)
         records = [
             driver.play(
-                Table(toy, session.seats(entries), seed, {"rounds": 1}, seed, [seed, seed]),
+                GameSetup(toy, session.seats(entries), seed, {"rounds": 1}, seed, [seed, seed]),
                 LIMITS,
             )
             for seed in (1, 2, 1)

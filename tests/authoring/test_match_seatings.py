@@ -25,7 +25,7 @@ import pytest
 from arena.games import get_game
 from arena.procs.limits import Limits
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.seats import InProcessSeat, Start
 from tests.unchecked import add_unchecked
 from tournaments.schedule import TournamentKind, TournamentSpec, plan
@@ -99,7 +99,7 @@ def played(
         if g.rotation >= k and not mirrored:
             continue
         seats = [Seeded(bot if n in ("new", "base") else fill, n) for n in g.seating]
-        table = Table(rules, seats, g.deal_seed, bot_seeds=g.bot_seeds(), names=g.seating)
+        table = GameSetup(rules, seats, g.deal_seed, bot_seeds=g.bot_seeds(), names=g.seating)
         record = driver.play(table, LIMITS)
         by_deal.setdefault(g.repetition, []).append(dict(zip(g.seating, record.places)))
     for games in by_deal.values():

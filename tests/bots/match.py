@@ -8,7 +8,7 @@ import random
 from arena.games import get_game
 from arena.procs.limits import Limits
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.seats import Act, InProcessSeat
 
 #: In-process bots are timed, not raced: a loaded machine must not turn a slow answer into a
@@ -38,7 +38,7 @@ def win_rate(game: str, act: Act, *, games: int, players: int = 4, seed: int = 0
     for number in range(games):
         hero = number % players
         random.seed(seed * 100_003 + number)
-        table = Table(rule, _seats(act, hero, players), seed + number, bot_seeds=[0] * players)
+        table = GameSetup(rule, _seats(act, hero, players), seed + number, bot_seeds=[0] * players)
         record = driver.play(table, LIMITS)
         assert not record.faults, record.faults
         if record.places[hero] == 1:
@@ -53,7 +53,7 @@ def mean_decision_seconds(game: str, act: Act, *, players: int, seeds: range) ->
     for seed in seeds:
         random.seed(seed)
         seats = [InProcessSeat(act, "bot") for _ in range(players)]
-        record = driver.play(Table(rule, seats, seed, bot_seeds=[0] * players), LIMITS)
+        record = driver.play(GameSetup(rule, seats, seed, bot_seeds=[0] * players), LIMITS)
         assert not record.faults, record.faults  # an illegal answer is a fault
         think_us += sum(record.think_us)
         decisions += sum(record.decisions)

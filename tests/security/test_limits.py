@@ -21,7 +21,7 @@ from arena.procs.limits import Limits
 from arena.procs.logs import CappedLog, bot_logs, log_path, read_log, safe_name
 from arena.procs.sandbox import Sandbox
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import Chooser, FaultKind
 from arena.referee.seats import ProcessSeat
 from tests.arena.conftest import bundled, rogue
@@ -258,7 +258,7 @@ def test_time_bank_pays_for_slow_moves_until_it_is_spent(hub, pool, toy, monkeyp
     limits = Limits(move_ms=100, time_bank_ms=2500, max_faults=10)
     procs = pool.get([("slow", rogue("sleepy")), ("first", bundled("first"))])
     record = driver.play(
-        Table(toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 2}),
+        GameSetup(toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 2}),
         limits,
     )
     seat0 = [a for a in record.actions if a.seat == 0]
@@ -273,7 +273,7 @@ def test_no_bank_means_the_deadline_alone(hub, pool, toy, monkeypatch) -> None:
     monkeypatch.setenv("ARENA_BOT_DELAY_MS", "300")
     procs = pool.get([("slow", rogue("sleepy")), ("first", bundled("first"))])
     record = driver.play(
-        Table(toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 1}),
+        GameSetup(toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 1}),
         Limits(move_ms=100, max_faults=10),
     )
     assert all(f.kind is FaultKind.TIMEOUT for f in record.faults)
