@@ -1,8 +1,9 @@
 """Skull King cards: the deck, card names, the trick judge and round scoring.
 
 Pure functions over ``Card`` values, shared by the engine (``arena.games.skull_king``) and the
-bundled bot. The rules they implement are in ``docs/games/skull-king.md``: the numbers in the
-docstrings below (rule 7.1, rule 8, ...) refer to its "Rules as implemented" section.
+bundled bot, and the ``Hand`` a seat holds. The rules they implement are in
+``docs/games/skull-king.md``: the numbers in the docstrings below (rule 7.1, rule 8, ...) refer
+to its "Rules as implemented" section.
 
 A card in a hand is one of the 70 (or 74) cards of the deck. On the table the Tigress becomes
 one of two table cards, ``TIG:pirate`` (a Pirate) or ``TIG:escape`` (an Escape); every other
@@ -12,9 +13,8 @@ views and the event log show it; its play action is ``play:`` followed by the na
 
 from __future__ import annotations
 
-import enum
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -22,10 +22,14 @@ from typing import Any, NamedTuple
 SUITS = "GYPB"
 BLACK = "B"
 ROUNDS = 10
+#: Where a round stands (as views show it).
+BIDDING, PLAYING, OVER = "bidding", "playing", "over"
+PHASES = (BIDDING, PLAYING, OVER)
 
 
-class Kind(enum.Enum):
-    """What a card is for the rules."""
+class Kind:
+    """What a card is for the rules: plain strings (an ``Enum`` member is several times slower
+    to read, and the trick judge reads them on every trick)."""
 
     NUMBER = "number"
     ESCAPE = "escape"
@@ -40,7 +44,7 @@ class Kind(enum.Enum):
 
 #: Characters, the Kraken and the White Whale: played before any numbered card, the trick
 #: has no lead suit (rule 5).
-NO_LEAD_SUIT = (Kind.PIRATE, Kind.SKULL_KING, Kind.MERMAID, Kind.KRAKEN, Kind.WHALE)
+NO_LEAD_SUIT = frozenset((Kind.PIRATE, Kind.SKULL_KING, Kind.MERMAID, Kind.KRAKEN, Kind.WHALE))
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -55,7 +59,7 @@ class Card:
 
     position: int
     name: str
-    kind: Kind
+    kind: str
     suit: str | None = None
     rank: int = 0
     plays: tuple[str, ...] = ()
@@ -136,6 +140,61 @@ def cards_in_round(round_: int, players: int) -> int:
 def hand_card(card: Card) -> Card:
     """The hand card a table card was played from."""
     return TIG if card is TIG_PIRATE or card is TIG_ESCAPE else card
+
+
+class Hand:
+    """One seat's hand: its cards in hand order, with what the rules and the views ask of a
+    hand kept up to date as cards leave it: the card names (as views show them) and how many
+    numbered cards of each suit it holds (to follow suit, rule 5)."""
+
+    __slots__ = ("cards", "names", "suits")
+
+    def __init__(self, cards: Iterable[Card]) -> None:
+        self.cards = in_hand_order(cards)
+        self.names = names(self.cards)
+        self.suits = dict.fromkeys(SUITS, 0)
+        for card in self.cards:
+            if card.suit is not None:
+                self.suits[card.suit] += 1
+
+    def __iter__(self) -> Iterator[Card]:
+        return iter(self.cards)
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hand) and self.cards == other.cards
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Hand({' '.join(self.names)})"
+
+    def remove(self, card: Card) -> None:
+        """Take ``card`` (a hand card) out of the hand."""
+        at = self.cards.index(card)
+        del self.cards[at]
+        self.names = self.names[:at] + self.names[at + 1 :]
+        if card.suit is not None:
+            self.suits[card.suit] -= 1
+
+    def plays(self, lead: str | None) -> list[str]:
+        """Rule 5: the play actions of the cards that may be played on a trick whose lead suit
+        is ``lead``, identical cards once, in hand order. A numbered card must follow the lead
+        suit if the hand holds it; special cards may always be played."""
+        cards = self.cards
+        if lead is not None and self.suits[lead]:
+            cards = [card for card in cards if card.suit is None or card.suit == lead]
+        return [action for card in dict.fromkeys(cards) for action in card.plays]
+
+    def copy(self) -> Hand:
+        """An independent copy."""
+        other = Hand.__new__(Hand)
+        other.cards = list(self.cards)
+        other.names = self.names
+        other.suits = dict(self.suits)
+        return other
 
 
 def draw(rng: random.Random, cards: Sequence[Card], count: int) -> tuple[list[Card], list[Card]]:
@@ -256,11 +315,11 @@ def capture_bonus(trick: Sequence[Card], winner: int) -> int:
             bonus += 20 if card.suit == BLACK else 10
     kinds = [card.kind for card in trick]
     won_by = trick[winner].kind
-    if won_by is Kind.PIRATE:
+    if won_by == Kind.PIRATE:
         bonus += 20 * kinds.count(Kind.MERMAID)
-    elif won_by is Kind.SKULL_KING:
+    elif won_by == Kind.SKULL_KING:
         bonus += 30 * kinds.count(Kind.PIRATE)
-    elif won_by is Kind.MERMAID and Kind.SKULL_KING in kinds:
+    elif won_by == Kind.MERMAID and Kind.SKULL_KING in kinds:
         bonus += 40
     return bonus
 
