@@ -234,6 +234,21 @@ class State(ABC):
         the state is then unchanged.
         """
         acting = self.to_act()
+        memo = self._step_memo
+        if not acting or memo is None or len(actions) != len(acting):
+            self._check(actions, acting)
+        else:
+            for seat in acting:  # the usual case: each action is in the legal list asked for
+                legal = memo.get(seat)
+                if legal is None or actions.get(seat) not in legal:
+                    self._check(actions, acting)
+                    break
+        self._apply(actions)
+        self._step_memo = None
+        self.steps += 1
+
+    def _check(self, actions: Mapping[int, str], acting: tuple[int, ...]) -> None:
+        """Raise the error ``apply`` names for ``actions`` if it is not a legal joint action."""
         if not acting:  # nobody acts exactly when the game is over
             raise GameOver("the game is over")
         if actions.keys() != set(acting):
@@ -242,20 +257,17 @@ class State(ABC):
             action = actions[seat]
             if action not in self.legal(seat):
                 raise IllegalAction(f"seat {seat}: {action!r} is not legal now", seat=seat)
-        self._apply(actions)
-        self._step_memo = None
-        self.steps += 1
 
     def clone(self) -> State:
         """An independent deep copy (its generator continues identically). Logged events are
         never changed, so the copy's event list holds the same event maps."""
         return copy.deepcopy(self, {id(self.events): list(self.events)})
 
-    def log(self, type_: str, **fields: Any) -> None:
-        """Append a full-information event (unless the state does not record, see
-        ``recording``)."""
+    def log(self, event: dict[str, Any]) -> None:
+        """Append a full-information event, a map whose first key is ``"type"`` (unless the
+        state does not record, see ``recording``)."""
         if self.recording:
-            self.events.append({"type": type_, **fields})
+            self.events.append(event)
 
 
 class Game(ABC):

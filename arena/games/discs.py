@@ -321,7 +321,7 @@ class DiscState(State):
         kit = self.kits[seat]
         kit.hand[kind] -= 1
         kit.pile.append(kind)
-        self.log(self.PLACE, seat=seat, disc=self.names[kind])
+        self.log({"type": self.PLACE, "seat": seat, "disc": self.names[kind]})
         self.note(seat, self.PLACE)
 
     def begin_challenge(self, seat: int, target: int) -> None:
@@ -348,10 +348,19 @@ class DiscState(State):
             challenge.skull_of = owner
         by, name = challenge.by, self.names[kind]
         if self.SHOW_POSITION:
-            self.log(self.FLIP, by=by, seat=owner, disc=name, auto=auto, position=position)
+            self.log(
+                {
+                    "type": self.FLIP,
+                    "by": by,
+                    "seat": owner,
+                    "disc": name,
+                    "auto": auto,
+                    "position": position,
+                }
+            )
             self.note(by, f"{self.FLIP}:{owner}:{position}:{name}")
         else:
-            self.log(self.FLIP, by=by, seat=owner, disc=name, auto=auto)
+            self.log({"type": self.FLIP, "by": by, "seat": owner, "disc": name, "auto": auto})
             self.note(by, f"{self.FLIP}:{owner}:{name}")
 
     def _after_flip(self) -> None:
@@ -363,10 +372,10 @@ class DiscState(State):
             return
         self.close_piles()
         if challenge.skull_of is None:
-            self.log("success", seat=challenge.by)
+            self.log({"type": "success", "seat": challenge.by})
             self.succeeded(challenge.by)
         else:
-            self.log("failure", seat=challenge.by, skull=challenge.skull_of)
+            self.log({"type": "failure", "seat": challenge.by, "skull": challenge.skull_of})
             self.failed(challenge.by, challenge.skull_of)
 
     @abstractmethod
@@ -385,13 +394,13 @@ class DiscState(State):
     def take(self, loser: int, taker: int) -> None:
         """``taker`` draws one of ``loser``'s discs blind (the game's generator)."""
         kind = self.kits[loser].remove_random(self.rng)
-        self.log("take", seat=loser, by=taker, disc=self.names[kind])
+        self.log({"type": "take", "seat": loser, "by": taker, "disc": self.names[kind]})
         self.note(taker, f"take:{loser}")
 
     def drop(self, seat: int, kind: int, *, chosen: bool = True) -> None:
         """``seat`` gives up a disc of ``kind`` (its own choice, or forced when it is the last)."""
         self.kits[seat].remove(kind)
-        self.log(self.DROP, seat=seat, disc=self.names[kind], chosen=chosen)
+        self.log({"type": self.DROP, "seat": seat, "disc": self.names[kind], "chosen": chosen})
         self.note(seat, self.DROP)
 
     def eliminate_empty(self) -> list[int]:
@@ -403,7 +412,7 @@ class DiscState(State):
         ]
         for seat in gone:
             self.kits[seat].out = self.round
-            self.log("eliminated", seat=seat, round=self.round)
+            self.log({"type": "eliminated", "seat": seat, "round": self.round})
         return gone
 
     def new_round_log(self) -> None:

@@ -58,7 +58,7 @@ class SkullState(DiscState):
         self.bidder: int | None = None
         self.first = 0
         self.phase = Phase.SETUP
-        self.log("round", round=1, first=0)
+        self.log({"type": "round", "round": 1, "first": 0})
 
     # ----- whose turn, what is legal -------------------------------------------------------
     def acting_seat(self) -> int:
@@ -100,7 +100,7 @@ class SkullState(DiscState):
             self._after_loss()
         else:
             chosen = int(argument)
-            self.log("first", seat=seat, chosen=chosen)
+            self.log({"type": "first", "seat": seat, "chosen": chosen})
             self.note(seat, f"first:{chosen}")
             self._next_round(chosen)
 
@@ -108,13 +108,13 @@ class SkullState(DiscState):
         """An opening bid or a raise: nobody places any more."""
         self.phase = Phase.AUCTION
         self.bid, self.bidder = n, seat
-        self.log("bid", seat=seat, n=n)
+        self.log({"type": "bid", "seat": seat, "n": n})
         self.note(seat, f"bid:{n}")
         self._next_bidder(seat)
 
     def _pass(self, seat: int) -> None:
         self.passed[seat] = True
-        self.log("pass", seat=seat)
+        self.log({"type": "pass", "seat": seat})
         self.note(seat, "pass")
         self._next_bidder(seat)
 
@@ -192,13 +192,13 @@ class SkullState(DiscState):
         self.bid, self.bidder = 0, None
         self.passed = [False] * self.players
         self.phase = Phase.SETUP
-        self.log("round", round=self.round, first=first)
+        self.log({"type": "round", "round": self.round, "first": first})
 
     def _win(self, seat: int) -> None:
         self.results.append(self._result(None))
         self.winner = seat
         self.phase = Phase.OVER
-        self.log("win", seat=seat)
+        self.log({"type": "win", "seat": seat})
         log.debug("skull game %s won by seat %s at round %s", self.seed, seat, self.round)
 
     # ----- information ---------------------------------------------------------------------

@@ -62,7 +62,7 @@ class BankState(DiscState):
         self.answers: list[str | None] = [None] * players
         self.losers: list[int] = []
         self.phase = Phase.ANTE
-        self.log("round", round=1, dealer=0)
+        self.log({"type": "round", "round": 1, "dealer": 0})
 
     # ----- whose turn, what is legal -------------------------------------------------------
     def acting_seat(self) -> int:
@@ -111,7 +111,7 @@ class BankState(DiscState):
         """A claim or raise: ``seat`` takes the button, earlier answers are void, and answering
         starts again on its left."""
         self.dealer, self.claim = seat, n
-        self.log(verb, seat=seat, n=n)
+        self.log({"type": verb, "seat": seat, "n": n})
         self.note(seat, f"{verb}:{n}")
         self.answers = [None] * self.players
         self.phase = Phase.RESPOND
@@ -121,7 +121,7 @@ class BankState(DiscState):
         """Once all the others have answered: a showdown if anyone disagreed (or nobody can
         raise), else the button passes left and the new dealer must raise."""
         self.answers[seat] = answer
-        self.log(answer, seat=seat)
+        self.log({"type": answer, "seat": seat})
         self.note(seat, answer)
         self.turn = self.next_seat(seat)
         if self.turn != self.dealer:
@@ -132,7 +132,7 @@ class BankState(DiscState):
         else:
             self.dealer = self.next_seat(self.dealer)
             self.phase = Phase.RAISE
-            self.log("button", seat=self.dealer)
+            self.log({"type": "button", "seat": self.dealer})
             self.note(self.dealer, "button")
 
     # ----- showdown and settlement ---------------------------------------------------------
@@ -190,7 +190,7 @@ class BankState(DiscState):
         self.answers = [None] * self.players
         self.losers = []
         self.phase = Phase.ANTE
-        self.log("round", round=self.round, dealer=dealer)
+        self.log({"type": "round", "round": self.round, "dealer": dealer})
 
     def _result(self, next_dealer: int | None) -> dict[str, Any]:
         """The summary of the round that just ended, for ``results``."""
@@ -214,11 +214,11 @@ class BankState(DiscState):
         self.phase = Phase.OVER
         if len(remaining) == 1:
             self.winner = remaining[0]
-            self.log("win", seat=self.winner)
+            self.log({"type": "win", "seat": self.winner})
         elif not remaining:
-            self.log("end", why="every remaining player was eliminated at once")
+            self.log({"type": "end", "why": "every remaining player was eliminated at once"})
         else:
-            self.log("end", why=f"round cap of {MAX_ROUNDS} reached")
+            self.log({"type": "end", "why": f"round cap of {MAX_ROUNDS} reached"})
         log.debug("skull-bank game %s over at round %s", self.seed, self.round)
 
     # ----- information ---------------------------------------------------------------------

@@ -28,17 +28,16 @@ from arena.games.skull_king_cards import (
     TIG_PIRATE,
     Card,
     Hand,
+    Trick,
     capture_bonus,
     cards_in_round,
     deal_constrained,
     deck,
     draw,
-    hand_card,
     in_hand_order,
     judge,
     lead_suit,
     loot_alliances,
-    names,
     rascal_points,
     standard_points,
 )
@@ -56,9 +55,10 @@ BIDS = tuple(tuple(f"bid:{bid}" for bid in range(cards + 1)) for cards in range(
 class SkullKingState(State):
     """A game of Skull King in progress (see the module docstring).
 
-    ``hands`` hold each seat's ``Hand``; ``trick`` the table cards of the current trick in play
-    order and ``lead_suit`` its lead suit so far; ``tricks`` the finished tricks of this round
-    as views show them.
+    ``hands`` hold each seat's ``Hand``; ``trick`` is the current ``Trick``; ``tricks`` the
+    finished tricks of this round as views show them. ``public`` is the part of every view that
+    all seats see alike and that changes only with a deal, the bids or a trick taken: the rule
+    steps that change it bring it up to date (``_publish``).
     """
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
@@ -72,6 +72,8 @@ class SkullKingState(State):
         self.scoring: str = options["scoring"]
         self.deck = deck(self.advanced)
         self.seats = tuple(range(players))
+        #: The seats in play order from each leader.
+        self.order = [self.seats[leader:] + self.seats[:leader] for leader in self.seats]
         self.scores: tuple[int, ...] = (0,) * players
         self.round_scores: tuple[tuple[int, ...], ...] = ()
         self._start_round(1)
@@ -88,35 +90,37 @@ class SkullKingState(State):
         self.hands = [Hand(dealt[s * self.cards : (s + 1) * self.cards]) for s in self.seats]
         self.undealt = in_hand_order(rest)
         self.log(
-            "deal",
-            round=round_,
-            dealer=self.dealer,
-            cards=self.cards,
-            hands=[hand.names for hand in self.hands],
+            {
+                "type": "deal",
+                "round": round_,
+                "dealer": self.dealer,
+                "cards": self.cards,
+                "hands": [hand.names for hand in self.hands],
+            }
         )
         self.phase = BIDDING
         self.bids: tuple[int, ...] | None = None
         self.won = [0] * n
         self.bonus = [0] * n
-        self.alliances: list[tuple[int, int]] = []
+        self.alliances: list[list[int]] = []
         self.tricks: list[dict[str, Any]] = []
-        self.trick: list[Card] = []
-        self.lead_suit: str | None = None
+        self.trick = Trick()
         self.leader = self.turn = (self.dealer + 1) % n
+        self._publish()
 
     def _bid(self, actions: Mapping[int, str]) -> None:
         """Rule 3: all bids at once; then they are public and the leader plays."""
-        self.bids = tuple(int(actions[seat].removeprefix("bid:")) for seat in self.seats)
-        self.log("bids", round=self.round, bids=list(self.bids))
+        self.bids = tuple([int(actions[seat].removeprefix("bid:")) for seat in self.seats])
+        self.log({"type": "bids", "round": self.round, "bids": list(self.bids)})
         self.phase = PLAYING
+        self._publish()
 
     def _play(self, seat: int, card: Card) -> None:
         """Rule 4: the seat plays a card; the next seat clockwise plays, or the trick ends."""
-        self.hands[seat].remove(hand_card(card))
-        self.trick.append(card)
-        self.lead_suit = lead_suit(self.trick)
-        self.log("play", seat=seat, card=card.name)
-        if len(self.trick) == self.players:
+        self.hands[seat].remove(card)
+        self.trick.add(card)
+        self.log({"type": "play", "seat": seat, "card": card.name})
+        if len(self.trick.cards) == self.players:
             self._finish_trick()
         else:
             self.turn = (seat + 1) % self.players
@@ -124,40 +128,33 @@ class SkullKingState(State):
     def _finish_trick(self) -> None:
         """Rule 4: the trick is taken; its winner (or the next leader rule 8 names) leads the
         next one, or the round ends."""
-        leader = self.leader
-        taken = self._take_trick(leader, tuple(self.trick))
-        self.log(
-            "trick",
-            leader=leader,
-            cards=taken["cards"],
-            winner=taken["winner"],
-            next=taken["next"],
-            bonus=taken["bonus"],
-            loot=[list(pair) for pair in taken["loot"]],
-        )
+        taken = self._take_trick(self.leader, self.trick)
+        self.log({"type": "trick", **taken})
         self.leader = self.turn = taken["next"]
-        self.trick = []
-        self.lead_suit = None
-        if not self.hands[self.leader]:
+        self.trick = Trick()
+        if self.hands[self.leader].cards:
+            self._publish()
+        else:
             self._finish_round()
 
-    def _take_trick(self, leader: int, trick: tuple[Card, ...]) -> dict[str, Any]:
+    def _take_trick(self, leader: int, trick: Trick) -> dict[str, Any]:
         """Rules 7 to 11: judge a complete trick led by ``leader``; its winner takes it and its
         bonus, Loot alliances form, and it joins the round's tricks as views show it. Returns
         that entry with the trick's ``bonus`` and ``loot`` alliances added."""
-        seats = [(leader + i) % self.players for i in range(self.players)]
-        result = judge(trick)
-        loot = loot_alliances(seats, trick, result)
-        self.alliances.extend(loot)
-        winner, bonus = None, 0
+        seats = self.order[leader]
+        result = judge(trick.cards)
+        winner, bonus, loot = None, 0, []
         if result.winner is not None:
             winner = seats[result.winner]
-            bonus = capture_bonus(trick, result.winner)
+            bonus = capture_bonus(trick.cards, result.winner)
             self.won[winner] += 1
             self.bonus[winner] += bonus
+        if self.advanced:
+            loot = loot_alliances(seats, trick.cards, result)
+            self.alliances.extend(loot)
         shown = {
             "leader": leader,
-            "cards": names(trick),
+            "cards": trick.names,
             "winner": winner,
             "next": seats[result.leader],
         }
@@ -184,20 +181,25 @@ class SkullKingState(State):
     def _finish_round(self) -> None:
         """Score the round; deal the next one, or end the game after round 10."""
         points = self.round_points()
-        self.scores = tuple(total + p for total, p in zip(self.scores, points))
+        self.scores = tuple([total + p for total, p in zip(self.scores, points)])
         self.round_scores += (tuple(points),)
         self.log(
-            "round",
-            round=self.round,
-            bids=list(self.bids or ()),
-            won=list(self.won),
-            points=points,
-            scores=list(self.scores),
+            {
+                "type": "round",
+                "round": self.round,
+                "bids": list(self.bids or ()),
+                "won": list(self.won),
+                "points": points,
+                "scores": list(self.scores),
+            }
         )
         log.debug("skull-king round %d points %s", self.round, points)
         if self.round == ROUNDS:
             self.phase = OVER
-            self.log("end", scores=list(self.scores), places=list(self.outcome().places))
+            self.log(
+                {"type": "end", "scores": list(self.scores), "places": list(self.outcome().places)}
+            )
+            self._publish()
         else:
             self._start_round(self.round + 1)
 
@@ -211,7 +213,12 @@ class SkullKingState(State):
 
     def _legal(self, seat: int) -> list[str]:
         if self.phase == PLAYING and seat == self.turn:
-            return self.hands[seat].plays(self.lead_suit)
+            # rule 5: a numbered card must follow the lead suit if the hand holds it; special
+            # cards may always be played
+            hand, lead = self.hands[seat], self.trick.lead_suit
+            if lead is None or not hand.suits[lead]:
+                return hand.actions
+            return [action for action in hand.actions if PLAYS[action].suit in (lead, None)]
         if self.phase == BIDDING and seat in self.seats:
             return list(BIDS[self.cards])
         return []
@@ -223,7 +230,18 @@ class SkullKingState(State):
             self._play(self.turn, PLAYS[actions[self.turn]])
 
     def view(self, seat: int) -> dict[str, Any]:
-        return {
+        view = self.public.copy()
+        view["seat"] = seat
+        view["hand"] = self.hands[seat].names
+        view["turn"] = self.turn if self.phase == PLAYING else None
+        view["lead_suit"] = self.trick.lead_suit
+        view["trick"] = self.trick.names
+        return view
+
+    def _publish(self) -> None:
+        """Bring ``public``, the part of every view all seats see alike, up to date: called by
+        the rule steps that change it (a deal, the bids, a trick taken, the end)."""
+        self.public = {
             "players": self.players,
             "advanced": self.advanced,
             "scoring": self.scoring,
@@ -238,11 +256,6 @@ class SkullKingState(State):
             "won": tuple(self.won),
             "leader": self.leader,
             "tricks": tuple(self.tricks),
-            "seat": seat,
-            "hand": self.hands[seat].names,
-            "turn": self.turn if self.phase == PLAYING else None,
-            "lead_suit": self.lead_suit,
-            "trick": names(self.trick),
         }
 
     def is_over(self) -> bool:
@@ -296,14 +309,14 @@ class SkullKingState(State):
         other.bonus = list(self.bonus)
         other.alliances = list(self.alliances)
         other.tricks = list(self.tricks)
-        other.trick = list(self.trick)
+        other.trick = self.trick.copy()
         return other
 
     # ----------------------------------------------------------------- hidden information
     def _round_plays(self) -> list[list[tuple[int, Card]]]:
         """(seat, table card) of each trick of this round, the current (maybe empty) one last."""
         tricks = [(t["leader"], [CARDS[name] for name in t["cards"]]) for t in self.tricks]
-        tricks.append((self.leader, self.trick))
+        tricks.append((self.leader, self.trick.cards))
         return [
             [((leader + i) % self.players, card) for i, card in enumerate(cards)]
             for leader, cards in tricks

@@ -107,6 +107,7 @@ CARDS: dict[str, Card] = {
     card.name: card for card in BASE_DECK + ADVANCED_EXTRA + (TIG_PIRATE, TIG_ESCAPE)
 }
 _POSITION = attrgetter("position")
+_RANK = attrgetter("rank")
 #: The table card of each play action (``"play:TIG"`` is not an action).
 PLAYS: dict[str, Card] = {card.action: card for card in CARDS.values() if card is not TIG}
 
@@ -137,17 +138,23 @@ def cards_in_round(round_: int, players: int) -> int:
     return min(round_, len(BASE_DECK) // players)
 
 
+#: The hand card of each table card that is not itself a hand card.
+_HAND_CARD = {TIG_PIRATE: TIG, TIG_ESCAPE: TIG}
+
+
 def hand_card(card: Card) -> Card:
     """The hand card a table card was played from."""
-    return TIG if card is TIG_PIRATE or card is TIG_ESCAPE else card
+    return _HAND_CARD.get(card, card)
 
 
 class Hand:
     """One seat's hand: its cards in hand order, with what the rules and the views ask of a
-    hand kept up to date as cards leave it: the card names (as views show them) and how many
-    numbered cards of each suit it holds (to follow suit, rule 5)."""
+    hand kept up to date as cards leave it: the card names (as views show them), how many
+    numbered cards of each suit it holds (to follow suit, rule 5) and the play actions its
+    cards offer, identical cards once, in hand order. The lists and tuples it hands out are
+    never changed afterwards."""
 
-    __slots__ = ("cards", "names", "suits")
+    __slots__ = ("cards", "names", "suits", "actions")
 
     def __init__(self, cards: Iterable[Card]) -> None:
         self.cards = in_hand_order(cards)
@@ -156,6 +163,7 @@ class Hand:
         for card in self.cards:
             if card.suit is not None:
                 self.suits[card.suit] += 1
+        self.actions = [action for card in dict.fromkeys(self.cards) for action in card.plays]
 
     def __iter__(self) -> Iterator[Card]:
         return iter(self.cards)
@@ -172,21 +180,19 @@ class Hand:
         return f"Hand({' '.join(self.names)})"
 
     def remove(self, card: Card) -> None:
-        """Take ``card`` (a hand card) out of the hand."""
-        at = self.cards.index(card)
-        del self.cards[at]
+        """Take the card played as ``card`` out of the hand (the Tigress, as a Pirate or as an
+        Escape, is the Tigress in the hand)."""
+        card = _HAND_CARD.get(card, card)
+        cards, actions = self.cards, self.actions
+        at = cards.index(card)
+        del cards[at]
         self.names = self.names[:at] + self.names[at + 1 :]
-        if card.suit is not None:
+        if card.suit is not None:  # a numbered card: unique, and its action is its card's place
             self.suits[card.suit] -= 1
-
-    def plays(self, lead: str | None) -> list[str]:
-        """Rule 5: the play actions of the cards that may be played on a trick whose lead suit
-        is ``lead``, identical cards once, in hand order. A numbered card must follow the lead
-        suit if the hand holds it; special cards may always be played."""
-        cards = self.cards
-        if lead is not None and self.suits[lead]:
-            cards = [card for card in cards if card.suit is None or card.suit == lead]
-        return [action for card in dict.fromkeys(cards) for action in card.plays]
+            self.actions = actions[:at] + actions[at + 1 :]
+        elif card not in cards:  # the last copy of a special card: its play actions go
+            first = actions.index(card.plays[0])
+            self.actions = actions[:first] + actions[first + len(card.plays) :]
 
     def copy(self) -> Hand:
         """An independent copy."""
@@ -194,6 +200,34 @@ class Hand:
         other.cards = list(self.cards)
         other.names = self.names
         other.suits = dict(self.suits)
+        other.actions = self.actions
+        return other
+
+
+class Trick:
+    """The table cards of a trick in play order, with what the rules and the views ask of it
+    kept up to date as cards are played: its lead suit so far (rule 5) and the card names."""
+
+    __slots__ = ("cards", "names", "lead_suit")
+
+    def __init__(self, cards: Iterable[Card] = ()) -> None:
+        self.cards: list[Card] = []
+        self.names: tuple[str, ...] = ()
+        self.lead_suit: str | None = None
+        for card in cards:
+            self.add(card)
+
+    def add(self, card: Card) -> None:
+        """``card`` is played to the trick."""
+        self.cards.append(card)
+        self.names += (card.name,)
+        if self.lead_suit is None:  # (once there is a lead suit, later cards keep it)
+            self.lead_suit = lead_suit(self.cards)
+
+    def copy(self) -> Trick:
+        """An independent copy."""
+        other = Trick.__new__(Trick)
+        other.cards, other.names, other.lead_suit = list(self.cards), self.names, self.lead_suit
         return other
 
 
@@ -230,11 +264,8 @@ def lead_suit(trick: Sequence[Card]) -> str | None:
 
 def _highest(trick: Sequence[Card], suit: str) -> int | None:
     """Index of the highest card of ``suit`` in the trick, or None."""
-    best = None
-    for i, card in enumerate(trick):
-        if card.suit == suit and (best is None or card.rank > trick[best].rank):
-            best = i
-    return best
+    cards = [card for card in trick if card.suit == suit]
+    return trick.index(max(cards, key=_RANK)) if cards else None
 
 
 def ordinary_winner(trick: Sequence[Card]) -> int:
@@ -270,6 +301,10 @@ class TrickResult(NamedTuple):
     whale: bool = False
 
 
+#: The result of an ordinary trick (no Kraken, no White Whale), by the winning card's index.
+ORDINARY_RESULTS = tuple(TrickResult(index, index) for index in range(8))
+
+
 def whale_winner(trick: Sequence[Card]) -> int | None:
     """Rule 9: index of the highest number whatever its suit (ties to the first played), or
     None if the trick has no numbered card."""
@@ -293,8 +328,7 @@ def judge(trick: Sequence[Card]) -> TrickResult:
     kraken = trick.index(KRAKEN) if KRAKEN in trick else -1
     whale = trick.index(WHALE) if WHALE in trick else -1
     if kraken < 0 and whale < 0:
-        index = ordinary_winner(trick)
-        return TrickResult(index, index)
+        return ORDINARY_RESULTS[ordinary_winner(trick)]
     if kraken > whale:  # rules 8 and 10: the Kraken acts (alone, or played after the Whale)
         removed = {kraken} if whale < 0 else {kraken, whale}
         leader = _winner_without(trick, removed)
@@ -313,26 +347,25 @@ def capture_bonus(trick: Sequence[Card], winner: int) -> int:
     for card in trick:
         if card.rank == 14:
             bonus += 20 if card.suit == BLACK else 10
-    kinds = [card.kind for card in trick]
     won_by = trick[winner].kind
     if won_by == Kind.PIRATE:
-        bonus += 20 * kinds.count(Kind.MERMAID)
+        bonus += 20 * trick.count(MER)
     elif won_by == Kind.SKULL_KING:
-        bonus += 30 * kinds.count(Kind.PIRATE)
-    elif won_by == Kind.MERMAID and Kind.SKULL_KING in kinds:
+        bonus += 30 * (trick.count(PIR) + trick.count(TIG_PIRATE))
+    elif won_by == Kind.MERMAID and SK in trick:
         bonus += 40
     return bonus
 
 
 def loot_alliances(
     seats: Sequence[int], trick: Sequence[Card], result: TrickResult
-) -> list[tuple[int, int]]:
-    """Rule 11: Loot alliances ``(loot player, trick winner)`` formed by a judged trick."""
+) -> list[list[int]]:
+    """Rule 11: Loot alliances ``[loot player, trick winner]`` formed by a judged trick."""
     if result.winner is None or result.whale:
         return []
     winner = seats[result.winner]
     return [
-        (seats[i], winner) for i, card in enumerate(trick) if card is LOOT and seats[i] != winner
+        [seats[i], winner] for i, card in enumerate(trick) if card is LOOT and seats[i] != winner
     ]
 
 

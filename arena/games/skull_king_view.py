@@ -13,7 +13,7 @@ import random
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from arena.games.skull_king_cards import CARDS, PHASES, Card, Hand, deck, hand_card, lead_suit
+from arena.games.skull_king_cards import CARDS, PHASES, Card, Hand, Trick, deck, hand_card
 
 if TYPE_CHECKING:
     from arena.games.skull_king import SkullKingState
@@ -30,6 +30,7 @@ def load_view(
         raise ValueError(f"it shows no phase of the game: {view['phase']!r}")
     state.advanced, state.scoring = bool(options["advanced"]), options["scoring"]
     state.deck, state.seats = deck(state.advanced), tuple(range(state.players))
+    state.order = [state.seats[leader:] + state.seats[:leader] for leader in state.seats]
     state.scores = tuple(int(points) for points in view["scores"])
     state.round_scores = tuple(tuple(points) for points in view["round_scores"])
     state.round, state.cards, state.dealer = view["round"], view["cards"], view["dealer"]
@@ -38,15 +39,15 @@ def load_view(
     state.won, state.bonus = [0] * state.players, [0] * state.players
     state.alliances, state.tricks = [], []
     for shown in view["tricks"]:
-        taken = state._take_trick(shown["leader"], tuple(CARDS[n] for n in shown["cards"]))
+        taken = state._take_trick(shown["leader"], Trick(CARDS[n] for n in shown["cards"]))
         if (taken["winner"], taken["next"]) != (shown["winner"], shown["next"]):
             raise ValueError(f"trick {list(shown['cards'])} was not taken as shown")
     if state.won != list(view["won"]):
         raise ValueError("the tricks won do not add up")
-    state.leader, state.trick = view["leader"], [CARDS[n] for n in view["trick"]]
-    state.lead_suit = lead_suit(state.trick)
+    state.leader, state.trick = view["leader"], Trick(CARDS[n] for n in view["trick"])
     state.turn = state.leader if view["turn"] is None else view["turn"]
     _redeal(state, seat, [CARDS[n] for n in view["hand"]], rng)
+    state._publish()
 
 
 def _redeal(state: SkullKingState, seat: int, hand: list[Card], rng: random.Random) -> None:

@@ -131,11 +131,13 @@ class SkyjoState(State):
         )
         self.current = -1
         self.log(
-            "deal",
-            round=self.round,
-            grids=[list(g) for g in self.cards],
-            discard=self.discard[0],
-            pile=list(self.pile),
+            {
+                "type": "deal",
+                "round": self.round,
+                "grids": [list(g) for g in self.cards],
+                "discard": self.discard[0],
+                "pile": list(self.pile),
+            }
         )
 
     def _later_starter(self) -> tuple[int, str]:
@@ -148,7 +150,7 @@ class SkyjoState(State):
     def _begin_turns(self, starter: int, reason: str) -> None:
         self.starter = self.current = starter
         self.phase = Phase.TURN
-        self.log("starter", round=self.round, seat=starter, reason=reason)
+        self.log({"type": "starter", "round": self.round, "seat": starter, "reason": reason})
 
     def _end_round(self, capped: bool) -> None:
         for seat in range(self.players):
@@ -161,22 +163,26 @@ class SkyjoState(State):
         self.last_ender = ender
         self.last_winner = round_winner(scores)
         self.log(
-            "round-end",
-            round=self.round,
-            ender=ender,
-            capped=capped,
-            raw=raw,
-            scores=scores,
-            totals=list(self.totals),
+            {
+                "type": "round-end",
+                "round": self.round,
+                "ender": ender,
+                "capped": capped,
+                "raw": raw,
+                "scores": scores,
+                "totals": list(self.totals),
+            }
         )
         if max(self.totals) >= TARGET or self.round >= MAX_ROUNDS:
             self.phase = Phase.OVER
             self.current = -1
             self.log(
-                "game-end",
-                totals=list(self.totals),
-                places=list(self.outcome().places),
-                round_cap=max(self.totals) < TARGET,
+                {
+                    "type": "game-end",
+                    "totals": list(self.totals),
+                    "places": list(self.outcome().places),
+                    "round_cap": max(self.totals) < TARGET,
+                }
             )
         else:
             self._start_round()
@@ -188,10 +194,12 @@ class SkyjoState(State):
             cells[i] = Cell.UP
         if down:
             self.log(
-                "final-reveal",
-                seat=seat,
-                cells=[CELL_NAMES[i] for i in down],
-                cards=[self.cards[seat][i] for i in down],
+                {
+                    "type": "final-reveal",
+                    "seat": seat,
+                    "cells": [CELL_NAMES[i] for i in down],
+                    "cards": [self.cards[seat][i] for i in down],
+                }
             )
         for col in range(COLS):
             self._check_column(seat, col)
@@ -263,10 +271,12 @@ class SkyjoState(State):
             for i in cells:
                 self.cells[seat][i] = Cell.UP
             self.log(
-                "reveal",
-                seat=seat,
-                cells=[CELL_NAMES[i] for i in cells],
-                cards=[self.cards[seat][i] for i in cells],
+                {
+                    "type": "reveal",
+                    "seat": seat,
+                    "cells": [CELL_NAMES[i] for i in cells],
+                    "cards": [self.cards[seat][i] for i in cells],
+                }
             )
         if self.starter is None:
             self.starter = first_player([self._face_up_sum(s) for s in range(self.players)])
@@ -280,7 +290,7 @@ class SkyjoState(State):
             self._reshuffle()
         self.drawn = self.pile.pop()
         self.phase = Phase.DRAWN
-        self.log("draw", seat=seat, card=self.drawn)
+        self.log({"type": "draw", "seat": seat, "card": self.drawn})
 
     def _reshuffle(self) -> None:
         """[arena] The discard pile except its top card becomes the new draw pile."""
@@ -289,14 +299,22 @@ class SkyjoState(State):
         self.rng.shuffle(self.pile)
         self.discard = [top]
         self.pile_public = True
-        self.log("reshuffle", pile=list(self.pile), discard=top)
+        self.log({"type": "reshuffle", "pile": list(self.pile), "discard": top})
 
     def _swap_in(self, seat: int, index: int, card: int, kind: str) -> None:
         replaced = self.cards[seat][index]
         self.cards[seat][index] = card
         self.cells[seat][index] = Cell.UP
         self.discard.append(replaced)
-        self.log(kind, seat=seat, cell=CELL_NAMES[index], card=card, replaced=replaced)
+        self.log(
+            {
+                "type": kind,
+                "seat": seat,
+                "cell": CELL_NAMES[index],
+                "card": card,
+                "replaced": replaced,
+            }
+        )
         self._check_column(seat, index % COLS)
 
     def _discard_flip(self, seat: int, index: int) -> None:
@@ -305,11 +323,13 @@ class SkyjoState(State):
         self.discard.append(card)
         self.cells[seat][index] = Cell.UP
         self.log(
-            "discard-flip",
-            seat=seat,
-            cell=CELL_NAMES[index],
-            card=card,
-            flipped=self.cards[seat][index],
+            {
+                "type": "discard-flip",
+                "seat": seat,
+                "cell": CELL_NAMES[index],
+                "card": card,
+                "flipped": self.cards[seat][index],
+            }
         )
         self._check_column(seat, index % COLS)
 
@@ -318,7 +338,7 @@ class SkyjoState(State):
         card, self.drawn = self.drawn, None
         assert card is not None
         self.discard.append(card)
-        self.log("discard", seat=seat, card=card)
+        self.log({"type": "discard", "seat": seat, "card": card})
 
     def _check_column(self, seat: int, col: int) -> None:
         """Remove ``col`` if it holds three face-up cards of one value (option ``columns``)."""
@@ -335,7 +355,7 @@ class SkyjoState(State):
             self.cells[seat][i] = Cell.GONE
             self.discard.append(value)
         self.removed[seat].append((col, value))
-        self.log("remove-column", seat=seat, column=col, card=value)
+        self.log({"type": "remove-column", "seat": seat, "column": col, "card": value})
 
     def _end_turn(self, seat: int) -> None:
         self.phase = Phase.TURN
@@ -343,13 +363,13 @@ class SkyjoState(State):
         if self.ender is None and Cell.DOWN not in self.cells[seat]:
             self.ender = seat
             self.lap_left = self.players - 1
-            self.log("round-ending", seat=seat)
+            self.log({"type": "round-ending", "seat": seat})
         elif self.ender is not None:
             self.lap_left -= 1
         if self.ender is not None and self.lap_left == 0:
             self._end_round(capped=False)
         elif self.ender is None and self.turns >= TURNS_PER_PLAYER_CAP * self.players:
-            self.log("round-cap", round=self.round, turns=self.turns)
+            self.log({"type": "round-cap", "round": self.round, "turns": self.turns})
             self._end_round(capped=True)
         else:
             self.current = (seat + 1) % self.players
@@ -442,7 +462,7 @@ class SkyjoState(State):
         other = self._copy(self.rng)  # (a placeholder: its generator is drawn below)
         other._redraw_hidden(seat, rng)
         other.rng = Random(rng.getrandbits(64))
-        other.log("resample", seat=seat)
+        other.log({"type": "resample", "seat": seat})
         return other
 
     def _redraw_hidden(self, seat: int, rng: Random) -> None:

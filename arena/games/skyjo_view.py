@@ -57,7 +57,7 @@ def rebuild(
     state.discard, state.pile_public = list(view["discard"]), False
     _lay_out(state, view, seat)
     state._redraw_hidden(seat, rng)
-    state.log("from-view", seat=seat, round=state.round)
+    state.log({"type": "from-view", "seat": seat, "round": state.round})
     return state
 
 
