@@ -20,18 +20,25 @@ import subprocess
 import sys
 import tempfile
 import time
+from dataclasses import replace
 from pathlib import Path
 
-from arena.sandbox import SandboxMode, private_paths, resolve
-from arena.seeds import new_key
-from tests.net import free_port
-from tournaments import cluster as cluster_module
-from tournaments.catalogue import Catalogue, bundled_bots, bundled_spec, plays
-from tournaments.cluster import BATCH_S, MAX_BATCH, ClusterConfig
-from tournaments.runner import auto_games_per_worker, run
-from tournaments.schedule import TournamentSpec, plan
-from tournaments.shipping import ship
-from tournaments.store import Store
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # the tests package, for its helpers
+
+from arena.games import get_game  # noqa: E402
+from arena.keys.seeds import new_key  # noqa: E402
+from arena.procs.limits import Limits  # noqa: E402
+from arena.procs.sandbox import SandboxMode  # noqa: E402
+from tests.net import free_port  # noqa: E402
+from tournaments import cluster as cluster_module  # noqa: E402
+from tournaments.catalogue import Catalogue, bundled_bots, bundled_spec, plays  # noqa: E402
+from tournaments.cluster import BATCH_S, MAX_BATCH, ClusterConfig  # noqa: E402
+from tournaments.playing import RunConfig, auto_games_per_worker  # noqa: E402
+from tournaments.runner import run  # noqa: E402
+from tournaments.schedule import TournamentSpec, plan  # noqa: E402
+from tournaments.service import sandbox_for  # noqa: E402
+from tournaments.shipping import ship  # noqa: E402
+from tournaments.store import Store  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 
@@ -117,23 +124,33 @@ def one_run(
         timed_store(store, writes)
         labels = store.tournament(tid).spec.entrant_bots()
         specs = {label: bundled_spec(bot) for label, bot in labels.items()}
-        config = None
-        box = None
+        move_ms = store.tournament(tid).spec.move_ms
+        config = RunConfig(
+            game=get_game("skull"),
+            options={},
+            bots=specs,
+            limits=Limits(move_ms=move_ms),
+            at_once=auto_games_per_worker(move_ms),
+        )
+        where = None
         if cluster is not None:
             catalogue = Catalogue({})
-            config = ClusterConfig(
+            where = ClusterConfig(
                 address=cluster,
-                at_once=auto_games_per_worker(store.tournament(tid).spec.move_ms),
                 sandbox=SandboxMode.AUTO,
                 bots={label: ship(catalogue, bot) for label, bot in labels.items()},
             )
         else:
-            box = resolve(SandboxMode.AUTO, hide=private_paths(db, db.parent / "logs"))
+            config = replace(
+                config,
+                sandbox=sandbox_for(SandboxMode.AUTO, db),
+                log_dir=db.parent / "arena-logs",
+            )
         sched = psutil.Process(scheduler) if scheduler else None
         sched_cpu = sum(sched.cpu_times()[:2]) if sched else 0.0
         cpu = time.process_time()
         started = time.perf_counter()
-        summary = run(store, tid, specs=specs, jobs=2, sandbox=box, cluster=config)
+        summary = run(store, tid, config, jobs=2, cluster=where)
         wall = time.perf_counter() - started
         cpu = time.process_time() - cpu
         sched_cpu = sum(sched.cpu_times()[:2]) - sched_cpu if sched else 0.0

@@ -24,10 +24,10 @@ import zmq
 from bench_engines import decisions_per_second  # bench/ is on the path when run as a script
 
 from arena.games import get_game
-from arena.record import Limits
-from arena.sandbox import SandboxMode, resolve
-from arena.seeds import bot_seeds, new_key
-from arena.session import Session
+from arena.keys.seeds import bot_seeds, new_key
+from arena.procs.limits import Limits
+from arena.procs.sandbox import SandboxMode, resolve
+from arena.referee.session import Session
 from protocol.transport import default_endpoint
 from tournaments.catalogue import bundled_spec
 

@@ -17,10 +17,10 @@ import tempfile
 import time
 from pathlib import Path
 
-sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
+sys.path.append(str(Path(__file__).resolve().parent.parent))  # the tests package, for its helpers
 
-from arena.record import GameRecord  # noqa: E402
-from arena.seeds import new_key  # noqa: E402
+from arena.keys.seeds import new_key  # noqa: E402
+from arena.referee.record import GameRecord  # noqa: E402
 from tests.tournaments import synthetic_record  # noqa: E402
 from tournaments.schedule import TournamentSpec, plan  # noqa: E402
 from tournaments.store import Store  # noqa: E402

@@ -44,7 +44,7 @@ CASES = {
 
 def _tournament(case: str, rounds: int):
     """A fresh store with the case's tournament planned: (store, tid, specs, folder)."""
-    from arena.seeds import new_key
+    from arena.keys.seeds import new_key
     from tournaments.catalogue import bundled_spec
     from tournaments.schedule import TournamentSpec, plan
     from tournaments.store import Store
@@ -71,18 +71,26 @@ def _tournament(case: str, rounds: int):
 
 def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict:
     """Games/s of one tournament run (K None: the code's default; old code: no K at all)."""
-    from arena.sandbox import SandboxMode, private_paths, resolve
+    from arena.games import get_game
+    from arena.procs.limits import Limits
+    from arena.procs.sandbox import SandboxMode
+    from tournaments.playing import RunConfig, auto_games_per_worker
     from tournaments.runner import run
+    from tournaments.service import sandbox_for
 
     store, tid, specs, folder = _tournament(case, rounds)
-    box = resolve(
-        SandboxMode.AUTO, hide=private_paths(Path(folder) / "bench.db", Path(folder) / "logs")
+    db = Path(folder) / "bench.db"
+    config = RunConfig(
+        game=get_game(CASES[case][0]),
+        options={},
+        bots=specs,
+        limits=Limits(move_ms=MOVE_MS),
+        at_once=k or auto_games_per_worker(MOVE_MS),
+        sandbox=sandbox_for(SandboxMode.AUTO, db),
+        log_dir=db.parent / "arena-logs",
     )
-    extra = {} if k is None else {"games_per_worker": k}
     started = time.perf_counter()
-    summary = run(
-        store, tid, specs=specs, jobs=jobs, sandbox=box, log_dir=Path(folder) / "logs", **extra
-    )
+    summary = run(store, tid, config, jobs=jobs)
     wall = time.perf_counter() - started
     store.close()
     return {"games": summary.played, "wall_s": wall, "rate": summary.played / wall}
@@ -93,9 +101,9 @@ def measure_in_process(case: str, rounds: int) -> dict:
     import random
 
     from arena.games import get_game
-    from arena.record import Limits
-    from arena.seats import InProcessSeat
-    from arena.session import Session
+    from arena.procs.limits import Limits
+    from arena.referee.seats import InProcessSeat
+    from arena.referee.session import Session
 
     store, tid, specs, _ = _tournament(case, rounds)
     info = store.tournament(tid)
@@ -189,7 +197,7 @@ def main() -> int:
         help="a checkout of older code to compare with (e.g. git worktree add /tmp/old REV)",
     )
     args = parser.parse_args()
-    from tournaments.runner import auto_games_per_worker
+    from tournaments.playing import auto_games_per_worker
 
     default_k = auto_games_per_worker(MOVE_MS)
 

@@ -15,11 +15,15 @@ import tempfile
 import time
 from pathlib import Path
 
-from arena.sandbox import SandboxMode, private_paths, resolve
-from arena.seeds import new_key
+from arena.games import get_game
+from arena.keys.seeds import new_key
+from arena.procs.limits import Limits
+from arena.procs.sandbox import SandboxMode
 from tournaments.catalogue import bundled_bots, bundled_spec, plays
+from tournaments.playing import RunConfig, auto_games_per_worker
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan
+from tournaments.service import sandbox_for
 from tournaments.store import Store
 
 
@@ -54,9 +58,17 @@ def one_run(rounds: int, jobs: int) -> None:
         )
         specs = {label: bundled_spec(bot) for label, bot in labels.items()}
         db = Path(folder) / "bench.db"
-        box = resolve(SandboxMode.AUTO, hide=private_paths(db, Path(folder) / "logs"))
+        config = RunConfig(
+            game=get_game("skull"),
+            options={},
+            bots=specs,
+            limits=Limits(move_ms=spec.move_ms),
+            at_once=auto_games_per_worker(spec.move_ms),
+            sandbox=sandbox_for(SandboxMode.AUTO, db),
+            log_dir=db.parent / "arena-logs",
+        )
         started = time.perf_counter()
-        summary = run(store, tid, specs=specs, jobs=jobs, sandbox=box)
+        summary = run(store, tid, config, jobs=jobs)
         wall = time.perf_counter() - started
         store.close()
     play_s = summary.play_ms / 1000

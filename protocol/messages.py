@@ -1,4 +1,4 @@
-"""Protocol v1 message types and their validation.
+"""Protocol v1 messages: the one place each is built, and their validation.
 
 Every message is a msgpack map with a string ``type`` field. ``validate_from_bot`` checks a
 decoded map from a bot field by field and raises InvalidMessage on anything unexpected; the
@@ -97,6 +97,46 @@ def hello(*, token: str, name: str, protocol: int, max_games: int | None = None)
 
 def action(*, game_id: int, request: int, action: str) -> dict[str, Any]:
     return {"type": "action", "game_id": game_id, "request": request, "action": action}
+
+
+def start(
+    *, game_id: int, game: str, seat: int, players: int, options: Any, seed: int
+) -> dict[str, Any]:
+    """A game starts: the bot holds ``seat`` of ``players``; ``seed`` is for its own choices."""
+    return {
+        "type": "start",
+        "game_id": game_id,
+        "game": game,
+        "seat": seat,
+        "players": players,
+        "options": options,
+        "seed": seed,
+    }
+
+
+def turn(
+    *, game_id: int, request: int, view: dict[str, Any], legal: list[str], deadline_ms: int
+) -> dict[str, Any]:
+    """A decision: answer ``request`` of ``game_id`` with one of ``legal`` within
+    ``deadline_ms``."""
+    return {
+        "type": "turn",
+        "game_id": game_id,
+        "request": request,
+        "view": view,
+        "legal": legal,
+        "deadline_ms": deadline_ms,
+    }
+
+
+def end(*, game_id: int, result: Any, view: dict[str, Any]) -> dict[str, Any]:
+    """A game is over: its ``result`` (scores, places, forfeits) and the seat's final view."""
+    return {"type": "end", "game_id": game_id, "result": result, "view": view}
+
+
+def bye() -> dict[str, Any]:
+    """The bot is no longer needed: it should exit."""
+    return {"type": "bye"}
 
 
 def error(code: ErrorCode, message: str) -> dict[str, Any]:

@@ -7,6 +7,10 @@ examples) so the suite is reproducible and quick. ``--hypothesis-profile=long`` 
 from __future__ import annotations
 
 import os
+import shutil
+import tempfile
+from collections.abc import Iterator
+from pathlib import Path
 
 import pytest
 from hypothesis import HealthCheck, settings
@@ -33,3 +37,15 @@ def _user_key_file(
 ) -> None:
     """The user's key file (``arena play`` deals) lives in a temporary folder, not ~/.config."""
     monkeypatch.setenv("XDG_CONFIG_HOME", str(tmp_path_factory.getbasetemp() / "config"))
+
+
+@pytest.fixture
+def shared() -> Iterator[Path]:
+    """A temporary folder bot users can search (``tmp_path`` is 0700: as root, bots run as
+    users of their own, who could not reach a bot's files or a database's copies there)."""
+    folder = Path(tempfile.mkdtemp(prefix="arena-shared-"))
+    folder.chmod(0o755)
+    try:
+        yield folder
+    finally:
+        shutil.rmtree(folder, ignore_errors=True)

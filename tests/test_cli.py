@@ -15,8 +15,8 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.keyfile import KeyFile
-from arena.seeds import deal_seed
+from arena.keys.keyfile import KeyFile
+from arena.keys.seeds import deal_seed
 
 ROGUES = Path(__file__).resolve().parent / "rogues"
 
@@ -38,7 +38,9 @@ def keys_in(data: object) -> set[str]:
 
 
 def all_commands(group: click.Group, prefix: tuple[str, ...] = ()):
-    for name, command in group.commands.items():
+    context = click.Context(group)
+    for name in group.list_commands(context):
+        command = group.get_command(context, name)
         yield prefix + (name,), command
         if isinstance(command, click.Group):
             yield from all_commands(command, prefix + (name,))
@@ -55,6 +57,35 @@ def test_every_command_and_option_has_help() -> None:
                 assert param.help, f"{' '.join(path)} {param.opts} has no help"
         seen += 1
     assert seen >= 12
+
+
+def test_the_command_list_shows_each_command_s_own_help() -> None:
+    """``arena --help`` lists the commands from a table (so that it imports none of them):
+    each line is that command's own one-line help."""
+    from arena.cli import COMMANDS
+
+    listed = run("--help").output
+    for name, (module, attr, line) in COMMANDS.items():
+        command = getattr(importlib.import_module(module), attr)
+        assert command.get_short_help_str(limit=200) == line, name
+        assert name in listed
+
+
+def test_listing_the_games_loads_no_database_wire_or_process_code() -> None:
+    """``arena --help`` and ``arena games`` start fast: they import only what they use."""
+    heavy = ("sqlite_utils", "zmq", "msgpack", "numpy", "tournaments.store", "arena.procs")
+    probe = (
+        "import sys, runpy; sys.argv = ['arena'] + sys.argv[1:]\n"
+        "try:\n    runpy.run_module('arena', run_name='__main__')\n"
+        "except SystemExit:\n    pass\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})))"
+    )
+    for args in (["--help"], ["games"]):
+        done = subprocess.run(
+            [sys.executable, "-c", probe, *args], capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0, done.stderr
+        assert done.stdout.strip().splitlines()[-1] == "[]", (args, done.stdout[-500:])
 
 
 def test_the_console_script_and_python_m_arena_run_the_cli_package() -> None:

@@ -2,10 +2,22 @@
 
 A name is looked up in this order: a bot registered in the results database, then a bundled
 bot (``bots/manifest.toml``, read as data: the arena never imports a bot), then, for
-``arena play`` only, a command line. A bot's version is a hash of what it runs: a bundled bot's
-module, a folder bot's files, or a command and the files it names. Registered bots that run in
-a folder of their own have that folder hidden from every other bot by the sandbox; a remote bot
-runs elsewhere and needs no sandbox here.
+``arena play`` only, a command line.
+
+A bot's version names the code that runs, and is checked before it runs (``Catalogue.find``):
+
+- a bundled bot: the hash of its module (it changes when the arena is upgraded);
+- a folder bot: the digest of the arena's read-only copy of its folder, which it runs from
+  (``tournaments.botcopies``); every version registered keeps its copy;
+- a command bot: the hash of its command line and of the files it names, which are hashed
+  again before each run: a bot whose files changed is refused (``tournaments.commandfiles``);
+- a bot registered before the arena kept copies: its old hash, computed again before it runs
+  (``tournaments.oldversions``).
+
+A tournament runs each entrant's bot at the version it was planned with: a folder bot
+registered again since runs its planned copy; a command or bundled bot whose planned code is
+gone is refused. Registered bots' folders are hidden from every other bot by the sandbox, like
+the store of copies; a remote bot runs elsewhere and needs no sandbox here.
 """
 
 from __future__ import annotations
@@ -15,17 +27,18 @@ import hashlib
 import importlib.util
 import os
 import shlex
-import stat
 import sys
 import tomllib
 from collections.abc import Iterable, Mapping, Sequence
-from dataclasses import dataclass
+from dataclasses import dataclass, field
 from pathlib import Path
-from typing import Any
 
-from arena.botproc import BotSpec
 from arena.errors import ArenaError, BotStartError
-from tournaments.errors import NotFound, TournamentError
+from arena.procs.botproc import BotSpec
+from tournaments.botcopies import BotCopies, BotFilesError
+from tournaments.commandfiles import changes
+from tournaments.errors import BotChanged, NotFound
+from tournaments.oldversions import command_version, folder_version
 from tournaments.remote import is_remote
 from tournaments.store import Store
 from tournaments.values import BotInfo
@@ -33,8 +46,6 @@ from tournaments.values import BotInfo
 #: The package of the bundled bots, and the file in it that lists them.
 BOTS_PACKAGE = "bots"
 MANIFEST = "manifest.toml"
-#: Folders left out of a folder bot's version.
-SKIP_DIRS = {"__pycache__", ".git", ".venv", "node_modules", ".mypy_cache", ".pytest_cache"}
 
 
 def bundled_folder() -> Path | None:
@@ -77,72 +88,23 @@ def bundled_version(name: str) -> str:
     return hashlib.sha256(data).hexdigest()[:12]
 
 
-#: The most bytes of a bot's files a version hash reads (a bigger bot folder is refused).
-MAX_HASHED_BYTES = 1 << 30
-
-
-def _hash_file(digest: Any, path: Path, budget: list[int]) -> None:
-    """Add one entry of a bot's files to ``digest``: a regular file's bytes, a link's target
-    (never followed), or only the kind of anything else (a FIFO or a device is never opened,
-    so a hostile folder cannot make the hash block or read without end)."""
-    try:
-        info = os.lstat(path)
-    except OSError:
-        return
-    if stat.S_ISLNK(info.st_mode):
-        digest.update(b"link:" + os.fsencode(os.readlink(path)))
-    elif not stat.S_ISREG(info.st_mode):
-        digest.update(b"special:" + str(stat.S_IFMT(info.st_mode)).encode())
-    else:
-        budget[0] -= info.st_size
-        if budget[0] < 0:
-            raise TournamentError(
-                f"the bot's files are over {MAX_HASHED_BYTES >> 20} MiB; keep data elsewhere"
-            )
-        try:
-            fd = os.open(path, os.O_RDONLY | os.O_NOFOLLOW | os.O_NONBLOCK)
-        except OSError:
-            return
-        with os.fdopen(fd, "rb") as file:
-            for chunk in iter(lambda: file.read(1 << 20), b""):
-                digest.update(chunk)
-
-
-def folder_version(folder: Path) -> str:
-    """Hash of every file under ``folder`` (names and contents, in a fixed order)."""
-    digest = hashlib.sha256()
-    budget = [MAX_HASHED_BYTES]
-    for root, dirs, files in os.walk(folder):
-        dirs[:] = sorted(d for d in dirs if d not in SKIP_DIRS)
-        for name in sorted(files):
-            path = Path(root) / name
-            digest.update(str(path.relative_to(folder)).encode() + b"\0")
-            _hash_file(digest, path, budget)
-            digest.update(b"\0")
-    return digest.hexdigest()[:12]
-
-
-def command_version(argv: Sequence[str], cwd: str | None = None) -> str:
-    """Hash of a command line and of each file it names that exists."""
-    digest = hashlib.sha256("\0".join(argv).encode())
-    budget = [MAX_HASHED_BYTES]
-    for arg in argv:
-        path = Path(cwd or ".") / arg
-        if path.is_file():
-            _hash_file(digest, path.resolve(), budget)
-    return digest.hexdigest()[:12]
-
-
-def command_spec(text: str) -> BotSpec:
-    """A bot run by the command line ``text``, named by what identifies it: the script or
-    folder an interpreter runs (``python /x/rogue.py`` is ``rogue.py``), the module of ``-m``,
-    else the program itself."""
+def split_command(text: str) -> tuple[str, ...]:
+    """The words of a bot's command line (raises BotStartError if it cannot be parsed or is
+    empty)."""
     try:
         argv = tuple(shlex.split(text))
     except ValueError as exc:
         raise BotStartError(f"cannot parse bot command {text!r}: {exc}") from None
     if not argv:
         raise BotStartError("an empty bot spec")
+    return argv
+
+
+def command_spec(text: str) -> BotSpec:
+    """A bot run by the command line ``text``, named by what identifies it: the script or
+    folder an interpreter runs (``python /x/rogue.py`` is ``rogue.py``), the module of ``-m``,
+    else the program itself."""
+    argv = split_command(text)
     args = [arg for arg in argv[1:] if not arg.startswith("-")]
     named = [arg for arg in args if os.path.exists(arg)] or args[:1]
     if "-m" in argv[1:-1]:
@@ -150,15 +112,25 @@ def command_spec(text: str) -> BotSpec:
     return BotSpec(name=Path((named or argv)[0]).name or text[:40], argv=argv)
 
 
-def spec_of(info: BotInfo) -> BotSpec:
-    """How to run a registered bot (a folder bot runs in its folder; a remote bot connects)."""
-    if is_remote(info):
-        return BotSpec(name=info.name, argv=(), remote=True)
-    try:
-        argv = tuple(shlex.split(info.command))
-    except ValueError as exc:
-        raise BotStartError(f"bot {info.name!r} has an unparsable command: {exc}") from None
-    return BotSpec(name=info.name, argv=argv, cwd=info.path or None)
+def relocated(argv: Sequence[str], old: str, new: str) -> tuple[str, ...]:
+    """``argv`` with every argument that is a path inside folder ``old`` moved to ``new``
+    (a folder bot's command naming its own files, run from a copy of the folder)."""
+    prefix = old.rstrip("/") + "/"
+    return tuple(
+        new + arg[len(old.rstrip("/")) :] if arg.startswith(prefix) or arg == old else arg
+        for arg in argv
+    )
+
+
+@dataclass(frozen=True)
+class Runnable:
+    """A bot as it will run: how (``spec``), its version, whether it is bundled, and the
+    digest of the copy a folder bot runs from (None for any other)."""
+
+    spec: BotSpec
+    version: str
+    bundled: bool = False
+    digest: str | None = None
 
 
 def needs_sandbox(specs: Iterable[BotSpec]) -> bool:
@@ -166,48 +138,118 @@ def needs_sandbox(specs: Iterable[BotSpec]) -> bool:
     return any(not spec.remote for spec in specs)
 
 
+#: What to do when a registered bot's code is no longer its version's.
+REGISTER_AGAIN = "register the new code with `arena bot add {name} --replace`"
+
+
 @dataclass(frozen=True)
 class Catalogue:
-    """The bots a name can mean: those registered in one database, then the bundled ones."""
+    """The bots a name can mean: those registered in one database (with every version each
+    was registered at), then the bundled ones; ``copies`` is the database's store of folder
+    bots' copies."""
 
     registered: Mapping[str, BotInfo]
+    copies: BotCopies | None = None
+    versions: Mapping[tuple[str, str], BotInfo] = field(default_factory=dict)
 
     @classmethod
     def of(cls, store: Store) -> Catalogue:
-        return cls({info.name: info for info in store.list_bots()})
+        return cls(
+            {info.name: info for info in store.list_bots()},
+            BotCopies.beside(store.path),
+            {(info.name, info.version): info for info in store.bot_versions()},
+        )
 
     @classmethod
     def at(cls, db_path: Path) -> Catalogue:
         """The catalogue of the database at ``db_path``; bundled bots only if there is none
         (the file is not created)."""
         if not db_path.exists():
-            return cls({})
+            return cls({}, BotCopies.beside(db_path))
         with Store.open(db_path) as store:
             return cls.of(store)
 
     def known(self) -> list[str]:
         return sorted(set(bundled_bots()) | set(self.registered))
 
-    def lookup(self, name: str) -> tuple[BotSpec, str]:
-        """How to run the bot called ``name`` and its version (raises NotFound)."""
+    def runnable(self, info: BotInfo, *, advice: str = REGISTER_AGAIN) -> Runnable:
+        """How to run registered bot version ``info``, once its code is checked to be that
+        version's. Raises BotChanged (naming what changed, then ``advice``) or BotFilesError."""
+        if is_remote(info):
+            return Runnable(BotSpec(name=info.name, argv=(), remote=True), info.version)
+        argv = split_command(info.command)
+        todo = advice.format(name=info.name)
+        if info.digest is not None:
+            if self.copies is None:
+                raise BotFilesError(f"bot {info.name!r} runs from a copy: open its database")
+            copy = str(self.copies.find(info.digest))
+            if info.path:
+                argv = relocated(argv, info.path, copy)
+            spec = BotSpec(name=info.name, argv=argv, cwd=copy)
+            return Runnable(spec, info.version, digest=info.digest)
+        if info.path:  # a folder bot registered before the arena kept copies
+            now = folder_version(Path(info.path))
+            if now != info.version:
+                raise BotChanged(
+                    f"bot {info.name!r} changed since version {info.version} was registered: "
+                    f"its folder {info.path} now hashes to {now}; {todo}"
+                )
+            return Runnable(BotSpec(name=info.name, argv=argv, cwd=info.path), info.version)
+        if info.files is None:  # a command bot registered before its files were recorded
+            changed = None if command_version(argv) == info.version else "one of its files"
+        else:
+            changed = changes(info.files, argv, os.getcwd())
+        if changed is not None:
+            raise BotChanged(
+                f"bot {info.name!r} is not the code of its version {info.version}: "
+                f"{changed}; {todo}"
+            )
+        return Runnable(BotSpec(name=info.name, argv=argv), info.version)
+
+    def find(self, name: str, version: str | None = None) -> Runnable:
+        """How to run the bot called ``name`` at ``version`` (None: its current one), its code
+        checked. Raises NotFound, or BotChanged when that version's code is gone."""
         info = self.registered.get(name)
         if info is not None:
-            return spec_of(info), info.version
+            if version is None or version == info.version:
+                return self.runnable(info)
+            planned = self.versions.get((name, version))
+            if planned is None:
+                raise BotChanged(
+                    f"bot {name!r} is now version {info.version}, and its version {version} "
+                    "was registered before the arena kept every version: it cannot run again"
+                )
+            return self.runnable(
+                planned,
+                advice="put its files back as they were, or plan a new tournament (a folder "
+                "bot keeps every version it was registered at)",
+            )
         if name in bundled_bots():
-            return bundled_spec(name), bundled_version(name)
+            now = bundled_version(name)
+            if version is not None and version != now:
+                raise BotChanged(
+                    f"bundled bot {name!r} is now version {now} (the arena was upgraded), and "
+                    f"its version {version} is not kept: it cannot run again"
+                )
+            return Runnable(bundled_spec(name), now, bundled=True)
         raise NotFound(
             f"no bot named {name!r} (known: {', '.join(self.known())}); "
             "register one with `arena bot add`"
         )
 
+    def lookup(self, name: str) -> tuple[BotSpec, str]:
+        """How to run the bot called ``name`` and its version: ``find(name)`` as a pair."""
+        found = self.find(name)
+        return found.spec, found.version
+
     def resolve(self, text: str) -> BotSpec:
         """A bot given on the command line: a registered or bundled bot's name, or a command
-        line (raises BotStartError)."""
+        line (raises BotStartError, or BotChanged for a registered bot whose code changed)."""
         text = text.strip()
         if not text:
             raise BotStartError("an empty bot spec")
         if text in self.registered:
-            return spec_of(self.registered[text])
+            return self.runnable(self.registered[text]).spec
         if text.isidentifier():
             if text in bundled_bots():
                 return bundled_spec(text)
@@ -219,6 +261,8 @@ class Catalogue:
         return command_spec(text)
 
     def folders(self) -> list[str]:
-        """The folders of registered bots that run in a folder of their own (the sandbox hides
-        each from every other bot)."""
-        return [info.path for info in self.registered.values() if info.path]
+        """The folders registered bots were registered from (the sandbox hides each from every
+        other bot; a bot runs from its copy, or, registered before copies, from its folder)."""
+        found = [info.path for info in self.registered.values() if info.path]
+        found += [info.path for info in self.versions.values() if info.path]
+        return list(dict.fromkeys(found))

@@ -4,9 +4,12 @@
 Dask ``distributed`` cluster; this process stays the only writer of the database and records
 each game as its answer arrives (``tournaments.runner``). Step by step:
 
-1. connect to the scheduler (a clear error if it cannot be reached, or if Dask is missing);
+1. refuse ``--sandbox auto`` or ``off`` unless the operator accepts that bots can run code on
+   every worker (``check_sandbox``); connect to the scheduler (a clear error if it cannot be
+   reached, or if Dask is missing);
 2. check every worker (``cluster_worker.inspect_worker``): the same arena version, protocol
-   and source hash as here, bubblewrap working where ``--sandbox required``, every command
+   and source hash as here, bubblewrap and the system-call filter working where ``--sandbox
+   required``, every command
    bot's files present; a failed check names the worker and what is wrong;
 3. register the run's configuration on the workers (``RunPlugin``, a fresh random run id:
    a resumed run never meets the processes of an earlier one) with limits, sandbox mode and
@@ -34,11 +37,11 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass, field
 from typing import Any
 
-from arena.record import GameRecord, Limits
-from arena.sandbox import SandboxMode
+from arena.procs.sandbox import SandboxMode
+from arena.referee.record import GameRecord
 from tournaments.dispatch import Dispatcher
 from tournaments.errors import ClusterError, ClusterLost
-from tournaments.runner import Finished
+from tournaments.playing import Finished, RunConfig
 from tournaments.schedule import PlannedGame
 from tournaments.shipping import ShippedBot
 
@@ -62,15 +65,38 @@ LOST_S = 10.0
 INSTALL_HINT = "pip install 'arena[cluster]'"
 
 
+#: The command line's words for running bots unsandboxed on a cluster (``check_sandbox``).
+ACCEPT_UNSANDBOXED = "--i-accept-bots-can-run-code-on-every-worker"
+
+
 @dataclass(frozen=True, kw_only=True)
 class ClusterConfig:
-    """How a run uses a cluster: the scheduler's address, games at once per worker (``--jobs``),
-    the sandbox mode the workers resolve, and each entrant label's bot."""
+    """How a run uses a cluster: the scheduler's address, the sandbox mode the workers resolve,
+    each entrant label's bot as it is shipped to them, and whether the operator accepts that bots
+    may run unsandboxed (``check_sandbox``)."""
 
     address: str
-    at_once: int = 1
-    sandbox: SandboxMode = SandboxMode.AUTO
+    sandbox: SandboxMode = SandboxMode.REQUIRED
     bots: Mapping[str, ShippedBot] = field(default_factory=dict)
+    unsandboxed_accepted: bool = False
+
+
+def check_sandbox(config: ClusterConfig) -> None:
+    """Raise ClusterError unless the workers sandbox every bot (``--sandbox required``) or the
+    operator has accepted in so many words what an unsandboxed bot can do on a cluster: reach
+    the Dask scheduler and, through it, run code on every worker as the worker's user."""
+    if config.sandbox is SandboxMode.REQUIRED or config.unsandboxed_accepted:
+        return
+    when = (
+        "never sandboxes bots"
+        if config.sandbox is SandboxMode.OFF
+        else "runs bots unsandboxed on any worker where bubblewrap does not work"
+    )
+    raise ClusterError(
+        f"--sandbox {config.sandbox} {when}, and an unsandboxed bot can reach the Dask "
+        "scheduler and through it run code on every worker, as the worker's user; use "
+        f"--sandbox required (the default with --cluster), or confirm with {ACCEPT_UNSANDBOXED}"
+    )
 
 
 def distributed_module() -> Any:
@@ -169,20 +195,20 @@ class _Flight:
 
 def play_on_cluster(
     config: ClusterConfig,
+    run_config: RunConfig,
     pending: list[tuple[int, PlannedGame]],
-    game: str,
-    options: Mapping[str, Any],
-    limits: Limits,
     finished: Callable[[int, PlannedGame, GameRecord], None],
     errors: list[str],
     workers_in_use: Callable[[int], None] | None = None,
 ) -> int:
-    """Play ``pending`` on the cluster, calling ``finished`` once per game as its record
+    """Play ``pending`` on the cluster as ``run_config`` says (each worker driving its
+    ``at_once`` games at once), calling ``finished`` once per game as its record
     arrives; games that could not be played are listed in ``errors`` (they stay pending).
     Returns how many bot processes the workers started. Raises ClusterError (ClusterLost if
     the scheduler went away)."""
+    check_sandbox(config)
     client = connect(config.address)  # first: a missing Dask is a clear error
-    from tournaments.cluster_worker import PLUGIN_PREFIX, RunConfig, RunPlugin
+    from tournaments.cluster_worker import PLUGIN_PREFIX, ClusterRun, RunPlugin
 
     try:
         try:
@@ -192,20 +218,19 @@ def play_on_cluster(
                 f"no Dask worker joined the scheduler at {config.address} in {WORKERS_S:.0f} s"
             ) from None
         checked = check_workers(client, config)
-        run = RunConfig(
+        run = ClusterRun(
             run_id=secrets.token_hex(8),
-            game=game,
-            options=dict(options),
+            config=run_config,
             bots=dict(config.bots),
-            limits=limits,
             sandbox=config.sandbox,
-            at_once=config.at_once,
         )
         name = PLUGIN_PREFIX + run.run_id
         client.register_plugin(RunPlugin(run), name=name)
         log.info("run %s on %s", run.run_id, config.address)
         try:
-            collector = _Collector(client, config, run.run_id, finished, errors, workers_in_use)
+            collector = _Collector(
+                client, config, run_config.at_once, run.run_id, finished, errors, workers_in_use
+            )
             collector.checked.update(dict.fromkeys(checked, True))
             return collector.run(pending)
         finally:
@@ -231,6 +256,7 @@ class _Collector:
         self,
         client: Any,
         config: ClusterConfig,
+        at_once: int,
         run_id: str,
         finished: Callable[[int, PlannedGame, GameRecord], None],
         errors: list[str],
@@ -238,6 +264,7 @@ class _Collector:
     ) -> None:
         self.client = client
         self.config = config
+        self.at_once = at_once
         self.run_id = run_id
         self.finished = finished
         self.errors = errors
@@ -340,7 +367,7 @@ class _Collector:
     def _batch_size(self) -> int:
         """Games per task: a batch lasts about ``BATCH_S`` at the mean game time so far
         (short games share the cost of a task; long ones go one by one, at_once at a time)."""
-        at_once = self.config.at_once
+        at_once = self.at_once
         if not self.played_games:
             return at_once
         mean_s = self.played_s / self.played_games

@@ -37,14 +37,13 @@ from typing import Any
 
 from distributed import WorkerPlugin, get_worker, secede
 
-from arena import sandbox as sandboxing
 from arena.errors import ArenaError
-from arena.games import get_game
-from arena.record import Limits
-from arena.sandbox import SandboxMode
+from arena.procs import sandbox as sandboxing
+from arena.procs import seccomp
+from arena.procs.sandbox import SandboxMode
 from protocol import PROTOCOL_VERSION
 from tournaments.errors import ClusterError
-from tournaments.runner import Finished, TableRunner
+from tournaments.playing import Finished, RunConfig, TableRunner
 from tournaments.schedule import PlannedGame
 from tournaments.shipping import BotKind, ShippedBot, missing_files, unpack, worker_spec
 
@@ -80,21 +79,20 @@ class WorkerReport:
 
     address: str
     versions: Versions
-    sandbox_problem: str | None  # None: bubblewrap works here
+    sandbox_problem: str | None  # None: bubblewrap and the system-call filter work here
     missing: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True, kw_only=True)
-class RunConfig:
-    """Everything a worker needs for one run, resolved by the arena and sent as values."""
+class ClusterRun:
+    """Everything a worker needs for one run, sent as values: the run's configuration (whose
+    bots, sandbox and logs folder each worker makes its own), each entrant's shipped bot and
+    the sandbox mode the worker resolves."""
 
     run_id: str
-    game: str
-    options: Mapping[str, Any]
+    config: RunConfig
     bots: Mapping[str, ShippedBot]  # entrant label -> bot
-    limits: Limits
     sandbox: SandboxMode
-    at_once: int
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -132,13 +130,14 @@ def inspect_worker(
     bots: Mapping[str, ShippedBot], sandbox: SandboxMode, dask_worker: Any = None
 ) -> WorkerReport:
     """Run on every worker before a run (``Client.run``): its versions, why it cannot sandbox
-    (None: it can; not probed with ``--sandbox off``) and the command bots' missing files."""
+    (bubblewrap or the system-call filter; None: it can; not probed with ``--sandbox off``) and
+    the command bots' missing files."""
     problem = None
     if SandboxMode(sandbox) is not SandboxMode.OFF:
         found = shutil.which("bwrap")
         problem = (
             "bubblewrap (bwrap) is not installed" if found is None else sandboxing.probe(found)
-        )
+        ) or seccomp.problem()
     return WorkerReport(
         address=dask_worker.address if dask_worker is not None else "",
         versions=local_versions(),
@@ -150,8 +149,8 @@ def inspect_worker(
 class WorkerRun:
     """One run on one worker: its bots' folders, its TableRunner and the thread driving it."""
 
-    def __init__(self, config: RunConfig, base: Path) -> None:
-        self.config = config
+    def __init__(self, run: ClusterRun, base: Path) -> None:
+        self.run = run
         self.heard = time.monotonic()
         self.closed = False  # no more games (closing, or the driver stopped)
         self.closing = False
@@ -161,22 +160,19 @@ class WorkerRun:
         self.inbox: queue.Queue[tuple[int, PlannedGame] | None] = queue.Queue()
         base.mkdir(parents=True, exist_ok=True)
         os.chmod(base, 0o711)  # no bot lists the runs
-        self.folder = Path(tempfile.mkdtemp(prefix=f"arena-{config.run_id}-", dir=base))
+        self.folder = Path(tempfile.mkdtemp(prefix=f"arena-{run.run_id}-", dir=base))
         os.chmod(self.folder, 0o711)  # bot users reach their own folder, and list nothing
         logs = self.folder / "logs"
         logs.mkdir(mode=0o700)
         try:
             specs, folders = self._specs()
-            box = sandboxing.resolve(
-                config.sandbox, hide=[str(logs), *folders], local=bool(config.bots)
-            )
+            box = sandboxing.resolve(run.sandbox, hide=[str(logs), *folders], local=bool(run.bots))
         except BaseException:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
-        self.runner = TableRunner(
-            get_game(config.game), config.options, specs, config.limits, logs, box
-        )
-        self.thread = threading.Thread(target=self._drive, name=f"arena-run-{config.run_id}")
+        self.config = replace(run.config, bots=specs, sandbox=box, log_dir=logs)
+        self.runner = TableRunner(self.config)
+        self.thread = threading.Thread(target=self._drive, name=f"arena-run-{run.run_id}")
         self.thread.daemon = True
         self.thread.start()
 
@@ -184,7 +180,7 @@ class WorkerRun:
         """Each entrant's BotSpec here, unpacking each folder bot once (in a folder of its
         own, hidden from the other bots); the folders made."""
         unpacked: dict[str, Path] = {}
-        for bot in self.config.bots.values():
+        for bot in self.run.bots.values():
             if bot.kind is BotKind.FOLDER and bot.name not in unpacked:
                 (self.folder / "bots").mkdir(exist_ok=True)
                 target = Path(tempfile.mkdtemp(dir=self.folder / "bots"))  # a name no bot guesses
@@ -192,8 +188,7 @@ class WorkerRun:
         if unpacked:
             os.chmod(self.folder / "bots", 0o711)
         specs = {
-            label: worker_spec(bot, unpacked.get(bot.name))
-            for label, bot in self.config.bots.items()
+            label: worker_spec(bot, unpacked.get(bot.name)) for label, bot in self.run.bots.items()
         }
         return specs, [str(path) for path in unpacked.values()]
 
@@ -205,7 +200,7 @@ class WorkerRun:
         future: concurrent.futures.Future[Finished] = concurrent.futures.Future()
         with self.lock:
             if self.closed:
-                raise ClusterError(f"run {self.config.run_id} is closed on this worker")
+                raise ClusterError(f"run {self.run.run_id} is closed on this worker")
             if game_id in self.seen:
                 return None
             self.seen.add(game_id)
@@ -246,7 +241,7 @@ class WorkerRun:
                         future.set_result(finished)
                 batch = self._batch()
         except BaseException as exc:  # noqa: BLE001 - every waiting game learns why
-            log.exception("run %s: the driver stopped", self.config.run_id)
+            log.exception("run %s: the driver stopped", self.run.run_id)
             self._fail(f"{type(exc).__name__}: {exc}")
         finally:
             with self.lock:
@@ -271,7 +266,7 @@ class WorkerRun:
         self.runner.close()  # kills the bots: a game still being played ends at once
         self.thread.join(CLOSE_WAIT_S)
         shutil.rmtree(self.folder / "bots", ignore_errors=True)
-        log.info("run %s closed: %d bot process(es) started", self.config.run_id, self.started)
+        log.info("run %s closed: %d bot process(es) started", self.run.run_id, self.started)
 
     @property
     def started(self) -> int:
@@ -283,7 +278,7 @@ class _Registry:
     """The runs this worker process knows: their configurations, and those opened."""
 
     lock: threading.Lock = field(default_factory=threading.Lock)
-    configs: dict[str, tuple[RunConfig, Path, float]] = field(default_factory=dict)
+    configs: dict[str, tuple[ClusterRun, Path, float]] = field(default_factory=dict)
     runs: dict[str, WorkerRun] = field(default_factory=dict)
     reaper: threading.Thread | None = None
 
@@ -363,9 +358,9 @@ class RunPlugin(WorkerPlugin):
     """One run's configuration, installed on every worker (those that join later included)
     while the arena runs it; unregistering it closes the run on each worker."""
 
-    def __init__(self, config: RunConfig) -> None:
-        self.config = config
-        self.name = PLUGIN_PREFIX + config.run_id
+    def __init__(self, run: ClusterRun) -> None:
+        self.run = run
+        self.name = PLUGIN_PREFIX + run.run_id
 
     def setup(self, worker: Any) -> None:
         # Dask's sampling profiler walks every thread's stack 100 times a second: on a busy
@@ -376,13 +371,13 @@ class RunPlugin(WorkerPlugin):
                 callback.stop()
         base = Path(worker.local_directory) / "arena-runs"
         with _registry.lock:
-            _registry.configs[self.config.run_id] = (self.config, base, time.monotonic())
+            _registry.configs[self.run.run_id] = (self.run, base, time.monotonic())
             if _registry.reaper is None:
                 _registry.reaper = threading.Thread(target=_reap, name="arena-reaper", daemon=True)
                 _registry.reaper.start()
 
     def teardown(self, worker: Any) -> None:
-        run = forget_run(self.config.run_id)
+        run = forget_run(self.run.run_id)
         if run is not None:  # closing waits for the bots to stop: not on the event loop
             threading.Thread(target=run.close, daemon=True).start()
 

@@ -32,15 +32,17 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
 
-from arena.botproc import BotProcess, BotSpec
 from arena.errors import BotStartError
 from arena.games import get_game
 from arena.games.base import Game
-from arena.record import Chooser, FaultKind, GameRecord, Limits
-from arena.sandbox import Sandbox
-from arena.seats import ProcessSeat
-from arena.seeds import bot_seeds, new_key, random_seed
-from arena.session import Session
+from arena.keys.seeds import bot_seeds, new_key, random_seed
+from arena.procs.botproc import BotProcess, BotSpec
+from arena.procs.limits import Limits
+from arena.procs.sandbox import Sandbox
+from arena.referee.record import Chooser, FaultKind, GameRecord
+from arena.referee.seats import ProcessSeat
+from arena.referee.session import Session
+from protocol import messages
 from tournaments.catalogue import bundled_spec
 from tournaments.interleaved import OPEN_AT_ONCE, InterleavedGames, end_message, start_message
 
@@ -225,14 +227,13 @@ class _CheckRun:
         request = peer.last_request
         self.hub.send(
             peer,
-            {
-                "type": "turn",
-                "game_id": PROBE_GAME_ID,
-                "request": request,
-                "view": state.view(0),
-                "legal": legal,
-                "deadline_ms": self.limits.move_ms,
-            },
+            messages.turn(
+                game_id=PROBE_GAME_ID,
+                request=request,
+                view=state.view(0),
+                legal=legal,
+                deadline_ms=self.limits.move_ms,
+            ),
         )
         deadline = time.monotonic() + self.limits.move_ms / 1000.0
         while True:
@@ -365,7 +366,7 @@ class _CheckRun:
         if not proc.alive():
             self.result("bye", None, "its process had already stopped")
             return
-        self.hub.send(proc.peer, {"type": "bye"})
+        self.hub.send(proc.peer, messages.bye())
         deadline = time.monotonic() + BYE_S
         while proc.popen.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)

@@ -1,6 +1,6 @@
 """Which pending game each worker of a parallel run plays next.
 
-Rotation r of every deal is played on an entrant's r-th process (``runner.process_key``), so a
+Rotation r of every deal is played on an entrant's r-th process (``playing.process_key``), so a
 worker needs a process per entrant for every rotation it plays. Handing each worker its own
 share of the rotations keeps that number low: a worker takes the earliest pending game among
 its share and the rotations it has already played, else (when those are done and enough are

@@ -26,8 +26,18 @@ class NotFound(TournamentError):
     """No tournament, game or bot with that id or name is in the database."""
 
 
+class BotChanged(TournamentError):
+    """A bot's code is not that of the version it would run under (its files changed, or the
+    version planned is gone): it is not run."""
+
+
 class DuplicateBot(TournamentError):
     """A bot with that name is already registered."""
+
+
+class ArchiveError(TournamentError):
+    """A bot's archive cannot be unpacked safely (corrupt, too big, or holding a device, a
+    path out of its folder or a link out of it)."""
 
 
 class ClusterError(TournamentError):
@@ -37,3 +47,13 @@ class ClusterError(TournamentError):
 
 class ClusterLost(ClusterError):
     """The Dask scheduler went away during a run: what finished is recorded; run again."""
+
+
+class UsageProblem(TournamentError):
+    """A request that cannot work as given (two arguments that exclude each other, a match of a
+    bot against itself...): the command line shows it as a usage error."""
+
+
+class Interrupted(TournamentError):
+    """A run was interrupted (Ctrl-C): what finished is recorded; the message says how to go
+    on."""

@@ -16,9 +16,10 @@ import time
 from dataclasses import dataclass
 from typing import Any
 
-from arena.botproc import BotProcess
 from arena.games.base import Game, State
-from arena.hub import Hub
+from arena.procs.botproc import BotProcess
+from arena.procs.hub import Hub
+from protocol import messages
 
 #: Games open at once, at most (fewer if the bot declares fewer).
 OPEN_AT_ONCE = 4
@@ -28,26 +29,24 @@ GAMES_IN_ALL = 6
 
 def start_message(game: Game, state: State, game_id: int, seed: int) -> dict[str, Any]:
     """The ``start`` of a raw game in which the bot holds seat 0."""
-    return {
-        "type": "start",
-        "game_id": game_id,
-        "game": game.name,
-        "seat": 0,
-        "players": state.players,
-        "options": state.options,
-        "seed": seed,
-    }
+    return messages.start(
+        game_id=game_id,
+        game=game.name,
+        seat=0,
+        players=state.players,
+        options=state.options,
+        seed=seed,
+    )
 
 
 def end_message(state: State, game_id: int) -> dict[str, Any]:
     """The ``end`` of a finished raw game, seen from seat 0."""
     outcome = state.outcome()
-    return {
-        "type": "end",
-        "game_id": game_id,
-        "result": {"places": list(outcome.places), "scores": list(outcome.scores), "forfeits": []},
-        "view": state.view(0),
-    }
+    return messages.end(
+        game_id=game_id,
+        result={"places": list(outcome.places), "scores": list(outcome.scores), "forfeits": []},
+        view=state.view(0),
+    )
 
 
 @dataclass
@@ -127,14 +126,13 @@ class InterleavedGames:
         self.pending[request] = _Pending(game, legal, time.monotonic() + self.move_ms / 1000.0)
         self.hub.send(
             self.peer,
-            {
-                "type": "turn",
-                "game_id": game.game_id,
-                "request": request,
-                "view": state.view(0),
-                "legal": legal,
-                "deadline_ms": self.move_ms,
-            },
+            messages.turn(
+                game_id=game.game_id,
+                request=request,
+                view=state.view(0),
+                legal=legal,
+                deadline_ms=self.move_ms,
+            ),
         )
         self.turns += 1
         return True

@@ -14,14 +14,10 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from pathlib import Path
 from typing import Any
 
-from arena.botproc import BotSpec
-from arena.record import Limits
-from arena.remote import RemoteConfig
-from arena.sandbox import Sandbox
 from tournaments.errors import TournamentError
+from tournaments.playing import RunConfig
 from tournaments.runner import Progress, run
 from tournaments.schedule import TournamentKind
 from tournaments.sprt import (
@@ -143,14 +139,9 @@ class _Decided(Exception):
 def play_match_sprt(
     store: Store,
     match: MatchInfo,
+    config: RunConfig,
     *,
-    specs: Mapping[str, BotSpec],
     jobs: int = 1,
-    games_per_worker: int | None = None,
-    limits: Limits | None = None,
-    log_dir: Path | None = None,
-    sandbox: Sandbox | None = None,
-    remote: RemoteConfig | None = None,
     on_status: Callable[[SprtStatus], None] | None = None,
 ) -> SprtStatus:
     """Play the match's pending games until the SPRT decides or the games run out; store the
@@ -172,18 +163,7 @@ def play_match_sprt(
 
     try:
         check()
-        run(
-            store,
-            match.tid,
-            specs=specs,
-            jobs=jobs,
-            games_per_worker=games_per_worker,
-            limits=limits,
-            progress=progress,
-            log_dir=log_dir,
-            sandbox=sandbox,
-            remote=remote,
-        )
+        run(store, match.tid, config, jobs=jobs, progress=progress)
     except _Decided:
         log.info("match %d decided", match.tid)
     final = tally.status()

@@ -9,11 +9,15 @@ lists and outcomes), seats and faults. Version 2 adds what is derived from them 
 rebuilt at any time: ratings, rating history, and views (``standings``, ``head_to_head``,
 ``rankings``) that make the file read well in Datasette. Version 3 adds remote bots' tokens
 (hashed) and the arena's CURVE keys (``tournaments.remote``). Version 4 takes every secret out:
-the CURVE key pair moves to the key file beside the database (``arena.keyfile``), and
+the CURVE key pair moves to the key file beside the database (``arena.keys.keyfile``), and
 tournaments get the public id of their secret key, which lives in that file too. Version 5
 writes the Skyjo options added later (``doubling``, ``discard_flip``) into older Skyjo
 tournaments, with the values they were played under; version 6 names the revealed bill of
-older skull-bank showdowns by its position.
+older skull-bank showdowns by its position; version 7 adds tournament kinds (gauntlets,
+matches); version 8 drops the ``head_to_head`` and ``rankings`` views, which nothing read;
+version 9 records the code each bot version runs (the arena's copy of a folder bot, the files
+a command bot's command names) and keeps every version registered; version 10 adds the
+standing ladders; version 11 the runs' heartbeats (``tournaments.heartbeat``).
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -29,7 +33,7 @@ from collections.abc import Callable
 
 from sqlite_utils import Database
 
-from arena.keyfile import KeyFile
+from arena.keys.keyfile import KeyFile
 from tournaments.errors import StoreError
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate", "user_version"]
@@ -320,6 +324,150 @@ def _tournament_kinds(db: Database, keys: KeyFile) -> None:
     db.execute("ALTER TABLE tournaments ADD COLUMN sprt TEXT")
 
 
+def _unread_views(db: Database, keys: KeyFile) -> None:
+    """Version 8: the ``head_to_head`` and ``rankings`` views go. Nothing read them: the arena
+    derives head-to-head counts and rankings in one place (``tournaments.ratings``), and two
+    definitions of one result could disagree. ``standings`` stays (the store reads it)."""
+    db.execute("DROP VIEW IF EXISTS rankings")
+    db.execute("DROP VIEW IF EXISTS head_to_head")
+
+
+def _bot_versions(db: Database, keys: KeyFile) -> None:
+    """Version 9: the code each bot version runs. A folder bot registered from now on runs from
+    the arena's own copy of its folder (``tournaments.botcopies``), named by ``bots.digest``; a
+    command bot records the files its command names (``bots.files``: JSON ``[[path, sha256],
+    ...]``), checked before each run. Both stay NULL for bots registered before, which are
+    checked against their old version hash (``tournaments.oldversions``). ``bot_versions`` keeps
+    every version registered (command, folder, copy, files, games), so that a tournament runs
+    the version it was planned with; it starts with each bot's current version."""
+    db.execute("ALTER TABLE bots ADD COLUMN digest TEXT")
+    db.execute("ALTER TABLE bots ADD COLUMN files TEXT")
+    db.execute("""
+        CREATE TABLE bot_versions (
+            bot TEXT NOT NULL,
+            version TEXT NOT NULL,
+            command TEXT NOT NULL,
+            path TEXT,
+            digest TEXT,
+            files TEXT,
+            games TEXT NOT NULL,
+            added_at TEXT NOT NULL,
+            PRIMARY KEY (bot, version)
+        )""")
+    db.execute(
+        "INSERT INTO bot_versions (bot, version, command, path, games, added_at) "
+        "SELECT name, version, command, path, games, added_at FROM bots"
+    )
+
+
+def _ladders(db: Database, keys: KeyFile) -> None:
+    """Version 10: standing ladders (``tournaments.ladder``). A ladder holds entries (one per
+    version of a bot, with its participant, status and the reason of a suspension, and the
+    registered bot it runs as); each
+    matchmaking batch is a tournament of kind ``ladder`` (``ladder_batches``), whose entrants
+    map to entries (``ladder_seats``); ``ladder_met`` counts the tables each pair of entries
+    shared (written with each batch, for matchmaking). Skills (OpenSkill's mu and sigma) and
+    their history are derived from the games: a cache of the rated batches, rebuilt at will.
+    Participants' upload tokens are secrets: only their hashes are kept, in the key file."""
+    db.execute("""
+        CREATE TABLE ladders (
+            id INTEGER PRIMARY KEY,
+            name TEXT NOT NULL UNIQUE,
+            game TEXT NOT NULL,
+            options TEXT NOT NULL,
+            min_table INTEGER NOT NULL,
+            max_table INTEGER NOT NULL,
+            move_ms INTEGER NOT NULL,
+            settings TEXT NOT NULL,
+            created_at TEXT NOT NULL
+        )""")
+    db.execute("""
+        CREATE TABLE ladder_entries (
+            id INTEGER PRIMARY KEY,
+            ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+            bot TEXT NOT NULL,
+            number INTEGER NOT NULL,
+            version TEXT NOT NULL,
+            runs_as TEXT NOT NULL,
+            participant TEXT NOT NULL,
+            uploaded INTEGER NOT NULL,
+            status TEXT NOT NULL,
+            reason TEXT,
+            previous_id INTEGER REFERENCES ladder_entries(id),
+            entered_at TEXT NOT NULL,
+            left_at TEXT,
+            UNIQUE (ladder_id, bot, number)
+        )""")
+    db.execute("CREATE INDEX ladder_entries_status ON ladder_entries (ladder_id, status)")
+    db.execute("""
+        CREATE TABLE ladder_batches (
+            tournament_id INTEGER PRIMARY KEY REFERENCES tournaments(id),
+            ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+            number INTEGER NOT NULL,
+            rated INTEGER NOT NULL DEFAULT 0,
+            UNIQUE (ladder_id, number)
+        )""")
+    db.execute("""
+        CREATE TABLE ladder_seats (
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            label TEXT NOT NULL,
+            entry_id INTEGER NOT NULL REFERENCES ladder_entries(id),
+            PRIMARY KEY (tournament_id, label)
+        ) WITHOUT ROWID""")
+    db.execute("CREATE INDEX ladder_seats_entry ON ladder_seats (entry_id)")
+    db.execute("""
+        CREATE TABLE ladder_met (
+            ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+            a INTEGER NOT NULL REFERENCES ladder_entries(id),
+            b INTEGER NOT NULL REFERENCES ladder_entries(id),
+            tables INTEGER NOT NULL,
+            PRIMARY KEY (ladder_id, a, b)
+        ) WITHOUT ROWID""")
+    db.execute("CREATE INDEX ladder_met_b ON ladder_met (ladder_id, b)")
+    db.execute("""
+        CREATE TABLE ladder_skills (
+            entry_id INTEGER PRIMARY KEY REFERENCES ladder_entries(id),
+            ladder_id INTEGER NOT NULL REFERENCES ladders(id),
+            mu REAL NOT NULL,
+            sigma REAL NOT NULL,
+            games INTEGER NOT NULL
+        )""")
+    db.execute("""
+        CREATE TABLE ladder_history (
+            entry_id INTEGER NOT NULL REFERENCES ladder_entries(id),
+            game_id INTEGER NOT NULL REFERENCES games(id),
+            mu REAL NOT NULL,
+            sigma REAL NOT NULL,
+            PRIMARY KEY (entry_id, game_id)
+        ) WITHOUT ROWID""")
+
+
+def _runs(db: Database, keys: KeyFile) -> None:
+    """Version 11: one row per ``tournament run`` with its heartbeat (``tournaments.heartbeat``):
+    where it runs (host, pid and what tells that process from a later one with the same pid),
+    when it started, its last beat, when it ended (NULL while it runs, or if it was killed).
+    And indexes for the web's lists: games by deal (whether a deal is still in play, which
+    withholds its replays, is asked of every game a page lists) and by time finished (the
+    latest games), and seats by entrant with their game (an entrant's games, two entrants'
+    games together, found from the index alone)."""
+    db.execute("""
+        CREATE TABLE runs (
+            id INTEGER PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            host TEXT NOT NULL,
+            pid INTEGER NOT NULL,
+            pid_token TEXT,
+            started_at TEXT NOT NULL,
+            beat_at TEXT NOT NULL,
+            ended_at TEXT,
+            games_at_once INTEGER
+        )""")
+    db.execute("CREATE INDEX runs_tournament ON runs (tournament_id, id)")
+    db.execute("CREATE INDEX games_deal ON games (tournament_id, deal_seed, status)")
+    db.execute("CREATE INDEX games_finished ON games (tournament_id, finished_at)")
+    db.execute("CREATE INDEX seats_entrant_game ON seats (tournament_id, entrant, game_id)")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -329,6 +477,10 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _skyjo_rules_options,
     _skull_bank_named_bills,
     _tournament_kinds,
+    _unread_views,
+    _bot_versions,
+    _ladders,
+    _runs,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -12,9 +12,9 @@ from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
 
-from arena.record import GameRecord
-from arena.replay import replay as replay_game
-from arena.replay import seat_story
+from arena.referee.record import GameRecord
+from arena.referee.replay import replay as replay_game
+from arena.referee.replay import seat_story
 from tournaments import reports
 from tournaments.errors import NotFound, TournamentError
 from tournaments.matches import match_summary
@@ -118,12 +118,18 @@ def replayed(store: Store, game_id: int) -> GameRecord:
 
 
 def replay_data(store: Store, game_id: int) -> dict[str, Any]:
-    """``arena replay GAME_ID --json``: every action and every chance outcome."""
+    """``arena replay GAME_ID --json``: every action and every chance outcome, and the bot
+    version each seat's entrant played with (a tournament runs the versions it was planned
+    with: ``tournaments.catalogue``)."""
     full = replayed(store, game_id)
     stored = store.game(game_id)
+    versions = {e.name: e.version for e in store.tournament(stored.tournament_id).entrants}
     data = full.to_dict()
     data.update(
-        id=game_id, tournament_id=stored.tournament_id, seating=list(stored.planned.seating)
+        id=game_id,
+        tournament_id=stored.tournament_id,
+        seating=list(stored.planned.seating),
+        versions=[versions.get(label) for label in stored.planned.seating],
     )
     return data
 

@@ -59,6 +59,7 @@ __all__ = [
     "expected_score",
     "incremental_elo",
     "pair_weight",
+    "pairwise_score",
 ]
 
 log = logging.getLogger(__name__)
@@ -67,6 +68,17 @@ DEFAULT_K = 16.0
 INITIAL_RATING = 1500.0
 Z95 = 1.959963984540054
 _C = math.log(10.0) / 400.0  # d(logit p)/d(rating difference)
+
+
+#: What a tie in places counts for, between the win (1) and the loss (0).
+DRAW = 0.5
+
+
+def pairwise_score(place: int, other: int) -> float:
+    """The pairwise result of a seat placed ``place`` against a seat placed ``other`` in the
+    same game (1 = best): 1 for the better place, 0 for the worse, ``DRAW`` for the same place.
+    Every rating, head-to-head count and match score of the arena scores a pair this way."""
+    return 1.0 if place < other else 0.0 if place > other else DRAW
 
 
 def expected_score(rating: float, opponent: float) -> float:
@@ -149,7 +161,7 @@ def incremental_elo(
         pairs = pairs_of.get(places)
         if pairs is None:
             pairs = pairs_of[places] = [
-                (i, j, 1.0 if places[i] < places[j] else 0.0 if places[i] > places[j] else 0.5)
+                (i, j, pairwise_score(places[i], places[j]))
                 for i in range(n)
                 for j in range(i + 1, n)
             ]
@@ -193,10 +205,10 @@ class HeadToHead:
 
     @property
     def score(self) -> float | None:
-        """Share of points (win 1, draw 0.5), or None if they never met."""
+        """Share of points (win 1, draw ``DRAW``), or None if they never met."""
         if not self.played:
             return None
-        return (self.wins + 0.5 * self.draws) / self.played
+        return (self.wins + DRAW * self.draws) / self.played
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -279,10 +291,11 @@ class PairCounts:
             a, pa = ids[i], places[i]
             self.games[a] += times
             for j in range(i + 1, n):
-                b, pb = ids[j], places[j]
-                if pa < pb:
+                b = ids[j]
+                score = pairwise_score(pa, places[j])
+                if score == 1.0:
                     wins[a][b] += times
-                elif pa > pb:
+                elif score == 0.0:
                     wins[b][a] += times
                 else:
                     draws[a][b] += times
@@ -341,7 +354,7 @@ class PairCounts:
             for a in range(size):
                 for b in range(size):
                     if a != b:
-                        points[a][b] += w * (win[a][b] + 0.5 * draw[a][b])
+                        points[a][b] += w * (win[a][b] + DRAW * draw[a][b])
                         played[a][b] += w * (win[a][b] + win[b][a] + draw[a][b])
         return points, played
 

@@ -9,7 +9,7 @@
   keys may connect. It opens the database for each check (``Store``), so it can run in the
   ZAP thread and outlive the command's own ``Store``.
 - The arena's CURVE key pair is made once and kept in the key file beside the database
-  (``arena.keyfile``), never in the database, which people share.
+  (``arena.keys.keyfile``), never in the database, which people share.
 """
 
 from __future__ import annotations
@@ -23,7 +23,7 @@ from datetime import datetime, timedelta, timezone
 from pathlib import Path
 
 from arena.errors import RemoteError
-from arena.remote import REMOTE_WAIT_MS, CurveKeys, RemoteConfig
+from arena.procs.remote import REMOTE_WAIT_MS, CurveKeys, RemoteConfig
 from tournaments.store import Store
 from tournaments.values import BotInfo
 

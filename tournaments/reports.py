@@ -234,7 +234,8 @@ def tournaments_json(infos: Sequence[TournamentInfo]) -> list[dict[str, Any]]:
 
 
 def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> str:
-    """A tournament's header (spec and progress) followed by its rankings, if any."""
+    """A tournament's header (spec, progress, entrants with the bot version each plays) followed
+    by its rankings, if any."""
     spec = info.spec
     options = ", ".join(f"{k}={v}" for k, v in sorted(spec.options.items())) or "defaults"
     lines = [
@@ -248,7 +249,10 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
         f"tables     {spec.table_size} players, {spec.repetitions} repetition(s), "
         f"seed {spec.seed}, {spec.move_ms} ms per move",
         "entrants   "
-        + ", ".join(e.name if e.name == e.bot else f"{e.name} ({e.bot})" for e in info.entrants),
+        + ", ".join(
+            f"{e.name} ({e.version})" if e.name == e.bot else f"{e.name} ({e.bot} {e.version})"
+            for e in info.entrants
+        ),
         f"created    {info.created_at}",
     ]
     if rows:

@@ -9,13 +9,16 @@ lists every game before anything is played:
   deals: seat order and the luck of the deal cancel out across the rotations);
 - the whole set is repeated ``repetitions`` times, each repetition with fresh deal seeds.
 
+A batch of a standing **ladder** (``tournaments.ladder``) is a tournament whose tables its
+matchmaking chose (``table_games`` writes each one's rotations, as here).
+
 A **gauntlet** (``gauntlet`` names one entrant) keeps only the tables that hold that entrant:
 it meets every other entrant, the others never meet without it. A **match** (``arena match``,
 NEW against BASE with filler bots) is a round robin of exactly ``table_size`` entrants: one
 table, every rotation, one deal per repetition; it is stopped early by its SPRT.
 
 Seeds are derived with HMAC-SHA256 from the tournament seed under the tournament's **secret
-key** (``arena.seeds``): with the same key a plan (and, with deterministic bots, the whole
+key** (``arena.keys.seeds``): with the same key a plan (and, with deterministic bots, the whole
 tournament) is reproducible bit for bit; without it no one can compute a deal from the seed,
 repetition and table. A new tournament gets a new key, hence new deals even with the same seed. The
 deal seeds are stored with the plan; a resumed run needs the key only for the bot seeds. All
@@ -34,7 +37,7 @@ from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.games.base import Game
-from arena.seeds import bot_seeds, deal_seed
+from arena.keys.seeds import bot_seeds, deal_seed
 from tournaments.errors import PlanError
 
 __all__ = [
@@ -46,6 +49,7 @@ __all__ = [
     "entrant_names",
     "plan",
     "plan_size",
+    "table_games",
 ]
 
 #: A plan larger than this is refused (it would not fit comfortably in memory or a database).
@@ -79,6 +83,7 @@ class TournamentKind(str, enum.Enum):
     ROUND_ROBIN = "round-robin"
     GAUNTLET = "gauntlet"
     MATCH = "match"
+    LADDER = "ladder"  # one batch of a standing ladder's tables (``tournaments.ladder``)
 
     def __str__(self) -> str:
         return self.value
@@ -136,7 +141,7 @@ class TournamentSpec:
 class PlannedGame:
     """One game of a plan. ``seating[seat]`` is the entrant at that seat.
 
-    ``seat_seeds`` are the bot seeds of the seats (keyed: see ``arena.seeds.bot_seed``), filled
+    ``seat_seeds`` are the bot seeds of the seats (keyed: see ``arena.keys.seeds.bot_seed``), filled
     in by ``plan`` and ``Store.pending_games``, which have the tournament's key; a game read
     back for display has none. They are derived, so two planned games compare equal without
     them.
@@ -235,19 +240,33 @@ def iter_plan(spec: TournamentSpec, *, key: bytes) -> Iterator[PlannedGame]:
     index = 0
     for repetition in range(spec.repetitions):
         for table_no, table in enumerate(tables):
-            seed = deal_seed(key, spec.seed, repetition, table_no)
-            seeds = bot_seeds(key, seed, k)
-            for rotation in range(k):
-                yield PlannedGame(
-                    index=index,
-                    repetition=repetition,
-                    table=table_no,
-                    rotation=rotation,
-                    deal_seed=seed,
-                    seating=table[rotation:] + table[:rotation],
-                    seat_seeds=seeds,
-                )
-                index += 1
+            yield from table_games(key, spec.seed, repetition, table_no, table, index)
+            index += k
+
+
+def table_games(
+    key: bytes,
+    seed: int,
+    repetition: int,
+    table_no: int,
+    table: Sequence[str],
+    first_index: int,
+) -> Iterator[PlannedGame]:
+    """One table's games: every cyclic seat rotation of ``table`` (entrants) on one deal, keyed
+    with ``key`` from the tournament ``seed``, numbered from plan index ``first_index``."""
+    table = tuple(table)
+    deal = deal_seed(key, seed, repetition, table_no)
+    seeds = bot_seeds(key, deal, len(table))
+    for rotation in range(len(table)):
+        yield PlannedGame(
+            index=first_index + rotation,
+            repetition=repetition,
+            table=table_no,
+            rotation=rotation,
+            deal_seed=deal,
+            seating=table[rotation:] + table[:rotation],
+            seat_seeds=seeds,
+        )
 
 
 def plan(spec: TournamentSpec, game: Game | None = None, *, key: bytes) -> list[PlannedGame]:

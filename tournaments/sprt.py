@@ -26,7 +26,7 @@ from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
 
 from tournaments.errors import TournamentError
-from tournaments.ratings import Z95
+from tournaments.ratings import Z95, pairwise_score
 
 __all__ = [
     "DealCounts",
@@ -129,11 +129,7 @@ def deal_half_points(places: Sequence[Mapping[str, int]], new: str, base: str) -
     """NEW's pairwise result against BASE over one deal's games, in half points.
 
     ``places`` holds, per game of the deal, each entrant's place (1 = best)."""
-    total = 0
-    for game in places:
-        mine, theirs = game[new], game[base]
-        total += 2 if mine < theirs else 1 if mine == theirs else 0
-    return total
+    return sum(round(2 * pairwise_score(game[new], game[base])) for game in places)
 
 
 @dataclass(frozen=True, kw_only=True)

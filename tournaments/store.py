@@ -12,9 +12,11 @@ views, and ``tournaments.derived``, which ``Store`` includes) and can be rebuilt
 - Every ``sqlite3`` error becomes a one-line ``StoreError`` naming the file and what went wrong
   (not a database, corrupt, locked, unwritable...).
 - No secret is stored in the database. Each tournament's secret key (which keys its deal and
-  bot seeds) is kept in the key file beside the database (``arena.keyfile``, ``Store.keys``);
+  bot seeds) is kept in the key file beside the database (``arena.keys.keyfile``, ``Store.keys``);
   the database keeps only the key's public id. ``pending_games`` gives the planned games with
   their bot seeds, computed with the key.
+- ``heartbeat`` keeps a row of ``runs`` beating while a run plays, so that readers tell a
+  running tournament from a stopped one (``tournaments.heartbeat``).
 
 Writes use ``BEGIN IMMEDIATE`` rather than sqlite-utils' deferred ``atomic()``: a transaction
 that reads before it writes must take the write lock first, or a concurrent writer makes it fail
@@ -30,16 +32,16 @@ import operator
 import os
 import sqlite3
 import threading
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
 from sqlite_utils import Database
 
-from arena.keyfile import KeyFile
-from arena.record import Fault, FaultKind, GameRecord
-from arena.seeds import bot_seeds, deal_seed, key_id, new_key
+from arena.keys.keyfile import KeyFile
+from arena.keys.seeds import bot_seeds, deal_seed, key_id, new_key
+from arena.referee.record import Fault, FaultKind, GameRecord
 from tournaments.database import (
     DEFAULT_BUSY_TIMEOUT_MS,
     DEFAULT_DB,
@@ -51,6 +53,7 @@ from tournaments.database import (
 )
 from tournaments.derived import DerivedResults
 from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
+from tournaments.heartbeat import Heartbeat, RunInfo
 from tournaments.migrations import SCHEMA_VERSION, migrate
 from tournaments.schedule import PlannedGame, TournamentSpec
 from tournaments.values import (
@@ -186,25 +189,49 @@ class Store(DerivedResults):
         path: str | None = None,
         games: Sequence[str] = (),
         replace: bool = False,
+        digest: str | None = None,
+        files: Sequence[tuple[str, str]] | None = None,
     ) -> BotInfo:
-        """Register a bot: its command line as text, the folder it runs in (or None), the
-        games it plays. Raises DuplicateBot unless ``replace`` (which keeps its count of
-        games played and its date added)."""
+        """Register a bot: its command line as text, the folder it was registered from (or
+        None), the games it plays, and what its version runs (``digest``: the arena's copy of a
+        folder bot; ``files``: the files a command bot's command names, with their SHA-256).
+        The version is kept among the bot's versions (``bot_version``). Raises DuplicateBot
+        unless ``replace`` (which keeps its count of games played and its date added)."""
         problem = bot_name_problem(name)
         if problem is not None:
             raise TournamentError(problem)
         kind = BotKind(kind)
+        files_json = None if files is None else _dumps([list(pair) for pair in files])
+        now = _stamp(_now())
         with self._write() as conn:
             old = conn.execute(
                 "SELECT played, added_at FROM bots WHERE name = ?", (name,)
             ).fetchone()
             if old and not replace:
                 raise DuplicateBot(f"a bot named {name!r} is already registered")
-            played, added = old if old else (0, _stamp(_now()))
+            played, added = old if old else (0, now)
             conn.execute(
                 "INSERT OR REPLACE INTO bots (name, command, path, kind, version, "
-                "games, played, added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?)",
-                (name, command, path, kind.value, version, _dumps(list(games)), played, added),
+                "games, played, added_at, digest, files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (
+                    name,
+                    command,
+                    path,
+                    kind.value,
+                    version,
+                    _dumps(list(games)),
+                    played,
+                    added,
+                    digest,
+                    files_json,
+                ),
+            )
+            conn.execute(
+                "INSERT INTO bot_versions (bot, version, command, path, digest, files, games, "
+                "added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bot, version) DO UPDATE "
+                "SET command = excluded.command, path = excluded.path, digest = excluded.digest, "
+                "files = excluded.files, games = excluded.games",
+                (name, version, command, path, digest, files_json, _dumps(list(games)), now),
             )
         return BotInfo(
             name=name,
@@ -215,7 +242,18 @@ class Store(DerivedResults):
             games=tuple(games),
             played=played,
             added_at=added,
+            digest=digest,
+            files=None if files is None else tuple((p, h) for p, h in files),
         )
+
+    @guarded("listing bot versions")
+    def bot_versions(self) -> list[BotInfo]:
+        """Every version of every bot ever registered here (removed bots' too), oldest first:
+        what each ran (``played`` is 0, ``added_at`` when that version was registered)."""
+        return [
+            BotInfo.from_row({**row, "name": row["bot"], "kind": BotKind.REGISTERED, "played": 0})
+            for row in self.db.query("SELECT * FROM bot_versions ORDER BY added_at, bot")
+        ]
 
     @guarded("reading a bot")
     def get_bot(self, name: str) -> BotInfo:
@@ -288,12 +326,15 @@ class Store(DerivedResults):
         entrant_bots: Mapping[str, tuple[str, str]],
         *,
         key: bytes,
+        then: Callable[[sqlite3.Connection, int], None] | None = None,
     ) -> int:
         """Write a tournament and its whole plan in one transaction; return its id.
 
         ``entrant_bots`` maps each entrant label to ``(bot name, bot version)``; ``key`` is the
         secret key the plan was made with: it goes to the key file (before the transaction
-        commits), the database keeps only its public id.
+        commits), the database keeps only its public id. ``then`` is called with the
+        connection and the new id inside the transaction (a ladder records its batch there:
+        both are written, or neither).
         """
         entrants = spec.entrants
         if set(entrant_bots) != set(entrants):
@@ -345,6 +386,8 @@ class Store(DerivedResults):
                     for g in planned_games
                 ),
             )
+            if then is not None:
+                then(conn, tid)
             self.keys.add_tournament_key(key, tid)
         log.info("tournament %d planned: %d games", tid, len(planned_games))
         return tid
@@ -464,6 +507,52 @@ class Store(DerivedResults):
                 )
             )
         return games
+
+    # -- runs and their heartbeats (``tournaments.heartbeat``) ----------------------------
+
+    def heartbeat(self, tid: int, *, games_at_once: int | None = None) -> Heartbeat:
+        """The heartbeat of a run of tournament ``tid``: use it as a context manager around
+        the games (``with store.heartbeat(tid): ...``)."""
+        return Heartbeat(self, tid, games_at_once=games_at_once)
+
+    @guarded("starting a run")
+    def begin_run(
+        self,
+        tid: int,
+        *,
+        host: str,
+        pid: int,
+        pid_token: str | None,
+        at: str,
+        games_at_once: int | None = None,
+    ) -> int:
+        """Open a run of tournament ``tid``; returns its id."""
+        self._tournament_row(tid)
+        with self._write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO runs (tournament_id, host, pid, pid_token, started_at, beat_at, "
+                "games_at_once) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (tid, host, pid, pid_token, at, at, games_at_once),
+            )
+            return int(cursor.lastrowid or 0)
+
+    @guarded("writing a run's heartbeat")
+    def beat_run(self, run_id: int, *, at: str) -> None:
+        with self._write() as conn:
+            conn.execute("UPDATE runs SET beat_at = ? WHERE id = ?", (at, run_id))
+
+    @guarded("ending a run")
+    def end_run(self, run_id: int, *, at: str) -> None:
+        with self._write() as conn:
+            conn.execute("UPDATE runs SET beat_at = ?, ended_at = ? WHERE id = ?", (at, at, run_id))
+
+    @guarded("reading a tournament's runs")
+    def last_run(self, tid: int) -> RunInfo | None:
+        """Tournament ``tid``'s latest run, or None if it was never run (by this schema)."""
+        row = self._one(
+            "SELECT * FROM runs WHERE tournament_id = ? ORDER BY id DESC LIMIT 1", (tid,)
+        )
+        return None if row is None else RunInfo.from_row(row)
 
     # -- games -----------------------------------------------------------------------------
 

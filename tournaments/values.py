@@ -12,7 +12,7 @@ import re
 from dataclasses import asdict, dataclass
 from typing import Any
 
-from arena.record import ActionRecord, Fault, GameRecord
+from arena.referee.record import ActionRecord, Fault, GameRecord
 from tournaments.ratings import BatchRatings, Crosstable, EloRatings
 from tournaments.schedule import PlannedGame, TournamentSpec
 
@@ -94,8 +94,14 @@ def bot_name_problem(name: object) -> str | None:
 
 @dataclass(frozen=True, kw_only=True)
 class BotInfo:
-    """A registered bot: its command line (text, split with ``shlex``), the folder it runs in
-    (or None), kind, version hash, the games it plays, and how many games it has played."""
+    """A registered bot (or one version of it): its command line (text, split with ``shlex``),
+    the folder it was registered from (or None), kind, version, the games it plays, and how
+    many games it has played.
+
+    ``digest`` names the arena's copy a folder bot runs from (``tournaments.botcopies``);
+    ``files`` are the files a command bot's command names, with their SHA-256, checked before
+    each run. Both are None for a bot registered before the arena kept them (checked against
+    its old version hash: ``tournaments.oldversions``)."""
 
     name: str
     command: str
@@ -105,9 +111,12 @@ class BotInfo:
     games: tuple[str, ...]
     played: int
     added_at: str
+    digest: str | None = None
+    files: tuple[tuple[str, str], ...] | None = None
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> BotInfo:
+        files = row.get("files")
         return cls(
             name=row["name"],
             command=row["command"],
@@ -117,6 +126,8 @@ class BotInfo:
             games=tuple(json.loads(row["games"])),
             played=row["played"],
             added_at=row["added_at"],
+            digest=row.get("digest"),
+            files=None if files is None else tuple((str(p), str(h)) for p, h in json.loads(files)),
         )
 
     def to_dict(self) -> dict[str, Any]:

@@ -1,8 +1,10 @@
 """The ``arena`` command (click): the only package of ``arena`` that uses ``tournaments``.
 
-One module per group of commands (``bots``, ``demo``, ``games``, ``play``, ``tournament``,
-``views``) and the options and helpers they share (``common``, ``progress``, ``safety``,
-``storage``).
+One module per group of commands (``bots``, ``check``, ``demo``, ``games``, ``ladder``,
+``match``, ``play``, ``tournament``, ``views``, ``web``), loaded only when its command runs, and the
+options and helpers they share (``common``, ``progress``, ``safety``, ``storage``). Each command
+parses its arguments, calls one use case (``tournaments.service`` and the modules beside it)
+and prints what comes back.
 
 Every user error (a bad argument, an unknown game or bot, a bot that will not start, a corrupt
 or locked database) ends in one clear line on stderr and a non-zero exit, never a traceback.
@@ -10,6 +12,7 @@ or locked database) ends in one clear line on stderr and a non-zero exit, never 
 
 from __future__ import annotations
 
+import importlib
 import logging
 import sys
 
@@ -18,13 +21,97 @@ import click
 from arena import __version__
 from arena.errors import ArenaError
 
+#: Every command: its module, its click object and its one line of help in ``arena --help``.
+#: Kept here so that listing the commands, or running one, imports only that command's module
+#: (a test checks each line against the command's own help).
+COMMANDS: dict[str, tuple[str, str, str]] = {
+    "bot": (
+        "arena.cli.bots",
+        "bot",
+        "Register, list and remove bots; tokens for remote bots; bot logs.",
+    ),
+    "crosstable": (
+        "arena.cli.views",
+        "crosstable",
+        "Head-to-head results between every pair of entrants of tournament ID.",
+    ),
+    "demo": (
+        "arena.cli.demo",
+        "demo",
+        "Run a demo round robin among the bundled bots and print the rankings.",
+    ),
+    "export": (
+        "arena.cli.web",
+        "export",
+        "Write the web pages into DIR as static files (no server needed to view them).",
+    ),
+    "games": ("arena.cli.games", "games", "List the games with their player counts and options."),
+    "ladder": (
+        "arena.cli.ladder",
+        "ladder",
+        "Standing ladders: submit bots at any time, matchmaking, live skill ratings.",
+    ),
+    "match": (
+        "arena.cli.match",
+        "match",
+        "Is NEW stronger than BASE? Play deals until an SPRT decides.",
+    ),
+    "play": (
+        "arena.cli.play",
+        "play",
+        "Play one GAME between bots and print the log and the result.",
+    ),
+    "rankings": (
+        "arena.cli.views",
+        "rankings",
+        "Rankings of tournament ID (default: the latest): Elo ± 95 %, games, wins, places.",
+    ),
+    "replay": (
+        "arena.cli.views",
+        "replay",
+        "Re-play a stored game from its deal seed and actions.",
+    ),
+    "serve": (
+        "arena.cli.web",
+        "serve",
+        "Serve rankings, live tournaments, bots and game replays over HTTP (read-only).",
+    ),
+    "tournament": (
+        "arena.cli.tournament",
+        "tournament",
+        "Plan, run and inspect round-robin tournaments and gauntlets.",
+    ),
+}
+
 
 class ArenaGroup(click.Group):
-    """A click group that turns ArenaError into a one-line message and exit status 1."""
+    """The ``arena`` group: commands loaded on first use (``COMMANDS``); an ArenaError becomes
+    a one-line message and exit status 1 (a UsageProblem a usage error, exit status 2;
+    Interrupted exit status 130)."""
+
+    def list_commands(self, ctx: click.Context) -> list[str]:
+        return sorted(COMMANDS)
+
+    def get_command(self, ctx: click.Context, cmd_name: str) -> click.Command | None:
+        if cmd_name not in COMMANDS:
+            return None
+        module, name, _ = COMMANDS[cmd_name]
+        return getattr(importlib.import_module(module), name)
+
+    def format_commands(self, ctx: click.Context, formatter: click.HelpFormatter) -> None:
+        with formatter.section("Commands"):
+            formatter.write_dl([(name, COMMANDS[name][2]) for name in self.list_commands(ctx)])
 
     def invoke(self, ctx: click.Context) -> object:
+        from tournaments.errors import Interrupted, UsageProblem
+
         try:
             return super().invoke(ctx)
+        except UsageProblem as exc:
+            raise click.UsageError(str(exc)) from None
+        except Interrupted as exc:
+            click.echo(f"\narena: {exc}", err=True)
+            ctx.exit(130)
         except ArenaError as exc:
             click.echo(f"arena: error: {exc}", err=True)
             ctx.exit(1)
@@ -43,26 +130,6 @@ def main(verbose: int) -> None:
         level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"
     )
 
-
-def _register() -> None:
-    from arena.cli import bots as bot_commands
-    from arena.cli import check, demo, games, match, play, tournament, views, web
-
-    main.add_command(games.games)
-    main.add_command(play.play)
-    main.add_command(bot_commands.bot)
-    main.add_command(tournament.tournament)
-    main.add_command(views.rankings)
-    main.add_command(views.crosstable)
-    main.add_command(views.replay)
-    main.add_command(demo.demo)
-    bot_commands.bot.add_command(check.check)
-    main.add_command(match.match)
-    main.add_command(web.serve)
-    main.add_command(web.export)
-
-
-_register()
 
 if __name__ == "__main__":
     main()

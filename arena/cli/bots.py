@@ -3,32 +3,24 @@ bot logs."""
 
 from __future__ import annotations
 
-import shlex
 import socket
+from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
-from arena.botproc import BotSpec
 from arena.cli.common import echo_json
-from arena.cli.safety import resolve_sandbox, sandbox_option
+from arena.cli.safety import sandbox_option
 from arena.cli.storage import db_option
-from arena.errors import ArenaError
-from arena.logs import bot_logs, logs_folder
-from arena.remote import check_listen
-from arena.sandbox import SandboxMode
+from arena.procs.remote import check_listen
+from arena.procs.sandbox import SandboxMode
 from arena.text import printable
-from tournaments.catalogue import (
-    Catalogue,
-    bundled_bots,
-    bundled_version,
-    command_version,
-    folder_version,
-)
-from tournaments.registry import BotCheckError, load_manifest, register
+from tournaments.catalogue import bundled_bots, bundled_version
+from tournaments.registry import BotCheckError, add_command_bot, add_folder_bot, update_bot
 from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
 from tournaments.reports import format_table
 from tournaments.store import Store
+from tournaments.withheld import readable_logs
 
 
 @click.group()
@@ -44,9 +36,15 @@ def bot() -> None:
     "games",
     multiple=True,
     metavar="GAME",
-    help="A game the bot plays (repeatable; with NAME -- COMMAND). Default: skull.",
+    help="A game the bot plays (repeatable). Default: the bot.toml's games, a command "
+    "bot's games when registered again, else skull.",
 )
-@click.option("--replace", is_flag=True, help="Replace a bot already registered by that name.")
+@click.option(
+    "--replace",
+    is_flag=True,
+    help="Register a new version of a bot already registered by that name (alone with NAME: "
+    "from its folder or its command line, as registered).",
+)
 @click.option(
     "--remote",
     is_flag=True,
@@ -68,8 +66,12 @@ def add(
 
     \b
     arena bot add NAME -- COMMAND...   a program run by a command line
-    arena bot add PATH                 a folder with a bot.toml (name, command, games)
+    arena bot add PATH                 a folder with a bot.toml (name, command, games),
+                                       copied into arena-bots/ and run from that copy
+    arena bot add NAME --replace       the bot's new code, from where it was registered
     arena bot add NAME --remote        a bot that joins over TCP (see `arena bot token`)
+
+    The same code registered again is the same version; new code is a new version.
     """
     if remote:
         if command:
@@ -81,31 +83,39 @@ def add(
             f"registered remote bot {info.name}; give it a token with `arena bot token {info.name}`"
         )
         return
+
+    def announce(name: str, chosen: Sequence[str]) -> None:
+        click.echo(f"checking {name} ({', '.join(chosen)})...", err=True)
+
     if command:
-        name = target
-        argv = tuple(command)
-        text = shlex.join(argv)
-        spec = BotSpec(name=name, argv=argv)
-        version = command_version(argv)
-        chosen = games or ("skull",)
+        done = add_command_bot(
+            store, target, command, games=games, replace=replace, sandbox=sandbox, announce=announce
+        )
+    elif Path(target).is_dir():
+        done = add_folder_bot(
+            store, Path(target), games=games, replace=replace, sandbox=sandbox, announce=announce
+        )
+    elif replace:
+        done = update_bot(store, target, games=games, sandbox=sandbox, announce=announce)
     else:
-        folder = Path(target)
-        if not folder.is_dir():
-            raise click.UsageError(
-                f"{target!r} is not a folder; to register a command use "
-                f"`arena bot add {target} -- COMMAND...`"
-            )
-        manifest = load_manifest(folder)
-        name, text = manifest.name, manifest.command
-        spec = BotSpec(name=name, argv=tuple(shlex.split(text)), cwd=str(manifest.folder))
-        version = folder_version(manifest.folder)
-        chosen = games or manifest.games
-    if name in bundled_bots():
-        raise BotCheckError(f"{name!r} is the name of a bundled bot; choose another name")
-    click.echo(f"checking {name} ({', '.join(chosen)})...", err=True)
-    box = resolve_sandbox(sandbox, Path(store.path), Catalogue.of(store).folders())
-    info = register(store, name, spec, text, chosen, version, replace=replace, sandbox=box)
-    click.echo(f"registered {info.name} version {info.version}")
+        raise click.UsageError(
+            f"{target!r} is not a folder; to register a command use "
+            f"`arena bot add {target} -- COMMAND...`, to register a registered bot's new code "
+            f"`arena bot add {target} --replace`"
+        )
+    info = done.info
+    if done.previous is None:
+        click.echo(f"registered {info.name} version {info.version}")
+    elif not done.checked:
+        click.echo(f"{info.name} is unchanged: version {info.version} is registered")
+    elif done.previous == info.version:
+        click.echo(f"registered {info.name} version {info.version} again")
+    else:
+        click.echo(
+            f"registered {info.name} version {info.version}, a new version (was {done.previous})"
+        )
+    for line in done.warnings:
+        click.echo(f"note: {line}", err=True)
 
 
 @bot.command("list")
@@ -214,14 +224,12 @@ def token(name: str, endpoint: str | None, curve: bool, ttl_hours: float, store:
     "$ARENA_DB, else ./arena.db).",
 )
 def logs(name: str, only_list: bool, db_path: str | None) -> None:
-    """Print what bot NAME wrote to its standard output and error (bounded per process)."""
+    """Print what bot NAME wrote to its standard output and error (bounded per process).
+
+    A log is withheld while a tournament the bot is entered in has a deal to play."""
     from tournaments.store import resolve_db_path
 
-    folder = logs_folder(resolve_db_path(db_path))
-    files = bot_logs(folder, name)
-    if not files:
-        raise ArenaError(f"no logs of bot {name!r} in {folder}")
-    for path in files:
+    for path in readable_logs(resolve_db_path(db_path), name):
         if only_list:
             click.echo(f"{path}  {path.stat().st_size} bytes")
             continue
@@ -229,3 +237,12 @@ def logs(name: str, only_list: bool, db_path: str | None) -> None:
         click.echo(
             printable(path.read_text(encoding="utf-8", errors="replace"), keep_lines=True), nl=False
         )
+
+
+def _add_check() -> None:
+    from arena.cli.check import check
+
+    bot.add_command(check)
+
+
+_add_check()

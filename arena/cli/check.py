@@ -9,14 +9,15 @@ from pathlib import Path
 
 import click
 
-from arena.botproc import BotSpec
 from arena.cli.common import echo_json, move_time_option
-from arena.cli.safety import resolve_sandbox, sandbox_option
+from arena.cli.safety import sandbox_option
 from arena.games import names
-from arena.sandbox import SandboxMode
+from arena.procs.botproc import BotSpec
+from arena.procs.sandbox import SandboxMode
 from tournaments.catalogue import Catalogue, bundled_bots
 from tournaments.compliance import run_checks
 from tournaments.registry import MANIFEST, load_manifest
+from tournaments.service import sandbox_for
 from tournaments.store import resolve_db_path
 
 
@@ -137,7 +138,7 @@ def check(
         startup_ms=startup_ms,
         seed=seed,
         log_dir=log_dir,
-        sandbox=resolve_sandbox(sandbox, db, catalogue.folders()),
+        sandbox=sandbox_for(sandbox, db, catalogue.folders()),
     )
     if as_json:
         echo_json(report.to_dict())

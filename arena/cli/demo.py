@@ -2,8 +2,8 @@
 
 Needs no set-up beyond installing: it plans and runs one tournament per game on the local
 database (``--db``, ``$ARENA_DB`` or ``./arena.db``) and prints each game's rankings. Each
-tournament gets its own secret key (``create_tournament``), so the fixed default seed reveals
-nothing of the deals.
+tournament gets its own secret key (``service.create_tournament``), so the fixed default seed
+reveals nothing of the deals.
 """
 
 from __future__ import annotations
@@ -14,9 +14,9 @@ import click
 
 from arena.cli.common import games_per_worker_option, jobs_option
 from arena.cli.storage import db_option
-from arena.cli.tournament import create_tournament, run_tournament
+from arena.cli.tournament import play_pending
 from arena.games import get_game, names
-from tournaments import reports
+from tournaments import reports, service
 from tournaments.catalogue import bundled_bots, plays
 from tournaments.store import Store
 
@@ -82,7 +82,7 @@ def demo(
         size, repetitions = DEMO.get(game_name, (game.min_players, 1))
         size = max(game.min_players, min(size, game.max_players))
         entrants = demo_entrants(game_name, size)
-        tid = create_tournament(
+        tid = service.create_tournament(
             store,
             game_name=game_name,
             bots=entrants,
@@ -91,13 +91,13 @@ def demo(
             seed=seed,
             options={},
             move_ms=2000,
-        )
+        ).tid
         info = store.tournament(tid)
         click.echo(
             f"\n== {game.title}: tournament {tid}, {info.games_total} games, "
             f"{len(entrants)} entrants, tables of {size} =="
         )
-        run_tournament(store, tid, jobs=jobs, quiet=quiet, games_per_worker=games_per_worker)
+        play_pending(store, tid, jobs=jobs, quiet=quiet, games_per_worker=games_per_worker)
         rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
         click.echo(reports.rankings_table(rows))
         total += info.games_total

@@ -7,9 +7,7 @@ not play, impossible SPRT bounds) is one line on stderr.
 
 from __future__ import annotations
 
-import math
 import sys
-from pathlib import Path
 
 import click
 
@@ -21,13 +19,12 @@ from arena.cli.common import (
     move_time_option,
     parse_options,
 )
-from arena.cli.safety import RunOptions, run_options
+from arena.cli.safety import run_options
 from arena.cli.storage import db_option
-from arena.cli.tournament import create_tournament, entrant_specs
-from arena.games import get_game
-from tournaments.catalogue import Catalogue, bundled_bots, plays
-from tournaments.matches import MatchInfo, match_info, play_match_sprt
-from tournaments.schedule import TournamentKind
+from arena.cli.tournament import warn
+from tournaments import service
+from tournaments.matches import MatchInfo, match_info
+from tournaments.service import RunOptions
 from tournaments.sprt import Decision, SprtConfig, SprtError, SprtStatus
 from tournaments.store import Store
 
@@ -47,70 +44,6 @@ def split_words(args: tuple[str, ...], sprt: tuple[str, ...]) -> tuple[list[str]
         else:
             bots.append(word)
     return bots, settings
-
-
-def games_of(catalogue: Catalogue, name: str) -> tuple[str, ...]:
-    """The games a bot claims (``*``: any); a registered bot comes before a bundled one."""
-    if name in catalogue.registered:
-        return catalogue.registered[name].games
-    return bundled_bots().get(name, ())
-
-
-def plan_match(
-    store: Store,
-    *,
-    new: str,
-    base: str,
-    game_name: str,
-    fill: str,
-    table_size: int | None,
-    max_games: int,
-    seed: int | None,
-    options: dict,
-    move_ms: int,
-    config: SprtConfig,
-) -> MatchInfo:
-    """Check the match's bots and write its plan: NEW, BASE and fillers at one table."""
-    if new == base:
-        raise click.UsageError(
-            f"NEW and BASE are the same bot ({new!r}): a match compares two different bots"
-        )
-    game = get_game(game_name)
-    k = table_size or max(2, game.min_players)
-    if not game.min_players <= k <= game.max_players:
-        raise click.UsageError(
-            f"{game.name} takes {game.min_players}-{game.max_players} players, not a table of {k}"
-        )
-    fillers = [name.strip() for name in fill.split(",") if name.strip()]
-    if k > 2 and not fillers:
-        raise click.UsageError("--fill names the bots that fill the other seats")
-    seated = (
-        [new, base, *[fillers[i % len(fillers)] for i in range(k - 2)]] if fillers else [new, base]
-    )
-    catalogue = Catalogue.of(store)
-    for name in dict.fromkeys(seated):
-        catalogue.lookup(name)  # unknown bots: one line
-        if not plays(games_of(catalogue, name), game.name):
-            raise click.UsageError(
-                f"bot {name!r} does not play {game.name} (it plays "
-                f"{', '.join(games_of(catalogue, name))})"
-            )
-    deals = max(1, math.ceil(max_games / k))
-    tid = create_tournament(
-        store,
-        game_name=game.name,
-        bots=seated,
-        table_size=k,
-        repetitions=deals,
-        seed=seed,
-        options=options,
-        move_ms=move_ms,
-        kind=TournamentKind.MATCH,
-    )
-    labels = [e.name for e in store.tournament(tid).entrants]
-    match = MatchInfo(tid=tid, new=labels[0], base=labels[1], config=config, games_per_deal=k)
-    store.set_sprt(tid, match.to_data())
-    return match
 
 
 class LiveLine:
@@ -223,7 +156,7 @@ def match(
             )
         if game_name is None:
             raise click.UsageError("give --game GAME")
-        current = plan_match(
+        current = service.plan_match(
             store,
             new=names[0],
             base=names[1],
@@ -264,28 +197,13 @@ def _run(
     quiet: bool,
     options: RunOptions,
 ) -> SprtStatus:
-    store.tournament_key(current.tid)
-    catalogue = Catalogue.of(store)
-    specs = entrant_specs(catalogue, store.tournament(current.tid))
-    log_dir, sandbox, remote = options.setup(Path(store.path), specs.values(), catalogue.folders())
-    limits = options.limits(move_ms=store.tournament(current.tid).spec.move_ms)
+    prepared = service.prepare_run(
+        store, current.tid, options, jobs=jobs, games_per_worker=games_per_worker, matches=True
+    )
+    warn(prepared.warnings)
     live = LiveLine(quiet=quiet)
     try:
-        return play_match_sprt(
-            store,
-            current,
-            specs=specs,
-            jobs=jobs,
-            games_per_worker=games_per_worker,
-            limits=limits,
-            log_dir=log_dir,
-            sandbox=sandbox,
-            remote=remote,
-            on_status=live,
-        )
-    except KeyboardInterrupt:
-        click.echo(f"interrupted: go on with `arena match --resume {current.tid}`", err=True)
-        raise SystemExit(130) from None
+        return service.run_match(store, current, prepared, on_status=live)
     finally:
         live.done()
 

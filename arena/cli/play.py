@@ -1,6 +1,6 @@
 """``arena play``: one game between bots over the real protocol, with a readable log.
 
-The deal comes from ``--seed`` and the user's secret key (``arena.keyfile``): the same user
+The deal comes from ``--seed`` and the user's secret key (``arena.keys.keyfile``): the same user
 with the same seed gets the same game, and no bot can compute the deal from the seed. The
 record keeps the deal seed itself, so the game replays anywhere.
 """
@@ -10,17 +10,18 @@ from __future__ import annotations
 import click
 
 from arena.cli.common import echo_json, game_option, move_time_option, parse_options
-from arena.cli.safety import RunOptions, run_options
+from arena.cli.safety import run_options
 from arena.games import get_game
-from arena.keyfile import KeyFile
-from arena.match import play_match
-from arena.record import GameRecord
-from arena.replay import seat_story
-from arena.seeds import deal_seed, random_seed
+from arena.keys.keyfile import KeyFile
+from arena.keys.seeds import deal_seed, random_seed
+from arena.referee.record import GameRecord
+from arena.referee.replay import seat_story
+from arena.referee.single import play_match
 from arena.text import printable
 from tournaments.catalogue import Catalogue
 from tournaments.published import seat_data
 from tournaments.reports import format_table
+from tournaments.service import RunOptions, bot_processes
 from tournaments.store import resolve_db_path
 
 
@@ -92,7 +93,7 @@ def play(
     specs = [catalogue.resolve(text) for text in bots]
     key = KeyFile.of_user().play_key()
     deal = deal_seed(key, random_seed() if seed is None else seed, 0, 0)
-    log_dir, sandbox, remote = run_options.setup(db_path, specs, catalogue.folders())
+    processes = bot_processes(db_path, run_options, specs, catalogue.folders())
     record = play_match(
         game.name,
         specs,
@@ -100,9 +101,9 @@ def play(
         key=key,
         options=parsed,
         limits=run_options.limits(move_ms=move_ms, max_faults=max_faults),
-        log_dir=log_dir,
-        sandbox=sandbox,
-        remote=remote,
+        log_dir=processes.log_dir,
+        sandbox=processes.sandbox,
+        remote=processes.remote,
     )
     if seat is not None:
         show_seat(record, seat, as_json)

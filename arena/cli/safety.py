@@ -1,109 +1,24 @@
 """CLI options for running untrusted bots: process limits, the sandbox and remote bots.
 
-``run_options`` adds the options to a command and hands it one ``RunOptions`` value;
-``RunOptions.setup`` turns it, with the results database, into the limits, the sandbox and the
-remote-bot configuration that ``play_match`` and the tournament runner take.
+``run_options`` adds the options to a command and hands it one ``RunOptions`` value
+(``tournaments.service``), which the use cases turn into limits, a sandbox and the remote-bot
+configuration.
 """
 
 from __future__ import annotations
 
 import functools
-from collections.abc import Callable, Iterable
-from dataclasses import dataclass, replace
-from pathlib import Path
+from collections.abc import Callable
 from typing import Any
 
 import click
 
-from arena import identity
-from arena import sandbox as sandboxing
-from arena.botproc import BotSpec
-from arena.errors import RemoteError
-from arena.logs import logs_folder
-from arena.record import Limits
-from arena.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
-from arena.sandbox import Sandbox, SandboxMode
-from tournaments.catalogue import needs_sandbox
+from arena.procs.limits import Limits
+from arena.procs.remote import REMOTE_WAIT_MS
+from arena.procs.sandbox import SandboxMode
+from tournaments.service import RunOptions
 
 _DEFAULTS = Limits()
-
-
-@dataclass(frozen=True, kw_only=True)
-class RunOptions:
-    """The safety options of one command, as given."""
-
-    time_bank_ms: int = 0
-    memory_mb: int = _DEFAULTS.memory_mb
-    cpu_s: int = _DEFAULTS.cpu_s
-    max_procs: int = _DEFAULTS.max_procs
-    log_bytes: int = _DEFAULTS.log_bytes
-    sandbox: SandboxMode = SandboxMode.AUTO
-    listen: str | None = None
-    curve: bool = False
-    remote_wait_s: int = REMOTE_WAIT_MS // 1000
-
-    def limits(self, **game: int) -> Limits:
-        """Limits with these process limits and the given game limits (``move_ms``...)."""
-        return replace(
-            Limits(**game),
-            time_bank_ms=self.time_bank_ms,
-            memory_mb=self.memory_mb,
-            cpu_s=self.cpu_s,
-            max_procs=self.max_procs,
-            log_bytes=self.log_bytes,
-        )
-
-    def setup(
-        self,
-        db_path: Path,
-        specs: Iterable[BotSpec],
-        folders: Iterable[str] = (),
-    ) -> tuple[Path, Sandbox | None, RemoteConfig | None]:
-        """The logs folder, the sandbox and the remote configuration for a run.
-
-        ``folders`` are the registered bots' own folders (``Catalogue.folders``); see
-        ``resolve_sandbox``. Raises SandboxError or RemoteError (one line each).
-        """
-        specs = list(specs)
-        log_dir = logs_folder(db_path)
-        log_dir.mkdir(parents=True, exist_ok=True)
-        box = resolve_sandbox(self.sandbox, db_path, folders, local=needs_sandbox(specs))
-        remote = None
-        wanted = [spec.name for spec in specs if spec.remote]
-        if self.listen is not None:
-            check_listen(self.listen)
-        if wanted and self.listen is None:
-            raise RemoteError(
-                f"bot {wanted[0]!r} is remote: give --listen tcp://HOST:PORT for it to connect to"
-            )
-        if self.curve and self.listen is None:
-            raise RemoteError("--curve secures remote bots' connections: give --listen too")
-        if self.listen is not None:
-            from tournaments.remote import remote_config
-            from tournaments.store import Store
-
-            with Store.open(db_path) as store:
-                remote = remote_config(
-                    store, listen=self.listen, curve=self.curve, wait_ms=self.remote_wait_s * 1000
-                )
-        return log_dir, box, remote
-
-
-def resolve_sandbox(
-    mode: SandboxMode, db_path: Path, folders: Iterable[str] = (), *, local: bool = True
-) -> Sandbox | None:
-    """The one sandbox of a command that runs bots with the database at ``db_path``.
-
-    It hides the database, its key file and the user's, the logs and every registered bot's
-    folder in ``folders`` (a folder bot still sees its own); with no ``local`` bot (only remote
-    ones) nothing runs here, so there is no warning about running unsandboxed. Raises
-    SandboxError for ``required`` where bubblewrap does not work.
-    """
-    log_dir = logs_folder(db_path)
-    identity.protect_arena_files(db_path, log_dir)
-    return sandboxing.resolve(
-        mode, hide=[*sandboxing.private_paths(db_path, log_dir), *folders], local=local
-    )
 
 
 #: ``--sandbox``: for every command that runs local bots (``arena bot add`` checks them too).

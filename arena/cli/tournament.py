@@ -2,12 +2,11 @@
 
 from __future__ import annotations
 
+from collections.abc import Iterable
 from dataclasses import replace
-from pathlib import Path
 
 import click
 
-from arena.botproc import BotSpec
 from arena.cli.common import (
     echo_json,
     game_option,
@@ -17,24 +16,17 @@ from arena.cli.common import (
     parse_options,
 )
 from arena.cli.progress import ProgressBar
-from arena.cli.safety import RunOptions, run_options
+from arena.cli.safety import run_options
 from arena.cli.storage import db_option
-from arena.games import get_game
-from arena.sandbox import SandboxMode
-from arena.seeds import new_key, random_seed
+from arena.procs.sandbox import SandboxMode
 from arena.text import printable
-from tournaments import published, reports
-from tournaments.catalogue import Catalogue
-from tournaments.cluster import ClusterConfig, distributed_module
-from tournaments.errors import ClusterError, ClusterLost, PlanError
+from tournaments import published, reports, service
+from tournaments.cluster import ACCEPT_UNSANDBOXED
+from tournaments.errors import PlanError
 from tournaments.matches import match_summary, summary_line
 from tournaments.reports import format_table
-from tournaments.runner import auto_games_per_worker
-from tournaments.runner import run as run_games
-from tournaments.schedule import TournamentKind, TournamentSpec, plan
-from tournaments.shipping import shipped_bots
+from tournaments.service import RunOptions
 from tournaments.store import Store
-from tournaments.values import TournamentInfo
 
 
 @click.group()
@@ -47,48 +39,6 @@ def split_bots(text: str, copies: int) -> list[str]:
     if not names:
         raise click.BadParameter("name at least one bot", param_hint="--bots")
     return [name for name in names for _ in range(copies)]
-
-
-def create_tournament(
-    store: Store,
-    *,
-    game_name: str,
-    bots: list[str],
-    table_size: int | None,
-    repetitions: int,
-    seed: int | None,
-    options: dict,
-    move_ms: int,
-    gauntlet: str | None = None,
-    kind: TournamentKind = TournamentKind.ROUND_ROBIN,
-) -> int:
-    """Validate everything, then write the whole plan. Nothing is written on an error.
-
-    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant.
-
-    The tournament gets a fresh secret key (kept in the key file beside the database): its
-    deals are new even with a ``seed`` used before, and no bot can compute them."""
-    game = get_game(game_name)
-    catalogue = Catalogue.of(store)
-    versions = {name: catalogue.lookup(name)[1] for name in dict.fromkeys(bots)}
-    if table_size is None:
-        table_size = max(game.min_players, min(len(bots), game.max_players))
-    spec = TournamentSpec(
-        game=game.name,
-        options=options,
-        bots=tuple(bots),
-        table_size=table_size,
-        repetitions=repetitions,
-        seed=random_seed() if seed is None else seed,
-        move_ms=move_ms,
-        gauntlet=gauntlet,
-        kind=TournamentKind.GAUNTLET if gauntlet else kind,
-    )
-    key = new_key()
-    games = plan(spec, game, key=key)
-    spec = replace(spec, options=game.parse_options(options))
-    entrants = {label: (bot, versions[bot]) for label, bot in spec.entrant_bots().items()}
-    return store.create_tournament(spec, games, entrants, key=key)
 
 
 @tournament.command()
@@ -162,7 +112,7 @@ def create(
                 f"{gauntlet!r} is the gauntlet's bot: list only its opponents in --bots"
             )
         entrants = [gauntlet, *entrants]
-    tid = create_tournament(
+    created = service.create_tournament(
         store,
         game_name=game_name,
         bots=entrants,
@@ -173,18 +123,8 @@ def create(
         move_ms=move_ms,
         gauntlet=gauntlet,
     )
-    info = store.tournament(tid)
-    catalogue = Catalogue.of(store)
-    remote = sorted(
-        {entrant.bot for entrant in info.entrants if catalogue.lookup(entrant.bot)[0].remote}
-    )
-    if remote and info.spec.table_size > 1:
-        click.echo(
-            f"warning: remote bot(s) {', '.join(remote)} play every seat rotation of a "
-            "deal over connections their owner controls, so they can remember its hands "
-            "from one rotation to the next; local bots cannot (docs/security.md)",
-            err=True,
-        )
+    warn(created.warnings)
+    tid, info = created.tid, created.info
     if as_json:
         echo_json(info.to_dict())
     else:
@@ -195,22 +135,13 @@ def create(
         )
 
 
-def entrant_specs(catalogue: Catalogue, info: TournamentInfo) -> dict[str, BotSpec]:
-    """How to run each entrant of a tournament (warning of bots changed since its plan)."""
-    specs = {}
-    for entrant in info.entrants:
-        spec, version = catalogue.lookup(entrant.bot)
-        if version != entrant.version:
-            click.echo(
-                f"warning: {entrant.bot} changed since the tournament was planned "
-                f"(version {entrant.version} -> {version})",
-                err=True,
-            )
-        specs[entrant.name] = spec
-    return specs
+def warn(warnings: Iterable[str]) -> None:
+    """What a use case says the user should know, one line each on stderr."""
+    for line in warnings:
+        click.echo(f"warning: {line}", err=True)
 
 
-def run_tournament(
+def play_pending(
     store: Store,
     tid: int,
     *,
@@ -219,68 +150,21 @@ def run_tournament(
     options: RunOptions | None = None,
     games_per_worker: int | None = None,
     cluster: str | None = None,
+    unsandboxed_accepted: bool = False,
 ) -> None:
-    """Play the pending games with a progress bar; on Ctrl-C keep what finished.
-
-    ``options`` gives the process limits, sandbox and remote bots (defaults: see RunOptions).
-    With ``cluster`` (a Dask scheduler's address) the games are played on its workers, each
-    driving ``games_per_worker`` at once (or ``jobs``, if only that is given: issue 13's
-    spelling; docs/cluster.md).
-    """
-    store.tournament_key(tid)  # a lost key file: one clear error before anything starts
-    info = store.tournament(tid)
-    if info.spec.kind is TournamentKind.MATCH:
-        raise click.UsageError(
-            f"tournament {tid} is a match, stopped by its SPRT: go on with "
-            f"`arena match --resume {tid}`"
-        )
-    catalogue = Catalogue.of(store)
-    specs = entrant_specs(catalogue, info)
-    options = options or RunOptions()
-    limits = options.limits(move_ms=info.spec.move_ms)
-    if cluster is not None:
-        if options.listen is not None:
-            raise click.UsageError("remote bots (--listen) join one arena process: not --cluster")
-        distributed_module()  # Dask missing: say what to install before anything starts
-        where = {
-            "cluster": ClusterConfig(
-                address=cluster,
-                at_once=games_per_worker
-                or (jobs if jobs > 1 else auto_games_per_worker(limits.move_ms)),
-                sandbox=options.sandbox,
-                bots=shipped_bots(catalogue, info),
-            )
-        }
-    else:
-        log_dir, sandbox, remote = options.setup(
-            Path(store.path), specs.values(), catalogue.folders()
-        )
-        where = {"log_dir": log_dir, "sandbox": sandbox, "remote": remote}
-    try:
-        summary = run_games(
-            store,
-            tid,
-            specs=specs,
-            jobs=jobs,
-            games_per_worker=games_per_worker,
-            limits=limits,
-            progress=ProgressBar(quiet=quiet),
-            **where,
-        )
-    except KeyboardInterrupt:
-        info = store.tournament(tid)
-        click.echo(
-            f"\ninterrupted: {info.games_done}/{info.games_total} games are recorded; "
-            f"run `arena tournament run {tid}` again to finish",
-            err=True,
-        )
-        raise SystemExit(130) from None
-    except ClusterLost as exc:
-        info = store.tournament(tid)
-        raise ClusterError(
-            f"{exc}; {info.games_done}/{info.games_total} games are recorded: run "
-            f"`arena tournament run {tid} --cluster ADDRESS` again to finish"
-        ) from None
+    """Play tournament ``tid``'s pending games with a progress bar (``tournaments.service``:
+    ``prepare_run``, ``run_tournament``); games that could not be played are listed."""
+    prepared = service.prepare_run(
+        store,
+        tid,
+        options,
+        jobs=jobs,
+        games_per_worker=games_per_worker,
+        cluster=cluster,
+        unsandboxed_accepted=unsandboxed_accepted,
+    )
+    warn(prepared.warnings)
+    summary = service.run_tournament(store, prepared, ProgressBar(quiet=quiet))
     if summary.failed:
         for line in summary.failed:
             click.echo(f"error: {line}", err=True)
@@ -301,6 +185,13 @@ def run_tournament(
     help="Play the games on this Dask scheduler's workers, --jobs at once on each "
     "(docs/cluster.md). Env: ARENA_CLUSTER.",
 )
+@click.option(
+    ACCEPT_UNSANDBOXED,
+    "unsandboxed_accepted",
+    is_flag=True,
+    help="With --cluster and --sandbox auto or off: run although a bot a worker runs "
+    "unsandboxed can reach the Dask scheduler and through it run code on every worker.",
+)
 @run_options
 @db_option
 def run_command(
@@ -310,6 +201,7 @@ def run_command(
     quiet: bool,
     as_json: bool,
     cluster: str | None,
+    unsandboxed_accepted: bool,
     store: Store,
     run_options: RunOptions,
 ) -> None:
@@ -317,12 +209,16 @@ def run_command(
 
     Bot output goes to arena-logs/ next to the database (see `arena bot logs`); on a
     cluster, to each worker's own files. On a cluster --sandbox is required unless given:
-    a worker's warning would go unseen, and an unsandboxed bot can reach the scheduler.
+    a worker's warning would go unseen, and an unsandboxed bot can reach the scheduler and
+    through it run code on every worker; --sandbox auto or off there also needs
+    --i-accept-bots-can-run-code-on-every-worker.
     """
     sandbox_given = click.get_current_context().get_parameter_source("sandbox")
     if cluster is not None and sandbox_given is click.core.ParameterSource.DEFAULT:
         run_options = replace(run_options, sandbox=SandboxMode.REQUIRED)
-    run_tournament(
+    if unsandboxed_accepted and cluster is None:
+        raise click.UsageError(f"{ACCEPT_UNSANDBOXED} is for runs with --cluster")
+    play_pending(
         store,
         tid,
         jobs=jobs,
@@ -330,6 +226,7 @@ def run_command(
         options=run_options,
         games_per_worker=games_per_worker,
         cluster=cluster,
+        unsandboxed_accepted=unsandboxed_accepted,
     )
     rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
     if as_json:

@@ -11,23 +11,24 @@ ids 404, a deal still in play 409, bad parameters 400, a database that cannot be
 from __future__ import annotations
 
 import functools
-import json
 import logging
 import threading
-from collections.abc import Callable
+from collections.abc import Callable, Sequence
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
-from starlette.routing import Mount, Route
+from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.errors import ArenaError
+from arena.web import downloads, queries
 from arena.web.frames import REFEREE
 from arena.web.links import Links
+from arena.web.queries import GamesFilter
 from arena.web.readonly import ReadOnlyPool
 from arena.web.render import render
 from arena.web.site import DealInPlay, Site
@@ -36,7 +37,7 @@ from tournaments.catalogue import bundled_bots
 from tournaments.errors import NotFound, StoreError
 from tournaments.store import Store
 
-__all__ = ["STATIC", "create_app", "frames_script"]
+__all__ = ["STATIC", "create_app"]
 
 log = logging.getLogger(__name__)
 
@@ -80,13 +81,6 @@ def _error(exc: Exception, api: bool) -> Response:
     )
 
 
-def frames_script(data: dict[str, Any]) -> str:
-    """Replay frames as a script calling ``arenaFrames`` (loads from a server and from
-    exported files alike). ``json.dumps`` escapes every non-ASCII character, so the data
-    cannot end the script early or break it."""
-    return "arenaFrames(" + json.dumps(data, separators=(",", ":")) + ");\n"
-
-
 def _int(request: Request, name: str, default: int | None = None) -> int | None:
     raw = request.query_params.get(name)
     if raw in (None, ""):
@@ -115,7 +109,7 @@ Handler = Callable[[Request, Store, Site], Any]
 
 def endpoint(kind: str) -> Callable[[Handler], Callable[[Request], Any]]:
     """A route whose handler gets the request, an open read-only store and the site;
-    ``kind`` is ``html`` (a page), ``json`` or ``js``."""
+    ``kind`` is ``html`` (a page), ``json``, ``js`` or ``csv``."""
 
     def decorate(handler: Handler) -> Callable[[Request], Any]:
         @functools.wraps(handler)
@@ -128,6 +122,15 @@ def endpoint(kind: str) -> Callable[[Handler], Callable[[Request], Any]]:
                     return JSONResponse(result, headers=HEADERS)
                 if kind == "js":
                     return Response(result, media_type="application/javascript", headers=HEADERS)
+                if kind == "csv":
+                    name = request.url.path.rsplit("/", 1)[-1]
+                    tid = request.path_params.get("tid")
+                    disposition = f'attachment; filename="tournament-{tid}-{name}"'
+                    return Response(
+                        result,
+                        media_type="text/csv; charset=utf-8",
+                        headers={**HEADERS, "Content-Disposition": disposition},
+                    )
                 return HTMLResponse(result, headers=HEADERS)
             except Exception as exc:  # noqa: BLE001 - every error becomes a response
                 return _error(exc, api=kind != "html")
@@ -139,7 +142,7 @@ def endpoint(kind: str) -> Callable[[Handler], Callable[[Request], Any]]:
 
 @endpoint("html")
 def index_page(request: Request, store: Store, site: Site) -> str:
-    return render("index.html", LINKS, tournaments=store.list_tournaments())
+    return render("index.html", LINKS, **site.index(store, request.query_params))
 
 
 @endpoint("json")
@@ -149,9 +152,13 @@ def tournaments_api(request: Request, store: Store, site: Site) -> Any:
 
 @endpoint("html")
 def tournament_page(request: Request, store: Store, site: Site) -> str:
-    tid = _path_int(request, "tid")
-    entrant = request.query_params.get("entrant") or None
-    data = site.tournament_page(store, tid, page=_int(request, "page", 1) or 1, entrant=entrant)
+    data = site.tournament_page(
+        store,
+        _path_int(request, "tid"),
+        links=LINKS,
+        page=_int(request, "page", 1) or 1,
+        games_filter=GamesFilter.from_params(request.query_params),
+    )
     return render("tournament.html", LINKS, **data)
 
 
@@ -178,16 +185,45 @@ def history_api(request: Request, store: Store, site: Site) -> Any:
 
 @endpoint("json")
 def games_api(request: Request, store: Store, site: Site) -> Any:
-    from arena.web.queries import games_page
-
     per_page = min(_int(request, "per_page", 50) or 50, 1000)
-    return games_page(
+    return queries.games_page(
         store,
         _path_int(request, "tid"),
-        entrant=request.query_params.get("entrant") or None,
+        games_filter=GamesFilter.from_params(request.query_params),
         page=_int(request, "page", 1) or 1,
         per_page=per_page,
     ).to_dict()
+
+
+@endpoint("csv")
+def rankings_csv(request: Request, store: Store, site: Site) -> Any:
+    return downloads.rankings_csv(site.bundle(store, _path_int(request, "tid")).rows)
+
+
+@endpoint("csv")
+def crosstable_csv(request: Request, store: Store, site: Site) -> Any:
+    return downloads.crosstable_csv(site.bundle(store, _path_int(request, "tid")).crosstable)
+
+
+def games_jsonl(request: Request) -> Response:
+    """Every game of a tournament as JSON Lines, streamed: each chunk of games is read
+    through its own short read of the database."""
+    pool: ReadOnlyPool = request.app.state.pool
+    try:
+        tid = _path_int(request, "tid")
+        with pool.store() as store:
+            store.tournament(tid)
+    except Exception as exc:  # noqa: BLE001 - every error becomes a response
+        return _error(exc, api=True)
+    lines = queries.iter_game_lines(pool.store, tid)
+    return StreamingResponse(
+        downloads.jsonl(lines),
+        media_type="application/x-ndjson",
+        headers={
+            **HEADERS,
+            "Content-Disposition": f'attachment; filename="tournament-{tid}-games.jsonl"',
+        },
+    )
 
 
 @endpoint("json")
@@ -197,7 +233,9 @@ def live_api(request: Request, store: Store, site: Site) -> Any:
 
 @endpoint("html")
 def bot_page(request: Request, store: Store, site: Site) -> str:
-    return render("bot.html", LINKS, bot=site.bot(store, request.path_params["name"]))
+    return render(
+        "bot.html", LINKS, **site.bot_page(store, request.path_params["name"], links=LINKS)
+    )
 
 
 @endpoint("json")
@@ -223,9 +261,11 @@ def _frames(request: Request, store: Store, site: Site) -> dict[str, Any]:
 
 
 frames_api = endpoint("json")(_frames)
-frames_js = endpoint("js")(
-    lambda request, store, site: frames_script(_frames(request, store, site))
-)
+
+
+@endpoint("js")
+def replay_js(request: Request, store: Store, site: Site) -> str:
+    return site.replay_script(store, _path_int(request, "game_id"))
 
 
 async def not_found(request: Request, exc: Exception) -> Response:
@@ -242,16 +282,27 @@ def _warm(site: Site, pool: ReadOnlyPool) -> None:
         log.info("could not compute the tournaments' data ahead: %s", exc)
 
 
-def create_app(db_path: str | Path, *, warm: bool = False) -> Starlette:
+def create_app(
+    db_path: str | Path, *, warm: bool = False, extra: Sequence[BaseRoute] = ()
+) -> Starlette:
     """The app serving the database at ``db_path`` (read-only; the file may not exist yet:
     pages then say so). With ``warm``, every tournament's ratings are computed in the
-    background at start-up, so that no visitor waits for a large tournament's."""
+    background at start-up, so that no visitor waits for a large tournament's. ``extra``
+    routes come first (the ladders' upload server adds its write path there:
+    ``arena.web.uploads``; ``arena serve`` adds none)."""
+    from arena.web.ladder_pages import ROUTES as LADDER_ROUTES
+
     routes = [
+        *extra,
+        *LADDER_ROUTES,
         Route("/", index_page),
         Route("/tournaments/{tid}", tournament_page),
+        Route("/tournaments/{tid}/games.jsonl", games_jsonl),
+        Route("/tournaments/{tid}/rankings.csv", rankings_csv),
+        Route("/tournaments/{tid}/crosstable.csv", crosstable_csv),
         Route("/bots/{name:path}", bot_page),
         Route("/games/{game_id}", game_page),
-        Route("/games/{game_id}/frames/{perspective}.js", frames_js),
+        Route("/games/{game_id}/replay.js", replay_js),
         Route("/api/tournaments", tournaments_api),
         Route("/api/tournaments/{tid}", tournament_api),
         Route("/api/tournaments/{tid}/rankings", rankings_api),

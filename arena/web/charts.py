@@ -1,15 +1,21 @@
 """Charts drawn on the server as inline SVG (no JavaScript, no charting library): Elo with its
-95 % interval as error bars, heat maps (likelihood of superiority, crosstable) and the rating
-history as a line chart. Every label is escaped: entrant names are chosen by bot owners.
+95 % interval as error bars, heat maps (likelihood of superiority, crosstable) with a scale,
+counts, tooltips and links, the rating history as a line chart, and a bot's rating across its
+tournaments. Every label is escaped: entrant names are chosen by bot owners.
+
+Charts keep their natural size (a figure scrolls sideways on a narrow screen rather than
+shrinking the text). The heat maps' colours run from orange (0) through white (50 %) to purple
+(1): a scale readable with the common colour-vision deficiencies.
 """
 
 from __future__ import annotations
 
 from collections.abc import Callable, Mapping, Sequence
+from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-__all__ = ["PALETTE", "elo_bars", "heat_map", "line_chart"]
+__all__ = ["PALETTE", "HeatCell", "TimelinePoint", "elo_bars", "heat_map", "line_chart", "timeline"]
 
 PALETTE = (
     "#1f77b4",
@@ -35,11 +41,41 @@ def _scale(lo: float, hi: float, x0: float, x1: float) -> Callable[[float], floa
     return lambda v: x0 + (v - lo) / span * (x1 - x0)
 
 
+def _svg(label: str, width: float, height: float, cls: str = "chart") -> str:
+    return (
+        f'<svg class="{cls}" role="img" aria-label="{escape(label)}" '
+        f'viewBox="0 0 {width:.0f} {height:.0f}" width="{width:.0f}" height="{height:.0f}">'
+        f"<title>{escape(label)}</title>"
+    )
+
+
+def _ticks(lo: float, hi: float, count: int = 6) -> list[float]:
+    raw = (hi - lo) / count
+    step = next(
+        (s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000, 2000, 5000) if s >= raw),
+        10.0 ** len(str(int(raw))),
+    )
+    start = (int(lo // step) + 1) * step
+    return [start + i * step for i in range(count + 2) if start + i * step < hi]
+
+
+def _y_grid(
+    lo: float, hi: float, y: Callable[[float], float], left: float, right: float
+) -> list[str]:
+    """Horizontal grid lines with their values, for a vertical axis from ``lo`` to ``hi``."""
+    return [
+        f'<line x1="{left}" y1="{y(tick):.1f}" x2="{right}" y2="{y(tick):.1f}" class="grid"/>'
+        f'<text x="{left - 4}" y="{y(tick) + 4:.1f}" text-anchor="end" class="tick">'
+        f"{tick:.0f}</text>"
+        for tick in _ticks(lo, hi, 5)
+    ]
+
+
 def elo_bars(
-    rows: Sequence[tuple[str, float | None, float | None, float | None]], *, width: int = 640
+    rows: Sequence[tuple[str, float | None, float | None, float | None]], *, width: int = 560
 ) -> Markup:
     """One line per ``(entrant, elo, lo, hi)``: a dot at the rating and a bar over its 95 %
-    interval, on a shared axis."""
+    interval, on a shared axis with its title."""
     rated = [r for r in rows if r[1] is not None]
     if not rated:
         return Markup('<p class="muted">No ratings yet.</p>')
@@ -47,139 +83,249 @@ def elo_bars(
     highs = [r[3] if r[3] is not None else r[1] for r in rated]
     lo, hi = min(lows) - 20, max(highs) + 20
     x = _scale(lo, hi, _LABEL_W, width - 20)
-    line_h, height = 24, 24 * len(rated) + 30
-    parts = [
-        (
-            f'<svg class="chart" role="img" aria-label="Elo with 95% intervals" '
-            f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">'
-        )
-    ]
+    line_h = 26
+    plot_h = line_h * len(rated) + 6
+    height = plot_h + 40
+    parts = [_svg("Elo with 95% intervals", width, height)]
     for tick in _ticks(lo, hi):
         tx = x(tick)
         parts.append(
-            f'<line x1="{tx:.1f}" y1="0" x2="{tx:.1f}" y2="{height - 20}" '
-            f'class="grid"/><text x="{tx:.1f}" y="{height - 6}" '
-            f'text-anchor="middle" class="tick">{tick:.0f}</text>'
+            f'<line x1="{tx:.1f}" y1="0" x2="{tx:.1f}" y2="{plot_h}" class="grid"/>'
+            f'<text x="{tx:.1f}" y="{plot_h + 14}" text-anchor="middle" class="tick">'
+            f"{tick:.0f}</text>"
         )
+    parts.append(
+        f'<text x="{(_LABEL_W + width - 20) / 2:.0f}" y="{height - 4}" text-anchor="middle" '
+        'class="axis-title">Elo (bar: 95 % interval)</text>'
+    )
     for i, (name, elo, e_lo, e_hi) in enumerate(rated):
         cy = 16 + i * line_h
         a = x(e_lo if e_lo is not None else elo)
         b = x(e_hi if e_hi is not None else elo)
+        span = "" if e_lo is None or e_hi is None else f" ({e_lo:.0f} to {e_hi:.0f})"
         parts.append(
-            f'<text x="{_LABEL_W - 8}" y="{cy + 4}" text-anchor="end">{escape(_short(name))}'
-            f'</text><line x1="{a:.1f}" y1="{cy}" x2="{b:.1f}" y2="{cy}" class="bar"/>'
+            f"<g><title>{escape(name)}: {elo:.0f}{span}</title>"
+            f'<text x="{_LABEL_W - 8}" y="{cy + 4}" text-anchor="end">{i + 1}. '
+            f"{escape(_short(name, 18))}</text>"
+            f'<line x1="{a:.1f}" y1="{cy}" x2="{b:.1f}" y2="{cy}" class="bar"/>'
             f'<line x1="{a:.1f}" y1="{cy - 5}" x2="{a:.1f}" y2="{cy + 5}" class="bar"/>'
             f'<line x1="{b:.1f}" y1="{cy - 5}" x2="{b:.1f}" y2="{cy + 5}" class="bar"/>'
-            f'<circle cx="{x(elo):.1f}" cy="{cy}" r="4" class="dot">'
-            f"<title>{escape(name)}: {elo:.0f}</title></circle>"
+            f'<circle cx="{x(elo):.1f}" cy="{cy}" r="5" class="dot"/></g>'
         )
     parts.append("</svg>")
     return Markup("".join(parts))
 
 
-def _ticks(lo: float, hi: float, count: int = 6) -> list[float]:
-    raw = (hi - lo) / count
-    step = next(
-        (s for s in (1, 2, 5, 10, 20, 25, 50, 100, 200, 250, 500, 1000) if s >= raw), 1000.0
-    )
-    start = (int(lo // step) + 1) * step
-    return [start + i * step for i in range(count + 1) if start + i * step < hi]
-
-
 def _heat(value: float) -> str:
-    """White at 0.5, green towards 1, red towards 0."""
+    """Orange (#b35806) at 0, white at 0.5, purple (#542788) at 1."""
     v = max(0.0, min(1.0, value))
-    if v >= 0.5:
-        t = (v - 0.5) * 2
-        return f"rgb({int(255 - 155 * t)},{int(255 - 55 * t)},{int(255 - 155 * t)})"
-    t = (0.5 - v) * 2
-    return f"rgb({int(255 - 35 * t)},{int(255 - 155 * t)},{int(255 - 155 * t)})"
+    end, t = ((84, 39, 136), (v - 0.5) * 2) if v >= 0.5 else ((179, 88, 6), (0.5 - v) * 2)
+    r, g, b = (round(247 + (e - 247) * t) for e in end)
+    return f"rgb({r},{g},{b})"
+
+
+@dataclass(frozen=True)
+class HeatCell:
+    """One cell of a heat map: a value in [0, 1], the games behind it, a tooltip."""
+
+    value: float | None
+    games: int
+    tip: str
 
 
 def heat_map(
-    labels: Sequence[str], value: Callable[[str, str], float | None], *, title: str, cell: int = 44
+    labels: Sequence[str],
+    cell: Callable[[str, str], HeatCell],
+    *,
+    title: str,
+    href: Callable[[str, str], str | None] | None = None,
+    size: int = 48,
 ) -> Markup:
-    """A square matrix, row entrant against column entrant: ``value`` in [0, 1] as a colour
-    (red 0, white 0.5, green 1) and as a percentage; the diagonal and missing values blank."""
+    """A square matrix, row entrant against column entrant, both numbered in ``labels``'
+    order (1, 2, ...: the same numbers as the row names): the value as a colour and a
+    percentage, the games behind it, a tooltip, and with ``href`` a link per cell. A scale
+    shows what the colours mean; the diagonal is blank."""
     n = len(labels)
     if n == 0:
         return Markup('<p class="muted">No entrants.</p>')
-    top = 24
-    width, height = _LABEL_W + cell * n + 4, top + cell * n + 4
-    parts = [
-        (
-            f'<svg class="chart heat" role="img" aria-label="{escape(title)}" '
-            f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">'
-        )
-    ]
-    for j in range(n):
+    top, left = 30, _LABEL_W
+    width, height = max(left + size * n + 8, left + 250), top + size * n + 58
+    parts = [_svg(title, width, height, "chart heat")]
+    parts.append(
+        f'<text x="{left + size * n / 2:.0f}" y="11" text-anchor="middle" '
+        'class="axis-title">opponent (column)</text>'
+    )
+    for j, b in enumerate(labels):
         parts.append(
-            f'<text x="{_LABEL_W + j * cell + cell / 2:.0f}" y="16" '
-            f'text-anchor="middle">{j + 1}</text>'
+            f"<g><title>{j + 1}. {escape(b)}</title>"
+            f'<text x="{left + j * size + size / 2:.0f}" y="{top - 4}" text-anchor="middle" '
+            f'class="column">{j + 1}</text></g>'
         )
     for i, a in enumerate(labels):
-        y = top + i * cell
+        y = top + i * size
         parts.append(
-            f'<text x="{_LABEL_W - 8}" y="{y + cell / 2 + 4:.0f}" text-anchor="end">'
-            f"{i + 1}. {escape(_short(a, 18))}</text>"
+            f"<g><title>{escape(a)}</title>"
+            f'<text x="{left - 8}" y="{y + size / 2 + 4:.0f}" text-anchor="end" class="row">'
+            f"{i + 1}. {escape(_short(a, 17))}</text></g>"
         )
         for j, b in enumerate(labels):
-            v = None if a == b else value(a, b)
-            fill = "#eee" if v is None else _heat(v)
-            x = _LABEL_W + j * cell
-            text = "" if v is None else f"{100 * v:.0f}"
-            tip = "" if v is None else f"<title>{escape(a)} vs {escape(b)}: {text}%</title>"
-            parts.append(
-                f'<g><rect x="{x}" y="{y}" width="{cell - 2}" height="{cell - 2}" '
-                f'fill="{fill}"/>{tip}<text x="{x + cell / 2 - 1:.0f}" '
-                f'y="{y + cell / 2 + 4:.0f}" text-anchor="middle">{text}</text></g>'
+            x = left + j * size
+            if a == b:
+                parts.append(
+                    f'<rect x="{x}" y="{y}" width="{size - 2}" height="{size - 2}" '
+                    'fill="#ddd" opacity=".4"/>'
+                )
+                continue
+            c = cell(a, b)
+            fill = "#eee" if c.value is None else _heat(c.value)
+            text = "-" if c.value is None else f"{100 * c.value:.0f}%"
+            ink = " on-dark" if c.value is not None and abs(c.value - 0.5) > 0.3 else ""
+            body = (
+                f'<rect x="{x}" y="{y}" width="{size - 2}" height="{size - 2}" fill="{fill}"/>'
+                f"<title>{escape(c.tip)}</title>"
+                f'<text x="{x + size / 2 - 1:.0f}" y="{y + size / 2 - 1:.0f}" '
+                f'text-anchor="middle" class="cell-text{ink}">{text}</text>'
+                f'<text x="{x + size / 2 - 1:.0f}" y="{y + size / 2 + 12:.0f}" '
+                f'text-anchor="middle" class="cell-count{ink}">{c.games} g</text>'
             )
-    parts.append("</svg>")
+            link = href(a, b) if href else None
+            if link:
+                parts.append(f'<a href="{escape(link)}" class="heat-cell">{body}</a>')
+            else:
+                parts.append(f'<g class="heat-cell">{body}</g>')
+    scale_y, scale_w = top + size * n + 14, 200
+    steps = 10
+    for k in range(steps):
+        parts.append(
+            f'<rect x="{left + k * scale_w / steps:.1f}" y="{scale_y}" '
+            f'width="{scale_w / steps + 0.5:.1f}" height="10" fill="{_heat(k / (steps - 1))}"/>'
+        )
+    for frac, word in ((0, "0%"), (0.5, "50%"), (1, "100%")):
+        parts.append(
+            f'<text x="{left + frac * scale_w:.0f}" y="{scale_y + 24}" text-anchor="middle" '
+            f'class="tick">{word}</text>'
+        )
+    parts.append(
+        f'<text x="{left - 8}" y="{scale_y + 9}" text-anchor="end" class="tick">scale</text>'
+        f'<text x="{left}" y="{scale_y + 40}" class="tick">"g": games the two met in</text>'
+        "</svg>"
+    )
     return Markup("".join(parts))
 
 
 def line_chart(
-    series: Mapping[str, Sequence[tuple[int, float]]], *, width: int = 640, height: int = 280
+    series: Mapping[str, Sequence[tuple[int, float]]],
+    *,
+    width: int = 560,
+    height: int = 260,
+    x_title: str = "games played (plan order)",
+    y_title: str = "incremental Elo",
 ) -> Markup:
-    """One line per entrant (x: game number in plan order, y: rating), with a legend."""
+    """One line per entrant (x: game number in plan order, y: rating), with dots at the
+    points when they are few, axis titles and a legend."""
     points = [p for s in series.values() for p in s]
     if not points:
         return Markup('<p class="muted">No rating history yet.</p>')
     x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
     y0, y1 = min(p[1] for p in points) - 10, max(p[1] for p in points) + 10
-    left, bottom, legend_h = 50, 20, 18 * ((len(series) + 2) // 3) + 12
+    left, bottom = 58, 40
+    legend_h = 20 * ((len(series) + 1) // 2) + 8
     plot_h = height - bottom
-    height += legend_h
-    x = _scale(x0, x1 if x1 > x0 else x0 + 1, left, width - 10)
+    total_h = height + legend_h
+    lo_x, hi_x = (x0 - 1, x1 + 1) if x1 == x0 else (x0, x1)
+    x = _scale(lo_x, hi_x, left, width - 12)
     y = _scale(y0, y1, plot_h, 8)
-    parts = [
-        (
-            f'<svg class="chart" role="img" aria-label="rating history" '
-            f'viewBox="0 0 {width} {height}" width="{width}" height="{height}">'
-        )
-    ]
-    for tick in _ticks(y0, y1, 5):
+    parts = [_svg("rating history", width, total_h), *_y_grid(y0, y1, y, left, width - 12)]
+    x_ticks = sorted({x0, x1, *(int(t) for t in _ticks(lo_x, hi_x, 5) if x0 <= t <= x1)})
+    for tick in x_ticks:
         parts.append(
-            f'<line x1="{left}" y1="{y(tick):.1f}" x2="{width - 10}" '
-            f'y2="{y(tick):.1f}" class="grid"/><text x="{left - 4}" '
-            f'y="{y(tick) + 4:.1f}" text-anchor="end" class="tick">{tick:.0f}</text>'
+            f'<line x1="{x(tick):.1f}" y1="{plot_h}" x2="{x(tick):.1f}" y2="{plot_h + 4}" '
+            f'class="grid"/><text x="{x(tick):.1f}" y="{plot_h + 16}" text-anchor="middle" '
+            f'class="tick">{tick}</text>'
         )
     parts.append(
-        f'<text x="{width - 10}" y="{plot_h + 14}" text-anchor="end" class="tick">'
-        f'game {x1}</text><text x="{left}" y="{plot_h + 14}" class="tick">game {x0}'
-        "</text>"
+        f'<text x="{(left + width) / 2:.0f}" y="{plot_h + 34}" text-anchor="middle" '
+        f'class="axis-title">{escape(x_title)}</text>'
+        f'<text transform="translate(14 {plot_h / 2:.0f}) rotate(-90)" text-anchor="middle" '
+        f'class="axis-title">{escape(y_title)}</text>'
     )
+    few = len(points) <= 3 * max(1, len(series)) * 4
     for k, (name, line) in enumerate(series.items()):
         colour = PALETTE[k % len(PALETTE)]
         coords = " ".join(f"{x(a):.1f},{y(b):.1f}" for a, b in line)
         parts.append(
-            f'<polyline fill="none" stroke="{colour}" stroke-width="1.8" '
-            f'points="{coords}"><title>{escape(name)}</title></polyline>'
+            f'<polyline fill="none" stroke="{colour}" stroke-width="2" points="{coords}">'
+            f"<title>{escape(name)}</title></polyline>"
         )
-        lx, ly = left + (k % 3) * ((width - left) // 3), plot_h + 32 + (k // 3) * 18
+        shown = line if few else line[-1:]
+        for a, b in shown:
+            parts.append(
+                f'<circle cx="{x(a):.1f}" cy="{y(b):.1f}" r="3.5" fill="{colour}">'
+                f"<title>{escape(name)}: {b:.0f} after game {a}</title></circle>"
+            )
+        lx, ly = left + (k % 2) * ((width - left) // 2), height + 14 + (k // 2) * 20
         parts.append(
-            f'<rect x="{lx}" y="{ly - 9}" width="12" height="4" fill="{colour}"/>'
-            f'<text x="{lx + 16}" y="{ly - 3}">{escape(_short(name, 26))}</text>'
+            f'<rect x="{lx}" y="{ly - 9}" width="14" height="5" fill="{colour}"/>'
+            f'<text x="{lx + 18}" y="{ly - 3}">{escape(_short(name, 30))}</text>'
         )
+    parts.append("</svg>")
+    return Markup("".join(parts))
+
+
+@dataclass(frozen=True)
+class TimelinePoint:
+    """A bot's rating in one tournament: where it goes on the time axis, the rating and its
+    95 % interval, and a tooltip."""
+
+    label: str
+    elo: float
+    lo: float | None
+    hi: float | None
+    tip: str
+    href: str | None = None
+
+
+def timeline(points: Sequence[TimelinePoint], *, height: int = 240) -> Markup:
+    """A bot's rating in each of its tournaments, oldest first (x), with 95 % intervals."""
+    if not points:
+        return Markup('<p class="muted">No rated tournament yet.</p>')
+    step, left, bottom = 64, 58, 56
+    width = max(360, left + step * len(points) + 20)
+    lows = [p.lo if p.lo is not None else p.elo for p in points]
+    highs = [p.hi if p.hi is not None else p.elo for p in points]
+    y0, y1 = min(lows) - 20, max(highs) + 20
+    plot_h = height - bottom
+    y = _scale(y0, y1, plot_h, 8)
+    parts = [_svg("rating in each tournament", width, height), *_y_grid(y0, y1, y, left, width - 8)]
+    parts.append(
+        f'<text transform="translate(14 {plot_h / 2:.0f}) rotate(-90)" text-anchor="middle" '
+        'class="axis-title">Elo (bar: 95 % interval)</text>'
+        f'<text x="{(left + width) / 2:.0f}" y="{height - 4}" text-anchor="middle" '
+        'class="axis-title">tournaments, oldest first</text>'
+    )
+    previous = None
+    for i, p in enumerate(points):
+        cx = left + step * i + step / 2
+        if previous is not None:
+            parts.append(
+                f'<line x1="{previous[0]:.1f}" y1="{previous[1]:.1f}" x2="{cx:.1f}" '
+                f'y2="{y(p.elo):.1f}" class="grid"/>'
+            )
+        previous = (cx, y(p.elo))
+        body = f"<title>{escape(p.tip)}</title>"
+        if p.lo is not None and p.hi is not None:
+            body += (
+                f'<line x1="{cx:.1f}" y1="{y(p.lo):.1f}" x2="{cx:.1f}" y2="{y(p.hi):.1f}" '
+                'class="bar"/>'
+            )
+        body += (
+            f'<circle cx="{cx:.1f}" cy="{y(p.elo):.1f}" r="5" class="dot"/>'
+            f'<text x="{cx:.1f}" y="{plot_h + 16}" text-anchor="middle" class="tick">'
+            f"{escape(_short(p.label, 10))}</text>"
+        )
+        if p.href:
+            parts.append(f'<a href="{escape(p.href)}">{body}</a>')
+        else:
+            parts.append(f"<g>{body}</g>")
     parts.append("</svg>")
     return Markup("".join(parts))

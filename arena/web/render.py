@@ -22,7 +22,16 @@ def _environment() -> Environment:
         lstrip_blocks=True,
     )
     env.filters["num"] = lambda v, d=0: "-" if v is None else f"{v:.{d}f}"
+    env.filters["duration"] = duration
     return env
+
+
+def duration(seconds: float) -> str:
+    """A duration in words: ``45 s``, ``12 min``, ``3 h 05 min``."""
+    if seconds < 90:
+        return f"{seconds:.0f} s"
+    minutes = round(seconds / 60)
+    return f"{minutes} min" if minutes < 90 else f"{minutes // 60} h {minutes % 60:02d} min"
 
 
 def render(template: str, links: Links, **context: Any) -> str:

@@ -14,15 +14,28 @@ from __future__ import annotations
 import threading
 import time
 from collections import OrderedDict
+from collections.abc import Mapping
 from dataclasses import dataclass
 from typing import Any
 
 from arena.web import charts, queries
-from arena.web.frames import REFEREE, frames
+from arena.web.frames import (
+    REFEREE,
+    Replay,
+    ReplayMismatch,
+    build_replay,
+    packed,
+    perspective_frames,
+    replay_script,
+)
+from arena.web.links import DOWNLOADS, Links
+from arena.web.queries import GamesFilter
+from arena.web.runs import run_status
 from tournaments import published, reports
 from tournaments.errors import NotFound
+from tournaments.schedule import TournamentKind
 from tournaments.store import Store
-from tournaments.values import TournamentInfo
+from tournaments.values import TournamentInfo, TournamentStatus
 
 __all__ = ["Bundle", "DealInPlay", "Site"]
 
@@ -50,7 +63,7 @@ class Site:
 
     #: The live view recomputes ratings of a running tournament at most this often, and
     #: never more than ``1 / LIVE_SHARE`` of the time (a 2 % share of one core at most).
-    LIVE_MIN_S = 5.0
+    LIVE_MIN_S = 2.0
     LIVE_SHARE = 0.02
 
     def __init__(self, db_path: str, *, bundled: tuple[str, ...] = ()) -> None:
@@ -60,9 +73,33 @@ class Site:
         self._last: dict[int, Bundle] = {}
         self._samples: dict[int, list[tuple[float, int]]] = {}
         self._computing: dict[int, threading.Lock] = {}
+        self._replays: OrderedDict[int, tuple[Replay, str]] = OrderedDict()
         self._lock = threading.Lock()
 
     # -- tournaments --------------------------------------------------------------------
+
+    def index(self, store: Store, params: Mapping[str, str]) -> dict[str, Any]:
+        """The tournaments (those of one game, or of one status, when ``params`` say so),
+        each with its run's state. A ladder's batches are on its page (/ladders/NAME), not
+        listed one by one here."""
+        infos = [t for t in store.list_tournaments() if t.spec.kind is not TournamentKind.LADDER]
+        statuses = tuple(status.value for status in TournamentStatus)
+        game, status = params.get("game") or None, params.get("status") or None
+        if status is not None and status not in statuses:
+            raise queries.BadParameter(f"status must be one of {', '.join(statuses)}")
+        shown = [
+            t
+            for t in infos
+            if (game is None or t.spec.game == game)
+            and (status is None or t.status.value == status)
+        ]
+        return {
+            "tournaments": shown,
+            "runs": {t.id: run_status(store, t) for t in shown},
+            "games": sorted({t.spec.game for t in infos}),
+            "statuses": statuses,
+            "chosen": {"game": game, "status": status},
+        }
 
     def bundle(self, store: Store, tid: int, *, info: TournamentInfo | None = None) -> Bundle:
         """The tournament's derived data. While it runs, the last one computed is reused
@@ -121,18 +158,58 @@ class Site:
         store: Store,
         tid: int,
         *,
+        links: Links,
         page: int = 1,
-        entrant: str | None = None,
+        games_filter: GamesFilter | None = None,
         per_page: int = 50,
     ) -> dict[str, Any]:
+        """Everything a tournament page shows: its run, rankings, charts (both heat maps
+        number the entrants in ranking order; a cell links to the two entrants' games), the
+        latest games, one page of its games (filtered), and with an entrant and an opponent
+        their head-to-head score."""
         info = store.tournament(tid)
         bundle = self.bundle(store, tid, info=info)
+        games_filter = games_filter or GamesFilter()
         labels = [e.name for e in info.entrants]
         los = bundle.rankings["los"] if bundle.info.games_done else {}
-        ranked = [r.entrant for r in bundle.rows]
-        cross = {(p["entrant"], p["opponent"]): p["score"] for p in bundle.crosstable["pairs"]}
+        ranked = [r.entrant for r in bundle.rows] or labels
+        pairs = {(p["entrant"], p["opponent"]): p for p in bundle.crosstable["pairs"]}
+
+        def played(a: str, b: str) -> int:
+            pair = pairs.get((a, b))
+            return pair["wins"] + pair["draws"] + pair["losses"] if pair else 0
+
+        def los_cell(a: str, b: str) -> charts.HeatCell:
+            value = los.get(a, {}).get(b)
+            tip = f"{a} over {b}: " + (
+                "no games yet" if value is None else f"{100 * value:.0f}% likely to be stronger"
+            )
+            return charts.HeatCell(value, played(a, b), tip + f" ({played(a, b)} games met)")
+
+        def cross_cell(a: str, b: str) -> charts.HeatCell:
+            pair = pairs.get((a, b))
+            score = pair["score"] if pair else None
+            if pair is None or score is None:
+                return charts.HeatCell(None, 0, f"{a} and {b} have not met yet")
+            tip = (
+                f"{a} against {b}: {pair['wins']} wins, {pair['draws']} draws, "
+                f"{pair['losses']} losses ({100 * score:.0f}%); open their games"
+            )
+            return charts.HeatCell(score, played(a, b), tip)
+
+        def games_of(a: str, b: str) -> str | None:
+            found = links.tournament(tid, games_filter=GamesFilter(entrant=a, opponent=b))
+            return None if found is None else found + "#games-title"
+
+        h2h = None
+        if games_filter.entrant and games_filter.opponent:
+            pair = pairs.get((games_filter.entrant, games_filter.opponent))
+            if pair is not None:
+                h2h = pair | {"played": played(games_filter.entrant, games_filter.opponent)}
         return {
             "info": info,
+            "run": run_status(store, info),
+            "live": self.live(store, tid, info=info),
             "rows": bundle.rows,
             "rated_games": bundle.info.games_done,
             "faults": bundle.tournament["faults"],
@@ -140,16 +217,22 @@ class Site:
                 [(r.entrant, r.elo, r.elo_lo, r.elo_hi) for r in bundle.rows]
             ),
             "los_chart": charts.heat_map(
-                ranked if los else [],
-                lambda a, b: los.get(a, {}).get(b),
-                title="likelihood of superiority",
+                ranked, los_cell, title="likelihood of superiority", href=games_of
             ),
             "cross_chart": charts.heat_map(
-                labels, lambda a, b: cross.get((a, b)), title="crosstable score"
+                ranked, cross_cell, title="crosstable score", href=games_of
             ),
-            "history_chart": charts.line_chart(bundle.history),
-            "games": queries.games_page(store, tid, entrant=entrant, page=page, per_page=per_page),
+            "history_chart": charts.line_chart(
+                {e: [(i + 1, r) for i, r in s] for e, s in bundle.history.items()}
+            ),
+            "games": queries.games_page(
+                store, tid, games_filter=games_filter, page=page, per_page=per_page, info=info
+            ),
+            "recent": queries.recent_games(store, tid),
+            "h2h": h2h,
             "entrants": labels,
+            "downloads": DOWNLOADS,
+            "faulted": GamesFilter(faults="with"),
         }
 
     def tournament_json(self, store: Store, tid: int) -> dict[str, Any]:
@@ -173,13 +256,17 @@ class Site:
         for info in reversed(store.list_tournaments()):
             self.bundle(store, info.id, info=info)
 
-    def live(self, store: Store, tid: int) -> dict[str, Any]:
-        """Progress, rate, ETA and current rankings of a tournament, cheap enough to poll:
-        the ratings are recomputed only when the throttle allows (see ``LIVE_SHARE``)."""
-        info = store.tournament(tid)
+    def live(self, store: Store, tid: int, *, info: TournamentInfo | None = None) -> dict[str, Any]:
+        """Progress, run state, rate, ETA and current rankings of a tournament, cheap enough
+        to poll: the ratings are recomputed only when the throttle allows (see
+        ``LIVE_SHARE``). Rate and ETA are given only while the run is alive."""
+        info = info or store.tournament(tid)
+        run = run_status(store, info)
         now = time.monotonic()
         with self._lock:
             samples = self._samples.setdefault(tid, [])
+            if run.state != "running":
+                samples.clear()
             samples.append((now, info.games_done))
             while len(samples) > 2 and now - samples[0][0] > 60:
                 samples.pop(0)
@@ -187,25 +274,69 @@ class Site:
         rate = (info.games_done - first[1]) / (now - first[0]) if now - first[0] >= 1 else None
         left = info.games_total - info.games_done
         eta = left / rate if rate else (0.0 if not left else None)
+        if run.state != "running":
+            rate = eta = None
         last = self.bundle(store, tid, info=info)
-        rankings = last.tournament["rankings"]
         return {
             "tournament": tid,
             "status": info.status.value,
+            "run": run.to_dict(),
             "games_done": info.games_done,
             "games_total": info.games_total,
             "rate_per_s": None if rate is None else round(rate, 3),
             "eta_s": None if eta is None else round(eta, 1),
-            "rankings": rankings,
+            "rankings": last.tournament["rankings"],
             "rankings_games": last.info.games_done,
         }
 
     # -- bots and games -----------------------------------------------------------------
 
     def bot(self, store: Store, name: str) -> dict[str, Any]:
+        """A bot's record (``queries.bot_record``), its description, its log, and its
+        rating in each of its tournaments (from their rankings: ``ratings``)."""
         record = queries.bot_record(store, name, bundled=self.bundled)
-        record["log"] = queries.bot_log_text(self.db_path, name, record)
+        record["description"] = queries.bot_description(name, record["kind"])
+        record["log"] = queries.bot_log_text(store, self.db_path, name, record)
+        ratings = []
+        for entry in record["tournaments"]:
+            row = next(
+                (r for r in self.bundle(store, entry["id"]).rows if r.entrant == entry["entrant"]),
+                None,
+            )
+            if row is not None and row.elo is not None:
+                ratings.append(
+                    {
+                        "tournament": entry["id"],
+                        "entrant": entry["entrant"],
+                        "game": entry["game"],
+                        "created_at": entry["created_at"],
+                        "elo": row.elo,
+                        "elo_lo": row.elo_lo,
+                        "elo_hi": row.elo_hi,
+                        "games": row.games,
+                    }
+                )
+        record["ratings"] = ratings
         return record
+
+    def bot_page(self, store: Store, name: str, *, links: Links) -> dict[str, Any]:
+        """A bot's page: its record and a chart of its rating in each of its tournaments."""
+        record = self.bot(store, name)
+        points = [
+            charts.TimelinePoint(
+                label=f"#{r['tournament']} {r['game']}",
+                elo=r["elo"],
+                lo=r["elo_lo"],
+                hi=r["elo_hi"],
+                tip=(
+                    f"tournament {r['tournament']} ({r['game']}, {r['created_at'][:10]}), as "
+                    f"{r['entrant']}: {r['elo']:.0f} over {r['games']} games"
+                ),
+                href=links.tournament(r["tournament"]),
+            )
+            for r in record["ratings"]
+        ]
+        return {"bot": record, "rating_chart": charts.timeline(points)}
 
     def open_game(self, store: Store, game_id: int) -> Any:
         """The stored game, refused (``DealInPlay``) while its deal is still in play."""
@@ -219,16 +350,51 @@ class Site:
             )
         return stored
 
+    #: Replays kept built (a replay is the same forever once shown).
+    REPLAYS_KEPT = 24
+
+    def replay(self, store: Store, game_id: int) -> tuple[Replay, str]:
+        """Game ``game_id``'s frames (every perspective) and the viewer's script of them
+        (packed and compressed once), refused (``DealInPlay``) while its deal is still in
+        play."""
+        stored = self.open_game(store, game_id)
+        with self._lock:
+            found = self._replays.get(game_id)
+            if found is not None:
+                self._replays.move_to_end(game_id)
+                return found
+        try:
+            replay = build_replay(stored.record, list(stored.planned.seating))
+        except ReplayMismatch:
+            raise NotFound(
+                f"game {game_id} does not replay to its stored result "
+                "(was it played with another version of the rules?)"
+            ) from None
+        found = (replay, replay_script(packed(replay)))
+        with self._lock:
+            self._replays[game_id] = found
+            while len(self._replays) > self.REPLAYS_KEPT:
+                self._replays.popitem(last=False)
+        return found
+
     def game_page(self, store: Store, game_id: int) -> dict[str, Any]:
         stored = self.open_game(store, game_id)
         record = stored.record
+        replay, _ = self.replay(store, game_id)
         faults = [f.to_dict() for f in record.faults]
+        first_of_step: dict[int, int] = {}
+        for frame in replay.frames:
+            first_of_step.setdefault(frame.step, frame.index)
+        for fault in faults:  # the frame that shows the step the fault was met at
+            fault["frame"] = first_of_step.get(fault["step"] + 1, len(replay.frames) - 1)
         return {
             "stored": stored,
             "record": record,
             "faults": faults,
             "seats": list(range(record.players)),
             "names": list(stored.planned.seating),
+            "sheet": replay.sheet,
+            "frames": len(replay.frames),
         }
 
     def game_json(self, store: Store, game_id: int, seat: int | None) -> dict[str, Any]:
@@ -238,15 +404,14 @@ class Site:
         return published.seat_data(published.replayed(store, game_id), seat)
 
     def game_frames(self, store: Store, game_id: int, perspective: str) -> dict[str, Any]:
-        stored = self.open_game(store, game_id)
-        record = published.replayed(store, game_id)
+        replay, _ = self.replay(store, game_id)
         if perspective != REFEREE and (
             not (perspective.isascii() and perspective.isdigit())
-            or int(perspective) >= record.players
+            or int(perspective) >= replay.players
         ):
             raise NotFound(f"game {game_id} has no seat {perspective!r}")
-        return frames(
-            record,
-            perspective if perspective == REFEREE else int(perspective),
-            list(stored.planned.seating),
-        )
+        return perspective_frames(replay, perspective)
+
+    def replay_script(self, store: Store, game_id: int) -> str:
+        """The replay viewer's data of game ``game_id`` (``frames.replay_script``)."""
+        return self.replay(store, game_id)[1]

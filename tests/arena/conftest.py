@@ -8,8 +8,8 @@ from pathlib import Path
 
 import pytest
 
-from arena.botproc import BotPool, BotSpec
-from arena.hub import Hub
+from arena.procs.botproc import BotPool, BotSpec
+from arena.procs.hub import Hub
 from tests.arena.toygame import install
 from tournaments.catalogue import bundled_spec
 

@@ -14,14 +14,15 @@ from pathlib import Path
 
 import pytest
 
-from arena.botproc import BotSpec
-from arena.driver import Played
 from arena.games import get_game
-from arena.hub import MAX_GAMES_PER_PROCESS
-from arena.logs import bot_logs
-from arena.record import FaultKind, Limits
-from arena.referee import Table
-from arena.session import Session
+from arena.procs.botproc import BotSpec
+from arena.procs.hub import MAX_GAMES_PER_PROCESS
+from arena.procs.limits import Limits
+from arena.procs.logs import bot_logs
+from arena.referee.driver import Played
+from arena.referee.game import Table
+from arena.referee.record import FaultKind
+from arena.referee.session import Session
 from tests.arena.conftest import ROGUES, bundled
 
 LIMITS = Limits(move_ms=3000, startup_ms=10_000)

@@ -7,10 +7,12 @@ import time
 import pytest
 
 from arena.errors import BotStartError
-from arena.record import Chooser, FaultKind, Limits
-from arena.referee import Referee
-from arena.replay import replay
-from arena.seats import ProcessSeat
+from arena.procs.limits import Limits
+from arena.referee import driver
+from arena.referee.game import Table
+from arena.referee.record import Chooser, FaultKind
+from arena.referee.replay import replay
+from arena.referee.seats import ProcessSeat
 from tests.arena.conftest import bundled, rogue
 
 FAST = Limits(move_ms=300, max_faults=3)
@@ -18,13 +20,16 @@ FAST = Limits(move_ms=300, max_faults=3)
 
 def play(hub, pool, toy, specs, *, seed=1, limits=FAST, rounds=3, game_id=1):
     procs = pool.get([(f"s{i}:{spec.name}", spec) for i, spec in enumerate(specs)])
-    return Referee(limits).play(
-        toy,
-        [ProcessSeat(hub, proc) for proc in procs],
-        seed=seed,
-        options={"rounds": rounds},
-        game_id=game_id,
-        bot_seeds=[seed * 10 + i for i in range(len(specs))],
+    return driver.play(
+        Table(
+            toy,
+            [ProcessSeat(hub, proc) for proc in procs],
+            seed=seed,
+            options={"rounds": rounds},
+            game_id=game_id,
+            bot_seeds=[seed * 10 + i for i in range(len(specs))],
+        ),
+        limits,
     )
 
 
@@ -150,7 +155,7 @@ def test_simultaneous_steps_are_sent_to_all_seats_at_once(hub, pool, toy, monkey
     ],
 )
 def test_bots_that_do_not_start_give_a_clear_error(hub, tmp_path, name, message):
-    from arena.botproc import BotPool
+    from arena.procs.botproc import BotPool
 
     with BotPool(hub, startup_ms=800, log_dir=tmp_path) as pool:
         with pytest.raises(BotStartError, match=message):

@@ -6,10 +6,11 @@ import json
 import re
 from pathlib import Path
 
-from arena.logs import bot_logs
-from arena.record import Limits
-from arena.referee import Referee
-from arena.seats import ProcessSeat
+from arena.procs.limits import Limits
+from arena.procs.logs import bot_logs
+from arena.referee import driver
+from arena.referee.game import Table
+from arena.referee.seats import ProcessSeat
 from tests.arena.conftest import bundled, rogue
 
 
@@ -19,12 +20,15 @@ def test_without_bot_seeds_a_bot_gets_a_random_seed_not_the_deal(
     deal = 123_456_789_012
     procs = pool.get([("spy", rogue("spy")), ("other", bundled("first"))])
     for game_id in (1, 2):
-        Referee(Limits(move_ms=2000)).play(
-            toy,
-            [ProcessSeat(hub, proc) for proc in procs],
-            seed=deal,
-            game_id=game_id,
-            options={"rounds": 1},
+        driver.play(
+            Table(
+                toy,
+                [ProcessSeat(hub, proc) for proc in procs],
+                seed=deal,
+                game_id=game_id,
+                options={"rounds": 1},
+            ),
+            Limits(move_ms=2000),
         )
     pool.close()
     text = "".join(p.read_text() for p in bot_logs(tmp_path / "logs", "spy"))

@@ -8,18 +8,20 @@ import time
 import pytest
 
 from arena.errors import IllegalAction
-from arena.record import Chooser, FaultKind, Limits
-from arena.referee import Referee
-from arena.replay import replay
-from arena.seats import InProcessSeat, Misbehave, ScriptedSeat
-from arena.session import Session
+from arena.procs.limits import Limits
+from arena.referee import driver
+from arena.referee.game import Table
+from arena.referee.record import Chooser, FaultKind
+from arena.referee.replay import replay
+from arena.referee.seats import InProcessSeat, Misbehave, ScriptedSeat
+from arena.referee.session import Session
 
 LIMITS = Limits(move_ms=1000, max_faults=3)
 
 
 def play(toy, seats, *, rounds=3, limits=LIMITS, seed=1):
-    return Referee(limits).play(
-        toy, seats, seed=seed, options={"rounds": rounds}, bot_seeds=[7] * len(seats)
+    return driver.play(
+        Table(toy, seats, seed=seed, options={"rounds": rounds}, bot_seeds=[7] * len(seats)), limits
     )
 
 

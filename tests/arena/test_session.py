@@ -5,8 +5,9 @@ from __future__ import annotations
 import pytest
 
 from arena.errors import BotStartError
-from arena.record import Chooser, FaultKind, Limits
-from arena.session import Session
+from arena.procs.limits import Limits
+from arena.referee.record import Chooser, FaultKind
+from arena.referee.session import Session
 from tests.arena.conftest import bundled, rogue
 
 LIMITS = Limits(move_ms=2000, startup_ms=3000)

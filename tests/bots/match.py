@@ -6,9 +6,9 @@ from __future__ import annotations
 import random
 
 from arena.games import get_game
-from arena.record import Limits
-from arena.seats import Act, InProcessSeat
-from arena.session import Session
+from arena.procs.limits import Limits
+from arena.referee.seats import Act, InProcessSeat
+from arena.referee.session import Session
 
 #: In-process bots are timed, not raced: a loaded machine must not turn a slow answer into a
 #: fault.

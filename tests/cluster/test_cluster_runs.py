@@ -22,6 +22,8 @@ import pytest
 
 from tests.cluster.conftest import ROOT, LocalCluster, start_cluster
 from tests.tournaments.test_runner import cli, copy_database, done_count, results
+from tests.unchecked import add_unchecked
+from tournaments.cluster import ACCEPT_UNSANDBOXED as ACCEPT
 from tournaments.store import Store
 
 pytest.importorskip("distributed")
@@ -148,7 +150,7 @@ def test_a_cluster_run_stores_what_a_local_run_does(
     db, tid = fresh(template, tmp_path), template[1]
     out = cli(
         "tournament", "run", str(tid), "--cluster", cluster.address, "--jobs", "2",
-        "--sandbox", "auto", "--db", str(db),
+        "--sandbox", "auto", ACCEPT, "--db", str(db),
     )  # fmt: skip
     assert f"{GAMES}/{GAMES} games played" in out
     assert results(db, tid) == local_results
@@ -163,8 +165,9 @@ def test_a_killed_worker_loses_nothing(
     try:
         db, tid = fresh(template, tmp_path), template[1]
         proc = arena(  # one game at a time: still going when the kill comes
-            db, tid, "--cluster", own.address, "--games-per-worker", "1", "--sandbox", "auto"
-        )
+            db, tid, "--cluster", own.address, "--games-per-worker", "1", "--sandbox", "auto",
+            ACCEPT,
+        )  # fmt: skip
         assert wait_done(db, tid, 4, proc) < GAMES
         own.kill(own.workers[0])
         code, log = finish(proc)
@@ -180,12 +183,12 @@ def test_a_resumed_run_finishes_and_shows_no_process_a_game_twice(
     db, tid = fresh(template, tmp_path), template[1]
     seen = cluster.seen
     assert seen is not None
-    proc = arena(db, tid, "--cluster", cluster.address, "--sandbox", "off", "--jobs", "2")
+    proc = arena(db, tid, "--cluster", cluster.address, "--sandbox", "off", ACCEPT, "--jobs", "2")
     assert wait_done(db, tid, 5, proc) < GAMES
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(30)
     out = cli(
-        "tournament", "run", str(tid), "--cluster", cluster.address, "--sandbox", "off",
+        "tournament", "run", str(tid), "--cluster", cluster.address, "--sandbox", "off", ACCEPT,
         "--quiet", "--db", str(db),
     )  # fmt: skip
     assert f"{GAMES}/{GAMES} games played" in out
@@ -203,8 +206,9 @@ def test_the_scheduler_gone_stops_the_run_and_a_run_again_finishes(
     try:
         db, tid = fresh(template, tmp_path), template[1]
         proc = arena(  # one game at a time: still going when the kill comes
-            db, tid, "--cluster", own.address, "--games-per-worker", "1", "--sandbox", "auto"
-        )
+            db, tid, "--cluster", own.address, "--games-per-worker", "1", "--sandbox", "auto",
+            ACCEPT,
+        )  # fmt: skip
         assert wait_done(db, tid, 3, proc) < GAMES
         own.kill(own.scheduler)
         code, message = finish(proc, 120)
@@ -235,7 +239,7 @@ def test_a_worker_that_lacks_a_command_bot_file_a_sandbox_or_the_version_is_name
         db = tmp_path / "arena.db"
         script = tmp_path / "cmdbot.py"
         with Store.open(db) as store:
-            store.add_bot("cmdbot", f"{sys.executable} {script}", version="x", games=["skull"])
+            add_unchecked(store, "cmdbot", [sys.executable, str(script)])
         out = cli(
             "tournament", "create", "--game", "skull", "--bots", "cmdbot,random,first",
             "--seed", "1", "--json", "--db", str(db),
@@ -258,22 +262,23 @@ def test_a_worker_never_plays_a_game_twice_in_a_run_and_a_closed_run_plays_nothi
 ) -> None:
     from distributed import Client
 
-    from arena.record import Limits
-    from arena.sandbox import SandboxMode
+    from arena.games import get_game
+    from arena.procs.limits import Limits
+    from arena.procs.sandbox import SandboxMode
     from tournaments.catalogue import Catalogue
-    from tournaments.cluster_worker import RunConfig, RunPlugin, play_games
+    from tournaments.cluster_worker import ClusterRun, RunPlugin, play_games
+    from tournaments.playing import RunConfig
     from tournaments.shipping import ship
 
     with Store.open(template[0]) as store:
         game_id, planned = store.pending_games(template[1])[0]
-    run = RunConfig(
+    run = ClusterRun(
         run_id="duplicate-test",
-        game="skull",
-        options={},
+        config=RunConfig(
+            game=get_game("skull"), options={}, bots={}, limits=Limits(move_ms=2000), at_once=1
+        ),
         bots={label: ship(Catalogue({}), "random") for label in planned.seating},
-        limits=Limits(move_ms=2000),
         sandbox=SandboxMode.OFF,
-        at_once=1,
     )
     with Client(cluster.address, timeout=30) as client:
         worker = sorted(client.scheduler_info()["workers"])[0]

@@ -1,7 +1,7 @@
 """Bots shipped to cluster workers (``tournaments.shipping``), and Dask imported only when asked:
-a folder bot's archive unpacks to its registered version or is refused; a bot changed since it
-was registered, or a remote one, cannot go to a cluster; without Dask, ``--cluster`` says what
-to install."""
+a folder bot's archive is its registered copy and unpacks to that content or is refused; a bot
+registered before copies, or a remote one, cannot go to a cluster; without Dask, ``--cluster``
+says what to install."""
 
 from __future__ import annotations
 
@@ -17,9 +17,12 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from tournaments.catalogue import Catalogue, folder_version
+from tests.unchecked import add_folder_unchecked, add_unchecked
+from tournaments.botcopies import BotFilesError, tree_digest
+from tournaments.catalogue import Catalogue
 from tournaments.cluster import INSTALL_HINT, distributed_module
 from tournaments.errors import ClusterError
+from tournaments.oldversions import folder_version
 from tournaments.shipping import BotKind, missing_files, pack, ship, unpack, worker_spec
 from tournaments.store import Store
 
@@ -35,22 +38,18 @@ def bot_folder(tmp_path: Path) -> Path:
     return folder
 
 
-def registered(tmp_path: Path, folder: Path, version: str | None = None) -> Catalogue:
+def registered(tmp_path: Path, folder: Path) -> Catalogue:
+    """A catalogue with ``folder`` registered as bot ``mybot`` (copied into the store)."""
     with Store.open(tmp_path / "arena.db") as store:
-        store.add_bot(
-            "mybot",
-            f"{sys.executable} {folder}/bot.py",
-            version=version or folder_version(folder),
-            path=str(folder),
-            games=["skull"],
-        )
+        add_folder_unchecked(store, "mybot", folder, f"{sys.executable} {folder}/bot.py")
         return Catalogue.of(store)
 
 
-def test_a_folder_bot_unpacks_to_its_registered_version(tmp_path: Path) -> None:
+def test_a_folder_bot_unpacks_to_its_registered_copy(tmp_path: Path) -> None:
     folder = bot_folder(tmp_path)
     shipped = ship(registered(tmp_path, folder), "mybot")
-    assert shipped.kind is BotKind.FOLDER and shipped.version == folder_version(folder)
+    assert shipped.kind is BotKind.FOLDER and shipped.digest == tree_digest(folder)
+    assert shipped.folder != str(folder), "the copy travels, not the folder"
     target = unpack(shipped, tmp_path / "worker" / "mybot")
     assert (target / "lib" / "data.txt").read_text() == "weights\n"
     assert (target / "link").is_symlink() and not (target / "__pycache__").exists()
@@ -63,7 +62,7 @@ def test_a_tampered_archive_is_refused(tmp_path: Path) -> None:
     shipped = ship(registered(tmp_path, folder), "mybot")
     (folder / "bot.py").write_text("print('evil')\n")
     tampered = replace(shipped, archive=pack(folder))
-    with pytest.raises(ClusterError, match="not to its registered version"):
+    with pytest.raises(ClusterError, match="not those of its version"):
         unpack(tampered, tmp_path / "worker" / "mybot")
 
 
@@ -81,24 +80,31 @@ def test_an_archive_cannot_write_outside_its_folder(tmp_path: Path) -> None:
     assert not (tmp_path / "worker" / "escaped.txt").exists()
 
 
-def test_a_bot_changed_since_registration_or_remote_is_not_shipped(tmp_path: Path) -> None:
+def test_the_registered_code_travels_and_old_or_remote_bots_do_not(tmp_path: Path) -> None:
     folder = bot_folder(tmp_path)
-    catalogue = registered(tmp_path, folder, version="0123456789ab")
-    with pytest.raises(ClusterError, match="changed since it was registered"):
-        ship(catalogue, "mybot")
+    catalogue = registered(tmp_path, folder)
+    (folder / "bot.py").write_text("print('edited after registration')\n")
+    target = unpack(ship(catalogue, "mybot"), tmp_path / "worker" / "mybot")
+    assert (target / "bot.py").read_text() == "print('hi')\n"
     with Store.open(tmp_path / "arena.db") as store:
         from tournaments.remote import add_remote_bot
 
         add_remote_bot(store, "far", ("skull",))
-        with pytest.raises(ClusterError, match="remote"):
-            ship(Catalogue.of(store), "far")
+        store.add_bot(
+            "old", f"{sys.executable} bot.py", version=folder_version(folder), path=str(folder)
+        )  # fmt: skip  (registered before copies)
+        catalogue = Catalogue.of(store)
+    with pytest.raises(ClusterError, match="remote"):
+        ship(catalogue, "far")
+    with pytest.raises(ClusterError, match="before the arena kept copies"):
+        ship(catalogue, "old")
 
 
 def test_a_command_bot_names_its_files_and_a_bundled_bot_nothing(tmp_path: Path) -> None:
     script = tmp_path / "cmd.py"
     script.write_text("")
     with Store.open(tmp_path / "arena.db") as store:
-        store.add_bot("cmd", f"{sys.executable} -u {script}", version="x", games=["skull"])
+        add_unchecked(store, "cmd", (sys.executable, "-u", str(script)))
         catalogue = Catalogue.of(store)
     shipped = {"cmd": ship(catalogue, "cmd"), "random": ship(catalogue, "random")}
     assert shipped["random"].kind is BotKind.BUNDLED
@@ -152,12 +158,11 @@ def test_the_command_line_does_not_import_dask() -> None:
 
 
 @pytest.mark.parametrize("kind", ["fifo", "absolute link", "link out"])
-def test_a_folder_a_worker_would_refuse_is_refused_before_the_run(
+def test_a_folder_a_worker_would_refuse_is_refused_at_registration(
     tmp_path: Path, kind: str
 ) -> None:
-    """A bot's folder decides what travels: a FIFO (the hash counts it, the archive cannot
-    hold it) or a link out of the folder would make every worker refuse the run, with a
-    misleading hash error for the FIFO; the arena names the file before anything starts."""
+    """A FIFO or a link out of the folder would make every worker refuse the run: the copy
+    made at registration refuses it first, naming the file; a link inside the folder travels."""
     folder = bot_folder(tmp_path)
     name = {"fifo": "pipe", "absolute link": "abs", "link out": "out"}[kind]
     if kind == "fifo":
@@ -165,10 +170,8 @@ def test_a_folder_a_worker_would_refuse_is_refused_before_the_run(
     else:
         (folder / name).symlink_to("/etc/hostname" if kind == "absolute link" else "../../x")
     (folder / "lib" / "up").symlink_to("..")  # a link inside the folder travels
-    with pytest.raises(ClusterError, match=f"'{name}' "):
-        ship(registered(tmp_path, folder), "mybot")
+    with pytest.raises(BotFilesError, match=f"'{name}' "):
+        registered(tmp_path, folder)
     (folder / name).unlink()
-    again = tmp_path / "again"
-    again.mkdir()
-    target = unpack(ship(registered(again, folder), "mybot"), tmp_path / "worker" / "b")
+    target = unpack(ship(registered(tmp_path, folder), "mybot"), tmp_path / "worker" / "b")
     assert (target / "lib" / "up").is_symlink()

@@ -12,11 +12,13 @@ import pytest
 pytest.importorskip("distributed")
 
 from arena.cli.progress import ProgressBar  # noqa: E402
-from arena.record import Limits  # noqa: E402
-from arena.sandbox import SandboxMode  # noqa: E402
+from arena.games import get_game  # noqa: E402
+from arena.procs.limits import Limits  # noqa: E402
+from arena.procs.sandbox import SandboxMode  # noqa: E402
 from tournaments import cluster_worker  # noqa: E402
 from tournaments.catalogue import Catalogue  # noqa: E402
 from tournaments.errors import ClusterError  # noqa: E402
+from tournaments.playing import RunConfig  # noqa: E402
 from tournaments.runner import Progress  # noqa: E402
 from tournaments.schedule import PlannedGame  # noqa: E402
 from tournaments.shipping import ship  # noqa: E402
@@ -24,14 +26,13 @@ from tournaments.shipping import ship  # noqa: E402
 
 def test_a_run_the_arena_stopped_renewing_is_closed_with_its_bots(tmp_path: Path) -> None:
     seating = ("a", "b", "c")
-    config = cluster_worker.RunConfig(
+    config = cluster_worker.ClusterRun(
         run_id="quiet-arena",
-        game="skull",
-        options={},
+        config=RunConfig(
+            game=get_game("skull"), options={}, bots={}, limits=Limits(move_ms=2000), at_once=1
+        ),
         bots={label: ship(Catalogue({}), "random") for label in seating},
-        limits=Limits(move_ms=2000),
         sandbox=SandboxMode.OFF,
-        at_once=1,
     )
     plugin = cluster_worker.RunPlugin(config)
     plugin.setup(SimpleNamespace(local_directory=str(tmp_path), periodic_callbacks={}))

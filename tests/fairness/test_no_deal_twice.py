@@ -16,11 +16,13 @@ from pathlib import Path
 
 import pytest
 
-from arena.botproc import BotSpec
 from arena.games import get_game
-from arena.logs import bot_logs
-from arena.seeds import new_key
+from arena.keys.seeds import new_key
+from arena.procs.botproc import BotSpec
+from arena.procs.limits import Limits
+from arena.procs.logs import bot_logs
 from tournaments.catalogue import bundled_spec
+from tournaments.playing import RunConfig
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan
 from tournaments.store import Store
@@ -44,7 +46,15 @@ def play(folder: Path, game: str, jobs: int, at_once: int) -> tuple[Store, int, 
         label: memo if bot == "memo" else bundled_spec(bot)
         for label, bot in spec.entrant_bots().items()
     }
-    summary = run(store, tid, specs=specs, jobs=jobs, log_dir=log_dir, games_per_worker=at_once)
+    config = RunConfig(
+        game=get_game(game),
+        options=spec.options,
+        bots=specs,
+        limits=Limits(move_ms=spec.move_ms),
+        at_once=at_once,
+        log_dir=log_dir,
+    )
+    summary = run(store, tid, config, jobs=jobs)
     assert summary.failed == ()
     return store, tid, log_dir
 

@@ -38,7 +38,7 @@ def option_combinations(game: Game) -> list[dict]:
 
 
 def test_registry_has_the_bundled_games() -> None:
-    assert {"skull"} <= set(GAMES)
+    assert set(GAMES) == {"skull", "skull-bank", "skull-king", "skyjo"}
     for game in all_games():
         assert game.min_players >= 1 and game.max_players >= game.min_players
         assert game.title and game.name

@@ -22,19 +22,21 @@ import msgpack
 import pytest
 import zmq
 
-from arena import sandbox as sandboxing
-from arena.botproc import BotSpec
-from arena.hub import Hub
-from arena.identity import protect_arena_files
-from arena.logs import bot_logs
-from arena.record import Fault, Limits
-from arena.sandbox import SandboxMode
-from arena.seeds import new_key
+from arena.keys.seeds import new_key
+from arena.procs import sandbox as sandboxing
+from arena.procs.botproc import BotSpec
+from arena.procs.hub import Hub
+from arena.procs.limits import Limits
+from arena.procs.logs import bot_logs
+from arena.procs.sandbox import SandboxMode
+from arena.referee.record import Fault
 from protocol.transport import curve_client
 from tests.arena.conftest import bundled, hub, pool, rogue, toy  # noqa: F401 - fixtures
 from tests.arena.toygame import install
+from tournaments.playing import RunConfig, auto_games_per_worker
 from tournaments.runner import RunSummary, run
 from tournaments.schedule import TournamentSpec, plan
+from tournaments.service import sandbox_for
 from tournaments.store import Store
 
 #: Small limits so that every rogue's effect is quick and small.
@@ -177,13 +179,17 @@ def run_with_rogue(
             "random": bundled("random"),
         }
         log_dir.mkdir(exist_ok=True)
-        protect_arena_files(db, log_dir)  # as `arena tournament run` does
-        private = sandboxing.private_paths(db, log_dir)
-        resolved = sandboxing.resolve(sandbox, hide=[*private, *hide])
+        config = RunConfig(
+            game=game,
+            options=options,
+            bots=specs,
+            limits=limits,
+            at_once=auto_games_per_worker(limits.move_ms),
+            sandbox=sandbox_for(SandboxMode(sandbox), db, hide),  # as `arena tournament run`
+            log_dir=log_dir,
+        )
         with bounded() as bounds:
-            summary = run(
-                store, tid, specs=specs, limits=limits, log_dir=log_dir, sandbox=resolved, jobs=jobs
-            )
+            summary = run(store, tid, config, jobs=jobs)
         outcome = Outcome(summary=summary, bounds=bounds, log_dir=log_dir)
         info = store.tournament(tid)
         outcome.games, outcome.done = info.games_total, info.games_done

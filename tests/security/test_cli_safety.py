@@ -9,7 +9,7 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.logs import LOG_FOLDER
+from arena.procs.logs import LOG_FOLDER
 from tests.arena.conftest import ROGUES
 from tests.security.test_limits import fake_bwrap
 
@@ -124,10 +124,11 @@ def test_parallel_tournament_with_a_crashing_rogue_loses_nothing(tmp_path) -> No
     command = ["--", sys.executable, str(ROGUES / "crash_mid.py")]
     # registration checks the bot: a crashing bot is refused, so it enters as a command spec
     assert invoke("bot", "add", "crasher", "--db", db, *command).exit_code == 1
+    from tests.unchecked import add_unchecked
     from tournaments.store import Store
 
     with Store.open(db) as store:
-        store.add_bot("crasher", f"{sys.executable} {ROGUES / 'crash_mid.py'}", version="x")
+        add_unchecked(store, "crasher", [sys.executable, str(ROGUES / "crash_mid.py")])
     created = invoke(
         "tournament",
         "create",

@@ -19,9 +19,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import identity
-from arena import limits as proclimits
-from arena.botproc import BotSpec
+from arena.procs import identity
+from arena.procs import limits as proclimits
+from arena.procs.botproc import BotSpec
 from tests.security.conftest import LIMITS, needs_bwrap, rogue, run_with_rogue, survivors
 from tests.security.test_rogues import GAMES_WITH_ROGUE, assert_finished
 
@@ -67,8 +67,8 @@ def test_a_bot_has_no_privileges(tmp_path, mode, jobs) -> None:
 
 @needs_root
 def test_a_bots_hub_socket_folder_is_its_own(tmp_path) -> None:
-    from arena.botproc import BotPool
-    from arena.hub import Hub
+    from arena.procs.botproc import BotPool
+    from arena.procs.hub import Hub
     from tests.arena.conftest import bundled
 
     hub = Hub()
@@ -214,8 +214,8 @@ def test_a_bots_own_socket_folder_is_given_to_its_uid() -> None:
     import sys
     import tempfile
 
-    from arena import reach
-    from arena import sandbox as sandboxing
+    from arena.procs import reach
+    from arena.procs import sandbox as sandboxing
 
     folder = Path(tempfile.mkdtemp(prefix="arena-ipc-"))
     server = socket.socket(socket.AF_UNIX)
@@ -249,11 +249,11 @@ def test_a_bots_own_socket_folder_is_given_to_its_uid() -> None:
 def test_without_a_mount_namespace_an_unreachable_python_is_a_clear_error(
     tmp_path, monkeypatch
 ) -> None:
-    from arena import reach
-    from arena import sandbox as sandboxing
-    from arena.botproc import BotPool
     from arena.errors import BotStartError
-    from arena.hub import Hub
+    from arena.procs import reach
+    from arena.procs import sandbox as sandboxing
+    from arena.procs.botproc import BotPool
+    from arena.procs.hub import Hub
     from tests.arena.conftest import bundled
 
     if not reach.plan(sandboxing.needed_paths()):

@@ -13,8 +13,8 @@ from dataclasses import dataclass
 
 import pytest
 
-from arena import sandbox as sandboxing
-from arena.doors import MAX_CONNECTIONS, STRANGER_MESSAGES
+from arena.procs import sandbox as sandboxing
+from arena.procs.doors import MAX_CONNECTIONS, STRANGER_MESSAGES
 from tests.security.conftest import rogue, run_with_rogue
 from tests.security.test_rogues import GAMES_WITH_ROGUE, assert_finished
 

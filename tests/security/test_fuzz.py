@@ -18,11 +18,13 @@ import zmq
 from hypothesis import given, settings
 from hypothesis import strategies as st
 
-from arena.hub import Hub, Peer
-from arena.record import FaultKind, Limits
-from arena.referee import Referee
-from arena.replay import replay
-from arena.seats import ProcessSeat
+from arena.procs.hub import Hub, Peer
+from arena.procs.limits import Limits
+from arena.referee import driver
+from arena.referee.game import Table
+from arena.referee.record import FaultKind
+from arena.referee.replay import replay
+from arena.referee.seats import ProcessSeat
 from protocol.codec import MAX_BOT_MESSAGE, decode
 from protocol.errors import ProtocolError
 from protocol.messages import validate_from_bot
@@ -181,7 +183,7 @@ def send_item(sock: zmq.Socket, turn: dict, item: tuple) -> None:
 @pytest.fixture(scope="module")
 def arena_side(tmp_path_factory):
     """One hub, one honest bot, and a game id counter shared by the examples."""
-    from arena.botproc import BotPool
+    from arena.procs.botproc import BotPool
     from tests.arena.toygame import install
 
     game = install()
@@ -209,12 +211,15 @@ def play_against_script(arena_side, script: list[list[tuple]], rounds: int) -> N
     thread.start()
     started = time.monotonic()
     try:
-        record = Referee(limits).play(
-            game,
-            [ProcessSeat(hub, fake), ProcessSeat(hub, honest)],
-            seed=3,
-            options={"rounds": rounds},
-            game_id=next(ids),
+        record = driver.play(
+            Table(
+                game,
+                [ProcessSeat(hub, fake), ProcessSeat(hub, honest)],
+                seed=3,
+                options={"rounds": rounds},
+                game_id=next(ids),
+            ),
+            limits,
         )
     finally:
         stop.set()

@@ -15,11 +15,11 @@ from pathlib import Path
 import msgpack
 import pytest
 
-from arena import doors
-from arena import hub as hub_module
-from arena.doors import MAX_CONNECTIONS, MAX_HELLO_BYTES, STRANGER_MESSAGES
 from arena.errors import BotStartError
-from arena.hub import Hub
+from arena.procs import doors
+from arena.procs import hub as hub_module
+from arena.procs.doors import MAX_CONNECTIONS, MAX_HELLO_BYTES, STRANGER_MESSAGES
+from arena.procs.hub import Hub
 from protocol.codec import encode
 from protocol.messages import MAX_NAME, MAX_TOKEN, validate_from_bot
 from protocol.messages import hello as hello_message
@@ -226,7 +226,7 @@ def test_out_of_file_descriptors_is_a_start_error(hub) -> None:
 FLOOD_SCRIPT = r"""
 import os, resource, socket, sys, time
 resource.setrlimit(resource.RLIMIT_NOFILE, (FD_CAP, FD_CAP))
-from arena.hub import Hub
+from arena.procs.hub import Hub
 hub = Hub()
 hub.issue_token("a")
 path = hub.endpoint_of("a")[len("ipc://"):]

@@ -8,7 +8,7 @@ import subprocess
 import sys
 import time
 
-from arena.janitor import Janitor
+from arena.procs.janitor import Janitor
 
 
 def sleeper() -> subprocess.Popen:

@@ -13,15 +13,17 @@ from pathlib import Path
 
 import pytest
 
-from arena import limits as proclimits
-from arena import sandbox as sandboxing
-from arena.botproc import BotPool, bot_environment, describe_exit
 from arena.errors import SandboxError
-from arena.logs import CappedLog, bot_logs, log_path, safe_name
-from arena.record import Chooser, FaultKind, Limits
-from arena.referee import Referee
-from arena.sandbox import Sandbox
-from arena.seats import ProcessSeat
+from arena.procs import limits as proclimits
+from arena.procs import sandbox as sandboxing
+from arena.procs.botproc import BotPool, bot_environment, describe_exit
+from arena.procs.limits import Limits
+from arena.procs.logs import CappedLog, bot_logs, log_path, safe_name
+from arena.procs.sandbox import Sandbox
+from arena.referee import driver
+from arena.referee.game import Table
+from arena.referee.record import Chooser, FaultKind
+from arena.referee.seats import ProcessSeat
 from tests.arena.conftest import bundled, rogue
 from tests.security.conftest import survivors
 
@@ -131,7 +133,7 @@ def test_required_sandbox_refuses_without_a_working_bwrap(tmp_path, monkeypatch,
 def test_auto_sandbox_warns_once_and_runs_unsandboxed(tmp_path, monkeypatch, caplog) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(sandboxing, "_warned", False)
-    with caplog.at_level(logging.WARNING, logger="arena.sandbox"):
+    with caplog.at_level(logging.WARNING, logger="arena.procs.sandbox"):
         assert sandboxing.resolve("auto") is None
         assert sandboxing.resolve("auto") is None
     warnings = [r.getMessage() for r in caplog.records if "UNSANDBOXED" in r.getMessage()]
@@ -148,20 +150,20 @@ def test_auto_sandbox_warns_once_and_runs_unsandboxed(tmp_path, monkeypatch, cap
 def test_no_unsandboxed_warning_when_only_remote_bots_run(tmp_path, monkeypatch, caplog) -> None:
     monkeypatch.setenv("PATH", str(tmp_path))
     monkeypatch.setattr(sandboxing, "_warned", False)
-    with caplog.at_level(logging.WARNING, logger="arena.sandbox"):
+    with caplog.at_level(logging.WARNING, logger="arena.procs.sandbox"):
         assert sandboxing.resolve("auto", local=False) is None
     assert not [r for r in caplog.records if "UNSANDBOXED" in r.getMessage()]
 
 
 def test_private_files_lose_group_and_other_permissions(tmp_path, caplog) -> None:
-    from arena.identity import protect_arena_files
+    from arena.procs.identity import protect_arena_files
 
     db, logs = tmp_path / "arena.db", tmp_path / "arena-logs"
     db.write_bytes(b"")
     db.chmod(0o644)
     logs.mkdir(mode=0o755)
     tmp_path.chmod(0o777)
-    with caplog.at_level(logging.WARNING, logger="arena.identity"):
+    with caplog.at_level(logging.WARNING, logger="arena.procs.identity"):
         protect_arena_files(db, logs)
     assert db.stat().st_mode & 0o777 == 0o600 and logs.stat().st_mode & 0o777 == 0o700
     assert "is writable by other users" in caplog.text
@@ -251,8 +253,9 @@ def test_time_bank_pays_for_slow_moves_until_it_is_spent(hub, pool, toy, monkeyp
     monkeypatch.setenv("ARENA_BOT_DELAY_MS", "1000")
     limits = Limits(move_ms=100, time_bank_ms=2500, max_faults=10)
     procs = pool.get([("slow", rogue("sleepy")), ("first", bundled("first"))])
-    record = Referee(limits).play(
-        toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 2}
+    record = driver.play(
+        Table(toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 2}),
+        limits,
     )
     seat0 = [a for a in record.actions if a.seat == 0]
     assert [a.by for a in seat0[:2]] == [Chooser.BOT, Chooser.BOT]
@@ -265,8 +268,9 @@ def test_time_bank_pays_for_slow_moves_until_it_is_spent(hub, pool, toy, monkeyp
 def test_no_bank_means_the_deadline_alone(hub, pool, toy, monkeypatch) -> None:
     monkeypatch.setenv("ARENA_BOT_DELAY_MS", "300")
     procs = pool.get([("slow", rogue("sleepy")), ("first", bundled("first"))])
-    record = Referee(Limits(move_ms=100, max_faults=10)).play(
-        toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 1}
+    record = driver.play(
+        Table(toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 1}),
+        Limits(move_ms=100, max_faults=10),
     )
     assert all(f.kind is FaultKind.TIMEOUT for f in record.faults)
     assert len(record.faults) == 2

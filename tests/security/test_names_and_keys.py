@@ -16,12 +16,12 @@ from pathlib import Path
 
 import pytest
 
-from arena.botproc import BotPool, BotSpec
 from arena.errors import BotStartError
+from arena.procs.botproc import BotPool, BotSpec
 from tests.arena.conftest import bundled
-from tournaments.catalogue import folder_version
 from tournaments.errors import TournamentError
-from tournaments.runner import process_key
+from tournaments.oldversions import folder_version
+from tournaments.playing import process_key
 from tournaments.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]

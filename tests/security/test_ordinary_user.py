@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from arena import identity, reach
-from arena import limits as proclimits
-from arena import sandbox as sandboxing
+from arena.procs import identity, reach
+from arena.procs import limits as proclimits
+from arena.procs import sandbox as sandboxing
 from tests.security.conftest import needs_bwrap
 
 REPO = Path(__file__).resolve().parent.parent.parent

@@ -18,8 +18,8 @@ import zmq
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.hub import Hub
-from arena.remote import CurveKeys, RemoteConfig
+from arena.procs.hub import Hub
+from arena.procs.remote import CurveKeys, RemoteConfig
 from tests.net import free_port
 from tests.security.conftest import dealer, hello, replies
 from tests.tournaments import old_database

@@ -18,9 +18,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.botproc import BotSpec
-from arena.record import Limits
-from arena.sandbox import inside
+from arena.procs.botproc import BotSpec
+from arena.procs.limits import Limits
+from arena.procs.sandbox import inside
 from tests.security.conftest import (
     LIMITS,
     RSS_BOUND_MB,
@@ -34,7 +34,8 @@ from tests.security.conftest import (
 
 T, C, M, I, W = "timeout", "crash", "malformed", "illegal", "wrong-id"  # noqa: E741
 GAMES_WITH_ROGUE = 4
-SLOW = dataclasses.replace(LIMITS, move_ms=2000)
+#: Filling 512 MB takes a moment, and many on a loaded machine: a deadline no fill outlasts.
+FILLING = dataclasses.replace(LIMITS, move_ms=30_000)
 
 
 @dataclass(frozen=True)
@@ -66,8 +67,8 @@ CASES = [
     Case("nested", (M, M), True),
     Case("illegal", (I, I), True, "was not offered"),
     Case("flood", (), False, log="flood: sent"),
-    # filling 512 MB takes a moment: a longer deadline, so the crash is its only fault
-    Case("memhog", (C,), True, "exited with status 1", log="MemoryError", limits=SLOW),
+    # a deadline no fill of 512 MB outlasts, so the crash is its only fault
+    Case("memhog", (C,), True, "exited with status 1", log="MemoryError", limits=FILLING),
 ]
 
 
@@ -114,11 +115,14 @@ def assert_finished(outcome: Outcome, *, seconds: float = 30.0) -> None:
 
 
 def test_late_answers_cost_one_timeout_and_nothing_more(tmp_path) -> None:
-    outcome = run_with_rogue(tmp_path, rogue("late"))
+    # margins of half a deadline either side (see the rogue): one second on a loaded machine
+    outcome = run_with_rogue(
+        tmp_path, rogue("late"), limits=dataclasses.replace(LIMITS, move_ms=2000)
+    )
     assert_finished(outcome)
-    # one process per seat rotation serves the rogue's games (rotations alternate in plan
-    # order): only the very first answer of each process is late
-    assert outcome.kinds == [[T], [T], [], []]
+    # one process per seat rotation serves the rogue's games: only the very first answer of
+    # each process is late (which of its games comes first depends on the games at once)
+    assert sorted(outcome.kinds) == [[], [], [T], [T]]
     assert outcome.forfeits == [False] * GAMES_WITH_ROGUE
 
 
@@ -133,20 +137,21 @@ def test_gigabytes_of_output_are_drained_and_capped(tmp_path) -> None:
 
 
 def test_cpu_spinner_is_killed_at_its_cpu_limit(tmp_path) -> None:
-    limits = dataclasses.replace(LIMITS, cpu_s=1, move_ms=500)
-    outcome = run_with_rogue(tmp_path, rogue("spinner"), limits=limits, rounds=4)
-    assert_finished(outcome, seconds=40)
+    # the spinner spins from its first turn until killed; a deadline far longer than a second
+    # of CPU makes the kill, not a timeout, end its turn even on a loaded machine
+    limits = dataclasses.replace(LIMITS, cpu_s=1, move_ms=30_000)
+    outcome = run_with_rogue(tmp_path, rogue("spinner"), limits=limits)
+    assert_finished(outcome, seconds=240)
     kinds = [kind for game in outcome.kinds for kind in game]
-    # killed at its CPU limit: a crash (a slow spin on a loaded machine may also time out)
-    assert C in kinds and set(kinds) <= {C, T}
+    assert kinds == [C] * GAMES_WITH_ROGUE, "each process is killed at its first turn"
     crashes = [f.detail for faults, _ in outcome.rogue_games for f in faults if f.kind.value == C]
     assert all("killed by SIGXCPU" in d or "killed by SIGKILL" in d for d in crashes)
 
 
 @pytest.mark.parametrize("guard", ["cgroup", "pid-namespace"])
 def test_children_that_detach_die_with_the_bot(tmp_path, monkeypatch, guard) -> None:
-    from arena import limits as proclimits
-    from arena import sandbox as sandboxing
+    from arena.procs import limits as proclimits
+    from arena.procs import sandbox as sandboxing
 
     if guard == "cgroup" and proclimits.cgroup_base() is None:
         pytest.skip("no writable pids cgroup here")
@@ -165,7 +170,7 @@ def test_children_that_detach_die_with_the_bot(tmp_path, monkeypatch, guard) -> 
 
 
 def test_fork_bomb_stops_at_the_process_limit(tmp_path, monkeypatch) -> None:
-    from arena import limits as proclimits
+    from arena.procs import limits as proclimits
 
     marker = f"rogue-forkbomb-{uuid.uuid4().hex}"
     monkeypatch.setenv("ARENA_BOT_MARKER", marker)
@@ -240,7 +245,7 @@ def test_sandbox_has_no_network(tmp_path, monkeypatch) -> None:
 
 
 def test_unsandboxed_bots_still_get_limits(tmp_path) -> None:
-    outcome = run_with_rogue(tmp_path, rogue("memhog"), sandbox="off", limits=SLOW)
+    outcome = run_with_rogue(tmp_path, rogue("memhog"), sandbox="off", limits=FILLING)
     assert_finished(outcome)
     assert outcome.kinds == [[C]] * GAMES_WITH_ROGUE
     assert "MemoryError" in outcome.log()

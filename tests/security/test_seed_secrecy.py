@@ -18,9 +18,9 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.keyfile import KeyFile, key_file_path, user_key_path
-from arena.logs import bot_logs, logs_folder
-from arena.seeds import bot_seed, new_key
+from arena.keys.keyfile import KeyFile, key_file_path, user_key_path
+from arena.keys.seeds import bot_seed, new_key
+from arena.procs.logs import bot_logs, logs_folder
 from tests.security.conftest import needs_bwrap
 from tournaments.store import Store
 

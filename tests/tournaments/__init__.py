@@ -16,7 +16,7 @@ from collections.abc import Mapping
 from pathlib import Path
 
 from arena.games.base import places_from_keys
-from arena.record import ActionRecord, Chooser, Fault, FaultKind, GameRecord, final_places
+from arena.referee.record import ActionRecord, Chooser, Fault, FaultKind, GameRecord, final_places
 from tournaments.schedule import PlannedGame
 
 V3_DUMP = Path(__file__).resolve().parent / "data" / "schema_v3.sql"

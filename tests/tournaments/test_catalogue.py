@@ -12,6 +12,8 @@ from pathlib import Path
 import pytest
 
 from arena.errors import BotStartError
+from tests.unchecked import add_folder_unchecked
+from tournaments.botcopies import BotCopies
 from tournaments.catalogue import (
     Catalogue,
     bundled_bots,
@@ -69,7 +71,7 @@ def test_the_arena_never_imports_a_bot(tmp_path: Path) -> None:
         "assert result.exit_code == 0, result.output\n"
         "assert 'skull_odds' in result.output\n"
         "assert 'skull_odds' in demo_entrants('skull', 4)\n"
-        "import arena.sandbox; arena.sandbox.needed_paths()\n"
+        "import arena.procs.sandbox; arena.procs.sandbox.needed_paths()\n"
         "print(sorted(m for m in sys.modules if m == 'bots' or m.startswith('bots.')))\n"
     )
     out = subprocess.run(
@@ -97,15 +99,20 @@ def test_a_bundled_bots_version_is_the_hash_of_its_module() -> None:
 
 
 def test_registered_bots_come_before_bundled_ones(tmp_path: Path) -> None:
+    folder = tmp_path / "mine"
+    folder.mkdir()
+    (folder / "mine.py").write_text("")
     with Store.open(tmp_path / "arena.db") as store:
-        store.add_bot("mine", f"{sys.executable} mine.py", version="abc", path=str(tmp_path))
+        info = add_folder_unchecked(store, "mine", folder, f"{sys.executable} {folder}/mine.py")
+        copy = BotCopies.beside(store.path).find(info.digest or "")
         add_remote_bot(store, "far", ["skull"])
         catalogue = Catalogue.of(store)
     spec, version = catalogue.lookup("mine")
-    assert (spec.name, spec.cwd, version) == ("mine", str(tmp_path), "abc")
+    assert (spec.name, spec.cwd, version) == ("mine", str(copy), info.version)
+    assert spec.argv == (sys.executable, f"{copy}/mine.py"), "runs the copy's file"
     assert catalogue.resolve("mine") == spec
     assert catalogue.lookup("random") == (bundled_spec("random"), bundled_version("random"))
-    assert catalogue.folders() == [str(tmp_path)]
+    assert catalogue.folders() == [str(folder)]
     far = catalogue.resolve("far")
     assert far.remote and not needs_sandbox([far]) and needs_sandbox([far, spec])
 

@@ -3,7 +3,7 @@ their processes, the run's play order within a worker's rotations."""
 
 from __future__ import annotations
 
-from arena.seeds import new_key
+from arena.keys.seeds import new_key
 from tournaments.dispatch import Dispatcher
 from tournaments.schedule import TournamentSpec, plan, play_order
 

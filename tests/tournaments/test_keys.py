@@ -17,8 +17,8 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from arena.errors import KeyFileError, MissingKey
-from arena.keyfile import KeyFile, key_file_path, secret_paths, user_key_path
-from arena.seeds import bot_seeds, key_id, new_key
+from arena.keys.keyfile import KeyFile, key_file_path, secret_paths, user_key_path
+from arena.keys.seeds import bot_seeds, key_id, new_key
 from tests.tournaments import old_database
 from tournaments.migrations import SCHEMA_VERSION, user_version
 from tournaments.remote import server_keys

@@ -16,7 +16,8 @@ from pathlib import Path
 from click.testing import CliRunner
 
 from arena.cli import main
-from arena.keyfile import key_file_path
+from arena.keys.keyfile import key_file_path
+from tournaments.botcopies import BotCopies
 
 BOTS = "random,first,random,random"
 
@@ -49,10 +50,14 @@ def create(db: Path, rounds: int = 2) -> int:
 
 
 def copy_database(source: Path, target: Path) -> None:
-    """Copy a (closed) database with its key file: a tournament's deals come from its own key,
-    so two runs of one plan need one key (a new tournament would get new deals)."""
+    """Copy a (closed) database with its key file and its folder bots' copies: a tournament's
+    deals come from its own key, so two runs of one plan need one key (a new tournament would
+    get new deals), and its folder bots run from their copies."""
     shutil.copy(source, target)
     shutil.copy(key_file_path(source), key_file_path(target))
+    copies = BotCopies.beside(source).root
+    if copies.is_dir():
+        shutil.copytree(copies, BotCopies.beside(target).root, symlinks=True)
 
 
 def results(db: Path, tid: int) -> dict:

@@ -13,7 +13,7 @@ from hypothesis import strategies as st
 
 from arena.errors import ArenaError, OptionError
 from arena.games.base import Game, OptionSpec
-from arena.seeds import bot_seed, deal_seed
+from arena.keys.seeds import bot_seed, deal_seed
 from tournaments.errors import PlanError
 from tournaments.schedule import (
     PlannedGame,

@@ -1,10 +1,15 @@
 """Shared set-up of the web tests: one real database with a tournament of every game played
 by the bundled bots (plus a hostile bot whose name and log are HTML), an empty tournament,
-and a real uvicorn server on a free port."""
+a real uvicorn server on a free port; for the browser tests, the distribution's Chromium
+driven by Playwright (one browser per test module), pages at the two sizes the pages are
+checked at, and a folder for each test's screenshots (``tests/web/artifacts/TEST/``, or
+``$ARENA_WEB_ARTIFACTS/TEST/``)."""
 
 from __future__ import annotations
 
 import json
+import os
+import re
 import shutil
 import sqlite3
 import sys
@@ -19,6 +24,7 @@ from pathlib import Path
 import pytest
 import uvicorn
 from click.testing import CliRunner
+from starlette.applications import Starlette
 
 from arena.cli import main
 from arena.web.app import create_app
@@ -135,6 +141,30 @@ def _play(db: Path, script: Path) -> Played:
     return Played(db, ids, json.loads(out)["id"])
 
 
+def withheld_copy(played: Played, folder: Path) -> tuple[Path, int, list[int]]:
+    """A copy of the database where one rotation of skull's deal is pending again: the
+    other two games of that deal have been played, and their replays are withheld."""
+    db = folder / "withheld.db"
+    shutil.copy(played.db, db)
+    tid = played.tournaments["skull"]
+    with sqlite3.connect(db) as conn:
+        first, *others = [
+            gid
+            for (gid,) in conn.execute(
+                "SELECT id FROM games WHERE tournament_id = ? ORDER BY plan_index", (tid,)
+            )
+        ]
+        conn.execute("DELETE FROM faults WHERE game_id = ?", (first,))
+        conn.execute("DELETE FROM seats WHERE game_id = ?", (first,))
+        conn.execute(
+            "UPDATE games SET status = 'pending', actions = NULL, outcome = NULL, "
+            "finished_at = NULL WHERE id = ?",
+            (first,),
+        )
+        conn.execute("UPDATE tournaments SET status = 'in-progress' WHERE id = ?", (tid,))
+    return db, tid, others
+
+
 @dataclass
 class Server:
     url: str
@@ -142,11 +172,12 @@ class Server:
     thread: threading.Thread
 
 
-def start_server(db: Path) -> Server:
-    """A real uvicorn server of ``db`` in a thread; stop it with ``stop_server``."""
+def start_server(db: Path, app: Starlette | None = None) -> Server:
+    """A real uvicorn server of ``db`` (``arena serve``'s app, or ``app``) in a thread; stop
+    it with ``stop_server``."""
     port = free_port()
     server = uvicorn.Server(
-        uvicorn.Config(create_app(db), host="127.0.0.1", port=port, log_level="warning")
+        uvicorn.Config(app or create_app(db), host="127.0.0.1", port=port, log_level="warning")
     )
     thread = threading.Thread(target=server.run, daemon=True)
     thread.start()
@@ -167,3 +198,67 @@ def served(played: Played) -> Iterator[Server]:
     server = start_server(played.db)
     yield server
     stop_server(server)
+
+
+#: The distribution's Chromium: $ARENA_CHROMIUM, else ``chromium`` (or ``chromium-browser``)
+#: on the PATH.
+_FOUND = (
+    os.environ.get("ARENA_CHROMIUM") or shutil.which("chromium") or shutil.which("chromium-browser")
+)
+CHROMIUM = Path(_FOUND) if _FOUND else None
+CHROMIUM_ARGS = [
+    "--headless",
+    "--no-sandbox",
+    "--disable-gpu",
+    "--disable-background-networking",
+    "--disable-component-update",
+    "--disable-sync",
+    "--no-first-run",
+]
+#: The two sizes every page is checked at: a laptop and a phone.
+SIZES = {"desktop": (1366, 900), "phone": (390, 844)}
+ARTIFACTS = Path(os.environ.get("ARENA_WEB_ARTIFACTS") or Path(__file__).parent / "artifacts")
+
+
+def needs_chromium() -> None:
+    """Skip the calling test module without Playwright or a Chromium."""
+    pytest.importorskip("playwright.sync_api", reason="Playwright for Python is not installed")
+    if CHROMIUM is None or not CHROMIUM.exists():
+        pytest.skip("no chromium on the PATH (.ci/run installs Debian's)", allow_module_level=True)
+
+
+@pytest.fixture(scope="module")
+def browser() -> Iterator[object]:
+    needs_chromium()
+    from playwright.sync_api import sync_playwright
+
+    with sync_playwright() as p:
+        chromium = p.chromium.launch(executable_path=str(CHROMIUM), args=CHROMIUM_ARGS)
+        yield chromium
+        chromium.close()
+
+
+def open_page(browser: object, size: str = "desktop", **options: object) -> object:
+    """A page in a new context of ``size`` that records script errors in ``page.errors``."""
+    width, height = SIZES[size]
+    context = browser.new_context(viewport={"width": width, "height": height}, **options)
+    page = context.new_page()
+    page.errors = []
+    page.on("pageerror", lambda exc: page.errors.append(str(exc)))
+    return page
+
+
+@pytest.fixture
+def page(browser: object) -> Iterator[object]:
+    page = open_page(browser)
+    yield page
+    page.context.close()
+
+
+@pytest.fixture
+def shots(request: pytest.FixtureRequest) -> Path:
+    """This test's screenshot folder (emptied first)."""
+    folder = ARTIFACTS / re.sub(r"[^\w.-]+", "_", request.node.name)
+    shutil.rmtree(folder, ignore_errors=True)
+    folder.mkdir(parents=True)
+    return folder

@@ -4,12 +4,15 @@ locked or newer database), escaping, and that nothing secret is ever served or w
 
 from __future__ import annotations
 
+import csv
 import hashlib
+import io
 import json
 import re
 import shutil
 import sqlite3
 import warnings
+from datetime import datetime, timezone
 from pathlib import Path
 
 import pytest
@@ -18,9 +21,10 @@ with warnings.catch_warnings():  # newer Starlette prefers httpx2 for its test c
     warnings.simplefilter("ignore")
     from starlette.testclient import TestClient
 
-from arena.keyfile import key_file_path
+from arena.keys.keyfile import key_file_path
 from arena.web.app import create_app
-from tests.web.conftest import EVIL, EVIL_LOG, SECRET_ARG, Played, cli
+from arena.web.downloads import crosstable_csv
+from tests.web.conftest import EVIL, EVIL_LOG, SECRET_ARG, Played, cli, withheld_copy
 from tournaments.migrations import SCHEMA_VERSION
 
 
@@ -101,7 +105,7 @@ def test_pages_work_without_javascript(client: TestClient, played: Played) -> No
     html = client.get(f"/tournaments/{played.tournaments['skull']}").text
     assert html.count("<tr data-entrant=") == 3
     assert html.count("<svg") == 4 and 'id="games"' in html
-    assert len(re.findall(r'href="/games/\d+"', html)) == 3
+    assert len(set(re.findall(r'href="/games/\d+"', html))) == 3
 
 
 def test_empty_tournament_is_a_clear_page(client: TestClient, played: Played) -> None:
@@ -273,29 +277,14 @@ def _hex_strings(data: object) -> list[str]:
 def test_a_deal_still_in_play_is_not_shown(played: Played, tmp_path: Path) -> None:
     """While one seat rotation of a deal is pending, the others' replays (every hand of the
     deal) and the logs of the tournament's bots are withheld, served and exported alike."""
-    db = serve_copy(played, tmp_path)
-    tid = played.tournaments["skull"]
-    with sqlite3.connect(db) as conn:
-        first, *others = [
-            gid
-            for (gid,) in conn.execute(
-                "SELECT id FROM games WHERE tournament_id = ? ORDER BY plan_index", (tid,)
-            )
-        ]
-        conn.execute("DELETE FROM faults WHERE game_id = ?", (first,))
-        conn.execute("DELETE FROM seats WHERE game_id = ?", (first,))
-        conn.execute(
-            "UPDATE games SET status = 'pending', actions = NULL, outcome = NULL WHERE id = ?",
-            (first,),
-        )
-        conn.execute("UPDATE tournaments SET status = 'in-progress' WHERE id = ?", (tid,))
+    db, tid, others = withheld_copy(played, tmp_path)
     client = TestClient(create_app(db))
     for url in (
         f"/games/{others[0]}",
         f"/api/games/{others[0]}",
         f"/api/games/{others[0]}?seat=0",
         f"/api/games/{others[0]}/frames/referee",
-        f"/games/{others[1]}/frames/1.js",
+        f"/games/{others[1]}/replay.js",
     ):
         response = client.get(url)
         assert response.status_code == 409, url
@@ -309,3 +298,73 @@ def test_a_deal_still_in_play_is_not_shown(played: Played, tmp_path: Path) -> No
     summary = export_site(db, tmp_path / "site", tournament=tid)
     assert summary.replays == 0 and summary.skipped == 2
     assert not list((tmp_path / "site").glob("game-*"))
+
+
+def test_games_filters_and_sorts(client: TestClient, played: Played) -> None:
+    tid = played.tournaments["skull-king"]
+    url = f"/api/tournaments/{tid}/games"
+    pair = client.get(f"{url}?entrant=random&opponent=first").json()
+    assert pair["total"] == 3 and all(
+        {"random", "first"} <= set(g["seating"]) for g in pair["games"]
+    )
+    latest = client.get(f"{url}?sort=finished&order=desc").json()["games"]
+    assert [g["finished_at"] for g in latest] == sorted(
+        (g["finished_at"] for g in latest), reverse=True
+    )
+    faulty = client.get(f"{url}?faults=with").json()
+    clean = client.get(f"{url}?faults=without").json()
+    assert faulty["total"] + clean["total"] == 3
+    assert all(g["faults"] > 0 for g in faulty["games"]) and all(
+        g["faults"] == 0 for g in clean["games"]
+    )
+    pending = client.get(f"/api/tournaments/{played.empty}/games?status=pending").json()
+    assert pending["total"] == 3 and not any(g["replay"] for g in pending["games"])
+    assert all(g["replay"] and g["withheld"] is None for g in latest)
+    for bad in ("sort=seed", "order=up", "status=lost", "faults=some", "opponent=random"):
+        response = client.get(f"{url}?{bad}")
+        assert response.status_code == 400, bad
+    assert client.get(f"{url}?entrant=random&opponent=nobody").status_code == 404
+    assert client.get("/?status=lost").status_code == 400
+    skyjo = client.get("/?game=skyjo").text
+    assert skyjo.count("<tr>\n<td data-value=") == 1
+
+
+def test_live_says_whether_the_run_is_alive(played: Played, tmp_path: Path) -> None:
+    db = serve_copy(played, tmp_path)
+    client = TestClient(create_app(db))
+    tid = played.tournaments["skull"]
+    assert client.get(f"/api/tournaments/{tid}/live").json()["run"]["state"] == "done"
+    fresh = client.get(f"/api/tournaments/{played.empty}/live").json()
+    assert fresh["run"]["state"] == "not started" and fresh["eta_s"] is None
+    old, now = "2000-01-01T00:00:00.000+00:00", datetime.now(timezone.utc).isoformat()
+    with sqlite3.connect(db) as conn:
+        conn.execute(
+            "INSERT INTO runs (tournament_id, host, pid, pid_token, started_at, beat_at) "
+            "VALUES (?, 'elsewhere', 1, NULL, ?, ?)",
+            (played.empty, old, now),
+        )
+    running = client.get(f"/api/tournaments/{played.empty}/live").json()["run"]
+    assert running["state"] == "running" and running["message"] is None
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE runs SET beat_at = ?", (old,))
+    stopped = client.get(f"/api/tournaments/{played.empty}/live").json()["run"]
+    assert stopped["state"] == "stopped"
+    assert stopped["message"] == f"stopped: run `arena tournament run {played.empty}` to finish"
+    assert "stopped: run `arena tournament run" in client.get(f"/tournaments/{played.empty}").text
+
+
+def test_data_files(client: TestClient, played: Played) -> None:
+    tid = played.tournaments["skyjo"]
+    rankings = client.get(f"/tournaments/{tid}/rankings.csv")
+    assert rankings.headers["content-type"].startswith("text/csv")
+    assert "attachment" in rankings.headers["content-disposition"]
+    rows = list(csv.DictReader(io.StringIO(rankings.text)))
+    shown = client.get(f"/api/tournaments/{tid}/rankings").json()["rankings"]
+    assert [r["entrant"] for r in rows] == [r["entrant"] for r in shown]
+    lines = client.get(f"/tournaments/{tid}/games.jsonl").text.splitlines()
+    record = client.get(f"/api/games/{json.loads(lines[0])['id']}").json()
+    first = json.loads(lines[0])
+    assert first["seed"] == record["seed"] and len(first["actions"]) == len(record["actions"])
+    assert client.get("/tournaments/999/games.jsonl").status_code == 404
+    hostile = crosstable_csv({"pairs": [{"entrant": "=HYPERLINK(1)", "opponent": "+x"}]})
+    assert "'=HYPERLINK(1)" in hostile and "'+x" in hostile

@@ -1,63 +1,74 @@
-// Live tournament page: polls the live JSON endpoint and updates progress, rate, ETA and
-// the rankings table. Text goes through textContent only.
+// Live tournament page: polls the live JSON endpoint; the rate and ETA follow it, and when
+// the games played, the run's state or the ratings change, the page's own sections (progress,
+// rankings, charts, faults, latest games, the games list) are replaced by those of the same
+// page fetched again (at most every few seconds). The page's HTML is the server's own,
+// escaped template: it is parsed inert (DOMParser) and its nodes moved in; text from the JSON
+// goes through textContent only. A section holding the focus is left for the next time.
 (function () {
   "use strict";
-  var box = document.getElementById("live");
-  var url = box && box.getAttribute("data-live-url");
+  var first = document.getElementById("live");
+  var url = first && first.getAttribute("data-live-url");
   if (!url) { return; }
+  var SECTIONS = ["live", "rankings-section", "charts", "faults-section", "recent-section", "games-section"];
+  var POLL_MS = 2000, IDLE_MS = 4000, REFRESH_MS = 2000;
+  var lastRefresh = 0, refreshing = false, refreshes = 0;
   var $ = function (id) { return document.getElementById(id); };
-  var fields = ["place", "entrant", "bot", "elo", "margin", "elo_incremental", "games", "wins",
-                "mean_place", "mean_score", "faults", "forfeits"];
-  var digits = {elo: 0, margin: 0, elo_incremental: 0, mean_place: 2, mean_score: 2};
-
-  function fmt(key, v) {
-    if (v === null || v === undefined) { return "-"; }
-    return key in digits ? Number(v).toFixed(digits[key]) : String(v);
-  }
 
   function seconds(s) {
-    if (s === null) { return ""; }
+    if (s === null || s === undefined) { return ""; }
     if (s < 90) { return "ETA " + Math.round(s) + " s"; }
-    return "ETA " + Math.round(s / 60) + " min";
+    var minutes = Math.round(s / 60);
+    if (minutes < 90) { return "ETA " + minutes + " min"; }
+    return "ETA " + Math.floor(minutes / 60) + " h " + ("0" + minutes % 60).slice(-2) + " min";
   }
 
-  function rankings(rows) {
-    var table = $("rankings");
-    if (!table || !rows.length) { return; }
-    var body = table.tBodies[0];
-    var botCells = {};   // keep the server's links to the bots' pages
-    Array.prototype.forEach.call(body.rows, function (tr) {
-      botCells[tr.getAttribute("data-entrant")] = tr.cells[2];
-    });
-    body.textContent = "";
-    rows.forEach(function (r) {
-      var tr = document.createElement("tr");
-      tr.setAttribute("data-entrant", r.entrant);
-      fields.forEach(function (f) {
-        if (f === "bot" && botCells[r.entrant]) { tr.appendChild(botCells[r.entrant]); return; }
-        var td = document.createElement("td");
-        td.textContent = fmt(f, r[f]);
-        if (f !== "entrant" && f !== "bot") { td.className = "n"; }
-        tr.appendChild(td);
+  function shownState() {
+    var box = $("live");
+    return [box.getAttribute("data-games-done"), box.getAttribute("data-status"),
+            box.getAttribute("data-state"), box.getAttribute("data-rated-games")].join("|");
+  }
+
+  function state(d) {
+    return [d.games_done, d.status, d.run.state, d.rankings_games].join("|");
+  }
+
+  function refresh() {
+    refreshing = true;
+    lastRefresh = Date.now();
+    return fetch(location.href, {cache: "no-store"}).then(function (r) {
+      if (!r.ok) { throw new Error("status " + r.status); }
+      return r.text();
+    }).then(function (html) {
+      var fresh = new DOMParser().parseFromString(html, "text/html");
+      SECTIONS.forEach(function (id) {
+        var old = $(id), now = fresh.getElementById(id);
+        if (!old || !now || old.contains(document.activeElement)) { return; }
+        old.replaceWith(document.importNode(now, true));
       });
-      body.appendChild(tr);
-    });
+      if (window.arenaTables) { window.arenaTables(); }
+      refreshes += 1;
+      document.body.setAttribute("data-live-refreshes", refreshes);
+    }).then(function () { refreshing = false; }, function () { refreshing = false; });
   }
 
   function poll() {
     fetch(url, {cache: "no-store"}).then(function (r) { return r.json(); }).then(function (d) {
-      if (d.error) { return; }
-      $("live-status").textContent = d.status;
-      $("live-status").className = "status " + d.status;
-      $("live-progress").max = d.games_total || 1;
-      $("live-progress").value = d.games_done;
-      $("live-games").textContent = d.games_done + "/" + d.games_total;
-      $("live-rate").textContent = d.rate_per_s === null ? "" : (d.rate_per_s * 60).toFixed(1) + " games/min";
-      $("live-eta").textContent = d.status === "done" ? "" : seconds(d.eta_s);
-      box.setAttribute("data-games-done", d.games_done);
-      rankings(d.rankings);
-      if (d.status !== "done") { setTimeout(poll, 2000); }
-    }).catch(function () { setTimeout(poll, 5000); });
+      if (d.error) { setTimeout(poll, IDLE_MS); return; }
+      var rate = $("live-rate"), eta = $("live-eta");
+      if (rate) { rate.textContent = d.rate_per_s === null ? "" : (d.rate_per_s * 60).toFixed(1) + " games/min"; }
+      if (eta) { eta.textContent = d.run.state === "running" ? seconds(d.eta_s) : ""; }
+      var changed = state(d) !== shownState();
+      var wait = REFRESH_MS - (Date.now() - lastRefresh);
+      var next = function () {
+        if (d.status === "done" && state(d) === shownState()) { return; }  // finished: no more polls
+        setTimeout(poll, d.run.state === "running" ? POLL_MS : IDLE_MS);
+      };
+      if (changed && !refreshing && wait <= 0) {
+        refresh().then(next);
+      } else {
+        next();
+      }
+    }).catch(function () { setTimeout(poll, IDLE_MS); });
   }
   poll();
 })();

@@ -1,0 +1,344 @@
+"""``arena ladder``: standing ladders -- create, submit, run, show, invite, serve uploads."""
+
+from __future__ import annotations
+
+from dataclasses import replace
+from pathlib import Path
+
+import click
+
+from arena.cli.common import (
+    echo_json,
+    game_option,
+    games_per_worker_option,
+    jobs_option,
+    move_time_option,
+    parse_options,
+)
+from arena.cli.progress import ProgressBar
+from arena.cli.safety import run_options, sandbox_option
+from arena.cli.storage import DB_HELP, db_option
+from arena.procs.sandbox import SandboxMode
+from arena.text import printable
+from tournaments.cluster import ACCEPT_UNSANDBOXED
+from tournaments.ladder import service
+from tournaments.ladder.records import LadderStore
+from tournaments.ladder.report import board_text, ladders_text
+from tournaments.ladder.values import LadderSettings
+from tournaments.service import RunOptions
+from tournaments.store import Store, resolve_db_path
+
+
+@click.group()
+def ladder() -> None:
+    """Standing ladders: submit bots at any time, matchmaking, live skill ratings."""
+
+
+@ladder.command()
+@click.argument("name")
+@click.option("--game", "game_name", required=True, metavar="GAME", help="The game to play.")
+@click.option(
+    "--table-sizes",
+    default=None,
+    metavar="N|MIN-MAX",
+    help="Players per table, e.g. 4 or 3-5 (default: the game's smallest table of 3 or more).",
+)
+@game_option
+@move_time_option
+@click.option(
+    "--batch-games",
+    type=click.IntRange(2, 100_000),
+    default=LadderSettings.batch_games,
+    show_default=True,
+    help="Games per matchmaking batch (each batch is planned from the skills so far).",
+)
+@click.option(
+    "--placement-games",
+    type=click.IntRange(0, 10_000),
+    default=LadderSettings.placement_games,
+    show_default=True,
+    help="A version with fewer games is in placement: seated first, at more tables.",
+)
+@click.option(
+    "--fault-limit",
+    type=click.IntRange(1, 1000),
+    default=LadderSettings.fault_limit,
+    show_default=True,
+    help=f"Suspend a version with faults in this many of its last "
+    f"{LadderSettings.fault_window} games.",
+)
+@click.option(
+    "--no-inherit",
+    is_flag=True,
+    help="A new version starts from scratch rather than from its predecessor's skill.",
+)
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@db_option
+def create(
+    name: str,
+    game_name: str,
+    table_sizes: str | None,
+    options: tuple[str, ...],
+    move_ms: int,
+    batch_games: int,
+    placement_games: int,
+    fault_limit: int,
+    no_inherit: bool,
+    as_json: bool,
+    store: Store,
+) -> None:
+    """Create ladder NAME for a game."""
+    if table_sizes is None:
+        from arena.games import get_game
+
+        game = get_game(game_name)
+        table_sizes = str(min(max(3, game.min_players), game.max_players))
+    info = service.create_ladder(
+        store,
+        name=name,
+        game_name=game_name,
+        table_sizes=table_sizes,
+        options=parse_options(options),
+        move_ms=move_ms,
+        settings=LadderSettings(
+            batch_games=batch_games,
+            placement_games=placement_games,
+            fault_limit=min(fault_limit, LadderSettings.fault_window),
+            inherit=not no_inherit,
+        ),
+    )
+    if as_json:
+        echo_json(info.to_dict())
+        return
+    click.echo(
+        f"created ladder {info.name}: {info.game}, tables of {info.sizes_text()}; enter bots "
+        f"with `arena ladder submit {info.name} BOT`, play with `arena ladder run {info.name}`"
+    )
+
+
+@ladder.command()
+@click.argument("name")
+@click.argument("target", metavar="BOT|FOLDER")
+@click.option(
+    "--participant",
+    default=None,
+    help="Whose bot it is (default: the bot's own name). No two bots of one participant "
+    "sit at one table.",
+)
+@click.option(
+    "--to",
+    "url",
+    default=None,
+    metavar="URL",
+    help="Send FOLDER to the upload server at URL (`arena ladder serve`) instead.",
+)
+@click.option("--token", default=None, envvar="ARENA_LADDER_TOKEN", help="Your upload token.")
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@sandbox_option
+@click.option("--db", "db_path", default=None, metavar="PATH", help=DB_HELP)
+def submit(
+    name: str,
+    target: str,
+    participant: str | None,
+    url: str | None,
+    token: str | None,
+    as_json: bool,
+    sandbox: SandboxMode,
+    db_path: str | None,
+) -> None:
+    """Enter a bot into ladder NAME: a registered or bundled bot, or a folder with a bot.toml
+    (copied and checked first). A new version of a bot replaces the old one in play.
+
+    \b
+    arena ladder submit NAME mybot                        here, a registered bot
+    arena ladder submit NAME path/to/folder               here, a folder bot
+    arena ladder submit NAME folder --to URL --token T    to an upload server
+    """
+    if url is not None:
+        _send(name, target, url, token, as_json)
+        return
+    with Store.open(resolve_db_path(db_path)) as store:
+        done = service.submit(store, name, target, participant=participant, sandbox=sandbox)
+    if as_json:
+        echo_json(
+            {
+                "entry": done.entry.to_dict(),
+                "replaced": done.replaced.to_dict() if done.replaced else None,
+                "report": done.report.to_dict() if done.report else None,
+            }
+        )
+        return
+    if done.report is not None:
+        for line in done.report.lines()[1:]:
+            click.echo(line)
+    replaced = f" (replacing {done.replaced.label})" if done.replaced else ""
+    click.echo(
+        f"entered {printable(done.entry.label)} version {done.entry.version} for "
+        f"{printable(done.entry.participant)}{replaced}"
+    )
+
+
+def _send(name: str, target: str, url: str, token: str | None, as_json: bool) -> None:
+    from tournaments.ladder.client import send_folder
+
+    if not token:
+        raise click.UsageError("--to needs --token (or $ARENA_LADDER_TOKEN): ask the organiser")
+    folder = Path(target)
+    if not folder.is_dir():
+        raise click.UsageError(f"{target!r} is not a folder: --to sends a folder bot")
+    sent = send_folder(url, name, token, folder)
+    if as_json:
+        echo_json(sent.body)
+    else:
+        for line in sent.body.get("report_lines") or []:
+            click.echo(printable(str(line)))
+        click.echo(printable(str(sent.body.get("message") or sent.body.get("error") or "")))
+    if not sent.accepted:
+        raise SystemExit(1)
+
+
+@ladder.command("run")
+@click.argument("name")
+@jobs_option()
+@games_per_worker_option
+@click.option(
+    "--games",
+    "until_games",
+    type=click.IntRange(1, 1 << 40),
+    default=None,
+    help="Stop once the ladder holds this many games (default: play until stopped).",
+)
+@click.option(
+    "--cluster",
+    metavar="tcp://HOST:PORT",
+    envvar="ARENA_CLUSTER",
+    default=None,
+    help="Play each batch on this Dask scheduler's workers (docs/cluster.md).",
+)
+@click.option(
+    ACCEPT_UNSANDBOXED,
+    "unsandboxed_accepted",
+    is_flag=True,
+    help="With --cluster and --sandbox auto or off: run although a bot a worker runs "
+    "unsandboxed can reach the Dask scheduler and through it run code on every worker.",
+)
+@click.option("--quiet", "-q", is_flag=True, help="No progress bar; a line per batch.")
+@run_options
+@db_option
+def run_command(
+    name: str,
+    jobs: int,
+    games_per_worker: int | None,
+    until_games: int | None,
+    cluster: str | None,
+    unsandboxed_accepted: bool,
+    quiet: bool,
+    store: Store,
+    run_options: RunOptions,
+) -> None:
+    """Play ladder NAME batch after batch until stopped (Ctrl-C, or killed: run it again to
+    go on; nothing finished is lost), rating every game."""
+    sandbox_given = click.get_current_context().get_parameter_source("sandbox")
+    if cluster is not None and sandbox_given is click.core.ParameterSource.DEFAULT:
+        run_options = replace(run_options, sandbox=SandboxMode.REQUIRED)
+    if unsandboxed_accepted and cluster is None:
+        raise click.UsageError(f"{ACCEPT_UNSANDBOXED} is for runs with --cluster")
+
+    def batch(done: service.BatchDone) -> None:
+        s = done.summary
+        rate = s.played / s.elapsed_s if s.elapsed_s > 0 else 0.0
+        leader = f"; leader {printable(done.leader)}" if done.leader else ""
+        click.echo(f"batch {done.tid}: {s.played} games, {rate:.1f} games/s{leader}", err=True)
+        for line in done.folded.suspended:
+            click.echo(f"suspended {printable(line)}", err=True)
+
+    def waiting(text: str) -> None:
+        click.echo(text, err=True)
+
+    result = service.run_ladder(
+        store,
+        name,
+        run_options,
+        jobs=jobs,
+        games_per_worker=games_per_worker,
+        cluster=cluster,
+        unsandboxed_accepted=unsandboxed_accepted,
+        until_games=until_games,
+        on_batch=batch,
+        on_wait=waiting,
+        progress=None if quiet else ProgressBar(),
+    )
+    for line in result.warnings:
+        click.echo(f"warning: {printable(line)}", err=True)
+    click.echo(board_text(service.leaderboard(store, name)))
+
+
+@ladder.command()
+@click.argument("name", required=False)
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@click.option("--no-elo", is_flag=True, help="Leave out the batch Elo (quicker on big ladders).")
+@db_option
+def show(name: str | None, as_json: bool, no_elo: bool, store: Store) -> None:
+    """The leaderboard of ladder NAME (without NAME: the ladders)."""
+    if name is None:
+        ladders = LadderStore(store).ladders()
+        if as_json:
+            echo_json([info.to_dict() for info in ladders])
+        else:
+            click.echo(ladders_text(ladders))
+        return
+    board = service.leaderboard(store, name, elo=not no_elo)
+    if as_json:
+        echo_json(board.to_dict())
+    else:
+        click.echo(board_text(board))
+
+
+@ladder.command()
+@click.argument("participant")
+@click.option("--revoke", is_flag=True, help="Stop the participant's token working.")
+@db_option
+def invite(participant: str, revoke: bool, store: Store) -> None:
+    """Print a new upload token for PARTICIPANT (shown once; only its hash is kept, in the
+    key file beside the database). An older token of theirs stops working."""
+    if revoke:
+        found = service.revoke(store, participant)
+        click.echo(
+            f"revoked {printable(participant)}'s token"
+            if found
+            else f"{printable(participant)} had no token"
+        )
+        return
+    token = service.invite(store, participant)
+    click.echo(f"# upload token of {printable(participant)} (shown once)", err=True)
+    click.echo(token)
+
+
+@ladder.command()
+@click.argument("name")
+@db_option
+def rebuild(name: str, store: Store) -> None:
+    """Recompute ladder NAME's skills from its stored games (the same values, from scratch)."""
+    games = service.rebuild_skills(store, name)
+    click.echo(f"rebuilt the skills of ladder {name} from its games ({games} seats rated)")
+
+
+@ladder.command()
+@click.option("--db", "db_path", default=None, metavar="PATH", help=DB_HELP)
+@click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
+@click.option(
+    "--port", type=click.IntRange(0, 65535), default=8001, show_default=True, help="Port."
+)
+def serve(db_path: str | None, host: str, port: int) -> None:
+    """Accept uploads from invited participants (a web form and POST
+    /api/ladders/NAME/submissions), and show the ladders' pages. Each upload is unpacked
+    safely, checked in the sandbox, and enters only if it passes."""
+    import uvicorn
+
+    from arena.web.uploads import create_upload_app
+
+    path = resolve_db_path(db_path)
+    app = create_upload_app(path)
+    shown = "[" + host + "]" if ":" in host else host
+    click.echo(f"accepting uploads to the ladders of {path} at http://{shown}:{port}/ladders")
+    uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -1,0 +1,9 @@
+"""Bot processes: starting, confining, reaching and stopping the programs that play.
+
+``botproc`` spawns and pools bot processes; ``hub`` and ``doors`` are the arena's end of the wire
+(one private door per process, tokens, peers); ``remote`` lets bots started elsewhere join over
+TCP; ``sandbox`` (bubblewrap), ``limits`` (the ``Limits`` value, rlimits, cgroups, killing a
+process tree), ``identity`` (a uid of its own per bot as root), ``reach`` (folders a bot user
+may enter), ``lifetime``, ``procfs`` and ``janitor`` confine a bot and clean up after it;
+``logs`` keeps its output. Nothing here knows a game's rules or a tournament.
+"""

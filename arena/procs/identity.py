@@ -1,0 +1,193 @@
+"""Bot users: when the arena runs as root, every bot process runs as a uid of its own.
+
+The uid (and gid) of a bot is ``USER_BASE`` plus the pid of the bot's first process: unique
+among live processes machine-wide without any table. With pids below 2**22 the range is
+2100000000-2104194304: above the ranges distributions give users and services, systemd's
+container ranges and SSSD's default id mapping (up to 2000200000), below systemd's "foreign"
+range (from 2147352576) and 2**31. The child takes it in its pre-exec function, as
+the last step before ``exec`` (after joining its cgroups and setting its rlimits, which need
+root). A bot then cannot signal the arena or another bot, read their ``/proc/PID/environ``,
+write to their cgroup files, or read files that are not readable by others.
+
+A pid is reused once its process is reaped, so a bot's detached leftovers could share the uid
+of a later bot whose first process got that pid: the child kills every process of its uid
+before it takes it. Everything a bot leaves is found by its uid: ``kill_user`` kills every
+process of the uid (however it detached), ``remove_files_of`` deletes what the uid owns in the
+world-writable places. An ordinary (non-root) arena cannot switch uid: its bots run as the arena's
+user.
+"""
+
+from __future__ import annotations
+
+import ctypes
+import functools
+import logging
+import os
+import shutil
+import signal
+import stat
+import time
+from collections.abc import Iterable
+from pathlib import Path
+
+from arena.procs.procfs import each_process
+
+log = logging.getLogger(__name__)
+_libc = functools.cache(lambda: ctypes.CDLL(None, use_errno=True))
+
+#: Bot uids and gids are USER_BASE + the pid of the bot's first process.
+USER_BASE = 2_100_000_000
+#: The places any user may write to on a usual Linux system (cleaned after each bot).
+WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
+
+
+def separate_users() -> bool:
+    """True if bots run as uids of their own (the arena runs as root)."""
+    return os.geteuid() == 0
+
+
+def uid_of(pid: int) -> int:
+    """The uid (and gid) of the bot whose first process is ``pid``."""
+    return USER_BASE + pid
+
+
+def become(uid: int) -> None:
+    """Drop every group and become ``uid``/``uid`` (in the child, just before exec)."""
+    os.setgroups([])
+    os.setgid(uid)
+    os.setuid(uid)
+
+
+def grant(folder: str, uid: int) -> None:
+    """Give the bot user ``uid`` its own hub socket folder (mode 0700): no other bot user can
+    reach the socket in it. The socket file stays the arena's (mode 0666), so that the hub can
+    close it (mode 000) once the bot has said hello."""
+    os.chown(folder, uid, uid, follow_symlinks=False)
+    os.chmod(folder, 0o700)
+
+
+def protect(paths: Iterable[str | os.PathLike[str]]) -> None:
+    """Take every permission of group and others off ``paths`` that exist (the database
+    files, the logs folder, key files): bot users can neither read nor write them."""
+    for path in paths:
+        try:
+            mode = os.stat(path, follow_symlinks=False).st_mode
+            if not stat.S_ISLNK(mode) and stat.S_IMODE(mode) & 0o077:
+                os.chmod(path, stat.S_IMODE(mode) & ~0o077)
+        except FileNotFoundError:
+            continue
+
+
+def writable_by_others(folder: str | os.PathLike[str]) -> bool:
+    """True if users other than the owner may create files in ``folder``."""
+    try:
+        return bool(os.stat(folder).st_mode & (stat.S_IWGRP | stat.S_IWOTH))
+    except OSError:
+        return False
+
+
+def protect_arena_files(db_path: Path, log_dir: Path) -> None:
+    """Make the database files and the logs unreadable to other users (bot users included),
+    and warn if bots could plant files beside the database (a folder writable by others)."""
+    db = db_path.expanduser().resolve()
+    protect([*(f"{db}{suffix}" for suffix in ("", "-wal", "-shm", "-journal")), log_dir])
+    if writable_by_others(db.parent):
+        log.warning(
+            "the database's folder %s is writable by other users: keep the database "
+            "in a folder of its own (see docs/security.md)",
+            db.parent,
+        )
+
+
+def processes_of(uid: int) -> list[int]:
+    """Pids of the live (not zombie) processes whose real uid is ``uid``."""
+    found = []
+    for pid, status in each_process("status"):
+        fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
+        uids = fields.get(b"Uid", b"").split()
+        if uids and int(uids[0]) == uid and not fields.get(b"State", b"").strip().startswith(b"Z"):
+            found.append(pid)
+    return found
+
+
+def kill_user(uid: int, *, rounds: int = 50) -> bool:
+    """SIGKILL every process of ``uid`` until none is left; True if none is."""
+    for _ in range(rounds):
+        pids = processes_of(uid)
+        if not pids:
+            return True
+        for pid in pids:
+            try:
+                os.kill(pid, signal.SIGKILL)
+            except (ProcessLookupError, PermissionError):
+                pass
+        time.sleep(0.01)
+    log.warning("processes of bot user %d survived SIGKILL", uid)
+    return False
+
+
+def remove_files_of(uid: int, places: Iterable[str] = WORLD_WRITABLE) -> int:
+    """Delete what ``uid`` owns in ``places`` and in world-writable folders below them.
+
+    Call it once the user has no process left. Symbolic links are removed, never followed.
+    Returns the number of entries removed.
+    """
+    removed = 0
+    todo = list(dict.fromkeys(os.path.realpath(p) for p in places if os.path.isdir(p)))
+    while todo:
+        folder = todo.pop()
+        try:
+            entries = list(os.scandir(folder))
+        except OSError:
+            continue
+        for entry in entries:
+            try:
+                info = entry.stat(follow_symlinks=False)
+            except OSError:
+                continue
+            if info.st_uid == uid:
+                removed += _remove(entry.path, stat.S_ISDIR(info.st_mode))
+            elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IWOTH:
+                todo.append(entry.path)
+    return removed
+
+
+#: System V IPC objects: (the /proc table, the column of the owner's uid, how to remove one).
+_IPC_TABLES = (("shm", "uid", "shmctl"), ("msg", "uid", "msgctl"), ("sem", "uid", "semctl"))
+_IPC_RMID = 0
+
+
+def remove_ipc_of(uid: int) -> int:
+    """Remove the System V shared memory segments, message queues and semaphore sets owned by
+    ``uid`` (they outlive their processes, memory included). Returns how many were removed."""
+    removed = 0
+    for table, owner, call in _IPC_TABLES:
+        try:
+            lines = Path(f"/proc/sysvipc/{table}").read_text().splitlines()
+        except OSError:
+            continue
+        header = lines[0].split() if lines else []
+        for line in lines[1:]:
+            fields = dict(zip(header, line.split()))
+            if fields.get(owner) == str(uid):
+                ident = int(line.split()[1])
+                remove = getattr(_libc(), call)
+                result = (
+                    remove(ident, 0, _IPC_RMID, None)
+                    if table == "sem"
+                    else remove(ident, _IPC_RMID, None)
+                )
+                removed += result == 0
+    return removed
+
+
+def _remove(path: str, is_dir: bool) -> int:
+    try:
+        if is_dir:
+            shutil.rmtree(path)  # fd-based on Linux: safe against symlinks swapped in
+        else:
+            os.unlink(path)
+        return 1
+    except OSError as exc:
+        log.warning("could not remove %s: %s", path, exc)
+        return 0

@@ -1,0 +1,351 @@
+"""The referee's driver: several games in flight on one hub, each advanced as its answers come.
+
+A game (``arena.referee.game.GamePlay``) advances by steps: in-process and scripted seats answer at
+once, a process seat gets a ``turn`` and its answer arrives later. ``Tables`` keeps the games in
+flight and, for every turn sent to a process, a **route**: (peer id, request id) -> (game, seat).
+Each ``advance``:
+
+1. waits (until the first deadline, at most until the next liveness check) for a message from
+   any awaited process, then reads every message already queued on their doors
+   (``Hub.receive_batch``): one wake-up serves many decisions;
+2. routes each message by its request id to its game and seat and hands the game the answer; a
+   game whose step is complete applies it and sends its next turns at once;
+3. expires the turns whose deadline has passed (after reading once more what is queued: an
+   answer that arrived in time is never judged late because the referee was busy);
+4. every ``LIVENESS_MS``, checks that the processes it waits for are alive.
+
+Routing decides whose fault a bad message is, always a seat of the process that sent it: an
+answer whose game id is not its request's game, or whose request was never sent, is a WRONG_ID
+fault of that request's seat or, when the request names none, of that process's oldest pending
+turn; a malformed message is the oldest pending turn's MALFORMED fault. A reply to a request
+that has already ended is dropped. A game's turns stay strictly sequential and each turn's
+deadline is its own: one game's slowness or faults never touch another game's accounting.
+"""
+
+from __future__ import annotations
+
+import heapq
+import logging
+import time
+from collections.abc import Callable, Iterable, Iterator
+from dataclasses import dataclass
+from typing import Any, NamedTuple
+
+from arena.errors import ArenaError
+from arena.procs.hub import Hub, Incoming, Peer
+from arena.procs.limits import Limits
+from arena.referee.game import GamePlay, Table
+from arena.referee.record import FaultKind, GameRecord
+from arena.referee.seats import ProcessSeat, Reply, answer, fault
+
+log = logging.getLogger(__name__)
+
+#: How often (ms) the driver checks that the bot processes it waits for are still alive.
+LIVENESS_MS = 100
+
+
+@dataclass(frozen=True)
+class Played:
+    """A game the driver finished: its record, or the arena error that stopped it."""
+
+    game_id: int
+    record: GameRecord | None
+    error: Exception | None
+
+
+def play(table: Table, limits: Limits) -> GameRecord:
+    """Play one game: ``play_many`` with one table. An arena error (not a seat's fault) is
+    raised."""
+    for done in play_many([table], 1, limits):
+        if done.error is not None:
+            raise done.error
+        return done.record
+    raise ArenaError("the game was not played")  # unreachable: one table, one result
+
+
+def play_many(tables: Iterable[Table | None], at_once: int, limits: Limits) -> Iterator[Played]:
+    """Play ``tables`` under ``limits`` (consumed lazily, whenever fewer than ``at_once`` are in
+    flight); yield each game as it finishes. A None from ``tables`` means "none can start now":
+    it is asked again after the next game finishes (raises ArenaError if none is in flight)."""
+    driver = Tables()
+    source = iter(tables)
+    exhausted = False
+    while True:
+        while not exhausted and len(driver) < at_once:
+            table = next(source, _END)
+            if table is None:
+                break
+            if table is _END:
+                exhausted = True
+            else:
+                driver.add(GamePlay(limits, table))
+        if not driver.active():
+            if exhausted:
+                return
+            raise ArenaError("no game can start and none is in flight")
+        yield from driver.advance()
+
+
+#: The end of a source of tables.
+_END: Any = object()
+
+
+class _Route(NamedTuple):
+    """Where the answer to one request goes."""
+
+    play: GamePlay
+    index: int
+    seat: ProcessSeat
+
+
+class Tables:
+    """The games in flight on one hub, their pending turns and the games just finished."""
+
+    def __init__(self) -> None:
+        self.hub: Hub | None = None
+        self.plays: dict[int, GamePlay] = {}  # by id(): the games in flight
+        self.routes: dict[bytes, dict[int, _Route]] = {}  # peer id -> request -> route
+        self.peers: dict[bytes, Peer] = {}  # the peers with a pending turn
+        self.open: dict[bytes, int] = {}  # peer id -> games open on it
+        self._deadlines: list[tuple[float, int, bytes]] = []  # (deadline, request, peer id)
+        self._done: list[Played] = []
+        self._fresh: list[Any] = []  # pending turns asked since the last flush
+        self._next_liveness = 0.0
+
+    def __len__(self) -> int:
+        """Games in flight."""
+        return len(self.plays)
+
+    def active(self) -> bool:
+        """Games in flight, or finished and not yet returned by ``advance``."""
+        return bool(self.plays or self._done)
+
+    def add(self, play: GamePlay) -> None:
+        """Start a game (it may finish at once: then the next ``advance`` returns it)."""
+        peers = _peers_of(play)
+        for peer in peers:
+            if self.open.get(peer.peer_id, 0) >= peer.max_games:
+                self._done.append(
+                    Played(play.game_id, None, ArenaError(f"{peer.label} has no free game slot"))
+                )
+                return
+        for peer in peers:
+            self.open[peer.peer_id] = self.open.get(peer.peer_id, 0) + 1
+        self.plays[id(play)] = play
+        if self.hub is None:
+            self.hub = next((seat.hub for seat in _process_seats(play)), None)
+        self._defer()
+        self._guard(play, play.begin)
+        self._flush()
+
+    def advance(self) -> list[Played]:
+        """Wait for what happens next in the games in flight; return the games finished."""
+        if not self._done:
+            if self.plays and not self.routes:
+                for play in list(self.plays.values()):  # cannot happen: a game waits for a turn
+                    self._close(play, ArenaError("the game waits for no seat"))
+            else:
+                self._wait()
+        self._flush()
+        done, self._done = self._done, []
+        return done
+
+    # -- games ------------------------------------------------------------------------------
+
+    def _guard(self, play: GamePlay, step: Callable[..., None], *args: Any) -> None:
+        """Run one step of ``play``; an arena error ends that game only."""
+        try:
+            step(*args)
+        except Exception as exc:  # noqa: BLE001 - one game's error never stops the others
+            log.exception("game %d failed", play.game_id)
+            self._close(play, exc)
+            return
+        if play.record is not None:
+            self._close(play, None)
+        else:
+            self._track(play)
+
+    def _close(self, play: GamePlay, error: Exception | None) -> None:
+        if self.plays.pop(id(play), None) is None:
+            return
+        for peer in _peers_of(play):
+            self.open[peer.peer_id] -= 1
+            if not self.open[peer.peer_id]:
+                del self.open[peer.peer_id]
+        for seat in play.waiting.values():
+            if isinstance(seat, ProcessSeat) and seat.pending is not None:
+                self._pop_route(seat.peer.peer_id, seat.pending.request)
+        self._done.append(Played(play.game_id, play.record, error))
+
+    def _track(self, play: GamePlay) -> None:
+        """Route the turns ``play`` has just asked (sent at the next ``_flush``)."""
+        for index, seat in play.waiting.items():
+            item = seat.pending
+            if item is None:
+                continue
+            peer = seat.peer
+            routes = self.routes.setdefault(peer.peer_id, {})
+            if item.request in routes:
+                continue
+            routes[item.request] = _Route(play, index, seat)
+            self.peers[peer.peer_id] = peer
+            self._fresh.append(item)
+
+    def _defer(self) -> None:
+        if self.hub is not None:
+            self.hub.defer()
+
+    def _flush(self) -> None:
+        """Send the held messages; each new turn's deadline runs from just before that."""
+        now = time.monotonic()
+        for item in self._fresh:
+            item.sent = now
+            item.deadline = now + item.allowed_ms / 1000.0
+            heapq.heappush(self._deadlines, (item.deadline, item.request, item.peer_id))
+        self._fresh.clear()
+        if self.hub is not None:
+            self.hub.flush()
+
+    def _reply(self, route: _Route, reply: Reply) -> None:
+        self._guard(route.play, route.play.take, route.index, reply)
+
+    # -- routes -----------------------------------------------------------------------------
+
+    def _live(self, route: _Route, request: int) -> bool:
+        """The route's turn is still awaited (its game goes on, the seat waits for it)."""
+        item = route.seat.pending
+        return (
+            item is not None
+            and item.request == request
+            and route.play.waiting.get(route.index) is route.seat
+            and id(route.play) in self.plays
+        )
+
+    def _pop_route(self, peer_id: bytes, request: int) -> _Route | None:
+        routes = self.routes.get(peer_id)
+        if routes is None:
+            return None
+        route = routes.pop(request, None)
+        if not routes:
+            del self.routes[peer_id]
+            del self.peers[peer_id]
+        return route
+
+    def _oldest(self, peer_id: bytes) -> tuple[int, _Route] | None:
+        """The peer's oldest pending turn still awaited (stale routes are dropped)."""
+        for request, route in list(self.routes.get(peer_id, {}).items()):
+            if self._live(route, request):
+                return request, route
+            self._pop_route(peer_id, request)
+        return None
+
+    # -- waiting ----------------------------------------------------------------------------
+
+    def _wait(self) -> None:
+        """Send the turns held, wait for and route what arrives, expire what is late; the
+        turns asked meanwhile are held and sent together at the end."""
+        now = time.monotonic()
+        if now >= self._next_liveness:
+            self._defer()
+            self._liveness(now)
+            self._flush()
+        self._prune()
+        # at most LIVENESS_MS: a steady timeout (a changing one costs a setsockopt per wait)
+        wait_ms = LIVENESS_MS
+        if self._deadlines:
+            wait_ms = min(wait_ms, max(0.0, self._deadlines[0][0] - now) * 1000.0)
+        batch = self.hub.receive_batch(wait_ms, self.peers.values())
+        self._defer()
+        for incoming in batch:
+            self._route(incoming)
+        self._expire()
+        self._flush()
+
+    def _prune(self) -> None:
+        """Drop the deadlines of turns already answered from the top of the heap."""
+        deadlines, routes = self._deadlines, self.routes
+        while deadlines and deadlines[0][1] not in routes.get(deadlines[0][2], ()):
+            heapq.heappop(deadlines)
+
+    def _expire(self) -> None:
+        """Time out the turns past their deadline, after reading what is queued."""
+        self._prune()
+        deadlines = self._deadlines
+        now = time.monotonic()
+        if not deadlines or deadlines[0][0] > now:
+            return
+        for incoming in self.hub.receive_batch(0, self.peers.values()):
+            self._route(incoming)  # read after ``now``: anything there arrived in time
+        while deadlines and deadlines[0][0] <= now:
+            _, request, peer_id = heapq.heappop(deadlines)
+            route = self.routes.get(peer_id, {}).get(request)
+            if route is None:
+                continue  # answered
+            self._pop_route(peer_id, request)
+            if self._live(route, request):
+                self._reply(route, route.seat.expired())
+
+    def _liveness(self, now: float) -> None:
+        """Crash faults for every pending turn of a process that is gone."""
+        self._next_liveness = now + LIVENESS_MS / 1000.0
+        for peer_id in list(self.routes):
+            found = self._oldest(peer_id)
+            if found is None or found[1].seat.proc.alive():
+                continue
+            for request, route in list(self.routes.get(peer_id, {}).items()):
+                self._pop_route(peer_id, request)
+                if self._live(route, request):
+                    reply = route.seat.gone()
+                    if reply is not None:
+                        self._reply(route, reply)
+
+    def _route(self, incoming: Incoming) -> None:
+        """One message from a process: the answer or fault of one of its own seats."""
+        peer_id = incoming.peer.peer_id
+        if incoming.problem is not None:
+            self._charge(peer_id, FaultKind.MALFORMED, str(incoming.problem)[:200], ends=True)
+            return
+        message = incoming.message
+        request = message["request"]
+        route = self.routes.get(peer_id, {}).get(request)
+        if route is not None and self._live(route, request):
+            if message["game_id"] != route.play.game_id:
+                detail = f"game id {message['game_id']} is not this game ({route.play.game_id})"
+                self._reply(route, fault(FaultKind.WRONG_ID, detail, ends=False))
+                return
+            self._pop_route(peer_id, request)
+            sent = route.seat.pending.sent
+            route.seat.pending = None
+            self._reply(route, answer(message["action"], (incoming.at - sent) * 1000.0))
+        elif route is not None or 1 <= request <= incoming.peer.last_request:
+            if route is not None:
+                self._pop_route(peer_id, request)
+            log.debug("dropped a stale reply from %s (request %d)", incoming.peer.label, request)
+        else:
+            self._charge(peer_id, FaultKind.WRONG_ID, f"request id {request} was never sent")
+
+    def _charge(self, peer_id: bytes, kind: FaultKind, detail: str, *, ends: bool = False) -> None:
+        """A fault of the peer's oldest pending turn (``ends``: that turn is over); dropped
+        when the peer has none (it is not waited for: nothing of it is at stake)."""
+        found = self._oldest(peer_id)
+        if found is None:
+            log.debug("dropped a bad message from a process with no pending turn: %s", detail)
+            return
+        request, route = found
+        if ends:
+            self._pop_route(peer_id, request)
+            route.seat.pending = None
+        self._reply(route, fault(kind, detail, ends=ends))
+
+
+def _process_seats(play: GamePlay) -> list[ProcessSeat]:
+    return [player.seat for player in play.players if isinstance(player.seat, ProcessSeat)]
+
+
+def _peers_of(play: GamePlay) -> list[Peer]:
+    """The connected peers of a game's process seats."""
+    return [
+        seat.proc.peer
+        for seat in _process_seats(play)
+        if seat.proc is not None and seat.proc.peer is not None
+    ]

@@ -1,0 +1,260 @@
+"""The referee: plays games over seats (``arena.referee.seats``) and returns their records.
+
+A game (``Table``) is played by a ``GamePlay`` that advances step by step; one driver
+(``arena.referee.driver.Tables``) keeps several games in flight on one hub (``Referee.play_many``),
+and ``Referee.play`` is that path with one game. Until a game is over it asks every seat in
+``to_act()`` at once (a simultaneous step reveals nothing of one seat's choice to another),
+collects the answers until each deadline and applies the joint action; the game's ``apply`` is
+the one check of legality. A timeout, an illegal action, a malformed message, a wrong request or
+game id, or a crash is a **fault**: the seat's move is made by the referee's default policy —
+the first action of the legal list, which is deterministic — and the fault is recorded. After
+``limits.max_faults`` faults (at once for a crash) the seat forfeits: it is placed last and the
+default policy makes its remaining moves.
+
+Everything that belongs to one game (fault counts, time banks, pending turns, the action and
+fault logs) lives in that game's ``GamePlay``.
+"""
+
+from __future__ import annotations
+
+import logging
+import time
+from collections.abc import Mapping, Sequence
+from dataclasses import dataclass
+from typing import Any
+
+from arena.errors import ArenaError, IllegalAction
+from arena.games.base import Game, State
+from arena.keys.seeds import random_seed
+from arena.procs.limits import Limits
+from arena.referee.record import (
+    ActionRecord,
+    Chooser,
+    Fault,
+    FaultKind,
+    GameRecord,
+    final_places,
+)
+from arena.referee.seats import ProcessSeat, Reply, Seat, Start, Turn
+
+log = logging.getLogger(__name__)
+
+
+def default_action(legal: Sequence[str]) -> str:
+    """The referee's default policy: the first legal action (legal lists are ordered)."""
+    return legal[0]
+
+
+@dataclass
+class _Player:
+    """One seat's standing in the game in progress."""
+
+    index: int
+    seat: Seat
+    bank_ms: float
+    faults: int = 0
+    forfeited: bool = False
+    think_us: int = 0
+    decisions: int = 0
+
+
+@dataclass(frozen=True)
+class Table:
+    """One game to play: the game, its seats (``seats[i]`` plays seat i), the deal ``seed``,
+    its options and id, the seats' ``start.seed`` (``bot_seeds``, keyed, see ``arena.keys.seeds``;
+    None: a random seed each, never the deal's) and the names in the record (default: labels).
+    """
+
+    game: Game
+    seats: Sequence[Seat]
+    seed: int
+    options: Mapping[str, Any] | None = None
+    game_id: int = 1
+    bot_seeds: Sequence[int] | None = None
+    names: Sequence[str] | None = None
+
+
+class GamePlay:
+    """One game in progress, advanced step by step: its state, its players' standing, the
+    seats it waits for and its logs. ``begin`` starts it; each step asks every acting seat
+    at once, and the step is applied as soon as its last answer is in (``take``); ``record``
+    is set when the game is over."""
+
+    def __init__(self, limits: Limits, table: Table) -> None:
+        self.limits = limits
+        self.table = table
+        self.game = table.game
+        self.seed = table.seed
+        self.game_id = table.game_id
+        self.state: State = table.game.new(len(table.seats), table.seed, table.options)
+        self.players = [
+            _Player(index, seat, float(limits.time_bank_ms))
+            for index, seat in enumerate(table.seats)
+        ]
+        self.actions: list[ActionRecord] = []
+        self.faults: list[Fault] = []
+        self.step = 0
+        self.playing: dict[bytes, tuple[int, ProcessSeat]] = {}  # process seats, by peer id
+        self.joint: dict[int, tuple[str, int | None]] = {}  # this step's answers so far
+        self.waiting: dict[int, ProcessSeat] = {}  # seats whose answer comes later
+        self.record: GameRecord | None = None
+        self._started = time.perf_counter()
+
+    def begin(self) -> None:
+        """Tell every seat the game starts, then ask the first step."""
+        self._started = time.perf_counter()
+        bot_seeds = self.table.bot_seeds
+        for player in self.players:
+            seed = bot_seeds[player.index] if bot_seeds else random_seed()  # never the deal's
+            why = player.seat.start(
+                Start(
+                    self.game_id,
+                    self.game.name,
+                    player.index,
+                    len(self.players),
+                    self.state.options,
+                    seed,
+                )
+            )
+            if why is not None:
+                self._fault(player, FaultKind.CRASH, why)
+            elif isinstance(player.seat, ProcessSeat):
+                if player.seat.peer.peer_id in self.playing:
+                    raise ArenaError(f"one connection would play two seats ({player.seat.label})")
+                self.playing[player.seat.peer.peer_id] = (player.index, player.seat)
+        self._advance()
+
+    def take(self, index: int, reply: Reply) -> None:
+        """A waited-for seat's reply (answer or fault); the step is applied, and the next one
+        asked, once no seat is left to wait for."""
+        self._take(self.players[index], reply)
+        if not self.waiting:
+            self._apply()
+            self.step += 1
+            self._advance()
+
+    def _advance(self) -> None:
+        """Ask steps until one waits for a process seat, or the game is over."""
+        while not self.state.is_over():
+            self._ask()
+            if self.waiting:
+                return
+            self._apply()
+            self.step += 1
+        self.record = self._finish()
+
+    def _finish(self) -> GameRecord:
+        state = self.state
+        outcome = state.outcome()
+        forfeits = tuple(p.index for p in self.players if p.forfeited)
+        places = final_places(outcome.places, forfeits)
+        result = {
+            "scores": list(outcome.scores),
+            "places": list(places),
+            "forfeits": list(forfeits),
+        }
+        for player in self.players:
+            player.seat.end(self.game_id, result, state.view(player.index))
+        return GameRecord(
+            game=self.game.name,
+            options=dict(state.options),
+            seed=self.seed,
+            bots=tuple(self.table.names or [p.seat.label for p in self.players]),
+            actions=tuple(sorted(self.actions, key=lambda a: (a.step, a.seat))),
+            faults=tuple(self.faults),
+            forfeits=forfeits,
+            scores=tuple(outcome.scores),
+            game_places=tuple(outcome.places),
+            places=places,
+            think_us=tuple(p.think_us for p in self.players),
+            decisions=tuple(p.decisions for p in self.players),
+            wall_ms=(time.perf_counter() - self._started) * 1000.0,
+            events=tuple(state.events),
+        )
+
+    # -- one step -------------------------------------------------------------------------
+
+    def _ask(self) -> None:
+        """Ask every acting seat at once: answers available at once go into ``joint``, the
+        others are ``waiting`` (a forfeited seat's move is the default policy's)."""
+        state = self.state
+        self.joint = {}
+        self.waiting = {}
+        move_ms = self.limits.move_ms
+        for index in state.to_act():
+            player = self.players[index]
+            legal = state.legal(index)
+            if player.forfeited:
+                self.joint[index] = (default_action(legal), None)
+                continue
+            turn = Turn(self.game_id, state.view(index), legal, move_ms + player.bank_ms)
+            replies = player.seat.ask(turn)
+            if not replies:
+                self.waiting[index] = player.seat
+            for reply in replies:
+                self._take(player, reply)
+
+    def _take(self, player: _Player, reply: Reply) -> None:
+        """One reply of ``player``: its answer, or a fault (the default policy answers when
+        the fault ends the turn, or when the seat forfeits)."""
+        index = player.index
+        if player.forfeited:
+            return  # the default policy has made its move
+        if reply.fault is None:
+            self.waiting.pop(index, None)
+            move_ms = self.limits.move_ms
+            if reply.elapsed_ms > move_ms:
+                player.bank_ms = max(0.0, player.bank_ms - (reply.elapsed_ms - move_ms))
+            self.joint[index] = (reply.action, int(reply.elapsed_ms * 1000))
+            return
+        if reply.fault is FaultKind.TIMEOUT:
+            player.bank_ms = 0.0
+        self._fault(player, reply.fault, reply.detail)
+        if (reply.ends or player.forfeited) and index not in self.joint:
+            self.waiting.pop(index, None)
+            if index in self.state.to_act():
+                self.joint[index] = (default_action(self.state.legal(index)), None)
+
+    def _apply(self) -> None:
+        """Apply the joint action; an illegal answer is its seat's fault and the default
+        policy's move instead."""
+        state = self.state
+        joint = self.joint
+        actions = {index: action for index, (action, _) in joint.items()}
+        while True:
+            try:
+                state.apply(actions)
+                break
+            except IllegalAction as exc:
+                if exc.seat is None or joint[exc.seat][1] is None:
+                    raise  # the referee's own mistake, not a seat's
+                index = exc.seat
+                self._fault(
+                    self.players[index],
+                    FaultKind.ILLEGAL,
+                    f"{actions[index][:60]!r} was not offered",
+                )
+                joint[index] = (default_action(state.legal(index)), None)
+                actions[index] = joint[index][0]
+        for index, (action, think) in joint.items():
+            if think is None:
+                self.actions.append(ActionRecord(self.step, index, action, Chooser.REFEREE, 0))
+            else:
+                player = self.players[index]
+                player.think_us += think
+                player.decisions += 1
+                self.actions.append(ActionRecord(self.step, index, action, Chooser.BOT, think))
+
+    def _fault(self, player: _Player, kind: FaultKind, detail: str) -> None:
+        player.faults += 1
+        self.faults.append(Fault(seat=player.index, step=self.step, kind=kind, detail=detail))
+        log.info("fault: seat %d %s at step %d: %s", player.index, kind.value, self.step, detail)
+        if kind is FaultKind.CRASH or player.faults >= self.limits.max_faults:
+            self._forfeit(player)
+
+    def _forfeit(self, player: _Player) -> None:
+        if not player.forfeited:
+            player.forfeited = True
+            log.info("seat %d forfeits", player.index)
+            if isinstance(player.seat, ProcessSeat) and player.seat.peer is not None:
+                self.playing.pop(player.seat.peer.peer_id, None)

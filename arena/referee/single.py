@@ -1,0 +1,58 @@
+"""Play one game between bot specs (``arena play``): one fresh process per seat."""
+
+from __future__ import annotations
+
+from collections.abc import Mapping, Sequence
+from pathlib import Path
+from typing import Any
+
+from arena.games import get_game
+from arena.keys.seeds import bot_seeds, new_key
+from arena.procs.botproc import BotSpec
+from arena.procs.limits import Limits
+from arena.procs.remote import RemoteConfig
+from arena.procs.sandbox import Sandbox
+from arena.referee.record import GameRecord
+from arena.referee.session import Session
+
+
+def play_match(
+    game_name: str,
+    specs: Sequence[BotSpec],
+    *,
+    seed: int,
+    key: bytes | None = None,
+    options: Mapping[str, Any] | None = None,
+    limits: Limits = Limits(),
+    endpoint: str | None = None,
+    log_dir: Path | None = None,
+    sandbox: Sandbox | None = None,
+    remote: RemoteConfig | None = None,
+) -> GameRecord:
+    """Play one game of ``game_name`` with one fresh process per seat; return its record.
+
+    ``seed`` is the deal seed (the record keeps it); each bot gets a seed derived from it with
+    the secret ``key`` (default: a fresh random key, when no one needs to reproduce the bots'
+    seeds).
+
+    Bots run under ``limits`` and ``sandbox`` (None: unsandboxed; the command line resolves
+    it); remote bots connect through ``remote``. Raises UnknownGame, PlayerCountError,
+    OptionError or BotStartError (or RemoteError) before any play.
+    """
+    game = get_game(game_name)
+    game.check_players(len(specs))
+    parsed = game.parse_options(options)
+    with Session(
+        limits, log_dir=log_dir, sandbox=sandbox, remote=remote, endpoint=endpoint
+    ) as session:
+        seats = session.seats(
+            [(f"seat{seat}:{spec.name}", spec) for seat, spec in enumerate(specs)], strict=True
+        )
+        return session.play(
+            game,
+            seats,
+            seed=seed,
+            options=parsed,
+            bot_seeds=bot_seeds(key or new_key(), seed, len(specs)),
+            names=[spec.name for spec in specs],
+        )

@@ -1,0 +1,171 @@
+"""A ladder played for real: bundled and folder bots as real processes, a real SQLite file.
+
+One scenario: five versions of four participants play batches; every stored game keeps the
+fair-play rules (each table in all its rotations on one keyed deal, no two bots of one
+participant at a table), the stored skills are what the ``openskill`` package computes on
+the same games in the same order (and what a rebuild gives), a new version inherits its
+predecessor's mu with a wider sigma while the old one keeps its history, and the
+leaderboard read while games are recorded always counts whole games. Another: a bot that
+faults in play is suspended with the reason, and leaves matchmaking.
+"""
+
+from __future__ import annotations
+
+import json
+import math
+import sqlite3
+import sys
+import threading
+from collections import defaultdict
+from pathlib import Path
+
+import pytest
+
+from tests.ladder.conftest import (
+    ILLEGAL_BOT,
+    cli,
+    folder_bot,
+    make_ladder,
+    register_unchecked,
+    replay_openskill,
+)
+from tournaments.ladder import service
+from tournaments.ladder.board import read_board
+from tournaments.ladder.records import LadderStore, NotYourBot
+from tournaments.ladder.skill import INHERIT_SIGMA, SIGMA
+from tournaments.ladder.values import EntryStatus, LadderSettings
+from tournaments.store import Store
+
+
+def games_of(db: Path) -> list[tuple]:
+    conn = sqlite3.connect(db)
+    try:
+        return conn.execute(
+            "SELECT g.tournament_id, g.table_index, g.rotation, g.deal_seed, g.seating, "
+            "g.status, t.key_id, t.kind FROM games g JOIN tournaments t ON t.id = "
+            "g.tournament_id ORDER BY g.id"
+        ).fetchall()
+    finally:
+        conn.close()
+
+
+def test_a_ladder_keeps_the_rules_and_rates_as_openskill_does(tmp_path: Path, shared: Path) -> None:
+    db = tmp_path / "arena.db"
+    with Store.open(db) as store:
+        service.create_ladder(
+            store,
+            name="sk",
+            game_name="skull",
+            table_sizes="3-4",
+            options={},
+            move_ms=1000,
+            settings=LadderSettings(batch_games=60, placement_games=6),
+        )
+        service.submit(store, "sk", "random", participant="alice")
+        service.submit(store, "sk", "first", participant="alice")
+        service.submit(store, "sk", "skull_odds", participant="bob")
+        service.submit(store, "sk", str(folder_bot(shared, "carol_bot")), participant="carol")
+        first = service.submit(store, "sk", str(folder_bot(shared, "dave_bot")), participant="dave")
+        assert first.report is not None and first.report.passed
+        with pytest.raises(NotYourBot):  # dave's bot is dave's
+            service.submit(
+                store, "sk", str(folder_bot(tmp_path / "x", "dave_bot")), participant="eve"
+            )
+
+        seen: list[tuple[int, int, int]] = []
+        stop = threading.Event()
+
+        def watch() -> None:  # the leaderboard, read while games are recorded
+            with Store.open(db) as reader:
+                lstore = LadderStore(reader)
+                ladder = lstore.ladder("sk")
+                while not stop.is_set():
+                    board = read_board(lstore, ladder, elo=False)
+                    seats = sum(line.games for line in board.lines)
+                    counted = sum(line.rated for line in board.lines)
+                    seen.append((board.games, seats, counted))
+                    stop.wait(0.05)
+
+        watcher = threading.Thread(target=watch)
+        watcher.start()
+        try:
+            run = service.run_ladder(store, "sk", until_games=50)
+        finally:
+            stop.set()
+            watcher.join()
+        assert run.games >= 50 and run.batches == 1
+
+        # a new version of dave's bot: it inherits, the old one keeps its history
+        lstore = LadderStore(store)
+        ladder = lstore.ladder("sk")
+        old = next(e for e in lstore.entries(ladder.id) if e.bot == "dave_bot")
+        old_board = {line.entry.id: line for line in read_board(lstore, ladder).lines}
+        v2 = service.submit(
+            store,
+            "sk",
+            str(folder_bot(shared, "dave_bot", extra="# version 2\n")),
+            participant="dave",
+        )
+        assert v2.replaced is not None and v2.replaced.id == old.id
+        assert v2.entry.number == 2 and v2.entry.previous_id == old.id
+        board = {line.entry.id: line for line in read_board(lstore, ladder).lines}
+        assert board[old.id].entry.status is EntryStatus.RETIRED
+        was = old_board[old.id].skill
+        assert board[v2.entry.id].skill.mu == was.mu
+        assert board[v2.entry.id].skill.sigma == min(SIGMA, math.hypot(was.sigma, INHERIT_SIGMA))
+        service.run_ladder(store, "sk", until_games=run.games + 1)
+        after = {line.entry.id: line for line in read_board(lstore, ladder).lines}
+        assert after[old.id].games == old_board[old.id].games  # retired: history kept, no play
+        assert after[v2.entry.id].games > 0
+
+        participant = {e.runs_as: e.participant for e in lstore.entries(ladder.id)}
+        stored = {e: (s.mu, s.sigma, g) for e, (s, g) in lstore.skills(ladder.id).items()}
+        rebuilt = service.rebuild_skills(store, "sk")
+        again = {e: (s.mu, s.sigma, g) for e, (s, g) in lstore.skills(ladder.id).items()}
+
+    # fair play: every table in all its rotations, on one keyed deal; no colluding seats
+    tables: dict[tuple[int, int], list] = defaultdict(list)
+    for tid, table, rotation, deal, seating, status, key_id, kind in games_of(db):
+        assert kind == "ladder" and key_id and status == "done"
+        tables[tid, table].append((rotation, deal, tuple(json.loads(seating))))
+        owners = [participant[label] for label in json.loads(seating)]
+        assert len(set(owners)) == len(owners), f"one participant twice at a table: {seating}"
+    for games in tables.values():
+        k = len(games[0][2])
+        assert sorted(r for r, _, _ in games) == list(range(k))
+        assert len({deal for _, deal, _ in games}) == 1
+        base = games[0][2]
+        assert {s for _, _, s in games} == {base[r:] + base[:r] for r in range(k)}
+
+    # the stored skills are openskill's own results on these games, and a rebuild agrees
+    assert stored == replay_openskill(db, "sk")
+    assert again == stored and rebuilt == sum(g for _, _, g in stored.values())
+
+    # every board read while games were recorded counted whole games, each once
+    assert seen, "the leaderboard was never read during the run"
+    for games, seats, counted in seen:
+        assert seats == counted
+        assert games * 3 <= seats <= games * 4
+    assert [g for g, _, _ in seen] == sorted(g for g, _, _ in seen)
+
+
+def test_a_bot_that_faults_is_suspended_with_the_reason(tmp_path: Path, shared: Path) -> None:
+    db = tmp_path / "arena.db"
+    illegal = folder_bot(shared, "wild", source=ILLEGAL_BOT)
+    with Store.open(db) as store:
+        # registered by the operator as a command (no check): it stands for a bot that
+        # passed its check and broke later
+        register_unchecked(store, "wild", [sys.executable, str(illegal / "bot.py")])
+    make_ladder(db, bots=("wild", "random", "first", "skull_odds"), batch_games=24)
+    with Store.open(db) as store:
+        first = service.run_ladder(store, "sk", until_games=1)
+        board = service.leaderboard(store, "sk")
+        wild = next(line for line in board.lines if line.entry.bot == "wild")
+        assert wild.entry.status is EntryStatus.SUSPENDED and wild.rank is None
+        assert "faults in" in (wild.entry.reason or "") and "illegal" in wild.entry.reason
+        played = wild.games
+        service.run_ladder(store, "sk", until_games=first.games + 1)
+        again = service.leaderboard(store, "sk")
+        assert next(line for line in again.lines if line.entry.bot == "wild").games == played
+    out = cli("ladder", "show", "sk", "--db", str(db))
+    assert "suspended: faults in" in out

@@ -1,0 +1,112 @@
+"""A run's heartbeat (``tournaments.heartbeat``): a run opens a row, beats while it plays and
+closes it; a reader tells a running run from a stopped one by the row, its age, and (on the
+run's own host) whether its process is still there. Real SQLite files, real runs."""
+
+from __future__ import annotations
+
+import os
+import signal
+import socket
+import subprocess
+import sys
+import time
+from dataclasses import replace
+from datetime import datetime, timedelta, timezone
+from pathlib import Path
+
+import pytest
+
+from tests.tournaments.test_runner import create
+from tournaments import heartbeat
+from tournaments.heartbeat import GONE_S, STALE_S, RunInfo, RunState, process_token, run_state
+from tournaments.store import Store
+
+NOW = datetime(2030, 1, 1, tzinfo=timezone.utc)
+
+
+def beating(age_s: float, **changes: object) -> RunInfo:
+    stamp = (NOW - timedelta(seconds=age_s)).isoformat(timespec="milliseconds")
+    run = RunInfo(
+        id=1,
+        tournament_id=1,
+        host=socket.gethostname(),
+        pid=os.getpid(),
+        pid_token=process_token(),
+        started_at=stamp,
+        beat_at=stamp,
+        ended_at=None,
+        games_at_once=4,
+    )
+    return replace(run, **changes)
+
+
+def test_reading_a_run_row() -> None:
+    assert run_state(None, now=NOW) is RunState.NEVER
+    assert run_state(beating(1), now=NOW) is RunState.RUNNING
+    assert run_state(beating(1, ended_at="2029-12-31T23:59:59.000+00:00"), now=NOW) is (
+        RunState.STOPPED
+    )
+    # another host: only the beat's age tells
+    assert run_state(beating(STALE_S - 1, host="elsewhere", pid=1), now=NOW) is RunState.RUNNING
+    assert run_state(beating(STALE_S + 1, host="elsewhere"), now=NOW) is RunState.STOPPED
+    # this host, this very process: running however old its beat (until STALE_S)
+    assert run_state(beating(GONE_S + 1), now=NOW) is RunState.RUNNING
+    # this host, a process that is gone (or another process under its pid)
+    gone = beating(GONE_S + 1, pid_token="not-a-start-time")
+    assert run_state(gone, now=NOW) is RunState.STOPPED
+    assert run_state(replace(gone, beat_at=beating(1).beat_at), now=NOW) is RunState.RUNNING
+
+
+def test_heartbeat_opens_beats_and_closes_its_row(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(heartbeat, "BEAT_S", 0.05)
+    db = tmp_path / "arena.db"
+    tid = create(db, 1)
+    with Store.open(db) as store:
+        assert store.last_run(tid) is None
+        with store.heartbeat(tid, games_at_once=8):
+            first = store.last_run(tid)
+            assert first is not None and first.ended_at is None and first.games_at_once == 8
+            assert first.pid == os.getpid() and first.pid_token == process_token()
+            assert run_state(first) is RunState.RUNNING
+            deadline = time.monotonic() + 10
+            while store.last_run(tid).beat_at == first.beat_at:
+                assert time.monotonic() < deadline, "no beat"
+                time.sleep(0.02)
+        closed = store.last_run(tid)
+        assert closed.id == first.id and closed.ended_at is not None
+        assert run_state(closed) is RunState.STOPPED
+
+
+def test_a_run_closes_its_row_and_a_killed_one_is_seen_stopped(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    done, killed = create(db, 1), create(db, 400)
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    command = [sys.executable, "-m", "arena", "tournament", "run"]
+    subprocess.run(
+        [*command, str(done), "-q", "--sandbox", "off", "--db", str(db)], env=env, check=True
+    )
+    with Store.open(db) as store:
+        run = store.last_run(done)
+        assert run is not None and run.ended_at is not None
+    proc = subprocess.Popen(
+        [*command, str(killed), "-q", "--sandbox", "off", "--db", str(db)], env=env
+    )
+    try:
+        with Store.open(db) as store:
+            deadline = time.monotonic() + 60
+            while store.tournament(killed).games_done == 0:
+                assert time.monotonic() < deadline and proc.poll() is None
+                time.sleep(0.1)
+            assert run_state(store.last_run(killed)) is RunState.RUNNING
+            proc.send_signal(signal.SIGKILL)
+            proc.wait()
+            run = store.last_run(killed)
+            assert run.ended_at is None  # killed: nothing closed it
+            later = datetime.fromisoformat(run.beat_at) + timedelta(seconds=GONE_S + 0.5)
+            assert run_state(run, now=later) is RunState.STOPPED
+    finally:
+        if proc.poll() is None:
+            proc.kill()
+            proc.wait()

@@ -1,0 +1,168 @@
+"""A running tournament's page in a real headless Chromium, while a real run plays it: every
+section follows the run (progress, rankings, charts, faults, latest games, the games list and
+its links), a killed run is shown stopped with what to do, and a resumed run is followed to
+its end. Screenshots go to ``tests/web/artifacts/TEST/``."""
+
+from __future__ import annotations
+
+import json
+import os
+import re
+import signal
+import subprocess
+import sys
+import tempfile
+import textwrap
+from collections.abc import Iterator
+from pathlib import Path
+
+import pytest
+
+from tests.web.conftest import cli, needs_chromium, open_page, start_server, stop_server
+
+needs_chromium()
+
+#: A bot that thinks 20 ms a move (a run of its games lasts seconds, whatever the machine) and,
+#: every 25th move, too long for the tournament's 150 ms (a timeout fault), though not for the
+#: entry check's 2 s.
+SLOW_BOT = textwrap.dedent("""
+    import random, time
+    from protocol.sdk import run_bot
+
+    moves = 0
+
+    def act(view, legal):
+        global moves
+        moves += 1
+        time.sleep(0.4 if moves % 25 == 0 else 0.02)
+        return random.choice(legal)
+
+    if __name__ == "__main__":
+        run_bot(act, name="slow")
+""")
+ROUNDS = 30  # 90 games: long enough to be caught running, short enough to end quickly
+
+
+@pytest.fixture
+def slow_bot() -> Iterator[Path]:
+    # readable by the unprivileged users bots run as when the tests run as root
+    folder = Path(tempfile.mkdtemp(prefix="arena-web-slow-"))
+    folder.chmod(0o755)
+    script = folder / "slow.py"
+    script.write_text(SLOW_BOT)
+    script.chmod(0o644)
+    yield script
+    for path in folder.iterdir():
+        path.unlink()
+    folder.rmdir()
+
+
+def run(db: Path, tid: int) -> subprocess.Popen:
+    env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
+    command = [sys.executable, "-m", "arena", "tournament", "run", str(tid), "-q"]
+    return subprocess.Popen(
+        [*command, "--sandbox", "off", "--db", str(db)],
+        env=env,
+        stdout=subprocess.DEVNULL,
+        stderr=subprocess.PIPE,
+    )
+
+
+def games_done(page: object) -> int:
+    return int(page.get_attribute("#live", "data-games-done"))
+
+
+def test_live_page_follows_the_run_and_says_when_it_stopped(
+    browser: object, tmp_path: Path, slow_bot: Path, shots: Path
+) -> None:
+    db = tmp_path / "live.db"
+    cli(
+        "bot",
+        "add",
+        "slow",
+        "--db",
+        str(db),
+        "--sandbox",
+        "off",
+        "--",
+        sys.executable,
+        str(slow_bot),
+    )
+    out = cli(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "slow,random,first",
+        "--rounds",
+        str(ROUNDS),
+        "--move-time",
+        "150",
+        "--json",
+        "--db",
+        str(db),
+    )
+    tid, total = json.loads(out)["id"], json.loads(out)["games_total"]
+    server = start_server(db)
+    page = open_page(browser)
+    first = None
+    try:
+        page.goto(f"{server.url}/tournaments/{tid}")
+        assert page.inner_text("#live-games") == f"0/{total}"
+        assert page.inner_text("#live-status") == "not started"
+        assert "arena tournament run" in page.inner_text("#run-notice")
+        assert page.locator("#los-chart text.row").count() == 3  # entrants, not "No entrants"
+        assert page.locator("#games a[href^='/games/']").count() == 0
+        first = run(db, tid)
+        page.wait_for_function(
+            "() => +document.getElementById('live').dataset.gamesDone >= 6"
+            " && document.querySelectorAll('#faults tbody tr').length > 0",
+            timeout=120_000,
+        )
+        page.screenshot(path=str(shots / "running.png"), full_page=True)
+        assert page.inner_text("#live-status") == "running" and first.poll() is None
+        done = games_done(page)
+        assert page.locator("#elo-chart circle").count() == 3  # rated, not "No ratings yet"
+        assert page.locator("#history-chart polyline").count() == 3
+        assert page.locator("#recent tbody tr").count() >= 1
+        listed = page.locator("#games tbody tr")
+        linked = page.locator("#games a[href^='/games/']")
+        played = [r for r in listed.all_inner_texts() if "\tdone\t" in r]
+        assert len(played) >= 3 and linked.count() >= 3  # deals complete: links follow
+        games = sum(map(int, page.locator("#rankings td:nth-child(7)").all_inner_texts()))
+        assert games >= 3 * int(page.get_attribute("#live", "data-rated-games")) > 0
+        first.send_signal(signal.SIGKILL)
+        first.wait()
+        page.wait_for_function(
+            "() => document.getElementById('live-status').textContent === 'stopped'",
+            timeout=60_000,
+        )
+        notice = page.inner_text("#run-notice")
+        assert notice == f"stopped: run `arena tournament run {tid}` to finish"
+        assert page.inner_text("#live-eta") == "" and page.inner_text("#live-rate") == ""
+        assert games_done(page) >= done
+        page.screenshot(path=str(shots / "stopped.png"), full_page=True)
+        second = run(db, tid)
+        assert second.wait(timeout=300) == 0, second.stderr.read()
+        page.wait_for_function(
+            "() => document.getElementById('live-status').textContent === 'done'",
+            timeout=60_000,
+        )
+        assert page.inner_text("#live-games") == f"{total}/{total}"
+        assert page.locator("#run-notice").count() == 0
+        rankings = page.locator("#rankings tbody td:nth-child(7)").all_inner_texts()
+        assert sum(map(int, rankings)) == 3 * total
+        pages = re.search(r"page 1 of (\d+) \((\d+) games\)", page.inner_text(".pager"))
+        assert pages and int(pages.group(2)) == total
+        shown = page.locator("#games tbody tr").count()
+        assert page.locator("#games a[href^='/games/']").count() == shown  # every game linked
+        assert page.locator("#faults tbody tr").count() >= 1
+        page.screenshot(path=str(shots / "done.png"), full_page=True)
+        assert page.errors == []
+    finally:
+        if first is not None and first.poll() is None:
+            first.kill()
+            first.wait()
+        page.context.close()
+        stop_server(server)

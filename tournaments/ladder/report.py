@@ -1,0 +1,75 @@
+"""A ladder's leaderboard as text (``arena ladder show``); ``Board.to_dict`` is its JSON."""
+
+from __future__ import annotations
+
+from arena.text import printable
+from tournaments.ladder.values import Board, LadderInfo
+from tournaments.reports import format_table
+
+__all__ = ["board_text", "ladders_text"]
+
+
+def _elo(line_elo: float | None, lo: float | None, hi: float | None) -> str:
+    if line_elo is None or lo is None or hi is None:
+        return "-"
+    return f"{line_elo:.0f} ±{(hi - lo) / 2:.0f}"
+
+
+def board_text(board: Board) -> str:
+    """The leaderboard: rank, version, participant, mu - 3 sigma, mu, sigma, games, wins,
+    mean place, faulty games, batch Elo ± 95 %, and the status of those not in play."""
+    ladder = board.ladder
+    head = (
+        f"ladder {printable(ladder.name)}: {ladder.game}, tables of {ladder.sizes_text()}, "
+        f"{board.games} games in {board.batches} batches"
+        + (f" ({board.pending} in play)" if board.pending else "")
+    )
+    rows = [
+        [
+            "-" if line.rank is None else line.rank,
+            line.entry.label,
+            line.entry.participant,
+            f"{line.conservative:.2f}",
+            f"{line.skill.mu:.2f}",
+            f"{line.skill.sigma:.2f}",
+            line.games,
+            line.wins,
+            "-" if line.mean_place is None else f"{line.mean_place:.2f}",
+            line.faults,
+            _elo(line.elo, line.elo_lo, line.elo_hi),
+            line.entry.status.value
+            + (f": {line.entry.reason}" if line.entry.reason and line.rank is None else ""),
+        ]
+        for line in board.lines
+    ]
+    table = format_table(
+        [
+            "#",
+            "bot",
+            "participant",
+            "mu-3sigma",
+            "mu",
+            "sigma",
+            "games",
+            "wins",
+            "place",
+            "faulty",
+            "Elo",
+            "status",
+        ],
+        rows,
+        align="rllrrrrrrrrl",
+    )
+    notes = "".join(f"\nnote: {note}" for note in board.notes)
+    empty = "" if rows else "\nno bot has entered yet: `arena ladder submit`"
+    return f"{head}\n\n{table}{empty}{notes}"
+
+
+def ladders_text(ladders: list[LadderInfo]) -> str:
+    if not ladders:
+        return "no ladders yet; create one with `arena ladder create`"
+    return format_table(
+        ["ladder", "game", "tables", "move ms", "created"],
+        [[i.name, i.game, i.sizes_text(), i.move_ms, i.created_at] for i in ladders],
+        align="lllrl",
+    )

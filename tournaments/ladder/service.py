@@ -1,0 +1,498 @@
+"""A ladder's use cases: what ``arena ladder`` and the upload server call, one function each.
+
+- ``create_ladder``: a ladder for one game, its table sizes, options and move time;
+- ``submit``: enter a bot here (a registered or bundled bot's name, or a folder: copied and
+  checked) for a participant; ``upload``: enter an archive a participant sent (unpacked
+  safely, checked in the sandbox; refused with the check's report if it fails);
+- ``invite`` / ``revoke``: a participant's upload token (hashed in the key file);
+- ``run_ladder``: play batch after batch until stopped, or until the ladder holds a number
+  of games: rate the batches played, plan the next from the skills (matchmaking), play it
+  through the tournament runner (``tournaments.service.prepare_run`` and
+  ``tournaments.runner.run``: every fair-play rule of tournaments holds), rate it;
+- ``leaderboard``, ``rebuild``: read the leaderboard; recompute the skill cache.
+
+Faces parse, call one of these and print. Errors are typed (``LadderError``,
+``BotCheckError`` with the check's report, ``ArchiveError``, ``UsageProblem``...).
+"""
+
+from __future__ import annotations
+
+import logging
+import threading
+import time
+from collections.abc import Callable, Mapping
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from arena.games import get_game
+from arena.keys.seeds import new_key, random_seed
+from arena.procs.sandbox import SandboxMode
+from tournaments.catalogue import Catalogue, bundled_bots, bundled_version, plays
+from tournaments.compliance import ComplianceReport
+from tournaments.errors import ClusterError, ClusterLost, Interrupted, NotFound, UsageProblem
+from tournaments.ladder import tokens
+from tournaments.ladder.board import read_board
+from tournaments.ladder.bots import stage_archive, uploads_root
+from tournaments.ladder.matchmaking import Candidate, MatchParams, plan_batch
+from tournaments.ladder.rating import Folded, current, fold_ready, rebuild
+from tournaments.ladder.records import LadderError, LadderStore, NotYourBot
+from tournaments.ladder.values import (
+    Board,
+    Entry,
+    EntryStatus,
+    LadderInfo,
+    LadderSettings,
+    ladder_name_problem,
+    participant_problem,
+)
+from tournaments.registry import BotCheckError, add_folder_bot, load_manifest
+from tournaments.runner import Progress, RunSummary, run
+from tournaments.schedule import TournamentKind, TournamentSpec, table_games
+from tournaments.service import RunOptions, games_of, prepare_run
+from tournaments.store import Store
+
+__all__ = [
+    "BatchDone",
+    "LadderRun",
+    "Submission",
+    "create_ladder",
+    "invite",
+    "leaderboard",
+    "parse_sizes",
+    "rebuild_skills",
+    "revoke",
+    "run_ladder",
+    "submit",
+    "upload",
+]
+
+log = logging.getLogger(__name__)
+
+
+# -- creating ------------------------------------------------------------------------------------
+
+
+def parse_sizes(text: str) -> tuple[int, int]:
+    """``"3-5"`` -> (3, 5), ``"4"`` -> (4, 4). Raises UsageProblem."""
+    low, sep, high = text.strip().partition("-")
+    try:
+        sizes = (int(low), int(high) if sep else int(low))
+    except ValueError:
+        raise UsageProblem(f"table sizes are N or MIN-MAX (e.g. 3-5), not {text!r}") from None
+    if sizes[0] > sizes[1]:
+        raise UsageProblem(f"table sizes {text!r}: the smallest comes first")
+    return sizes
+
+
+def create_ladder(
+    store: Store,
+    *,
+    name: str,
+    game_name: str,
+    table_sizes: str,
+    options: Mapping[str, Any],
+    move_ms: int,
+    settings: LadderSettings | None = None,
+) -> LadderInfo:
+    """A new ladder; nothing is written on an error."""
+    problem = ladder_name_problem(name)
+    if problem is not None:
+        raise UsageProblem(problem)
+    game = get_game(game_name)
+    low, high = parse_sizes(table_sizes)
+    if low < max(2, game.min_players) or high > game.max_players:
+        raise UsageProblem(
+            f"{game.name} takes {game.min_players}-{game.max_players} players, not tables of "
+            f"{table_sizes}"
+        )
+    return LadderStore(store).create(
+        name=name,
+        game=game.name,
+        options=game.parse_options(dict(options)),
+        min_table=low,
+        max_table=high,
+        move_ms=move_ms,
+        settings=settings or LadderSettings(),
+    )
+
+
+# -- entering bots -------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Submission:
+    """A version entered: its entry, the entry it replaced (if any), and the entry check's
+    report (None for a registered or bundled bot, checked when it was registered)."""
+
+    entry: Entry
+    replaced: Entry | None
+    report: ComplianceReport | None
+
+
+def _check_entry(lstore: LadderStore, ladder: LadderInfo, bot: str, participant: str) -> None:
+    problem = participant_problem(participant)
+    if problem is not None:
+        raise UsageProblem(problem)
+    owner = lstore.owner(bot)
+    if owner is not None and owner != participant:
+        raise NotYourBot(f"bot {bot!r} belongs to another participant: choose another name")
+
+
+def _enter_folder(
+    store: Store,
+    ladder: LadderInfo,
+    folder: Path,
+    *,
+    participant: str | None,
+    uploaded: bool,
+    sandbox: SandboxMode,
+) -> Submission:
+    """Register the folder bot in ``folder`` through the registry (copied into the arena's
+    store, checked from the copy in ``sandbox``) and enter it; a bot that fails its check
+    never enters (BotCheckError, with the report)."""
+    lstore = LadderStore(store)
+    manifest = load_manifest(folder)
+    who = participant or manifest.name
+    _check_entry(lstore, ladder, manifest.name, who)
+    if uploaded and lstore.owner(manifest.name) is None:
+        try:
+            store.get_bot(manifest.name)
+        except NotFound:
+            pass
+        else:
+            raise NotYourBot(
+                f"bot {manifest.name!r} is registered here already (not by a participant): "
+                "choose another name"
+            )
+    if not plays(manifest.games, ladder.game):
+        raise BotCheckError(
+            f"{manifest.name}'s bot.toml says it plays {', '.join(manifest.games)}; "
+            f"this ladder plays {ladder.game}"
+        )
+    registered = add_folder_bot(store, folder, games=[ladder.game], replace=True, sandbox=sandbox)
+    _not_in_play(lstore, ladder, manifest.name, registered.info.version)
+    return _enter(
+        lstore,
+        ladder,
+        bot=manifest.name,
+        version=registered.info.version,
+        runs_as=manifest.name,
+        participant=who,
+        uploaded=uploaded,
+        report=registered.report,
+    )
+
+
+def _not_in_play(lstore: LadderStore, ladder: LadderInfo, bot: str, version: str) -> None:
+    for entry in lstore.entries(ladder.id):
+        if entry.bot == bot and entry.version == version and entry.status is EntryStatus.ACTIVE:
+            raise LadderError(f"{bot} version {version} is in ladder {ladder.name} already")
+
+
+def _enter(lstore: LadderStore, ladder: LadderInfo, **fields: Any) -> Submission:
+    report = fields.pop("report", None)
+    before = {e.bot: e for e in lstore.entries(ladder.id) if e.status is not EntryStatus.RETIRED}
+    entry = lstore.enter(ladder.id, **fields)
+    return Submission(entry=entry, replaced=before.get(entry.bot), report=report)
+
+
+def submit(
+    store: Store,
+    ladder_name: str,
+    target: str,
+    *,
+    participant: str | None = None,
+    sandbox: SandboxMode = SandboxMode.AUTO,
+) -> Submission:
+    """Enter ``target`` into a ladder for ``participant`` (default: the bot's own name, so
+    that each bot is its own participant): a folder with a ``bot.toml`` (registered as
+    ``arena bot add`` does: copied, checked), or a registered or bundled bot's name (its
+    current version). A new version of a bot replaces the old one in matchmaking."""
+    lstore = LadderStore(store)
+    ladder = lstore.ladder(ladder_name)
+    folder = Path(target).expanduser()
+    if folder.is_dir():
+        return _enter_folder(
+            store, ladder, folder, participant=participant, uploaded=False, sandbox=sandbox
+        )
+    catalogue = Catalogue.of(store)
+    spec, version = catalogue.lookup(target)
+    if spec.remote:
+        raise UsageProblem(
+            f"{target!r} is a remote bot: a ladder starts fresh processes for every batch, "
+            "so it enters folders, registered commands and bundled bots only"
+        )
+    if not plays(games_of(catalogue, target), ladder.game):
+        raise UsageProblem(f"bot {target!r} does not play {ladder.game}")
+    who = participant or target
+    _check_entry(lstore, ladder, target, who)
+    _not_in_play(lstore, ladder, target, version)
+    return _enter(
+        lstore,
+        ladder,
+        bot=target,
+        version=version,
+        runs_as=target,
+        participant=who,
+        uploaded=False,
+        report=None,
+    )
+
+
+#: One upload is checked at a time (each check runs bot processes).
+_UPLOADS = threading.Lock()
+
+
+def upload(store: Store, ladder_name: str, participant: str, archive: bytes) -> Submission:
+    """Enter a bot a participant uploaded as an archive (checked in the sandbox: bubblewrap is
+    required). Raises ArchiveError, BotCheckError (with the report), NotYourBot or
+    LadderError, and nothing enters."""
+    lstore = LadderStore(store)
+    ladder = lstore.ladder(ladder_name)
+    with _UPLOADS:
+        staged = stage_archive(uploads_root(store.path), archive)
+        try:
+            return _enter_folder(
+                store,
+                ladder,
+                staged.folder,
+                participant=participant,
+                uploaded=True,
+                sandbox=SandboxMode.REQUIRED,
+            )
+        finally:
+            staged.close()
+
+
+def invite(store: Store, participant: str) -> str:
+    """A new upload token for ``participant`` (shown once; only its hash is kept)."""
+    return tokens.invite(store.keys, participant)
+
+
+def revoke(store: Store, participant: str) -> bool:
+    return tokens.revoke(store.keys, participant)
+
+
+# -- reading -------------------------------------------------------------------------------------
+
+
+def leaderboard(store: Store, ladder_name: str, *, elo: bool = True) -> Board:
+    lstore = LadderStore(store)
+    return read_board(lstore, lstore.ladder(ladder_name), elo=elo)
+
+
+def rebuild_skills(store: Store, ladder_name: str) -> int:
+    """Recompute the ladder's skill cache from its games; how many games were rated."""
+    lstore = LadderStore(store)
+    ratings = rebuild(lstore, lstore.ladder(ladder_name))
+    return sum(ratings.games.values())
+
+
+# -- running -------------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchDone:
+    """A batch played and rated: its number of games, the run's summary, the leader after it,
+    and who was suspended."""
+
+    tid: int
+    summary: RunSummary
+    folded: Folded
+    leader: str | None
+
+
+@dataclass(frozen=True, kw_only=True)
+class LadderRun:
+    """What ``run_ladder`` did: batches and games played, and what to tell the user."""
+
+    batches: int = 0
+    played: int = 0
+    games: int = 0
+    warnings: tuple[str, ...] = field(default=())
+
+
+def _options_for(lstore: LadderStore, ladder: LadderInfo, options: RunOptions) -> RunOptions:
+    """Uploaded bots always run in the sandbox: a ladder with any runs with it required."""
+    if not any(e.uploaded for e in lstore.entries(ladder.id)):
+        return options
+    if options.sandbox is SandboxMode.OFF:
+        raise UsageProblem(
+            f"ladder {ladder.name} has uploaded bots, which run only in the sandbox: "
+            "leave out --sandbox off"
+        )
+    return replace(options, sandbox=SandboxMode.REQUIRED)
+
+
+def plan_next(store: Store, ladder: LadderInfo) -> tuple[int | None, list[str]]:
+    """Plan the next batch from the skills so far (``matchmaking.plan_batch``) and write it;
+    its tournament id (None: too few versions can meet) and warnings."""
+    lstore = LadderStore(store)
+    warnings = []
+    with lstore.snapshot():
+        entries = lstore.entries(ladder.id)
+        ratings = current(lstore, ladder, entries)
+        registered = lstore.registered_versions()
+    met = lstore.met(ladder.id)
+    ready: dict[int, Entry] = {}
+    names: set[str] = set()
+    for entry in entries:
+        if entry.status is not EntryStatus.ACTIVE:
+            continue
+        version = registered.get(entry.runs_as) or _bundled(entry.runs_as)
+        if version is None:
+            warnings.append(f"{entry.label} waits: bot {entry.runs_as!r} is not registered")
+            continue
+        if version != entry.version:
+            warnings.append(
+                f"{entry.label} waits: {entry.runs_as} changed since it entered (version "
+                f"{entry.version} -> {version}); submit it again to enter the new version"
+            )
+            continue
+        if entry.runs_as not in names:
+            names.add(entry.runs_as)
+            ready[entry.id] = entry
+    params = MatchParams(
+        sizes=ladder.table_sizes,
+        games=ladder.settings.batch_games,
+        placement_games=ladder.settings.placement_games,
+        max_entries=ladder.settings.max_batch_entries,
+    )
+    candidates = [
+        Candidate(
+            key=e.id,
+            group=e.participant,
+            skill=ratings.skill(e.id),
+            games=ratings.games.get(e.id, 0),
+        )
+        for e in ready.values()
+    ]
+    tables = plan_batch(candidates, params, met)
+    if not tables:
+        return None, warnings
+    seats = {ready[key].runs_as: ready[key] for table in tables for key in table}
+    key, seed = new_key(), random_seed()
+    spec = TournamentSpec(
+        game=ladder.game,
+        options=ladder.options,
+        bots=tuple(seats),
+        table_size=max(len(table) for table in tables),
+        seed=seed,
+        move_ms=ladder.move_ms,
+        kind=TournamentKind.LADDER,
+    )
+    games = []
+    for number, table in enumerate(tables):
+        labels = [ready[k].runs_as for k in table]
+        games += table_games(key, seed, 0, number, labels, len(games))
+    return lstore.plan(ladder, spec, games, seats, key=key), warnings
+
+
+def _bundled(name: str) -> str | None:
+    return bundled_version(name) if name in bundled_bots() else None
+
+
+def _open_batch(lstore: LadderStore, ladder: LadderInfo) -> int | None:
+    for tid in lstore.batches(ladder.id, rated=False):
+        if lstore.pending_in(tid):
+            return tid
+    return None
+
+
+def _leader(store: Store, ladder: LadderInfo) -> str | None:
+    board = read_board(LadderStore(store), ladder, elo=False)
+    return board.lines[0].entry.label if board.lines and board.lines[0].rank else None
+
+
+def run_ladder(
+    store: Store,
+    ladder_name: str,
+    options: RunOptions | None = None,
+    *,
+    jobs: int = 1,
+    games_per_worker: int | None = None,
+    cluster: str | None = None,
+    unsandboxed_accepted: bool = False,
+    until_games: int | None = None,
+    wait_s: float = 5.0,
+    on_batch: Callable[[BatchDone], None] | None = None,
+    on_wait: Callable[[str], None] | None = None,
+    progress: Callable[[Progress], None] | None = None,
+) -> LadderRun:
+    """Play the ladder batch after batch: first any batch a killed run left unfinished, then
+    new ones, rating each as it completes. Stops once the ladder holds ``until_games``
+    finished games (None: never; with too few versions to meet it waits ``wait_s`` between
+    looks for new entries). On a ``cluster``, a sandbox other than ``required`` needs
+    ``unsandboxed_accepted`` (as for tournaments). Raises Interrupted on Ctrl-C (what finished
+    is kept)."""
+    lstore = LadderStore(store)
+    ladder = lstore.ladder(ladder_name)
+    options = options or RunOptions()
+    root = str(uploads_root(store.path))
+    batches = played = 0
+    warnings: list[str] = []
+    while True:
+        fold_ready(lstore, ladder)
+        done = lstore.counts(ladder.id)[0]
+        if until_games is not None and done >= until_games:
+            break
+        tid = _open_batch(lstore, ladder)
+        if tid is None:
+            tid, said = plan_next(store, ladder)
+            warnings += [w for w in said if w not in warnings]
+        if tid is None:
+            if until_games is not None:
+                warnings.append(
+                    f"ladder {ladder.name} stopped at {done} games: too few versions can meet "
+                    f"(tables of {ladder.sizes_text()}, one bot per participant at a table)"
+                )
+                break
+            if on_wait is not None:
+                on_wait("waiting for entries: too few versions can meet")
+            time.sleep(wait_s)
+            continue
+        prepared = prepare_run(
+            store,
+            tid,
+            _options_for(lstore, ladder, options),
+            jobs=jobs,
+            games_per_worker=games_per_worker,
+            cluster=cluster,
+            unsandboxed_accepted=unsandboxed_accepted,
+        )
+        config = prepared.config
+        if config.sandbox is not None:
+            config = replace(config, sandbox=config.sandbox.hiding([root]))
+        try:
+            summary = run(
+                store, tid, config, jobs=prepared.jobs, progress=progress, cluster=prepared.cluster
+            )
+        except KeyboardInterrupt:
+            raise Interrupted(
+                f"interrupted: the ladder keeps every finished game; run "
+                f"`arena ladder run {ladder.name}` again to go on"
+            ) from None
+        except ClusterLost as exc:
+            raise ClusterError(
+                f"{exc}; the ladder keeps every finished game: run `arena ladder run "
+                f"{ladder.name} --cluster ADDRESS` again to go on"
+            ) from None
+        if summary.failed:
+            raise LadderError(
+                f"{len(summary.failed)} game(s) of batch {tid} could not be played "
+                f"({summary.failed[0]}); they stay pending: run the ladder again"
+            )
+        folded = fold_ready(lstore, ladder)
+        batches += 1
+        played += summary.played
+        if on_batch is not None:
+            on_batch(
+                BatchDone(tid=tid, summary=summary, folded=folded, leader=_leader(store, ladder))
+            )
+    return LadderRun(
+        batches=batches,
+        played=played,
+        games=lstore.counts(ladder.id)[0],
+        warnings=tuple(warnings),
+    )

@@ -1,0 +1,417 @@
+"""The arena's use cases: what the command line and the web call, one function each.
+
+A face (``arena.cli``, ``arena.web``) parses what the user gave, calls one use case here and
+prints what comes back; everything between -- checking the request, opening what a run needs
+(logs folder, sandbox, remote bots, a cluster's shipped bots), planning, running, recording --
+is here or below. Use cases return values; what the user should be told besides (a bot changed
+since its tournament was planned, remote bots remember deals) comes back as ``warnings``, never
+printed from here. Bad requests raise typed errors (``tournaments.errors``): ``UsageProblem``
+for a request that cannot be meant as given, other ``ArenaError`` subclasses for the rest.
+
+- ``create_tournament``: validate and write a whole plan (round robin or gauntlet);
+- ``prepare_run`` then ``run_tournament``: play a tournament's pending games, here, on
+  ``--jobs`` worker processes or on a Dask cluster (one ``RunConfig`` for all of them);
+- ``plan_match`` then ``run_match``: NEW against BASE until an SPRT decides;
+- ``bot_processes``: the logs folder, the sandbox and the remote-bot configuration of any
+  command that runs bots (``arena play``, ``arena bot check`` too).
+"""
+
+from __future__ import annotations
+
+import math
+from collections.abc import Callable, Iterable
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+
+from arena.errors import RemoteError
+from arena.games import get_game
+from arena.keys.seeds import new_key, random_seed
+from arena.procs import identity
+from arena.procs import sandbox as sandboxing
+from arena.procs.botproc import BotSpec
+from arena.procs.limits import Limits
+from arena.procs.logs import logs_folder
+from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
+from arena.procs.sandbox import Sandbox, SandboxMode
+from tournaments.botcopies import BotCopies
+from tournaments.catalogue import Catalogue, bundled_bots, needs_sandbox, plays
+from tournaments.cluster import ClusterConfig, check_sandbox, distributed_module
+from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
+from tournaments.matches import MatchInfo, play_match_sprt
+from tournaments.playing import RunConfig, auto_games_per_worker
+from tournaments.runner import Progress, RunSummary, run
+from tournaments.schedule import TournamentKind, TournamentSpec, plan
+from tournaments.shipping import shipped_bots
+from tournaments.sprt import SprtConfig, SprtStatus
+from tournaments.store import Store
+from tournaments.values import TournamentInfo
+
+_DEFAULTS = Limits()
+
+
+@dataclass(frozen=True, kw_only=True)
+class RunOptions:
+    """How a command that runs bots runs them, as the user gave it: process limits, the
+    sandbox mode and remote bots (``--listen``, ``--curve``)."""
+
+    time_bank_ms: int = 0
+    memory_mb: int = _DEFAULTS.memory_mb
+    cpu_s: int = _DEFAULTS.cpu_s
+    max_procs: int = _DEFAULTS.max_procs
+    log_bytes: int = _DEFAULTS.log_bytes
+    sandbox: SandboxMode = SandboxMode.AUTO
+    listen: str | None = None
+    curve: bool = False
+    remote_wait_s: int = REMOTE_WAIT_MS // 1000
+
+    def limits(self, **game: int) -> Limits:
+        """Limits with these process limits and the given game limits (``move_ms``...)."""
+        return replace(
+            Limits(**game),
+            time_bank_ms=self.time_bank_ms,
+            memory_mb=self.memory_mb,
+            cpu_s=self.cpu_s,
+            max_procs=self.max_procs,
+            log_bytes=self.log_bytes,
+        )
+
+
+@dataclass(frozen=True, kw_only=True)
+class BotProcesses:
+    """Where a command's bot processes write their output, how they are sandboxed (None:
+    not) and how remote bots join (None: none may)."""
+
+    log_dir: Path
+    sandbox: Sandbox | None
+    remote: RemoteConfig | None
+
+
+def sandbox_for(
+    mode: SandboxMode, db_path: Path, folders: Iterable[str] = (), *, local: bool = True
+) -> Sandbox | None:
+    """The one sandbox of a command that runs bots with the database at ``db_path``.
+
+    It hides the database, its key file and the user's, the logs, the store of bot copies and
+    every registered bot's folder in ``folders`` (a folder bot still sees its own copy), and
+    makes the database files and the logs unreadable to bot users; with no ``local`` bot (only
+    remote ones) nothing runs here, so there is no warning about running unsandboxed. Raises
+    SandboxError for ``required`` where bubblewrap does not work.
+    """
+    log_dir = logs_folder(db_path)
+    identity.protect_arena_files(db_path, log_dir)
+    hide = [*sandboxing.private_paths(db_path, log_dir), str(BotCopies.beside(db_path).root)]
+    return sandboxing.resolve(mode, hide=[*hide, *folders], local=local)
+
+
+def bot_processes(
+    db_path: Path, options: RunOptions, specs: Iterable[BotSpec], folders: Iterable[str] = ()
+) -> BotProcesses:
+    """The logs folder, the sandbox and the remote configuration of a command running
+    ``specs`` with the database at ``db_path``; ``folders`` are the registered bots' own folders
+    (``Catalogue.folders``). Raises SandboxError or RemoteError (one line each)."""
+    specs = list(specs)
+    log_dir = logs_folder(db_path)
+    log_dir.mkdir(parents=True, exist_ok=True)
+    box = sandbox_for(options.sandbox, db_path, folders, local=needs_sandbox(specs))
+    remote = None
+    wanted = [spec.name for spec in specs if spec.remote]
+    if options.listen is not None:
+        check_listen(options.listen)
+    if wanted and options.listen is None:
+        raise RemoteError(
+            f"bot {wanted[0]!r} is remote: give --listen tcp://HOST:PORT for it to connect to"
+        )
+    if options.curve and options.listen is None:
+        raise RemoteError("--curve secures remote bots' connections: give --listen too")
+    if options.listen is not None:
+        from tournaments.remote import remote_config
+
+        with Store.open(db_path) as store:
+            remote = remote_config(
+                store,
+                listen=options.listen,
+                curve=options.curve,
+                wait_ms=options.remote_wait_s * 1000,
+            )
+    return BotProcesses(log_dir=log_dir, sandbox=box, remote=remote)
+
+
+# -- tournaments ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True, kw_only=True)
+class Created:
+    """A tournament just planned, and what its creator should be told."""
+
+    tid: int
+    info: TournamentInfo
+    warnings: tuple[str, ...] = ()
+
+
+def create_tournament(
+    store: Store,
+    *,
+    game_name: str,
+    bots: list[str],
+    table_size: int | None,
+    repetitions: int,
+    seed: int | None,
+    options: dict,
+    move_ms: int,
+    gauntlet: str | None = None,
+    kind: TournamentKind = TournamentKind.ROUND_ROBIN,
+) -> Created:
+    """Validate everything, then write the whole plan. Nothing is written on an error.
+
+    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant.
+
+    The tournament gets a fresh secret key (kept in the key file beside the database): its
+    deals are new even with a ``seed`` used before, and no bot can compute them."""
+    game = get_game(game_name)
+    catalogue = Catalogue.of(store)
+    found = {name: catalogue.find(name) for name in dict.fromkeys(bots)}  # code checked
+    if table_size is None:
+        table_size = max(game.min_players, min(len(bots), game.max_players))
+    spec = TournamentSpec(
+        game=game.name,
+        options=options,
+        bots=tuple(bots),
+        table_size=table_size,
+        repetitions=repetitions,
+        seed=random_seed() if seed is None else seed,
+        move_ms=move_ms,
+        gauntlet=gauntlet,
+        kind=TournamentKind.GAUNTLET if gauntlet else kind,
+    )
+    key = new_key()
+    games = plan(spec, game, key=key)
+    spec = replace(spec, options=game.parse_options(options))
+    entrants = {label: (bot, found[bot].version) for label, bot in spec.entrant_bots().items()}
+    tid = store.create_tournament(spec, games, entrants, key=key)
+    info = store.tournament(tid)
+    remote = sorted({entrant.bot for entrant in info.entrants if found[entrant.bot].spec.remote})
+    warnings = []
+    if remote and info.spec.table_size > 1:
+        warnings.append(
+            f"remote bot(s) {', '.join(remote)} play every seat rotation of a deal over "
+            "connections their owner controls, so they can remember its hands from one "
+            "rotation to the next; local bots cannot (docs/security.md)"
+        )
+    return Created(tid=tid, info=info, warnings=tuple(warnings))
+
+
+def entrant_specs(
+    catalogue: Catalogue, info: TournamentInfo
+) -> tuple[dict[str, BotSpec], tuple[str, ...]]:
+    """How to run each entrant of a tournament at the version it was planned with, its code
+    checked (``Catalogue.find``), and a line for each bot registered again since: its games
+    here are still played by the planned version (a folder bot's copy). Raises BotChanged,
+    naming the tournament, for a bot whose planned code is gone or changed."""
+    specs = {}
+    warnings = []
+    found: dict[str, BotSpec] = {}
+    for entrant in info.entrants:
+        if entrant.bot not in found:
+            try:
+                found[entrant.bot] = catalogue.find(entrant.bot, entrant.version).spec
+            except BotChanged as exc:
+                raise BotChanged(f"tournament {info.id}: {exc}") from None
+            now = catalogue.registered.get(entrant.bot)
+            if now is not None and now.version != entrant.version:
+                warnings.append(
+                    f"{entrant.bot} was registered again since tournament {info.id} was "
+                    f"planned (version {entrant.version} -> {now.version}): its games here "
+                    f"are played by version {entrant.version}, as planned"
+                )
+        specs[entrant.name] = found[entrant.bot]
+    return specs, tuple(warnings)
+
+
+@dataclass(frozen=True, kw_only=True)
+class PreparedRun:
+    """A tournament ready to run: how its games are played (``config``), by how many worker
+    processes, or on which cluster, and what the user should be told first."""
+
+    tid: int
+    config: RunConfig
+    jobs: int = 1
+    cluster: ClusterConfig | None = None
+    warnings: tuple[str, ...] = field(default=())
+
+
+def prepare_run(
+    store: Store,
+    tid: int,
+    options: RunOptions | None = None,
+    *,
+    jobs: int = 1,
+    games_per_worker: int | None = None,
+    cluster: str | None = None,
+    matches: bool = False,
+    unsandboxed_accepted: bool = False,
+) -> PreparedRun:
+    """Everything tournament ``tid``'s run needs, checked before any game starts: its key, each
+    entrant's bot, the limits, and the logs folder, sandbox and remote bots here or, with
+    ``cluster`` (a Dask scheduler's address), the bots shipped to its workers (each driving
+    ``games_per_worker`` games at once, or ``jobs`` if only that is given: docs/cluster.md); a
+    sandbox mode other than ``required`` needs ``unsandboxed_accepted`` there
+    (``tournaments.cluster.check_sandbox``).
+
+    A match is run by ``run_match`` (``matches=True`` lets it through). Raises UsageProblem for
+    a request that cannot work as given, other ArenaErrors for the rest."""
+    store.tournament_key(tid)  # a lost key file: one clear error before anything starts
+    info = store.tournament(tid)
+    if info.spec.kind is TournamentKind.MATCH and not matches:
+        raise UsageProblem(
+            f"tournament {tid} is a match, stopped by its SPRT: go on with "
+            f"`arena match --resume {tid}`"
+        )
+    catalogue = Catalogue.of(store)
+    specs, warnings = entrant_specs(catalogue, info)
+    options = options or RunOptions()
+    limits = options.limits(move_ms=info.spec.move_ms)
+    at_once = games_per_worker or auto_games_per_worker(limits.move_ms)
+    config = RunConfig(
+        game=get_game(info.spec.game),
+        options=info.spec.options,
+        bots=specs,
+        limits=limits,
+        at_once=at_once,
+    )
+    if cluster is None:
+        processes = bot_processes(Path(store.path), options, specs.values(), catalogue.folders())
+        config = replace(
+            config, sandbox=processes.sandbox, log_dir=processes.log_dir, remote=processes.remote
+        )
+        return PreparedRun(tid=tid, config=config, jobs=jobs, warnings=warnings)
+    if options.listen is not None:
+        raise UsageProblem("remote bots (--listen) join one arena process: not --cluster")
+    if games_per_worker is None and jobs > 1:
+        config = replace(config, at_once=jobs)
+    where = ClusterConfig(
+        address=cluster,
+        sandbox=options.sandbox,
+        bots=shipped_bots(catalogue, info),
+        unsandboxed_accepted=unsandboxed_accepted,
+    )
+    check_sandbox(where)
+    distributed_module()  # Dask missing: say what to install before anything starts
+    return PreparedRun(tid=tid, config=config, jobs=jobs, cluster=where, warnings=warnings)
+
+
+def run_tournament(
+    store: Store, prepared: PreparedRun, progress: Callable[[Progress], None] | None = None
+) -> RunSummary:
+    """Play the prepared tournament's pending games, recording each as it finishes.
+
+    Raises Interrupted on Ctrl-C and ClusterError when the cluster is lost, each saying how
+    many games are recorded and how to finish (finished games are never lost)."""
+    tid = prepared.tid
+    try:
+        return run(
+            store,
+            tid,
+            prepared.config,
+            jobs=prepared.jobs,
+            progress=progress,
+            cluster=prepared.cluster,
+        )
+    except KeyboardInterrupt:
+        info = store.tournament(tid)
+        raise Interrupted(
+            f"interrupted: {info.games_done}/{info.games_total} games are recorded; "
+            f"run `arena tournament run {tid}` again to finish"
+        ) from None
+    except ClusterLost as exc:
+        info = store.tournament(tid)
+        raise ClusterError(
+            f"{exc}; {info.games_done}/{info.games_total} games are recorded: run "
+            f"`arena tournament run {tid} --cluster ADDRESS` again to finish"
+        ) from None
+
+
+# -- matches ----------------------------------------------------------------------------------
+
+
+def games_of(catalogue: Catalogue, name: str) -> tuple[str, ...]:
+    """The games a bot claims (``*``: any); a registered bot comes before a bundled one."""
+    if name in catalogue.registered:
+        return catalogue.registered[name].games
+    return bundled_bots().get(name, ())
+
+
+def plan_match(
+    store: Store,
+    *,
+    new: str,
+    base: str,
+    game_name: str,
+    fill: str,
+    table_size: int | None,
+    max_games: int,
+    seed: int | None,
+    options: dict,
+    move_ms: int,
+    config: SprtConfig,
+) -> MatchInfo:
+    """Check the match's bots and write its plan: NEW, BASE and fillers at one table. Raises
+    UsageProblem for a match that cannot be played as asked (nothing is written)."""
+    if new == base:
+        raise UsageProblem(
+            f"NEW and BASE are the same bot ({new!r}): a match compares two different bots"
+        )
+    game = get_game(game_name)
+    k = table_size or max(2, game.min_players)
+    if not game.min_players <= k <= game.max_players:
+        raise UsageProblem(
+            f"{game.name} takes {game.min_players}-{game.max_players} players, not a table of {k}"
+        )
+    fillers = [name.strip() for name in fill.split(",") if name.strip()]
+    if k > 2 and not fillers:
+        raise UsageProblem("--fill names the bots that fill the other seats")
+    seated = (
+        [new, base, *[fillers[i % len(fillers)] for i in range(k - 2)]] if fillers else [new, base]
+    )
+    catalogue = Catalogue.of(store)
+    for name in dict.fromkeys(seated):
+        catalogue.lookup(name)  # unknown bots: one line
+        if not plays(games_of(catalogue, name), game.name):
+            raise UsageProblem(
+                f"bot {name!r} does not play {game.name} (it plays "
+                f"{', '.join(games_of(catalogue, name))})"
+            )
+    deals = max(1, math.ceil(max_games / k))
+    created = create_tournament(
+        store,
+        game_name=game.name,
+        bots=seated,
+        table_size=k,
+        repetitions=deals,
+        seed=seed,
+        options=options,
+        move_ms=move_ms,
+        kind=TournamentKind.MATCH,
+    )
+    labels = [e.name for e in created.info.entrants]
+    match = MatchInfo(
+        tid=created.tid, new=labels[0], base=labels[1], config=config, games_per_deal=k
+    )
+    store.set_sprt(created.tid, match.to_data())
+    return match
+
+
+def run_match(
+    store: Store,
+    match: MatchInfo,
+    prepared: PreparedRun,
+    on_status: Callable[[SprtStatus], None] | None = None,
+) -> SprtStatus:
+    """Play match ``match`` (prepared by ``prepare_run(..., matches=True)``) until its SPRT
+    decides or its games run out; the final status. Raises Interrupted on Ctrl-C (the finished
+    games are kept)."""
+    try:
+        return play_match_sprt(
+            store, match, prepared.config, jobs=prepared.jobs, on_status=on_status
+        )
+    except KeyboardInterrupt:
+        raise Interrupted(f"interrupted: go on with `arena match --resume {match.tid}`") from None

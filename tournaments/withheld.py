@@ -1,0 +1,75 @@
+"""When a bot's log may be shown: the one decision ``arena serve`` (the bot's page and its JSON
+twin), ``arena export`` and ``arena bot logs`` follow.
+
+A bot's log can tell its hands. It is withheld while any tournament, match or gauntlet the bot
+is entered in (under any entrant name) holds a game that is not complete: from the moment it is
+planned (games are played well before the first one is recorded), through a run stopped
+part-way, until every deal it holds is played. A match decided early drops the games it no
+longer needs from its plan (``Store.set_sprt``), so they do not count.
+
+Logs live in one folder per bot name (``arena.procs.logs.safe_name``): every bot whose name maps
+to that folder counts (two names of an old database may share one).
+"""
+
+from __future__ import annotations
+
+from dataclasses import dataclass
+from pathlib import Path
+
+from arena.procs.logs import bot_logs, logs_folder, safe_name
+from tournaments.errors import NotFound, TournamentError
+from tournaments.store import Store
+from tournaments.values import GameStatus, TournamentStatus
+
+__all__ = ["LogHold", "LogWithheld", "log_hold", "readable_logs"]
+
+
+class LogWithheld(TournamentError):
+    """A bot's log is withheld until the deals of its tournaments are complete."""
+
+
+@dataclass(frozen=True)
+class LogHold:
+    """Why a bot's log is withheld: the tournaments of the bot that hold an unfinished deal."""
+
+    bot: str
+    tournaments: tuple[int, ...]
+
+    @property
+    def reason(self) -> str:
+        """``withheld until tournament 3's deals are complete`` (one line, for any face)."""
+        ids = [str(tid) for tid in self.tournaments]
+        if len(ids) == 1:
+            return f"withheld until tournament {ids[0]}'s deals are complete"
+        listed = ", ".join(ids[:-1]) + f" and {ids[-1]}"
+        return f"withheld until the deals of tournaments {listed} are complete"
+
+
+def log_hold(store: Store, bot: str) -> LogHold | None:
+    """Why ``bot``'s log may not be shown now, or None if it may."""
+    # A tournament is done only once no game of it is pending (``Store.record_game``); both
+    # are asked, each through an index, so that neither a status nor a game is missed.
+    rows = store.db.execute(
+        "SELECT DISTINCT e.tournament_id, e.bot FROM tournaments t JOIN entrants e "
+        "ON e.tournament_id = t.id WHERE t.status != ? OR EXISTS (SELECT 1 FROM games g "
+        "WHERE g.tournament_id = t.id AND g.status = ?) ORDER BY e.tournament_id",
+        (TournamentStatus.DONE.value, GameStatus.PENDING.value),
+    ).fetchall()
+    folder = safe_name(bot)
+    held = tuple(dict.fromkeys(tid for tid, name in rows if safe_name(name) == folder))
+    return LogHold(bot, held) if held else None
+
+
+def readable_logs(db_path: Path, bot: str) -> list[Path]:
+    """The log files of ``bot`` for the database at ``db_path``, oldest first (``arena bot
+    logs``). Raises LogWithheld while they are withheld, NotFound if there are none."""
+    if db_path.exists():
+        with Store.open(db_path) as store:
+            hold = log_hold(store, bot)
+        if hold is not None:
+            raise LogWithheld(f"the log of bot {bot!r} is {hold.reason}")
+    folder = logs_folder(db_path)
+    files = bot_logs(folder, bot)
+    if not files:
+        raise NotFound(f"no logs of bot {bot!r} in {folder}")
+    return files
