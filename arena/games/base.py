@@ -112,7 +112,9 @@ def per_step(method: Callable[[S], T]) -> Callable[[S], T]:
 
     @functools.wraps(method)
     def fact(self: S) -> T:
-        memo = self.step_memo()
+        memo = self._step_memo
+        if memo is None:
+            memo = self._step_memo = {}
         value = memo.get(name, memo)  # (the memo itself stands for "not computed yet")
         if value is memo:
             value = memo[name] = method(self)
