@@ -18,7 +18,6 @@ turning over (``Challenge``) are in ``arena.games.discs_kit``; a state rebuilt f
 from __future__ import annotations
 
 import copy
-import functools
 import random
 from abc import abstractmethod
 from collections.abc import Mapping
@@ -44,7 +43,6 @@ __all__ = ["DISCS_EACH", "GOOD", "GOODS_EACH", "SKULL", "DiscGame", "DiscState",
 MAX_SEATS = 6
 
 
-@functools.cache
 def numbered(verb: str) -> tuple[str, ...]:
     """The actions ``verb:0`` ... ``verb:N`` for every number up to the discs of a full table
     (``numbered(verb)[n]`` is ``verb:n``)."""
@@ -67,12 +65,14 @@ class DiscState(State):
     whether a turned disc is named by its pile position too. ``TOGETHER`` is the phase in which
     every player still in puts a disc down at once, ``OVER`` the phase of a finished game.
     Outside ``TOGETHER`` one seat acts at a time (the game's ``to_act``). ``NAMES`` (the disc
-    names by kind) and ``KINDS`` (the kinds by name) follow from ``GOOD_NAME``.
+    names by kind), ``KINDS`` (the kinds by name), ``PLACES`` and ``DROPS`` (the actions that put
+    down or give up a disc, by kind) follow from the words.
 
     ``active`` (the players still in) and ``on_piles`` (the discs on all piles) are kept up to
     date by the steps that change them, and so are the parts of the views the steps change:
     ``seats`` (each seat's public entry, see ``show``) and ``shown`` (the discs turned this
-    round). The lists views show are replaced, never changed in place, so views share them.
+    round). These lists and ``results`` (the rounds' summaries) are replaced, never changed in
+    place, so views share them.
     """
 
     GAME: ClassVar[str]
@@ -87,6 +87,8 @@ class DiscState(State):
     OVER: ClassVar[str]
     NAMES: ClassVar[tuple[str, str]]
     KINDS: ClassVar[dict[str, int]]
+    PLACES: ClassVar[tuple[str, str]]
+    DROPS: ClassVar[tuple[str, str]]
     phase: str
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -94,6 +96,8 @@ class DiscState(State):
         if "GOOD_NAME" in vars(cls):
             cls.NAMES = (cls.GOOD_NAME, "skull")
             cls.KINDS = {cls.GOOD_NAME: GOOD, "skull": SKULL}
+            cls.PLACES = (f"{cls.PLACE}:{cls.GOOD_NAME}", f"{cls.PLACE}:skull")
+            cls.DROPS = (f"{cls.DROP}:{cls.GOOD_NAME}", f"{cls.DROP}:skull")
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players
@@ -115,19 +119,17 @@ class DiscState(State):
         self.seats: list[dict[str, Any]] = [{} for _ in range(players)]
 
     # ----- words ---------------------------------------------------------------------------
-    def kinds_held(self, seat: int, verb: str) -> list[str]:
-        """``verb:GOOD_NAME`` and ``verb:skull`` for the kinds in ``seat``'s hand."""
-        hand = self.kits[seat].hand
-        actions = []
-        if hand[GOOD]:
-            actions.append(f"{verb}:{self.GOOD_NAME}")
-        if hand[SKULL]:
-            actions.append(f"{verb}:skull")
-        return actions
+    def kinds_held(self, seat: int, actions: tuple[str, str]) -> list[str]:
+        """Of ``actions`` (``PLACES`` or ``DROPS``), those of the kinds in ``seat``'s hand."""
+        good, skull = self.kits[seat].hand
+        if good and skull:
+            return list(actions)
+        return [actions[GOOD]] if good else [actions[SKULL]] if skull else []
 
-    def counts(self, verb: str, above: int) -> list[str]:
-        """``verb:N`` for every N above ``above`` up to the discs on all piles."""
-        return list(numbered(verb)[above + 1 : self.on_piles + 1])
+    def counts(self, actions: tuple[str, ...], above: int) -> list[str]:
+        """Of ``actions`` (a ``numbered`` verb), those numbering above ``above`` up to the discs
+        on all piles."""
+        return list(actions[above + 1 : self.on_piles + 1])
 
     # ----- seats ---------------------------------------------------------------------------
     def next_active(self, seat: int) -> int | None:
@@ -149,7 +151,7 @@ class DiscState(State):
         if seat not in self.to_act():
             return []
         if self.phase == self.TOGETHER:
-            return self.kinds_held(seat, self.PLACE)
+            return self.kinds_held(seat, self.PLACES)
         return self.legal_alone(seat)
 
     def _apply(self, actions: Mapping[int, str]) -> None:
@@ -207,9 +209,7 @@ class DiscState(State):
         """Turn over ``owner``'s disc at ``position``; a skull ends the turning-over."""
         challenge = self.challenge
         assert challenge is not None
-        kit = self.kits[owner]
-        kit.up.append(position)
-        kind = kit.pile[position]
+        kind = self.kits[owner].turn_up(position)
         challenge.flips.append(Flip(owner, position, kind))
         if kind == SKULL:
             challenge.skull_of = owner

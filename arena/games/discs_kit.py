@@ -27,7 +27,9 @@ class Kit:
 
     ``hand`` counts the discs in hand by kind (``[good, skull]``); ``pile`` is the face-down
     pile, bottom first; ``up`` lists the positions in it turned face up this round (position 0
-    is the bottom, the first disc put down), in the order they were turned; ``lost``
+    is the bottom, the first disc put down), in the order they were turned, and ``down`` the
+    positions still face down, bottom first (a list replaced, never changed in place, as views
+    show it); ``lost``
     are the removed discs in order of loss (their identities are known only to the owner).
     ``lost[:known_lost]`` are publicly known to be good (the skull was seen after those losses);
     when ``gone_by`` is set the skull is publicly known to be among ``lost[:gone_by]`` (every disc
@@ -42,6 +44,7 @@ class Kit:
     known_lost: int = 0
     gone_by: int | None = None
     out: int | None = None
+    down: list[int] = field(default_factory=list)
 
     @property
     def in_hand(self) -> int:
@@ -54,15 +57,11 @@ class Kit:
     @property
     def hidden(self) -> int:
         """Face-down discs still on the pile."""
-        return len(self.pile) - len(self.up)
-
-    def face_down(self) -> list[int]:
-        """The positions of the pile still face down, bottom first."""
-        return [at for at in range(len(self.pile)) if at not in self.up]
+        return len(self.down)
 
     def top_down(self) -> int:
         """The position of the topmost face-down disc (the pile has one)."""
-        return self.face_down()[-1]
+        return self.down[-1]
 
     def skull_up(self) -> bool:
         """Whether this pile's skull lies face up."""
@@ -71,7 +70,14 @@ class Kit:
     def put_down(self, kind: int) -> None:
         """Put a disc of ``kind`` from the hand face down on top of the pile."""
         self.hand[kind] -= 1
+        self.down = [*self.down, len(self.pile)]
         self.pile.append(kind)
+
+    def turn_up(self, position: int) -> int:
+        """Turn the face-down disc at ``position`` face up; return its kind."""
+        self.up.append(position)
+        self.down = [at for at in self.down if at != position]
+        return self.pile[position]
 
     def close(self) -> None:
         """End of the round's turning-over: record what the public learnt about the skull
@@ -86,6 +92,7 @@ class Kit:
         self.hand[GOOD] += self.pile.count(GOOD)
         self.pile = []
         self.up = []
+        self.down = []
 
     def remove(self, kind: int) -> None:
         """Remove one disc of ``kind`` from the hand (after ``close``)."""
@@ -112,7 +119,7 @@ class Kit:
             return
         lo = self.known_lost
         hi = len(self.lost) if self.gone_by is None else self.gone_by
-        down = self.face_down()
+        down = self.down
         owned_slots = 0 if self.gone_by is not None else self.in_hand + len(down)
         pick = rng.randrange(hi - lo + owned_slots)
         self.lost[lo:] = [GOOD] * (len(self.lost) - lo)
@@ -136,6 +143,7 @@ class Kit:
             self.known_lost,
             self.gone_by,
             self.out,
+            self.down,
         )
 
     def full(self) -> dict[str, Any]:

@@ -65,6 +65,7 @@ def _kit(state: DiscState, view: Mapping[str, Any], seat: int, mine: bool) -> Ki
         kit.hand = [int(entry["in_hand"]), 0]
         kit.pile = [GOOD] * int(entry["placed"])
         kit.lost = [GOOD] * (DISCS_EACH - int(entry["owned"]))
+    kit.down = list(range(len(kit.pile)))
     losses_before = 0  # this seat's losses in the rounds before the one being read
     for result in state.results:
         if result.get("skull") == seat:
@@ -99,7 +100,7 @@ def _challenge(state: DiscState, view: Mapping[str, Any]) -> Challenge | None:
             challenge.skull_of = owner
         kit = state.kits[owner]
         if kit.pile:  # still on the table: not yet taken back
-            kit.up.append(position)
+            kit.turn_up(position)
             kit.pile[position] = kind
     if challenge.skull_of is not None and not state.kits[challenge.skull_of].pile:
         # the piles are back in the hands: the skull was seen before this round's losses

@@ -37,6 +37,9 @@ FIRST = "first"  # the challenger eliminated by their own skull picks the next f
 OVER = "over"
 PHASES = (SETUP, TURNS, AUCTION, CHALLENGE, DISCARD, FIRST, OVER)
 
+#: The numbered actions (``BIDS[n]`` is ``bid:n``).
+BIDS, FLIPS, FIRSTS = numbered("bid"), numbered("flip"), numbered("first")
+
 
 class SkullState(DiscState):
     """A game of Skull in progress."""
@@ -75,19 +78,18 @@ class SkullState(DiscState):
 
     def legal_alone(self, seat: int) -> list[str]:
         if self.phase == TURNS:
-            return self.kinds_held(seat, "place") + self.counts("bid", 0)
+            return self.kinds_held(seat, self.PLACES) + self.counts(BIDS, 0)
         if self.phase == AUCTION:
-            return ["pass"] + self.counts("bid", self.bid)
+            return ["pass", *self.counts(BIDS, self.bid)]
         if self.phase == CHALLENGE:
-            flip = numbered("flip")
             return [
-                flip[other]
+                FLIPS[other]
                 for other, kit in enumerate(self.kits)
                 if other != seat and len(kit.up) < len(kit.pile)
             ]
         if self.phase == DISCARD:
-            return self.kinds_held(seat, "discard")
-        return [f"first:{other}" for other in self.active]
+            return self.kinds_held(seat, self.DROPS)
+        return [FIRSTS[other] for other in self.active]
 
     # ----- applying actions ----------------------------------------------------------------
     def _after_put_down(self) -> None:
@@ -195,7 +197,7 @@ class SkullState(DiscState):
         }
 
     def _next_round(self, first: int) -> None:
-        self.results.append(self._result(first))
+        self.results = [*self.results, self._result(first)]
         self.new_round_log()
         self.first = self.turn = first
         self.bid, self.bidder = 0, None
@@ -205,7 +207,7 @@ class SkullState(DiscState):
         self.log({"type": "round", "round": self.round, "first": first})
 
     def _win(self, seat: int) -> None:
-        self.results.append(self._result(None))
+        self.results = [*self.results, self._result(None)]
         self.winner = seat
         self.phase = OVER
         self.log({"type": "win", "seat": seat})
@@ -227,7 +229,7 @@ class SkullState(DiscState):
             "flips": self.shown,
             "left": challenge.left if challenge else 0,
             "log": list(self.round_log),
-            "results": list(self.results),
+            "results": self.results,
             "winner": self.winner,
             "phase": self.phase,
             "first": self.first,

@@ -23,7 +23,7 @@ from typing import Any
 
 from arena.games import register
 from arena.games.base import per_step
-from arena.games.discs import SKULL, DiscGame, DiscState, phase_of
+from arena.games.discs import SKULL, DiscGame, DiscState, numbered, phase_of
 
 log = logging.getLogger(__name__)
 
@@ -40,6 +40,9 @@ SHOWDOWN = "showdown"  # the dealer picks which face-down bill of another row to
 GIVE = "give"  # the skull's owner, a loser, picks a bill to give up
 OVER = "over"
 PHASES = (ANTE, ADD, RESPOND, RAISE, SHOWDOWN, GIVE, OVER)
+
+#: The numbered actions (``CLAIMS[n]`` is ``claim:n``).
+CLAIMS, RAISES = numbered("claim"), numbered("raise")
 
 
 class BankState(DiscState):
@@ -81,20 +84,20 @@ class BankState(DiscState):
 
     def legal_alone(self, seat: int) -> list[str]:
         if self.phase == ADD:
-            return self.kinds_held(seat, "add") + self.counts("claim", 0)
+            return self.kinds_held(seat, self.PLACES) + self.counts(CLAIMS, 0)
         if self.phase == RESPOND:
-            return ["agree", "disagree"] + self.counts("raise", self.claim)
+            return ["agree", "disagree", *self.counts(RAISES, self.claim)]
         if self.phase == RAISE:
-            return self.counts("raise", self.claim)
+            return self.counts(RAISES, self.claim)
         if self.phase == SHOWDOWN:
             # every face-down bill of every other row, by seat, then position from the bottom
             return [
                 f"reveal:{other},{at}"
                 for other, kit in enumerate(self.kits)
                 if other != seat
-                for at in kit.face_down()
+                for at in kit.down
             ]
-        return self.kinds_held(seat, "give")
+        return self.kinds_held(seat, self.DROPS)
 
     # ----- applying actions ----------------------------------------------------------------
     def _after_put_down(self) -> None:
@@ -188,7 +191,7 @@ class BankState(DiscState):
         remaining = self.active
         over = len(remaining) <= 1 or self.round >= MAX_ROUNDS
         dealer = None if over else self._next_dealer()
-        self.results.append(self._result(dealer))
+        self.results = [*self.results, self._result(dealer)]
         if dealer is None:
             self._end(remaining)
             return
@@ -246,13 +249,13 @@ class BankState(DiscState):
             "revealed": self.shown,
             "left": challenge.left if challenge else 0,
             "log": list(self.round_log),
-            "results": list(self.results),
+            "results": self.results,
             "winner": self.winner,
             "phase": self.phase,
             "dealer": self.dealer,
             "claim": self.claim,
             "seats": self.seats,
-            "face_down": [kit.face_down() for kit in self.kits],
+            "face_down": [kit.down for kit in self.kits],
             "max_rounds": MAX_ROUNDS,
         }
 
