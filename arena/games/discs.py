@@ -181,8 +181,11 @@ class DiscState(State):
         """Apply one seat's legal action ``verb:argument`` other than putting a disc down."""
 
     # ----- steps shared by both games ------------------------------------------------------
-    def note(self, seat: int, public: str) -> None:
-        """Append ``SEAT:public`` to this round's public log."""
+    def note(self, seat: int, public: str, event: dict[str, Any]) -> None:
+        """Log ``event`` (as ``log`` does) and append ``SEAT:public``, what everyone saw of it,
+        to this round's public log."""
+        if self.recording:
+            self.events.append(event)
         self.round_log.append(f"{seat}:{public}")
 
     def place(self, seat: int, kind: int) -> None:
@@ -190,8 +193,7 @@ class DiscState(State):
         self.kits[seat].put_down(kind)
         self.on_piles += 1
         self.show(seat)
-        self.log({"type": self.PLACE, "seat": seat, "disc": self.NAMES[kind]})
-        self.note(seat, self.PLACE)
+        self.note(seat, self.PLACE, {"type": self.PLACE, "seat": seat, "disc": self.NAMES[kind]})
 
     def begin_challenge(self, seat: int, target: int) -> None:
         """Start turning ``target`` discs, flipping the challenger's own pile automatically."""
@@ -214,22 +216,14 @@ class DiscState(State):
         if kind == SKULL:
             challenge.skull_of = owner
         by, name = challenge.by, self.NAMES[kind]
-        self.shown = [*self.shown, [owner, position, name] if self.SHOW_POSITION else [owner, name]]
+        event = {"type": self.FLIP, "by": by, "seat": owner, "disc": name, "auto": auto}
         if self.SHOW_POSITION:
-            self.log(
-                {
-                    "type": self.FLIP,
-                    "by": by,
-                    "seat": owner,
-                    "disc": name,
-                    "auto": auto,
-                    "position": position,
-                }
-            )
-            self.note(by, f"{self.FLIP}:{owner}:{position}:{name}")
+            event["position"] = position
+            self.shown = [*self.shown, [owner, position, name]]
+            self.note(by, f"{self.FLIP}:{owner}:{position}:{name}", event)
         else:
-            self.log({"type": self.FLIP, "by": by, "seat": owner, "disc": name, "auto": auto})
-            self.note(by, f"{self.FLIP}:{owner}:{name}")
+            self.shown = [*self.shown, [owner, name]]
+            self.note(by, f"{self.FLIP}:{owner}:{name}", event)
 
     def _after_flip(self) -> None:
         """Once N good discs or a skull are shown, everyone takes their discs back and the
@@ -265,15 +259,15 @@ class DiscState(State):
         """``taker`` draws one of ``loser``'s discs blind (the game's generator)."""
         kind = self.kits[loser].remove_random(self.rng)
         self.show(loser)
-        self.log({"type": "take", "seat": loser, "by": taker, "disc": self.NAMES[kind]})
-        self.note(taker, f"take:{loser}")
+        event = {"type": "take", "seat": loser, "by": taker, "disc": self.NAMES[kind]}
+        self.note(taker, f"take:{loser}", event)
 
     def drop(self, seat: int, kind: int, *, chosen: bool = True) -> None:
         """``seat`` gives up a disc of ``kind`` (its own choice, or forced when it is the last)."""
         self.kits[seat].remove(kind)
         self.show(seat)
-        self.log({"type": self.DROP, "seat": seat, "disc": self.NAMES[kind], "chosen": chosen})
-        self.note(seat, self.DROP)
+        event = {"type": self.DROP, "seat": seat, "disc": self.NAMES[kind], "chosen": chosen}
+        self.note(seat, self.DROP, event)
 
     def eliminate_empty(self) -> list[int]:
         """Mark the players still in without discs as eliminated this round; return them."""

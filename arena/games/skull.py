@@ -109,23 +109,20 @@ class SkullState(DiscState):
             self._after_loss()
         else:
             chosen = int(argument)
-            self.log({"type": "first", "seat": seat, "chosen": chosen})
-            self.note(seat, f"first:{chosen}")
+            self.note(seat, f"first:{chosen}", {"type": "first", "seat": seat, "chosen": chosen})
             self._next_round(chosen)
 
     def _bid(self, seat: int, n: int) -> None:
         """An opening bid or a raise: nobody places any more."""
         self.phase = AUCTION
         self.bid, self.bidder = n, seat
-        self.log({"type": "bid", "seat": seat, "n": n})
-        self.note(seat, f"bid:{n}")
+        self.note(seat, f"bid:{n}", {"type": "bid", "seat": seat, "n": n})
         self._next_bidder(seat)
 
     def _pass(self, seat: int) -> None:
         self.passed[seat] = True
         self.show(seat)
-        self.log({"type": "pass", "seat": seat})
-        self.note(seat, "pass")
+        self.note(seat, "pass", {"type": "pass", "seat": seat})
         self._next_bidder(seat)
 
     def _next_bidder(self, seat: int) -> None:

@@ -120,8 +120,7 @@ class BankState(DiscState):
         """A claim or raise: ``seat`` takes the button, earlier answers are void, and answering
         starts again on its left."""
         self.dealer, self.claim = seat, n
-        self.log({"type": verb, "seat": seat, "n": n})
-        self.note(seat, f"{verb}:{n}")
+        self.note(seat, f"{verb}:{n}", {"type": verb, "seat": seat, "n": n})
         self.answers = [None] * self.players
         self.show()
         self.phase = RESPOND
@@ -132,8 +131,7 @@ class BankState(DiscState):
         raise), else the button passes left and the new dealer must raise."""
         self.answers[seat] = answer
         self.show(seat)
-        self.log({"type": answer, "seat": seat})
-        self.note(seat, answer)
+        self.note(seat, answer, {"type": answer, "seat": seat})
         self.turn = self.next_seat(seat)
         if self.turn != self.dealer:
             return
@@ -143,8 +141,7 @@ class BankState(DiscState):
         else:
             self.dealer = self.next_seat(self.dealer)
             self.phase = RAISE
-            self.log({"type": "button", "seat": self.dealer})
-            self.note(self.dealer, "button")
+            self.note(self.dealer, "button", {"type": "button", "seat": self.dealer})
 
     # ----- showdown and settlement ---------------------------------------------------------
     def _others_from(self, dealer: int) -> list[int]:
