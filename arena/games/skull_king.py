@@ -55,8 +55,9 @@ BIDS = tuple(tuple(f"bid:{bid}" for bid in range(cards + 1)) for cards in range(
 class SkullKingState(State):
     """A game of Skull King in progress (see the module docstring).
 
-    ``hands`` hold each seat's ``Hand``; ``trick`` is the current ``Trick``; ``tricks`` the
-    finished tricks of this round as views show them. ``public`` is the part of every view that
+    ``hands`` hold each seat's ``Hand``; ``undealt`` the cards not dealt this round, in no
+    particular order; ``trick`` is the current ``Trick``; ``tricks`` the finished tricks of this
+    round as views show them. ``public`` is the part of every view that
     all seats see alike and that changes only with a deal, the bids or a trick taken: the rule
     steps that change it bring it up to date (``_publish``).
     """
@@ -88,7 +89,7 @@ class SkullKingState(State):
         self.dealer = (n - 1 + round_ - 1) % n
         dealt, rest = draw(self.rng, self.deck, n * self.cards)
         self.hands = [Hand(dealt[s * self.cards : (s + 1) * self.cards]) for s in self.seats]
-        self.undealt = in_hand_order(rest)
+        self.undealt = rest
         self.log(
             {
                 "type": "deal",
@@ -129,7 +130,7 @@ class SkullKingState(State):
         """Rule 4: the trick is taken; its winner (or the next leader rule 8 names) leads the
         next one, or the round ends."""
         taken = self._take_trick(self.leader, self.trick)
-        self.log({"type": "trick", **taken})
+        self.log(taken)
         self.leader = self.turn = taken["next"]
         self.trick = Trick()
         if self.hands[self.leader].cards:
@@ -140,7 +141,7 @@ class SkullKingState(State):
     def _take_trick(self, leader: int, trick: Trick) -> dict[str, Any]:
         """Rules 7 to 11: judge a complete trick led by ``leader``; its winner takes it and its
         bonus, Loot alliances form, and it joins the round's tricks as views show it. Returns
-        that entry with the trick's ``bonus`` and ``loot`` alliances added."""
+        the trick's event: that entry with the trick's ``bonus`` and ``loot`` alliances."""
         seats = self.order[leader]
         result = judge(trick.cards)
         winner, bonus, loot = None, 0, []
@@ -152,14 +153,19 @@ class SkullKingState(State):
         if self.advanced:
             loot = loot_alliances(seats, trick.cards, result)
             self.alliances.extend(loot)
-        shown = {
+        after = seats[result.leader]
+        self.tricks.append(
+            {"leader": leader, "cards": trick.names, "winner": winner, "next": after}
+        )
+        return {
+            "type": "trick",
             "leader": leader,
             "cards": trick.names,
             "winner": winner,
-            "next": seats[result.leader],
+            "next": after,
+            "bonus": bonus,
+            "loot": loot,
         }
-        self.tricks.append(shown)
-        return {**shown, "bonus": bonus, "loot": loot}
 
     def round_points(self) -> list[int]:
         """Each seat's points for the current round as it stands (all bids must be in)."""
@@ -218,7 +224,7 @@ class SkullKingState(State):
             hand, lead = self.hands[seat], self.trick.lead_suit
             if lead is None or not hand.suits[lead]:
                 return hand.actions
-            return [action for action in hand.actions if PLAYS[action].suit in (lead, None)]
+            return hand.following(lead)
         if self.phase == BIDDING and seat in self.seats:
             return list(BIDS[self.cards])
         return []
@@ -279,7 +285,7 @@ class SkullKingState(State):
             "dealer": self.dealer,
             "phase": self.phase,
             "hands": [[card.name for card in hand] for hand in self.hands],
-            "undealt": [card.name for card in self.undealt],
+            "undealt": [card.name for card in in_hand_order(self.undealt)],
             "bids": None if self.bids is None else list(self.bids),
             "won": list(self.won),
             "bonus": list(self.bonus),
@@ -348,7 +354,7 @@ class SkullKingState(State):
         undealt rest) at random from those cards, keeping the voids this round revealed."""
         others = [s for s in self.seats if s != seat]
         voids = self.voids()
-        pool = list(self.undealt)
+        pool = in_hand_order(self.undealt)
         for s in others:
             pool.extend(self.hands[s])
         room = [sizes[s] for s in others]
@@ -356,7 +362,7 @@ class SkullKingState(State):
         piles = deal_constrained(pool, room, [voids[s] for s in others] + [set()], rng)
         for s, pile in zip(others, piles):
             self.hands[s] = Hand(pile)
-        self.undealt = in_hand_order(piles[-1])
+        self.undealt = piles[-1]
 
     def load_view(self, view: Mapping[str, Any], seat: int, rng: random.Random) -> None:
         load_view(self, view, seat, rng)

@@ -179,6 +179,19 @@ class Hand:
     def __repr__(self) -> str:
         return f"Hand({' '.join(self.names)})"
 
+    def following(self, lead: str) -> list[str]:
+        """The play actions of the cards that follow ``lead``, a suit the hand holds: its
+        numbered cards of that suit and every special card (rule 5). In hand order the
+        numbered cards come first, by suit in ``SUITS`` order, one action each, so those of
+        ``lead`` are one slice of the actions, and the special cards' actions the last one."""
+        suits, actions = self.suits, self.actions
+        start = 0
+        for suit in SUITS:
+            if suit == lead:
+                break
+            start += suits[suit]
+        return actions[start : start + suits[lead]] + actions[sum(suits.values()) :]
+
     def remove(self, card: Card) -> None:
         """Take the card played as ``card`` out of the hand (the Tigress, as a Pirate or as an
         Escape, is the Tigress in the hand)."""
