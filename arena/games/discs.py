@@ -126,11 +126,6 @@ class DiscState(State):
             return list(actions)
         return [actions[GOOD]] if good else [actions[SKULL]] if skull else []
 
-    def counts(self, actions: tuple[str, ...], above: int) -> list[str]:
-        """Of ``actions`` (a ``numbered`` verb), those numbering above ``above`` up to the discs
-        on all piles."""
-        return list(actions[above + 1 : self.on_piles + 1])
-
     # ----- seats ---------------------------------------------------------------------------
     def next_active(self, seat: int) -> int | None:
         """The first player still in clockwise after ``seat`` (``seat`` itself last)."""
@@ -147,13 +142,6 @@ class DiscState(State):
     def is_over(self) -> bool:
         return self.phase == self.OVER
 
-    def _legal(self, seat: int) -> list[str]:
-        if seat not in self.to_act():
-            return []
-        if self.phase == self.TOGETHER:
-            return self.kinds_held(seat, self.PLACES)
-        return self.legal_alone(seat)
-
     def _apply(self, actions: Mapping[int, str]) -> None:
         if self.phase == self.TOGETHER:
             for seat in sorted(actions):
@@ -167,10 +155,6 @@ class DiscState(State):
             self.turn = self.next_seat(seat)
         else:
             self._act(seat, verb, argument)
-
-    @abstractmethod
-    def legal_alone(self, seat: int) -> list[str]:
-        """The legal list of ``seat``, the one seat to act outside the simultaneous step."""
 
     @abstractmethod
     def _after_put_down(self) -> None:

@@ -76,11 +76,15 @@ class SkullState(DiscState):
         assert self.challenge is not None  # the challenger flips, discards, picks the first
         return (self.challenge.by,)
 
-    def legal_alone(self, seat: int) -> list[str]:
-        if self.phase == TURNS:
-            return self.kinds_held(seat, self.PLACES) + self.counts(BIDS, 0)
+    def _legal(self, seat: int) -> list[str]:
+        if seat not in self.to_act():
+            return []
+        if self.phase == SETUP:
+            return self.kinds_held(seat, self.PLACES)
+        if self.phase == TURNS:  # place, or bid up to the discs on the mats
+            return [*self.kinds_held(seat, self.PLACES), *BIDS[1 : self.on_piles + 1]]
         if self.phase == AUCTION:
-            return ["pass", *self.counts(BIDS, self.bid)]
+            return ["pass", *BIDS[self.bid + 1 : self.on_piles + 1]]
         if self.phase == CHALLENGE:
             return [
                 FLIPS[other]

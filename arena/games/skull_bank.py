@@ -82,13 +82,17 @@ class BankState(DiscState):
             return ()
         return (self.dealer,)  # the dealer raises, or reveals
 
-    def legal_alone(self, seat: int) -> list[str]:
-        if self.phase == ADD:
-            return self.kinds_held(seat, self.PLACES) + self.counts(CLAIMS, 0)
+    def _legal(self, seat: int) -> list[str]:
+        if seat not in self.to_act():
+            return []
+        if self.phase == ANTE:
+            return self.kinds_held(seat, self.PLACES)
+        if self.phase == ADD:  # add, or claim up to the bills on the rows
+            return [*self.kinds_held(seat, self.PLACES), *CLAIMS[1 : self.on_piles + 1]]
         if self.phase == RESPOND:
-            return ["agree", "disagree", *self.counts(RAISES, self.claim)]
+            return ["agree", "disagree", *RAISES[self.claim + 1 : self.on_piles + 1]]
         if self.phase == RAISE:
-            return self.counts(RAISES, self.claim)
+            return list(RAISES[self.claim + 1 : self.on_piles + 1])
         if self.phase == SHOWDOWN:
             # every face-down bill of every other row, by seat, then position from the bottom
             return [
