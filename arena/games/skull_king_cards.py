@@ -158,12 +158,17 @@ class Hand:
 
     def __init__(self, cards: Iterable[Card]) -> None:
         self.cards = in_hand_order(cards)
-        self.names = names(self.cards)
-        self.suits = dict.fromkeys(SUITS, 0)
-        for card in self.cards:
-            if card.suit is not None:
-                self.suits[card.suit] += 1
-        self.actions = [action for card in dict.fromkeys(self.cards) for action in card.plays]
+        self.names = tuple([card.name for card in self.cards])
+        self.suits = suits = dict.fromkeys(SUITS, 0)
+        self.actions = actions = []
+        last = None
+        for card in self.cards:  # (identical cards are neighbours in hand order)
+            if card.suit is not None:  # a numbered card: unique
+                suits[card.suit] += 1
+                actions.append(card.action)
+            elif card is not last:
+                actions.extend(card.plays)
+            last = card
 
     def __iter__(self) -> Iterator[Card]:
         return iter(self.cards)
