@@ -70,9 +70,10 @@ class DiscState(State):
 
     ``active`` (the players still in) and ``on_piles`` (the discs on all piles) are kept up to
     date by the steps that change them, and so are the parts of the views the steps change:
-    ``seats`` (each seat's public entry, see ``show``) and ``shown`` (the discs turned this
-    round). These lists and ``results`` (the rounds' summaries) are replaced, never changed in
-    place, so views share them.
+    ``entries`` (each seat's public entry, dropped by the steps that change it, see ``show``,
+    and made again for the next view) and ``shown`` (the discs turned this round). ``shown``,
+    ``seats`` (the list of entries views show) and ``results`` (the rounds' summaries) are
+    replaced, never changed in place, so views share them.
     """
 
     GAME: ClassVar[str]
@@ -116,7 +117,8 @@ class DiscState(State):
         self.shown: list[list[Any]] = []
         self.winner: int | None = None
         self.turn = 0
-        self.seats: list[dict[str, Any]] = [{} for _ in range(players)]
+        self.entries: list[dict[str, Any] | None] = [None] * players
+        self.seats: list[dict[str, Any]] = []
 
     # ----- words ---------------------------------------------------------------------------
     def kinds_held(self, seat: int, actions: tuple[str, str]) -> list[str]:
@@ -288,21 +290,32 @@ class DiscState(State):
         ``view`` fills in."""
 
     def refresh(self) -> None:
-        """Derive the kept parts (``active``, ``on_piles``, ``seats``) from the discs anew, after
+        """Derive the kept parts (``active``, ``on_piles``, ``entries``) from the discs anew, after
         the discs were set by other means than the rule steps (a rebuild, a test's position)."""
         self.active = tuple(seat for seat, kit in enumerate(self.kits) if kit.out is None)
         self.on_piles = sum(len(kit.pile) for kit in self.kits)
         self.show()
 
     def show(self, *seats: int) -> None:
-        """Bring ``seats``, the per-seat entries of the views, up to date for these seats
-        (every seat if none) after a step changed their discs or the game's own entries."""
-        entries = list(self.seats)
+        """A step changed the discs or the game's own entries of ``seats`` (every seat if none):
+        their entries in ``seats`` are made again for the next view (``seat_entries``)."""
+        entries = self.entries
         for seat in seats or range(self.players):
-            kit = self.kits[seat]
-            in_hand, placed = kit.hand[GOOD] + kit.hand[SKULL], len(kit.pile)
-            entries[seat] = self.seat_entry(seat, in_hand + placed, in_hand, placed, kit.out)
-        self.seats = entries
+            entries[seat] = None
+
+    def seat_entries(self) -> list[dict[str, Any]]:
+        """The ``seats`` list of the views: each seat's public entry, made again once after the
+        steps that changed it (``show``). The list is replaced, never changed in place."""
+        entries = self.entries
+        if None in entries:
+            for seat, entry in enumerate(entries):
+                if entry is None:
+                    kit = self.kits[seat]
+                    in_hand, placed = kit.hand[GOOD] + kit.hand[SKULL], len(kit.pile)
+                    owned, out = in_hand + placed, kit.out
+                    entries[seat] = self.seat_entry(seat, owned, in_hand, placed, out)
+            self.seats = list(entries)
+        return self.seats
 
     @abstractmethod
     def seat_entry(

@@ -62,7 +62,6 @@ class SkullState(DiscState):
         self.bidder: int | None = None
         self.first = 0
         self.phase = SETUP
-        self.show()
         self.log({"type": "round", "round": 1, "first": 0})
 
     # ----- whose turn, what is legal -------------------------------------------------------
@@ -234,7 +233,7 @@ class SkullState(DiscState):
             "winner": self.winner,
             "phase": self.phase,
             "first": self.first,
-            "seats": self.seats,
+            "seats": self.seat_entries(),
             "bid": self.bid,
             "bidder": self.bidder,
             "challenger": None if challenge is None else challenge.by,

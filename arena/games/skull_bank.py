@@ -66,7 +66,6 @@ class BankState(DiscState):
         self.answers: list[str | None] = [None] * players
         self.losers: list[int] = []
         self.phase = ANTE
-        self.show()
         self.log({"type": "round", "round": 1, "dealer": 0})
 
     # ----- whose turn, what is legal -------------------------------------------------------
@@ -255,7 +254,7 @@ class BankState(DiscState):
             "phase": self.phase,
             "dealer": self.dealer,
             "claim": self.claim,
-            "seats": self.seats,
+            "seats": self.seat_entries(),
             "face_down": [kit.down for kit in self.kits],
             "max_rounds": MAX_ROUNDS,
         }
