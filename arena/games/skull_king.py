@@ -410,6 +410,8 @@ class SkullKingState(State):
             "cards": self.cards,
             "hands": [[card.name for card in hand] for hand in self.hands],
         }
+        self._publish()
+        self._step_memo = None  # (the legal bids may have changed with the round)
 
 
 class SkullKing(Game):

@@ -464,6 +464,16 @@ def test_format_event_every_kind() -> None:
     assert kinds == {"deal", "bids", "play", "trick", "round", "end"}
 
 
+def test_a_rigged_deal_is_what_the_views_and_legal_lists_show() -> None:
+    state = GAME.new(3, 0)
+    assert state.legal(0) == ["bid:0", "bid:1"]  # (asked before the deal is rigged)
+    state.rig_deal([["G2", "G3", "Y1"], ["G1", "G4", "Y2"], ["G5", "G6", "Y3"]], 3)
+    view = state.view(0)
+    assert (view["round"], view["cards"], view["dealer"]) == (3, 3, state.dealer)
+    assert view["hand"] == ("G2", "G3", "Y1")
+    assert state.legal(0) == ["bid:0", "bid:1", "bid:2", "bid:3"]
+
+
 def test_rig_deal_checks_its_hands() -> None:
     state = GAME.new(3, 0)
     with pytest.raises(GameError):
