@@ -27,6 +27,8 @@ from arena.games import get_game
 from arena.keys.seeds import bot_seeds, new_key
 from arena.procs.limits import Limits
 from arena.procs.sandbox import SandboxMode, resolve
+from arena.referee import driver
+from arena.referee.game import GameSetup
 from arena.referee.session import Session
 from protocol.transport import default_endpoint
 from tournaments.catalogue import bundled_spec
@@ -97,24 +99,25 @@ def protocol_decisions(game_name: str, players: int, games: int) -> tuple[float,
     """Mean microseconds per decision over ``games`` games (processes started beforehand)."""
     game = get_game(game_name)
     box = resolve(SandboxMode.AUTO)  # as before: sandboxed where bubblewrap works
-    with Session(Limits(move_ms=5000), sandbox=box) as session:
+    limits = Limits(move_ms=5000)
+    with Session(limits, sandbox=box) as session:
         spec = bundled_spec("random")
         entries = [(f"random#{i}", spec) for i in range(players)]
-        session.play(
-            game, session.seats(entries, strict=True), seed=0, bot_seeds=[1] * players
-        )  # warm up
+        warm = GameSetup(game, session.seats(entries, strict=True), 0, bot_seeds=[1] * players)
+        driver.play(warm, limits)
         decisions = 0
         key = new_key()
         started = time.perf_counter()
         for index in range(games):
             seed = 1000 + index
-            record = session.play(
+            table = GameSetup(
                 game,
                 session.seats(entries, strict=True),
-                seed=seed,
+                seed,
                 game_id=index + 2,
                 bot_seeds=bot_seeds(key, seed, players),
             )
+            record = driver.play(table, limits)
             decisions += sum(record.decisions)
             assert not record.faults, record.faults
         elapsed = time.perf_counter() - started

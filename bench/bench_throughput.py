@@ -102,8 +102,9 @@ def measure_in_process(case: str, rounds: int) -> dict:
 
     from arena.games import get_game
     from arena.procs.limits import Limits
+    from arena.referee import driver
+    from arena.referee.game import GameSetup
     from arena.referee.seats import InProcessSeat
-    from arena.referee.session import Session
 
     store, tid, specs, _ = _tournament(case, rounds)
     info = store.tournament(tid)
@@ -111,20 +112,15 @@ def measure_in_process(case: str, rounds: int) -> dict:
     pending = store.pending_games(tid)
     modules = {label: importlib.import_module(f"bots.{spec.name}") for label, spec in specs.items()}
     started = time.perf_counter()
-    with Session(Limits(move_ms=MOVE_MS)) as session:
-        for game_id, planned in pending:
-            random.seed(planned.deal_seed)  # the SDK seeds random at start; so does this
-            seats = [
-                InProcessSeat(_act_of(modules[label], seed), label)
-                for label, seed in zip(planned.seating, planned.bot_seeds(), strict=True)
-            ]
-            session.play(
-                game,
-                seats,
-                seed=planned.deal_seed,
-                game_id=game_id,
-                bot_seeds=planned.bot_seeds(),
-            )
+    limits = Limits(move_ms=MOVE_MS)
+    for game_id, planned in pending:
+        random.seed(planned.deal_seed)  # the SDK seeds random at start; so does this
+        seats = [
+            InProcessSeat(_act_of(modules[label], seed), label)
+            for label, seed in zip(planned.seating, planned.bot_seeds(), strict=True)
+        ]
+        table = GameSetup(game, seats, planned.deal_seed, {}, game_id, planned.bot_seeds())
+        driver.play(table, limits)
     wall = time.perf_counter() - started
     store.close()
     return {"games": len(pending), "wall_s": wall, "rate": len(pending) / wall}

@@ -2,7 +2,9 @@
 
 Prints the tournament's wall time next to the summed play time of its games (the time the
 referee spent inside games), so the cost of scheduling, process management and storage shows
-as the difference. Target: under 20 % on top of the play time.
+as the difference, and how many phases the run had (at each phase's end every bot process is
+ended: docs/security.md, "Fair play"). Target: under 20 % on top of the play time. Compare
+two code bases by alternating runs of each (the machine may be shared).
 
 Run: python bench/bench_tournament.py [--rounds 9] [--jobs 1 2]
 """
@@ -82,6 +84,7 @@ def one_run(rounds: int, jobs: int) -> None:
         f"[target < 20 %: {'met' if overhead < 20 else 'NOT met'}]"
     )
     print(f"  bot processes started           {summary.processes_started}")
+    print(f"  phases (every process ended)    {summary.phases}")
 
 
 def main() -> int:

@@ -22,32 +22,79 @@ class ErrorCode(str, enum.Enum):
 
     BAD_TOKEN = "bad-token"  # unknown or already used token
     BAD_PROTOCOL = "bad-protocol"  # protocol version not supported
-    BAD_HELLO = "bad-hello"  # hello with missing or mistyped fields
+    BAD_HELLO = "bad-hello"  # a first message that is no valid hello (the message says why)
 
 
-def _int(msg: dict[str, Any], key: str) -> int:
-    value = msg.get(key)
-    if type(value) is not int:
-        raise InvalidMessage(f"{msg.get('type')}: field {key!r} must be an integer")
+#: The fields of each message a bot may send (``max_games`` is optional in a hello).
+BOT_FIELDS = {
+    "action": ("game_id", "request", "action"),
+    "hello": ("protocol", "token", "name", "max_games"),
+}
+#: msgpack's names for the types of values, as a bot's author sees them.
+_WIRE_TYPES = {
+    bool: "a boolean",
+    int: "an integer",
+    float: "a float",
+    str: "a string",
+    bytes: "bin (bytes)",
+    list: "an array",
+    dict: "a map",
+    type(None): "nil",
+}
+
+
+def _wire_type(value: Any) -> str:
+    return _WIRE_TYPES.get(type(value), type(value).__name__)
+
+
+def _field(msg: dict[str, Any], key: str, wanted: type, name: str) -> Any:
+    if key not in msg:
+        raise InvalidMessage(f"{msg.get('type')}: field {key!r} is missing")
+    value = msg[key]
+    if type(value) is not wanted:
+        shown = f" ({value!r:.40})" if isinstance(value, (str, int, float)) else ""
+        raise InvalidMessage(
+            f"{msg.get('type')}: field {key!r} must be {name}, not {_wire_type(value)}{shown}"
+        )
     return value
 
 
+def _int(msg: dict[str, Any], key: str) -> int:
+    return _field(msg, key, int, "an integer")
+
+
 def _str(msg: dict[str, Any], key: str, limit: int) -> str:
-    value = msg.get(key)
-    if type(value) is not str:
-        raise InvalidMessage(f"{msg.get('type')}: field {key!r} must be a string")
+    value = _field(msg, key, str, "a string")
     if len(value) > limit:
         raise InvalidMessage(f"{msg.get('type')}: field {key!r} is longer than {limit}")
     return value
 
 
+def _no_others(msg: dict[str, Any], kind: str) -> None:
+    unknown = set(msg) - {"type", *BOT_FIELDS[kind]}
+    if unknown:
+        listed = ", ".join(repr(key)[:40] for key in sorted(unknown, key=str)[:5])
+        raise InvalidMessage(
+            f"{kind}: unknown field(s) {listed} (its fields are {', '.join(BOT_FIELDS[kind])})"
+        )
+
+
 def validate_from_bot(msg: dict[str, Any]) -> str:
-    """Check a decoded message from a bot; return its type. Raises InvalidMessage."""
+    """Check a decoded message from a bot; return its type. Raises InvalidMessage saying,
+    in the protocol's words, the first thing wrong: a missing field, a field of the wrong
+    type (and which type it had), an unknown field."""
     kind = msg.get("type")
     if kind == "action":
-        if len(msg) != 4:
-            extra = sorted(set(msg) - {"type", "game_id", "request", "action"})
-            raise InvalidMessage(f"action: fields must be game_id, request, action; got {extra}")
+        action_ = msg.get("action")
+        if (  # the hot path: a well-formed action, checked without a call
+            len(msg) == 4
+            and type(msg.get("game_id")) is int
+            and type(msg.get("request")) is int
+            and type(action_) is str
+            and len(action_) <= MAX_ACTION
+        ):
+            return kind
+        _no_others(msg, kind)
         _int(msg, "game_id")
         _int(msg, "request")
         _str(msg, "action", MAX_ACTION)
@@ -58,12 +105,12 @@ def validate_from_bot(msg: dict[str, Any]) -> str:
         _str(msg, "name", MAX_NAME)
         if "max_games" in msg:  # games served at once; the arena caps it (absent: 1)
             _int(msg, "max_games")
-        unknown = set(msg) - {"type", "protocol", "token", "name", "max_games"}
-        if unknown:
-            raise InvalidMessage(f"hello: unknown fields {sorted(unknown)}")
+        _no_others(msg, kind)
         return kind
-    if type(kind) is not str:
+    if "type" not in msg:
         raise InvalidMessage("a message needs a string 'type'")
+    if type(kind) is not str:
+        raise InvalidMessage(f"'type' must be a string, not {_wire_type(kind)}")
     raise InvalidMessage(f"a bot may not send messages of type {kind[:40]!r}")
 
 

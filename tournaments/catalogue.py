@@ -26,6 +26,7 @@ import functools
 import hashlib
 import importlib.util
 import os
+import re
 import shlex
 import sys
 import tomllib
@@ -100,16 +101,28 @@ def split_command(text: str) -> tuple[str, ...]:
     return argv
 
 
+#: What a script's file name ends with (``bot.py``, ``bot.js``, ``bot.jar``): letters first,
+#: so that a number (``sleep 1.5``) is never taken for one.
+_SCRIPT_SUFFIX = re.compile(r"\.[A-Za-z][A-Za-z0-9]{0,7}")
+
+
 def command_spec(text: str) -> BotSpec:
-    """A bot run by the command line ``text``, named by what identifies it: the script or
-    folder an interpreter runs (``python /x/rogue.py`` is ``rogue.py``), the module of ``-m``,
-    else the program itself."""
+    """A bot run by the command line ``text``, named by what identifies it: the module of
+    ``-m``, else the script or folder the program runs (the first argument that exists or
+    looks like a script: ``python /x/rogue.py --strategy v2`` is ``rogue.py``), else the
+    program itself (``./target/release/mybot --strategy v2`` is ``mybot``, never ``v2``)."""
     argv = split_command(text)
-    args = [arg for arg in argv[1:] if not arg.startswith("-")]
-    named = [arg for arg in args if os.path.exists(arg)] or args[:1]
     if "-m" in argv[1:-1]:
-        named = [argv[argv.index("-m", 1) + 1]]
-    return BotSpec(name=Path((named or argv)[0]).name or text[:40], argv=argv)
+        named = argv[argv.index("-m", 1) + 1]
+    else:
+        scripts = [
+            arg
+            for arg in argv[1:]
+            if not arg.startswith("-")
+            and (os.path.exists(arg) or _SCRIPT_SUFFIX.fullmatch(Path(arg).suffix))
+        ]
+        named = scripts[0] if scripts else argv[0]
+    return BotSpec(name=Path(named).name or text[:40], argv=argv)
 
 
 def relocated(argv: Sequence[str], old: str, new: str) -> tuple[str, ...]:

@@ -1,4 +1,5 @@
-"""The arena's side of tournaments on a Dask cluster: connect, check, submit, collect.
+"""The arena's side of tournaments on a Dask cluster: connect, check, submit, collect, and the
+barrier between phases.
 
 ``tournament run ID --cluster tcp://SCHEDULER:8786`` plays the pending games on the workers of a
 Dask ``distributed`` cluster; this process stays the only writer of the database and records
@@ -11,16 +12,24 @@ each game as its answer arrives (``tournaments.runner``). Step by step:
    and source hash as here, bubblewrap and the system-call filter working where ``--sandbox
    required``, every command
    bot's files present; a failed check names the worker and what is wrong;
-3. register the run's configuration on the workers (``RunPlugin``, a fresh random run id:
-   a resumed run never meets the processes of an earlier one) with limits, sandbox mode and
-   the bots (folder bots as archives: ``tournaments.shipping``);
-4. hand each worker batches of games (one task per batch, pinned to that worker, never retried
-   by Dask; a batch lasts about ``BATCH_S``, so short games share the cost of a task and long
-   ones go one by one), at most ``AHEAD + 1`` batches at a time, dealt by rotation affinity;
-   renew the run's lease on the workers, and record each game once as its batch answers;
+3. close, on every worker, any earlier run of this tournament (a killed arena's, whose bots
+   would otherwise live until its lease runs out), then register this run's configuration
+   (``RunPlugin``, a fresh random run id: a resumed run never meets the processes of an
+   earlier one) with limits, sandbox mode and the bots (folder bots as archives:
+   ``tournaments.shipping``);
+4. play the run's phases (``tournaments.phases``) one after the other. For each, hand each
+   worker batches of the phase's games (one task per batch, pinned to that worker, never
+   retried by Dask; a batch lasts about ``BATCH_S``, so short games share the cost of a task
+   and long ones go one by one), at most ``AHEAD + 1`` batches at a time; renew the run's lease
+   on the workers, and record each game once as its batch answers. When every game of the
+   phase is answered, end the phase on every worker (``cluster_worker.end_phase``): each ends
+   every bot process it holds and answers once they are gone. Only then does the next phase
+   begin: the barrier spans the cluster;
 5. a worker that leaves (killed, cut off) takes its games with it: they are handed to another
-   worker, never to one that already had them; the scheduler gone stops the run (ClusterLost):
-   what was recorded stays, and running again finishes the rest;
+   worker, never to one that already had them; its bots may live on until its lease on the
+   run runs out (``cluster_worker.LEASE_S``), so the next phase waits for that. The scheduler
+   gone stops the run (ClusterLost): what was recorded stays, and running again finishes the
+   rest;
 6. at the end (or on any error) unregister the run: each worker kills its bots.
 
 Dask is imported only here and in ``cluster_worker``, and only when a run asks for a cluster.
@@ -33,17 +42,21 @@ import queue
 import secrets
 import time
 from collections import Counter
-from collections.abc import Callable, Mapping
-from dataclasses import dataclass, field
-from typing import Any
+from collections.abc import Callable, Iterable, Mapping
+from dataclasses import dataclass, field, replace
+from typing import TYPE_CHECKING, Any
 
 from arena.procs.sandbox import SandboxMode
-from arena.referee.record import GameRecord
-from tournaments.dispatch import Dispatcher
+from arena.referee.record import Played
 from tournaments.errors import ClusterError, ClusterLost
-from tournaments.playing import Finished, RunConfig
+from tournaments.phases import Phase
+from tournaments.playing import RunConfig
 from tournaments.schedule import PlannedGame
 from tournaments.shipping import ShippedBot
+from tournaments.values import ProcessRecord
+
+if TYPE_CHECKING:
+    from tournaments.runner import Sink
 
 log = logging.getLogger(__name__)
 
@@ -58,7 +71,7 @@ MAX_BATCH = 64
 #: Seconds between looks at the finished games and the workers.
 POLL_S = 0.5
 #: Seconds between renewals of the run's lease on the workers (``cluster_worker.LEASE_S``).
-RENEW_S = 5.0
+RENEW_S = 2.0
 #: Seconds the scheduler may stay unreachable before the run stops.
 LOST_S = 10.0
 #: The hint given whenever Dask is needed and missing.
@@ -78,6 +91,7 @@ class ClusterConfig:
     address: str
     sandbox: SandboxMode = SandboxMode.REQUIRED
     bots: Mapping[str, ShippedBot] = field(default_factory=dict)
+    tournament: str = ""  # names the tournament on the workers (its key's public id)
     unsandboxed_accepted: bool = False
 
 
@@ -193,64 +207,81 @@ class _Flight:
         return game_ids, worker
 
 
-def play_on_cluster(
-    config: ClusterConfig,
-    run_config: RunConfig,
-    pending: list[tuple[int, PlannedGame]],
-    finished: Callable[[int, PlannedGame, GameRecord], None],
-    errors: list[str],
-    workers_in_use: Callable[[int], None] | None = None,
-) -> int:
-    """Play ``pending`` on the cluster as ``run_config`` says (each worker driving its
-    ``at_once`` games at once), calling ``finished`` once per game as its record
-    arrives; games that could not be played are listed in ``errors`` (they stay pending).
-    Returns how many bot processes the workers started. Raises ClusterError (ClusterLost if
-    the scheduler went away)."""
-    check_sandbox(config)
-    client = connect(config.address)  # first: a missing Dask is a clear error
-    from tournaments.cluster_worker import PLUGIN_PREFIX, ClusterRun, RunPlugin
+class ClusterExecutor:
+    """A run on a cluster (``tournaments.runner.Executor``): connected and checked, earlier
+    runs of the tournament closed, this run's configuration registered on the workers; then
+    phase by phase; ``close`` unregisters it. Raises ClusterError (ClusterLost if the scheduler
+    went away)."""
 
-    try:
-        try:
-            client.wait_for_workers(1, timeout=WORKERS_S)
-        except TimeoutError:
-            raise ClusterError(
-                f"no Dask worker joined the scheduler at {config.address} in {WORKERS_S:.0f} s"
-            ) from None
-        checked = check_workers(client, config)
-        run = ClusterRun(
-            run_id=secrets.token_hex(8),
-            config=run_config,
-            bots=dict(config.bots),
-            sandbox=config.sandbox,
+    def __init__(
+        self,
+        config: ClusterConfig,
+        run_config: RunConfig,
+        workers_in_use: Callable[[int], None] | None = None,
+    ) -> None:
+        self.config = config
+        check_sandbox(config)
+        self.client = connect(config.address)  # first: a missing Dask is a clear error
+        from tournaments.cluster_worker import (
+            PLUGIN_PREFIX,
+            ClusterRun,
+            RunPlugin,
+            close_tournament_runs,
         )
-        name = PLUGIN_PREFIX + run.run_id
-        client.register_plugin(RunPlugin(run), name=name)
-        log.info("run %s on %s", run.run_id, config.address)
+
+        self.name: str | None = None
+        self.collector: _Collector | None = None
         try:
-            collector = _Collector(
-                client, config, run_config.at_once, run.run_id, finished, errors, workers_in_use
+            try:
+                self.client.wait_for_workers(1, timeout=WORKERS_S)
+            except TimeoutError:
+                raise ClusterError(
+                    f"no Dask worker joined the scheduler at {config.address} in {WORKERS_S:.0f} s"
+                ) from None
+            checked = check_workers(self.client, config)
+            run = ClusterRun(
+                run_id=secrets.token_hex(8),
+                config=run_config,
+                bots=dict(config.bots),
+                sandbox=config.sandbox,
+                tournament=config.tournament,
             )
-            collector.checked.update(dict.fromkeys(checked, True))
-            return collector.run(pending)
+            try:
+                self.client.run(close_tournament_runs, config.tournament, run.run_id)
+            except (OSError, TimeoutError) as exc:
+                raise ClusterLost(f"lost the Dask scheduler at {config.address}: {exc}") from None
+            self.name = PLUGIN_PREFIX + run.run_id
+            self.client.register_plugin(RunPlugin(run), name=self.name)
+            log.info("run %s on %s", run.run_id, config.address)
+            self.collector = _Collector(
+                self.client, config, run_config.at_once, run.run_id, workers_in_use
+            )
+            self.collector.checked.update(dict.fromkeys(checked, True))
+        except BaseException:
+            self.close(None)
+            raise
+
+    def play(self, phase: Phase, sink: Sink) -> None:
+        assert self.collector is not None
+        self.collector.play(phase, sink)
+
+    def close(self, sink: Sink | None) -> int:
+        """Close the run on the workers (they kill its bots); a scheduler already gone cannot
+        be told, and each worker closes the run itself when its lease runs out. Returns how
+        many bot processes the workers started."""
+        try:
+            if self.name is not None and self.client.status == "running":
+                self.client.unregister_worker_plugin(self.name)
+        except Exception as exc:  # noqa: BLE001 - the run is over either way
+            log.warning("could not close run %s on the workers: %s", self.name, exc)
         finally:
-            _unregister(client, name)
-    finally:
-        client.close(timeout=CONNECT_S)
-
-
-def _unregister(client: Any, name: str) -> None:
-    """Close the run on the workers (they kill its bots); a scheduler already gone cannot
-    be told, and each worker closes the run itself when its lease runs out."""
-    try:
-        if client.status == "running":
-            client.unregister_worker_plugin(name)
-    except Exception as exc:  # noqa: BLE001 - the run is over either way
-        log.warning("could not close run %s on the workers: %s", name, exc)
+            self.client.close(timeout=CONNECT_S)
+        return sum(self.collector.flight.started.values()) if self.collector else 0
 
 
 class _Collector:
-    """Hands out the games, collects the answers, renews the lease, copes with lost workers."""
+    """Hands out each phase's games, collects the answers, renews the lease, copes with lost
+    workers, and ends each phase on every worker."""
 
     def __init__(
         self,
@@ -258,16 +289,12 @@ class _Collector:
         config: ClusterConfig,
         at_once: int,
         run_id: str,
-        finished: Callable[[int, PlannedGame, GameRecord], None],
-        errors: list[str],
         workers_in_use: Callable[[int], None] | None,
     ) -> None:
         self.client = client
         self.config = config
         self.at_once = at_once
         self.run_id = run_id
-        self.finished = finished
-        self.errors = errors
         self.workers_in_use = workers_in_use
         self.flight = _Flight()
         self.checked: dict[str, bool] = {}
@@ -277,13 +304,16 @@ class _Collector:
         self.submitted = 0
         self.answers: queue.Queue[Any] = queue.Queue()
         self.played_games, self.played_s = 0, 0.0
+        self.shown = -1
+        self.seen: dict[str, float] = {}  # usable worker -> when last seen live (monotonic)
+        self.open: dict[str, dict[str, ProcessRecord]] = {}  # worker -> its processes not ended
 
-    def run(self, pending: list[tuple[int, PlannedGame]]) -> int:
-        planned = dict(pending)
-        games = _Games(pending)
-        shown = -1
-        workers: set[str] = set()
+    def play(self, phase: Phase, sink: Sink) -> None:
+        """Play ``phase`` on the workers, then end it on each (the barrier)."""
+        planned = dict(phase.games)
+        games = _Games(phase.games)
         looked = 0.0
+        workers: set[str] = set()
         while games or self.flight.futures:
             if time.monotonic() - looked >= POLL_S or not workers:
                 workers, looked = self._workers(), time.monotonic()
@@ -295,16 +325,16 @@ class _Collector:
                         games.give_back(game_id, planned[game_id])
                     log.warning("worker %s left; its games go to other workers", worker)
             usable = sorted(w for w in workers if self._usable(w))
-            if len(usable) != shown and self.workers_in_use:
+            if len(usable) != self.shown and self.workers_in_use:
                 self.workers_in_use(len(usable))
-            shown = len(usable)
-            self._hand_out(games, usable)
+            self.shown = len(usable)
+            self._hand_out(phase, games, usable)
             self._renew()
             if not self.flight.futures:
                 if games and not usable:
                     time.sleep(POLL_S)  # waiting for a worker (the scheduler may get one)
                 elif games:
-                    self._unplayable(games, usable)
+                    self._unplayable(games, usable, sink)
                 continue
             try:
                 future = self.answers.get(timeout=POLL_S)
@@ -312,12 +342,47 @@ class _Collector:
                 continue
             while future is not None:
                 if future in self.flight.futures:  # else: taken back already
-                    self._answer(future, planned, games)
+                    self._answer(future, planned, games, sink)
                 try:
                     future = self.answers.get_nowait()
                 except queue.Empty:
                     future = None
-        return sum(self.flight.started.values())
+        self._end_phase(phase, sink)
+
+    def _end_phase(self, phase: Phase, sink: Sink) -> None:
+        """The barrier: every worker ends every bot process of the run and answers once they
+        are gone. A worker lost since it was first seen (left, or cannot answer) may hold
+        processes until its lease on the run runs out: the next phase waits for that."""
+        from tournaments.cluster_worker import LEASE_MARGIN_S, LEASE_S, end_phase
+
+        try:
+            answers = self.client.run(end_phase, self.run_id, on_error="return")
+        except (OSError, TimeoutError) as exc:
+            raise ClusterLost(f"lost the Dask scheduler at {self.config.address}: {exc}") from None
+        lost = {worker for worker in self.seen if worker not in answers}
+        for worker, answer in sorted(answers.items()):
+            if isinstance(answer, BaseException):
+                log.warning("worker %s could not end phase %d: %s", worker, phase.index, answer)
+                lost.add(worker)
+            else:
+                for record in answer:
+                    self.open.get(record.host, {}).pop(record.token, None)
+                sink.ended(answer, f" (worker {worker})")
+        for worker in sorted(lost):
+            until = self.seen.get(worker, time.monotonic()) + LEASE_S + LEASE_MARGIN_S
+            log.warning(
+                "worker %s was lost: the next phase waits %.0f s, until its lease on the run "
+                "has run out (its bots may live until then)",
+                worker,
+                max(0.0, until - time.monotonic()),
+            )
+            while time.monotonic() < until:
+                self._renew()
+                time.sleep(min(POLL_S, max(0.0, until - time.monotonic())))
+            self.seen.pop(worker, None)
+            self.checked.pop(worker, None)  # checked again if it comes back
+            gone = self.open.pop(worker, {}).values()  # ended by then, not seen ending
+            sink.record([replace(r, ended_at=time.time(), confirmed=False) for r in gone])
 
     def _workers(self) -> set[str]:
         """The live workers; the scheduler unreachable for ``LOST_S`` raises ClusterLost."""
@@ -330,6 +395,9 @@ class _Collector:
                 raise
             return {worker for _, worker in self.flight.futures.values()}
         self.unreachable_since = None
+        now = time.monotonic()
+        for worker in workers & set(self.seen):
+            self.seen[worker] = now
         return workers
 
     def _usable(self, worker: str) -> bool:
@@ -346,23 +414,25 @@ class _Collector:
                     raise
                 log.warning("%s; it gets no games", exc)
                 self.checked[worker] = False
+        if self.checked[worker]:
+            self.seen.setdefault(worker, time.monotonic())
         return self.checked[worker]
 
-    def _hand_out(self, games: _Games, usable: list[str]) -> None:
-        """Give each usable worker batches of games, up to ``AHEAD + 1`` batches in hand,
-        none it already had."""
+    def _hand_out(self, phase: Phase, games: _Games, usable: list[str]) -> None:
+        """Give each usable worker batches of the phase's games, up to ``AHEAD + 1`` batches
+        in hand, none it already had."""
         size = self._batch_size()
         for worker in usable:
             while self.flight.per_worker[worker] <= AHEAD:
                 batch = []
                 while len(batch) < size:
-                    item = games.next_for(worker, usable, self.flight.tried)
+                    item = games.next_for(worker, self.flight.tried)
                     if item is None:
                         break
                     batch.append(item)
                 if not batch:
                     break
-                self._submit(batch, worker)
+                self._submit(phase, batch, worker)
 
     def _batch_size(self) -> int:
         """Games per task: a batch lasts about ``BATCH_S`` at the mean game time so far
@@ -373,14 +443,13 @@ class _Collector:
         mean_s = self.played_s / self.played_games
         return max(at_once, min(MAX_BATCH, int(BATCH_S * at_once / max(mean_s, 1e-3))))
 
-    def _unplayable(self, games: _Games, usable: list[str]) -> None:
-        """Nothing in flight and games left: drop those every worker has had (they stay
-        pending), and deal the rest afresh."""
+    def _unplayable(self, games: _Games, usable: list[str], sink: Sink) -> None:
+        """Nothing in flight and games left that no usable worker may have: they stay
+        pending."""
         for game_id in games.had_by(usable, self.flight.tried):
-            self.errors.append(f"game {game_id}: every worker has already had it")
-        games.reset()
+            sink.failed.append(f"game {game_id}: every worker has already had it")
 
-    def _submit(self, batch: list[tuple[int, PlannedGame]], worker: str) -> None:
+    def _submit(self, phase: Phase, batch: list[tuple[int, PlannedGame]], worker: str) -> None:
         """One task of games, pinned to ``worker``, never retried by Dask."""
         from tournaments.cluster_worker import play_games
 
@@ -388,6 +457,8 @@ class _Collector:
         future = self.client.submit(
             play_games,
             self.run_id,
+            phase.index,
+            phase.entrants,
             batch,
             key=f"arena-{self.run_id}-{self.submitted}",
             workers=[worker],
@@ -413,14 +484,27 @@ class _Collector:
             except (OSError, TimeoutError) as exc:
                 log.warning("could not renew the run's lease: %s", exc)
 
-    def _answer(self, future: Any, planned: Mapping[int, PlannedGame], games: _Games) -> None:
-        """One answered task: record each of its games (once), or hand it out again, or note
-        why it could not be played."""
+    def _answer(
+        self, future: Any, planned: Mapping[int, PlannedGame], games: _Games, sink: Sink
+    ) -> None:
+        """One answered task: record its processes, then each of its games (once), or hand
+        them out again, or note why they could not be played."""
         game_ids, worker = self.flight.take_back(future)
         if future.status == "finished":
-            for played in future.result():
-                self.flight.started[played.worker] = played.started
-                self._one(played.finished, played.refused, worker, planned, games)
+            try:
+                answer = future.result()  # fetched from the worker: the scheduler may be gone
+            except OSError as exc:  # distributed's CommClosedError among them
+                raise ClusterLost(
+                    f"lost the Dask scheduler at {self.config.address}: {exc}"
+                ) from None
+            self.flight.started[answer.worker] = answer.started
+            for record in answer.records:
+                self.open.setdefault(record.host, {})[record.token] = record
+            sink.record(answer.records)
+            for game_id in answer.refused:
+                games.give_back(game_id, planned[game_id])
+            for played in answer.played:
+                self._one(played, worker, planned, sink)
             return
         if future.status == "cancelled" and self.client.status != "running":
             raise ClusterLost(f"lost the Dask scheduler at {self.config.address}")
@@ -432,78 +516,46 @@ class _Collector:
             games.give_back(game_id, planned[game_id])
 
     def _one(
-        self,
-        result: Finished,
-        refused: bool,
-        worker: str,
-        planned: Mapping[int, PlannedGame],
-        games: _Games,
+        self, result: Played, worker: str, planned: Mapping[int, PlannedGame], sink: Sink
     ) -> None:
         game_id = result.game_id
-        if refused:
-            games.give_back(game_id, planned[game_id])
-        elif result.record is None:
-            self.errors.append(f"game {game_id} (worker {worker}): {result.error}")
+        if result.record is None:
+            sink.failed.append(f"game {game_id} (worker {worker}): {result.error}")
             log.error("game %d could not be played on %s: %s", game_id, worker, result.error)
         elif game_id not in self.recorded:
             self.recorded.add(game_id)
             self.played_games += 1
             self.played_s += result.record.wall_ms / 1000
-            games.played(result.record.wall_ms / 1000)
-            self.finished(game_id, planned[game_id], result.record)
+            sink.game(result, planned[game_id])
 
 
 class _Games:
-    """The games not handed out yet, dealt to the workers by rotation affinity
-    (``tournaments.dispatch``: each worker starts processes for its share of the rotations
-    only). The dealer is made afresh when the workers change or a game comes back."""
+    """A phase's games not handed out yet, in plan order; a game given back goes to a worker
+    that has not had it."""
 
-    def __init__(self, pending: list[tuple[int, PlannedGame]]) -> None:
+    def __init__(self, pending: Iterable[tuple[int, PlannedGame]]) -> None:
         self.left = dict(pending)
-        self.dispatcher: Dispatcher[int] | None = None
-        self.workers: tuple[str, ...] = ()
-        self.passed: list[tuple[int, PlannedGame]] = []  # out of the dealer, not handed out
 
     def __len__(self) -> int:
         return len(self.left)
 
     def next_for(
-        self, worker: str, usable: list[str], tried: Mapping[int, set[str]]
+        self, worker: str, tried: Mapping[int, set[str]]
     ) -> tuple[int, PlannedGame] | None:
         """The next game for ``worker``, never one it already had (None: none for it now)."""
-        if self.dispatcher is None or self.workers != tuple(usable):
-            self.dispatcher = Dispatcher(list(self.left.items()), len(usable))
-            self.workers = tuple(usable)
-            self.passed = []
-        for item in self.passed:  # games another worker has had: this one, if it has not
-            if worker not in tried.get(item[0], ()):
-                self.passed.remove(item)
-                del self.left[item[0]]
-                return item
-        index = self.workers.index(worker)
-        item = self.dispatcher.next_for(index)
-        while item is not None and worker in tried.get(item[0], ()):
-            self.passed.append(item)
-            item = self.dispatcher.next_for(index)
-        if item is not None:
-            del self.left[item[0]]
-        return item
+        for game_id, planned in self.left.items():
+            if worker not in tried.get(game_id, ()):
+                del self.left[game_id]
+                return game_id, planned
+        return None
 
     def give_back(self, game_id: int, planned: PlannedGame) -> None:
         self.left[game_id] = planned
-        self.dispatcher = None
-
-    def played(self, seconds: float) -> None:
-        if self.dispatcher is not None:
-            self.dispatcher.played(seconds)
+        self.left = dict(sorted(self.left.items(), key=lambda item: item[1].index))
 
     def had_by(self, usable: list[str], tried: Mapping[int, set[str]]) -> list[int]:
         """Remove and return the games every one of ``usable`` has had."""
         had = [g for g in self.left if usable and all(w in tried.get(g, ()) for w in usable)]
         for game_id in had:
             del self.left[game_id]
-        self.reset()
         return had
-
-    def reset(self) -> None:
-        self.dispatcher = None

@@ -1,15 +1,20 @@
-"""The worker side of tournaments on a Dask cluster: per-run bot pools and the game task.
+"""The worker side of tournaments on a Dask cluster: per-run bot pools, the game task and the
+end of a phase.
 
 The arena (``tournaments.cluster``) registers one ``RunPlugin`` per ``tournament run`` under a
 fresh random run id. A worker opens the run on its first game: it unpacks the folder bots,
 resolves the sandbox here (the mode comes from the arena), and starts a driver thread that
-plays the run's games through one ``TableRunner`` (``play_many``, N games at once). Its bot
-processes are pooled by ``process_key`` as in a local run, so rotation r of every deal goes to
-the rotation-r process of each entrant, and no process sees a deal twice:
+plays the run's games through one ``SessionRunner`` (``play_many``, N games at once), phase by
+phase as the arena hands them out (``tournaments.phases``): within a phase its processes serve
+game after game; when the arena ends the phase (``end_phase``, on every worker, once every game
+of the phase is answered), the worker ends every bot process it holds, sees them gone, and
+answers with their records. The arena starts the next phase only then: the barrier between
+phases spans the cluster.
 
 - the pool belongs to ONE run: a resumed run (a new run id) always gets fresh processes, and a
-  run is closed (its bots killed) when the arena unregisters it, or when the arena has not
-  been heard from for ``LEASE_S`` (killed, or cut off);
+  run is closed (its bots killed) when the arena unregisters it, when the arena has not been
+  heard from for ``LEASE_S`` (killed, or cut off), or when a new run of the same tournament
+  begins (``close_tournament_runs``);
 - a game id is played at most once by a run on a worker: a second request for it (a game sent
   again after this worker was thought lost) is refused, and the arena plays it elsewhere.
 
@@ -18,6 +23,7 @@ Everything here runs inside a ``dask worker`` process; only ``tournaments.cluste
 
 from __future__ import annotations
 
+import asyncio
 import concurrent.futures
 import functools
 import hashlib
@@ -30,7 +36,7 @@ import shutil
 import tempfile
 import threading
 import time
-from collections.abc import Mapping
+from collections.abc import Iterator, Mapping
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -41,24 +47,30 @@ from arena.errors import ArenaError
 from arena.procs import sandbox as sandboxing
 from arena.procs import seccomp
 from arena.procs.sandbox import SandboxMode
+from arena.referee.record import Played
 from protocol import PROTOCOL_VERSION
 from tournaments.errors import ClusterError
-from tournaments.playing import Finished, RunConfig, TableRunner
+from tournaments.playing import RunConfig, SessionRunner
 from tournaments.schedule import PlannedGame
-from tournaments.shipping import BotKind, ShippedBot, missing_files, unpack, worker_spec
+from tournaments.shipping import ShippedBot, ShippingKind, missing_files, unpack, worker_spec
+from tournaments.values import ProcessRecord
 
 log = logging.getLogger(__name__)
 
 #: Seconds without word from the arena after which a worker closes a run and kills its bots.
-LEASE_S = 60.0
+#: The arena waits this long (and ``LEASE_MARGIN_S``) for a worker it lost mid-phase before the
+#: next phase starts: its bots may still run until then.
+LEASE_S = 20.0
 #: Seconds between the reaper's looks at the open runs.
-REAP_EVERY_S = 5.0
+REAP_EVERY_S = 1.0
 #: The plugin name of a run: this prefix and the run id.
 PLUGIN_PREFIX = "arena-run-"
 #: Packages whose source files make up the arena's source hash (the version check).
 SOURCE_PACKAGES = ("arena", "protocol", "tournaments", "bots")
 #: Seconds a closing run waits for its games to end before it kills its bots.
 CLOSE_WAIT_S = 2.0
+#: Seconds, beyond ``LEASE_S``, by which a worker that lost the arena has closed its run.
+LEASE_MARGIN_S = REAP_EVERY_S + 2 * CLOSE_WAIT_S + 1.0
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -93,16 +105,41 @@ class ClusterRun:
     config: RunConfig
     bots: Mapping[str, ShippedBot]  # entrant label -> bot
     sandbox: SandboxMode
+    tournament: str = ""  # names the tournament: a new run of it closes the earlier ones
 
 
 @dataclass(frozen=True, kw_only=True)
-class Played:
-    """A game task's answer: how the game finished, where, and the worker's process count."""
+class Answer:
+    """A game task's answer: the records of the processes started since the last answer (each
+    comes before the games it played), each game played, the games refused (already played or
+    started here: to be played elsewhere), where, and the worker's process count."""
 
-    finished: Finished
     worker: str
     started: int  # bot processes this run has started on that worker so far
-    refused: bool = False  # the game was already played (or started) here: play it elsewhere
+    played: tuple[Played, ...]
+    refused: tuple[int, ...] = ()
+    records: tuple[ProcessRecord, ...] = ()
+
+
+@dataclass(frozen=True)
+class _Game:
+    """A game for the driver thread, with its phase."""
+
+    phase: int
+    entrants: tuple[str, ...]
+    game_id: int
+    planned: PlannedGame
+
+
+#: For the driver thread: the run closes.
+_CLOSE: Any = "close"
+
+
+@dataclass(frozen=True)
+class _EndPhase:
+    """For the driver thread: end every bot process; the records go to ``future``."""
+
+    future: concurrent.futures.Future[list[ProcessRecord]]
 
 
 @functools.cache
@@ -147,17 +184,20 @@ def inspect_worker(
 
 
 class WorkerRun:
-    """One run on one worker: its bots' folders, its TableRunner and the thread driving it."""
+    """One run on one worker: its bots' folders, its SessionRunner and the thread driving it."""
 
-    def __init__(self, run: ClusterRun, base: Path) -> None:
+    def __init__(self, run: ClusterRun, base: Path, host: str = "") -> None:
         self.run = run
         self.heard = time.monotonic()
         self.closed = False  # no more games (closing, or the driver stopped)
         self.closing = False
         self.lock = threading.Lock()
         self.seen: set[int] = set()
-        self.waiting: dict[int, concurrent.futures.Future[Finished]] = {}
-        self.inbox: queue.Queue[tuple[int, PlannedGame] | None] = queue.Queue()
+        self.waiting: dict[int, concurrent.futures.Future[Played]] = {}
+        self.records: list[ProcessRecord] = []  # not answered yet
+        self.inbox: queue.Queue[Any] = queue.Queue()  # _Game, _EndPhase or _CLOSE
+        self._held: Any = None
+        self._begun: int | None = None  # the phase the runner plays
         base.mkdir(parents=True, exist_ok=True)
         os.chmod(base, 0o711)  # no bot lists the runs
         self.folder = Path(tempfile.mkdtemp(prefix=f"arena-{run.run_id}-", dir=base))
@@ -171,7 +211,7 @@ class WorkerRun:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
         self.config = replace(run.config, bots=specs, sandbox=box, log_dir=logs)
-        self.runner = TableRunner(self.config)
+        self.runner = SessionRunner(self.config, run=run.run_id, host=host or "worker")
         self.thread = threading.Thread(target=self._drive, name=f"arena-run-{run.run_id}")
         self.thread.daemon = True
         self.thread.start()
@@ -181,7 +221,7 @@ class WorkerRun:
         own, hidden from the other bots); the folders made."""
         unpacked: dict[str, Path] = {}
         for bot in self.run.bots.values():
-            if bot.kind is BotKind.FOLDER and bot.name not in unpacked:
+            if bot.kind is ShippingKind.FOLDER and bot.name not in unpacked:
                 (self.folder / "bots").mkdir(exist_ok=True)
                 target = Path(tempfile.mkdtemp(dir=self.folder / "bots"))  # a name no bot guesses
                 unpacked[bot.name] = unpack(bot, target)
@@ -193,11 +233,12 @@ class WorkerRun:
         return specs, [str(path) for path in unpacked.values()]
 
     def submit(
-        self, game_id: int, planned: PlannedGame
-    ) -> concurrent.futures.Future[Finished] | None:
-        """Hand one game to the driver; its future, or None if this run has already seen
-        ``game_id`` here (its processes may know that deal: it must go elsewhere)."""
-        future: concurrent.futures.Future[Finished] = concurrent.futures.Future()
+        self, phase: int, entrants: tuple[str, ...], game_id: int, planned: PlannedGame
+    ) -> concurrent.futures.Future[Played] | None:
+        """Hand one game of ``phase`` to the driver; its future, or None if this run has
+        already seen ``game_id`` here (its processes may know that deal: it must go
+        elsewhere)."""
+        future: concurrent.futures.Future[Played] = concurrent.futures.Future()
         with self.lock:
             if self.closed:
                 raise ClusterError(f"run {self.run.run_id} is closed on this worker")
@@ -206,40 +247,67 @@ class WorkerRun:
             self.seen.add(game_id)
             self.waiting[game_id] = future
             self.heard = time.monotonic()
-        self.inbox.put((game_id, planned))
+            self.inbox.put(_Game(phase, entrants, game_id, planned))  # seen by _fail if closed
         return future
 
-    def _batch(self) -> list[tuple[int, PlannedGame]] | None:
-        """The games handed to the driver since it last looked (waiting for one if there
-        are none); None once the run closes."""
-        first = self.inbox.get()
-        if first is None:
-            return None
-        games = [first]
-        while True:
+    def end_phase(self) -> concurrent.futures.Future[list[ProcessRecord]]:
+        """End every bot process of the run here, once the games handed out have ended; the
+        future gets their records."""
+        future: concurrent.futures.Future[list[ProcessRecord]] = concurrent.futures.Future()
+        with self.lock:
+            self.heard = time.monotonic()
+            if self.closed:
+                future.set_result([])  # closed: its bots are killed already
+            else:
+                self.inbox.put(_EndPhase(future))  # seen by _fail if the driver stops
+        return future
+
+    def take_records(self) -> tuple[ProcessRecord, ...]:
+        """The process records not answered yet."""
+        with self.lock:
+            records, self.records = self.records, []
+        return tuple(records)
+
+    def _next(self, block: bool) -> Any:
+        """The next item for the driver (kept until ``_take``): a ``_Game``, an ``_EndPhase``
+        or ``_CLOSE``; None if none is waiting and ``block`` is False."""
+        if self._held is None:
             try:
-                item = self.inbox.get_nowait()
+                self._held = self.inbox.get(block=block)
             except queue.Empty:
-                return games
+                return None
+        return self._held
+
+    def _take(self) -> None:
+        self._held = None
+
+    def _games(self, phase: int) -> Iterator[tuple[int, PlannedGame] | None]:
+        """The games of ``phase`` handed out to the driver, as they come; None when none is
+        waiting while games are in flight (never block them); ends at anything else."""
+        while True:
+            item = self._next(block=not self.runner.in_flight)
             if item is None:
-                self.inbox.put(None)  # the close is seen after this batch
-                return games
-            games.append(item)
+                yield None
+                continue
+            if not isinstance(item, _Game) or item.phase != phase:
+                return
+            self._take()
+            yield item.game_id, item.planned
 
     def _drive(self) -> None:
-        """The driver thread: play the run's games, up to ``at_once`` of them at once.
-
-        ``play_many`` gets a list of the games at hand, never an iterator that could block
-        while games are in flight; the next call gets those that came meanwhile."""
+        """The driver thread: play the run's games phase by phase, up to ``at_once`` at once,
+        and end each phase's processes when the arena says so."""
         try:
-            batch = self._batch()
-            while batch is not None:
-                for finished in self.runner.play_many(batch, self.config.at_once):
-                    with self.lock:
-                        future = self.waiting.pop(finished.game_id, None)
-                    if future is not None:
-                        future.set_result(finished)
-                batch = self._batch()
+            while (item := self._next(block=True)) is not _CLOSE:
+                if isinstance(item, _EndPhase):
+                    self._take()
+                    item.future.set_result(self.runner.end_phase())
+                    continue
+                if item.phase != self._begun:
+                    self._begun = item.phase
+                    self.runner.begin_phase(item.phase, item.entrants)
+                for out in self.runner.play_many(self._games(item.phase), self.config.at_once):
+                    self._deliver(out)
         except BaseException as exc:  # noqa: BLE001 - every waiting game learns why
             log.exception("run %s: the driver stopped", self.run.run_id)
             self._fail(f"{type(exc).__name__}: {exc}")
@@ -248,11 +316,31 @@ class WorkerRun:
                 self.closed = True  # no game waits for a driver that is gone
             self._fail("the run was closed on this worker")
 
+    def _deliver(self, out: Played | ProcessRecord) -> None:
+        with self.lock:
+            if isinstance(out, ProcessRecord):
+                self.records.append(out)
+                return
+            future = self.waiting.pop(out.game_id, None)
+        if future is not None:
+            future.set_result(out)
+
     def _fail(self, error: str) -> None:
+        """(the driver, stopping) Every game waiting learns ``error``; every end of a phase
+        asked is answered (the bots are killed by ``close``)."""
         with self.lock:
             waiting, self.waiting = self.waiting, {}
         for game_id, future in waiting.items():
-            future.set_result(Finished(game_id=game_id, record=None, error=error))
+            future.set_result(Played(game_id, None, error))
+        items, self._held = [self._held], None
+        while True:
+            try:
+                items.append(self.inbox.get_nowait())
+            except queue.Empty:
+                break
+        for item in items:
+            if isinstance(item, _EndPhase) and not item.future.done():
+                item.future.set_result([])
 
     def close(self) -> None:
         """Stop taking games, let the driver end (else kill the bots), remove the bots'
@@ -261,7 +349,7 @@ class WorkerRun:
             if self.closing:
                 return
             self.closing = self.closed = True
-        self.inbox.put(None)
+        self.inbox.put(_CLOSE)
         self.thread.join(CLOSE_WAIT_S)
         self.runner.close()  # kills the bots: a game still being played ends at once
         self.thread.join(CLOSE_WAIT_S)
@@ -286,7 +374,7 @@ class _Registry:
 _registry = _Registry()
 
 
-def _open(run_id: str) -> WorkerRun:
+def _open(run_id: str, host: str = "") -> WorkerRun:
     """The open run ``run_id`` here, opened on first need. Raises ClusterError."""
     with _registry.lock:
         run = _registry.runs.get(run_id)
@@ -297,7 +385,7 @@ def _open(run_id: str) -> WorkerRun:
             raise ClusterError(f"run {run_id} is not open on this worker (ended, or timed out)")
         config, base, _ = entry
         try:
-            run = WorkerRun(config, base)
+            run = WorkerRun(config, base, host)
         except ArenaError as exc:  # a bot that cannot be unpacked, a sandbox that fails...
             raise ClusterError(f"run {run_id} cannot start here: {exc}") from None
         _registry.runs[run_id] = run
@@ -382,21 +470,52 @@ class RunPlugin(WorkerPlugin):
             threading.Thread(target=run.close, daemon=True).start()
 
 
-def play_games(run_id: str, games: list[tuple[int, PlannedGame]]) -> list[Played]:
-    """The game task: play a batch of games on this worker's processes of run ``run_id``
-    (up to the run's ``at_once`` at a time), and answer for each.
+def play_games(
+    run_id: str, phase: int, entrants: tuple[str, ...], games: list[tuple[int, PlannedGame]]
+) -> Answer:
+    """The game task: play a batch of games of ``phase`` on this worker's processes of run
+    ``run_id`` (up to the run's ``at_once`` at a time), and answer for each.
 
     The task leaves the worker's thread pool while its games wait for the driver, so the
     worker takes its next batch meanwhile (the arena decides how many games each holds)."""
     worker = get_worker()
-    run = _open(run_id)
+    run = _open(run_id, worker.address)
     secede()
-    waiting = [(game_id, run.submit(game_id, planned)) for game_id, planned in games]
-    answers = []
-    for game_id, future in waiting:
-        if future is None:
-            refused = Finished(game_id=game_id, record=None, error="already played here")
-            answers.append(Played(finished=refused, worker=worker.address, started=0, refused=True))
-        else:
-            answers.append(Played(finished=future.result(), worker=worker.address, started=0))
-    return [replace(answer, started=run.started) for answer in answers]
+    waiting = [(game_id, run.submit(phase, entrants, game_id, g)) for game_id, g in games]
+    refused = tuple(game_id for game_id, future in waiting if future is None)
+    played = tuple(future.result() for _, future in waiting if future is not None)
+    return Answer(
+        worker=worker.address,
+        started=run.started,
+        played=played,
+        refused=refused,
+        records=run.take_records(),
+    )
+
+
+async def end_phase(run_id: str) -> list[ProcessRecord]:
+    """End the phase of run ``run_id`` here (``Client.run`` on every worker, once every game
+    of the phase is answered): every bot process of the run is ended and seen gone; their
+    records (none where the run never opened)."""
+    with _registry.lock:
+        run = _registry.runs.get(run_id)
+    if run is None:
+        return []
+    records = await asyncio.wrap_future(run.end_phase())
+    return [*run.take_records(), *records]
+
+
+async def close_tournament_runs(tournament: str, keep: str) -> int:
+    """Close every run of ``tournament`` here but ``keep`` (a new run of it begins: a killed
+    arena's run may still hold processes until its lease ends); returns how many. Their bots
+    are gone when it returns."""
+    with _registry.lock:
+        old = [
+            run_id
+            for run_id, (config, _, _) in _registry.configs.items()
+            if tournament and config.tournament == tournament and run_id != keep
+        ]
+    loop = asyncio.get_running_loop()
+    for run_id in old:
+        await loop.run_in_executor(None, close_run, run_id)
+    return len(old)

@@ -1,24 +1,30 @@
 """The compliance suite of ``arena bot check`` and ``arena bot add``: does a bot speak the
 protocol?
 
-It drives one process of the bot through the real hub over ZeroMQ, as fastchess's
-``--compliance`` drives a chess engine, and reports a line per check in a bot author's words:
+It plays one process of the bot through the real hub and the referee's driver
+(``arena.referee.driver``), as fastchess's ``--compliance`` drives a chess engine, and reports
+a line per check in the protocol page's words:
 
 1. **hello**: it starts, connects and says hello with its token and protocol 1 (``BotPool``);
-2. **ids**: in a first game, driven message by message on the hub (raw protocol), with a
-   ``game_id`` and a 63-bit seed it cannot have guessed, it answers each turn with that
-   turn's ``game_id`` and ``request``;
-3. **legal**, **messages**, **deadline**, **games in a row**: it plays many games of each game
-   it claims, at every table size up to five and every seat, against ``random`` bots, under
-   the referee (``Referee.play``), in the same process, with only offered actions, well-formed
-   maps and answers within the deadline (its latency percentiles are reported);
+   a refused hello is reported with the arena's answer (``bad-token``, ``bad-hello``...);
+2. **ids**: in a first game, with a ``game_id`` and a 63-bit seed it cannot have guessed, and
+   in every later one, it answers each turn with that turn's ``game_id`` and ``request``;
+3. **legal**, **messages**, **deadline**, **games in a row**: it plays every table size each
+   game allows (or ``table_sizes``) in every seat, at least once, in the same process, the
+   other seats played by the referee at random in this process, with only offered actions,
+   well-formed maps and answers within the deadline (its latency percentiles are reported);
 4. **several games at once**: a bot whose hello says ``max_games`` > 1 plays a few games at
-   once in its process, on the raw protocol, their turns back to back (``tournaments.interleaved``);
+   once in its process, their turns waiting together (``tournaments.interleaved``);
 5. **bye**: it exits when told ``bye``.
 
-A check that cannot run because an earlier one failed is reported as skipped. Every wait is
-bounded (start-up, each move's deadline, three faults per game, a few seconds after bye), so a
-program that is no bot at all (``cat``, ``sleep 100``, ``yes``) fails in bounded time.
+Every game is judged by the faults the driver records, one cause one check: the first fault
+of a step is its cause (a turn answered with the wrong ``game_id`` then timed out is an ids
+failure, not a deadline one), and each kind of fault fails exactly one check. A stale reply
+is dropped by the driver, as the protocol says, never failed. A check that cannot run because
+an earlier one failed is reported as skipped. Every wait is bounded (start-up, each move's
+deadline, three faults per game, the first game with a fault ends the games, a few seconds
+after bye), so a program that is no bot at all (``cat``, ``sleep 100``, ``yes``) fails in
+bounded time.
 """
 
 from __future__ import annotations
@@ -27,7 +33,7 @@ import logging
 import math
 import random
 import time
-from collections.abc import Sequence
+from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -38,26 +44,54 @@ from arena.games.base import Game
 from arena.keys.seeds import bot_seeds, new_key, random_seed
 from arena.procs.botproc import BotProcess, BotSpec
 from arena.procs.limits import Limits
+from arena.procs.logs import log_path as log_file
+from arena.procs.logs import output_tail
 from arena.procs.sandbox import Sandbox
-from arena.referee.record import Chooser, FaultKind, GameRecord
-from arena.referee.seats import ProcessSeat
+from arena.referee import driver
+from arena.referee.game import GameSetup
+from arena.referee.record import Chooser, Fault, FaultKind, GameRecord
+from arena.referee.replay import state_at
+from arena.referee.seats import InProcessSeat, ProcessSeat, Seat
 from arena.referee.session import Session
 from protocol import messages
-from tournaments.catalogue import bundled_spec
-from tournaments.interleaved import OPEN_AT_ONCE, InterleavedGames, end_message, start_message
+from tournaments.errors import UsageProblem
+from tournaments.interleaved import interleave
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Check", "ComplianceReport", "run_checks"]
+__all__ = ["Check", "ComplianceReport", "Coverage", "run_checks", "seatings"]
 
 #: Seconds a bot has to exit after ``bye``.
 BYE_S = 3.0
-#: The game id of the first (raw) game: no bot can have guessed it.
+#: The arena's id of the first game (its log lines are tagged with it; the bot is sent a fresh
+#: random id, as every game id a bot receives: ``arena.referee.seats.opaque_id``).
 PROBE_GAME_ID = 7_340_033
-#: The seed of that game: near 2**63, so a decoder without 64-bit integers shows it.
+#: The bot's seed in that game: near 2**63, so a decoder without 64-bit integers shows it.
 PROBE_SEED = (1 << 63) - 12_345
-#: Table sizes tried go up to this many players (within the game's range).
-MAX_TABLE = 5
+#: Lines of the bot's output shown with a failed check.
+OUTPUT_LINES = 12
+#: Offered actions listed with an illegal answer.
+OFFERED_SHOWN = 12
+
+TITLES = {
+    "hello": "starts and says hello (token, protocol 1)",
+    "ids": "answers each turn with its game_id and request",
+    "legal": "plays only the actions it is offered",
+    "messages": "sends well-formed messages",
+    "deadline": "answers within the deadline",
+    "games": "plays game after game in one process",
+    "concurrent": "serves the games it says it serves at once (max_games)",
+    "bye": "exits on bye",
+}
+#: The check each kind of fault fails (a crash: playing game after game).
+FAILS = {
+    FaultKind.WRONG_ID: "ids",
+    FaultKind.ILLEGAL: "legal",
+    FaultKind.MALFORMED: "messages",
+    FaultKind.PROTOCOL: "messages",
+    FaultKind.TIMEOUT: "deadline",
+    FaultKind.CRASH: "games",
+}
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -83,15 +117,75 @@ class Check:
 
 
 @dataclass(frozen=True, kw_only=True)
+class Coverage:
+    """What the bot played of one game: the seats it held at each table size."""
+
+    game: str
+    sizes: tuple[int, ...]  # the table sizes the check was to cover
+    played: tuple[tuple[int, int], ...]  # (players, seat) of each game it played
+
+    def seats_at(self, players: int) -> list[int]:
+        return sorted({seat for size, seat in self.played if size == players})
+
+    @property
+    def complete(self) -> bool:
+        return all(len(self.seats_at(size)) == size for size in self.sizes)
+
+    def text(self) -> str:
+        """``skull: 3-6 players, every seat (18 games)``, or what was covered of it:
+        ``skull: 3-5 players, every seat; 6 players, seat 0 (13 games); not played: ...``."""
+        full = [size for size in self.sizes if len(self.seats_at(size)) == size]
+        parts = [f"{_ranges(full)} players, every seat"] if full else []
+        for size in self.sizes:
+            seats = self.seats_at(size)
+            if seats and size not in full:
+                parts.append(
+                    f"{size} players, seat{'s' if len(seats) > 1 else ''} {_listed(seats)}"
+                )
+        count = len(self.played)
+        text = f"{self.game}: {'; '.join(parts) or 'nothing'} ({count} game{'s' * (count != 1)})"
+        missing = [size for size in self.sizes if not self.seats_at(size)]
+        if missing:
+            text += f"; not played: {_ranges(missing)} players"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "table_sizes": list(self.sizes),
+            "seats": {str(size): self.seats_at(size) for size in self.sizes},
+            "games": len(self.played),
+            "complete": self.complete,
+        }
+
+
+def _listed(values: Sequence[int]) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+def _ranges(values: Sequence[int]) -> str:
+    """``3, 5-8``: sorted values, runs shown as ranges."""
+    runs: list[list[int]] = []
+    for value in values:
+        if runs and value == runs[-1][-1] + 1:
+            runs[-1].append(value)
+        else:
+            runs.append([value])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+@dataclass(frozen=True, kw_only=True)
 class ComplianceReport:
-    """Every check of one bot, its latency percentiles (ms) and where its output went."""
+    """Every check of one bot, what it covered, its latency percentiles (ms) and, when a check
+    failed, the last lines of its output (escaped)."""
 
     bot: str
     games: tuple[str, ...]
     checks: tuple[Check, ...]
+    coverage: tuple[Coverage, ...] = ()
     latency_ms: dict[str, float] = field(default_factory=dict)
     games_played: int = 0
-    log_path: str | None = None
+    output: tuple[str, ...] = ()
 
     @property
     def passed(self) -> bool:
@@ -103,8 +197,11 @@ class ComplianceReport:
     def lines(self) -> list[str]:
         out = [f"checking {self.bot} ({', '.join(self.games)})"]
         out += [check.line() for check in self.checks]
-        if self.log_path:
-            out.append(f"its output: {self.log_path}")
+        if self.coverage:
+            out.append("covered: " + "; ".join(c.text() for c in self.coverage))
+        if self.output and not self.passed:
+            out.append("its last output:")
+            out += [f"  {line}" for line in self.output]
         out.append(
             "all checks passed" if self.passed else f"{len(self.failures())} check(s) failed"
         )
@@ -116,22 +213,11 @@ class ComplianceReport:
             "games": list(self.games),
             "passed": self.passed,
             "games_played": self.games_played,
+            "coverage": [c.to_dict() for c in self.coverage],
             "latency_ms": dict(self.latency_ms),
             "checks": [check.to_dict() for check in self.checks],
-            "log": self.log_path,
+            "output": list(self.output),
         }
-
-
-TITLES = {
-    "hello": "starts and says hello (token, protocol 1)",
-    "ids": "answers each turn with its game_id and request",
-    "legal": "plays only the actions it is offered",
-    "messages": "sends well-formed messages",
-    "deadline": "answers within the deadline",
-    "games": "plays game after game in one process",
-    "concurrent": "serves the games it says it serves at once (max_games)",
-    "bye": "exits on bye",
-}
 
 
 def percentiles(values_ms: Sequence[float]) -> dict[str, float]:
@@ -151,9 +237,30 @@ def percentiles(values_ms: Sequence[float]) -> dict[str, float]:
     }
 
 
+def seatings(game: Game, table_sizes: Iterable[int] | None = None) -> list[tuple[int, int]]:
+    """Every (players, seat) of ``game`` at ``table_sizes`` (default: every size it allows),
+    smallest tables first. Raises UsageProblem when none of the sizes fits the game."""
+    allowed = range(game.min_players, game.max_players + 1)
+    sizes = sorted(set(allowed if table_sizes is None else table_sizes) & set(allowed))
+    if not sizes:
+        raise UsageProblem(
+            f"{game.name} takes {game.min_players}-{game.max_players} players: none of the "
+            f"table sizes {_listed(sorted(set(table_sizes or ())))}"
+        )
+    return [(players, seat) for players in sizes for seat in range(players)]
+
+
+@dataclass(frozen=True)
+class _Fault:
+    """A fault of the bot in one game, with where it happened."""
+
+    fault: Fault
+    where: str  # "skull with 4 players, seat 2, step 7"
+
+
 class _CheckRun:
-    """One check run: a game session whose processes are the bot under test and ``random``
-    opponents; the first game talks to the bot on the raw protocol, over the session's hub."""
+    """One check run: a session whose only process is the bot under test; the other seats are
+    played in this process at random (seeded)."""
 
     def __init__(
         self,
@@ -166,16 +273,16 @@ class _CheckRun:
         self.spec = spec
         self.limits = limits
         self.session = Session(limits, log_dir=log_dir, sandbox=sandbox)
-        self.hub = self.session.hub
-        self.pool = self.session.pool
         self.label = f"check:{spec.name}"
         self.rng = random.Random(seed)
         self.key = new_key()
         self.checks: dict[str, Check] = {}
+        self.faults: dict[str, _Fault] = {}  # check key -> its first fault
         self.latencies: list[float] = []
+        self.decisions = 0
         self.played = 0
+        self.coverage: dict[str, list[tuple[int, int]]] = {}
         self.proc: BotProcess | None = None
-        self._last_action = ""  # the bot's answer to the last raw turn
 
     def result(self, key: str, ok: bool | None, detail: str) -> None:
         self.checks[key] = Check(key=key, title=TITLES[key], ok=ok, detail=detail)
@@ -187,173 +294,175 @@ class _CheckRun:
 
     def hello(self) -> bool:
         try:
-            self.proc = self.pool.get([(self.label, self.spec)])[0]
+            self.proc = self.session.pool.get([(self.label, self.spec)])[0]
         except BotStartError as exc:
             self.result("hello", False, str(exc))
             return False
         self.result("hello", True, f"welcomed as {self.proc.peer.name!r}")
         return True
 
-    # -- 2. ids, on the raw protocol --------------------------------------------------------
+    # -- 2 and 3. games under the referee ---------------------------------------------------
 
-    def probe(self, game: Game) -> None:
-        """One game driven turn by turn: the bot at seat 0, the other seats random here."""
-        state = game.new(game.min_players, self.rng.getrandbits(62))
-        peer = self.proc.peer
-        self.hub.send(peer, start_message(game, state, PROBE_GAME_ID, PROBE_SEED))
-        turns = 0
-        while not state.is_over():
-            joint = {seat: self.rng.choice(state.legal(seat)) for seat in state.to_act()}
-            if 0 in joint:
-                turns += 1
-                problem = self._probe_turn(peer, state, turns)
-                if problem is not None:
-                    self.result("ids", False, f"{game.name}, turn {turns}: {problem}")
-                    return
-                joint[0] = self._last_action
-            state.apply(joint)
-        self.hub.send(peer, end_message(state, PROBE_GAME_ID))
-        self.result(
-            "ids",
-            True,
-            f"{turns} turns of a {game.name} game with game_id "
-            f"{PROBE_GAME_ID} and seed {PROBE_SEED} (a 63-bit integer)",
-        )
+    def random_act(self) -> Callable[[dict[str, Any], list[str]], str]:
+        rng = random.Random(self.rng.getrandbits(64))
+        return lambda view, legal: rng.choice(legal)
 
-    def _probe_turn(self, peer: Any, state: Any, turn: int) -> str | None:
-        """Send one turn and check the answer; the problem in words, or None."""
-        legal = state.legal(0)
-        peer.last_request += 1
-        request = peer.last_request
-        self.hub.send(
-            peer,
-            messages.turn(
-                game_id=PROBE_GAME_ID,
-                request=request,
-                view=state.view(0),
-                legal=legal,
-                deadline_ms=self.limits.move_ms,
-            ),
-        )
-        deadline = time.monotonic() + self.limits.move_ms / 1000.0
-        while True:
-            left_ms = (deadline - time.monotonic()) * 1000.0
-            if left_ms <= 0:
-                return f"no answer within {self.limits.move_ms} ms"
-            incoming = self.hub.receive(min(left_ms, 100.0), [peer])
-            if incoming is None:
-                if not self.proc.alive():
-                    why = f"its process stopped ({self.proc.exit_summary()})"
-                    self.result("games", False, f"in the first game: {why}")
-                    if turn == 1:
-                        why += f"; was it the seed {PROBE_SEED}? Decode msgpack integers as 64-bit"
-                    return why
-                continue
-            if incoming.problem is not None:
-                return f"a malformed answer: {incoming.problem}"
-            message = incoming.message
-            if message["game_id"] != PROBE_GAME_ID:
-                return f"answered with game_id {message['game_id']}, not the turn's {PROBE_GAME_ID}"
-            if message["request"] != request:
-                return f"answered with request {message['request']}, not the turn's {request}"
-            if message["action"] not in legal:
-                return f"answered {message['action'][:60]!r}, which was not offered"
-            self._last_action = message["action"]
-            return None
+    def seats(self, players: int, seat: int, bot: Seat) -> list[Seat]:
+        return [
+            bot if index == seat else InProcessSeat(self.random_act(), f"random{index}")
+            for index in range(players)
+        ]
 
-    # -- 3. games under the referee ---------------------------------------------------------
-
-    def play(self, games: Sequence[Game], per_game: int) -> None:
-        faults: dict[FaultKind, str] = {}
-        decisions = 0
-        game_id = 100
-        for game in games:
-            top = min(game.max_players, max(MAX_TABLE, game.min_players))
-            sizes = list(range(game.min_players, top + 1))
-            for index in range(per_game):
-                players = sizes[index % len(sizes)]
-                seat = index % players
-                record = self._one_game(game, players, seat, game_id)
-                game_id += 1
-                if record is None:
-                    break
-                self.played += 1
-                mine = [a for a in record.actions if a.seat == seat and a.by is Chooser.BOT]
-                decisions += len(mine)
-                self.latencies += [a.think_us / 1000.0 for a in mine]
-                for fault in record.faults:
-                    if fault.seat == seat and fault.kind not in faults:
-                        faults[fault.kind] = (
-                            f"{game.name} with {players} players, seat "
-                            f"{seat}, step {fault.step}: {fault.kind.value}: "
-                            f"{fault.detail}"
-                        )
-                if any(f.seat == seat for f in record.faults) or not self.proc.alive():
-                    break
-            if faults or not self.proc.alive():
-                break
-        self._judge(faults, decisions)
-
-    def _one_game(self, game: Game, players: int, seat: int, game_id: int) -> GameRecord | None:
-        others = [(f"check:random{i}", bundled_spec("random")) for i in range(players - 1)]
-        entries = others[:seat] + [(self.label, self.spec)] + others[seat:]
-        try:
-            procs = self.pool.get(entries)
-        except BotStartError as exc:
-            if exc.label == self.label or not self.proc.alive():
-                return None
-            raise
-        if procs[seat] is not self.proc:  # the pool replaced a process that died
-            return None
+    def play(self, game: Game, players: int, seat: int, game_id: int, seed: int | None) -> bool:
+        """One game with the bot at ``seat``; False once the games must stop (a fault, or its
+        process is gone)."""
         deal = self.rng.getrandbits(62)
-        seats = [ProcessSeat(self.hub, proc) for proc in procs]
-        return self.session.play(
-            game,
-            seats,
-            seed=deal,
-            game_id=game_id,
-            bot_seeds=bot_seeds(self.key, deal, players),
-            names=[label for label, _ in entries],
+        seeds = list(bot_seeds(self.key, deal, players))
+        if seed is not None:
+            seeds[seat] = seed
+        seats = self.seats(players, seat, ProcessSeat(self.session.hub, self.proc))
+        names = [self.label if index == seat else seats[index].label for index in range(players)]
+        table = GameSetup(game, seats, deal, game_id=game_id, bot_seeds=seeds, names=names)
+        record = driver.play(table, self.limits)
+        self.played += 1
+        self.coverage.setdefault(game.name, []).append((players, seat))
+        mine = [a for a in record.actions if a.seat == seat and a.by is Chooser.BOT]
+        self.decisions += len(mine)
+        self.latencies += [a.think_us / 1000.0 for a in mine]
+        found = self.judge(record, seat, f"{game.name} with {players} players, seat {seat}")
+        if FaultKind.CRASH in found and seed is not None and not mine:
+            crash = self.faults["games"]
+            hint = f"; was it the seed {seed}? Decode msgpack integers as 64-bit"
+            self.faults["games"] = _Fault(
+                replace(crash.fault, detail=crash.fault.detail + hint), crash.where
+            )
+        return not found and self.proc.alive()
+
+    def judge(self, record: GameRecord, seat: int, where: str) -> set[FaultKind]:
+        """The kinds of the bot's faults in one game that are causes (the first fault of a
+        step; later ones of that step are its consequences), each kept for its check."""
+        causes: set[FaultKind] = set()
+        steps: set[int] = set()
+        for fault in record.faults:
+            if fault.seat != seat or fault.step in steps:
+                continue
+            steps.add(fault.step)
+            causes.add(fault.kind)
+            key = FAILS[fault.kind]
+            if key not in self.faults:
+                self.faults[key] = _Fault(
+                    self._explained(record, fault), f"{where}, step {fault.step}"
+                )
+        return causes
+
+    def _explained(self, record: GameRecord, fault: Fault) -> Fault:
+        """A fault in the protocol page's words (an illegal answer lists what was offered)."""
+        detail = fault.detail
+        if fault.kind is FaultKind.ILLEGAL:
+            state = state_at(
+                record.game,
+                record.players,
+                record.seed,
+                record.options,
+                record.joint_actions(),
+                fault.step,
+            )
+            offered = state.legal(fault.seat)
+            shown = ", ".join(offered[:OFFERED_SHOWN]) + (
+                f", ... ({len(offered)} in all)" if len(offered) > OFFERED_SHOWN else ""
+            )
+            detail = f"{detail}; offered: {shown}"
+        elif fault.kind is FaultKind.WRONG_ID:
+            detail = f"an answer with the wrong game_id or request: {detail}"
+        elif fault.kind is FaultKind.TIMEOUT:
+            detail = f"{detail} (the turn's deadline_ms)"
+        return replace(fault, detail=detail)
+
+    def play_all(
+        self, engines: Sequence[Game], table_sizes: Sequence[int] | None, per_game: int
+    ) -> None:
+        """The first game (turn by turn, ids it cannot guess), then every (players, seat) of
+        each game, at least ``per_game`` games of each."""
+        game_id = 100
+        for index, game in enumerate(engines):
+            cells = seatings(game, table_sizes)
+            first = cells[0]
+            if index == 0:
+                if not self.play(game, *first, PROBE_GAME_ID, PROBE_SEED):
+                    return
+                cells = cells[1:] + [first]  # the first game covered its cell
+                todo = max(per_game, len(cells)) - 1
+            else:
+                todo = max(per_game, len(cells))
+            for count in range(todo):
+                game_id += 1
+                if not self.play(game, *cells[count % len(cells)], game_id, None):
+                    return
+
+    def judge_games(self, engines: Sequence[Game], table_sizes: Sequence[int] | None) -> None:
+        played = f"{self.played} games, {self.decisions} decisions"
+        for key in ("ids", "legal", "messages", "deadline"):
+            found = self.faults.get(key)
+            if found is not None:
+                self.result(
+                    key, False, f"{found.where}: {found.fault.kind.value}: {found.fault.detail}"
+                )
+        if "ids" not in self.checks:
+            self.result(
+                "ids",
+                True,
+                f"{played}, each with a fresh random game_id (below 2**53), the first with "
+                f"seed {PROBE_SEED} (a 63-bit integer)",
+            )
+        for key in ("legal", "messages"):
+            if key not in self.checks:
+                self.result(key, True, played)
+        stats = percentiles(self.latencies)
+        if "deadline" not in self.checks:
+            detail = played
+            if stats:
+                detail += (
+                    f"; latency p50 {stats['p50']} ms, p90 {stats['p90']} ms, p99 "
+                    f"{stats['p99']} ms, max {stats['max']} ms (deadline {self.limits.move_ms} ms)"
+                )
+            self.result("deadline", True, detail)
+        crash = self.faults.get("games")
+        if crash is not None:
+            self.result(
+                "games",
+                False,
+                f"{crash.where}, after {self.played - 1} game(s): {crash.fault.detail}",
+            )
+        elif not self.proc.alive():
+            self.result(
+                "games",
+                False,
+                f"after {self.played} game(s): its process {self.proc.exit_summary()}",
+            )
+        else:
+            covered = [self.covered(game, table_sizes) for game in engines]
+            whole = all(c.complete for c in covered)
+            self.result(
+                "games",
+                True,
+                f"{self.played} games in one process"
+                + ("" if whole else " (stopped before covering every table size and seat)"),
+            )
+
+    def covered(self, game: Game, table_sizes: Sequence[int] | None) -> Coverage:
+        sizes = sorted({players for players, _ in seatings(game, table_sizes)})
+        return Coverage(
+            game=game.name, sizes=tuple(sizes), played=tuple(self.coverage.get(game.name, ()))
         )
 
-    def _judge(self, faults: dict[FaultKind, str], decisions: int) -> None:
-        alive = self.proc.alive()
-        played = f"{self.played} games, {decisions} decisions"
-        kinds = {
-            "legal": [FaultKind.ILLEGAL],
-            "messages": [FaultKind.MALFORMED, FaultKind.PROTOCOL],
-            "deadline": [FaultKind.TIMEOUT],
-        }
-        for key, found in kinds.items():
-            bad = [faults[kind] for kind in found if kind in faults]
-            self.result(key, not bad, bad[0] if bad else played)
-        if FaultKind.WRONG_ID in faults and self.checks["ids"].ok:
-            self.result("ids", False, faults[FaultKind.WRONG_ID])
-        stats = percentiles(self.latencies)
-        if self.checks["deadline"].ok and stats:
-            self.result(
-                "deadline",
-                True,
-                f"{played}; latency p50 {stats['p50']} ms, p90 "
-                f"{stats['p90']} ms, p99 {stats['p99']} ms, max "
-                f"{stats['max']} ms (deadline "
-                f"{self.limits.move_ms} ms)",
-            )
-        if FaultKind.CRASH in faults or not alive:
-            why = faults.get(FaultKind.CRASH) or f"its process {self.proc.exit_summary()}"
-            self.result("games", False, f"after {self.played} game(s): {why}")
-        else:
-            self.result("games", True, f"{played} in one process")
-
-    # -- 4. several games at once, on the raw protocol ------------------------------------
+    # -- 4. several games at once -----------------------------------------------------------
 
     def interleave(self, game: Game) -> None:
         declared = self.proc.peer.max_games
         if declared < 2:
             self.result("concurrent", True, "one game at a time (its hello has no max_games > 1)")
             return
-        run = InterleavedGames(self.hub, self.proc, game, self.rng, self.limits.move_ms)
-        ok, detail = run.run(min(declared, OPEN_AT_ONCE))
+        ok, detail = interleave(self.session, self.proc, game, self.rng, self.random_act)
         self.result("concurrent", ok, f"says max_games {declared}; {detail}")
 
     # -- 5. bye -----------------------------------------------------------------------------
@@ -366,22 +475,30 @@ class _CheckRun:
         if not proc.alive():
             self.result("bye", None, "its process had already stopped")
             return
-        self.hub.send(proc.peer, messages.bye())
+        self.session.hub.send(proc.peer, messages.bye())
         deadline = time.monotonic() + BYE_S
         while proc.popen.poll() is None and time.monotonic() < deadline:
             time.sleep(0.02)
         code = proc.popen.poll()
-        if code is None:
-            self.result("bye", False, f"still running {BYE_S:g} s after bye")
-        else:
+        if code is not None:
             self.result("bye", True, "exited" + ("" if code == 0 else f" (with status {code})"))
+        elif self.checks.get("deadline") and self.checks["deadline"].ok is False:
+            self.result(
+                "bye",
+                None,
+                f"not judged: still running {BYE_S:g} s after bye, busy with the turns it "
+                "answered late (see the deadline check)",
+            )
+        else:
+            self.result("bye", False, f"still running {BYE_S:g} s after bye")
 
 
 def run_checks(
     spec: BotSpec,
     games: Sequence[str],
     *,
-    per_game: int = 4,
+    per_game: int = 0,
+    table_sizes: Sequence[int] | None = None,
     move_ms: int = 1000,
     startup_ms: int = 10_000,
     seed: int | None = None,
@@ -389,34 +506,44 @@ def run_checks(
     log_dir: Path | None = None,
     sandbox: Sandbox | None = None,
 ) -> ComplianceReport:
-    """Run every check on one process of ``spec`` for ``games`` (``per_game`` games of each
-    under the referee, after the raw first game). ``limits`` gives the process limits (its
-    ``move_ms``, ``startup_ms`` and ``max_faults`` are replaced). Raises UnknownGame, and
-    SandboxError when a required sandbox is missing; the bot's own failures are checks."""
+    """Run every check on one process of ``spec`` for ``games``: every table size each game
+    allows (or those of ``table_sizes`` it allows) in every seat, at least ``per_game`` games
+    of each game. ``limits`` gives the process limits (its ``move_ms``, ``startup_ms`` and
+    ``max_faults`` are replaced). Raises UnknownGame, UsageProblem when ``table_sizes`` leaves
+    a game nothing, and SandboxError when a required sandbox is missing; the bot's own
+    failures are checks."""
     engines = [get_game(name) for name in games]
+    for game in engines:
+        seatings(game, table_sizes)  # a bad --table-sizes: one line before anything starts
     limits = replace(limits or Limits(), move_ms=move_ms, startup_ms=startup_ms, max_faults=3)
-    session = _CheckRun(spec, limits, log_dir, sandbox, random_seed() if seed is None else seed)
+    run = _CheckRun(spec, limits, log_dir, sandbox, random_seed() if seed is None else seed)
     try:
-        if session.hello():
-            session.probe(engines[0])
-            if session.proc.alive():
-                session.play(engines, per_game)
-            if session.proc.alive():
-                session.interleave(engines[0])
-            session.bye()
-        log_path = session.proc.log_path if session.proc is not None else None
+        if run.hello():
+            run.play_all(engines, table_sizes, per_game)
+            run.judge_games(engines, table_sizes)
+            if run.proc.alive():
+                run.interleave(engines[0])
+            run.bye()
+        log_path = (
+            run.proc.log_path
+            if run.proc is not None
+            else log_file(run.session.pool.log_dir, spec.name, run.label)
+        )
     finally:
-        session.close()
+        run.close()
     checks = [
-        session.checks.get(key)
+        run.checks.get(key)
         or Check(key=key, title=title, ok=None, detail="not run: an earlier check failed")
         for key, title in TITLES.items()
     ]
-    return ComplianceReport(
+    report = ComplianceReport(
         bot=spec.name,
         games=tuple(games),
         checks=tuple(checks),
-        latency_ms=percentiles(session.latencies),
-        games_played=session.played,
-        log_path=str(log_path) if log_path else None,
+        coverage=tuple(run.covered(game, table_sizes) for game in engines) if run.played else (),
+        latency_ms=percentiles(run.latencies),
+        games_played=run.played,
     )
+    if not report.passed and log_path is not None:
+        report = replace(report, output=tuple(output_tail(log_path, OUTPUT_LINES)))
+    return report

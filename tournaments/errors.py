@@ -49,6 +49,11 @@ class ClusterLost(ClusterError):
     """The Dask scheduler went away during a run: what finished is recorded; run again."""
 
 
+class BarrierError(TournamentError):
+    """A bot process could not be confirmed gone at the end of a phase: the run stops there
+    (what finished is recorded), since the next phase's processes must never meet it."""
+
+
 class UsageProblem(TournamentError):
     """A request that cannot work as given (two arguments that exclude each other, a match of a
     bot against itself...): the command line shows it as a usage error."""

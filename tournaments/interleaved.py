@@ -1,176 +1,130 @@
 """The compliance suite's check of a bot that serves several games at once (``max_games`` > 1).
 
-A few games of one game are opened together on the bot's one process and driven on the raw
-protocol over the hub, as the suite's first game is: the bot holds seat 0, the other seats play
-at random here. Each game's next turn is sent as soon as its previous one is answered, so turns
-of different games wait at the same time and reach the bot back to back; a game that ends is
-followed by a new one, so ``start`` and ``end`` messages arrive between other games' turns.
-Every answer must carry its own turn's ``request`` and ``game_id`` and one of that turn's
-actions, within that turn's deadline; answers may come in any order.
+A few games of one game are played at once on the bot's one process through the referee's
+driver (``arena.referee.driver``), as a tournament plays them: the bot holds one seat of each
+(a different seat from game to game), the other seats are played in this process at random.
+Each game's next turn is sent as soon as its previous one is answered, so turns of different
+games wait at the same time and reach the bot back to back; a game that ends is followed by a
+new one, so ``start`` and ``end`` messages arrive between other games' turns. The check is
+judged by the faults the driver records: every answer must carry its own turn's ``request``
+and ``game_id`` and one of that turn's actions, within that turn's deadline, in any order.
 """
 
 from __future__ import annotations
 
 import random
-import time
-from dataclasses import dataclass
+from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
-from arena.games.base import Game, State
+from arena.games.base import Game
 from arena.procs.botproc import BotProcess
 from arena.procs.hub import Hub
-from protocol import messages
+from arena.referee import driver
+from arena.referee.game import GameSetup
+from arena.referee.record import Fault, FaultKind
+from arena.referee.seats import InProcessSeat, ProcessSeat, Seat, Turn
+from arena.referee.session import Session
 
 #: Games open at once, at most (fewer if the bot declares fewer).
 OPEN_AT_ONCE = 4
 #: Games played in all: more than are open at once, so games start while others are under way.
 GAMES_IN_ALL = 6
 
-
-def start_message(game: Game, state: State, game_id: int, seed: int) -> dict[str, Any]:
-    """The ``start`` of a raw game in which the bot holds seat 0."""
-    return messages.start(
-        game_id=game_id,
-        game=game.name,
-        seat=0,
-        players=state.players,
-        options=state.options,
-        seed=seed,
-    )
+Act = Callable[[dict[str, Any], list[str]], str]
 
 
-def end_message(state: State, game_id: int) -> dict[str, Any]:
-    """The ``end`` of a finished raw game, seen from seat 0."""
-    outcome = state.outcome()
-    return messages.end(
-        game_id=game_id,
-        result={"places": list(outcome.places), "scores": list(outcome.scores), "forfeits": []},
-        view=state.view(0),
-    )
+class _Watch:
+    """The bot's seats in the games at once: how many turns were sent and the most that waited
+    for its answers at the same time."""
 
-
-@dataclass
-class _Open:
-    """One game in flight (mutable: its state advances)."""
-
-    game_id: int
-    state: State
-
-
-@dataclass
-class _Pending:
-    """A turn waiting for the bot's answer."""
-
-    game: _Open
-    legal: list[str]
-    deadline: float
-
-
-class InterleavedGames:
-    """One run of the check on one bot process; ``run`` returns (passed, detail)."""
-
-    def __init__(
-        self, hub: Hub, proc: BotProcess, game: Game, rng: random.Random, move_ms: int
-    ) -> None:
-        assert proc.peer is not None
-        self.hub, self.proc, self.peer, self.game, self.rng = hub, proc, proc.peer, game, rng
-        self.move_ms = move_ms
-        self.pending: dict[int, _Pending] = {}  # request -> its turn
-        self.started = 0
+    def __init__(self) -> None:
+        self.seats: list[ProcessSeat] = []
         self.turns = 0
-        self.out_of_order = 0
-        self.most_waiting = 0
+        self.most = 0
 
-    def run(self, at_once: int) -> tuple[bool, str]:
-        """Play ``GAMES_IN_ALL`` games, ``at_once`` of them (at most) open at a time."""
-        games = [self._start() for _ in range(at_once)]
-        while games or self.pending:
-            for game in [g for g in games if g not in self._waiting()]:
-                if not self._ask(game):
-                    games.remove(game)
-                    self.hub.send(self.peer, end_message(game.state, game.game_id))
-                    if self.started < GAMES_IN_ALL:
-                        games.append(self._start())
-            if not self.pending:
-                continue
-            self.most_waiting = max(self.most_waiting, len(self.pending))
-            problem = self._answer()
-            if problem is not None:
-                return False, problem
-        return True, (
-            f"{self.started} {self.game.name} games, {at_once} at a time in one process: "
-            f"{self.turns} turns, up to {self.most_waiting} waiting at once, "
-            f"{self.out_of_order} answered out of order"
-        )
-
-    def _waiting(self) -> list[_Open]:
-        return [turn.game for turn in self.pending.values()]
-
-    def _start(self) -> _Open:
-        self.started += 1
-        game_id = self.rng.getrandbits(40)
-        state = self.game.new(self.game.min_players, self.rng.getrandbits(62))
-        self.hub.send(self.peer, start_message(self.game, state, game_id, self.rng.getrandbits(63)))
-        return _Open(game_id, state)
-
-    def _ask(self, game: _Open) -> bool:
-        """Play the other seats until seat 0 acts, then send its turn; False once over."""
-        state = game.state
-        while not state.is_over() and 0 not in state.to_act():
-            state.apply({seat: self.rng.choice(state.legal(seat)) for seat in state.to_act()})
-        if state.is_over():
-            return False
-        self.peer.last_request += 1
-        request = self.peer.last_request
-        legal = state.legal(0)
-        self.pending[request] = _Pending(game, legal, time.monotonic() + self.move_ms / 1000.0)
-        self.hub.send(
-            self.peer,
-            messages.turn(
-                game_id=game.game_id,
-                request=request,
-                view=state.view(0),
-                legal=legal,
-                deadline_ms=self.move_ms,
-            ),
-        )
+    def asked(self) -> None:
         self.turns += 1
-        return True
+        self.most = max(self.most, sum(seat.pending is not None for seat in self.seats))
 
-    def _answer(self) -> str | None:
-        """Wait for one answer and apply it; the problem in words, or None."""
-        first = min(self.pending)
-        left_ms = (self.pending[first].deadline - time.monotonic()) * 1000.0
-        incoming = self.hub.receive(min(max(0.0, left_ms), 100.0), [self.peer])
-        if incoming is None:
-            if not self.proc.alive():
-                why = self.proc.exit_summary()
-                return f"its process stopped ({why}) with {len(self.pending)} turn(s) waiting"
-            if time.monotonic() >= self.pending[first].deadline:
-                game = self.pending[first].game.game_id
-                return (
-                    f"no answer within {self.move_ms} ms to request {first} (game {game}), "
-                    f"{len(self.pending)} turn(s) of different games waiting"
-                )
-            return None
-        if incoming.problem is not None:
-            return f"a malformed answer: {incoming.problem}"
-        message = incoming.message
-        request, game_id = message["request"], message["game_id"]
-        turn = self.pending.pop(request, None)
-        if turn is None:
-            return f"answered request {request}, which is not a turn waiting for it"
-        if game_id != turn.game.game_id:
-            return (
-                f"answered request {request} with game_id {game_id}, not that turn's "
-                f"{turn.game.game_id} ({len(self.pending) + 1} games waiting)"
+
+class _WatchedSeat(ProcessSeat):
+    """The bot's seat in one game, counted by a ``_Watch``."""
+
+    def __init__(self, hub: Hub, proc: BotProcess, watch: _Watch) -> None:
+        super().__init__(hub, proc)
+        self.watch = watch
+        watch.seats.append(self)
+
+    def ask(self, turn: Turn) -> Sequence[Any]:
+        replies = super().ask(turn)
+        self.watch.asked()
+        return replies
+
+
+def interleave(
+    session: Session,
+    proc: BotProcess,
+    game: Game,
+    rng: random.Random,
+    opponent: Callable[[], Act],
+) -> tuple[bool, str]:
+    """Play ``GAMES_IN_ALL`` games of ``game``, up to ``OPEN_AT_ONCE`` (or the bot's
+    ``max_games``) at once, on the bot's process ``proc``; ``opponent()`` makes the play of
+    each other seat. Returns (passed, what happened in words)."""
+    at_once = min(proc.peer.max_games, OPEN_AT_ONCE)
+    players = game.min_players
+    watch = _Watch()
+    faulty: list[tuple[int, Fault]] = []
+
+    def tables() -> Iterator[GameSetup]:
+        for index in range(GAMES_IN_ALL):
+            if faulty:
+                return  # one fault says it: the games in flight finish, no new one starts
+            seat = index % players
+            seats: list[Seat] = [
+                _WatchedSeat(session.hub, proc, watch)
+                if other == seat
+                else InProcessSeat(opponent(), f"random{other}")
+                for other in range(players)
+            ]
+            yield GameSetup(
+                game,
+                seats,
+                rng.getrandbits(62),
+                None,
+                rng.getrandbits(40),
+                [rng.getrandbits(63) for _ in range(players)],
             )
-        if message["action"] not in turn.legal:
-            return f"answered {message['action'][:60]!r}, which was not offered"
-        if request != first:
-            self.out_of_order += 1
-        state = turn.game.state
-        joint = {seat: self.rng.choice(state.legal(seat)) for seat in state.to_act()}
-        joint[0] = message["action"]
-        state.apply(joint)
-        return None
+
+    played = 0
+    for done in driver.play_many(tables(), at_once, session.limits):
+        if done.error is not None:
+            return False, f"the arena could not play a game: {done.error}"
+        played += 1
+        seat = next(i for i, name in enumerate(done.record.bots) if name == proc.label)
+        steps: set[int] = set()
+        for fault in done.record.faults:
+            if fault.seat == seat and fault.step not in steps:
+                steps.add(fault.step)
+                faulty.append((done.game_id, fault))
+    waiting = f"up to {watch.most} waiting at once"
+    if faulty:
+        game_id, fault = faulty[0]
+        return False, (
+            f"{game.name} game {game_id}, step {fault.step}: {fault.kind.value}: "
+            f"{_in_words(fault)} ({at_once} games open at once, {waiting})"
+        )
+    if not proc.alive():
+        return False, f"its process stopped ({proc.exit_summary()})"
+    return True, (
+        f"{played} {game.name} games, {at_once} at a time in one process: "
+        f"{watch.turns} turns, {waiting}"
+    )
+
+
+def _in_words(fault: Fault) -> str:
+    if fault.kind is FaultKind.WRONG_ID:
+        return f"an answer with the wrong game_id or request: {fault.detail}"
+    if fault.kind is FaultKind.TIMEOUT:
+        return f"{fault.detail} while other games' turns waited too: declare a smaller max_games"
+    return fault.detail

@@ -17,7 +17,9 @@ older skull-bank showdowns by its position; version 7 adds tournament kinds (gau
 matches); version 8 drops the ``head_to_head`` and ``rankings`` views, which nothing read;
 version 9 records the code each bot version runs (the arena's copy of a folder bot, the files
 a command bot's command names) and keeps every version registered; version 10 adds the
-standing ladders; version 11 the runs' heartbeats (``tournaments.heartbeat``).
+standing ladders; version 11 the runs' heartbeats (``tournaments.heartbeat``); version 12 the
+arena's process records: every bot process of a run (its entrant, run, phase, host, pid, start
+and end) and the process at each seat of each game.
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -468,6 +470,45 @@ def _runs(db: Database, keys: KeyFile) -> None:
     db.execute("CREATE INDEX seats_entrant_game ON seats (tournament_id, entrant, game_id)")
 
 
+def _process_records(db: Database, keys: KeyFile) -> None:
+    """Version 12: the arena's process records (``tournaments.playing``). ``processes`` holds
+    every bot process of a run: its entrant, the run and phase, where it ran and as which pid,
+    when it started and ended (times as ISO text in UTC; ``confirmed`` 1 if the arena saw it
+    gone at a phase's or the run's end, 0 if it ended unseen: left by a killed run, or on a
+    cluster worker lost until its lease ran out);
+    ``process_games`` the process at each seat of each game (a token, not a foreign key: a
+    game's record never depends on its process's)."""
+    db.execute(
+        """
+        CREATE TABLE processes (
+            token TEXT PRIMARY KEY,
+            tournament_id INTEGER NOT NULL REFERENCES tournaments(id),
+            entrant TEXT NOT NULL,
+            run TEXT NOT NULL,
+            phase INTEGER NOT NULL,
+            host TEXT NOT NULL,
+            pid INTEGER,
+            remote INTEGER NOT NULL DEFAULT 0,
+            started_at TEXT NOT NULL,
+            ended_at TEXT,
+            confirmed INTEGER NOT NULL DEFAULT 0
+        )
+        """
+    )
+    db.execute("CREATE INDEX processes_by_tournament ON processes (tournament_id, entrant)")
+    db.execute(
+        """
+        CREATE TABLE process_games (
+            game_id INTEGER NOT NULL REFERENCES games(id),
+            seat INTEGER NOT NULL,
+            process TEXT NOT NULL,
+            PRIMARY KEY (game_id, seat)
+        )
+        """
+    )
+    db.execute("CREATE INDEX process_games_by_process ON process_games (process)")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -481,6 +522,7 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _bot_versions,
     _ladders,
     _runs,
+    _process_records,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -1,62 +1,61 @@
 """Playing planned games on one game session: the part of a run every executor shares.
 
-A ``TableRunner`` plays a tournament's planned games on one session (``arena.referee.session``)
-whose bot processes serve game after game (a process is replaced only after a crash). The
-serial run, each ``--jobs`` worker process and each Dask worker drive one. It keeps up to K
+A ``SessionRunner`` plays a tournament's planned games on one session (``arena.referee.session``).
+The serial run, each ``--jobs`` worker process and each Dask worker drive one. It keeps up to K
 games in flight (``games_per_worker``, default ``auto_games_per_worker``) through the referee's
 driver; a game starts only when each of its processes has a free slot (a process serves up to
 its hello's ``max_games`` games at once, one for bots that say nothing).
 
-Rotation r of every deal goes to an entrant's r-th process (``process_key``), so no process
-plays a deal twice, however many games run at once. Records come back without their event log:
-the store keeps the actions, and replays rebuild the events with the engine.
+A run is played in **phases** (``tournaments.phases``): a phase holds at most one seat rotation
+of any deal. Within a phase an entrant's processes serve game after game (a second process
+starts only when the first has no free slot, up to ``replicas``); at the phase's end
+(``end_phase``) every local bot process is ended and confirmed gone, its scratch and (as root)
+what its uid left removed, before the next phase starts any. So no two processes that play
+rotations of one deal are ever alive at the same time, nothing one of them wrote is left for
+another, and no process plays a deal twice. A remote bot is one connection its owner's program
+holds, which the arena cannot end or isolate: it keeps it for the whole run (``tournament
+create`` warns).
+
+Every bot process is recorded (``ProcessRecord``: its entrant, where and in which phase it ran,
+when it started and ended); ``play_many`` yields each record before the first game it played,
+and each game's ``Played`` names the process at each seat. Records of games come back without
+their event log: the store keeps the actions, and replays rebuild the events with the engine.
 """
 
 from __future__ import annotations
 
 import logging
+import math
+import time
 from collections.abc import Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
 
+from arena.errors import ArenaError
 from arena.games.base import Game
-from arena.procs.botproc import BotSpec
+from arena.procs.botproc import BotProcess, BotSpec
 from arena.procs.limits import Limits
 from arena.procs.remote import RemoteConfig
 from arena.procs.sandbox import Sandbox
-from arena.referee.driver import Played
-from arena.referee.game import Table
-from arena.referee.record import GameRecord
+from arena.referee.driver import Driver
+from arena.referee.game import GamePlay, GameSetup
+from arena.referee.record import Played
+from arena.referee.seats import ProcessSeat
 from arena.referee.session import Session
 from tournaments.schedule import PlannedGame
+from tournaments.values import ProcessRecord
 
 log = logging.getLogger(__name__)
 
 
-def process_key(label: str, rotation: int, spec: BotSpec) -> str:
-    """The pool key of the process that plays ``label``'s games in seat rotation ``rotation``.
+def process_key(label: str, replica: int, spec: BotSpec) -> str:
+    """The pool key of entrant ``label``'s ``replica``-th process of a phase.
 
-    Every rotation of a deal is played on the same deal, so a process that played one rotation
-    would know, in the next, the hands it saw. Rotation r of every deal therefore goes to the
-    entrant's r-th process: each process sees each deal at most once, in every mode (one job
-    or many, resumed runs, replaced processes). A remote bot is one connection whose owner's
-    program the arena cannot isolate: it keeps one key (``tournament create`` warns).
-
-    Keys never collide: a local key ends in ``.rot`` and digits, a remote one in ``.remote``,
-    so no entrant's name (``x.rot1``, say) can make its key another entrant's.
-    """
-    return f"{label}.remote" if spec.remote else f"{label}.rot{rotation}"
-
-
-@dataclass(frozen=True)
-class Finished:
-    """A game a ``TableRunner`` finished: its record (without its event log), or the text of
-    the arena error that kept it from being played (an arena bug, not a bot's fault)."""
-
-    game_id: int
-    record: GameRecord | None
-    error: str | None
+    Keys never collide: a local key ends in ``.p`` and digits, a remote one in ``.remote``, so
+    no entrant's name (``x.p1``, say) can make its key another entrant's. A remote bot has one
+    key: one connection for the whole run."""
+    return f"{label}.remote" if spec.remote else f"{label}.p{replica}"
 
 
 #: Most games a worker (or the serial run) drives at once when not told (``--games-per-worker``):
@@ -77,7 +76,7 @@ def auto_games_per_worker(move_ms: int) -> int:
 LOOKAHEAD = 64
 
 
-#: Bot processes started at once when a run begins (the rest start a game ahead).
+#: Bot processes started at once when a phase begins (the rest start when a game needs them).
 PREPARE_PROCS = 32
 
 
@@ -102,44 +101,39 @@ class RunConfig:
     remote: RemoteConfig | None = None
 
 
-class TableRunner:
-    """Plays a tournament's planned games (tables) on one session, several at once, whose bot
-    processes serve game after game: rotation r of every deal goes to each entrant's r-th
-    process, and a process never has more games open than its ``max_games``."""
+class SessionRunner:
+    """Plays a tournament's planned games (tables) on one session, several at once, phase by
+    phase: within a phase an entrant's processes serve game after game, a process never has
+    more games open than its ``max_games``, and ``end_phase`` ends them all."""
 
-    def __init__(self, config: RunConfig) -> None:
+    def __init__(self, config: RunConfig, *, run: str = "", host: str = "local") -> None:
         self.config = config
         self.game = config.game
         self.options = dict(config.options)
         self.specs = dict(config.bots)
+        self.run, self.host = run, host
         self.session = Session(
             config.limits, log_dir=config.log_dir, sandbox=config.sandbox, remote=config.remote
         )
-        self._open: dict[str, int] = {}  # process key -> games open on it
-        self._keys: dict[int, list[str]] = {}  # game in flight -> its process keys
-        self._failed: list[Finished] = []
+        self.driver = Driver()
+        self.phase = 0
+        self._replicas: dict[str, list[str]] = {}  # entrant -> its process keys this phase
+        self._records: dict[str, ProcessRecord] = {}  # token -> record, of live processes
+        self._fresh: list[ProcessRecord] = []  # records not yet yielded
+        self._seated: dict[int, tuple[str | None, ...]] = {}  # game in flight -> tokens
 
-    def entries(self, planned: PlannedGame) -> list[tuple[str, BotSpec]]:
-        """The pool entries (process key, spec) of a game's seats."""
-        return [
-            (process_key(label, planned.rotation, self.specs[label]), self.specs[label])
-            for label in planned.seating
-        ]
-
-    def prepare(self, planned: PlannedGame) -> None:
-        """Start what ``planned`` will need while other games are played."""
-        self.session.prestart(self.entries(planned))
-
-    def prepare_rotations(self, rotations: Iterable[int]) -> None:
-        """At the start of a run or a worker: start every entrant's processes for ``rotations``
-        (in that order), up to ``PREPARE_PROCS`` of them, all at once, so that their start-up
-        overlaps the first games."""
-        wanted = [
-            (process_key(label, rotation, spec), spec)
-            for rotation in rotations
-            for label, spec in self.specs.items()
-        ]
-        self.session.prestart(list(dict(wanted).items())[:PREPARE_PROCS])
+    def begin_phase(self, index: int, entrants: Iterable[str] = ()) -> None:
+        """Start phase ``index``: its first process of each of ``entrants`` starts now (up to
+        ``PREPARE_PROCS``, all at once, so that their start-up overlaps)."""
+        self.phase = index
+        local = [label for label in dict.fromkeys(entrants) if not self.specs[label].remote]
+        entries = []
+        for label in local[:PREPARE_PROCS]:
+            keys = self._replicas.setdefault(label, [])
+            if not keys:
+                keys.append(process_key(label, 0, self.specs[label]))
+                entries.append((keys[0], self.specs[label]))
+        self.session.prestart(entries)
 
     @property
     def started(self) -> int:
@@ -149,84 +143,130 @@ class TableRunner:
     @property
     def in_flight(self) -> int:
         """Games being played now."""
-        return len(self._keys)
+        return len(self.driver)
 
     def play_many(
         self, games: Iterable[tuple[int, PlannedGame] | None], at_once: int
-    ) -> Iterator[Finished]:
+    ) -> Iterator[Played | ProcessRecord]:
         """Play ``games`` (consumed lazily), up to ``at_once`` in flight, and yield each as
-        it finishes. A game starts only when each of its processes has a free slot (else a
-        later one that can starts first: results do not depend on the order). Records come
-        without their event log: the store keeps the actions, and replays rebuild the events.
-        A game the arena could not play is a ``Finished`` with ``error``; the others go on.
-        A None in ``games`` means "no game to hand out now" (asked again later)."""
-        for played in self.session.play_many(self._tables(iter(games)), at_once):
-            yield self._finished(played)
-            yield from self._flush_failed()
-        yield from self._flush_failed()
-
-    def _finished(self, played: Played) -> Finished:
-        for key in self._keys.pop(played.game_id, ()):
-            self._open[key] -= 1
-        if played.error is not None:
-            error = f"{type(played.error).__name__}: {played.error}"
-            return Finished(played.game_id, None, error)
-        return Finished(played.game_id, replace(played.record, events=()), None)
-
-    def _flush_failed(self) -> Iterator[Finished]:
-        failed, self._failed = self._failed, []
-        yield from failed
-
-    def _tables(self, games: Iterator[tuple[int, PlannedGame] | None]) -> Iterator[Table | None]:
-        """The tables to play, each as soon as its processes have a free slot (None: none
-        can start now)."""
+        it finishes, after the record of every process it was the first game of. A game starts
+        only when each of its processes has a free slot (else a later one that can starts
+        first: results do not depend on the order). A None in ``games`` means "no game to
+        hand out now" (asked again when a game finishes). A game the arena could not play
+        comes back with its ``error``; the others go on."""
+        source = iter(games)
         backlog: list[tuple[int, PlannedGame]] = []
-        exhausted = False
-        while backlog or not exhausted:
-            item = self._startable(backlog)
-            while item is None and not exhausted and len(backlog) < LOOKAHEAD:
-                pulled = next(games, _END)
-                if pulled is _END:
-                    exhausted = True
-                elif pulled is None:
-                    break
-                else:
-                    backlog.append(pulled)
-                    self.prepare(pulled[1])
-                    item = self._startable(backlog)
-            if item is None:
-                if exhausted and not backlog:
+        more = True
+        while True:
+            more = self._fill(source, backlog, at_once, more)
+            if not self.driver.active():
+                if not more and not backlog:
                     return
-                yield None
+                raise ArenaError("no game can start and none is in flight")
+            for played in self.driver.advance():
+                fresh, self._fresh = self._fresh, []
+                yield from fresh
+                yield self._finished(played)
+
+    def _finished(self, played: Played) -> Played:
+        record = played.record
+        return replace(
+            played,
+            record=None if record is None else replace(record, events=()),
+            processes=self._seated.pop(played.game_id, ()),
+        )
+
+    def _fill(
+        self,
+        source: Iterator[tuple[int, PlannedGame] | None],
+        backlog: list[tuple[int, PlannedGame]],
+        at_once: int,
+        more: bool,
+    ) -> bool:
+        """Start games until ``at_once`` are in flight: the first of ``backlog`` whose
+        processes all have a free slot, pulling more from ``source`` (up to ``LOOKAHEAD``
+        waiting) when none can start. Returns whether ``source`` may give more games."""
+        while len(self.driver) < at_once:
+            found = next(
+                (
+                    (item, entries)
+                    for item in backlog
+                    if (entries := self._assign(item[1])) is not None
+                ),
+                None,
+            )
+            if found is None:
+                if not more or len(backlog) >= LOOKAHEAD:
+                    return more
+                pulled = next(source, _END)
+                if pulled is _END or pulled is None:
+                    return pulled is None
+                backlog.append(pulled)
                 continue
-            backlog.remove(item)
-            table = self._table(*item)
-            if table is not None:
-                yield table
+            backlog.remove(found[0])
+            self._start(*found[0], found[1])
+        return more
 
-    def _startable(self, backlog: list[tuple[int, PlannedGame]]) -> tuple | None:
-        """The first game of ``backlog`` whose every process has a free slot."""
-        for item in backlog:
-            keys = [key for key, _ in self.entries(item[1])]
-            if all(self._open.get(key, 0) < self.session.capacity(key) for key in keys):
-                return item
-        return None
+    def _assign(self, planned: PlannedGame) -> list[tuple[str, BotSpec]] | None:
+        """The pool entries (process key, spec) of a game's seats: for each entrant, the first
+        of its processes with a free slot, or a new one while it has fewer than ``replicas``;
+        None if some entrant has none to give now."""
+        entries = []
+        for label in planned.seating:
+            spec = self.specs[label]
+            keys = self._replicas.get(label, [])
+            key = next((key for key in keys if self._has_room(key)), None)
+            if key is None and (not keys or not spec.remote):
+                if len(keys) < self._replicas_of(keys, len(planned.seating)):
+                    key = process_key(label, len(keys), spec)
+            if key is None:
+                return None
+            entries.append((key, spec))
+        return entries
 
-    def _table(self, game_id: int, planned: PlannedGame) -> Table | None:
-        """The table of one game, its seats' processes started if need be (None: it could not
-        be made; the error is reported with the finished games)."""
+    def _has_room(self, key: str) -> bool:
+        """Whether the process of ``key`` may take one more game: one not started (or not
+        welcomed) yet may; one whose connection is closed is replaced once its games in
+        flight have ended."""
+        proc = self.session.process(key)
+        peer = proc.peer if proc is not None else None
+        if peer is None:
+            return True
+        if peer.closed:
+            return peer.peer_id not in self.driver.open
+        return self.driver.has_room(peer)
+
+    def _replicas_of(self, keys: list[str], seats: int) -> int:
+        """How many processes an entrant (with processes ``keys`` so far) may have in a phase:
+        by its first process's ``max_games``, enough to play as many games at once as a table
+        has ``seats`` (one process for a bot that serves many games, a table's worth for one
+        that serves one game at a time, as one process per rotation gave it before)."""
+        proc = self.session.process(keys[0]) if keys else None
+        peer = proc.peer if proc is not None else None
+        per_process = peer.max_games if peer is not None else 1
+        return max(1, math.ceil(seats / per_process))
+
+    def _start(
+        self, game_id: int, planned: PlannedGame, entries: list[tuple[str, BotSpec]]
+    ) -> None:
+        """Start one game, its seats' processes started if need be (a game that cannot be
+        set up comes back from the driver with its error)."""
+        for label, (key, _) in zip(planned.seating, entries, strict=True):
+            keys = self._replicas.setdefault(label, [])
+            if key not in keys:
+                keys.append(key)
         try:
-            entries = self.entries(planned)
             seats = self.session.seats(entries)
         except Exception as exc:  # noqa: BLE001 - one game's error never stops the others
             log.exception("game %d could not start", game_id)
-            self._failed.append(Finished(game_id, None, f"{type(exc).__name__}: {exc}"))
-            return None
-        keys = [key for key, _ in entries]
-        for key in keys:
-            self._open[key] = self._open.get(key, 0) + 1
-        self._keys[game_id] = keys
-        return Table(
+            self.driver.fail(game_id, f"{type(exc).__name__}: {exc}")
+            return
+        tokens = []
+        for label, seat in zip(planned.seating, seats, strict=True):
+            proc = seat.proc if isinstance(seat, ProcessSeat) else None
+            tokens.append(None if proc is None else self._note(label, proc).token)
+        self._seated[game_id] = tuple(tokens)
+        table = GameSetup(
             self.game,
             seats,
             planned.deal_seed,
@@ -235,9 +275,60 @@ class TableRunner:
             planned.bot_seeds(),
             planned.seating,
         )
+        self.driver.add(GamePlay(self.config.limits, table))
 
-    def close(self) -> None:
+    def _note(self, label: str, proc: BotProcess) -> ProcessRecord:
+        """The record of ``label``'s process ``proc``, made (and queued to be yielded) the
+        first time it is seen."""
+        found = self._records.get(proc.token)
+        if found is None:
+            found = self._records[proc.token] = self._record(label, proc)
+            self._fresh.append(found)
+        return found
+
+    def _record(self, label: str, proc: BotProcess) -> ProcessRecord:
+        return ProcessRecord(
+            token=proc.token,
+            entrant=label,
+            run=self.run,
+            phase=self.phase,
+            host=self.host,
+            pid=proc.popen.pid if proc.popen is not None else None,
+            remote=proc.spec.remote,
+            started_at=proc.started_wall,
+        )
+
+    def _ended(self, procs: list[BotProcess], left: list[BotProcess]) -> list[ProcessRecord]:
+        """The records of processes just ended (``left``: not confirmed gone)."""
+        owner = {key: label for label, keys in self._replicas.items() for key in keys}
+        now = time.time()
+        records = []
+        for proc in procs:
+            record = self._records.pop(proc.token, None) or self._record(owner[proc.label], proc)
+            records.append(replace(record, ended_at=now, confirmed=proc not in left))
+        gone = {record.token for record in records}
+        self._fresh = [record for record in self._fresh if record.token not in gone]
+        return records
+
+    def end_phase(self) -> list[ProcessRecord]:
+        """End every local bot process of this phase (bye, then killed with all it started;
+        its scratch and, as root, its uid's leftovers removed) and return their records,
+        each ``confirmed`` if nothing of it is seen running any more. Called with no game in
+        flight; remote connections stay."""
+        if self.driver.active():
+            raise ArenaError("a phase ends only once its games have")
+        records = self._ended(*self.session.end_local())
+        self._replicas = {
+            label: keys for label, keys in self._replicas.items() if self.specs[label].remote
+        }
+        return records
+
+    def close(self) -> list[ProcessRecord]:
+        """End every process, remote connections too; the records of those ended now."""
+        records = self._ended(*self.session.end_local())
+        remote = self.session.processes()
         self.session.close()
+        return records + self._ended(remote, [])
 
 
 #: The end of an iterator.

@@ -8,6 +8,7 @@ and bots' command lines are not part of any of these views.
 
 from __future__ import annotations
 
+import json
 from collections.abc import Sequence
 from dataclasses import replace
 from typing import Any
@@ -17,6 +18,7 @@ from arena.referee.replay import replay as replay_game
 from arena.referee.replay import seat_story
 from tournaments import reports
 from tournaments.errors import NotFound, TournamentError
+from tournaments.gamelogs import game_log
 from tournaments.matches import match_summary
 from tournaments.ratings import Crosstable
 from tournaments.store import Store
@@ -25,6 +27,7 @@ from tournaments.values import TournamentInfo, TournamentRatings
 __all__ = [
     "crosstable_data",
     "fault_summary",
+    "games_list",
     "ranking_rows",
     "rankings_data",
     "replay_data",
@@ -50,6 +53,57 @@ def fault_summary(store: Store, tid: int) -> list[dict[str, Any]]:
         (tid,),
     ).fetchall()
     return [{"entrant": e, "kind": k, "count": n} for e, k, n in rows]
+
+
+def games_list(
+    store: Store, tid: int, *, entrant: str | None = None, faults: bool = False
+) -> list[dict[str, Any]]:
+    """``arena tournament games ID [--json]``: tournament ``tid``'s games in plan order, each
+    with its id, repetition, table, rotation, status, seating (entrant by seat), places and
+    forfeits once played, and its faults by seat and kind; with ``entrant``, only that
+    entrant's games; with ``faults``, only games with a fault. Nothing about a deal's cards
+    (no deal seed, no actions). Raises NotFound for an unknown tournament or entrant."""
+    info = store.tournament(tid)
+    where, params = "g.tournament_id = ?", [tid]
+    if entrant is not None:
+        if entrant not in {e.name for e in info.entrants}:
+            raise NotFound(
+                f"no entrant {entrant!r} in tournament {tid} "
+                f"(entrants: {', '.join(e.name for e in info.entrants)})"
+            )
+        where += " AND g.id IN (SELECT game_id FROM seats WHERE tournament_id = ? AND entrant = ?)"
+        params += [tid, entrant]
+    if faults:
+        where += " AND g.id IN (SELECT game_id FROM seats WHERE tournament_id = ? AND faults > 0)"
+        params.append(tid)
+    rows = store.db.execute(
+        "SELECT g.id, g.plan_index, g.round, g.table_index, g.rotation, g.status, g.seating, "
+        "json_extract(g.outcome, '$.places'), g.forfeits FROM games g "
+        f"WHERE {where} ORDER BY g.plan_index",
+        params,
+    ).fetchall()
+    by_game: dict[int, list[dict[str, Any]]] = {}
+    for game_id, seat, kind, count in store.db.execute(
+        "SELECT f.game_id, f.seat, f.kind, COUNT(*) FROM faults f JOIN games g ON g.id = f.game_id "
+        "WHERE g.tournament_id = ? GROUP BY f.game_id, f.seat, f.kind ORDER BY f.game_id, f.seat",
+        (tid,),
+    ).fetchall():
+        by_game.setdefault(game_id, []).append({"seat": seat, "kind": kind, "count": count})
+    return [
+        {
+            "id": gid,
+            "plan_index": index,
+            "repetition": repetition,
+            "table": table,
+            "rotation": rotation,
+            "status": status,
+            "seating": json.loads(seating),
+            "places": json.loads(places) if places else None,
+            "forfeits": json.loads(forfeits) if forfeits else [],
+            "faults": by_game.get(gid, []),
+        }
+        for gid, index, repetition, table, rotation, status, seating, places, forfeits in rows
+    ]
 
 
 def ranking_rows(store: Store, tid: int) -> list[reports.RankingRow]:
@@ -118,9 +172,10 @@ def replayed(store: Store, game_id: int) -> GameRecord:
 
 
 def replay_data(store: Store, game_id: int) -> dict[str, Any]:
-    """``arena replay GAME_ID --json``: every action and every chance outcome, and the bot
+    """``arena replay GAME_ID --json``: every action and every chance outcome, the bot
     version each seat's entrant played with (a tournament runs the versions it was planned
-    with: ``tournaments.catalogue``)."""
+    with: ``tournaments.catalogue``), and what each seat's bot wrote during the game with the
+    step it was written at (``logs``: withheld as bot logs are, ``tournaments.gamelogs``)."""
     full = replayed(store, game_id)
     stored = store.game(game_id)
     versions = {e.name: e.version for e in store.tournament(stored.tournament_id).entrants}
@@ -130,6 +185,7 @@ def replay_data(store: Store, game_id: int) -> dict[str, Any]:
         tournament_id=stored.tournament_id,
         seating=list(stored.planned.seating),
         versions=[versions.get(label) for label in stored.planned.seating],
+        logs=game_log(store, game_id).to_dict(),
     )
     return data
 

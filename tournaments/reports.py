@@ -12,6 +12,7 @@ from typing import Any
 
 from arena.text import printable
 from tournaments.ratings import BatchRatings, Crosstable
+from tournaments.schedule import seatings_per_deal
 from tournaments.values import RatingMethod, RatingRow, Standing, TournamentInfo
 
 __all__ = [
@@ -247,7 +248,12 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
         ),
         f"status     {info.status.value}, {info.games_done}/{info.games_total} games played",
         f"tables     {spec.table_size} players, {spec.repetitions} repetition(s), "
-        f"seed {spec.seed}, {spec.move_ms} ms per move",
+        f"seed {spec.seed}, {spec.move_ms} ms per move"
+        + (
+            f"; each deal in {seatings_per_deal(spec)} seatings (every rotation, and mirrored)"
+            if seatings_per_deal(spec) != spec.table_size
+            else ""
+        ),
         "entrants   "
         + ", ".join(
             f"{e.name} ({e.version})" if e.name == e.bot else f"{e.name} ({e.bot} {e.version})"

@@ -1,18 +1,26 @@
-"""Running a tournament: play its pending games, many at a time, and record each one.
+"""Running a tournament: play its pending games, many at a time, phase by phase, and record each.
 
-Games are played by a ``TableRunner`` (``tournaments.playing``): in this process with
+Games are played by a ``SessionRunner`` (``tournaments.playing``): in this process with
 ``jobs=1``, else one per worker process, or on a Dask cluster's workers (``tournaments.cluster``).
+The run goes through its **phases** (``tournaments.phases``: a batch of deals in one seat
+rotation) one after the other; a phase ends only when every worker has played its games and
+ended every bot process it held, seen gone (a barrier: ``--jobs`` workers report to this
+process, Dask workers to the arena's collector), and only then does the next phase start a
+process. So no two processes of an entrant that play rotations of one deal are ever alive at
+once, and no process plays a deal twice. Every bot process is recorded (``ProcessRecord``) with
+the games it played: ``Store.shared_deal_overlaps`` audits it.
 
-Rotation r of every deal goes to an entrant's r-th process (``playing.process_key``), so no process
-plays a deal twice, however many games run at once; workers keep to their own share of the
-rotations (``tournaments.dispatch``), and processes start ahead of the games that need them.
 The parent is the only writer of the database: one finished game is one transaction, so a run
-killed at any moment loses at most the games in flight, and running again finishes the rest.
-Games are independent of each other and of the order they run in (bots are reseeded at every
-``start``, and the SDK keeps each game's ``random`` apart), so the results are the same
-whatever the number of jobs and games at once, and a resumed run gives the results an
-uninterrupted one would. Workers send the parent each game's record without its event log:
-the store keeps the actions, and replays rebuild the events with the engine.
+killed at any moment loses at most the games in flight, and running again finishes the rest
+(with fresh processes, from its earliest incomplete phase). Games are independent of each other
+and of the order they run in (bots are reseeded at every ``start``, and the SDK keeps each
+game's ``random`` apart), so the results are the same whatever the number of jobs and games at
+once, and a resumed run gives the results an uninterrupted one would. Workers send the parent
+each game's record without its event log: the store keeps the actions, and replays rebuild
+the events with the engine.
+
+``until`` (``arena match``'s SPRT) is asked between batches, once their deals are complete; a
+True stops the run there.
 """
 
 from __future__ import annotations
@@ -21,19 +29,23 @@ import logging
 import multiprocessing
 import os
 import queue
+import secrets
 import signal
 import time
-from collections.abc import Callable, Iterator
+from collections import deque
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass
-from typing import TYPE_CHECKING
+from typing import TYPE_CHECKING, Any, Protocol
 
 from arena.errors import RemoteError
 from arena.procs.lifetime import die_with_parent
-from arena.referee.record import GameRecord
-from tournaments.dispatch import Dispatcher
-from tournaments.playing import RunConfig, TableRunner
-from tournaments.schedule import PlannedGame, play_order
+from arena.referee.record import Played
+from tournaments.errors import BarrierError
+from tournaments.phases import Phase, deals_per_batch, phases
+from tournaments.playing import RunConfig, SessionRunner
+from tournaments.schedule import PlannedGame, tables_per_repetition
 from tournaments.store import Store
+from tournaments.values import ProcessRecord
 
 if TYPE_CHECKING:
     from tournaments.cluster import ClusterConfig
@@ -69,7 +81,214 @@ class RunSummary:
     elapsed_s: float
     play_ms: float  # summed wall time of the games played
     processes_started: int
+    phases: int = 0  # phases played (each ended with every bot process of the run)
     failed: tuple[str, ...] = ()  # games that could not be played (they stay pending)
+
+
+class Sink:
+    """Where a run's results go: each game into the store (once), the tally and the progress
+    bar; each process record into the store; the games that could not be played into
+    ``failed``. Every executor reports here, in this process."""
+
+    def __init__(
+        self,
+        store: Store,
+        tid: int,
+        progress: Callable[[Progress], None] | None,
+    ) -> None:
+        self.store, self.tid, self.progress = store, tid, progress
+        info = store.tournament(tid)
+        self.total = info.games_total
+        self.done = info.games_done
+        self.tally = store.tally(tid)  # the store's tally, kept up to date as games finish
+        self.started = time.monotonic()
+        self.played = 0
+        self.play_ms = 0.0
+        self.processes = 0
+        self.workers: int | None = None
+        self.failed: list[str] = []
+
+    def report(self) -> None:
+        if self.progress:
+            elapsed = time.monotonic() - self.started if self.played else 0.0
+            self.progress(
+                Progress(
+                    done=self.done,
+                    total=self.total,
+                    played=self.played,
+                    elapsed_s=elapsed,
+                    leader=self.tally.crosstable().leader(),
+                    workers=self.workers,
+                )
+            )
+
+    def take(self, item: Played | ProcessRecord, planned: Mapping[int, PlannedGame]) -> None:
+        """One item of a SessionRunner's stream: a game, or a process record."""
+        if isinstance(item, ProcessRecord):
+            self.record([item])
+        else:
+            self.game(item, planned[item.game_id])
+
+    def game(self, played: Played, planned: PlannedGame) -> None:
+        """A finished game: recorded once (a second answer for one game counts once), or
+        listed among the failed (it stays pending)."""
+        if played.record is None:
+            self.failed.append(f"game {played.game_id}: {played.error}")
+            log.error("game %d could not be played: %s", played.game_id, played.error)
+            return
+        if not self.store.record_game(played.game_id, played.record, processes=played.processes):
+            return
+        self.tally.add_game(planned.seating, played.record.places)
+        self.done += 1
+        self.played += 1
+        self.play_ms += played.record.wall_ms
+        self.report()
+
+    def record(self, records: Iterable[ProcessRecord]) -> None:
+        """Process records (a process starting, or ended at the end of the run): kept."""
+        self.store.record_processes(self.tid, records)
+
+    def ended(self, records: Iterable[ProcessRecord], where: str = "") -> None:
+        """The records of the processes a phase's end (a barrier) ended: kept; raises
+        BarrierError if one of them could not be seen gone (the next phase must not start)."""
+        records = list(records)
+        self.store.record_processes(self.tid, records)
+        left = [r for r in records if not r.confirmed and not r.remote]
+        if left:
+            raise BarrierError(
+                f"{len(left)} bot process(es) of {', '.join(sorted({r.entrant for r in left}))}"
+                f"{where} could not be seen gone after being killed: the run stops here"
+            )
+
+
+class Executor(Protocol):
+    """How a run plays its phases: here, on ``--jobs`` worker processes, or on a cluster."""
+
+    def play(self, phase: Phase, sink: Sink) -> None:
+        """Play the phase's games and end (and see gone) every bot process it started."""
+
+    def close(self, sink: Sink) -> int:
+        """End everything; the number of bot processes started."""
+
+
+def run(
+    store: Store,
+    tid: int,
+    config: RunConfig,
+    *,
+    jobs: int = 1,
+    progress: Callable[[Progress], None] | None = None,
+    cluster: ClusterConfig | None = None,
+    until: Callable[[], bool] | None = None,
+) -> RunSummary:
+    """Play every pending game of tournament ``tid`` as ``config`` says, phase by phase, and
+    record each as it finishes.
+
+    ``jobs`` worker processes (1: this one) each drive ``config.at_once`` games at once; the
+    stored results are the same whatever both are. Remote bots (``config.remote``) join one
+    listening process: ``jobs`` 1 only. With ``cluster`` the games are played on a Dask
+    cluster's workers (``tournaments.cluster``), still recorded here. ``until`` is asked after
+    each batch of deals is complete: True stops the run. Raises KeyboardInterrupt after
+    cleaning up if interrupted, BarrierError if a bot process could not be seen gone at a
+    phase's end (finished games are already stored either way).
+    """
+    if config.remote is not None and jobs > 1:
+        raise RemoteError("remote bots join one listening arena process: use --jobs 1")
+    info = store.tournament(tid)
+    pending = store.pending_games(tid)
+    tables = tables_per_repetition(info.spec)
+    deals = tables * info.spec.repetitions
+    per_batch = deals_per_batch(deals, max(1, jobs) * config.at_once)
+    plan = phases(
+        pending, tables=tables, per_batch=per_batch, deals=deals, growing=until is not None
+    )
+    sink = Sink(store, tid, progress)
+    sink.report()
+    played_phases = 0
+    # readers tell a running tournament from a stopped one by this beat
+    with store.heartbeat(tid, games_at_once=None if cluster else config.at_once * max(1, jobs)):
+        if plan:
+            store.close_lost_processes(tid)  # a killed run's: dead before any of this one starts
+            executor = _executor(config, jobs, cluster, sink)
+            try:
+                for phase in plan:
+                    if until is not None and phase.index and plan[phase.index - 1].last_of_batch:
+                        if until():
+                            break
+                    executor.play(phase, sink)
+                    played_phases += 1
+            finally:
+                sink.processes = executor.close(sink)
+    if sink.played:
+        store.rebuild_ratings(tid)
+    return RunSummary(
+        played=sink.played,
+        done=sink.done,
+        total=sink.total,
+        elapsed_s=time.monotonic() - sink.started,
+        play_ms=sink.play_ms,
+        processes_started=sink.processes,
+        phases=played_phases,
+        failed=tuple(sink.failed),
+    )
+
+
+def _executor(config: RunConfig, jobs: int, cluster: ClusterConfig | None, sink: Sink) -> Executor:
+    run_id = secrets.token_hex(6)
+    if cluster is not None:
+        from tournaments.cluster import ClusterExecutor  # imports Dask: only when asked
+
+        def workers(count: int) -> None:
+            sink.workers = count
+            sink.report()
+
+        return ClusterExecutor(cluster, config, workers)
+    if jobs <= 1:
+        return _Serial(config, run_id)
+    return _Workers(config, jobs, run_id)
+
+
+class _Serial:
+    """A run in this process: one SessionRunner."""
+
+    def __init__(self, config: RunConfig, run_id: str) -> None:
+        self.runner = SessionRunner(config, run=run_id)
+
+    def play(self, phase: Phase, sink: Sink) -> None:
+        planned = dict(phase.games)
+        self.runner.begin_phase(phase.index, phase.entrants)
+        for item in self.runner.play_many(phase.games, self.runner.config.at_once):
+            sink.take(item, planned)
+        sink.ended(self.runner.end_phase())
+
+    def close(self, sink: Sink) -> int:
+        started = self.runner.started
+        sink.record(self.runner.close())
+        return started
+
+
+# -- worker processes (--jobs N) ---------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class _Begin:
+    """To a worker: phase ``index`` begins, with these entrants."""
+
+    index: int
+    entrants: tuple[str, ...]
+
+
+@dataclass(frozen=True)
+class _Ended:
+    """From a worker: it ended every bot process of its phase (their records), and has
+    started ``started`` processes so far."""
+
+    records: tuple[ProcessRecord, ...]
+    started: int
+
+
+#: To a worker: no more games in this phase.
+_PHASE_END: Any = "phase-end"
 
 
 def _exit_on_signal(signum: int, frame: object) -> None:
@@ -81,7 +300,7 @@ def _exit_on_signal(signum: int, frame: object) -> None:
 
 #: Seconds the parent waits for a worker it told to stop before it kills it.
 STOP_S = 5
-#: Games handed to a worker beyond those it plays (it starts their processes meanwhile).
+#: Games handed to a worker beyond those it plays.
 AHEAD = 2
 
 
@@ -91,29 +310,30 @@ def _worker(
     index: int,
     parent: int,
     config: RunConfig,
+    run_id: str,
 ) -> None:
     die_with_parent(signal.SIGKILL, parent=parent)
     results.cancel_join_thread()  # exiting never waits on a parent that is gone
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    runner = TableRunner(config)
+    runner = SessionRunner(config, run=run_id, host=f"job {index + 1}")
     try:
-        rotations = inbox.get()  # the worker's share: start those processes now
-        runner.prepare_rotations(rotations)
-        for done in runner.play_many(_inbox_games(inbox, runner), config.at_once):
-            if done.error is None:
-                results.put(("done", done.game_id, done.record, index, runner.started))
-            else:
-                results.put(("error", done.game_id, done.error, index, runner.started))
+        begin = inbox.get()
+        while begin is not None:
+            runner.begin_phase(begin.index, begin.entrants)
+            for item in runner.play_many(_inbox_games(inbox, runner), config.at_once):
+                results.put((index, item))
+            results.put((index, _Ended(tuple(runner.end_phase()), runner.started)))
+            begin = inbox.get()
     finally:
         runner.close()
 
 
 def _inbox_games(
-    inbox: multiprocessing.Queue, runner: TableRunner
+    inbox: multiprocessing.Queue, runner: SessionRunner
 ) -> Iterator[tuple[int, PlannedGame] | None]:
-    """A worker's games as the parent hands them out; None when none is waiting while games
-    are in flight (never block them), until the parent's None."""
+    """A worker's games of one phase as the parent hands them out; None when none is waiting
+    while games are in flight (never block them), until the parent's end of the phase."""
     while True:
         try:
             task = inbox.get_nowait()
@@ -122,196 +342,113 @@ def _inbox_games(
                 yield None
                 continue
             task = inbox.get()
-        if task is None:
+        if task == _PHASE_END:
             return
         yield task
 
 
-def run(
-    store: Store,
-    tid: int,
-    config: RunConfig,
-    *,
-    jobs: int = 1,
-    progress: Callable[[Progress], None] | None = None,
-    cluster: ClusterConfig | None = None,
-) -> RunSummary:
-    """Play every pending game of tournament ``tid`` as ``config`` says and record each as it
-    finishes.
+class _Workers:
+    """``jobs`` worker processes, each driving ``at_once`` games at once (and holding ``AHEAD``
+    more); the parent hands out each phase's games and waits for every worker's end of it."""
 
-    ``jobs`` worker processes (1: this one) each drive ``config.at_once`` games at once; the
-    stored results are the same whatever both are. Remote bots (``config.remote``) join one
-    listening process: ``jobs`` 1 only. Raises KeyboardInterrupt after cleaning up if
-    interrupted (finished games are already stored). With ``cluster`` the games are played on
-    a Dask cluster's workers (``tournaments.cluster``), still recorded here.
-    """
-    if config.remote is not None and jobs > 1:
-        raise RemoteError("remote bots join one listening arena process: use --jobs 1")
-    info = store.tournament(tid)
-    pending = sorted(store.pending_games(tid), key=lambda item: play_order(item[1]))
-    total = info.games_total
-    done = total - len(pending)
-    tally = store.tally(tid)  # the store's tally, kept up to date as games finish
-    started = time.monotonic()
-    state = {"done": done, "played": 0, "play_ms": 0.0, "procs": 0, "workers": None}
-    failed: list[str] = []
-
-    def report() -> None:
-        if progress:
-            elapsed = time.monotonic() - started if state["played"] else 0.0
-            leader = tally.crosstable().leader()
-            progress(
-                Progress(
-                    done=state["done"],
-                    total=total,
-                    played=state["played"],
-                    elapsed_s=elapsed,
-                    leader=leader,
-                    workers=state["workers"],
-                )
+    def __init__(self, config: RunConfig, jobs: int, run_id: str) -> None:
+        self.config = config
+        context = multiprocessing.get_context("spawn")
+        self.results: multiprocessing.Queue = context.Queue()
+        self.inboxes: list[multiprocessing.Queue] = [context.Queue() for _ in range(jobs)]
+        for inbox in self.inboxes:
+            inbox.cancel_join_thread()  # exiting never waits on a worker that is gone
+        self.workers = [
+            context.Process(
+                target=_worker,
+                daemon=True,
+                args=(self.inboxes[w], self.results, w, os.getpid(), config, run_id),
             )
+            for w in range(jobs)
+        ]
+        for worker in self.workers:
+            worker.start()
+        self.started = [0] * jobs
+        self.lost: set[int] = set()
+        self.between = True  # between phases: the workers wait for the next one
 
-    def finished(game_id: int, planned: PlannedGame, record: GameRecord) -> None:
-        if not store.record_game(game_id, record):
-            return  # recorded already (a second answer for one game): counted once
-        tally.add_game(planned.seating, record.places)
-        state["done"] += 1
-        state["played"] += 1
-        state["play_ms"] += record.wall_ms
-        report()
+    def play(self, phase: Phase, sink: Sink) -> None:
+        planned = dict(phase.games)
+        games = deque(phase.games)
+        live = [w for w in range(len(self.workers)) if w not in self.lost]
+        in_flight: dict[int, set[int]] = {w: set() for w in live}
+        told: set[int] = set()
+        ended: set[int] = set()
 
-    report()
-    # readers tell a running tournament from a stopped one by this beat
-    with store.heartbeat(tid, games_at_once=None if cluster else config.at_once * max(1, jobs)):
-        if pending and cluster is not None:
-            from tournaments.cluster import play_on_cluster  # imports Dask: only when asked
+        def hand_out(w: int) -> None:
+            if games:
+                item = games.popleft()
+                in_flight[w].add(item[0])
+                self.inboxes[w].put(item)
+            elif w not in told:
+                told.add(w)
+                self.inboxes[w].put(_PHASE_END)
 
-            def workers(count: int) -> None:
-                state["workers"] = count
-                report()
-
-            state["procs"] = play_on_cluster(cluster, config, pending, finished, failed, workers)
-        elif pending and jobs <= 1:
-            state["procs"] = _run_serial(pending, TableRunner(config), finished, failed)
-        elif pending:
-            state["procs"] = _run_parallel(
-                pending, config, min(jobs, len(pending)), finished, failed
-            )
-    if state["played"]:
-        store.rebuild_ratings(tid)
-    return RunSummary(
-        played=state["played"],
-        done=state["done"],
-        total=total,
-        elapsed_s=time.monotonic() - started,
-        play_ms=state["play_ms"],
-        processes_started=state["procs"],
-        failed=tuple(failed),
-    )
-
-
-def _run_serial(
-    pending: list[tuple[int, PlannedGame]],
-    runner: TableRunner,
-    finished: Callable[[int, PlannedGame, GameRecord], None],
-    errors: list[str],
-) -> int:
-    """Play the pending games in this process, ``at_once`` at a time, the processes of the
-    next games starting meanwhile; returns how many processes were started."""
-    planned = dict(pending)
-    try:
-        runner.prepare_rotations(sorted({game.rotation for _, game in pending}))
-        for done in runner.play_many(pending, runner.config.at_once):
-            if done.error is None:
-                finished(done.game_id, planned[done.game_id], done.record)
-            else:
-                errors.append(f"game {done.game_id}: {done.error}")
-                log.error("game %d could not be played: %s", done.game_id, done.error)
-    finally:
-        runner.close()
-    return runner.started
-
-
-def _run_parallel(
-    pending: list[tuple[int, PlannedGame]],
-    config: RunConfig,
-    jobs: int,
-    finished: Callable[[int, PlannedGame, GameRecord], None],
-    errors: list[str],
-) -> int:
-    """Play ``pending`` on ``jobs`` worker processes, each driving ``at_once`` games (and
-    holding ``AHEAD`` more); return how many bot processes started."""
-    context = multiprocessing.get_context("spawn")
-    results: multiprocessing.Queue = context.Queue()
-    inboxes: list[multiprocessing.Queue] = [context.Queue() for _ in range(jobs)]
-    for inbox in inboxes:
-        inbox.cancel_join_thread()  # exiting never waits on a worker that is gone
-    dispatcher = Dispatcher(pending, jobs)
-    in_flight: list[dict[int, PlannedGame]] = [{} for _ in range(jobs)]
-    stopped = [False] * jobs
-
-    def hand_out(worker: int) -> None:
-        if stopped[worker]:
-            return
-        item = dispatcher.next_for(worker)
-        if item is not None:
-            in_flight[worker][item[0]] = item[1]
-        else:
-            stopped[worker] = True
-        inboxes[worker].put(item)
-
-    workers = [
-        context.Process(
-            target=_worker,
-            daemon=True,
-            args=(inboxes[w], results, w, os.getpid(), config),
-        )
-        for w in range(jobs)
-    ]
-    for worker in workers:
-        worker.start()
-    for w in range(jobs):
-        inboxes[w].put(sorted(dispatcher.share_of(w)))
-    for _ in range(config.at_once + AHEAD):
-        for w in range(jobs):
-            hand_out(w)
-    started_procs: dict[int, int] = {}
-    try:
-        while any(in_flight):
+        self.between = False
+        for w in live:
+            self.inboxes[w].put(_Begin(phase.index, phase.entrants))
+        for _ in range(self.config.at_once + AHEAD):
+            for w in live:
+                hand_out(w)
+        while len(ended) < len(live):
             try:
-                kind, game_id, payload, w, procs = results.get(timeout=0.5)
+                w, item = self.results.get(timeout=0.5)
             except queue.Empty:
-                _give_up_on_dead(workers, in_flight, errors)
+                self._give_up_on_dead(live, in_flight, ended, sink)
                 continue
-            planned = in_flight[w].pop(game_id)
-            started_procs[w] = procs
-            if kind == "done":
-                dispatcher.played(payload.wall_ms / 1000)
-                finished(game_id, planned, payload)
+            if isinstance(item, _Ended):
+                self.started[w] = item.started
+                ended.add(w)
+                sink.ended(item.records, f" (job {w + 1})")
+            elif isinstance(item, ProcessRecord):
+                sink.record([item])
             else:
-                errors.append(f"game {game_id}: {payload}")
-                log.error("game %d could not be played: %s", game_id, payload)
-            hand_out(w)
-    finally:
-        for worker in workers:
-            if any(in_flight) and worker.is_alive():
+                in_flight[w].discard(item.game_id)
+                sink.game(item, planned[item.game_id])
+                hand_out(w)
+        self.between = True
+        if self.lost:
+            raise BarrierError(
+                f"worker process(es) {', '.join(str(w + 1) for w in sorted(self.lost))} "
+                "stopped: the bot processes they held could not be seen gone, so the run "
+                "stops here"
+            )
+
+    def _give_up_on_dead(
+        self, live: list[int], in_flight: dict[int, set[int]], ended: set[int], sink: Sink
+    ) -> None:
+        """Games handed to a worker that died stay pending (a later run plays them); the
+        phase goes on without it, and the run stops at its end."""
+        for w in live:
+            worker = self.workers[w]
+            if w not in ended and not worker.is_alive():
+                for game_id in sorted(in_flight[w]):
+                    sink.failed.append(f"game {game_id}: its worker stopped ({worker.exitcode})")
+                log.error("worker %d stopped with %d game(s) in hand", w, len(in_flight[w]))
+                in_flight[w].clear()
+                ended.add(w)
+                self.lost.add(w)
+
+    def close(self, sink: Sink) -> int:
+        """Stop the workers: told to, between phases (they end their bots); at once, in the
+        middle of one (interrupted: their bots die with them, the janitors clean up)."""
+        for w, worker in enumerate(self.workers):
+            if worker.is_alive() and self.between:
+                self.inboxes[w].put(None)
+            elif worker.is_alive():
                 worker.terminate()
-        for worker in workers:
+        deadline = time.monotonic() + STOP_S
+        for worker in self.workers:
+            worker.join(timeout=max(0.0, deadline - time.monotonic()))
+            if worker.is_alive():
+                worker.terminate()
+        for worker in self.workers:
             worker.join(timeout=STOP_S + 1)
             if worker.is_alive():
                 worker.kill()
-    return sum(started_procs.values())
-
-
-def _give_up_on_dead(
-    workers: list[multiprocessing.Process],
-    in_flight: list[dict[int, PlannedGame]],
-    errors: list[str],
-) -> None:
-    """Games handed to a worker that died stay pending (a later run plays them)."""
-    for w, worker in enumerate(workers):
-        if in_flight[w] and not worker.is_alive():
-            for game_id in in_flight[w]:
-                errors.append(f"game {game_id}: its worker stopped ({worker.exitcode})")
-            log.error("worker %d stopped with %d game(s) in hand", w, len(in_flight[w]))
-            in_flight[w].clear()
+        return sum(self.started)

@@ -15,7 +15,11 @@ matchmaking chose (``table_games`` writes each one's rotations, as here).
 A **gauntlet** (``gauntlet`` names one entrant) keeps only the tables that hold that entrant:
 it meets every other entrant, the others never meet without it. A **match** (``arena match``,
 NEW against BASE with filler bots) is a round robin of exactly ``table_size`` entrants: one
-table, every rotation, one deal per repetition; it is stopped early by its SPRT.
+table, one deal per repetition; it is stopped early by its SPRT. At tables of three or more its
+deal is played in the ``k`` cyclic rotations of ``[NEW, BASE, fillers...]`` **and** the ``k``
+cyclic rotations of its mirror image (``seatings``): in the first NEW sits directly before
+BASE, in the second BASE directly before NEW, so who acts right after whom favours neither,
+however many deals are played (cyclic rotations alone cancel the seat but not the order).
 
 Seeds are derived with HMAC-SHA256 from the tournament seed under the tournament's **secret
 key** (``arena.keys.seeds``): with the same key a plan (and, with deterministic bots, the whole
@@ -49,7 +53,10 @@ __all__ = [
     "entrant_names",
     "plan",
     "plan_size",
+    "seatings",
+    "seatings_per_deal",
     "table_games",
+    "tables_per_repetition",
 ]
 
 #: A plan larger than this is refused (it would not fit comfortably in memory or a database).
@@ -139,7 +146,8 @@ class TournamentSpec:
 
 @dataclass(frozen=True, kw_only=True)
 class PlannedGame:
-    """One game of a plan. ``seating[seat]`` is the entrant at that seat.
+    """One game of a plan. ``seating[seat]`` is the entrant at that seat; ``rotation`` is which
+    of its deal's seatings it is (``seatings``: ``0..k-1``, or ``0..2k-1`` in a match).
 
     ``seat_seeds`` are the bot seeds of the seats (keyed: see ``arena.keys.seeds.bot_seed``), filled
     in by ``plan`` and ``Store.pending_games``, which have the tournament's key; a game read
@@ -165,20 +173,15 @@ class PlannedGame:
         return self.seat_seeds
 
 
-def play_order(game: PlannedGame) -> tuple[int, int, int]:
-    """The order a run plays its games in: repetition by repetition (so each repetition's deals
-    are complete when it ends), and within a repetition rotation by rotation, tables in plan
-    order. Consecutive games then share most of their seats' processes (rotation r of every
-    deal is played by an entrant's r-th process), which stay warm; results do not depend on the
-    order."""
-    return (game.repetition, game.rotation, game.table)
+def tables_per_repetition(spec: TournamentSpec) -> int:
+    """How many tables (deals) one repetition of ``spec`` has."""
+    n, k = len(spec.bots), spec.table_size
+    return math.comb(n - 1, k - 1) if spec.gauntlet is not None else math.comb(n, k)
 
 
 def plan_size(spec: TournamentSpec) -> int:
     """How many games ``plan(spec)`` lists, computed without listing them."""
-    n, k = len(spec.bots), spec.table_size
-    tables = math.comb(n - 1, k - 1) if spec.gauntlet is not None else math.comb(n, k)
-    return spec.repetitions * tables * k
+    return spec.repetitions * tables_per_repetition(spec) * seatings_per_deal(spec)
 
 
 def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec:
@@ -228,6 +231,21 @@ def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec
     return replace(spec, options=game.parse_options(spec.options))
 
 
+def seatings(spec: TournamentSpec, table: tuple[str, ...]) -> list[tuple[str, ...]]:
+    """The seatings a table's deal is played in, by rotation: its ``k`` cyclic rotations; for a
+    match at a table of three or more, then the ``k`` cyclic rotations of its mirror image."""
+    orders = [table]
+    if spec.kind is TournamentKind.MATCH and len(table) >= 3:
+        orders.append(tuple(reversed(table)))
+    return [order[r:] + order[:r] for order in orders for r in range(len(order))]
+
+
+def seatings_per_deal(spec: TournamentSpec) -> int:
+    """How many games one deal of ``spec`` is played in (``seatings``)."""
+    k = spec.table_size
+    return 2 * k if spec.kind is TournamentKind.MATCH and k >= 3 else k
+
+
 def iter_plan(spec: TournamentSpec, *, key: bytes) -> Iterator[PlannedGame]:
     """The games of ``spec`` in plan order (repetition, table, rotation), without validation;
     ``key`` is the tournament's secret key."""
@@ -240,8 +258,11 @@ def iter_plan(spec: TournamentSpec, *, key: bytes) -> Iterator[PlannedGame]:
     index = 0
     for repetition in range(spec.repetitions):
         for table_no, table in enumerate(tables):
-            yield from table_games(key, spec.seed, repetition, table_no, table, index)
-            index += k
+            games = list(
+                table_games(key, spec.seed, repetition, table_no, seatings(spec, table), index)
+            )
+            yield from games
+            index += len(games)
 
 
 def table_games(
@@ -249,22 +270,21 @@ def table_games(
     seed: int,
     repetition: int,
     table_no: int,
-    table: Sequence[str],
+    seatings: Sequence[tuple[str, ...]],
     first_index: int,
 ) -> Iterator[PlannedGame]:
-    """One table's games: every cyclic seat rotation of ``table`` (entrants) on one deal, keyed
-    with ``key`` from the tournament ``seed``, numbered from plan index ``first_index``."""
-    table = tuple(table)
+    """One table's games on one deal, keyed with ``key`` from the tournament ``seed``, one per
+    seating (rotation ``r`` plays ``seatings[r]``), numbered from plan index ``first_index``."""
     deal = deal_seed(key, seed, repetition, table_no)
-    seeds = bot_seeds(key, deal, len(table))
-    for rotation in range(len(table)):
+    seeds = bot_seeds(key, deal, len(seatings[0]))
+    for rotation, seating in enumerate(seatings):
         yield PlannedGame(
             index=first_index + rotation,
             repetition=repetition,
             table=table_no,
             rotation=rotation,
             deal_seed=deal,
-            seating=table[rotation:] + table[:rotation],
+            seating=tuple(seating),
             seat_seeds=seeds,
         )
 

@@ -11,21 +11,21 @@ for a request that cannot be meant as given, other ``ArenaError`` subclasses for
 - ``create_tournament``: validate and write a whole plan (round robin or gauntlet);
 - ``prepare_run`` then ``run_tournament``: play a tournament's pending games, here, on
   ``--jobs`` worker processes or on a Dask cluster (one ``RunConfig`` for all of them);
-- ``plan_match`` then ``run_match``: NEW against BASE until an SPRT decides;
+- ``plan_match`` then ``run_match``: NEW against BASE until an SPRT decides (or their faults
+  stop the match);
 - ``bot_processes``: the logs folder, the sandbox and the remote-bot configuration of any
   command that runs bots (``arena play``, ``arena bot check`` too).
 """
 
 from __future__ import annotations
 
-import math
 from collections.abc import Callable, Iterable
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.errors import RemoteError
 from arena.games import get_game
-from arena.keys.seeds import new_key, random_seed
+from arena.keys.seeds import key_id, new_key, random_seed
 from arena.procs import identity
 from arena.procs import sandbox as sandboxing
 from arena.procs.botproc import BotSpec
@@ -37,12 +37,12 @@ from tournaments.botcopies import BotCopies
 from tournaments.catalogue import Catalogue, bundled_bots, needs_sandbox, plays
 from tournaments.cluster import ClusterConfig, check_sandbox, distributed_module
 from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
-from tournaments.matches import MatchInfo, play_match_sprt
+from tournaments.matches import FaultLimit, MatchInfo, MatchProgress, MatchStatus, play_match_sprt
 from tournaments.playing import RunConfig, auto_games_per_worker
 from tournaments.runner import Progress, RunSummary, run
-from tournaments.schedule import TournamentKind, TournamentSpec, plan
+from tournaments.schedule import TournamentKind, TournamentSpec, plan, seatings_per_deal
 from tournaments.shipping import shipped_bots
-from tournaments.sprt import SprtConfig, SprtStatus
+from tournaments.sprt import SprtConfig
 from tournaments.store import Store
 from tournaments.values import TournamentInfo
 
@@ -259,7 +259,7 @@ def prepare_run(
 
     A match is run by ``run_match`` (``matches=True`` lets it through). Raises UsageProblem for
     a request that cannot work as given, other ArenaErrors for the rest."""
-    store.tournament_key(tid)  # a lost key file: one clear error before anything starts
+    key = store.tournament_key(tid)  # a lost key file: one clear error before anything starts
     info = store.tournament(tid)
     if info.spec.kind is TournamentKind.MATCH and not matches:
         raise UsageProblem(
@@ -292,6 +292,7 @@ def prepare_run(
         address=cluster,
         sandbox=options.sandbox,
         bots=shipped_bots(catalogue, info),
+        tournament=key_id(key),
         unsandboxed_accepted=unsandboxed_accepted,
     )
     check_sandbox(where)
@@ -340,6 +341,16 @@ def games_of(catalogue: Catalogue, name: str) -> tuple[str, ...]:
     return bundled_bots().get(name, ())
 
 
+@dataclass(frozen=True, kw_only=True)
+class PlannedMatch:
+    """A match just planned, the bots registered for it (``notes``, one line each) and what
+    its creator should be warned of."""
+
+    match: MatchInfo
+    notes: tuple[str, ...] = ()
+    warnings: tuple[str, ...] = ()
+
+
 def plan_match(
     store: Store,
     *,
@@ -353,9 +364,14 @@ def plan_match(
     options: dict,
     move_ms: int,
     config: SprtConfig,
-) -> MatchInfo:
-    """Check the match's bots and write its plan: NEW, BASE and fillers at one table. Raises
-    UsageProblem for a match that cannot be played as asked (nothing is written)."""
+    faults: FaultLimit | None = None,
+    sandbox: SandboxMode = SandboxMode.AUTO,
+) -> PlannedMatch:
+    """Check the match's bots and write its plan: NEW, BASE and fillers at one table, as many
+    whole deals as fit in ``max_games`` games. NEW and BASE are SPECs (``tournaments.targets``):
+    a folder or a command line is registered first, after ``arena bot add``'s check (in the
+    sandbox ``sandbox``). Raises UsageProblem for a match that cannot be played as asked and
+    BotCheckError for a bot that fails its check (no match is written)."""
     if new == base:
         raise UsageProblem(
             f"NEW and BASE are the same bot ({new!r}): a match compares two different bots"
@@ -369,9 +385,19 @@ def plan_match(
     fillers = [name.strip() for name in fill.split(",") if name.strip()]
     if k > 2 and not fillers:
         raise UsageProblem("--fill names the bots that fill the other seats")
-    seated = (
-        [new, base, *[fillers[i % len(fillers)] for i in range(k - 2)]] if fillers else [new, base]
-    )
+    from tournaments.targets import match_bot  # it registers through registry, which uses us
+
+    told: list[str] = []
+    names_ = []
+    for text in (new, base):
+        name, note = match_bot(store, text, game.name, sandbox=sandbox)
+        names_.append(name)
+        told += [note] if note else []
+    if names_[0] == names_[1]:
+        raise UsageProblem(
+            f"NEW and BASE are the same bot ({names_[0]}): a match compares two different bots"
+        )
+    seated = [*names_, *[fillers[i % len(fillers)] for i in range(k - 2)]] if fillers else names_
     catalogue = Catalogue.of(store)
     for name in dict.fromkeys(seated):
         catalogue.lookup(name)  # unknown bots: one line
@@ -380,13 +406,18 @@ def plan_match(
                 f"bot {name!r} does not play {game.name} (it plays "
                 f"{', '.join(games_of(catalogue, name))})"
             )
-    deals = max(1, math.ceil(max_games / k))
+    shape = TournamentSpec(
+        game=game.name, bots=tuple(seated), table_size=k, kind=TournamentKind.MATCH
+    )
+    per_deal = seatings_per_deal(shape)
+    if max_games < per_deal:
+        raise UsageProblem(f"--games {max_games} holds no deal: a deal is {per_deal} games")
     created = create_tournament(
         store,
         game_name=game.name,
         bots=seated,
         table_size=k,
-        repetitions=deals,
+        repetitions=max_games // per_deal,
         seed=seed,
         options=options,
         move_ms=move_ms,
@@ -394,21 +425,26 @@ def plan_match(
     )
     labels = [e.name for e in created.info.entrants]
     match = MatchInfo(
-        tid=created.tid, new=labels[0], base=labels[1], config=config, games_per_deal=k
+        tid=created.tid,
+        new=labels[0],
+        base=labels[1],
+        config=config,
+        games_per_deal=per_deal,
+        faults=faults or FaultLimit(),
     )
     store.set_sprt(created.tid, match.to_data())
-    return match
+    return PlannedMatch(match=match, notes=tuple(told), warnings=created.warnings)
 
 
 def run_match(
     store: Store,
     match: MatchInfo,
     prepared: PreparedRun,
-    on_status: Callable[[SprtStatus], None] | None = None,
-) -> SprtStatus:
-    """Play match ``match`` (prepared by ``prepare_run(..., matches=True)``) until its SPRT
-    decides or its games run out; the final status. Raises Interrupted on Ctrl-C (the finished
-    games are kept)."""
+    on_status: Callable[[MatchProgress], None] | None = None,
+) -> MatchStatus:
+    """Play match ``match`` (prepared by ``prepare_run(..., matches=True)``) until it is decided
+    (its SPRT, or NEW's or BASE's faults) or its games run out; the final status. Raises
+    Interrupted on Ctrl-C (the finished games are kept)."""
     try:
         return play_match_sprt(
             store, match, prepared.config, jobs=prepared.jobs, on_status=on_status

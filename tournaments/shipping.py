@@ -44,7 +44,7 @@ from tournaments.values import TournamentInfo
 MAX_ARCHIVE_BYTES = 256 << 20
 
 
-class BotKind(str, enum.Enum):
+class ShippingKind(str, enum.Enum):
     """How a worker gets an entrant's program."""
 
     BUNDLED = "bundled"
@@ -60,7 +60,7 @@ class ShippedBot:
     """One bot as a worker receives it. ``archive`` holds a folder bot's files (tar bytes);
     ``digest`` is the content digest its unpacked files must have (``tree_digest``)."""
 
-    kind: BotKind
+    kind: ShippingKind
     name: str
     argv: tuple[str, ...] = ()
     folder: str | None = None  # a folder bot's copy on the arena's machine
@@ -98,7 +98,7 @@ def ship(catalogue: Catalogue, name: str, version: str | None = None) -> Shipped
             "not a cluster (run without --cluster)"
         )
     if found.bundled:
-        return ShippedBot(kind=BotKind.BUNDLED, name=name, version=found.version)
+        return ShippedBot(kind=ShippingKind.BUNDLED, name=name, version=found.version)
     if spec.cwd is None:
         named = tuple(
             os.path.abspath(arg)
@@ -106,7 +106,7 @@ def ship(catalogue: Catalogue, name: str, version: str | None = None) -> Shipped
             if not arg.startswith("-") and (os.sep in arg or os.path.isfile(arg))
         )
         return ShippedBot(
-            kind=BotKind.COMMAND, name=name, argv=spec.argv, version=found.version, files=named
+            kind=ShippingKind.COMMAND, name=name, argv=spec.argv, version=found.version, files=named
         )
     if found.digest is None:
         raise ClusterError(
@@ -114,7 +114,7 @@ def ship(catalogue: Catalogue, name: str, version: str | None = None) -> Shipped
             f"again (`arena bot add {spec.cwd} --replace`) to run it on a cluster"
         )
     return ShippedBot(
-        kind=BotKind.FOLDER,
+        kind=ShippingKind.FOLDER,
         name=name,
         argv=spec.argv,
         folder=spec.cwd,
@@ -251,9 +251,9 @@ def unpack_archive(
 def worker_spec(bot: ShippedBot, folder: Path | None = None) -> BotSpec:
     """How a worker runs ``bot``: a bundled bot with this machine's Python, a folder bot in
     its unpacked ``folder`` (arguments that named files of the copy renamed)."""
-    if bot.kind is BotKind.BUNDLED:
+    if bot.kind is ShippingKind.BUNDLED:
         return bundled_spec(bot.name)
-    if bot.kind is BotKind.COMMAND:
+    if bot.kind is ShippingKind.COMMAND:
         return BotSpec(name=bot.name, argv=bot.argv)
     if folder is None or bot.folder is None:
         raise ClusterError(f"bot {bot.name!r} is a folder bot: unpack it first")
@@ -268,7 +268,7 @@ def missing_files(bots: Mapping[str, ShippedBot]) -> list[str]:
     exists on the arena's machine; relative ones taken from the arena's current folder)."""
     missing: list[str] = []
     for bot in bots.values():
-        if bot.kind is not BotKind.COMMAND or not bot.argv:
+        if bot.kind is not ShippingKind.COMMAND or not bot.argv:
             continue
         program = bot.argv[0]
         if (os.sep in program and not os.path.exists(program)) or (

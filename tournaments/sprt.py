@@ -51,11 +51,14 @@ class SprtError(TournamentError):
 
 
 class Decision(str, enum.Enum):
-    """Where the test stands: H1 accepted (NEW is stronger), H0 accepted, or go on."""
+    """Where a match stands: H1 accepted (NEW is stronger), H0 accepted, go on, or stopped
+    because NEW or BASE faulted past its limit (no verdict on strength: ``FAULTS`` never comes
+    from the test itself, see ``tournaments.matches``)."""
 
     H1 = "H1"
     H0 = "H0"
     CONTINUE = "continue"
+    FAULTS = "faults"
 
     def __str__(self) -> str:
         return self.value
@@ -239,10 +242,9 @@ class SprtStatus:
         }
 
     def line(self) -> str:
-        """One line for a live display."""
+        """The test in one line."""
         return (
-            f"deals {self.deals} (games {self.games})  LLR {self.llr:+.2f} "
-            f"[{self.lower:+.2f}, {self.upper:+.2f}]  Elo {self.elo:+.1f} "
+            f"LLR {self.llr:+.2f} [{self.lower:+.2f}, {self.upper:+.2f}]  Elo {self.elo:+.1f} "
             f"[{self.elo_lo:+.1f}, {self.elo_hi:+.1f}]  score {100 * self.score:.1f}%"
         )
 

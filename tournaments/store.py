@@ -9,6 +9,10 @@ views, and ``tournaments.derived``, which ``Store`` includes) and can be rebuilt
 - ``create_tournament`` writes the whole plan in one transaction before any game is played.
 - ``record_game`` writes one finished game in one transaction, and only once: a killed run loses
   at most the games in flight, and running the pending games again completes the tournament.
+- ``record_processes`` keeps the arena's process records (every bot process of a run: entrant,
+  run, phase, host, pid, start and end); a game names the process at each of its seats, and
+  ``shared_deal_overlaps`` is the audit: processes of one entrant that played rotations of one
+  deal while both were alive (there must be none).
 - Every ``sqlite3`` error becomes a one-line ``StoreError`` naming the file and what went wrong
   (not a database, corrupt, locked, unwritable...).
 - No secret is stored in the database. Each tournament's secret key (which keys its deal and
@@ -61,6 +65,7 @@ from tournaments.values import (
     BotKind,
     EntrantInfo,
     GameStatus,
+    ProcessRecord,
     StoredGame,
     TournamentInfo,
     TournamentStatus,
@@ -80,6 +85,12 @@ def _now() -> datetime:
 
 def _stamp(moment: datetime) -> str:
     return moment.isoformat(timespec="milliseconds")
+
+
+def _instant(seconds: float) -> str:
+    """A process record's time (seconds since the epoch) as stored: ISO text, in UTC, to the
+    microsecond (so that text order is time order)."""
+    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="microseconds")
 
 
 _JSON = json.JSONEncoder(separators=(",", ":"))
@@ -455,7 +466,9 @@ class Store(DerivedResults):
     @guarded("saving a match's state")
     def set_sprt(self, tid: int, data: Mapping[str, Any], *, decided: bool = False) -> None:
         """Store a match's SPRT settings and, once ``decided``, its result (JSON); a decided
-        match drops the games it will never play and is done (its deals are all closed)."""
+        match is done and its plan keeps what was played: the games it will never play are
+        dropped, and its repetitions are the deals it played (some perhaps in part), so that
+        its progress and plan say what the match did."""
         self._tournament_row(tid)
         with self._write() as conn:
             conn.execute("UPDATE tournaments SET sprt = ? WHERE id = ?", (_dumps(dict(data)), tid))
@@ -465,8 +478,9 @@ class Store(DerivedResults):
                     (tid, GameStatus.PENDING.value),
                 )
                 conn.execute(
-                    "UPDATE tournaments SET status = ? WHERE id = ?",
-                    (TournamentStatus.DONE.value, tid),
+                    "UPDATE tournaments SET status = ?, rounds = (SELECT COUNT(DISTINCT round) "
+                    "FROM games WHERE tournament_id = ?) WHERE id = ?",
+                    (TournamentStatus.DONE.value, tid, tid),
                 )
 
     @guarded("reading a match's state")
@@ -558,13 +572,120 @@ class Store(DerivedResults):
 
     @guarded("recording a game")
     def record_game(
-        self, game_id: int, record: GameRecord, *, finished_at: datetime | None = None
+        self,
+        game_id: int,
+        record: GameRecord,
+        *,
+        finished_at: datetime | None = None,
+        processes: Sequence[str | None] = (),
     ) -> bool:
-        """Store one finished game in one transaction. Returns False (and writes nothing) if
-        the game was already recorded. Raises NotFound, or TournamentError if ``record`` does
-        not fit the planned game (game, deal seed or number of seats)."""
+        """Store one finished game in one transaction, with the process (token) at each of
+        its seats if given. Returns False (and writes nothing) if the game was already
+        recorded. Raises NotFound, or TournamentError if ``record`` does not fit the planned
+        game (game, deal seed or number of seats)."""
         with self._write() as conn:
-            return self._record(conn, game_id, record, finished_at or _now())
+            if not self._record(conn, game_id, record, finished_at or _now()):
+                return False
+            conn.executemany(
+                "INSERT OR REPLACE INTO process_games (game_id, seat, process) VALUES (?, ?, ?)",
+                [(game_id, seat, t) for seat, t in enumerate(processes) if t is not None],
+            )
+            return True
+
+    @guarded("recording bot processes")
+    def record_processes(self, tid: int, records: Iterable[ProcessRecord]) -> None:
+        """Keep the records of bot processes of tournament ``tid`` (a record already kept is
+        replaced: a process is recorded when it starts, and again when it ends)."""
+        rows = [
+            (
+                r.token,
+                tid,
+                r.entrant,
+                r.run,
+                r.phase,
+                r.host,
+                r.pid,
+                int(r.remote),
+                _instant(r.started_at),
+                None if r.ended_at is None else _instant(r.ended_at),
+                int(r.confirmed),
+            )
+            for r in records
+        ]
+        if rows:
+            with self._write() as conn:
+                conn.executemany(
+                    "INSERT OR REPLACE INTO processes (token, tournament_id, entrant, run, "
+                    "phase, host, pid, remote, started_at, ended_at, confirmed) "
+                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                    rows,
+                )
+
+    @guarded("closing the process records of a stopped run")
+    def close_lost_processes(self, tid: int) -> int:
+        """Mark ended, now, the processes of tournament ``tid`` whose run was killed before it
+        could record their end (they died with it, or with its workers' leases); returns how
+        many. A run calls this before it starts any process."""
+        with self._write() as conn:
+            return conn.execute(
+                "UPDATE processes SET ended_at = ?, confirmed = 0 "
+                "WHERE tournament_id = ? AND ended_at IS NULL",
+                (_instant(_now().timestamp()), tid),
+            ).rowcount
+
+    @guarded("reading the process records")
+    def processes(self, tid: int) -> list[ProcessRecord]:
+        """The process records of tournament ``tid``, by start."""
+        rows = self.db.execute(
+            "SELECT token, entrant, run, phase, host, pid, remote, started_at, ended_at, "
+            "confirmed FROM processes WHERE tournament_id = ? ORDER BY started_at, token",
+            (tid,),
+        ).fetchall()
+        return [
+            ProcessRecord(
+                token=token,
+                entrant=entrant,
+                run=run,
+                phase=phase,
+                host=host,
+                pid=pid,
+                remote=bool(remote),
+                started_at=datetime.fromisoformat(started).timestamp(),
+                ended_at=None if ended is None else datetime.fromisoformat(ended).timestamp(),
+                confirmed=bool(confirmed),
+            )
+            for token, entrant, run, phase, host, pid, remote, started, ended, confirmed in rows
+        ]
+
+    @guarded("auditing the process records")
+    def shared_deal_overlaps(self, tid: int) -> list[tuple[str, str, str, int]]:
+        """The audit of the process records: every pair of processes (tokens) of one entrant
+        that played games of one deal in different seat rotations while both were alive (a
+        process whose end is not recorded counts as alive until now), as (entrant, token,
+        token, deal seed); a process that played two rotations of one deal is such a pair with
+        itself. There must be none; remote bots, one connection for every rotation (the
+        documented exception), are left out."""
+        now = _instant(_now().timestamp())
+        return [
+            tuple(row)
+            for row in self.db.execute(
+                """
+                SELECT DISTINCT a.entrant, a.token, b.token, ga.deal_seed
+                FROM processes a
+                JOIN process_games pa ON pa.process = a.token
+                JOIN games ga ON ga.id = pa.game_id
+                JOIN games gb ON gb.tournament_id = ga.tournament_id
+                    AND gb.deal_seed = ga.deal_seed AND gb.rotation != ga.rotation
+                JOIN process_games pb ON pb.game_id = gb.id
+                JOIN processes b ON b.token = pb.process AND b.entrant = a.entrant
+                WHERE a.tournament_id = ? AND a.token <= b.token AND NOT a.remote
+                    AND a.started_at < COALESCE(b.ended_at, ?)
+                    AND b.started_at < COALESCE(a.ended_at, ?)
+                ORDER BY a.entrant, ga.deal_seed
+                """,
+                (tid, now, now),
+            ).fetchall()
+        ]
 
     @guarded("recording games")
     def record_games(self, items: Iterable[tuple[int, GameRecord]]) -> int:

@@ -21,6 +21,7 @@ __all__ = [
     "BotKind",
     "EntrantInfo",
     "GameStatus",
+    "ProcessRecord",
     "RatingMethod",
     "RatingRow",
     "Standing",
@@ -294,6 +295,28 @@ class StoredGame:
         if self.record is not None:
             data["record"] = self.record.to_dict(events=False)
         return data
+
+
+@dataclass(frozen=True, kw_only=True)
+class ProcessRecord:
+    """One bot process of a run, as the arena records it (``tournaments.playing``): the
+    entrant it served, the run and phase, where it ran (``host``) and as which pid, when it
+    started and, once ended, when (``confirmed``: seen gone after being killed at the end of a
+    phase or of the run; else marked ended, unseen, when a later run found it left by a killed
+    one, or when the lease of a cluster worker lost with it had run out).
+    Times are seconds since the epoch. ``token`` names it; games name the process at each seat
+    by it."""
+
+    token: str
+    entrant: str
+    run: str
+    phase: int
+    host: str
+    pid: int | None
+    remote: bool
+    started_at: float
+    ended_at: float | None = None
+    confirmed: bool = False
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -1,5 +1,9 @@
-"""When a bot's log may be shown: the one decision ``arena serve`` (the bot's page and its JSON
-twin), ``arena export`` and ``arena bot logs`` follow.
+"""What may be shown while a tournament is played: a game's replay (``REPLAY_SHOWN``,
+``deal_in_play``) and a bot's log (``log_hold``); the one decision ``arena serve``, ``arena
+export``, ``arena replay``, ``arena bot logs`` and ``arena bot ask`` follow.
+
+A game's replay shows every hand of its deal, and its bots' lines may tell theirs: both wait
+until every seat rotation of the deal is played.
 
 A bot's log can tell its hands. It is withheld while any tournament, match or gauntlet the bot
 is entered in (under any entrant name) holds a game that is not complete: from the moment it is
@@ -21,7 +25,42 @@ from tournaments.errors import NotFound, TournamentError
 from tournaments.store import Store
 from tournaments.values import GameStatus, TournamentStatus
 
-__all__ = ["LogHold", "LogWithheld", "log_hold", "readable_logs"]
+__all__ = [
+    "REPLAY_SHOWN",
+    "LogHold",
+    "LogWithheld",
+    "deal_in_play",
+    "deal_withheld_reason",
+    "log_hold",
+    "readable_logs",
+]
+
+#: SQL of "game ``g``'s replay may be shown": played, and no rotation of its deal still to be
+#: played (a replay shows every hand of its deal).
+REPLAY_SHOWN = (
+    "(g.status = 'done' AND NOT EXISTS (SELECT 1 FROM games p WHERE p.tournament_id = "
+    "g.tournament_id AND p.deal_seed = g.deal_seed AND p.status = 'pending'))"
+)
+
+
+def deal_in_play(store: Store, game_id: int) -> bool:
+    """Whether game ``game_id`` is played but its replay and its bots' lines must not be shown
+    yet: another seat rotation of its deal is still to be played (``REPLAY_SHOWN``). Raises
+    NotFound for an unknown game."""
+    row = store.db.conn.execute(
+        f"SELECT g.status, {REPLAY_SHOWN} FROM games g WHERE g.id = ?", (game_id,)
+    ).fetchone()
+    if row is None:
+        raise NotFound(f"no game {game_id} in {store.path}")
+    return row[0] == "done" and not row[1]
+
+
+def deal_withheld_reason(game_id: int) -> str:
+    """Why game ``game_id`` is not shown yet (one line, for any face)."""
+    return (
+        f"game {game_id}: its deal is still being played in other seat rotations; it is "
+        "shown once they are done"
+    )
 
 
 class LogWithheld(TournamentError):

@@ -1,10 +1,11 @@
 """The ``arena`` command (click): the only package of ``arena`` that uses ``tournaments``.
 
 One module per group of commands (``bots``, ``check``, ``demo``, ``games``, ``ladder``,
-``match``, ``play``, ``tournament``, ``views``, ``web``), loaded only when its command runs, and the
-options and helpers they share (``common``, ``progress``, ``safety``, ``storage``). Each command
-parses its arguments, calls one use case (``tournaments.service`` and the modules beside it)
-and prints what comes back.
+``match``, ``play``, ``results``, ``tournament``, ``web``), loaded only when its command runs,
+and the options and helpers they share (``common``, ``progress``, ``safety``, ``storage``). Each
+command parses its arguments, calls one use case (``tournaments.service`` and the modules beside
+it) and prints what comes back.
+
 
 Every user error (a bad argument, an unknown game or bot, a bot that will not start, a corrupt
 or locked database) ends in one clear line on stderr and a non-zero exit, never a traceback.
@@ -31,7 +32,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Register, list and remove bots; tokens for remote bots; bot logs.",
     ),
     "crosstable": (
-        "arena.cli.views",
+        "arena.cli.results",
         "crosstable",
         "Head-to-head results between every pair of entrants of tournament ID.",
     ),
@@ -62,12 +63,12 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
         "Play one GAME between bots and print the log and the result.",
     ),
     "rankings": (
-        "arena.cli.views",
+        "arena.cli.results",
         "rankings",
         "Rankings of tournament ID (default: the latest): Elo ± 95 %, games, wins, places.",
     ),
     "replay": (
-        "arena.cli.views",
+        "arena.cli.results",
         "replay",
         "Re-play a stored game from its deal seed and actions.",
     ),

@@ -16,6 +16,7 @@ from arena.procs.remote import check_listen
 from arena.procs.sandbox import SandboxMode
 from arena.text import printable
 from tournaments.catalogue import bundled_bots, bundled_version
+from tournaments.gamelogs import LogLine
 from tournaments.registry import BotCheckError, add_command_bot, add_folder_bot, update_bot
 from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
 from tournaments.reports import format_table
@@ -216,6 +217,22 @@ def token(name: str, endpoint: str | None, curve: bool, ttl_hours: float, store:
 @click.argument("name")
 @click.option("--list", "only_list", is_flag=True, help="Only list the log files.")
 @click.option(
+    "--game",
+    "game_id",
+    type=int,
+    default=None,
+    metavar="ID",
+    help="Only what it wrote during game ID, by step (see `arena tournament games`).",
+)
+@click.option(
+    "--tournament",
+    "tid",
+    type=int,
+    default=None,
+    metavar="ID",
+    help="Only what it wrote during the games of tournament ID, game by game.",
+)
+@click.option(
     "--db",
     "db_path",
     default=None,
@@ -223,13 +240,20 @@ def token(name: str, endpoint: str | None, curve: bool, ttl_hours: float, store:
     help="Results database; the logs are in arena-logs/ next to it (default: "
     "$ARENA_DB, else ./arena.db).",
 )
-def logs(name: str, only_list: bool, db_path: str | None) -> None:
-    """Print what bot NAME wrote to its standard output and error (bounded per process).
+def logs(
+    name: str, only_list: bool, game_id: int | None, tid: int | None, db_path: str | None
+) -> None:
+    """Print what bot NAME wrote to its standard output and error (bounded per process),
+    each line with the time the arena read it and the game and step it was written at.
 
     A log is withheld while a tournament the bot is entered in has a deal to play."""
     from tournaments.store import resolve_db_path
 
-    for path in readable_logs(resolve_db_path(db_path), name):
+    db = resolve_db_path(db_path)
+    if game_id is not None or tid is not None:
+        show_game_logs(db, name, game_id, tid)
+        return
+    for path in readable_logs(db, name):
         if only_list:
             click.echo(f"{path}  {path.stat().st_size} bytes")
             continue
@@ -239,10 +263,43 @@ def logs(name: str, only_list: bool, db_path: str | None) -> None:
         )
 
 
-def _add_check() -> None:
+def show_game_logs(db: Path, name: str, game_id: int | None, tid: int | None) -> None:
+    """``arena bot logs NAME --game ID`` / ``--tournament ID``: the bot's lines of each game,
+    by step (``tournaments.gamelogs``)."""
+    from tournaments.gamelogs import bot_game_logs
+
+    if game_id is not None and tid is not None:
+        raise click.UsageError("give --game or --tournament, not both")
+    with Store.open(db) as store:
+        found = bot_game_logs(store, name, game_id=game_id, tid=tid)
+    for log in found:
+        click.echo(f"== game {log.game_id} (tournament {log.tournament_id}) ==")
+        if log.withheld is not None:
+            click.echo(f"withheld: {log.withheld}")
+            continue
+        if not log.lines:
+            click.echo(f"{name} wrote nothing during game {log.game_id}")
+        for line in log.lines:
+            click.echo(log_line_text(line))
+        if log.truncated:
+            click.echo(f"(only the first {len(log.lines)} lines)")
+    if tid is not None and not found:
+        click.echo(f"{name} wrote nothing during the games of tournament {tid}")
+
+
+def log_line_text(line: LogLine) -> str:
+    """One line of a game's log: its step (``*``: its process had several games open, so the
+    line may be another's), seat and time, then the text, escaped."""
+    step = "*" if line.shared else "-" if line.step is None else str(line.step)
+    return f"step {step:>4} seat {line.seat} {line.at[11:23]} | {printable(line.text)}"
+
+
+def _add_commands() -> None:
+    from arena.cli.ask import ask
     from arena.cli.check import check
 
     bot.add_command(check)
+    bot.add_command(ask)
 
 
-_add_check()
+_add_commands()

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-import shlex
 import shutil
 import tempfile
 from pathlib import Path
@@ -12,50 +11,33 @@ import click
 from arena.cli.common import echo_json, move_time_option
 from arena.cli.safety import sandbox_option
 from arena.games import names
-from arena.procs.botproc import BotSpec
 from arena.procs.sandbox import SandboxMode
-from tournaments.catalogue import Catalogue, bundled_bots
+from tournaments.catalogue import Catalogue
 from tournaments.compliance import run_checks
-from tournaments.registry import MANIFEST, load_manifest
 from tournaments.service import sandbox_for
 from tournaments.store import resolve_db_path
+from tournaments.targets import bot_target
 
 
-def check_target(words: tuple[str, ...], catalogue: Catalogue) -> tuple[BotSpec, tuple[str, ...]]:
-    """The bot a SPEC names and the games it claims (none known: every game).
-
-    SPEC is a bundled or registered bot's name, a folder with a ``bot.toml``, or a command
-    line (one quoted word, or the words after ``--``)."""
-    if not words:
-        raise click.UsageError(
-            "name a bot: a bundled or registered bot, a folder with a "
-            f"{MANIFEST}, or a command line"
-        )
-    text = words[0] if len(words) == 1 else shlex.join(words)
-    folder = Path(text)
-    if len(words) == 1 and folder.is_dir():
-        manifest = load_manifest(folder)
-        spec = BotSpec(
-            name=manifest.name, argv=tuple(shlex.split(manifest.command)), cwd=str(manifest.folder)
-        )
-        return spec, manifest.games
-    registered = catalogue.registered
-    if (
-        text.isidentifier()
-        and text not in registered
-        and text not in bundled_bots()
-        and shutil.which(text)
-    ):
-        return BotSpec(name=text, argv=(text,)), ()  # a program on the PATH: `cat`
-    spec = catalogue.resolve(text)
-    if spec.remote:
-        raise click.UsageError(
-            f"{spec.name!r} is a remote bot: check it where it runs, as a command line"
-        )
-    claimed = bundled_bots().get(text, ())
-    if text in registered:
-        claimed = registered[text].games
-    return spec, tuple(claimed)
+def parse_sizes(text: str | None) -> list[int] | None:
+    """``--table-sizes 3,5-6`` as [3, 5, 6] (None: every size)."""
+    if text is None:
+        return None
+    sizes: set[int] = set()
+    for word in text.replace(" ", "").split(","):
+        low, dash, high = word.partition("-")
+        try:
+            first, last = int(low), int(high if dash else low)
+        except ValueError:
+            raise click.BadParameter(
+                f"{word!r} is not a size or a range (e.g. 3,5-6)", param_hint="--table-sizes"
+            ) from None
+        if not 1 <= first <= last <= 64:
+            raise click.BadParameter(
+                f"{word!r}: sizes run from 1 to 64", param_hint="--table-sizes"
+            )
+        sizes.update(range(first, last + 1))
+    return sorted(sizes)
 
 
 @click.command("check", context_settings={"ignore_unknown_options": True})
@@ -70,10 +52,16 @@ def check_target(words: tuple[str, ...], catalogue: Catalogue) -> tuple[BotSpec,
 @click.option(
     "--games",
     "per_game",
-    type=click.IntRange(1, 1000),
-    default=4,
-    show_default=True,
-    help="Games of each game played under the referee.",
+    type=click.IntRange(0, 1000),
+    default=0,
+    help="Games of each game at least (default: one per table size and seat).",
+)
+@click.option(
+    "--table-sizes",
+    "table_sizes",
+    default=None,
+    metavar="N,M-K",
+    help="Only these table sizes (default: every size each game allows), e.g. 3,5-6.",
 )
 @move_time_option
 @click.option(
@@ -98,6 +86,7 @@ def check(
     spec: tuple[str, ...],
     games: tuple[str, ...],
     per_game: int,
+    table_sizes: str | None,
     move_ms: int,
     startup_ms: int,
     seed: int | None,
@@ -112,34 +101,42 @@ def check(
     arena bot check path/to/folder              a folder with a bot.toml
     arena bot check --game skull -- node bot.js  a command line
 
-    It starts one process of the bot, checks its hello, plays a first game turn by turn
-    (game and request ids, a 63-bit seed), then --games games of each game against random
-    bots at every table size and seat (legal actions, well-formed messages, deadlines, game
-    after game in one process, latency percentiles), then, for a bot whose hello says
-    max_games > 1, a few games at once with their turns waiting together, and finally says bye.
+    It starts one process of the bot and checks its hello (a refused hello is reported with
+    the arena's answer), plays a first game (game and request ids it cannot guess, a 63-bit
+    seed), then every table size each game allows in every seat, at least once, the other
+    seats played at random (legal actions, well-formed messages, deadlines, game after game
+    in one process, latency percentiles), then, for a bot whose hello says max_games > 1, a
+    few games at once with their turns waiting together, and finally says bye. It says
+    which table sizes and seats it covered.
     """
     db = resolve_db_path(db_path)
     catalogue = Catalogue.at(db)
-    bot, claimed = check_target(spec, catalogue)
+    target = bot_target(spec, catalogue)
+    bot, claimed = target.spec, target.games
     chosen = games or tuple(g for g in claimed if g != "*") or tuple(names())
     unknown = [g for g in chosen if g not in names()]
     if unknown:
         raise click.UsageError(
             f"unknown game(s) {', '.join(unknown)} (games: {', '.join(names())})"
         )
-    log_dir = Path(tempfile.mkdtemp(prefix="arena-check-"))
+    sizes = parse_sizes(table_sizes)
     if not as_json:
         click.echo(f"checking {bot.name} ({', '.join(chosen)})...", err=True)
-    report = run_checks(
-        bot,
-        chosen,
-        per_game=per_game,
-        move_ms=move_ms,
-        startup_ms=startup_ms,
-        seed=seed,
-        log_dir=log_dir,
-        sandbox=sandbox_for(sandbox, db, catalogue.folders()),
-    )
+    log_dir = Path(tempfile.mkdtemp(prefix="arena-check-"))
+    try:
+        report = run_checks(
+            bot,
+            chosen,
+            per_game=per_game,
+            table_sizes=sizes,
+            move_ms=move_ms,
+            startup_ms=startup_ms,
+            seed=seed,
+            log_dir=log_dir,
+            sandbox=sandbox_for(sandbox, db, catalogue.folders()),
+        )
+    finally:
+        shutil.rmtree(log_dir, ignore_errors=True)
     if as_json:
         echo_json(report.to_dict())
     else:

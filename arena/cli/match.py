@@ -1,8 +1,9 @@
 """``arena match NEW BASE``: is NEW stronger than BASE? A match stopped by an SPRT.
 
 Exit status 0: H1 accepted (NEW is stronger by ``elo1`` rather than ``elo0``); 1: H0
-accepted; 2: no decision within ``--games``. Bad input (the same bot twice, a game a bot does
-not play, impossible SPRT bounds) is one line on stderr.
+accepted; 2: no decision within ``--games``; 3: stopped because NEW or BASE faulted past
+``--max-fault-rate``. Bad input (the same bot twice, a game a bot does not play, impossible
+SPRT bounds) is one line on stderr.
 """
 
 from __future__ import annotations
@@ -22,13 +23,15 @@ from arena.cli.common import (
 from arena.cli.safety import run_options
 from arena.cli.storage import db_option
 from arena.cli.tournament import warn
+from arena.text import printable
 from tournaments import service
-from tournaments.matches import MatchInfo, match_info
+from tournaments.matches import FaultLimit, MatchInfo, MatchProgress, MatchStatus, match_info
+from tournaments.reports import format_table
 from tournaments.service import RunOptions
-from tournaments.sprt import Decision, SprtConfig, SprtError, SprtStatus
+from tournaments.sprt import Decision, SprtConfig, SprtError
 from tournaments.store import Store
 
-EXIT = {Decision.H1: 0, Decision.H0: 1, Decision.CONTINUE: 2}
+EXIT = {Decision.H1: 0, Decision.H0: 1, Decision.CONTINUE: 2, Decision.FAULTS: 3}
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
 
 
@@ -47,25 +50,28 @@ def split_words(args: tuple[str, ...], sprt: tuple[str, ...]) -> tuple[list[str]
 
 
 class LiveLine:
-    """The SPRT's state on stderr: one line rewritten on a terminal, else a line now and
-    then (every ``every`` deals)."""
+    """The match's state on stderr as it is looked at, between batches of deals: one line
+    rewritten on a terminal (erased at the end, where the summary takes over), else a line
+    each time (a few: the batches double)."""
 
-    def __init__(self, *, quiet: bool, every: int = 25) -> None:
+    def __init__(self, *, quiet: bool) -> None:
         self.quiet = quiet
         self.tty = sys.stderr.isatty()
-        self.every = every
+        self.shown = False
 
-    def __call__(self, state: SprtStatus) -> None:
-        if self.quiet or state.deals == 0:
-            return
+    def __call__(self, progress: MatchProgress) -> None:
+        state = progress.status
+        if self.quiet or state.deals == 0 or state.decision is not Decision.CONTINUE:
+            return  # the summary says the last state, once
         if self.tty:
-            click.echo("\r" + state.line() + "   ", nl=False, err=True)
-        elif state.deals % self.every == 0:
-            click.echo(state.line(), err=True)
+            click.echo("\r\x1b[K" + progress.line(), nl=False, err=True)
+            self.shown = True
+        else:
+            click.echo(progress.line(), err=True)
 
     def done(self) -> None:
-        if self.tty and not self.quiet:
-            click.echo("", err=True)
+        if self.shown:
+            click.echo("\r\x1b[K", nl=False, err=True)
 
 
 @click.command("match", context_settings={"ignore_unknown_options": False})
@@ -83,7 +89,16 @@ class LiveLine:
     type=click.IntRange(1, 4_000_000),
     default=20_000,
     show_default=True,
-    help="Stop without a decision after this many games.",
+    help="Games at most (whole deals): no decision within them exits 2.",
+)
+@click.option(
+    "--max-fault-rate",
+    "fault_rate",
+    type=click.FloatRange(0.0, 1.0),
+    default=0.05,
+    show_default=True,
+    help="Stop the match (exit 3) when NEW or BASE faults in more than this share of its "
+    "games, once it has played 10; 1 never stops.",
 )
 @click.option(
     "--fill",
@@ -120,6 +135,7 @@ def match(
     game_name: str | None,
     sprt: tuple[str, ...],
     max_games: int,
+    fault_rate: float,
     fill: str,
     table_size: int | None,
     jobs: int,
@@ -135,10 +151,13 @@ def match(
 ) -> None:
     """Is NEW stronger than BASE? Play deals until an SPRT decides.
 
-    Each deal is played in every seat rotation of one table (NEW, BASE and --fill bots); the
-    test counts NEW's pairwise score against BASE per deal (fastchess's pentanomial model,
-    generalised). Exit status 0: NEW is stronger (H1); 1: it is not (H0); 2: no decision
-    within --games. Interrupted or killed, go on with `arena match --resume ID`.
+    NEW and BASE are bot SPECs: a bundled or registered bot, a folder with a bot.toml or a
+    command line (quoted); a folder or command line is registered first, after the checks of
+    `arena bot add`. Each deal is played in every seat rotation of one table (NEW, BASE and
+    --fill bots); the test counts NEW's pairwise score against BASE per deal (fastchess's
+    pentanomial model, generalised). Exit status 0: NEW is stronger (H1); 1: it is not (H0);
+    2: no decision within --games; 3: stopped, NEW or BASE faulted past --max-fault-rate.
+    Interrupted or killed, go on with `arena match --resume ID`.
     """
     names, settings = split_words(bots, sprt)
     try:
@@ -156,7 +175,7 @@ def match(
             )
         if game_name is None:
             raise click.UsageError("give --game GAME")
-        current = service.plan_match(
+        planned = service.plan_match(
             store,
             new=names[0],
             base=names[1],
@@ -168,7 +187,13 @@ def match(
             options=parse_options(options),
             move_ms=move_ms,
             config=config,
+            faults=FaultLimit(rate=fault_rate),
+            sandbox=run_options.sandbox,
         )
+        for note in planned.notes:
+            click.echo(note, err=True)
+        warn(planned.warnings)
+        current = planned.match
         if not as_json:
             click.echo(
                 f"match {current.tid}: {current.new} vs {current.base}, deals of "
@@ -184,7 +209,7 @@ def match(
         quiet=quiet or as_json,
         options=run_options,
     )
-    _report(current, final, as_json=as_json)
+    _report(store, current, final, as_json=as_json)
     raise SystemExit(EXIT[final.decision])
 
 
@@ -196,7 +221,7 @@ def _run(
     games_per_worker: int | None,
     quiet: bool,
     options: RunOptions,
-) -> SprtStatus:
+) -> MatchStatus:
     prepared = service.prepare_run(
         store, current.tid, options, jobs=jobs, games_per_worker=games_per_worker, matches=True
     )
@@ -208,13 +233,10 @@ def _run(
         live.done()
 
 
-def _report(current: MatchInfo, final: SprtStatus, *, as_json: bool) -> None:
-    verdict = {
-        Decision.H1: f"H1 accepted: {current.new} is stronger than {current.base}",
-        Decision.H0: f"H0 accepted: {current.new} is not stronger than {current.base} "
-        f"by {current.config.elo1:g} Elo",
-        Decision.CONTINUE: "no decision within the games allowed",
-    }[final.decision]
+def _report(store: Store, current: MatchInfo, final: MatchStatus, *, as_json: bool) -> None:
+    """The match's summary, once: the verdict, the test, the deal scores, every entrant's
+    results and faults, and what its plan kept."""
+    info = store.tournament(current.tid)
     if as_json:
         echo_json(
             {
@@ -222,16 +244,75 @@ def _report(current: MatchInfo, final: SprtStatus, *, as_json: bool) -> None:
                 "new": current.new,
                 "base": current.base,
                 "sprt": current.config.to_dict(),
+                "max_fault_rate": current.faults.rate,
                 "result": "inconclusive"
                 if final.decision is Decision.CONTINUE
                 else final.decision.value,
                 **final.to_dict(),
+                "games_done": info.games_done,
+                "games_total": info.games_total,
+                "repetitions": info.spec.repetitions,
             }
         )
         return
-    click.echo(final.line())
+    sprt = final.sprt
+    verdict = {
+        Decision.H1: f"H1 accepted: {current.new} is stronger than {current.base}",
+        Decision.H0: f"H0 accepted: {current.new} is not stronger than {current.base} "
+        f"by {current.config.elo1:g} Elo",
+        Decision.CONTINUE: "no decision within the games allowed",
+        Decision.FAULTS: f"stopped: {final.stopped}",
+    }[final.decision]
+    open_deals = info.spec.repetitions - sprt.deals if info.status.value == "done" else 0
+    click.echo(printable(verdict))
     click.echo(
-        f"Elo difference {final.elo:+.1f} (95 % interval {final.elo_lo:+.1f} to "
-        f"{final.elo_hi:+.1f}) over {final.deals} deals ({final.games} games)"
+        f"  {sprt.deals} deals ({sprt.games} games"
+        + (
+            f"; {final.played} played: {open_deals} deal(s) left incomplete"
+            if final.played > sprt.games
+            else ""
+        )
+        + f"): {sprt.line()}"
     )
-    click.echo(verdict)
+    click.echo(
+        f"  Elo difference {sprt.elo:+.1f} (95 % interval {sprt.elo_lo:+.1f} to {sprt.elo_hi:+.1f})"
+    )
+    top = 2 * current.games_per_deal
+    click.echo(
+        f"  deal scores (NEW's half points against BASE over a deal, 0 to {top}): "
+        + "  ".join(f"{h}: {n}" for h, n in enumerate(final.counts.counts))
+    )
+    roles = {current.new: "NEW", current.base: "BASE"}
+    rows = [
+        [
+            e.entrant,
+            roles.get(e.entrant, "filler"),
+            e.games,
+            e.wins,
+            "-" if e.mean_place is None else f"{e.mean_place:.2f}",
+            e.faulty,
+            e.forfeits,
+            e.faults_text(),
+        ]
+        for e in final.entrants
+    ]
+    click.echo(
+        format_table(
+            [
+                "entrant",
+                "role",
+                "games",
+                "wins",
+                "mean place",
+                "faulty",
+                "forfeits",
+                "faults",
+            ],
+            rows,
+            align="llrrrrrl",
+        )
+    )
+    click.echo(
+        f"match {current.tid}: {info.games_done}/{info.games_total} games played, "
+        f"{info.spec.repetitions} deal(s) in its plan ({info.status.value})"
+    )

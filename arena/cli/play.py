@@ -7,6 +7,8 @@ record keeps the deal seed itself, so the game replays anywhere.
 
 from __future__ import annotations
 
+import json
+
 import click
 
 from arena.cli.common import echo_json, game_option, move_time_option, parse_options
@@ -14,11 +16,12 @@ from arena.cli.safety import run_options
 from arena.games import get_game
 from arena.keys.keyfile import KeyFile
 from arena.keys.seeds import deal_seed, random_seed
-from arena.referee.record import GameRecord
-from arena.referee.replay import seat_story
+from arena.referee.record import Fault, GameRecord
+from arena.referee.replay import seat_story, step_events
 from arena.referee.single import play_match
 from arena.text import printable
 from tournaments.catalogue import Catalogue
+from tournaments.gamelogs import GameLog, LogLine
 from tournaments.published import seat_data
 from tournaments.reports import format_table
 from tournaments.service import RunOptions, bot_processes
@@ -113,25 +116,45 @@ def play(
         show_log(record)
 
 
-def show_log(record: GameRecord) -> None:
+def show_log(record: GameRecord, logs: GameLog | None = None) -> None:
+    """The game as the referee saw it: each step's faults, then what the bots wrote during it
+    (``logs``, escaped), then its events; the result."""
     game = get_game(record.game)
     options = ", ".join(f"{k}={v}" for k, v in sorted(record.options.items())) or "none"
     click.echo(f"{game.title} ({record.game}), seed {record.seed}, options: {options}")
     for index, name in enumerate(record.bots):
         click.echo(f"  seat {index}: {name}")
     click.echo("")
-    faults_by_step: dict[int, list[str]] = {}
+    faults_by_step: dict[int, list[Fault]] = {}
     for fault in record.faults:
-        faults_by_step.setdefault(fault.step, []).append(
-            f"  ! fault: seat {fault.seat} {fault.kind.value}: {printable(fault.detail)}"
-        )
-    for event in record.events:
+        faults_by_step.setdefault(fault.step, []).append(fault)
+    lines = logs.at_step() if logs is not None and logs.withheld is None else {}
+    deal, events = step_events(
+        record.game, record.players, record.seed, record.options, record.joint_actions()
+    )
+    for event in deal:
         click.echo(game.format_event(event))
-    for lines in faults_by_step.values():
-        for line in lines:
-            click.echo(line)
+    for line in lines.get(None, []):  # before its first turn, or shared with other games
+        click.echo(_log_line(line))
+    for step, happened in enumerate(events):
+        for fault in faults_by_step.get(step, []):
+            click.echo(
+                f"  ! step {step}: fault of seat {fault.seat}, {fault.kind.value}: "
+                f"{printable(fault.detail)}"
+            )
+        for line in lines.get(step, []):
+            click.echo(_log_line(line))
+        for event in happened:
+            click.echo(game.format_event(event))
+    if logs is not None and logs.withheld is not None:
+        click.echo(f"  (bot logs withheld: {logs.withheld})")
     click.echo("")
     show_result(record)
+
+
+def _log_line(line: LogLine) -> str:
+    where = "shared" if line.shared else "start" if line.step is None else f"step {line.step}"
+    return f"  > seat {line.seat} log ({where}): {printable(line.text)}"
 
 
 def show_result(record: GameRecord) -> None:
@@ -163,8 +186,9 @@ def show_result(record: GameRecord) -> None:
 
 
 def show_seat(record: GameRecord, seat: int, as_json: bool) -> None:
-    """The game as ``seat`` saw it: its views, offers and choices, and the result. Never the
-    deal seed, the events or other seats' views: they would reveal hidden cards."""
+    """The game as ``seat`` saw it: its views (as the wire carries them: JSON values), offers
+    and choices, and the result. Never the deal seed, the events or other seats' views: they
+    would reveal hidden cards."""
     if as_json:
         echo_json(seat_data(record, seat))
         return
@@ -175,7 +199,7 @@ def show_seat(record: GameRecord, seat: int, as_json: bool) -> None:
     )
     click.echo(f"{record.game} as seen by seat {seat} ({record.bots[seat]})")
     for turn in story:
-        click.echo(f"step {turn.step}: view {turn.view}")
-        click.echo(f"  legal {turn.legal} -> {turn.action}")
+        click.echo(f"step {turn.step}: view {json.dumps(turn.view)}")
+        click.echo(f"  legal {json.dumps(turn.legal)} -> {turn.action}")
     click.echo("")
     show_result(record)

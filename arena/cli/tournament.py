@@ -275,3 +275,52 @@ def show(tid: int, as_json: bool, store: Store) -> None:
                 align="llr",
             )
         )
+
+
+@tournament.command("games")
+@click.argument("tid", metavar="ID", type=int)
+@click.option("--entrant", default=None, metavar="NAME", help="Only this entrant's games.")
+@click.option("--faults", "only_faults", is_flag=True, help="Only games with a fault.")
+@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@db_option
+def games_command(
+    tid: int, entrant: str | None, only_faults: bool, as_json: bool, store: Store
+) -> None:
+    """List the games of tournament ID: id, repetition, table, rotation, seats, places and
+    faults (by seat and kind). `arena replay GAME_ID` shows one; `arena bot logs NAME --game
+    GAME_ID` what a bot wrote during it."""
+    games = published.games_list(store, tid, entrant=entrant, faults=only_faults)
+    if as_json:
+        echo_json(games)
+        return
+    if not games:
+        click.echo("no games" + (" with a fault" if only_faults else ""))
+        return
+    rows = []
+    for game in games:
+        places = game["places"]
+        seats = [
+            f"{seat}:{name}" + (f"={places[seat]}" if places else "")
+            for seat, name in enumerate(game["seating"])
+        ]
+        faults = [f"{f['seat']}:{f['kind']}×{f['count']}" for f in game["faults"]]
+        if game["forfeits"]:
+            faults.append("forfeit " + ",".join(str(s) for s in game["forfeits"]))
+        rows.append(
+            [
+                game["id"],
+                game["repetition"],
+                game["table"],
+                game["rotation"],
+                game["status"],
+                printable(" ".join(seats)),
+                " ".join(faults) or "-",
+            ]
+        )
+    click.echo(
+        format_table(
+            ["game", "rep", "table", "rot", "status", "seat:entrant=place", "faults (seat:kind)"],
+            rows,
+            align="rrrrlll",
+        )
+    )

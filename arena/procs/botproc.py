@@ -1,22 +1,26 @@
 """Bot processes: spawning, the hello handshake, pooling and killing.
 
-A bot process is started once and serves game after game; a process that died is replaced the
-next time it is needed. Each process runs in its own session, under the process limits of
-``arena.procs.limits`` (memory, CPU time, number of processes), inside the bubblewrap sandbox of
-``arena.procs.sandbox`` when there is one, as a uid of its own when the arena runs as root
-(``arena.procs.identity``), with a clean environment (``ARENA_ENDPOINT``,
-``ARENA_TOKEN``, ``TMPDIR``, the locale, ``PATH``/``HOME`` and ``PYTHON*``/``PYENV*``
-settings, and any ``ARENA_BOT_*`` variable: nothing else of the arena's environment), and with
-its output drained into a bounded log (``arena.procs.logs``). Killing a bot kills everything it
-started. Every spawned process gets the system-call filter of ``arena.procs.seccomp`` where it
-works, sandboxed or not. A remote bot (``BotSpec.remote``) is not spawned: the pool waits for
-it to connect.
+A bot process is started once and serves game after game until its pool ends it (a tournament
+ends every local process at each phase's end: ``BotPool.end_local``); a process that died is
+replaced the next time it is needed. Several start at once (``prestart``), and several are
+killed at once, seen gone and cleaned up (``kill_all``). Each process runs in its own session,
+under the process limits of ``arena.procs.limits`` (memory, CPU time, number of processes),
+inside the bubblewrap sandbox of ``arena.procs.sandbox`` when there is one, as a uid of its own
+when the arena runs as root (``arena.procs.identity``), with a clean environment
+(``ARENA_ENDPOINT``, ``ARENA_TOKEN``, ``TMPDIR``, the locale, ``PATH``/``HOME`` and
+``PYTHON*``/``PYENV*`` settings, and any ``ARENA_BOT_*`` variable: nothing else of the arena's
+environment), and with its output drained into a bounded log (``arena.procs.logs``). Killing a
+bot kills everything it started. Every spawned process gets the system-call filter of
+``arena.procs.seccomp`` where it works, sandboxed or not. A remote bot (``BotSpec.remote``) is
+not spawned: the pool waits for it to connect.
 """
 
 from __future__ import annotations
 
+import concurrent.futures
 import logging
 import os
+import secrets
 import shutil
 import signal
 import subprocess
@@ -73,11 +77,21 @@ PASS_ENV = frozenset(
 PASS_ENV_PREFIXES = ("LC_", "PYTHON", "PYENV", "CONDA", "ARENA_BOT_")
 #: Seconds to wait for a killed bot's output to be drained before reading its log's tail.
 DRAIN_S = 0.3
+#: Seconds ``kill_all`` waits, in all, for the output of processes seen gone to reach their
+#: logs (their pipes are closed: the wait ends as soon as the last bytes are written; a worker
+#: process that exits right after must not cut a log short).
+DRAIN_ALL_S = 10.0
+#: Bot processes started at once by ``BotPool.prestart`` (their children prepare in parallel).
+LAUNCH_AT_ONCE = 8
 
 
 @dataclass
 class BotProcess:
-    """One running bot process (or connected remote bot) and its peer on the hub."""
+    """One running bot process (or connected remote bot) and its peer on the hub.
+
+    ``token`` names it in the arena's process records (random: unique across runs and
+    machines); ``started_wall`` is when it started, on the wall clock (seconds since the epoch).
+    """
 
     label: str
     spec: BotSpec
@@ -85,6 +99,8 @@ class BotProcess:
     log_path: Path | None
     peer: Peer | None = None
     started_at: float = field(default_factory=time.monotonic)
+    started_wall: float = field(default_factory=time.time)
+    token: str = field(default_factory=lambda: secrets.token_hex(8))
     output: CappedLog | None = None
     cgroup: proclimits.BotCgroup | None = None
     memory_cgroup: proclimits.BotCgroup | None = None
@@ -145,7 +161,90 @@ def bot_environment(endpoint: str, token: str, scratch: str) -> dict[str, str]:
     return env
 
 
-def spawn(
+@dataclass
+class _Launch:
+    """A bot process being started: what ``prepare`` made in the arena's thread (a token and
+    door on the hub, the log, the command, the child's plan and cgroups), then the ``Popen``
+    (which may run in a thread of its own: the child's preparation before ``exec`` takes a
+    while), then the ``BotProcess``. As root the process runs as a uid of its own
+    (``arena.procs.identity``), sandboxed or not."""
+
+    spec: BotSpec
+    hub: Hub
+    label: str
+    limits: Limits
+    sandbox: Sandbox | None
+    output: CappedLog
+    argv: list[str]
+    env: dict[str, str]
+    cwd: str
+    plan: proclimits.ChildPlan
+    cgroups: tuple[proclimits.BotCgroup | None, proclimits.BotCgroup | None]
+
+    def start(self) -> subprocess.Popen:
+        """Start the child (raises BotStartError, having released what was prepared)."""
+        try:
+            return subprocess.Popen(
+                self.argv,
+                env=self.env,
+                cwd=self.cwd,
+                stdin=subprocess.DEVNULL,
+                stdout=self.output.write_fd,
+                stderr=self.output.write_fd,
+                start_new_session=True,
+                preexec_fn=proclimits.child_setup(self.plan),
+            )
+        except (OSError, subprocess.SubprocessError) as exc:
+            self.abandon()
+            why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
+            raise BotStartError(
+                f"bot {self.spec.name!r} could not be started: {why}: "
+                f"{self.spec.argv[0] if self.spec.argv else '(no command)'}"
+            ) from None
+
+    def abandon(self) -> None:
+        """Release what was prepared for a child that did not start."""
+        self.output.abandon()
+        for group in self.plan.cgroups:
+            group.kill()
+        if self.plan.scratch:
+            shutil.rmtree(self.plan.scratch, ignore_errors=True)
+        self.hub.revoke(self.label)
+
+    def finish(
+        self,
+        popen: subprocess.Popen,
+        watchdog: proclimits.Watchdog | None,
+        janitor: Janitor | None,
+    ) -> BotProcess:
+        """The started child as a BotProcess (its log drained, its uid known, watched)."""
+        self.output.start()
+        user = identity.uid_of(popen.pid) if self.plan.user else None
+        if janitor is not None:
+            janitor.register(self.label, pgid=popen.pid, uid=user)
+        proc = BotProcess(
+            label=self.label,
+            spec=self.spec,
+            popen=popen,
+            log_path=self.output.path,
+            output=self.output,
+            cgroup=self.cgroups[0],
+            memory_cgroup=self.cgroups[1],
+            scratch=self.plan.scratch,
+            sandboxed=self.sandbox is not None,
+            user=user,
+        )
+        if self.limits.max_procs > 0 and self.cgroups[0] is None and watchdog is not None:
+            watchdog.watch(
+                popen.pid,
+                self.limits.max_procs,
+                lambda reason: setattr(proc, "killed_because", reason),
+                user=user,
+            )
+        return proc
+
+
+def prepare(
     spec: BotSpec,
     hub: Hub,
     label: str,
@@ -153,15 +252,12 @@ def spawn(
     log_dir: Path,
     limits: Limits = Limits(),
     sandbox: Sandbox | None = None,
-    watchdog: proclimits.Watchdog | None = None,
-    janitor: Janitor | None = None,
-) -> BotProcess:
-    """Start the process for ``label`` with its endpoint, a fresh token and its limits.
-
-    As root the process runs as a uid of its own (``arena.procs.identity``), sandboxed or not. The
-    ``janitor`` learns what it holds (cgroups before it starts), to kill it if this process
-    dies without stopping it.
-    """
+) -> _Launch:
+    """Everything that comes before a bot's child starts: a fresh token and the process's own
+    door, its log, its command and the child's plan with its cgroups. The pool then tells its
+    janitor what the child will hold (to kill it if the arena dies without stopping it),
+    starts it and finishes it (``_Launch``). Raises BotStartError (having released what it
+    made)."""
     if spec.remote:
         raise BotStartError(f"bot {spec.name!r} is remote: it is not started by the arena")
     token = hub.issue_token(label)
@@ -180,57 +276,26 @@ def spawn(
     cgroups: tuple[proclimits.BotCgroup | None, proclimits.BotCgroup | None] = (None, None)
     try:
         cgroups = proclimits.bot_cgroups(max_procs=limits.max_procs, memory_mb=limits.memory_mb)
-        plan = replace(plan, cgroups=tuple(g for g in cgroups if g is not None))
-        if janitor is not None:
-            janitor.register(
-                label, cgroups=[group.path for group in plan.cgroups], scratch=plan.scratch
-            )
-        popen = subprocess.Popen(
-            argv,
-            env=bot_environment(endpoint, token, plan.scratch or "/tmp"),
-            cwd=cwd,
-            stdin=subprocess.DEVNULL,
-            stdout=output.write_fd,
-            stderr=output.write_fd,
-            start_new_session=True,
-            preexec_fn=proclimits.child_setup(plan),
-        )
-    except (OSError, subprocess.SubprocessError) as exc:
+    except OSError as exc:
         output.abandon()
-        for group in plan.cgroups:
-            group.kill()
         if plan.scratch:
             shutil.rmtree(plan.scratch, ignore_errors=True)
         hub.revoke(label)
-        why = exc.strerror if isinstance(exc, OSError) and exc.strerror else str(exc)
-        raise BotStartError(
-            f"bot {spec.name!r} could not be started: {why}: "
-            f"{spec.argv[0] if spec.argv else '(no command)'}"
-        ) from None
-    output.start()
-    user = identity.uid_of(popen.pid) if plan.user else None
-    if janitor is not None:
-        janitor.register(label, pgid=popen.pid, uid=user)
-    proc = BotProcess(
-        label=label,
+        raise BotStartError(f"bot {spec.name!r} could not be started: {exc}") from None
+    plan = replace(plan, cgroups=tuple(g for g in cgroups if g is not None))
+    return _Launch(
         spec=spec,
-        popen=popen,
-        log_path=output.path,
+        hub=hub,
+        label=label,
+        limits=limits,
+        sandbox=sandbox,
         output=output,
-        cgroup=cgroups[0],
-        memory_cgroup=cgroups[1],
-        scratch=plan.scratch,
-        sandboxed=sandbox is not None,
-        user=user,
+        argv=argv,
+        env=bot_environment(endpoint, token, plan.scratch or "/tmp"),
+        cwd=cwd,
+        plan=plan,
+        cgroups=cgroups,
     )
-    if limits.max_procs > 0 and cgroups[0] is None and watchdog is not None:
-        watchdog.watch(
-            popen.pid,
-            limits.max_procs,
-            lambda reason: setattr(proc, "killed_because", reason),
-            user=user,
-        )
-    return proc
 
 
 def _command(
@@ -254,12 +319,22 @@ def _plan(
 ) -> proclimits.ChildPlan:
     """What the child does before it runs the bot (see ``arena.procs.limits.child_setup``)."""
     separate = identity.separate_users()
+    named = sandboxing.named_paths(spec.argv, cwd)
+    if separate:
+        unreadable = reach.unreadable(named)
+        if unreadable is not None:
+            raise BotStartError(
+                f"bot {spec.name!r} runs as a user of its own (the arena runs as root), which "
+                f"cannot read {unreadable}; make the bot's files readable by others and its "
+                "folders searchable (chmod -R o+rX FOLDER), or run the arena as an ordinary user"
+            )
     scratch = None if sandbox is not None else tempfile.mkdtemp(prefix="arena-bot-")
     needed = [
         *sandboxing.needed_paths(),
         cwd,
         *([spec.cwd] if spec.cwd else []),
         *([folder] if folder else []),
+        *(path if os.path.isdir(path) else os.path.dirname(path) for path in named),
     ]
     view = reach.plan(needed) if separate else reach.View()
     if view and reach.problem() is not None:
@@ -305,7 +380,8 @@ def connect_remote(spec: BotSpec, hub: Hub, label: str, *, wait_ms: int) -> BotP
 
 
 def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> None:
-    """Wait until every process has said hello; raise BotStartError naming the first failure."""
+    """Wait until every process has said hello; raise BotStartError naming the first failure
+    (with the hub's answer to its hello when the hub refused one)."""
     waiting = {proc.label: proc for proc in procs if proc.peer is None}
     deadline = time.monotonic() + timeout_ms / 1000.0
     while waiting:
@@ -323,19 +399,32 @@ def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> N
                 if hub.by_label.get(label) is None:
                     hub.admit(0)
                 if hub.by_label.get(label) is None:
-                    raise _start_error(
-                        proc,
-                        f"bot {proc.spec.name!r} stopped before saying "
-                        f"hello ({proc.exit_summary()})",
-                    )
+                    raise _start_error(proc, _no_hello(hub, proc, None))
         if not waiting:
             return
         if time.monotonic() > deadline:
             proc = next(iter(waiting.values()))
-            raise _start_error(
-                proc, f"bot {proc.spec.name!r} did not say hello within {timeout_ms} ms"
-            )
+            raise _start_error(proc, _no_hello(hub, proc, timeout_ms))
         hub.admit(20)  # hellos are handled inside; peer messages are kept for the referee
+
+
+def _no_hello(hub: Hub, proc: BotProcess, timeout_ms: int | None) -> str:
+    """Why a process was not welcomed, in words: it stopped (``timeout_ms`` None) or was
+    silent too long, and first of all the hub's answer to its hello if the hub refused one
+    (the real cause)."""
+    name = proc.spec.name
+    refused = hub.refusal(proc.label)
+    if timeout_ms is None:
+        status = proc.exit_summary()
+        if refused is None:
+            return f"bot {name!r} stopped before saying hello ({status})"
+        return f"bot {name!r} said a hello the arena refused ({refused}), then stopped ({status})"
+    if refused is None:
+        return f"bot {name!r} did not say hello within {timeout_ms} ms"
+    return (
+        f"bot {name!r} said a hello the arena refused ({refused}) and no valid one within "
+        f"{timeout_ms} ms"
+    )
 
 
 def _start_error(proc: BotProcess, message: str) -> BotStartError:
@@ -349,8 +438,9 @@ def stop(
     *,
     grace_s: float = 0.5,
     watchdog: proclimits.Watchdog | None = None,
-) -> None:
-    """Say bye, give the processes a moment, then kill each with everything it started."""
+) -> list[BotProcess]:
+    """Say bye, give the processes a moment, then kill them with everything they started.
+    Returns those of which something may still run (``kill_all``)."""
     procs = list(procs)
     for proc in procs:
         if hub is not None and proc.peer is not None and proc.alive():
@@ -358,41 +448,76 @@ def stop(
     deadline = time.monotonic() + grace_s
     for proc in procs:
         if proc.popen is not None:
-            remaining = deadline - time.monotonic()
             try:
-                proc.popen.wait(timeout=max(0.0, remaining))
+                proc.popen.wait(timeout=max(0.0, deadline - time.monotonic()))
             except subprocess.TimeoutExpired:
                 pass
             if watchdog is not None:
                 watchdog.forget(proc.popen.pid)
-            kill(proc)
         elif proc.peer is not None:
             proc.peer.closed = True
-        if hub is not None:
+    left = kill_all(procs)
+    if hub is not None:
+        for proc in procs:
             hub.revoke(proc.label)
+    return left
 
 
-def kill(proc: BotProcess) -> None:
-    """Kill a bot process with every process it started, and release what it held: its
-    cgroups, its scratch folder and (unsandboxed, as its own uid) every file it left in the
-    world-writable places and its System V IPC objects (sandboxed, its IPC namespace goes)."""
-    if proc.popen is not None:
-        proclimits.kill_tree(proc.popen.pid, proc.cgroup, user=proc.user)
+def kill(proc: BotProcess) -> bool:
+    """``kill_all`` for one process: whether nothing of it is seen running any more."""
+    return not kill_all([proc])
+
+
+def kill_all(procs: Iterable[BotProcess]) -> list[BotProcess]:
+    """Kill bot processes with every process they started, and release what they held: their
+    cgroups, their scratch folders and (unsandboxed, as uids of their own) every file they
+    left in the world-writable places and their System V IPC objects (sandboxed, their IPC
+    namespaces go). Their uids are swept together: one pass over ``/proc`` per round.
+
+    Returns those of which something may still run: a process not reaped, a cgroup not
+    removed (it can be only once empty) or, as a uid of its own, a process of that uid left.
+    Without cgroups or a uid of its own (an ordinary user's unsandboxed bot), a process it
+    detached from its group cannot be seen: the answer covers what can."""
+    procs = [proc for proc in procs if proc.popen is not None]
+    for proc in procs:
+        proclimits.kill_tree(proc.popen.pid, proc.cgroup, user=None)  # the uids: below
         if proc.memory_cgroup is not None and proc.memory_cgroup is not proc.cgroup:
             proc.memory_cgroup.kill()
+    survivors = identity.kill_users({proc.user for proc in procs if proc.user is not None})
+    left = []
+    for proc in procs:
         try:
             proc.popen.wait(timeout=2)
         except subprocess.TimeoutExpired:
             log.warning("process %s did not die after SIGKILL", proc.popen.pid)
-    if proc.output is not None:
-        proc.output.wait(DRAIN_S)
-    if proc.user is not None and not proc.sandboxed and not identity.processes_of(proc.user):
-        identity.remove_files_of(proc.user)  # only once nothing of it can race the removal
-        identity.remove_ipc_of(proc.user)
-        proc.user = None
-    if proc.scratch:
-        shutil.rmtree(proc.scratch, ignore_errors=True)
-        proc.scratch = None
+            left.append(proc)
+        if proc.user in survivors or any(
+            group is not None and group.path.exists() for group in (proc.cgroup, proc.memory_cgroup)
+        ):
+            left.append(proc)
+    drained_by = time.monotonic() + DRAIN_ALL_S
+    for proc in procs:
+        if proc.output is not None:  # something left may hold the pipe: do not wait long
+            wait = DRAIN_S if proc in left else max(DRAIN_S, drained_by - time.monotonic())
+            proc.output.wait(wait)
+    done = [p for p in procs if p.user is not None and not p.sandboxed and p.user not in survivors]
+    if done:  # only once nothing of them can race the removal
+        identity.remove_files_of_users({proc.user for proc in done})
+        identity.remove_ipc_of_users({proc.user for proc in done})
+        for proc in done:
+            proc.user = None
+    for proc in procs:
+        if proc.scratch:
+            shutil.rmtree(proc.scratch, ignore_errors=True)
+            proc.scratch = None
+    return list(dict.fromkeys(left))
+
+
+def _start_or_error(launch: _Launch) -> subprocess.Popen | BotStartError:
+    try:
+        return launch.start()
+    except BotStartError as exc:
+        return exc
 
 
 def default_log_dir() -> Path:
@@ -427,6 +552,7 @@ class BotPool:
         self.janitor: Janitor | None = None
         self.procs: dict[str, BotProcess] = {}
         self.started = 0
+        self._launcher: concurrent.futures.ThreadPoolExecutor | None = None
         bases = [
             proclimits.cgroup_base() if self.limits.max_procs > 0 else None,
             proclimits.memory_base() if self.limits.memory_mb > 0 else None,
@@ -467,42 +593,78 @@ class BotPool:
         return [self.procs[label] for label, _ in entries]
 
     def prestart(self, entries: Sequence[tuple[str, BotSpec]]) -> None:
-        """Start the processes ``get(entries)`` will need, without waiting for their hellos.
+        """Start the processes ``get(entries)`` will need, without waiting for their hellos,
+        up to ``LAUNCH_AT_ONCE`` children at a time (each child prepares itself a while before
+        it runs the bot: joins its cgroups, enters its own view of the files, becomes its uid).
+        They start from threads that live as long as the pool: a child's parent-death signal
+        comes when the *thread* that started it ends.
 
         Their start-up then overlaps the game being played; ``get`` waits for what is left.
         A process that cannot start is left for ``get`` to report.
         """
-        for label, spec in entries:
+        launches = []
+        for label, spec in dict(entries).items():
             if spec.remote or label in self.procs:
                 continue
             try:
-                self._spawn(label, spec)
+                launches.append(self._prepare(label, spec))
             except BotStartError as exc:
                 log.debug("prestart of %s failed (get will report it): %s", label, exc)
+        if len(launches) > 1:
+            if self._launcher is None:  # threads that live as long as the pool (see close)
+                self._launcher = concurrent.futures.ThreadPoolExecutor(
+                    LAUNCH_AT_ONCE, thread_name_prefix="arena-launch"
+                )
+            started = list(self._launcher.map(_start_or_error, launches))
+        else:
+            started = [_start_or_error(launch) for launch in launches]
+        for launch, popen in zip(launches, started, strict=True):
+            if isinstance(popen, BotStartError):
+                log.debug("prestart of %s failed (get will report it): %s", launch.label, popen)
+            else:
+                self._add(launch.finish(popen, self.watchdog, self.janitor))
 
-    def _spawn(self, label: str, spec: BotSpec) -> BotProcess:
+    def _prepare(self, label: str, spec: BotSpec) -> _Launch:
         if self.janitor is None:
             self.janitor = Janitor.start()
-        proc = spawn(
-            spec,
-            self.hub,
-            label,
-            log_dir=self.log_dir,
-            limits=self.limits,
-            sandbox=self.sandbox,
-            watchdog=self.watchdog,
-            janitor=self.janitor,
+        launch = prepare(
+            spec, self.hub, label, log_dir=self.log_dir, limits=self.limits, sandbox=self.sandbox
         )
-        self.procs[label] = proc
+        if self.janitor is not None:
+            self.janitor.register(
+                label,
+                cgroups=[group.path for group in launch.plan.cgroups],
+                scratch=launch.plan.scratch,
+            )
+        return launch
+
+    def _spawn(self, label: str, spec: BotSpec) -> BotProcess:
+        launch = self._prepare(label, spec)
+        return self._add(launch.finish(launch.start(), self.watchdog, self.janitor))
+
+    def _add(self, proc: BotProcess) -> BotProcess:
+        self.procs[proc.label] = proc
         self.started += 1
         return proc
 
-    def _stop(self, procs: Iterable[BotProcess], *, grace_s: float) -> None:
+    def _stop(self, procs: Iterable[BotProcess], *, grace_s: float) -> list[BotProcess]:
         procs = list(procs)
-        stop(procs, self.hub, grace_s=grace_s, watchdog=self.watchdog)
+        left = stop(procs, self.hub, grace_s=grace_s, watchdog=self.watchdog)
         if self.janitor is not None:
             for proc in procs:
-                self.janitor.forget(proc.label)
+                if proc not in left:  # the janitor keeps what may still run
+                    self.janitor.forget(proc.label)
+        return left
+
+    def end_local(self, *, grace_s: float = 0.2) -> tuple[list[BotProcess], list[BotProcess]]:
+        """End every local bot process now (bye, up to ``grace_s`` to exit, then killed with
+        all it started: ``stop``); remote bots keep their connections. Returns the processes
+        ended, and those of which something may still run (``kill``)."""
+        local = [proc for proc in self.procs.values() if proc.popen is not None]
+        for proc in local:
+            del self.procs[proc.label]
+        left = self._stop(local, grace_s=grace_s)
+        return local, left
 
     def discard(self, label: str) -> None:
         proc = self.procs.pop(label, None)
@@ -512,6 +674,9 @@ class BotPool:
     def close(self) -> None:
         self._stop(self.procs.values(), grace_s=0.5)
         self.procs.clear()
+        if self._launcher is not None:
+            self._launcher.shutdown()
+            self._launcher = None
         self.watchdog.close()
         if self.janitor is not None:
             self.janitor.close()

@@ -10,9 +10,10 @@ another bot's door. Everything that arrives through a door is that bot's doing.
 - A ``ConnectionWatch`` thread counts the connections ZeroMQ accepts on the door (a socket
   monitor). Beyond ``MAX_CONNECTIONS`` it removes the socket file at once, from its own thread,
   and asks the hub to **cut** the door (unbind it: every connection through it is closed).
-- A connection that is not the bot's welcomed one is a **stranger**: its first message is
-  examined as a hello only if it fits in ``MAX_HELLO_BYTES``; later ones are dropped unread;
-  a stranger that sends more than ``STRANGER_MESSAGES`` gets the door cut.
+- A connection that is not the bot's welcomed one is a **stranger**: its first message is read
+  as a hello (decoded only if it fits in ``MAX_HELLO_BYTES``; ``read_hello`` says what is wrong
+  with a bad one, for the hub's one ``error`` answer); later ones are dropped unread; a
+  stranger that sends more than ``STRANGER_MESSAGES`` gets the door cut.
 
 Cutting a door is only ever that bot's loss. ``raise_fd_limit`` lifts this process's soft limit
 of open files to its hard limit (ZeroMQ aborts the process when accepting a connection fails
@@ -68,17 +69,25 @@ def max_hello_bytes() -> int:
 MAX_HELLO_BYTES = max_hello_bytes()
 
 
-def hello_in(frames: list[bytes]) -> dict[str, Any] | None:
-    """The valid hello in a stranger's message, or None. A message that is not one frame of at
-    most ``MAX_HELLO_BYTES`` is not even decoded."""
-    if len(frames) != 1 or len(frames[0]) > MAX_HELLO_BYTES:
-        return None
+def read_hello(frames: list[bytes]) -> dict[str, Any] | str:
+    """The valid hello in a stranger's first message, or what is wrong with it, in the
+    protocol's words (the ``message`` of a ``bad-hello`` error). A message that is not one
+    frame of at most ``MAX_HELLO_BYTES`` is not even decoded."""
+    if len(frames) != 1:
+        return f"a hello is one frame, not {len(frames)}"
+    data = frames[0]
+    if len(data) > MAX_HELLO_BYTES:
+        return f"a hello is at most {MAX_HELLO_BYTES} bytes, not {len(data)}"
     try:
-        message = decode(frames[0], max_bytes=MAX_HELLO_BYTES)
+        message = decode(data, max_bytes=MAX_HELLO_BYTES)
         kind = validate_from_bot(message)
-    except ProtocolError:
-        return None
-    return message if kind == "hello" else None
+    except ProtocolError as exc:
+        if data[:1] in (b"{", b"[") or data[:1].isspace():
+            return f"{exc}: it looks like JSON; messages are msgpack maps"
+        return str(exc)
+    if kind != "hello":
+        return f"the first message must be a hello, not {kind!r}"
+    return message
 
 
 def raise_fd_limit() -> int:
@@ -210,11 +219,13 @@ class Door:
             except OSError:
                 pass
 
-    def stranger(self, route: bytes, frames: list[bytes]) -> dict[str, Any] | None:
-        """A message from a connection that is not the peer: the hello in it, or None.
+    def stranger(self, route: bytes, frames: list[bytes]) -> dict[str, Any] | str | None:
+        """A message from a connection that is not the peer: the hello in it, what is wrong
+        with it (``read_hello``), or None (dropped unread).
 
-        Only a connection's first message can be a hello, and only if it is one frame no
-        longer than a hello can be; everything else is dropped unread. Over the budget of
+        Only a connection's first message is read as a hello, and it is decoded only if it is
+        one frame no longer than a hello can be; later ones are dropped unread. Over the
+        budget of
         ``STRANGER_MESSAGES`` per connection the door's ``reason`` is set (the hub cuts it).
         """
         seen = self.strangers.get(route, 0) + 1
@@ -229,7 +240,7 @@ class Door:
             )
             return None
         self.strangers[route] = seen
-        return hello_in(frames) if seen == 1 else None
+        return read_hello(frames) if seen == 1 else None
 
     def cut(self) -> None:
         """Close the door on the bot: no new connection, and every connection closed."""

@@ -21,6 +21,7 @@ bot pool then claims for a label.
 
 from __future__ import annotations
 
+import json
 import logging
 import os
 import secrets
@@ -35,7 +36,7 @@ from typing import Any, NamedTuple
 import zmq
 
 from arena.errors import BotStartError
-from arena.procs.doors import Door, hello_in, raise_fd_limit
+from arena.procs.doors import MAX_HELLO_BYTES, Door, raise_fd_limit, read_hello
 from arena.procs.remote import RemoteConfig, RemoteListener
 from protocol import PROTOCOL_VERSION
 from protocol.codec import MAX_BOT_MESSAGE, decode
@@ -118,6 +119,22 @@ class _Got(NamedTuple):
     user: str | None
 
 
+def _carries_token(data: bytes, token: str) -> bool:
+    """Whether a malformed hello (at most ``MAX_HELLO_BYTES``, msgpack or JSON) holds this
+    door's token: then it is surely the bot's own."""
+    if len(data) > MAX_HELLO_BYTES:
+        return False
+    try:
+        value: Any = decode(data, max_bytes=MAX_HELLO_BYTES)
+    except ProtocolError:
+        try:
+            value = json.loads(data)
+        except (ValueError, RecursionError):
+            return False
+    found = value.get("token") if isinstance(value, dict) else None
+    return isinstance(found, str) and secrets.compare_digest(found.encode(), token.encode())
+
+
 def private_folder(endpoint: str | None) -> str:
     """The hub's folder for doors: the folder of an ``ipc://`` endpoint, or a fresh one.
 
@@ -159,6 +176,7 @@ class Hub:
         self.dropped = 0
         self.refused = 0
         self._rejected: dict[str, str] = {}
+        self._refusals: dict[str, str] = {}  # label -> why its door's last hello was refused
         self.remote: RemoteListener | None = None
         self._idle: dict[str, list[Peer]] = {}  # remote bot name -> unclaimed peers
         self._remote_seen: dict[bytes, None] = {}  # remote strangers that had their hello
@@ -201,6 +219,7 @@ class Hub:
             raise BotStartError(f"no endpoint for {label!r}: {exc}", label=label) from None
         self.doors[label] = door
         self._rejected.pop(label, None)
+        self._refusals.pop(label, None)
         self._sources = None
         return token
 
@@ -487,20 +506,37 @@ class Hub:
         if message is None:
             self.dropped += 1
             return
-        if door is None:
+        if isinstance(message, str):
+            self._bad_hello(got, message)
+        elif door is None:
             self._remote_hello(got, message)
         else:
             self._local_hello(door, got.route, message)
 
-    def _remote_stranger(self, got: _Got) -> dict[str, Any] | None:
-        """The hello in a remote stranger's message: only a connection's first message counts
-        (the connections remembered are bounded: the oldest are forgotten first)."""
+    def _remote_stranger(self, got: _Got) -> dict[str, Any] | str | None:
+        """The hello in a remote stranger's message, or what is wrong with it: only a
+        connection's first message counts (the connections remembered are bounded: the
+        oldest are forgotten first)."""
         if got.route in self._remote_seen:
             return None
         if len(self._remote_seen) >= REMOTE_STRANGERS:
             del self._remote_seen[next(iter(self._remote_seen))]
         self._remote_seen[got.route] = None
-        return hello_in(got.frames)
+        return read_hello(got.frames)
+
+    def _bad_hello(self, got: _Got, problem: str) -> None:
+        """A connection's first message is no valid hello: one ``bad-hello`` answer. Through a
+        door, the reason is kept for the bot's author; a message carrying the door's own
+        token is surely the bot's, so the bot is refused at once (as for a wrong version)."""
+        door = got.door
+        router = door.router if door is not None else self.remote.router
+        self._refuse(router, got.route, ErrorCode.BAD_HELLO, problem)
+        if door is None:
+            return
+        self._refusals[door.label] = f"{ErrorCode.BAD_HELLO.value}: {problem}"
+        if door.peer is None and got.frames and _carries_token(got.frames[0], door.token):
+            door.shut()
+            self._rejected[door.label] = f"{ErrorCode.BAD_HELLO.value}: {problem}"
 
     def _local_hello(self, door: Door, route: bytes, message: dict[str, Any]) -> None:
         if (
@@ -509,6 +545,10 @@ class Hub:
             or not secrets.compare_digest(message["token"].encode(), door.token.encode())
         ):
             self._refuse(door.router, route, ErrorCode.BAD_TOKEN, "unknown or used token")
+            self._refusals[door.label] = (
+                f"{ErrorCode.BAD_TOKEN.value}: its token is not the ARENA_TOKEN it was "
+                "given, or was used already"
+            )
             return
         door.shut()  # the token is used: no new connection from now on
         if message["protocol"] != PROTOCOL_VERSION:
@@ -569,6 +609,12 @@ class Hub:
         if self._cut_wanted:
             self._cut_doors()
         return self._rejected.get(label)
+
+    def refusal(self, label: str) -> str | None:
+        """Why the last hello through ``label``'s door was refused (``code: reason``), even
+        when that did not end the bot's chance (a wrong token may come from anyone who
+        reaches the door), or None."""
+        return self._refusals.get(label)
 
     def _remove_folder(self) -> None:
         if self._own_folder:

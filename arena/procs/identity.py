@@ -27,7 +27,7 @@ import shutil
 import signal
 import stat
 import time
-from collections.abc import Iterable
+from collections.abc import Collection, Iterable
 from pathlib import Path
 
 from arena.procs.procfs import each_process
@@ -99,31 +99,56 @@ def protect_arena_files(db_path: Path, log_dir: Path) -> None:
         )
 
 
+def _field(status: bytes, name: bytes) -> bytes:
+    """The value of one line (``Uid``, ``State``) of a ``/proc/PID/status``."""
+    start = status.find(b"\n" + name + b":")
+    if start < 0:
+        return b""
+    start += len(name) + 2
+    end = status.find(b"\n", start)
+    return status[start : end if end >= 0 else len(status)].strip()
+
+
+def processes_of_users(uids: Collection[int]) -> dict[int, list[int]]:
+    """Pids of the live (not zombie) processes whose real uid is one of ``uids``, by uid (one
+    pass over ``/proc`` for them all)."""
+    found: dict[int, list[int]] = {}
+    if not uids:
+        return found
+    for pid, status in each_process("status"):
+        real = _field(status, b"Uid").split(b"\t", 1)[0]
+        if real and int(real) in uids and not _field(status, b"State").startswith(b"Z"):
+            found.setdefault(int(real), []).append(pid)
+    return found
+
+
 def processes_of(uid: int) -> list[int]:
     """Pids of the live (not zombie) processes whose real uid is ``uid``."""
-    found = []
-    for pid, status in each_process("status"):
-        fields = dict(line.split(b":", 1) for line in status.splitlines() if b":" in line)
-        uids = fields.get(b"Uid", b"").split()
-        if uids and int(uids[0]) == uid and not fields.get(b"State", b"").strip().startswith(b"Z"):
-            found.append(pid)
-    return found
+    return processes_of_users({uid}).get(uid, [])
 
 
 def kill_user(uid: int, *, rounds: int = 50) -> bool:
     """SIGKILL every process of ``uid`` until none is left; True if none is."""
+    return not kill_users({uid}, rounds=rounds)
+
+
+def kill_users(uids: Collection[int], *, rounds: int = 50) -> set[int]:
+    """SIGKILL every process of each of ``uids`` until none is left; the uids that still have
+    one (none, normally)."""
+    left = set(uids)
     for _ in range(rounds):
-        pids = processes_of(uid)
-        if not pids:
-            return True
-        for pid in pids:
+        pids = processes_of_users(left)
+        left = set(pids)
+        if not left:
+            return left
+        for pid in (pid for group in pids.values() for pid in group):
             try:
                 os.kill(pid, signal.SIGKILL)
             except (ProcessLookupError, PermissionError):
                 pass
         time.sleep(0.01)
-    log.warning("processes of bot user %d survived SIGKILL", uid)
-    return False
+    log.warning("processes of bot user(s) %s survived SIGKILL", sorted(left))
+    return left
 
 
 def remove_files_of(uid: int, places: Iterable[str] = WORLD_WRITABLE) -> int:
@@ -132,6 +157,11 @@ def remove_files_of(uid: int, places: Iterable[str] = WORLD_WRITABLE) -> int:
     Call it once the user has no process left. Symbolic links are removed, never followed.
     Returns the number of entries removed.
     """
+    return remove_files_of_users({uid}, places)
+
+
+def remove_files_of_users(uids: Collection[int], places: Iterable[str] = WORLD_WRITABLE) -> int:
+    """``remove_files_of`` for several uids, in one walk."""
     removed = 0
     todo = list(dict.fromkeys(os.path.realpath(p) for p in places if os.path.isdir(p)))
     while todo:
@@ -145,7 +175,7 @@ def remove_files_of(uid: int, places: Iterable[str] = WORLD_WRITABLE) -> int:
                 info = entry.stat(follow_symlinks=False)
             except OSError:
                 continue
-            if info.st_uid == uid:
+            if info.st_uid in uids:
                 removed += _remove(entry.path, stat.S_ISDIR(info.st_mode))
             elif stat.S_ISDIR(info.st_mode) and info.st_mode & stat.S_IWOTH:
                 todo.append(entry.path)
@@ -160,6 +190,12 @@ _IPC_RMID = 0
 def remove_ipc_of(uid: int) -> int:
     """Remove the System V shared memory segments, message queues and semaphore sets owned by
     ``uid`` (they outlive their processes, memory included). Returns how many were removed."""
+    return remove_ipc_of_users({uid})
+
+
+def remove_ipc_of_users(uids: Collection[int]) -> int:
+    """``remove_ipc_of`` for several uids."""
+    owners = {str(uid) for uid in uids}
     removed = 0
     for table, owner, call in _IPC_TABLES:
         try:
@@ -169,7 +205,7 @@ def remove_ipc_of(uid: int) -> int:
         header = lines[0].split() if lines else []
         for line in lines[1:]:
             fields = dict(zip(header, line.split()))
-            if fields.get(owner) == str(uid):
+            if fields.get(owner) in owners:
                 ident = int(line.split()[1])
                 remove = getattr(_libc(), call)
                 result = (

@@ -42,6 +42,25 @@ def blocked_ancestor(path: str) -> str | None:
     return None
 
 
+def unreadable(paths: Iterable[str]) -> str | None:
+    """The first of ``paths`` (files and folders a bot's command names) that another user
+    could not use even once its blocked ancestors are bound back (``plan``): a file that
+    others cannot read, or a folder (a named one, or a named file's) they cannot search;
+    said with its mode, or None."""
+    for path in paths:
+        folder = path if os.path.isdir(path) else os.path.dirname(path)
+        try:
+            checks = [(folder, os.stat(folder).st_mode, stat.S_IXOTH, "searchable")]
+            if folder != path:
+                checks.append((path, os.stat(path).st_mode, stat.S_IROTH, "readable"))
+        except OSError:
+            continue
+        for where, mode, bit, what in checks:
+            if not mode & bit:
+                return f"{where} (mode {stat.S_IMODE(mode):04o}: not {what} by others)"
+    return None
+
+
 @dataclass(frozen=True)
 class View:
     """Folders to cover (``covers``) and folders to bind back beneath them (``binds``)."""

@@ -1,7 +1,7 @@
 """The referee's driver: several games in flight on one hub, each advanced as its answers come.
 
 A game (``arena.referee.game.GamePlay``) advances by steps: in-process and scripted seats answer at
-once, a process seat gets a ``turn`` and its answer arrives later. ``Tables`` keeps the games in
+once, a process seat gets a ``turn`` and its answer arrives later. ``Driver`` keeps the games in
 flight and, for every turn sent to a process, a **route**: (peer id, request id) -> (game, seat).
 Each ``advance``:
 
@@ -25,17 +25,17 @@ deadline is its own: one game's slowness or faults never touch another game's ac
 from __future__ import annotations
 
 import heapq
+import itertools
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
-from dataclasses import dataclass
 from typing import Any, NamedTuple
 
 from arena.errors import ArenaError
 from arena.procs.hub import Hub, Incoming, Peer
 from arena.procs.limits import Limits
-from arena.referee.game import GamePlay, Table
-from arena.referee.record import FaultKind, GameRecord
+from arena.referee.game import GamePlay, GameSetup
+from arena.referee.record import FaultKind, GameRecord, Played
 from arena.referee.seats import ProcessSeat, Reply, answer, fault
 
 log = logging.getLogger(__name__)
@@ -44,50 +44,29 @@ log = logging.getLogger(__name__)
 LIVENESS_MS = 100
 
 
-@dataclass(frozen=True)
-class Played:
-    """A game the driver finished: its record, or the arena error that stopped it."""
-
-    game_id: int
-    record: GameRecord | None
-    error: Exception | None
-
-
-def play(table: Table, limits: Limits) -> GameRecord:
-    """Play one game: ``play_many`` with one table. An arena error (not a seat's fault) is
-    raised."""
+def play(table: GameSetup, limits: Limits) -> GameRecord:
+    """Play one game under ``limits``. An arena error (not a seat's fault) is raised as an
+    ArenaError."""
     for done in play_many([table], 1, limits):
         if done.error is not None:
-            raise done.error
+            raise ArenaError(done.error)
         return done.record
     raise ArenaError("the game was not played")  # unreachable: one table, one result
 
 
-def play_many(tables: Iterable[Table | None], at_once: int, limits: Limits) -> Iterator[Played]:
-    """Play ``tables`` under ``limits`` (consumed lazily, whenever fewer than ``at_once`` are in
-    flight); yield each game as it finishes. A None from ``tables`` means "none can start now":
-    it is asked again after the next game finishes (raises ArenaError if none is in flight)."""
-    driver = Tables()
+def play_many(tables: Iterable[GameSetup], at_once: int, limits: Limits) -> Iterator[Played]:
+    """Play ``tables`` under ``limits`` (consumed lazily, whenever fewer than ``at_once`` are
+    in flight); yield each game as it finishes. The caller keeps each process within its
+    ``max_games`` (a game beyond it ends at once with an error): ``tournaments.playing``
+    starts a game only when its processes have a free slot."""
+    driver = Driver()
     source = iter(tables)
-    exhausted = False
     while True:
-        while not exhausted and len(driver) < at_once:
-            table = next(source, _END)
-            if table is None:
-                break
-            if table is _END:
-                exhausted = True
-            else:
-                driver.add(GamePlay(limits, table))
+        for table in itertools.islice(source, max(0, at_once - len(driver))):
+            driver.add(GamePlay(limits, table))
         if not driver.active():
-            if exhausted:
-                return
-            raise ArenaError("no game can start and none is in flight")
+            return
         yield from driver.advance()
-
-
-#: The end of a source of tables.
-_END: Any = object()
 
 
 class _Route(NamedTuple):
@@ -98,7 +77,7 @@ class _Route(NamedTuple):
     seat: ProcessSeat
 
 
-class Tables:
+class Driver:
     """The games in flight on one hub, their pending turns and the games just finished."""
 
     def __init__(self) -> None:
@@ -120,14 +99,16 @@ class Tables:
         """Games in flight, or finished and not yet returned by ``advance``."""
         return bool(self.plays or self._done)
 
+    def has_room(self, peer: Peer) -> bool:
+        """Whether ``peer`` may have one more game open (its hello's ``max_games``)."""
+        return self.open.get(peer.peer_id, 0) < peer.max_games
+
     def add(self, play: GamePlay) -> None:
         """Start a game (it may finish at once: then the next ``advance`` returns it)."""
         peers = _peers_of(play)
         for peer in peers:
-            if self.open.get(peer.peer_id, 0) >= peer.max_games:
-                self._done.append(
-                    Played(play.game_id, None, ArenaError(f"{peer.label} has no free game slot"))
-                )
+            if not self.has_room(peer):
+                self.fail(play.game_id, f"ArenaError: {peer.label} has no free game slot")
                 return
         for peer in peers:
             self.open[peer.peer_id] = self.open.get(peer.peer_id, 0) + 1
@@ -137,6 +118,10 @@ class Tables:
         self._defer()
         self._guard(play, play.begin)
         self._flush()
+
+    def fail(self, game_id: int, error: str) -> None:
+        """A game that could not start: the next ``advance`` returns it with ``error``."""
+        self._done.append(Played(game_id, None, error))
 
     def advance(self) -> list[Played]:
         """Wait for what happens next in the games in flight; return the games finished."""
@@ -166,6 +151,7 @@ class Tables:
             self._track(play)
 
     def _close(self, play: GamePlay, error: Exception | None) -> None:
+        """End ``play``: its record, or the arena error that stopped it."""
         if self.plays.pop(id(play), None) is None:
             return
         for peer in _peers_of(play):
@@ -175,7 +161,8 @@ class Tables:
         for seat in play.waiting.values():
             if isinstance(seat, ProcessSeat) and seat.pending is not None:
                 self._pop_route(seat.peer.peer_id, seat.pending.request)
-        self._done.append(Played(play.game_id, play.record, error))
+        why = None if error is None else f"{type(error).__name__}: {error}"
+        self._done.append(Played(play.game_id, play.record if error is None else None, why))
 
     def _track(self, play: GamePlay) -> None:
         """Route the turns ``play`` has just asked (sent at the next ``_flush``)."""
@@ -309,8 +296,8 @@ class Tables:
         request = message["request"]
         route = self.routes.get(peer_id, {}).get(request)
         if route is not None and self._live(route, request):
-            if message["game_id"] != route.play.game_id:
-                detail = f"game id {message['game_id']} is not this game ({route.play.game_id})"
+            if message["game_id"] != route.seat.wire_id:
+                detail = f"game id {message['game_id']} is not this game's ({route.seat.wire_id})"
                 self._reply(route, fault(FaultKind.WRONG_ID, detail, ends=False))
                 return
             self._pop_route(peer_id, request)

@@ -1,15 +1,15 @@
 """The referee: plays games over seats (``arena.referee.seats``) and returns their records.
 
-A game (``Table``) is played by a ``GamePlay`` that advances step by step; one driver
-(``arena.referee.driver.Tables``) keeps several games in flight on one hub (``Referee.play_many``),
-and ``Referee.play`` is that path with one game. Until a game is over it asks every seat in
-``to_act()`` at once (a simultaneous step reveals nothing of one seat's choice to another),
-collects the answers until each deadline and applies the joint action; the game's ``apply`` is
-the one check of legality. A timeout, an illegal action, a malformed message, a wrong request or
-game id, or a crash is a **fault**: the seat's move is made by the referee's default policy —
-the first action of the legal list, which is deterministic — and the fault is recorded. After
-``limits.max_faults`` faults (at once for a crash) the seat forfeits: it is placed last and the
-default policy makes its remaining moves.
+A game (``GameSetup``: what to play and who plays it) is played by a ``GamePlay`` that advances
+step by step; one driver (``arena.referee.driver.Driver``) keeps several games in flight on one
+hub (``play_many``), and ``driver.play`` is that path with one game. Until a game is over it
+asks every seat in ``to_act()`` at once (a simultaneous step reveals nothing of one seat's
+choice to another), collects the answers until each deadline and applies the joint action; the
+game's ``apply`` is the one check of legality. A timeout, an illegal action, a malformed
+message, a wrong request or game id, or a crash is a **fault**: the seat's move is made by the
+referee's default policy — the first action of the legal list, which is deterministic — and the
+fault is recorded. After ``limits.max_faults`` faults (at once for a crash) the seat forfeits:
+it is placed last and the default policy makes its remaining moves.
 
 Everything that belongs to one game (fault counts, time banks, pending turns, the action and
 fault logs) lives in that game's ``GamePlay``.
@@ -59,7 +59,7 @@ class _Player:
 
 
 @dataclass(frozen=True)
-class Table:
+class GameSetup:
     """One game to play: the game, its seats (``seats[i]`` plays seat i), the deal ``seed``,
     its options and id, the seats' ``start.seed`` (``bot_seeds``, keyed, see ``arena.keys.seeds``;
     None: a random seed each, never the deal's) and the names in the record (default: labels).
@@ -80,7 +80,7 @@ class GamePlay:
     at once, and the step is applied as soon as its last answer is in (``take``); ``record``
     is set when the game is over."""
 
-    def __init__(self, limits: Limits, table: Table) -> None:
+    def __init__(self, limits: Limits, table: GameSetup) -> None:
         self.limits = limits
         self.table = table
         self.game = table.game
@@ -187,7 +187,7 @@ class GamePlay:
             if player.forfeited:
                 self.joint[index] = (default_action(legal), None)
                 continue
-            turn = Turn(self.game_id, state.view(index), legal, move_ms + player.bank_ms)
+            turn = Turn(self.game_id, state.view(index), legal, move_ms + player.bank_ms, self.step)
             replies = player.seat.ask(turn)
             if not replies:
                 self.waiting[index] = player.seat

@@ -1,8 +1,10 @@
-"""Values describing a played game: faults, actions and the game record.
+"""Values describing a played game: faults, actions, the game record and how a game ended.
 
 A GameRecord holds everything needed to store, rate and replay a game: the seed, the seating,
 every action with who chose it (bot or referee) and how long the bot thought, every fault with
-its kind, forfeits, and the outcome (places already adjusted for forfeits).
+its kind, forfeits, and the outcome (places already adjusted for forfeits). ``Played`` is the
+one value a finished game travels back in, from the referee's driver through the workers and
+the cluster to the store: its record, or the arena error that kept it from being played.
 """
 
 from __future__ import annotations
@@ -148,3 +150,16 @@ def final_places(game_places: tuple[int, ...], forfeits: tuple[int, ...]) -> tup
     """
     keys = [(1 if seat in forfeits else 0, game_places[seat]) for seat in range(len(game_places))]
     return places_from_keys(keys)
+
+
+@dataclass(frozen=True)
+class Played:
+    """A game the referee's driver finished: its record, or the text of the arena error (an
+    arena bug, not a seat's fault) that stopped it; a tournament's runner adds the token of the
+    process at each seat (``tournaments.playing.ProcessRecord``). Plain values: it crosses
+    process queues and the Dask cluster as it is."""
+
+    game_id: int
+    record: GameRecord | None
+    error: str | None = None
+    processes: tuple[str | None, ...] = ()  # the process at each seat, by token (runners)

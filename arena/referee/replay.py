@@ -38,6 +38,37 @@ def replay(
     return state
 
 
+def step_events(
+    game_name: str,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any] | None,
+    steps: Sequence[Mapping[int, str]],
+) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]:
+    """A game's events split by when they happened: those of the deal (before any step),
+    then those of each step's joint action."""
+    state = get_game(game_name).new(players, seed, options)
+    deal = list(state.events)
+    by_step = []
+    for joint in steps:
+        before = len(state.events)
+        state.apply(dict(joint))
+        by_step.append(list(state.events[before:]))
+    return deal, by_step
+
+
+def state_at(
+    game_name: str,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any] | None,
+    steps: Sequence[Mapping[int, str]],
+    step: int,
+) -> State:
+    """The state at step ``step`` (before its joint action): what the seats were asked then."""
+    return replay(game_name, players, seed, options, steps[:step])
+
+
 def seat_story(
     game_name: str,
     players: int,

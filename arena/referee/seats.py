@@ -9,7 +9,9 @@ whoever sits there:
   serving several games has one such seat in each). A turn is a ``turn`` message with a fresh
   request id (``pending``); its answer comes later, routed by that id through the referee's
   driver (``arena.referee.driver``), which also expires it at its deadline and checks that the
-  process is alive.
+  process is alive. The process knows the game by an **opaque id** of this seat's own
+  (``wire_id``: a fresh random 53-bit number), never by the arena's: nothing in it tells which
+  games share a deal, nor where a game stands in the plan.
 - ``InProcessSeat``: a Python ``act(view, legal) -> str`` called directly. An exception is a
   crash, an answer that is not a string is malformed, one past the deadline is a timeout.
 - ``ScriptedSeat``: a list of answers and misbehaviours, for tests.
@@ -21,6 +23,7 @@ from __future__ import annotations
 
 import enum
 import logging
+import secrets
 import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
@@ -49,12 +52,14 @@ class Start(NamedTuple):
 
 
 class Turn(NamedTuple):
-    """One decision asked of a seat: its view, its legal actions and the time it has."""
+    """One decision asked of a seat: its view, its legal actions, the time it has and the
+    game's step (for the bot's log: which step its output is of)."""
 
     game_id: int
     view: dict[str, Any]
     legal: list[str]
     deadline_ms: float
+    step: int = 0
 
 
 class Reply(NamedTuple):
@@ -69,6 +74,15 @@ class Reply(NamedTuple):
     detail: str = ""
     elapsed_ms: float = 0.0
     ends: bool = True
+
+
+#: Opaque game ids are below this: 53 bits, so that a JavaScript number holds one exactly.
+OPAQUE_ID_LIMIT = 2**53
+
+
+def opaque_id() -> int:
+    """A fresh random game id for one process's seat: positive, below ``OPAQUE_ID_LIMIT``."""
+    return 1 + secrets.randbelow(OPAQUE_ID_LIMIT - 1)
 
 
 def answer(action: str, elapsed_ms: float) -> Reply:
@@ -115,7 +129,8 @@ class _Pending:
 
 
 class ProcessSeat(Seat):
-    """A bot process on ``hub`` (``proc`` None: no process; ``absent`` may say why)."""
+    """A bot process on ``hub`` (``proc`` None: no process; ``absent`` may say why). The
+    messages it is sent name the game by ``wire_id``, drawn at ``start``."""
 
     def __init__(self, hub: Hub, proc: BotProcess | None, *, absent: str | None = None) -> None:
         self.hub = hub
@@ -123,7 +138,7 @@ class ProcessSeat(Seat):
         self.absent = absent
         self.label = proc.label if proc is not None else "?"
         self.peer: Peer | None = None
-        self.game_id = 0
+        self.wire_id = 0
         self.pending: _Pending | None = None
 
     def _cut(self) -> str | None:
@@ -140,11 +155,11 @@ class ProcessSeat(Seat):
             why = self.absent or self._cut()
             return "no running bot process at the start" + (f": {why[:300]}" if why else "")
         self.peer = proc.peer
-        self.game_id = start.game_id
+        self.wire_id = opaque_id()
         self.hub.send(
             self.peer,
             messages.start(
-                game_id=start.game_id,
+                game_id=self.wire_id,
                 game=start.game,
                 seat=start.seat,
                 players=start.players,
@@ -152,16 +167,21 @@ class ProcessSeat(Seat):
                 seed=start.seed,
             ),
         )
+        if proc.output is not None:  # its log says which game its lines are of
+            proc.output.open_game(start.game_id, start.seat, alone=self.peer.max_games == 1)
         return None
 
     def ask(self, turn: Turn) -> Sequence[Reply]:
         peer = self.peer
+        output = self.proc.output
+        if output is not None:
+            output.turn(turn.game_id, turn.step)
         peer.last_request += 1
         now = time.monotonic()  # the deadline runs from before the send, never from after it
         self.hub.send(
             peer,
             messages.turn(
-                game_id=turn.game_id,
+                game_id=self.wire_id,
                 request=peer.last_request,
                 view=turn.view,
                 legal=turn.legal,
@@ -175,8 +195,10 @@ class ProcessSeat(Seat):
 
     def end(self, game_id: int, result: Mapping[str, Any], view: dict[str, Any]) -> None:
         self.pending = None
+        if self.proc is not None and self.proc.output is not None:
+            self.proc.output.close_game(game_id)
         if self.peer is not None and self.proc.alive():
-            self.hub.send(self.peer, messages.end(game_id=game_id, result=result, view=view))
+            self.hub.send(self.peer, messages.end(game_id=self.wire_id, result=result, view=view))
 
     def expired(self) -> Reply:
         """The pending turn timed out."""

@@ -1,45 +1,41 @@
-"""A game session: the one way to play games, over bot processes or in-process seats.
+"""A game session's bot processes: a hub and a pool, and seats over them.
 
-A ``Session`` owns a referee and, from the first process seat on, a hub and a pool of bot
-processes that serve game after game (a process is replaced only after it crashed). ``arena
-play``, the tournament runner, the benchmarks and the bot tests all play through it:
+A ``Session`` owns, from the first process seat on, a hub and a pool of bot processes that
+serve game after game (a process is replaced only after it crashed). ``arena play``, the
+tournament runner, ``arena bot check`` and the benchmarks get their process seats from it, and
+play through the referee's driver (``arena.referee.driver``):
 
     with Session(limits, sandbox=box) as session:
         seats = session.seats([(key, spec), ...])       # or InProcessSeat(act), ScriptedSeat
-        record = session.play(game, seats, seed=deal, bot_seeds=...)
+        record = driver.play(Table(game, seats, deal, bot_seeds=...), limits)
 
-A process serves up to its ``max_games`` games at once (``play_many`` keeps several in flight:
-``arena.referee.driver``); the per-game state lives in the referee's ``GamePlay``.
+A process serves up to its ``max_games`` games at once; the per-game state lives in the
+referee's ``GamePlay``.
 """
 
 from __future__ import annotations
 
 import logging
-from collections.abc import Iterable, Iterator, Mapping, Sequence
+from collections.abc import Sequence
 from pathlib import Path
-from typing import Any, Self
+from typing import Self
 
 from arena.errors import BotStartError
-from arena.games.base import Game
-from arena.procs.botproc import BotPool, BotSpec
+from arena.procs.botproc import BotPool, BotProcess, BotSpec
 from arena.procs.hub import Hub
 from arena.procs.limits import Limits
 from arena.procs.remote import RemoteConfig
 from arena.procs.sandbox import Sandbox
-from arena.referee import driver
-from arena.referee.driver import Played
-from arena.referee.game import Table
-from arena.referee.record import GameRecord
 from arena.referee.seats import ProcessSeat, Seat
 
 log = logging.getLogger(__name__)
 
 
 class Session:
-    """Plays games under ``limits`` (default: ``Limits()``). Bot processes (made on first
-    need) run under ``sandbox`` (None: unsandboxed; the command line resolves it) and write
-    their logs to ``log_dir``;
-    remote bots join through ``remote``; local bots reach the hub at ``endpoint``."""
+    """Bot processes under ``limits`` (default: ``Limits()``), made on first need, run under
+    ``sandbox`` (None: unsandboxed; the command line resolves it) and write their logs to
+    ``log_dir``; remote bots join through ``remote``; local bots reach the hub at
+    ``endpoint``."""
 
     def __init__(
         self,
@@ -81,12 +77,18 @@ class Session:
         """How many bot processes this session started."""
         return self._pool.started if self._pool is not None else 0
 
-    def capacity(self, key: str) -> int:
-        """How many games the process of pool entry ``key`` may have open at once: its
-        hello's ``max_games`` (capped by the hub), 1 until it said hello."""
-        proc = self._pool.procs.get(key) if self._pool is not None else None
-        peer = proc.peer if proc is not None else None
-        return peer.max_games if peer is not None and not peer.closed else 1
+    def process(self, key: str) -> BotProcess | None:
+        """The process of pool entry ``key``, if it has one now."""
+        return self._pool.procs.get(key) if self._pool is not None else None
+
+    def processes(self) -> list[BotProcess]:
+        """The processes (and remote connections) the pool holds now."""
+        return list(self._pool.procs.values()) if self._pool is not None else []
+
+    def end_local(self) -> tuple[list[BotProcess], list[BotProcess]]:
+        """End every local bot process (``BotPool.end_local``): those ended, and those of which
+        something may still run."""
+        return self._pool.end_local() if self._pool is not None else ([], [])
 
     def prestart(self, entries: Sequence[tuple[str, BotSpec]]) -> None:
         """Start the processes of these pool entries (key, spec) ahead of the games."""
@@ -115,27 +117,6 @@ class Session:
                 log.warning("bot %s did not start: %s", entry[0], exc)
                 seats.append(ProcessSeat(self.hub, None, absent=str(exc)))
         return seats
-
-    def play(
-        self,
-        game: Game,
-        seats: Sequence[Seat],
-        *,
-        seed: int,
-        options: Mapping[str, Any] | None = None,
-        game_id: int = 1,
-        bot_seeds: Sequence[int] | None = None,
-        names: Sequence[str] | None = None,
-    ) -> GameRecord:
-        """Play one game over ``seats`` (see ``arena.referee.game.Table``)."""
-        table = Table(game, seats, seed, options, game_id, bot_seeds, names)
-        return driver.play(table, self.limits)
-
-    def play_many(self, tables: Iterable[Table], at_once: int) -> Iterator[Played]:
-        """Play ``tables`` (consumed lazily), up to ``at_once`` in flight; yield each as it
-        finishes (see ``arena.referee.driver.play_many``). The caller keeps each process within
-        its ``peer.max_games``."""
-        return driver.play_many(tables, at_once, self.limits)
 
     def close(self) -> None:
         if self._pool is not None:

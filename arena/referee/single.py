@@ -12,8 +12,14 @@ from arena.procs.botproc import BotSpec
 from arena.procs.limits import Limits
 from arena.procs.remote import RemoteConfig
 from arena.procs.sandbox import Sandbox
+from arena.referee import driver
+from arena.referee.game import GameSetup
 from arena.referee.record import GameRecord
 from arena.referee.session import Session
+
+#: The id of an ``arena play`` game: no stored game has it (ids start at 1), so the lines its
+#: bots write into the logs next to a database are never taken for a stored game's.
+PLAY_GAME_ID = 0
 
 
 def play_match(
@@ -48,11 +54,13 @@ def play_match(
         seats = session.seats(
             [(f"seat{seat}:{spec.name}", spec) for seat, spec in enumerate(specs)], strict=True
         )
-        return session.play(
+        table = GameSetup(
             game,
             seats,
             seed=seed,
             options=parsed,
+            game_id=PLAY_GAME_ID,
             bot_seeds=bot_seeds(key or new_key(), seed, len(specs)),
             names=[spec.name for spec in specs],
         )
+        return driver.play(table, limits)

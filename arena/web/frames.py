@@ -29,6 +29,7 @@ from arena.web.endings import ending
 from arena.web.moves import ScoreSheet, action_words, event_words, score_sheet
 from arena.web.packing import Pool
 from arena.web.scenes import full_scene, seat_scene
+from tournaments.gamelogs import GameLog
 
 __all__ = [
     "REFEREE",
@@ -36,6 +37,8 @@ __all__ = [
     "Replay",
     "ReplayMismatch",
     "build_replay",
+    "log_rows",
+    "logs_script",
     "packed",
     "perspective_frames",
     "replay_script",
@@ -224,12 +227,44 @@ def build_replay(record: GameRecord, names: Sequence[str]) -> Replay:
     )
 
 
-def perspective_frames(replay: Replay, perspective: str | int) -> dict[str, Any]:
+def log_rows(replay: Replay, logs: GameLog) -> dict[int, list[list[Any]]]:
+    """``logs``' lines by the frame they are shown at, as ``[seat, text, shared]`` (raw text:
+    shown through ``textContent``): a line written while its bot's turn at step ``s`` was
+    open goes with the first frame after that step (where its action shows), a line written
+    before the bot's first turn with the deal."""
+    first_after: dict[int, int] = {}
+    for frame in replay.frames:
+        first_after.setdefault(frame.step, frame.index)
+    rows: dict[int, list[list[Any]]] = {}
+    last = len(replay.frames) - 1
+    for line in logs.lines:
+        index = 0 if line.step is None else first_after.get(line.step + 1, last)
+        rows.setdefault(index, []).append([line.seat, line.text[:500], line.shared])
+    return rows
+
+
+def logs_script(replay: Replay, logs: GameLog) -> str:
+    """The bots' log lines of a game for the replay viewer, as a script calling
+    ``arenaReplayLogs`` (beside ``replay_script``'s data: lines may be shown later than the
+    replay, when their bot's log is no longer withheld): ``withheld`` says why some are not
+    there, ``frames`` maps a frame to its lines."""
+    data = {
+        "withheld": logs.withheld,
+        "frames": {str(k): rows for k, rows in log_rows(replay, logs).items()},
+    }
+    return f"arenaReplayLogs({json.dumps(data, separators=(',', ':'))});\n"
+
+
+def perspective_frames(
+    replay: Replay, perspective: str | int, logs: GameLog | None = None
+) -> dict[str, Any]:
     """Every frame of ``replay`` for ``perspective`` (``REFEREE`` or a seat number), with
-    the jump marks (first frame of each round, each trick in Skull King, each round end)."""
+    the jump marks (first frame of each round, each trick in Skull King, each round end) and,
+    with ``logs``, what the bots wrote at each frame (``log_rows``; a seat sees its own)."""
     key = str(perspective)
     if key not in replay.scenes:
         raise ValueError(f"no perspective {perspective!r} (referee or a seat 0..)")
+    written = log_rows(replay, logs) if logs is not None else {}
     out = []
     for frame in replay.frames:
         entry = {
@@ -243,6 +278,10 @@ def perspective_frames(replay: Replay, perspective: str | int) -> dict[str, Any]
         }
         if key == REFEREE:
             entry["details"] = replay.details[frame.index]
+        if logs is not None:
+            entry["logs"] = [
+                row for row in written.get(frame.index, []) if key in (REFEREE, str(row[0]))
+            ]
         out.append(entry)
     return {
         "game": replay.game,
@@ -253,6 +292,7 @@ def perspective_frames(replay: Replay, perspective: str | int) -> dict[str, Any]
         "marks": replay.marks(),
         "places": list(replay.places),
         "scores": list(replay.scores),
+        "logs_withheld": None if logs is None else logs.withheld,
     }
 
 

@@ -5,8 +5,8 @@ sampled rating history, and whether a deal is still being played.
 Every function takes a ``Store`` (opened read-only by ``arena.web.readonly``) and only reads.
 Nothing returned holds a secret: no deal seed or action of a game whose deal is still in play,
 no bot command line or folder, no token. Whether a game's replay may be shown is decided in
-one place, ``REPLAY_SHOWN`` (a deal's replays wait until every rotation of it is played), and
-whether a bot's log may be shown in one place too, ``tournaments.withheld``.
+one place, ``tournaments.withheld`` (``REPLAY_SHOWN``: a deal's replays wait until every
+rotation of it is played), and whether a bot's log may be shown too.
 """
 
 from __future__ import annotations
@@ -27,7 +27,7 @@ from tournaments.errors import NotFound
 from tournaments.ratings import HistoryRow
 from tournaments.store import Store
 from tournaments.values import TournamentInfo
-from tournaments.withheld import log_hold
+from tournaments.withheld import REPLAY_SHOWN, deal_in_play, log_hold
 
 __all__ = [
     "REPLAY_SHOWN",
@@ -50,12 +50,6 @@ __all__ = [
 #: Bytes of the end of each log file shown on a bot's page.
 LOG_TAIL_BYTES = 64 * 1024
 
-#: SQL of "game ``g``'s replay may be shown": played, and no rotation of its deal still to be
-#: played (a replay shows every hand of its deal).
-REPLAY_SHOWN = (
-    "(g.status = 'done' AND NOT EXISTS (SELECT 1 FROM games p WHERE p.tournament_id = "
-    "g.tournament_id AND p.deal_seed = g.deal_seed AND p.status = 'pending'))"
-)
 #: Why a played game has no replay link.
 WITHHELD = "replay withheld until every rotation of its deal is played"
 
@@ -329,17 +323,6 @@ def shown_games(store: Store, tids: Sequence[int]) -> set[int]:
             )
         )
     return found
-
-
-def deal_in_play(store: Store, game_id: int) -> bool:
-    """Whether another seat rotation of this game's deal is still to be played: its replay
-    (every hand of the deal) must not be shown before then."""
-    row = store.db.conn.execute(
-        f"SELECT g.status, {REPLAY_SHOWN} FROM games g WHERE g.id = ?", (game_id,)
-    ).fetchone()
-    if row is None:
-        raise NotFound(f"no game {game_id} in {store.path}")
-    return row[0] == "done" and not row[1]
 
 
 def bot_record(

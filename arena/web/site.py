@@ -24,6 +24,7 @@ from arena.web.frames import (
     Replay,
     ReplayMismatch,
     build_replay,
+    logs_script,
     packed,
     perspective_frames,
     replay_script,
@@ -31,7 +32,7 @@ from arena.web.frames import (
 from arena.web.links import DOWNLOADS, Links
 from arena.web.queries import GamesFilter
 from arena.web.runs import run_status
-from tournaments import published, reports
+from tournaments import gamelogs, published, reports
 from tournaments.errors import NotFound
 from tournaments.schedule import TournamentKind
 from tournaments.store import Store
@@ -410,8 +411,12 @@ class Site:
             or int(perspective) >= replay.players
         ):
             raise NotFound(f"game {game_id} has no seat {perspective!r}")
-        return perspective_frames(replay, perspective)
+        seat = None if perspective == REFEREE else int(perspective)
+        logs = gamelogs.game_log(store, game_id, seats=None if seat is None else [seat])
+        return perspective_frames(replay, perspective, logs)
 
     def replay_script(self, store: Store, game_id: int) -> str:
-        """The replay viewer's data of game ``game_id`` (``frames.replay_script``)."""
-        return self.replay(store, game_id)[1]
+        """The replay viewer's data of game ``game_id`` (``frames.replay_script``) and its
+        bots' log lines (``frames.logs_script``: read each time, as they may be withheld)."""
+        replay, script = self.replay(store, game_id)
+        return script + logs_script(replay, gamelogs.game_log(store, game_id))

@@ -138,8 +138,9 @@ def _submit(db_path: Path, ladder: str, token: str | None, archive: bytes) -> di
 
 
 def _public(report: ComplianceReport | None) -> ComplianceReport | None:
-    """The report a participant sees: without where the server keeps the check's log."""
-    return None if report is None else replace(report, log_path=None)
+    """The report a participant sees: without the bot's output (what it saw of the server,
+    sandboxed or not, stays there)."""
+    return None if report is None else replace(report, output=())
 
 
 def _refused(exc: Exception) -> dict[str, Any]:

@@ -18,10 +18,10 @@ from arena.games import get_game
 from arena.procs.botproc import BotSpec
 from arena.procs.hub import MAX_GAMES_PER_PROCESS
 from arena.procs.limits import Limits
-from arena.procs.logs import bot_logs
-from arena.referee.driver import Played
-from arena.referee.game import Table
-from arena.referee.record import FaultKind
+from arena.procs.logs import bot_logs, log_texts
+from arena.referee import driver
+from arena.referee.game import GameSetup
+from arena.referee.record import FaultKind, Played
 from arena.referee.session import Session
 from tests.arena.conftest import ROGUES, bundled
 
@@ -33,11 +33,11 @@ def many(mode: str) -> BotSpec:
     return BotSpec(name="many", argv=(sys.executable, str(ROGUES / "many.py"), mode))
 
 
-def tables(session: Session, entries: list, count: int, game: str = "skull") -> Iterator[Table]:
+def tables(session: Session, entries: list, count: int, game: str = "skull") -> Iterator[GameSetup]:
     rules = get_game(game)
     for i in range(count):
         seats = session.seats(entries)
-        yield Table(
+        yield GameSetup(
             rules,
             seats,
             seed=500 + i,
@@ -48,14 +48,14 @@ def tables(session: Session, entries: list, count: int, game: str = "skull") -> 
 
 def play(tmp_path: Path, entries: list, count: int, at_once: int) -> list[Played]:
     with Session(LIMITS, log_dir=tmp_path) as session:
-        return list(session.play_many(tables(session, entries, count), at_once))
+        return list(driver.play_many(tables(session, entries, count), at_once, LIMITS))
 
 
 def log_lines(tmp_path: Path, word: str) -> list[int]:
     return [
         int(line.split()[1])
         for path in bot_logs(tmp_path, "many")
-        for line in path.read_text().splitlines()
+        for line in log_texts(path)
         if line.startswith(word + " ")
     ]
 
@@ -106,16 +106,15 @@ def test_a_huge_max_games_is_capped(tmp_path: Path, toy) -> None:
     with Session(LIMITS, log_dir=tmp_path) as session:
         session.prestart(entries)
         session.seats(entries, strict=True)
-        assert session.capacity("h1") == MAX_GAMES_PER_PROCESS
         assert session.hub.by_label["h1"].max_games == MAX_GAMES_PER_PROCESS
         mine = (
-            Table(toy, session.seats(entries), seed=i, options={"rounds": 1}, game_id=i + 1)
+            GameSetup(toy, session.seats(entries), seed=i, options={"rounds": 1}, game_id=i + 1)
             for i in range(count)
         )
-        played = list(session.play_many(mine, count))
+        played = list(driver.play_many(mine, count, LIMITS))
     refused = [p for p in played if p.error is not None]
     assert len(refused) == count - MAX_GAMES_PER_PROCESS
-    assert all("no free game slot" in str(p.error) for p in refused)
+    assert all("no free game slot" in p.error for p in refused)
     assert max(log_lines(tmp_path, "open")) == MAX_GAMES_PER_PROCESS
 
 

@@ -8,8 +8,9 @@ import pytest
 
 from arena.errors import BotStartError
 from arena.procs.limits import Limits
+from arena.procs.logs import log_texts
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import Chooser, FaultKind
 from arena.referee.replay import replay
 from arena.referee.seats import ProcessSeat
@@ -21,7 +22,7 @@ FAST = Limits(move_ms=300, max_faults=3)
 def play(hub, pool, toy, specs, *, seed=1, limits=FAST, rounds=3, game_id=1):
     procs = pool.get([(f"s{i}:{spec.name}", spec) for i, spec in enumerate(specs)])
     return driver.play(
-        Table(
+        GameSetup(
             toy,
             [ProcessSeat(hub, proc) for proc in procs],
             seed=seed,
@@ -136,7 +137,7 @@ def test_simultaneous_steps_are_sent_to_all_seats_at_once(hub, pool, toy, monkey
     turns = [
         line.split()
         for path in pool.log_dir.rglob("*.log")
-        for line in path.read_text().splitlines()
+        for line in log_texts(path)
         if line.startswith("turn ")
     ]
     spans = [(float(got), float(answered)) for _, _, _, got, _, answered in turns]

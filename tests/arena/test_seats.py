@@ -7,21 +7,21 @@ import time
 
 import pytest
 
-from arena.errors import IllegalAction
+from arena.errors import ArenaError, IllegalAction
 from arena.procs.limits import Limits
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import Chooser, FaultKind
 from arena.referee.replay import replay
 from arena.referee.seats import InProcessSeat, Misbehave, ScriptedSeat
-from arena.referee.session import Session
 
 LIMITS = Limits(move_ms=1000, max_faults=3)
 
 
 def play(toy, seats, *, rounds=3, limits=LIMITS, seed=1):
     return driver.play(
-        Table(toy, seats, seed=seed, options={"rounds": rounds}, bot_seeds=[7] * len(seats)), limits
+        GameSetup(toy, seats, seed=seed, options={"rounds": rounds}, bot_seeds=[7] * len(seats)),
+        limits,
     )
 
 
@@ -113,22 +113,17 @@ def test_simultaneous_turns_reveal_nothing_of_the_other_seats_choice(toy):
     assert all(seat.ends[0][1]["places"] for seat in seats)
 
 
-def test_in_process_seats_play_through_a_session_deterministically(toy):
+def test_in_process_seats_play_deterministically(toy):
     def highest(view, legal):
         return legal[-1]
 
-    with Session(LIMITS) as session:
-        records = [
-            session.play(
-                toy,
-                [InProcessSeat(highest), InProcessSeat(highest)],
-                seed=5,
-                options={"rounds": 2},
-                bot_seeds=[1, 2],
-            )
-            for _ in range(2)
-        ]
-        assert session.started == 0, "in-process seats start no process"
+    records = [
+        driver.play(
+            GameSetup(toy, [InProcessSeat(highest), InProcessSeat(highest)], 5, {"rounds": 2}),
+            LIMITS,
+        )
+        for _ in range(2)
+    ]
     assert records[0].joint_actions() == records[1].joint_actions()
     assert records[0].faults == () and records[0].bots == ("in-process", "in-process")
     assert all(a.action == "n:2" for a in records[0].actions)
@@ -188,5 +183,5 @@ def test_an_illegal_default_move_is_the_referees_error_not_a_seats(toy, monkeypa
         raise IllegalAction("nothing goes", seat=0)
 
     monkeypatch.setattr(type(toy.new(2, 1, {"rounds": 1})), "apply", refuse)
-    with pytest.raises(IllegalAction, match="nothing goes"):
+    with pytest.raises(ArenaError, match="IllegalAction: nothing goes"):
         play(toy, [ScriptedSeat(), ScriptedSeat()], rounds=1)

@@ -6,6 +6,8 @@ import pytest
 
 from arena.errors import BotStartError
 from arena.procs.limits import Limits
+from arena.referee import driver
+from arena.referee.game import GameSetup
 from arena.referee.record import Chooser, FaultKind
 from arena.referee.session import Session
 from tests.arena.conftest import bundled, rogue
@@ -19,7 +21,8 @@ def test_a_bot_that_does_not_start_sits_absent_unless_strict(toy, tmp_path):
         with pytest.raises(BotStartError, match="stopped before saying hello"):
             session.seats(entries, strict=True)
         seats = session.seats(entries)
-        record = session.play(toy, seats, seed=3, options={"rounds": 1}, names=["dead", "first"])
+        table = GameSetup(toy, seats, 3, {"rounds": 1}, names=["dead", "first"])
+        record = driver.play(table, LIMITS)
     assert [(f.seat, f.step, f.kind) for f in record.faults] == [(0, 0, FaultKind.CRASH)]
     assert "stopped before saying hello" in record.faults[0].detail
     assert record.forfeits == (0,) and record.places == (2, 1)
@@ -32,13 +35,9 @@ def test_a_session_reuses_its_processes_game_after_game(toy, tmp_path):
     with Session(LIMITS, log_dir=tmp_path) as session:
         session.prestart(entries)
         records = [
-            session.play(
-                toy,
-                session.seats(entries),
-                seed=seed,
-                game_id=seed,
-                options={"rounds": 1},
-                bot_seeds=[seed, seed],
+            driver.play(
+                GameSetup(toy, session.seats(entries), seed, {"rounds": 1}, seed, [seed, seed]),
+                LIMITS,
             )
             for seed in (1, 2, 1)
         ]

@@ -3,8 +3,11 @@
 from __future__ import annotations
 
 import json
+import os
+import shutil
 import subprocess
 import sys
+import tempfile
 from pathlib import Path
 
 import pytest
@@ -14,7 +17,12 @@ ROGUES = ROOT / "tests" / "rogues"
 BOTS = Path(__file__).resolve().parent / "bots"
 
 
-def arena(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
+FLAWED = f"{sys.executable} {BOTS / 'flawed.py'}"
+
+
+def arena(
+    *args: str, timeout: float = 120, env: dict[str, str] | None = None
+) -> subprocess.CompletedProcess[str]:
     """``python -m arena ARGS`` as a user runs it (its own process: exit status, stderr)."""
     return subprocess.run(
         [sys.executable, "-m", "arena", *args],
@@ -23,13 +31,40 @@ def arena(*args: str, timeout: float = 120) -> subprocess.CompletedProcess[str]:
         text=True,
         timeout=timeout,
         cwd=ROOT,
+        env={**os.environ, **(env or {})},
     )
 
 
-def check(spec: str, *args: str, timeout: float = 120) -> tuple[int, dict]:
-    done = arena("bot", "check", spec, "--json", "--games", "2", *args, timeout=timeout)
+def check(
+    spec: str, *args: str, timeout: float = 120, env: dict[str, str] | None = None
+) -> tuple[int, dict]:
+    done = arena("bot", "check", spec, "--json", *args, timeout=timeout, env=env)
     assert "Traceback" not in done.stdout + done.stderr, done.stderr
     return done.returncode, json.loads(done.stdout)
+
+
+def flawed(flaw: str, tmp_path: Path, *args: str, **env: str) -> tuple[int, dict]:
+    """``arena bot check`` of ``bots/flawed.py`` with one flaw, on Skull."""
+    settings = {"ARENA_BOT_FLAW": flaw, **{f"ARENA_BOT_{k.upper()}": v for k, v in env.items()}}
+    return check(
+        FLAWED,
+        "--game",
+        "skull",
+        "--sandbox",
+        "off",
+        "--db",
+        str(tmp_path / "a.db"),
+        *args,
+        env=settings,
+    )
+
+
+def detail(report: dict, key: str) -> str:
+    return next(c["detail"] for c in report["checks"] if c["check"] == key)
+
+
+def failed(report: dict) -> list[str]:
+    return [c["check"] for c in report["checks"] if c["result"] == "fail"]
 
 
 def results(report: dict) -> dict[str, str]:
@@ -52,7 +87,12 @@ def test_a_good_bot_passes_every_check_of_every_game_it_names(tmp_path: Path) ->
         "concurrent",
         "bye",
     }
-    assert report["games_played"] == 4 and report["games"] == ["skull", "skyjo"]
+    assert report["games"] == ["skull", "skyjo"]
+    # every table size of each game, every seat: 3+4+5+6 Skull games, 2+...+8 Skyjo games
+    assert report["games_played"] == 18 + 35
+    coverage = {c["game"]: c for c in report["coverage"]}
+    assert coverage["skull"]["seats"] == {str(n): list(range(n)) for n in range(3, 7)}
+    assert coverage["skyjo"]["table_sizes"] == list(range(2, 9)) and coverage["skyjo"]["complete"]
     concurrent = next(c for c in report["checks"] if c["check"] == "concurrent")
     assert concurrent["detail"].startswith("says max_games 32; 6 skull games, 4 at a time")
     assert "up to 4 waiting at once" in concurrent["detail"]
@@ -76,6 +116,7 @@ def test_text_output_is_a_line_per_check(tmp_path: Path) -> None:
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if line.startswith("[")]
     assert len(lines) == 8 and all(line.startswith("[pass] ") for line in lines)
+    assert "covered: skull-king: 2-8 players, every seat (35 games)" in done.stdout
     assert "all checks passed" in done.stdout
 
 
@@ -97,6 +138,7 @@ def test_a_program_that_is_no_bot_fails_the_hello_check(program: str, tmp_path: 
     assert {found[key] for key in found if key != "hello"} == {"skipped"}
     detail = report["checks"][0]["detail"]
     assert "hello" in detail
+    assert report["bot"] == program.split()[0], "named after the program, not its last word"
 
 
 @pytest.mark.parametrize(
@@ -108,7 +150,7 @@ def test_a_program_that_is_no_bot_fails_the_hello_check(program: str, tmp_path: 
         ("garbage.py", "messages"),
     ],
 )
-def test_a_misbehaving_bot_fails_the_check_that_names_its_fault(
+def test_a_misbehaving_bot_fails_only_the_check_that_names_its_fault(
     rogue: str, failed: str, tmp_path: Path
 ) -> None:
     code, report = check(
@@ -121,7 +163,7 @@ def test_a_misbehaving_bot_fails_the_check_that_names_its_fault(
         str(tmp_path / "a.db"),
     )
     assert code == 1
-    assert results(report)[failed] == "fail", report
+    assert [key for key, value in results(report).items() if value == "fail"] == [failed], report
     assert results(report)["hello"] == "pass"
 
 
@@ -159,6 +201,139 @@ def test_a_bot_with_one_game_in_mind_fails_only_the_concurrent_check(tmp_path: P
     assert set(found.values()) == {"pass"}
     detail = next(c["detail"] for c in report["checks"] if c["check"] == "concurrent")
     assert "says max_games 4" in detail and "game_id" in detail
+
+
+@pytest.mark.parametrize(
+    "flaw, fails, said",
+    [
+        ("crash-at-6", "games", "exited with status 4"),
+        ("illegal-at-6", "legal", "'flower' was not offered; offered: place:flower, place:skull"),
+        ("slow-at-6", "deadline", "no answer within 300 ms"),
+    ],
+)
+def test_a_bot_that_fails_only_at_six_players_fails_the_default_check(
+    flaw: str, fails: str, said: str, tmp_path: Path
+) -> None:
+    code, report = flawed(flaw, tmp_path, "--move-time", "300", delay_ms="600")
+    assert code == 1 and failed(report) == [fails], report
+    assert "skull with 6 players" in detail(report, fails) and said in detail(report, fails)
+    seats = next(c["seats"] for c in report["coverage"] if c["game"] == "skull")
+    assert {size: seats[size] for size in "345"} == {n: list(range(int(n))) for n in "345"}
+    assert seats["6"] == [0], "it stopped at its first six-player game"
+
+
+def test_table_sizes_narrow_the_check_and_it_says_what_it_covered(tmp_path: Path) -> None:
+    done = arena(
+        "bot",
+        "check",
+        "--game",
+        "skull",
+        "--table-sizes",
+        "3,5",
+        "--sandbox",
+        "off",
+        "--db",
+        str(tmp_path / "a.db"),
+        "--",
+        *FLAWED.split(),
+        env={"ARENA_BOT_FLAW": "illegal-at-6"},
+    )
+    assert done.returncode == 0, done.stdout + done.stderr
+    assert "covered: skull: 3, 5 players, every seat (8 games)" in done.stdout
+    bad = arena(
+        "bot",
+        "check",
+        "random",
+        "--game",
+        "skull",
+        "--table-sizes",
+        "2",
+        "--db",
+        str(tmp_path / "a.db"),
+    )
+    assert bad.returncode != 0 and "skull takes 3-6 players" in bad.stderr
+    assert "Traceback" not in bad.stderr
+
+
+@pytest.mark.parametrize(
+    "flaw, said",
+    [
+        (
+            "hello-protocol-text",
+            "bad-hello: hello: field 'protocol' must be an integer, not a string ('1')",
+        ),
+        ("hello-no-name", "bad-hello: hello: field 'name' is missing"),
+        ("hello-extra-key", "bad-hello: hello: unknown field(s) 'version'"),
+        ("hello-json", "it looks like JSON; messages are msgpack maps"),
+        ("hello-token", "refused (bad-token: its token is not the ARENA_TOKEN it was given"),
+    ],
+)
+def test_a_refused_hello_is_answered_and_reported_with_its_real_cause(
+    flaw: str, said: str, tmp_path: Path
+) -> None:
+    code, report = flawed(flaw, tmp_path, "--startup-time", "4000")
+    assert code == 1 and failed(report) == ["hello"], report
+    hello = detail(report, "hello")
+    assert said in hello and "did not say hello within" not in hello, hello
+    if flaw != "hello-json":  # the bot prints the arena's answer: an error with a code
+        assert any("'type': 'error'" in line for line in report["output"]), report["output"]
+
+
+def test_one_cause_is_one_fail_line_in_the_protocol_page_words(tmp_path: Path) -> None:
+    code, report = flawed("no-game-id", tmp_path)
+    assert failed(report) == ["messages"]
+    assert "field 'game_id' is missing" in detail(report, "messages")
+    code, report = flawed("slow", tmp_path, "--move-time", "300", delay_ms="600")
+    assert code == 1 and failed(report) == ["deadline"], report  # not ids, games or bye
+    assert results(report)["ids"] == "pass"
+    code, report = flawed("late-once", tmp_path, "--move-time", "300", delay_ms="600")
+    assert failed(report) == ["deadline"], "its stale reply is dropped, not failed"
+
+
+def test_the_games_at_once_are_judged_by_the_driver_stale_replies_dropped(tmp_path: Path) -> None:
+    code, report = flawed("twice", tmp_path)  # every answer twice, max_games 4
+    assert code == 0 and report["passed"], report
+    assert detail(report, "concurrent").startswith("says max_games 4; 6 skull games, 4 at a time")
+
+
+def test_a_command_bot_is_named_after_its_script_and_leaves_no_folder(tmp_path: Path) -> None:
+    scratch = Path(tempfile.mkdtemp(prefix="check-tmp-"))  # not under tmp_path (mode 0700):
+    scratch.chmod(0o755)  # bots of users of their own reach their endpoint's folder in it
+    code, report = check(
+        f"{FLAWED} --strategy v2",
+        "--game",
+        "skull",
+        "--table-sizes",
+        "3",
+        "--sandbox",
+        "off",
+        "--db",
+        str(tmp_path / "a.db"),
+        env={"TMPDIR": str(scratch)},
+    )
+    assert code == 0 and report["bot"] == "flawed.py", report
+    left = list(scratch.iterdir())
+    shutil.rmtree(scratch)
+    assert left == [], "the check's temporary folders are removed"
+
+
+@pytest.mark.skipif(os.geteuid() != 0, reason="bots run as users of their own only as root")
+def test_as_root_a_bot_in_a_folder_no_other_user_can_enter_still_runs(tmp_path: Path) -> None:
+    shut = tmp_path / "home"
+    (shut / "bot").mkdir(parents=True)
+    shut.chmod(0o700)  # as root's home: others cannot enter it
+    script = shut / "bot" / "flawed.py"
+    shutil.copy(BOTS / "flawed.py", script)
+    script.chmod(0o644)
+    (tmp_path / "db").mkdir()  # the database's folder is private: the bot is elsewhere
+    args = ("--game", "skull", "--table-sizes", "3", "--db", str(tmp_path / "db" / "a.db"))
+    code, report = check(f"{sys.executable} {script}", *args)
+    assert code == 0, report  # its folder is bound back for its user; the rest stays hidden
+    script.chmod(0o600)
+    code, report = check(f"{sys.executable} {script}", *args)
+    assert code == 1 and failed(report) == ["hello"]
+    assert f"cannot read {script} (mode 0600: not readable by others)" in detail(report, "hello")
+    assert "Can't find source path" not in detail(report, "hello")
 
 
 def test_unknown_game_is_one_line(tmp_path: Path) -> None:

@@ -14,6 +14,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.unchecked import add_unchecked
 from tournaments.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -74,7 +75,7 @@ def test_a_stronger_bot_is_accepted_and_stored_as_a_match(tmp_path: Path) -> Non
     assert result["result"] == "H1" and result["llr"] >= result["upper"]
     assert result["new"] == "skull_odds" and result["base"] == "random"
     assert result["elo_lo"] <= result["elo"] <= result["elo_hi"] and result["elo"] > 0
-    assert result["games"] == 3 * result["deals"]  # tables of 3: NEW, BASE, random
+    assert result["games"] == 6 * result["deals"]  # tables of 3: every rotation, and mirrored
     with Store.open(db) as store:
         info = store.tournament(result["match"])
         assert info.spec.kind.value == "match" and info.spec.table_size == 3
@@ -82,7 +83,8 @@ def test_a_stronger_bot_is_accepted_and_stored_as_a_match(tmp_path: Path) -> Non
         assert store.sprt(result["match"])["result"] == "H1"
         # a decided match is done: the games it will never play are dropped from its plan
         assert info.status.value == "done"
-        assert info.games_done == info.games_total >= result["games"]
+        assert info.games_done == info.games_total == result["played"] >= result["games"]
+        assert info.spec.repetitions == result["repetitions"] >= result["deals"]
     shown = arena("tournament", "show", str(result["match"]), "--db", str(db))
     assert shown.returncode == 0 and "match      skull_odds vs random" in shown.stdout
     assert ": H1;" in shown.stdout and f"{result['deals']} deals" in shown.stdout
@@ -171,7 +173,7 @@ def test_a_match_killed_at_once_resumes(tmp_path: Path) -> None:
     finally:
         if proc.poll() is None:
             os.killpg(proc.pid, signal.SIGKILL)
-    before = complete_deals(db, 1, 3)
+    before = complete_deals(db, 1, 6)
     resumed = arena("match", "--resume", "1", "--json", "--db", str(db))
     assert resumed.returncode == 0, resumed.stderr
     result = json.loads(resumed.stdout)
@@ -205,3 +207,149 @@ def test_bad_input_is_one_clear_error(args: list[str], fragment: str, tmp_path: 
     if db.exists():
         with Store.open(db) as store:
             assert store.list_tournaments() == []  # nothing was planned
+
+
+ROGUES = ROOT / "tests" / "rogues"
+
+
+def registered_illegal(db: Path) -> None:
+    """A bot that answers every turn with an action it was not offered, registered without
+    the entry check (as a bot whose new version broke would be)."""
+    with Store.open(db) as store:
+        add_unchecked(store, "illegal", [sys.executable, str(ROGUES / "illegal.py")])
+
+
+def test_a_bot_that_faults_past_the_limit_stops_the_match_with_that_verdict(
+    tmp_path: Path,
+) -> None:
+    db = tmp_path / "m.db"
+    registered_illegal(db)
+    done = arena(
+        "match", "illegal", "random", "--game", "skull", "--sandbox", "off", "--db", str(db)
+    )
+    assert done.returncode == 3, done.stdout + done.stderr
+    lines = done.stdout.splitlines()
+    assert lines[0].startswith("stopped: NEW illegal faulted in ")
+    assert "illegal " in lines[0] and "more than 5%" in lines[0]
+    table = {
+        line.split()[0]: line for line in lines if line.split()[:1] in (["illegal"], ["random"])
+    }
+    assert "illegal" in table["illegal"].split()[-2:] and table["random"].endswith("none")
+    assert sum("stopped:" in line for line in lines) == 1, "the verdict is printed once"
+    again = json.loads(arena("tournament", "show", "1", "--json", "--db", str(db)).stdout)
+    assert again["match"]["result"] == "faults"
+    assert again["match"]["status"]["entrants"][0]["faults"]["illegal"] > 0
+    shown = arena("tournament", "show", "1", "--db", str(db)).stdout
+    assert "stopped: NEW illegal faulted" in shown
+
+
+def test_fillers_results_and_faults_are_shown_and_do_not_stop_the_match(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    registered_illegal(db)
+    done = arena(
+        "match",
+        "first",
+        "random",
+        "--game",
+        "skull",
+        "--fill",
+        "illegal",
+        "--games",
+        "90",
+        "--sprt",
+        "elo0=-500",
+        "elo1=500",
+        "--sandbox",
+        "off",
+        "--json",
+        "--db",
+        str(db),
+    )
+    assert done.returncode in (0, 1, 2), done.stderr
+    result = json.loads(done.stdout)
+    assert result["result"] != "faults"
+    filler = next(e for e in result["entrants"] if e["entrant"] == "illegal")
+    assert filler["faults"]["illegal"] > 0 and filler["games"] == result["games"]
+    # a deal of 6 games (3 seats, cyclic and mirrored): 0..12 half points
+    assert len(result["deal_scores"]) == 2 * 6 + 1
+
+
+def test_the_live_line_shows_deal_scores_faults_and_eta(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    registered_illegal(db)
+    done = arena(
+        "match",
+        "first",
+        "random",
+        "--game",
+        "skull",
+        "--fill",
+        "illegal",
+        "--games",
+        "120",
+        "--sprt",
+        "elo0=0",
+        "elo1=1",
+        "alpha=0.001",
+        "beta=0.001",
+        "--sandbox",
+        "off",
+        "--db",
+        str(db),
+    )
+    # 20 deals of 6 games; the match is looked at between batches of deals (8, then 12)
+    live = [line for line in done.stderr.splitlines() if line.startswith("deals 8/20")]
+    assert live, done.stderr
+    assert "deal scores " in live[0] and "faults: illegal illegal " in live[0] and "ETA " in live[0]
+
+
+def test_games_bound_the_plan_and_a_decided_match_keeps_what_it_played(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    done = arena(
+        "match", "random", "first", "--game", "skull", "--games", "10", "--json", "--db", str(db)
+    )
+    result = json.loads(done.stdout)
+    assert result["games_total"] <= 10 and result["repetitions"] == 1  # 1 whole deal of 6 games
+    done = arena(
+        "match",
+        "skull_odds",
+        "random",
+        "--game",
+        "skull",
+        *STRONG,
+        "--games",
+        "3000",
+        "--json",
+        "--db",
+        str(db),
+    )
+    result = json.loads(done.stdout)
+    shown = json.loads(arena("tournament", "show", "2", "--json", "--db", str(db)).stdout)
+    assert shown["games_done"] == shown["games_total"] == result["played"]
+    assert shown["repetitions"] == result["repetitions"] < 1000, "not the 1000 deals of --games"
+    text = arena("tournament", "show", "2", "--db", str(db)).stdout
+    assert f"{result['played']}/{result['played']} games played" in text
+    assert f"{result['repetitions']} repetition(s)" in text
+
+
+def test_a_command_line_is_a_spec_too(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    bot = f"{sys.executable} {ROOT / 'tests' / 'authoring' / 'bots' / 'flawed.py'} --strategy v2"
+    done = arena(
+        "match",
+        bot,
+        "random",
+        "--game",
+        "skull",
+        "--games",
+        "9",
+        "--sandbox",
+        "off",
+        "--json",
+        "--db",
+        str(db),
+    )
+    assert done.returncode == 2, done.stderr
+    assert "registered" in done.stderr and "as bot flawed.py-" in done.stderr
+    result = json.loads(done.stdout)
+    assert result["new"].startswith("flawed.py-") and result["games"] == 6  # one deal of 6

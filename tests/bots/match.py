@@ -1,5 +1,5 @@
 """Matches of bundled bots against uniformly random opponents, played in this process through
-the arena's game session with in-process seats (for bot tests)."""
+the referee's driver with in-process seats (for bot tests)."""
 
 from __future__ import annotations
 
@@ -7,8 +7,9 @@ import random
 
 from arena.games import get_game
 from arena.procs.limits import Limits
+from arena.referee import driver
+from arena.referee.game import GameSetup
 from arena.referee.seats import Act, InProcessSeat
-from arena.referee.session import Session
 
 #: In-process bots are timed, not raced: a loaded machine must not turn a slow answer into a
 #: fault.
@@ -34,16 +35,14 @@ def win_rate(game: str, act: Act, *, games: int, players: int = 4, seed: int = 0
     """
     rule = get_game(game)
     score = 0.0
-    with Session(LIMITS) as session:
-        for number in range(games):
-            hero = number % players
-            random.seed(seed * 100_003 + number)
-            record = session.play(
-                rule, _seats(act, hero, players), seed=seed + number, bot_seeds=[0] * players
-            )
-            assert not record.faults, record.faults
-            if record.places[hero] == 1:
-                score += 1.0 / record.places.count(1)
+    for number in range(games):
+        hero = number % players
+        random.seed(seed * 100_003 + number)
+        table = GameSetup(rule, _seats(act, hero, players), seed + number, bot_seeds=[0] * players)
+        record = driver.play(table, LIMITS)
+        assert not record.faults, record.faults
+        if record.places[hero] == 1:
+            score += 1.0 / record.places.count(1)
     return score / games
 
 
@@ -51,12 +50,11 @@ def mean_decision_seconds(game: str, act: Act, *, players: int, seeds: range) ->
     """Play the bot in every seat; check each answer is legal; return its mean think time."""
     rule = get_game(game)
     think_us, decisions = 0, 0
-    with Session(LIMITS) as session:
-        for seed in seeds:
-            random.seed(seed)
-            seats = [InProcessSeat(act, "bot") for _ in range(players)]
-            record = session.play(rule, seats, seed=seed, bot_seeds=[0] * players)
-            assert not record.faults, record.faults  # an illegal answer is a fault
-            think_us += sum(record.think_us)
-            decisions += sum(record.decisions)
+    for seed in seeds:
+        random.seed(seed)
+        seats = [InProcessSeat(act, "bot") for _ in range(players)]
+        record = driver.play(GameSetup(rule, seats, seed, bot_seeds=[0] * players), LIMITS)
+        assert not record.faults, record.faults  # an illegal answer is a fault
+        think_us += sum(record.think_us)
+        decisions += sum(record.decisions)
     return think_us / 1e6 / decisions

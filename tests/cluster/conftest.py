@@ -9,11 +9,9 @@ worker's process kills the worker (and its bots, which die with it).
 from __future__ import annotations
 
 import os
-import shutil
 import signal
 import subprocess
 import sys
-import tempfile
 import time
 from collections.abc import Iterator
 from dataclasses import dataclass, field
@@ -37,7 +35,6 @@ class LocalCluster:
     scheduler: subprocess.Popen
     workers: list[subprocess.Popen] = field(default_factory=list)
     env: dict[str, str] = field(default_factory=dict)
-    seen: Path | None = None  # where the test bots note what they saw (ARENA_BOT_SEEN_DIR)
 
     def add_worker(self, name: str) -> subprocess.Popen:
         log = open(self.folder / f"{name}.log", "wb")  # noqa: SIM115 - kept for the process
@@ -86,8 +83,6 @@ class LocalCluster:
     def close(self) -> None:
         for proc in [*self.workers, self.scheduler]:
             self.kill(proc)
-        if self.seen is not None:
-            shutil.rmtree(self.seen, ignore_errors=True)
 
 
 def dask_tool() -> str:
@@ -99,13 +94,9 @@ def dask_tool() -> str:
 def start_cluster(folder: Path, workers: int = 2) -> LocalCluster:
     """A scheduler on a free port with ``workers`` workers, all connected."""
     folder.mkdir(parents=True, exist_ok=True)
-    # bots (other users when the tests run as root) write there: outside pytest's own folder
-    seen = Path(tempfile.mkdtemp(prefix="arena-seen-"))
-    os.chmod(seen, 0o777)
     env = dict(
         os.environ,
         PYTHONPATH=os.pathsep.join(filter(None, [str(ROOT), os.environ.get("PYTHONPATH")])),
-        ARENA_BOT_SEEN_DIR=str(seen),
         ARENA_BOT_SEER_DELAY="0.02",  # a game lasts long enough to kill things mid-run
     )
     port = free_port()
@@ -125,7 +116,7 @@ def start_cluster(folder: Path, workers: int = 2) -> LocalCluster:
         env=env,
         start_new_session=True,
     )
-    cluster = LocalCluster(f"tcp://127.0.0.1:{port}", folder, scheduler, env=env, seen=seen)
+    cluster = LocalCluster(f"tcp://127.0.0.1:{port}", folder, scheduler, env=env)
     try:
         for n in range(workers):
             cluster.add_worker(f"w{n}")

@@ -3,8 +3,9 @@
 Every test compares the stored results (actions, outcomes, ratings, rating history) with those
 of a local ``--jobs 2`` run of the same plan: a cluster, a worker killed mid-run, the arena
 killed and resumed, the scheduler gone and the run finished locally all give the same results.
-One entrant is a folder bot, shipped to the workers as an archive; it notes the game ids each
-of its processes plays, so a resumed run can be checked to show no process a deal twice.
+One entrant is a folder bot, shipped to the workers as an archive. The arena's process records
+show, after a killed and resumed run, that no process played a deal twice and that no two
+processes of an entrant that played rotations of one deal were alive at once.
 """
 
 from __future__ import annotations
@@ -31,29 +32,18 @@ pytestmark = pytest.mark.cluster
 
 GAMES = 24
 
-#: The folder bot: random legal moves (deterministic per game: the SDK seeds ``random``), and
-#: each process notes the ids of the games it starts in a file of its own, when it can (a
-#: sandboxed bot cannot reach the folder: it notes nothing). On the test clusters it takes
-#: its time (``ARENA_BOT_SEER_DELAY``), so that runs last long enough to be cut short.
+#: The folder bot: random legal moves (deterministic per game: the SDK seeds ``random``). On the
+#: test clusters it takes its time (``ARENA_BOT_SEER_DELAY``), so that runs last long enough to
+#: be cut short.
 SEER = """\
-import os, random, time, uuid
+import os, random, time
 from protocol.sdk import Bot, run_bot
 
-TOKEN = uuid.uuid4().hex
 DELAY = float(os.environ.get("ARENA_BOT_SEER_DELAY", "0"))
 
 
 class Seer(Bot):
     name = "seer"
-
-    def start(self, info):
-        folder = os.environ.get("ARENA_BOT_SEEN_DIR")
-        if folder:
-            try:
-                with open(os.path.join(folder, TOKEN), "a") as file:
-                    file.write(f"{info['game_id']}\\n")
-            except OSError:
-                pass
 
     def act(self, view, legal):
         time.sleep(DELAY)
@@ -177,12 +167,10 @@ def test_a_killed_worker_loses_nothing(
     assert results(db, tid) == local_results
 
 
-def test_a_resumed_run_finishes_and_shows_no_process_a_game_twice(
+def test_a_resumed_run_finishes_and_its_process_records_pass_the_audit(
     cluster: LocalCluster, template: tuple[Path, int], local_results: dict, tmp_path: Path
 ) -> None:
     db, tid = fresh(template, tmp_path), template[1]
-    seen = cluster.seen
-    assert seen is not None
     proc = arena(db, tid, "--cluster", cluster.address, "--sandbox", "off", ACCEPT, "--jobs", "2")
     assert wait_done(db, tid, 5, proc) < GAMES
     os.killpg(proc.pid, signal.SIGKILL)
@@ -193,10 +181,19 @@ def test_a_resumed_run_finishes_and_shows_no_process_a_game_twice(
     )  # fmt: skip
     assert f"{GAMES}/{GAMES} games played" in out
     assert results(db, tid) == local_results
-    notes = [path.read_text().split() for path in seen.iterdir()]
-    assert sum(len(games) for games in notes) >= GAMES // 2  # the seer's games, at least
-    for games in notes:  # one file per process: no game id twice
-        assert len(games) == len(set(games)), games
+    with Store.open(db) as store:
+        assert store.shared_deal_overlaps(tid) == []
+        records = store.processes(tid)
+        seated = store.db.execute(
+            "SELECT COUNT(*), COUNT(DISTINCT process) FROM process_games pg "
+            "JOIN games g ON g.id = pg.game_id WHERE g.tournament_id = ?",
+            (tid,),
+        ).fetchone()
+    assert seated[0] == 3 * GAMES, "every seat of every game names its process"
+    assert all(r.host.startswith("tcp://127.0.0.1:") for r in records), "workers' processes"
+    assert len({r.run for r in records}) == 2, "the killed run's and the resumed run's"
+    assert all(r.ended_at is not None for r in records)
+    assert all(r.confirmed for r in records if r.run == records[-1].run)
 
 
 def test_the_scheduler_gone_stops_the_run_and_a_run_again_finishes(
@@ -285,15 +282,22 @@ def test_a_worker_never_plays_a_game_twice_in_a_run_and_a_closed_run_plays_nothi
         client.register_plugin(RunPlugin(run), name="arena-run-duplicate-test")
         answers = [
             client.submit(
-                play_games, run.run_id, [(game_id, planned)], workers=[worker], pure=False
-            ).result()[0]
+                play_games,
+                run.run_id,
+                0,
+                planned.seating,
+                [(game_id, planned)],
+                workers=[worker],
+                pure=False,
+            ).result()  # fmt: skip
             for _ in range(2)
         ]
         client.unregister_worker_plugin("arena-run-duplicate-test")
-        assert answers[0].finished.record is not None and not answers[0].refused
-        assert answers[1].refused and answers[1].finished.record is None
+        assert answers[0].played[0].record is not None and answers[0].refused == ()
+        assert answers[1].refused == (game_id,) and answers[1].played == ()
         late = client.submit(
-            play_games, run.run_id, [(game_id, planned)], workers=[worker], pure=False
-        )
+            play_games, run.run_id, 0, planned.seating, [(game_id, planned)],
+            workers=[worker], pure=False,
+        )  # fmt: skip
         with pytest.raises(Exception, match="not open on this worker"):
             late.result()

@@ -23,7 +23,7 @@ from tournaments.catalogue import Catalogue
 from tournaments.cluster import INSTALL_HINT, distributed_module
 from tournaments.errors import ClusterError
 from tournaments.oldversions import folder_version
-from tournaments.shipping import BotKind, missing_files, pack, ship, unpack, worker_spec
+from tournaments.shipping import ShippingKind, missing_files, pack, ship, unpack, worker_spec
 from tournaments.store import Store
 
 
@@ -48,7 +48,7 @@ def registered(tmp_path: Path, folder: Path) -> Catalogue:
 def test_a_folder_bot_unpacks_to_its_registered_copy(tmp_path: Path) -> None:
     folder = bot_folder(tmp_path)
     shipped = ship(registered(tmp_path, folder), "mybot")
-    assert shipped.kind is BotKind.FOLDER and shipped.digest == tree_digest(folder)
+    assert shipped.kind is ShippingKind.FOLDER and shipped.digest == tree_digest(folder)
     assert shipped.folder != str(folder), "the copy travels, not the folder"
     target = unpack(shipped, tmp_path / "worker" / "mybot")
     assert (target / "lib" / "data.txt").read_text() == "weights\n"
@@ -107,7 +107,7 @@ def test_a_command_bot_names_its_files_and_a_bundled_bot_nothing(tmp_path: Path)
         add_unchecked(store, "cmd", (sys.executable, "-u", str(script)))
         catalogue = Catalogue.of(store)
     shipped = {"cmd": ship(catalogue, "cmd"), "random": ship(catalogue, "random")}
-    assert shipped["random"].kind is BotKind.BUNDLED
+    assert shipped["random"].kind is ShippingKind.BUNDLED
     assert missing_files(shipped) == []
     script.unlink()
     assert missing_files(shipped) == [f"{script} (bot cmd)"]

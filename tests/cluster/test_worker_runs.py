@@ -42,9 +42,9 @@ def test_a_run_the_arena_stopped_renewing_is_closed_with_its_bots(tmp_path: Path
             index=0, repetition=0, table=0, rotation=0, deal_seed=5, seating=seating,
             seat_seeds=(1, 2, 3),
         )  # fmt: skip
-        future = run.submit(1, planned)
+        future = run.submit(0, seating, 1, planned)
         assert future is not None and future.result(60).record is not None
-        assert run.submit(1, planned) is None  # a game once per run and worker
+        assert run.submit(0, seating, 1, planned) is None  # a game once per run and worker
         bots = [proc.popen for proc in run.runner.session.pool.procs.values()]
         assert bots and all(popen.poll() is None for popen in bots)
         assert cluster_worker.reap(time.monotonic()) == []  # renewed just now

@@ -1,11 +1,13 @@
 """No bot process ever plays the same deal twice: a memorising rogue in real tournaments.
 
 Every seat rotation of a table is played on the same deal, so a process that played rotation 1
-would know, in rotation 2, the hands it saw. The runner routes rotation r of every deal to an
-entrant's r-th process; here three copies of a rogue that remembers everything it is sent
-(``tests/rogues/memo.py``) play whole tournaments of every game, serially and in parallel, and
-the deals each of their processes saw are checked from their logs and the stored plan. The
-rogue serves 8 games at once, and the runs drive several games at once (``games_per_worker``).
+would know, in rotation 2, the hands it saw. The runner plays a deal's rotations in different
+phases, ending every process between them; here three copies of a rogue that remembers
+everything it is sent (``tests/rogues/memo.py``) play whole tournaments of every game, serially
+and in parallel, and the deals each of their processes saw are checked from their logs and the
+stored plan (a bot knows its game by an opaque id: the deal is found from its start seed with
+the tournament's key); the arena's own process records pass their audit too. The rogue serves
+8 games at once, and the runs drive several games at once (``games_per_worker``).
 """
 
 from __future__ import annotations
@@ -17,14 +19,14 @@ from pathlib import Path
 import pytest
 
 from arena.games import get_game
-from arena.keys.seeds import new_key
+from arena.keys.seeds import bot_seeds
 from arena.procs.botproc import BotSpec
 from arena.procs.limits import Limits
-from arena.procs.logs import bot_logs
-from tournaments.catalogue import bundled_spec
+from arena.procs.logs import bot_logs, log_texts
+from tests.fairness import with_rogue
 from tournaments.playing import RunConfig
 from tournaments.runner import run
-from tournaments.schedule import TournamentSpec, plan
+from tournaments.schedule import TournamentSpec
 from tournaments.store import Store
 
 ROGUE = Path(__file__).resolve().parent.parent / "rogues" / "memo.py"
@@ -34,18 +36,9 @@ ENTRANTS = ("memo", "memo", "memo", "random")
 def play(folder: Path, game: str, jobs: int, at_once: int) -> tuple[Store, int, Path]:
     db, log_dir = folder / "arena.db", folder / "arena-logs"
     spec = TournamentSpec(game=game, bots=ENTRANTS, table_size=3, repetitions=1, seed=7)
-    store, key = Store.open(db), new_key()
-    tid = store.create_tournament(
-        spec,
-        plan(spec, get_game(game), key=key),
-        {label: (bot, "test") for label, bot in spec.entrant_bots().items()},
-        key=key,
+    store, tid, specs = with_rogue(
+        db, spec, BotSpec(name="memo", argv=(sys.executable, str(ROGUE)))
     )
-    memo = BotSpec(name="memo", argv=(sys.executable, str(ROGUE)))
-    specs = {
-        label: memo if bot == "memo" else bundled_spec(bot)
-        for label, bot in spec.entrant_bots().items()
-    }
     config = RunConfig(
         game=get_game(game),
         options=spec.options,
@@ -72,16 +65,23 @@ def test_no_process_sees_a_deal_twice(tmp_path: Path, game: str, jobs: int, at_o
             deal_of[game_id] = stored.planned.deal_seed
             seating_of[game_id] = stored.planned.seating
             assert stored.record.faults == (), "every bot plays legally"
+        key = store.tournament_key(tid)
+    by_seed = {}  # (bot seed, seat) -> deal: a bot knows its game by an opaque id only
+    for deal in set(deal_of.values()):
+        for seat, seed in enumerate(bot_seeds(key, deal, 3)):
+            by_seed[seed, seat] = deal
     lines = [
         line.split()
         for path in bot_logs(log_dir, "memo")
-        for line in path.read_text().splitlines()
+        for line in log_texts(path)
         if line.startswith("memo ")
     ]
     by_process: dict[str, list[int]] = defaultdict(list)
-    for _, process, game_id, _fingerprint in lines:
-        by_process[process].append(deal_of[int(game_id)])
+    for _, process, seed, seat, game_id in lines:
+        by_process[process].append(by_seed[int(seed), int(seat)])
+        assert int(game_id) not in deal_of, "the game id a bot gets is not the arena's"
     assert sum(len(deals) for deals in by_process.values()) == 9 * 3, "every memo seat logged"
+    assert len({line[4] for line in lines}) == len(lines), "a game id is never given twice"
     for process, deals in by_process.items():
         repeated = [deal for deal, n in Counter(deals).items() if n > 1]
         assert not repeated, f"process {process} was given deal(s) {repeated} twice"
@@ -93,3 +93,5 @@ def test_no_process_sees_a_deal_twice(tmp_path: Path, game: str, jobs: int, at_o
         if label.startswith("memo")
     )
     assert max(plays.values()) == 3
+    with Store.open(store.path) as again:
+        assert again.shared_deal_overlaps(tid) == []

@@ -98,7 +98,7 @@ def test_two_participants_upload_a_broken_bot_is_refused_and_the_ladder_plays(
     answer = good.json()
     assert answer["accepted"] and answer["entry"]["participant"] == "alice"
     assert answer["entry"]["uploaded"] and any("[pass]" in x for x in answer["report_lines"])
-    assert answer["report"]["log"] is None and str(served.db.parent) not in good.text
+    assert answer["report"]["output"] == [] and str(served.db.parent) not in good.text
 
     # bob's first bot is broken: refused with the check's report, and nothing enters
     broken = folder_bot(shared / "b", "bobs_bot", source=ILLEGAL_BOT)

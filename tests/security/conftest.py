@@ -27,7 +27,7 @@ from arena.procs import sandbox as sandboxing
 from arena.procs.botproc import BotSpec
 from arena.procs.hub import Hub
 from arena.procs.limits import Limits
-from arena.procs.logs import bot_logs
+from arena.procs.logs import bot_logs, read_log
 from arena.procs.sandbox import SandboxMode
 from arena.referee.record import Fault
 from protocol.transport import curve_client
@@ -107,6 +107,7 @@ class Outcome:
     done: int = 0
     standings: int = 0
     log_dir: Path | None = None
+    rogue_processes: int = 0  # the rogue's processes that played a game (process records)
 
     @property
     def kinds(self) -> list[list[str]]:
@@ -120,8 +121,11 @@ class Outcome:
         return [f.detail for faults, _ in self.rogue_games for f in faults]
 
     def log(self) -> str:
-        """Everything the rogue wrote (its log files)."""
-        return "".join(path.read_text(errors="replace") for path in bot_logs(self.log_dir, "rogue"))
+        """Everything the rogue wrote (the text of its log files' lines, and the arena's notes
+        there), one line each."""
+        return "".join(
+            line.text + "\n" for path in bot_logs(self.log_dir, "rogue") for line in read_log(path)
+        )
 
 
 def private_dir() -> Path:
@@ -209,6 +213,11 @@ def run_with_rogue(
                     outcome.rogue_games.append((faults, seat in record.forfeits))
                 else:
                     outcome.other_faults += faults
+        outcome.rogue_processes = store.db.execute(
+            "SELECT COUNT(DISTINCT pg.process) FROM process_games pg JOIN processes p "
+            "ON p.token = pg.process WHERE p.tournament_id = ? AND p.entrant = 'rogue'",
+            (tid,),
+        ).fetchone()[0]
     return outcome
 
 

@@ -30,7 +30,7 @@ from arena.procs import reach
 from arena.procs import sandbox as sandboxing
 from arena.procs.botproc import BotSpec
 from arena.procs.limits import Limits
-from arena.procs.logs import bot_logs
+from arena.procs.logs import bot_logs, log_texts
 from arena.procs.sandbox import SandboxMode
 from tests.security.conftest import needs_bwrap
 from tournaments.playing import RunConfig
@@ -130,7 +130,7 @@ def play(root: Path, rogue: str, mode: str, *, fifo: bool = False) -> Played:
     lines = [
         line.split()
         for path in bot_logs(log_dir, "chan")
-        for line in path.read_text(errors="replace").splitlines()
+        for line in log_texts(path)
         if line.startswith("chan-")
     ]
     return Played(

@@ -21,7 +21,7 @@ from hypothesis import strategies as st
 from arena.procs.hub import Hub, Peer
 from arena.procs.limits import Limits
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import FaultKind
 from arena.referee.replay import replay
 from arena.referee.seats import ProcessSeat
@@ -119,6 +119,7 @@ class FakeProcess:
 
     label: str
     peer: Peer
+    output: None = None  # no log: its output is the test's
 
     def alive(self) -> bool:
         return True
@@ -212,7 +213,7 @@ def play_against_script(arena_side, script: list[list[tuple]], rounds: int) -> N
     started = time.monotonic()
     try:
         record = driver.play(
-            Table(
+            GameSetup(
                 game,
                 [ProcessSeat(hub, fake), ProcessSeat(hub, honest)],
                 seed=3,

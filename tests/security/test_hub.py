@@ -3,6 +3,7 @@ dropped unread and bounded, connections counted and cut, and no connection after
 
 from __future__ import annotations
 
+import json
 import os
 import resource
 import socket
@@ -81,7 +82,7 @@ def test_a_token_opens_only_its_own_door_once(hub) -> None:
             sock.close(0)
 
 
-def test_strangers_get_no_reply_and_one_hello_each(hub) -> None:
+def test_strangers_get_one_answer_at_most_and_one_hello_each(hub) -> None:
     token = hub.issue_token("a")
     stranger, bot = dealer(hub.endpoint_of("a")), dealer(hub.endpoint_of("a"))
     try:
@@ -91,13 +92,55 @@ def test_strangers_get_no_reply_and_one_hello_each(hub) -> None:
         stranger.send(b"\xc1 not msgpack")
         stranger.send_multipart([b"two", b"frames"])
         stranger.send(hello(token))  # not its first message: dropped unread
-        assert replies(hub, stranger) == []
-        assert hub.dropped == dropped + 4 and "a" not in hub.by_label
-        bot.send(hello(token))
+        got = replies(hub, stranger)
+        assert [(m["type"], m["code"]) for m in got] == [("error", "bad-hello")]
+        assert "must be a hello" in got[0]["message"]
+        assert hub.dropped == dropped + 3 and "a" not in hub.by_label
+        bot.send(hello(token))  # the stranger held no token: the bot's chance is intact
         assert [m["type"] for m in replies(hub, bot)] == ["welcome"]
     finally:
         stranger.close(0)
         bot.close(0)
+
+
+def _packed(**fields: object) -> bytes:
+    return msgpack.packb({"type": "hello", **fields})
+
+
+@pytest.mark.parametrize(
+    "first, said",
+    [
+        (lambda t: _packed(protocol="1", token=t, name="x"), "'protocol' must be an integer"),
+        (lambda t: _packed(protocol=1, token=t), "field 'name' is missing"),
+        (
+            lambda t: _packed(protocol=1, token=t, name="x", colour="red"),
+            "unknown field(s) 'colour'",
+        ),
+        (
+            lambda t: json.dumps(
+                {"type": "hello", "protocol": 1, "token": t, "name": "x"}
+            ).encode(),
+            "it looks like JSON; messages are msgpack maps",
+        ),
+        (lambda t: b"x" * (MAX_HELLO_BYTES + 1), f"a hello is at most {MAX_HELLO_BYTES} bytes"),
+    ],
+)
+def test_a_malformed_hello_gets_one_bad_hello_error_saying_what_is_wrong(
+    hub, first, said: str
+) -> None:
+    token = hub.issue_token("a")
+    sock = dealer(hub.endpoint_of("a"))
+    try:
+        sock.send(first(token))
+        sock.send(first(token))  # a second try on the same connection: no second answer
+        got = replies(hub, sock)
+        assert len(got) == 1 and got[0]["type"] == "error" and got[0]["code"] == "bad-hello"
+        assert said in got[0]["message"]
+        assert said in hub.refusal("a")
+        if token.encode() in first(token):  # the bot's own token: refused for good at once
+            assert hub.rejection("a").startswith("bad-hello: ")
+    finally:
+        sock.close(0)
 
 
 def test_no_connection_is_possible_after_the_welcome(hub) -> None:
@@ -182,7 +225,8 @@ def test_long_frames_from_strangers_are_not_decoded(hub, monkeypatch) -> None:
         sock.send(b"\x81" + b"x" * (MAX_HELLO_BYTES + 1))
         other.send(hello("0" * 32))
         assert replies(hub, other) == [BAD_TOKEN]
-        assert replies(hub, sock) == []
+        too_long = replies(hub, sock)  # answered from its size alone
+        assert [m["code"] for m in too_long] == ["bad-hello"]
         assert decoded == [len(hello("0" * 32))], "only the hello-sized frame was decoded"
     finally:
         sock.close(0)

@@ -18,10 +18,10 @@ from arena.procs import limits as proclimits
 from arena.procs import sandbox as sandboxing
 from arena.procs.botproc import BotPool, bot_environment, describe_exit
 from arena.procs.limits import Limits
-from arena.procs.logs import CappedLog, bot_logs, log_path, safe_name
+from arena.procs.logs import CappedLog, bot_logs, log_path, read_log, safe_name
 from arena.procs.sandbox import Sandbox
 from arena.referee import driver
-from arena.referee.game import Table
+from arena.referee.game import GameSetup
 from arena.referee.record import Chooser, FaultKind
 from arena.referee.seats import ProcessSeat
 from tests.arena.conftest import bundled, rogue
@@ -185,8 +185,12 @@ def test_capped_log_keeps_the_head_and_drains_the_rest(tmp_path) -> None:
     assert writer.wait(timeout=20) == 0, "the writer never blocks"
     assert output.wait(5)
     data = path.read_bytes()
-    assert data.startswith(b"y" * 1000) and not data.startswith(b"y" * 1001)
-    assert f"discarded: {200 * 65536 - 1000} bytes".encode() in data
+    lines = list(read_log(path))
+    kept = "".join(line.text for line in lines if not line.note)
+    assert set(kept) == {"y"} and len(data.split(b"\n")[-2]) < 200, "the head, then the note"
+    assert len(data) - len(data.split(b"\n")[-2]) - 1 <= 1000, "the cap holds, stamps included"
+    assert f"discarded: {200 * 65536 - len(kept)} bytes".encode() in data
+    assert lines[-1].note and lines[-1].at
     assert bot_logs(tmp_path, "some bot/../x") == [path]
     again = CappedLog(path, cap=1000)  # a full log is kept as .1 for the next process
     again.abandon()
@@ -254,7 +258,7 @@ def test_time_bank_pays_for_slow_moves_until_it_is_spent(hub, pool, toy, monkeyp
     limits = Limits(move_ms=100, time_bank_ms=2500, max_faults=10)
     procs = pool.get([("slow", rogue("sleepy")), ("first", bundled("first"))])
     record = driver.play(
-        Table(toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 2}),
+        GameSetup(toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 2}),
         limits,
     )
     seat0 = [a for a in record.actions if a.seat == 0]
@@ -269,7 +273,7 @@ def test_no_bank_means_the_deadline_alone(hub, pool, toy, monkeypatch) -> None:
     monkeypatch.setenv("ARENA_BOT_DELAY_MS", "300")
     procs = pool.get([("slow", rogue("sleepy")), ("first", bundled("first"))])
     record = driver.play(
-        Table(toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 1}),
+        GameSetup(toy, [ProcessSeat(hub, proc) for proc in procs], seed=1, options={"rounds": 1}),
         Limits(move_ms=100, max_faults=10),
     )
     assert all(f.kind is FaultKind.TIMEOUT for f in record.faults)

@@ -73,10 +73,11 @@ def test_a_manifest_name_with_an_escape_is_refused_before_anything_runs(tmp_path
 
 def test_no_entrant_name_takes_another_entrants_process_key() -> None:
     local = BotSpec(name="a", argv=("python", "a.py"))
-    remote = BotSpec(name="a.rot1", argv=(), remote=True)
+    remote = BotSpec(name="a.p1", argv=(), remote=True)
     keys = {process_key("a", r, local) for r in range(8)}
-    assert process_key("a.rot1", 0, remote) not in keys
-    assert process_key("a.rot1", 2, local) not in keys
+    assert process_key("a.p1", 0, remote) not in keys
+    assert process_key("a.p1", 2, local) not in keys
+    assert process_key("a.p1", 0, local) not in keys
     assert len(keys) == 8
 
 

@@ -55,7 +55,7 @@ CASES = [
     Case("crash_mid", (C,), True, "exited with status 3"),
     Case("no_hello", (C,), True, "did not say hello within"),
     Case("wrong_protocol", (C,), True, "refused: wrong protocol version 99"),
-    Case("bad_token", (C,), True, "stopped before saying hello", log="'code': 'bad-token'"),
+    Case("bad_token", (C,), True, "refused (bad-token", log="'code': 'bad-token'"),
     # once a bot is welcomed its endpoint is gone: the second socket never even connects
     Case("reuse_token", (), False, log="second hello got: []"),
     Case("hang", (T, T), True, "no answer within 300 ms"),
@@ -120,9 +120,11 @@ def test_late_answers_cost_one_timeout_and_nothing_more(tmp_path) -> None:
         tmp_path, rogue("late"), limits=dataclasses.replace(LIMITS, move_ms=2000)
     )
     assert_finished(outcome)
-    # one process per seat rotation serves the rogue's games: only the very first answer of
-    # each process is late (which of its games comes first depends on the games at once)
-    assert sorted(outcome.kinds) == [[], [], [T], [T]]
+    # only the very first answer of each of the rogue's processes is late (a phase's processes
+    # serve its games; which game comes first depends on the games at once); by as little as
+    # it takes, so a loaded machine may read one in time
+    assert set(map(tuple, outcome.kinds)) <= {(), (T,)}
+    assert 1 <= outcome.kinds.count([T]) <= outcome.rogue_processes
     assert outcome.forfeits == [False] * GAMES_WITH_ROGUE
 
 

@@ -40,6 +40,10 @@ REPO = Path(__file__).resolve().parents[2]
         (f"{sys.executable} -m bots.random", "bots.random"),
         ("./mybot", "mybot"),
         ("java -jar bot.jar --fast", "bot.jar"),
+        ("python bot.py --strategy v2", "bot.py"),
+        ("./target/release/mybot --strategy v2", "mybot"),
+        ("sleep 100", "sleep"),
+        ("sleep 1.5", "sleep"),
     ],
 )
 def test_command_bots_are_named_by_their_script_folder_or_module(command: str, name: str) -> None:

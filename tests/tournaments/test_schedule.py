@@ -21,7 +21,6 @@ from tournaments.schedule import (
     check_spec,
     entrant_names,
     plan_size,
-    play_order,
 )
 from tournaments.schedule import (
     plan as keyed_plan,
@@ -221,15 +220,6 @@ def test_checked_spec_has_all_options_typed() -> None:
     checked = check_spec(spec(options={"rounds": "5"}), ThreeToFive())
     assert checked.options == {"variant": "basic", "rounds": 5}
     assert checked.to_dict()["options"] == {"variant": "basic", "rounds": 5}
-
-
-def test_play_order_completes_each_round_and_keeps_rotations_together() -> None:
-    spec = TournamentSpec(game="skull", bots=("a", "b", "c", "d"), table_size=3, repetitions=2)
-    games = sorted(plan(spec), key=play_order)
-    assert [g.repetition for g in games] == sorted(g.repetition for g in games)
-    first_round = [g for g in games if g.repetition == 0]
-    assert [g.rotation for g in first_round] == [0] * 4 + [1] * 4 + [2] * 4
-    assert [g.table for g in first_round[:4]] == [0, 1, 2, 3]
 
 
 # -- gauntlets (tests/authoring covers the command) --------------------------------------------

@@ -368,3 +368,28 @@ def test_data_files(client: TestClient, played: Played) -> None:
     assert client.get("/tournaments/999/games.jsonl").status_code == 404
     hostile = crosstable_csv({"pairs": [{"entrant": "=HYPERLINK(1)", "opponent": "+x"}]})
     assert "'=HYPERLINK(1)" in hostile and "'+x" in hostile
+
+
+def test_a_games_json_and_frames_carry_its_bots_log_lines_at_their_steps(
+    client: TestClient, played: Played
+) -> None:
+    """The hostile bot prints a line at each of its decisions: the replay's JSON (= `arena
+    replay --json`) and its frames hold each at the step of that decision, as data."""
+    gid = first_game(played, "skull")
+    record = client.get(f"/api/games/{gid}").json()
+    evil = record["seating"].index(EVIL)
+    mine = {a["step"] for a in record["actions"] if a["seat"] == evil and a["by"] == "bot"}
+    logs = record["logs"]  # (the other bots' logs are held by a tournament still planned)
+    assert logs["lines"] and "onerror" not in (logs["withheld"] or ""), logs
+    lines = [line for line in logs["lines"] if line["text"] == EVIL_LOG]
+    assert {line["seat"] for line in lines} == {evil}
+    assert {line["step"] for line in lines} <= mine and len({line["step"] for line in lines}) > 1
+    frames = client.get(f"/api/games/{gid}/frames/referee").json()["frames"]
+    step = lines[0]["step"]
+    after = next(frame for frame in frames if frame["step"] == step + 1)
+    assert [evil, EVIL_LOG, False] in after["logs"], "shown with its step's action"
+    script = client.get(f"/games/{gid}/replay.js").text
+    assert script.count("arenaReplayLogs(") == 1 and json.dumps(EVIL_LOG)[1:-1] in script
+    other = (evil + 1) % 3
+    seat_frames = client.get(f"/api/games/{gid}/frames/{other}").json()["frames"]
+    assert all(frame["logs"] == [] for frame in seat_frames), "a seat sees only its own log"

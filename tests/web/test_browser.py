@@ -312,3 +312,21 @@ def test_export_links_only_what_it_wrote_and_is_small(
     page.screenshot(path=str(shots / "export-game.png"), full_page=True)
     assert page.errors == [] and page.evaluate("window.pwned") is None
     page.context.close()
+
+
+def test_the_replay_shows_a_bots_log_lines_at_their_step_as_text(
+    served: Server, played: Played, page: object
+) -> None:
+    tid = played.tournaments["skull"]
+    games = httpx.get(f"{served.url}/api/tournaments/{tid}/games").json()["games"]
+    gid = games[0]["id"]
+    record = httpx.get(f"{served.url}/api/games/{gid}").json()
+    step = next(line["step"] for line in record["logs"]["lines"] if line["step"] is not None)
+    frames = httpx.get(f"{served.url}/api/games/{gid}/frames/referee").json()["frames"]
+    frame = next(i for i, f in enumerate(frames) if f["step"] == step + 1)
+    page.goto(f"{served.url}/games/{gid}#step={frame}")
+    page.wait_for_selector("#viewer[data-ready=yes]")
+    logs = page.locator("#step-info .log")
+    logs.first.wait_for()
+    assert "<script>window.pwned=2</script>" in logs.first.inner_text()  # text, not markup
+    assert page.evaluate("window.pwned") is None and page.errors == []

@@ -129,7 +129,11 @@ def test_live_page_follows_the_run_and_says_when_it_stopped(
         listed = page.locator("#games tbody tr")
         linked = page.locator("#games a[href^='/games/']")
         played = [r for r in listed.all_inner_texts() if "\tdone\t" in r]
-        assert len(played) >= 3 and linked.count() >= 3  # deals complete: links follow
+        assert len(played) >= 3
+        # a run plays a batch of deals rotation by rotation: no deal is complete before the
+        # last rotation's phase, and games of incomplete deals are listed without a link
+        if games_done(page) < 2 * total // 3:  # (the links follow once deals complete: below)
+            assert linked.count() == 0 and "replay withheld" in played[0]
         games = sum(map(int, page.locator("#rankings td:nth-child(7)").all_inner_texts()))
         assert games >= 3 * int(page.get_attribute("#live", "data-rated-games")) > 0
         first.send_signal(signal.SIGKILL)

@@ -48,7 +48,7 @@ from tournaments.ladder.values import (
 )
 from tournaments.registry import BotCheckError, add_folder_bot, load_manifest
 from tournaments.runner import Progress, RunSummary, run
-from tournaments.schedule import TournamentKind, TournamentSpec, table_games
+from tournaments.schedule import TournamentKind, TournamentSpec, seatings, table_games
 from tournaments.service import RunOptions, games_of, prepare_run
 from tournaments.store import Store
 
@@ -384,8 +384,8 @@ def plan_next(store: Store, ladder: LadderInfo) -> tuple[int | None, list[str]]:
     )
     games = []
     for number, table in enumerate(tables):
-        labels = [ready[k].runs_as for k in table]
-        games += table_games(key, seed, 0, number, labels, len(games))
+        labels = tuple(ready[k].runs_as for k in table)
+        games += table_games(key, seed, 0, number, seatings(spec, labels), len(games))
     return lstore.plan(ladder, spec, games, seats, key=key), warnings
 
 

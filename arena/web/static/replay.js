@@ -8,7 +8,7 @@
   var viewer = document.getElementById("viewer");
   if (!viewer) { return; }
   var $ = function (id) { return document.getElementById(id); };
-  var data = null, memo = [], index = 0, seat = "", timer = null, moveItems = [];
+  var data = null, memo = [], index = 0, seat = "", timer = null, moveItems = [], logLines = {};
   var PLAY_MS = 700;
 
   // -- the packed data (arena.web.packing): a pool of nodes, lists and objects by index ------
@@ -105,6 +105,10 @@
     (node[3] || []).forEach(function (d) { box.appendChild(el("span", "detail", d)); });
     node[2].forEach(function (f) {
       box.appendChild(el("span", "fault", "fault: seat " + f[0] + " " + f[1] + (f[2] ? ": " + f[2] : "")));
+    });
+    ((logLines.frames || {})[i] || []).forEach(function (l) {
+      if (seat !== "" && String(l[0]) !== seat) { return; }
+      box.appendChild(el("span", "log", "log of seat " + l[0] + (l[2] ? " (shared)" : "") + ": " + l[1]));
     });
     if (frame[1] === "over") { box.appendChild(el("span", "over", "game over")); }
   }
@@ -249,6 +253,12 @@
     var stream = new Blob([bytes]).stream().pipeThrough(new DecompressionStream("deflate"));
     return new Response(stream).text().then(JSON.parse);
   }
+
+  // The bots' log lines by frame (arena.web.frames.logs_script), beside the replay's data.
+  window.arenaReplayLogs = function (loaded) {
+    logLines = loaded;
+    if (data) { show(index); }
+  };
 
   window.arenaReplay = function (wrapped) {
     if (typeof DecompressionStream === "undefined") {

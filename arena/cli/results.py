@@ -9,6 +9,7 @@ from arena.cli.play import show_log, show_seat
 from arena.cli.storage import db_option
 from tournaments import published, reports
 from tournaments.errors import NotFound
+from tournaments.gamelogs import game_log
 from tournaments.store import Store
 
 
@@ -65,7 +66,10 @@ def crosstable(tid: int, wdl: bool, as_json: bool, store: Store) -> None:
 )
 @db_option
 def replay(game_id: int, seat: int | None, as_json: bool, store: Store) -> None:
-    """Re-play a stored game from its deal seed and actions."""
+    """Re-play a stored game from its deal seed and actions.
+
+    Each step shows its faults, what the bots wrote during it (from their logs) and its
+    events."""
     if seat is not None:
         players = store.game(game_id).players
         if not 0 <= seat < players:
@@ -79,4 +83,4 @@ def replay(game_id: int, seat: int | None, as_json: bool, store: Store) -> None:
     if seat is not None:
         show_seat(full, seat, as_json)
     else:
-        show_log(full)
+        show_log(full, game_log(store, game_id))

@@ -1,0 +1,141 @@
+"""The processes of one entrant cannot pool what they saw of a deal: real tournaments in every
+mode, with a rogue that tries (``tests/rogues/pooler.py``), and the arena's process records.
+
+Each seat rotation of a deal is played by another process of an entrant; between them they
+hold every hand of it. The rogue's processes publish what they see of each Skull King deal on
+a channel that works whenever they are alive at once (byte-range locks on a file they can all
+read, sandboxed or not; a file in ``/dev/shm``, or an abstract unix socket, unsandboxed), find
+the processes playing the other rotations of their deal by its cards, and name their
+opponents' cards at each bidding. With processes of two rotations of a deal alive together,
+it names most of them (``pooling.Evidence``); with the arena's phases it can name no more than
+a bot knowing only its own hand. The process records show why: no two processes of an
+entrant that played rotations of one deal were ever alive at the same moment.
+"""
+
+from __future__ import annotations
+
+import json
+import os
+import subprocess
+import sys
+import uuid
+from pathlib import Path
+
+import pytest
+
+from arena.games import get_game
+from arena.procs.limits import Limits
+from arena.procs.sandbox import SandboxMode
+from tests.fairness import pooling, with_rogue
+from tests.unchecked import add_unchecked
+from tournaments.playing import RunConfig, auto_games_per_worker
+from tournaments.runner import RunSummary, run
+from tournaments.schedule import TournamentSpec
+from tournaments.service import sandbox_for
+from tournaments.store import Store
+
+ROOT = Path(__file__).resolve().parents[2]
+GAME = "skull-king"
+MOVE_MS = 2000
+#: Unsandboxed, an ordinary user's bots all run as the arena's user: what one writes in /tmp
+#: outlives it (docs/security.md); as root each runs as a uid of its own, whose files go with it.
+as_root = pytest.mark.skipif(os.geteuid() != 0, reason="unsandboxed bots are separated as root")
+
+
+def audit(store: Store, tid: int) -> None:
+    """The process records hold every seat of every game, every process ended and seen gone,
+    and no two processes of an entrant that played rotations of one deal alive together."""
+    info = store.tournament(tid)
+    seated = store.db.execute(
+        "SELECT COUNT(*) FROM process_games pg JOIN games g ON g.id = pg.game_id "
+        "WHERE g.tournament_id = ?",
+        (tid,),
+    ).fetchone()[0]
+    assert seated == info.games_done * info.spec.table_size
+    records = store.processes(tid)
+    assert records and all(r.ended_at is not None and r.confirmed for r in records)
+    assert all(r.started_at < r.ended_at for r in records)
+    assert store.shared_deal_overlaps(tid) == []
+    rotations_of_a_deal = store.db.execute(
+        "SELECT COUNT(*) FROM (SELECT p.entrant, g.deal_seed FROM process_games pg "
+        "JOIN processes p ON p.token = pg.process JOIN games g ON g.id = pg.game_id "
+        "WHERE g.tournament_id = ? GROUP BY p.entrant, g.deal_seed "
+        "HAVING COUNT(DISTINCT p.token) > 1)",
+        (tid,),
+    ).fetchone()[0]
+    assert rotations_of_a_deal > 0, "the audit can fail: entrants did play deals repeatedly"
+
+
+def tournament(
+    folder: Path, jobs: int, at_once: int | None, sandbox: str
+) -> tuple[Store, int, RunSummary]:
+    """A Skull King round robin of the rogue, random and first (three deals, every rotation),
+    run in this process (``jobs`` 1) or in worker processes."""
+    db = folder / "arena.db"
+    spec = TournamentSpec(
+        game=GAME, bots=(pooling.NAME, "random", "first"), table_size=3, repetitions=3, seed=5
+    )
+    store, tid, specs = with_rogue(db, spec, pooling.spec())
+    config = RunConfig(
+        game=get_game(GAME),
+        options=get_game(GAME).parse_options({}),
+        bots=specs,
+        limits=Limits(move_ms=MOVE_MS),
+        at_once=at_once or auto_games_per_worker(MOVE_MS),
+        sandbox=sandbox_for(SandboxMode(sandbox), db),  # as `arena tournament run`
+        log_dir=folder / "arena-logs",
+    )
+    summary = run(store, tid, config, jobs=jobs)
+    assert summary.failed == () and summary.done == 9
+    return store, tid, summary
+
+
+@pytest.mark.parametrize(
+    ("channel", "jobs", "at_once", "sandbox"),
+    [
+        pytest.param("lock", 1, None, "auto", id="locks-games-at-once"),
+        pytest.param("lock", 2, None, "auto", id="locks-two-jobs"),
+        pytest.param("lock", 1, 1, "auto", id="locks-one-game-at-a-time"),
+        pytest.param("lock", 1, None, "off", id="locks-unsandboxed"),
+        pytest.param("file", 1, None, "off", id="shm-file-unsandboxed", marks=as_root),
+        pytest.param("socket", 2, None, "off", id="abstract-socket-unsandboxed", marks=as_root),
+    ],
+)
+def test_processes_of_an_entrant_cannot_pool_a_deal(
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
+    channel: str,
+    jobs: int,
+    at_once: int | None,
+    sandbox: str,
+) -> None:
+    for name, value in pooling.environment(channel, uuid.uuid4().hex[:12]).items():
+        monkeypatch.setenv(name, value)
+    store, tid, summary = tournament(tmp_path, jobs, at_once, sandbox)
+    with store:
+        evidence = pooling.evidence(store, tid, tmp_path / "arena-logs")
+        assert evidence.biddings == 3 * 3 * 10, "the rogue bid in every round of its games"
+        assert evidence.z < pooling.BOUND, f"the rogue's processes pooled a deal: {evidence}"
+        assert summary.phases == 3, "one batch of three deals, rotation by rotation"
+        audit(store, tid)
+    if channel != "lock":  # locks are denied by the system-call filter where it works
+        assert pooling.channel_errors(tmp_path / "arena-logs") == [], "the channel works here"
+
+
+def test_a_match_gives_them_no_more(tmp_path: Path) -> None:
+    db = tmp_path / "m.db"
+    with Store.open(db) as store:
+        add_unchecked(store, pooling.NAME, pooling.spec().argv, games=[GAME])
+    env = dict(os.environ, **pooling.environment("lock", uuid.uuid4().hex[:12]))
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "match", pooling.NAME, "random", "--game", GAME,
+         "--fill", "first", "--table-size", "3", "--games", "18", "--json", "--db", str(db)],
+        capture_output=True, text=True, timeout=300, cwd=ROOT, env=env, check=False,
+    )  # fmt: skip
+    assert done.returncode in (0, 1, 2) and done.stdout, done.stderr
+    tid = json.loads(done.stdout)["match"]
+    with Store.open(db) as store:
+        evidence = pooling.evidence(store, tid, db.parent / "arena-logs")
+        assert evidence.biddings == 3 * 6 * 10  # three deals, each in six seatings
+        assert evidence.z < pooling.BOUND, f"the rogue's processes pooled a deal: {evidence}"
+        audit(store, tid)
