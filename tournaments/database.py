@@ -4,13 +4,15 @@
 ``connect`` opens it as the store does (autocommit, shared between threads, a busy timeout);
 ``store_error`` turns an ``sqlite3`` error into a one-line StoreError; ``guarded`` serialises a
 method of an object with a lock and a path (``Store``, a ``StorePart``) and translates its
-sqlite3 errors; ``StorePart`` is the base of the parts of the store that keep their own tables
+sqlite3 errors; ``json_tuples`` parses the JSON arrays a query returns, each distinct text
+once; ``StorePart`` is the base of the parts of the store that keep their own tables
 or derive from its facts, over its connection, lock and write transactions.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sqlite3
 from collections.abc import Callable
@@ -91,6 +93,21 @@ def connect(path: str, busy_timeout_ms: int) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise store_error(path, exc, "opening") from exc
     return conn
+
+
+def json_tuples() -> Callable[[str], tuple[Any, ...]]:
+    """A parser of JSON arrays (as tuples) that parses each distinct text once: the seatings
+    and places of a tournament's games are few distinct texts, repeated (parsing them is most
+    of the time of reading 100,000 games back)."""
+    parsed: dict[str, tuple[Any, ...]] = {}
+
+    def parse(text: str) -> tuple[Any, ...]:
+        found = parsed.get(text)
+        if found is None:
+            found = parsed[text] = tuple(json.loads(text))
+        return found
+
+    return parse
 
 
 class StorePart:

@@ -9,10 +9,7 @@ while it counts every finished game).
 
 from __future__ import annotations
 
-import json
-from typing import Any
-
-from tournaments.database import StorePart, guarded
+from tournaments.database import StorePart, guarded, json_tuples
 from tournaments.ratings import (
     DEFAULT_K,
     Crosstable,
@@ -39,13 +36,7 @@ class Results(StorePart):
             "WHERE tournament_id = ? AND status = ? AND plan_index >= ? ORDER BY plan_index",
             (tid, GameStatus.DONE.value, since),
         ).fetchall()
-        parsed: dict[str, tuple[Any, ...]] = {}
-
-        def parse(text: str) -> tuple[Any, ...]:
-            found = parsed.get(text)
-            if found is None:
-                found = parsed[text] = tuple(json.loads(text))
-            return found
+        parse = json_tuples()
 
         new = tuple.__new__  # GameResult is a named tuple; skip its slow keyword __new__
         return [

@@ -18,7 +18,7 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
-from tournaments.database import StorePart, guarded
+from tournaments.database import StorePart, guarded, json_tuples
 from tournaments.errors import NotFound, TournamentError
 from tournaments.ladder.skill import Skill
 from tournaments.ladder.values import Entry, EntryStatus, LadderInfo, LadderSettings
@@ -352,13 +352,7 @@ class LadderStore(StorePart):
             (ladder_id, GameStatus.DONE.value, after),
         ).fetchall()
         labels = self._seat_entries(ladder_id, rated=rated)
-        parsed: dict[str, tuple[Any, ...]] = {}
-
-        def parse(text: str) -> tuple[Any, ...]:
-            found = parsed.get(text)
-            if found is None:
-                found = parsed[text] = tuple(json.loads(text))
-            return found
+        parse = json_tuples()
 
         return [
             LadderGame(
