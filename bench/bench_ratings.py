@@ -5,7 +5,7 @@ is closed and reopened, then timed:
 
 - batch: read every finished game back, count pairwise results, fit the batch
   maximum-likelihood ratings with intervals and LOS (target: under 5 s in all);
-- rebuild: ``Store.rebuild_ratings``, which also runs incremental Elo in plan order and
+- rebuild: ``Results.rebuild_ratings``, which also runs incremental Elo in plan order and
   rewrites the ratings and the rating history (4 rows a game).
 
     python bench/bench_ratings.py [--games 100000] [--db PATH]
@@ -49,14 +49,14 @@ def main() -> None:
         )
         with Store.open(path) as store:
             t0 = time.perf_counter()
-            results = store.game_results(tid)
+            results = store.results.games(tid)
             t1 = time.perf_counter()
             counts = PairCounts(tournament_for(args.games).entrants)
             counts.add_results(results)
             t2 = time.perf_counter()
             batch = batch_ratings(counts)
             t3 = time.perf_counter()
-            rebuilt = store.rebuild_ratings(tid)
+            rebuilt = store.results.rebuild_ratings(tid)
             t4 = time.perf_counter()
     total = t3 - t0
     print(

@@ -139,7 +139,7 @@ def fill(db: str, games: int) -> int:
         pending = store.pending_games(tid)[:games]
         for start in range(0, len(pending), 5000):
             store.record_games([(gid, record(p)) for gid, p in pending[start : start + 5000]])
-        store.rebuild_ratings(tid)
+        store.results.rebuild_ratings(tid)
     return tid
 
 

@@ -3,19 +3,26 @@
 ``resolve_db_path`` finds the file (the command line, ``$ARENA_DB``, ``./arena.db``);
 ``connect`` opens it as the store does (autocommit, shared between threads, a busy timeout);
 ``store_error`` turns an ``sqlite3`` error into a one-line StoreError; ``guarded`` serialises a
-method of an object with a lock and a path (``Store``) and translates its sqlite3 errors.
+method of an object with a lock and a path (``Store``, a ``StorePart``) and translates its
+sqlite3 errors; ``json_tuples`` parses the JSON arrays a query returns, each distinct text
+once; ``StorePart`` is the base of the parts of the store that keep their own tables
+or derive from its facts, over its connection, lock and write transactions.
 """
 
 from __future__ import annotations
 
 import functools
+import json
 import os
 import sqlite3
 from collections.abc import Callable
 from pathlib import Path
-from typing import Any, ParamSpec, TypeVar
+from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
 
 from tournaments.errors import StoreError
+
+if TYPE_CHECKING:
+    from tournaments.store import Store
 
 ENV_DB = "ARENA_DB"
 DEFAULT_DB = "arena.db"
@@ -56,7 +63,8 @@ def store_error(path: str, exc: sqlite3.Error, doing: str) -> StoreError:
 
 
 def guarded(doing: str) -> Callable[[Callable[_P, _T]], Callable[_P, _T]]:
-    """Serialise a Store method and turn sqlite3 errors into StoreError."""
+    """Serialise a method of the store (or of one of its parts) and turn sqlite3 errors into
+    StoreError."""
 
     def decorate(method: Callable[_P, _T]) -> Callable[_P, _T]:
         @functools.wraps(method)
@@ -85,3 +93,29 @@ def connect(path: str, busy_timeout_ms: int) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise store_error(path, exc, "opening") from exc
     return conn
+
+
+def json_tuples() -> Callable[[str], tuple[Any, ...]]:
+    """A parser of JSON arrays (as tuples) that parses each distinct text once: the seatings
+    and places of a tournament's games are few distinct texts, repeated (parsing them is most
+    of the time of reading 100,000 games back)."""
+    parsed: dict[str, tuple[Any, ...]] = {}
+
+    def parse(text: str) -> tuple[Any, ...]:
+        found = parsed.get(text)
+        if found is None:
+            found = parsed[text] = tuple(json.loads(text))
+        return found
+
+    return parse
+
+
+class StorePart:
+    """A part of an open ``Store``: it reads through the store's connection, takes its lock
+    (``guarded``) and writes in its write transactions (``Store.write``)."""
+
+    def __init__(self, store: Store) -> None:
+        self.store = store
+        self.db = store.db
+        self.path = store.path
+        self._lock = store._lock

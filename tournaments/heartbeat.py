@@ -1,6 +1,6 @@
 """A run's heartbeat: how a reader of the database tells a running tournament from a stopped one.
 
-``tournament run`` keeps a row in ``runs`` while it plays (``Store.heartbeat``): the host and
+``tournament run`` keeps a row in ``runs`` while it plays (``store.runs.heartbeat``): the host and
 process it runs in, when it started, and a beat (a timestamp) written every ``BEAT_S`` seconds
 by a thread of its own, whatever the games are doing; the row is closed (``ended_at``) when the
 run returns or raises. A run killed outright (SIGKILL, power loss) leaves its row open and its
@@ -9,6 +9,9 @@ beat stops.
 ``run_state`` reads a row the way ``arena serve`` needs it: a closed row, or a beat older than
 ``STALE_S``, is a stopped run; on the run's own host a process that is gone (or a different
 process under the same pid) is a stopped run as soon as two beats are missed.
+
+``Runs`` is the part of an open ``tournaments.store.Store`` that keeps the ``runs`` table, handed
+out as ``store.runs``.
 """
 
 from __future__ import annotations
@@ -21,12 +24,10 @@ import threading
 from dataclasses import dataclass
 from datetime import datetime, timezone
 from pathlib import Path
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
+from tournaments.database import StorePart, guarded
 from tournaments.errors import StoreError
-
-if TYPE_CHECKING:
-    from tournaments.store import Store
 
 __all__ = [
     "BEAT_S",
@@ -34,6 +35,7 @@ __all__ = [
     "Heartbeat",
     "RunInfo",
     "RunState",
+    "Runs",
     "process_token",
     "run_state",
 ]
@@ -117,11 +119,11 @@ def run_state(run: RunInfo | None, *, now: datetime | None = None) -> RunState:
 
 
 class Heartbeat:
-    """The heartbeat of one run (``Store.heartbeat``): a context manager that opens the run's
+    """The heartbeat of one run (``Runs.heartbeat``): a context manager that opens the run's
     row, beats from a daemon thread every ``BEAT_S`` seconds, and closes the row on exit."""
 
-    def __init__(self, store: Store, tid: int, *, games_at_once: int | None = None) -> None:
-        self.store = store
+    def __init__(self, runs: Runs, tid: int, *, games_at_once: int | None = None) -> None:
+        self.runs = runs
         self.tid = tid
         self.games_at_once = games_at_once
         self.run_id: int | None = None
@@ -129,7 +131,7 @@ class Heartbeat:
         self._thread: threading.Thread | None = None
 
     def __enter__(self) -> Heartbeat:
-        self.run_id = self.store.begin_run(
+        self.run_id = self.runs.begin(
             self.tid,
             host=socket.gethostname(),
             pid=os.getpid(),
@@ -147,7 +149,7 @@ class Heartbeat:
         assert self.run_id is not None
         while not self._stop.wait(BEAT_S):
             try:
-                self.store.beat_run(self.run_id, at=now_stamp())
+                self.runs.beat(self.run_id, at=now_stamp())
             except StoreError as exc:  # a long write elsewhere: the next beat will do
                 log.debug("heartbeat of tournament %d missed: %s", self.tid, exc)
 
@@ -157,6 +159,57 @@ class Heartbeat:
             self._thread.join()
         if self.run_id is not None:
             try:
-                self.store.end_run(self.run_id, at=now_stamp())
+                self.runs.end(self.run_id, at=now_stamp())
             except StoreError as exc:  # the beat stops anyway: readers see a stale run
                 log.warning("could not close the run of tournament %d: %s", self.tid, exc)
+
+
+class Runs(StorePart):
+    """The runs of a store's tournaments and their heartbeats (``store.runs``)."""
+
+    def heartbeat(self, tid: int, *, games_at_once: int | None = None) -> Heartbeat:
+        """The heartbeat of a run of tournament ``tid``: use it as a context manager around
+        the games (``with store.runs.heartbeat(tid): ...``)."""
+        return Heartbeat(self, tid, games_at_once=games_at_once)
+
+    @guarded("starting a run")
+    def begin(
+        self,
+        tid: int,
+        *,
+        host: str,
+        pid: int,
+        pid_token: str | None,
+        at: str,
+        games_at_once: int | None = None,
+    ) -> int:
+        """Open a run of tournament ``tid``; returns its id."""
+        self.store.tournament_row(tid)
+        with self.store.write() as conn:
+            cursor = conn.execute(
+                "INSERT INTO runs (tournament_id, host, pid, pid_token, started_at, beat_at, "
+                "games_at_once) VALUES (?, ?, ?, ?, ?, ?, ?)",
+                (tid, host, pid, pid_token, at, at, games_at_once),
+            )
+            return int(cursor.lastrowid or 0)
+
+    @guarded("writing a run's heartbeat")
+    def beat(self, run_id: int, *, at: str) -> None:
+        with self.store.write() as conn:
+            conn.execute("UPDATE runs SET beat_at = ? WHERE id = ?", (at, run_id))
+
+    @guarded("ending a run")
+    def end(self, run_id: int, *, at: str) -> None:
+        with self.store.write() as conn:
+            conn.execute("UPDATE runs SET beat_at = ?, ended_at = ? WHERE id = ?", (at, at, run_id))
+
+    @guarded("reading a tournament's runs")
+    def last(self, tid: int) -> RunInfo | None:
+        """Tournament ``tid``'s latest run, or None if it was never run (by this schema)."""
+        row = next(
+            self.db.query(
+                "SELECT * FROM runs WHERE tournament_id = ? ORDER BY id DESC LIMIT 1", (tid,)
+            ),
+            None,
+        )
+        return None if row is None else RunInfo.from_row(row)

@@ -108,7 +108,7 @@ def games_list(
 
 def ranking_rows(store: Store, tid: int) -> list[reports.RankingRow]:
     """The rankings of tournament ``tid`` from the ratings its stored games give now."""
-    return reports.rankings(store.standings(tid), store.current_ratings(tid))
+    return reports.rankings(store.results.standings(tid), store.results.current_ratings(tid))
 
 
 def tournament_data(
@@ -139,7 +139,7 @@ def rankings_data(
 ) -> dict[str, Any]:
     """``arena rankings ID --json``: the rankings and the likelihood-of-superiority matrix
     (``rated`` and ``rows`` may be passed when already computed)."""
-    rated = rated or store.compute_ratings(tid)
+    rated = rated or store.results.compute_ratings(tid)
     rows = ranking_rows(store, tid) if rows is None else rows
     return {"tournament": tid, "rankings": reports.rankings_json(rows), "los": rated.batch.los}
 
@@ -148,7 +148,7 @@ def crosstable_data(
     store: Store, tid: int, *, crosstable: Crosstable | None = None
 ) -> dict[str, Any]:
     """``arena crosstable ID --json``."""
-    table = crosstable or store.crosstable(tid)
+    table = crosstable or store.results.crosstable(tid)
     return {"tournament": tid, **reports.crosstable_json(table)}
 
 

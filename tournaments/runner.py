@@ -8,7 +8,7 @@ ended every bot process it held, seen gone (a barrier: ``--jobs`` workers report
 process, Dask workers to the arena's collector), and only then does the next phase start a
 process. So no two processes of an entrant that play rotations of one deal are ever alive at
 once, and no process plays a deal twice. Every bot process is recorded (``ProcessRecord``) with
-the games it played: ``Store.shared_deal_overlaps`` audits it.
+the games it played: ``ProcessRecords.shared_deal_overlaps`` audits it.
 
 The parent is the only writer of the database: one finished game is one transaction, so a run
 killed at any moment loses at most the games in flight, and running again finishes the rest
@@ -100,7 +100,7 @@ class Sink:
         info = store.tournament(tid)
         self.total = info.games_total
         self.done = info.games_done
-        self.tally = store.tally(tid)  # the store's tally, kept up to date as games finish
+        self.tally = store.results.tally(tid)  # the store's tally, kept up to date as games finish
         self.started = time.monotonic()
         self.played = 0
         self.play_ms = 0.0
@@ -146,13 +146,13 @@ class Sink:
 
     def record(self, records: Iterable[ProcessRecord]) -> None:
         """Process records (a process starting, or ended at the end of the run): kept."""
-        self.store.record_processes(self.tid, records)
+        self.store.processes.record(self.tid, records)
 
     def ended(self, records: Iterable[ProcessRecord], where: str = "") -> None:
         """The records of the processes a phase's end (a barrier) ended: kept; raises
         BarrierError if one of them could not be seen gone (the next phase must not start)."""
         records = list(records)
-        self.store.record_processes(self.tid, records)
+        self.store.processes.record(self.tid, records)
         left = [r for r in records if not r.confirmed and not r.remote]
         if left:
             raise BarrierError(
@@ -206,9 +206,11 @@ def run(
     sink.report()
     played_phases = 0
     # readers tell a running tournament from a stopped one by this beat
-    with store.heartbeat(tid, games_at_once=None if cluster else config.at_once * max(1, jobs)):
+    with store.runs.heartbeat(
+        tid, games_at_once=None if cluster else config.at_once * max(1, jobs)
+    ):
         if plan:
-            store.close_lost_processes(tid)  # a killed run's: dead before any of this one starts
+            store.processes.close_lost(tid)  # a killed run's: dead before any of this one starts
             executor = _executor(config, jobs, cluster, sink)
             try:
                 for phase in plan:
@@ -220,7 +222,7 @@ def run(
             finally:
                 sink.processes = executor.close(sink)
     if sink.played:
-        store.rebuild_ratings(tid)
+        store.results.rebuild_ratings(tid)
     return RunSummary(
         played=sink.played,
         done=sink.done,

@@ -1,31 +1,33 @@
 """The results database: SQLite through sqlite-utils, with migrations.
 
-Raw facts (bots, tournaments, entrants, planned and played games with their actions, seats and
-faults) are stored; standings, head-to-head results and ratings are derived from them (SQL
-views, and ``tournaments.derived``, which ``Store`` includes) and can be rebuilt at any time.
+``Store`` keeps the connection, its write transactions and the raw facts: bots (and remote
+bots' tokens), tournaments with their entrants and plans, played games with their actions,
+seats and faults. Its parts, over the same connection and write transactions, keep the rest:
+
+- ``store.results`` (``tournaments.results``): standings, head-to-head results and ratings,
+  derived from the games (SQL views, and a rating cache that can be rebuilt at any time);
+- ``store.processes`` (``tournaments.process_records``): the arena's records of every bot
+  process of a run, and their audit (``shared_deal_overlaps``);
+- ``store.runs`` (``tournaments.heartbeat``): the runs of a tournament and their heartbeats,
+  so that readers tell a running tournament from a stopped one.
 
 - ``Store.open(path)`` creates or migrates the file (see ``tournaments.migrations``), turns on
   WAL mode (readers never wait for the writer), ``synchronous=NORMAL`` and a busy timeout.
 - ``create_tournament`` writes the whole plan in one transaction before any game is played.
-- ``record_game`` writes one finished game in one transaction, and only once: a killed run loses
-  at most the games in flight, and running the pending games again completes the tournament.
-- ``record_processes`` keeps the arena's process records (every bot process of a run: entrant,
-  run, phase, host, pid, start and end); a game names the process at each of its seats, and
-  ``shared_deal_overlaps`` is the audit: processes of one entrant that played rotations of one
-  deal while both were alive (there must be none).
+- ``record_game`` writes one finished game in one transaction, and only once (with the process
+  at each of its seats): a killed run loses at most the games in flight, and running the
+  pending games again completes the tournament.
 - Every ``sqlite3`` error becomes a one-line ``StoreError`` naming the file and what went wrong
   (not a database, corrupt, locked, unwritable...).
 - No secret is stored in the database. Each tournament's secret key (which keys its deal and
   bot seeds) is kept in the key file beside the database (``arena.keys.keyfile``, ``Store.keys``);
   the database keeps only the key's public id. ``pending_games`` gives the planned games with
   their bot seeds, computed with the key.
-- ``heartbeat`` keeps a row of ``runs`` beating while a run plays, so that readers tell a
-  running tournament from a stopped one (``tournaments.heartbeat``).
 
-Writes use ``BEGIN IMMEDIATE`` rather than sqlite-utils' deferred ``atomic()``: a transaction
-that reads before it writes must take the write lock first, or a concurrent writer makes it fail
-at once instead of waiting out the busy timeout. One ``Store`` may be shared by threads (calls
-are serialised by a lock); separate processes each open their own.
+Writes use ``BEGIN IMMEDIATE`` (``write``) rather than sqlite-utils' deferred ``atomic()``: a
+transaction that reads before it writes must take the write lock first, or a concurrent writer
+makes it fail at once instead of waiting out the busy timeout. One ``Store`` may be shared by
+threads (calls are serialised by a lock); separate processes each open their own.
 """
 
 from __future__ import annotations
@@ -53,10 +55,11 @@ from tournaments.database import (
     resolve_db_path,
     store_error,
 )
-from tournaments.derived import DerivedResults
 from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
-from tournaments.heartbeat import Heartbeat, RunInfo
+from tournaments.heartbeat import Runs
 from tournaments.migrations import SCHEMA_VERSION, migrate
+from tournaments.process_records import ProcessRecords
+from tournaments.results import Results
 from tournaments.schedule import PlannedGame, TournamentSpec
 from tournaments.sqlite import Database
 from tournaments.values import (
@@ -64,7 +67,6 @@ from tournaments.values import (
     BotKind,
     EntrantInfo,
     GameStatus,
-    ProcessRecord,
     StoredGame,
     TournamentInfo,
     TournamentStatus,
@@ -86,12 +88,6 @@ def _stamp(moment: datetime) -> str:
     return moment.isoformat(timespec="milliseconds")
 
 
-def _instant(seconds: float) -> str:
-    """A process record's time (seconds since the epoch) as stored: ISO text, in UTC, to the
-    microsecond (so that text order is time order)."""
-    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="microseconds")
-
-
 _JSON = json.JSONEncoder(separators=(",", ":"))
 _dumps = _JSON.encode
 
@@ -100,8 +96,10 @@ _dumps = _JSON.encode
 _action_row = operator.attrgetter("step", "seat", "action", "by", "think_us")
 
 
-class Store(DerivedResults):
-    """An open results database. Use ``Store.open(path)``; close it (or use ``with``)."""
+class Store:
+    """An open results database. Use ``Store.open(path)``; close it (or use ``with``).
+
+    ``results``, ``processes`` and ``runs`` are its parts (see the module's docstring)."""
 
     def __init__(self, db: Database, path: str, keys: KeyFile | None = None) -> None:
         self.db = db
@@ -109,6 +107,9 @@ class Store(DerivedResults):
         self.keys = keys or KeyFile.beside(path)
         self._lock = threading.RLock()
         self._bots_of: dict[int, dict[str, str]] = {}
+        self.results = Results(self)
+        self.processes = ProcessRecords(self)
+        self.runs = Runs(self)
 
     # -- opening ---------------------------------------------------------------------------
 
@@ -155,7 +156,7 @@ class Store(DerivedResults):
         self.close()
 
     @contextmanager
-    def _write(self) -> Iterator[sqlite3.Connection]:
+    def write(self) -> Iterator[sqlite3.Connection]:
         """One write transaction (BEGIN IMMEDIATE ... COMMIT, rolled back on any error)."""
         conn = self.db.conn
         conn.execute("BEGIN IMMEDIATE")
@@ -213,7 +214,7 @@ class Store(DerivedResults):
         kind = BotKind(kind)
         files_json = None if files is None else _dumps([list(pair) for pair in files])
         now = _stamp(_now())
-        with self._write() as conn:
+        with self.write() as conn:
             old = conn.execute(
                 "SELECT played, added_at FROM bots WHERE name = ?", (name,)
             ).fetchone()
@@ -279,7 +280,7 @@ class Store(DerivedResults):
     @guarded("removing a bot")
     def remove_bot(self, name: str) -> None:
         """Unregister a bot; its past tournaments keep its name and version."""
-        with self._write() as conn:
+        with self.write() as conn:
             if not conn.execute("DELETE FROM bots WHERE name = ?", (name,)).rowcount:
                 raise NotFound(f"no bot named {name!r} is registered")
 
@@ -289,7 +290,7 @@ class Store(DerivedResults):
     def add_token(
         self, digest: str, bot: str, client_key: str | None, *, created_at: str, expires_at: str
     ) -> None:
-        with self._write() as conn:
+        with self.write() as conn:
             conn.execute(
                 "INSERT INTO remote_tokens (token_hash, bot, client_key, created_at, "
                 "expires_at) VALUES (?, ?, ?, ?, ?)",
@@ -302,7 +303,7 @@ class Store(DerivedResults):
     ) -> str | None:
         """Mark an unused, unexpired token of a bot registered with ``command`` used, in one
         UPDATE (single use, even across processes); the bot's name, or None."""
-        with self._write() as conn:
+        with self.write() as conn:
             if not conn.execute(
                 "UPDATE remote_tokens SET used_at = ? WHERE token_hash = ? AND used_at IS "
                 "NULL AND expires_at > ? AND client_key IS ? AND bot IN "
@@ -355,7 +356,7 @@ class Store(DerivedResults):
         first = planned_games[0] if planned_games else None
         if first and first.deal_seed != deal_seed(key, spec.seed, first.repetition, first.table):
             raise PlanError("the plan was not made with this key")
-        with self._write() as conn:
+        with self.write() as conn:
             cursor = conn.execute(
                 "INSERT INTO tournaments (game, options, table_size, rounds, seed, move_ms, "
                 "created_at, status, key_id, kind, gauntlet) "
@@ -402,7 +403,8 @@ class Store(DerivedResults):
         log.info("tournament %d planned: %d games", tid, len(planned_games))
         return tid
 
-    def _tournament_row(self, tid: int) -> dict[str, Any]:
+    def tournament_row(self, tid: int) -> dict[str, Any]:
+        """Tournament ``tid``'s row (as a dict). Raises NotFound."""
         row = self._one("SELECT * FROM tournaments WHERE id = ?", (tid,))
         if row is None:
             raise NotFound(f"no tournament {tid} in {self.path}")
@@ -431,7 +433,7 @@ class Store(DerivedResults):
 
     @guarded("reading a tournament")
     def tournament(self, tid: int) -> TournamentInfo:
-        return self._info(self._tournament_row(tid))
+        return self._info(self.tournament_row(tid))
 
     @guarded("listing tournaments")
     def list_tournaments(self) -> list[TournamentInfo]:
@@ -443,11 +445,11 @@ class Store(DerivedResults):
 
         A tournament planned before keys existed gets one now (its plan, hence its deals,
         stays as it was planned; from now on its bot seeds are keyed)."""
-        ident = self._tournament_row(tid).get("key_id")
+        ident = self.tournament_row(tid).get("key_id")
         if ident:
             return self.keys.tournament_key(ident, tid)
         key = new_key()
-        with self._write() as conn:
+        with self.write() as conn:
             if conn.execute("SELECT key_id FROM tournaments WHERE id = ?", (tid,)).fetchone()[0]:
                 return self.tournament_key(tid)  # another process made one meanwhile
             self.keys.add_tournament_key(key, tid)
@@ -468,8 +470,8 @@ class Store(DerivedResults):
         match is done and its plan keeps what was played: the games it will never play are
         dropped, and its repetitions are the deals it played (some perhaps in part), so that
         its progress and plan say what the match did."""
-        self._tournament_row(tid)
-        with self._write() as conn:
+        self.tournament_row(tid)
+        with self.write() as conn:
             conn.execute("UPDATE tournaments SET sprt = ? WHERE id = ?", (_dumps(dict(data)), tid))
             if decided:
                 conn.execute(
@@ -485,7 +487,7 @@ class Store(DerivedResults):
     @guarded("reading a match's state")
     def sprt(self, tid: int) -> dict[str, Any] | None:
         """A match's SPRT settings and result, as ``set_sprt`` stored them (None: not a match)."""
-        text = self._tournament_row(tid).get("sprt")
+        text = self.tournament_row(tid).get("sprt")
         return json.loads(text) if text else None
 
     @guarded("reading the plan")
@@ -521,52 +523,6 @@ class Store(DerivedResults):
             )
         return games
 
-    # -- runs and their heartbeats (``tournaments.heartbeat``) ----------------------------
-
-    def heartbeat(self, tid: int, *, games_at_once: int | None = None) -> Heartbeat:
-        """The heartbeat of a run of tournament ``tid``: use it as a context manager around
-        the games (``with store.heartbeat(tid): ...``)."""
-        return Heartbeat(self, tid, games_at_once=games_at_once)
-
-    @guarded("starting a run")
-    def begin_run(
-        self,
-        tid: int,
-        *,
-        host: str,
-        pid: int,
-        pid_token: str | None,
-        at: str,
-        games_at_once: int | None = None,
-    ) -> int:
-        """Open a run of tournament ``tid``; returns its id."""
-        self._tournament_row(tid)
-        with self._write() as conn:
-            cursor = conn.execute(
-                "INSERT INTO runs (tournament_id, host, pid, pid_token, started_at, beat_at, "
-                "games_at_once) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (tid, host, pid, pid_token, at, at, games_at_once),
-            )
-            return int(cursor.lastrowid or 0)
-
-    @guarded("writing a run's heartbeat")
-    def beat_run(self, run_id: int, *, at: str) -> None:
-        with self._write() as conn:
-            conn.execute("UPDATE runs SET beat_at = ? WHERE id = ?", (at, run_id))
-
-    @guarded("ending a run")
-    def end_run(self, run_id: int, *, at: str) -> None:
-        with self._write() as conn:
-            conn.execute("UPDATE runs SET beat_at = ?, ended_at = ? WHERE id = ?", (at, at, run_id))
-
-    @guarded("reading a tournament's runs")
-    def last_run(self, tid: int) -> RunInfo | None:
-        """Tournament ``tid``'s latest run, or None if it was never run (by this schema)."""
-        row = self._one(
-            "SELECT * FROM runs WHERE tournament_id = ? ORDER BY id DESC LIMIT 1", (tid,)
-        )
-        return None if row is None else RunInfo.from_row(row)
-
     # -- games -----------------------------------------------------------------------------
 
     @guarded("recording a game")
@@ -582,7 +538,7 @@ class Store(DerivedResults):
         its seats if given. Returns False (and writes nothing) if the game was already
         recorded. Raises NotFound, or TournamentError if ``record`` does not fit the planned
         game (game, deal seed or number of seats)."""
-        with self._write() as conn:
+        with self.write() as conn:
             if not self._record(conn, game_id, record, finished_at or _now()):
                 return False
             conn.executemany(
@@ -591,101 +547,6 @@ class Store(DerivedResults):
             )
             return True
 
-    @guarded("recording bot processes")
-    def record_processes(self, tid: int, records: Iterable[ProcessRecord]) -> None:
-        """Keep the records of bot processes of tournament ``tid`` (a record already kept is
-        replaced: a process is recorded when it starts, and again when it ends)."""
-        rows = [
-            (
-                r.token,
-                tid,
-                r.entrant,
-                r.run,
-                r.phase,
-                r.host,
-                r.pid,
-                int(r.remote),
-                _instant(r.started_at),
-                None if r.ended_at is None else _instant(r.ended_at),
-                int(r.confirmed),
-            )
-            for r in records
-        ]
-        if rows:
-            with self._write() as conn:
-                conn.executemany(
-                    "INSERT OR REPLACE INTO processes (token, tournament_id, entrant, run, "
-                    "phase, host, pid, remote, started_at, ended_at, confirmed) "
-                    "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                    rows,
-                )
-
-    @guarded("closing the process records of a stopped run")
-    def close_lost_processes(self, tid: int) -> int:
-        """Mark ended, now, the processes of tournament ``tid`` whose run was killed before it
-        could record their end (they died with it, or with its workers' leases); returns how
-        many. A run calls this before it starts any process."""
-        with self._write() as conn:
-            return conn.execute(
-                "UPDATE processes SET ended_at = ?, confirmed = 0 "
-                "WHERE tournament_id = ? AND ended_at IS NULL",
-                (_instant(_now().timestamp()), tid),
-            ).rowcount
-
-    @guarded("reading the process records")
-    def processes(self, tid: int) -> list[ProcessRecord]:
-        """The process records of tournament ``tid``, by start."""
-        rows = self.db.execute(
-            "SELECT token, entrant, run, phase, host, pid, remote, started_at, ended_at, "
-            "confirmed FROM processes WHERE tournament_id = ? ORDER BY started_at, token",
-            (tid,),
-        ).fetchall()
-        return [
-            ProcessRecord(
-                token=token,
-                entrant=entrant,
-                run=run,
-                phase=phase,
-                host=host,
-                pid=pid,
-                remote=bool(remote),
-                started_at=datetime.fromisoformat(started).timestamp(),
-                ended_at=None if ended is None else datetime.fromisoformat(ended).timestamp(),
-                confirmed=bool(confirmed),
-            )
-            for token, entrant, run, phase, host, pid, remote, started, ended, confirmed in rows
-        ]
-
-    @guarded("auditing the process records")
-    def shared_deal_overlaps(self, tid: int) -> list[tuple[str, str, str, int]]:
-        """The audit of the process records: every pair of processes (tokens) of one entrant
-        that played games of one deal in different seat rotations while both were alive (a
-        process whose end is not recorded counts as alive until now), as (entrant, token,
-        token, deal seed); a process that played two rotations of one deal is such a pair with
-        itself. There must be none; remote bots, one connection for every rotation (the
-        documented exception), are left out."""
-        now = _instant(_now().timestamp())
-        return [
-            tuple(row)
-            for row in self.db.execute(
-                """
-                SELECT DISTINCT a.entrant, a.token, b.token, ga.deal_seed
-                FROM processes a
-                JOIN process_games pa ON pa.process = a.token
-                JOIN games ga ON ga.id = pa.game_id
-                JOIN games gb ON gb.tournament_id = ga.tournament_id
-                    AND gb.deal_seed = ga.deal_seed AND gb.rotation != ga.rotation
-                JOIN process_games pb ON pb.game_id = gb.id
-                JOIN processes b ON b.token = pb.process AND b.entrant = a.entrant
-                WHERE a.tournament_id = ? AND a.token <= b.token AND NOT a.remote
-                    AND a.started_at < COALESCE(b.ended_at, ?)
-                    AND b.started_at < COALESCE(a.ended_at, ?)
-                ORDER BY a.entrant, ga.deal_seed
-                """,
-                (tid, now, now),
-            ).fetchall()
-        ]
-
     @guarded("recording games")
     def record_games(self, items: Iterable[tuple[int, GameRecord]]) -> int:
         """Store many finished games in ONE transaction (imports, benchmarks); all or none.
@@ -693,7 +554,7 @@ class Store(DerivedResults):
         The runner records each game on its own with ``record_game``. Returns how many games
         were new."""
         finished = _now()
-        with self._write() as conn:
+        with self.write() as conn:
             return sum(self._record(conn, game_id, record, finished) for game_id, record in items)
 
     def _record(

@@ -377,7 +377,7 @@ class RatingRow:
 
 @dataclass(frozen=True, kw_only=True)
 class TournamentRatings:
-    """What ``Store.rebuild_ratings`` computed: both ratings and the crosstable."""
+    """What ``Results.rebuild_ratings`` computed: both ratings and the crosstable."""
 
     elo: EloRatings
     batch: BatchRatings

@@ -102,7 +102,7 @@ def demo(
             f"{len(entrants)} entrants, tables of {size} =="
         )
         play_pending(store, tid, jobs=jobs, quiet=quiet, games_per_worker=games_per_worker)
-        rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
+        rows = reports.rankings(store.results.standings(tid), store.results.current_ratings(tid))
         click.echo(reports.rankings_table(rows))
         total += info.games_total
     click.echo(

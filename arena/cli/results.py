@@ -34,8 +34,8 @@ def rankings(tid: int | None, los: bool, as_json: bool, store: Store) -> None:
     if as_json:
         echo_json(published.rankings_data(store, tid))
         return
-    rated = store.compute_ratings(tid) if los else None
-    rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
+    rated = store.results.compute_ratings(tid) if los else None
+    rows = reports.rankings(store.results.standings(tid), store.results.current_ratings(tid))
     click.echo(reports.tournament_text(store.tournament(tid), rows))
     if los and rated is not None:
         click.echo("\nlikelihood of superiority (%), row over column")
@@ -52,7 +52,7 @@ def crosstable(tid: int, wdl: bool, as_json: bool, store: Store) -> None:
     if as_json:
         echo_json(published.crosstable_data(store, tid))
     else:
-        click.echo(reports.crosstable_table(store.crosstable(tid), wdl=wdl))
+        click.echo(reports.crosstable_table(store.results.crosstable(tid), wdl=wdl))
 
 
 @click.command()

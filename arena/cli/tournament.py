@@ -228,7 +228,7 @@ def run_command(
         cluster=cluster,
         unsandboxed_accepted=unsandboxed_accepted,
     )
-    rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
+    rows = reports.rankings(store.results.standings(tid), store.results.current_ratings(tid))
     if as_json:
         echo_json(reports.rankings_json(rows))
     else:
@@ -260,7 +260,7 @@ def show(tid: int, as_json: bool, store: Store) -> None:
         echo_json(published.tournament_data(store, tid))
         return
     info = store.tournament(tid)
-    rows = reports.rankings(store.standings(tid), store.current_ratings(tid))
+    rows = reports.rankings(store.results.standings(tid), store.results.current_ratings(tid))
     faults = published.fault_summary(store, tid)
     click.echo(reports.tournament_text(info, rows))
     match = match_summary(store, tid)

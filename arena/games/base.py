@@ -15,7 +15,14 @@ from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 from typing import Any, ClassVar, TypeVar
 
-from arena.errors import GameOver, IllegalAction, NotYourTurn, OptionError, PlayerCountError
+from arena.errors import (
+    GameError,
+    GameOver,
+    IllegalAction,
+    NotYourTurn,
+    OptionError,
+    PlayerCountError,
+)
 
 S = TypeVar("S", bound="State")
 T = TypeVar("T")
@@ -105,10 +112,13 @@ def per_step(method: Callable[[S], T]) -> Callable[[S], T]:
 
     @functools.wraps(method)
     def fact(self: S) -> T:
-        memo = self.step_memo()
-        if name not in memo:
-            memo[name] = method(self)
-        return memo[name]  # type: ignore[no-any-return]
+        memo = self._step_memo
+        if memo is None:
+            memo = self._step_memo = {}
+        value = memo.get(name, memo)  # (the memo itself stands for "not computed yet")
+        if value is memo:
+            value = memo[name] = method(self)
+        return value  # type: ignore[no-any-return]
 
     return fact
 
@@ -127,6 +137,11 @@ class State(ABC):
     rng: random.Random
     events: list[dict[str, Any]]
     steps: int
+    #: Whether ``log`` keeps events: the copies a search makes (``resample``, a state rebuilt
+    #: from a view) set it to False, as nobody reads their history.
+    recording: bool = True
+    #: The step memo (see ``step_memo``); None until something is derived from this step.
+    _step_memo: dict[Any, Any] | None = None
 
     @abstractmethod
     def to_act(self) -> tuple[int, ...]:
@@ -141,7 +156,9 @@ class State(ABC):
         """``_legal(seat)``, computed once per step: callers treat the list as read-only.
 
         The lists are kept in the step memo (see ``per_step``) under their seat."""
-        memo = self.step_memo()
+        memo = self._step_memo
+        if memo is None:
+            memo = self._step_memo = {}
         actions = memo.get(seat)
         if actions is None:
             actions = memo[seat] = self._legal(seat)
@@ -150,7 +167,7 @@ class State(ABC):
     def step_memo(self) -> dict[Any, Any]:
         """What was derived from the current step: the legal lists by seat and the ``per_step``
         facts by name. ``apply`` drops it; copies (``clone``, ``resample``) start without it."""
-        memo = self.__dict__.get("_step_memo")
+        memo = self._step_memo
         if memo is None:
             memo = self._step_memo = {}
         return memo
@@ -190,7 +207,26 @@ class State(ABC):
         Everything ``seat`` cannot know (other hands, face-down cards, undealt cards, which
         disc was lost, ...) is redrawn at random, consistently with the public history and with
         ``seat``'s own information. Used by the information test and by search-based bots.
+        The bundled games' copies do not record events (see ``recording``).
         """
+
+    @classmethod
+    def bare(cls: type[S], players: int, seed: int, options: dict[str, Any]) -> S:
+        """A state of this class with only the fields every game keeps: ``players``,
+        ``options``, ``seed`` and a generator seeded from it, no events, no steps, not recording
+        (see ``recording``). ``Game.from_view`` fills the rest in with ``load_view``."""
+        state = cls.__new__(cls)
+        state.players, state.seed, state.options = players, seed, options
+        state.rng = random.Random(seed)
+        state.events, state.steps, state.recording = [], 0, False
+        return state
+
+    def load_view(self, view: Mapping[str, Any], seat: int, rng: random.Random) -> None:
+        """Fill a ``bare`` state in from ``seat``'s ``view``: everything the view shows as
+        shown, everything it hides drawn by ``rng`` consistently with it (see
+        ``Game.from_view``). Raises KeyError, TypeError, ValueError or IndexError when ``view``
+        is not such a view."""
+        raise NotImplementedError(f"{type(self).__name__} cannot rebuild a state from a view")
 
     def apply(self, actions: Mapping[int, str]) -> None:
         """Apply one joint action ``{seat: action}`` for exactly the seats in ``to_act()``.
@@ -200,6 +236,21 @@ class State(ABC):
         the state is then unchanged.
         """
         acting = self.to_act()
+        memo = self._step_memo
+        if not acting or memo is None or len(actions) != len(acting):
+            self._check(actions, acting)
+        else:
+            for seat in acting:  # the usual case: each action is in the legal list asked for
+                legal = memo.get(seat)
+                if legal is None or actions.get(seat) not in legal:
+                    self._check(actions, acting)
+                    break
+        self._apply(actions)
+        self._step_memo = None
+        self.steps += 1
+
+    def _check(self, actions: Mapping[int, str], acting: tuple[int, ...]) -> None:
+        """Raise the error ``apply`` names for ``actions`` if it is not a legal joint action."""
         if not acting:  # nobody acts exactly when the game is over
             raise GameOver("the game is over")
         if actions.keys() != set(acting):
@@ -208,28 +259,32 @@ class State(ABC):
             action = actions[seat]
             if action not in self.legal(seat):
                 raise IllegalAction(f"seat {seat}: {action!r} is not legal now", seat=seat)
-        self._apply(actions)
-        self.__dict__.pop("_step_memo", None)
-        self.steps += 1
 
     def clone(self) -> State:
         """An independent deep copy (its generator continues identically). Logged events are
         never changed, so the copy's event list holds the same event maps."""
         return copy.deepcopy(self, {id(self.events): list(self.events)})
 
-    def log(self, type_: str, **fields: Any) -> None:
-        """Append a full-information event."""
-        self.events.append({"type": type_, **fields})
+    def log(self, event: dict[str, Any]) -> None:
+        """Append a full-information event, a map whose first key is ``"type"`` (unless the
+        state does not record, see ``recording``)."""
+        if self.recording:
+            self.events.append(event)
 
 
 class Game(ABC):
-    """A game's metadata and factory. One instance is registered per game name."""
+    """A game's metadata and factory. One instance is registered per game name.
+
+    ``state_class`` is the class of the game's states: ``_new`` builds one with
+    ``state_class(players, seed, options)`` unless a game overrides it, and ``from_view``
+    rebuilds one with its ``bare`` and ``load_view``."""
 
     name: ClassVar[str]
     title: ClassVar[str]
     min_players: ClassVar[int]
     max_players: ClassVar[int]
     options: ClassVar[Mapping[str, OptionSpec]] = {}
+    state_class: ClassVar[type[State] | None] = None
 
     @property
     def default_options(self) -> dict[str, Any]:
@@ -257,9 +312,11 @@ class Game(ABC):
         self.check_players(players)
         return self._new(players, int(seed), self.parse_options(options))
 
-    @abstractmethod
     def _new(self, players: int, seed: int, options: dict[str, Any]) -> State:
         """Build the initial state (players and options already checked)."""
+        if self.state_class is None:
+            raise NotImplementedError(f"{self.name} has no state class")
+        return self.state_class(players, seed, options)  # type: ignore[call-arg]
 
     @abstractmethod
     def max_steps(self, players: int, options: Mapping[str, Any]) -> int:
@@ -275,8 +332,25 @@ class Game(ABC):
     ) -> State:
         """A state that ``seat``, whose view this is, cannot tell apart from the true one:
         everything the view shows is as shown, everything it hides is drawn at random,
-        consistently with it (search bots determinize with this)."""
-        raise NotImplementedError(f"{self.name} cannot rebuild a state from a view")
+        consistently with it (search bots determinize with this). The view may come as sent
+        (through msgpack) or in process.
+
+        The state is ``state_class.bare`` with a seed drawn from ``rng``, filled in by its
+        ``load_view``; it does not record events, and its ``steps`` count from the rebuild.
+        Raises GameError if ``view`` is not a view of ``seat`` in a game of ``players`` with
+        ``options``; NotImplementedError if the game cannot rebuild a state."""
+        self.check_players(players)
+        parsed = self.parse_options(options)
+        if self.state_class is None:
+            raise NotImplementedError(f"{self.name} cannot rebuild a state from a view")
+        try:
+            if (view["seat"], view["players"]) != (seat, players):
+                raise ValueError(f"it is seat {view['seat']}'s of {view['players']} players")
+            state = self.state_class.bare(players, rng.getrandbits(64), parsed)
+            state.load_view(view, seat, rng)
+        except (KeyError, TypeError, ValueError, IndexError) as error:
+            raise GameError(f"not a {self.name} view of seat {seat}: {error}") from None
+        return state
 
     def format_event(self, event: Mapping[str, Any]) -> str:
         """One readable line for an event of the full log. Games may override."""

@@ -8,12 +8,11 @@ are lost either blind (drawn at random with the game's generator, only the loser
 or by the loser's own choice, and a player without discs is eliminated. See
 ``docs/games/skull.md`` and ``docs/games/skull-bank.md``.
 
-* ``Kit``: one player's discs, and what the public knows about where that player's skull can
-  be, so that ``resample`` redraws hidden identities consistently with everything shown;
-* ``Challenge``: the turning-over of N discs (Skull's challenge, the bank's showdown);
-* ``DiscState``: seats and eliminations, the round's public log, placing, turning over, taking
-  and giving up discs, the common part of a view, ``full``, ``resample`` and ``outcome``. The
-  two games add their phases and actions on top.
+``DiscState`` holds seats and eliminations, the round's public log, placing, turning over,
+taking and giving up discs, the common part of a view, ``full``, ``resample`` and ``outcome``;
+the two games add their phases and actions on top. The discs themselves (``Kit``) and the
+turning over (``Challenge``) are in ``arena.games.discs_kit``; a state rebuilt from a view in
+``arena.games.discs_view``.
 """
 
 from __future__ import annotations
@@ -22,165 +21,39 @@ import copy
 import random
 from abc import abstractmethod
 from collections.abc import Mapping
-from dataclasses import dataclass, field
 from typing import Any, ClassVar
 
-from arena.errors import GameError
-from arena.games.base import Game, Outcome, State, per_step, places_from_keys
+from arena.games.base import Game, Outcome, State, places_from_keys
 from arena.games.discs_events import describe
+from arena.games.discs_kit import (
+    DISCS_EACH,
+    GOOD,
+    GOODS_EACH,
+    SKULL,
+    Challenge,
+    Flip,
+    Kit,
+    redraw_others,
+)
+from arena.games.discs_view import load_view
 
-#: Disc kinds, as ``Kit`` counts and lists them. A player owns ``GOODS_EACH`` good discs and
-#: one skull.
-GOOD, SKULL = 0, 1
-GOODS_EACH = 3
-DISCS_EACH = GOODS_EACH + 1
+__all__ = ["DISCS_EACH", "GOOD", "GOODS_EACH", "SKULL", "DiscGame", "DiscState", "Kit"]
 
-
-@dataclass
-class Kit:
-    """One player's discs and the public knowledge about where that player's skull is.
-
-    ``hand`` counts the discs in hand by kind (``[good, skull]``); ``pile`` is the face-down
-    pile, bottom first; ``up`` lists the positions in it turned face up this round (position 0
-    is the bottom, the first disc put down), in the order they were turned; ``lost``
-    are the removed discs in order of loss (their identities are known only to the owner).
-    ``lost[:known_lost]`` are publicly known to be good (the skull was seen after those losses);
-    when ``gone_by`` is set the skull is publicly known to be among ``lost[:gone_by]`` (every disc
-    the player owned was once shown good). ``out`` is the round of elimination.
-    """
-
-    hand: list[int] = field(default_factory=lambda: [GOODS_EACH, 1])
-    pile: list[int] = field(default_factory=list)
-    up: list[int] = field(default_factory=list)
-    lost: list[int] = field(default_factory=list)
-    known_lost: int = 0
-    gone_by: int | None = None
-    out: int | None = None
-
-    @property
-    def in_hand(self) -> int:
-        return self.hand[GOOD] + self.hand[SKULL]
-
-    @property
-    def owned(self) -> int:
-        return self.in_hand + len(self.pile)
-
-    @property
-    def hidden(self) -> int:
-        """Face-down discs still on the pile."""
-        return len(self.pile) - len(self.up)
-
-    def face_down(self) -> list[int]:
-        """The positions of the pile still face down, bottom first."""
-        return [at for at in range(len(self.pile)) if at not in self.up]
-
-    def top_down(self) -> int:
-        """The position of the topmost face-down disc (the pile has one)."""
-        return self.face_down()[-1]
-
-    def skull_up(self) -> bool:
-        """Whether this pile's skull lies face up."""
-        return any(self.pile[at] == SKULL for at in self.up)
-
-    def close(self) -> None:
-        """End of the round's turning-over: record what the public learnt about the skull
-        from the flips, then take the pile back into the hand."""
-        if not self.pile:
-            return
-        if self.skull_up():
-            self.known_lost = len(self.lost)
-        elif self.gone_by is None and len(self.up) == len(self.pile) and self.in_hand == 0:
-            self.gone_by = len(self.lost)
-        self.hand[SKULL] += self.pile.count(SKULL)
-        self.hand[GOOD] += self.pile.count(GOOD)
-        self.pile = []
-        self.up = []
-
-    def remove(self, kind: int) -> None:
-        """Remove one disc of ``kind`` from the hand (after ``close``)."""
-        self.hand[kind] -= 1
-        self.lost.append(kind)
-
-    def remove_random(self, rng: random.Random) -> int:
-        """Remove one disc from the hand drawn uniformly at random; return its kind."""
-        kind = GOOD if rng.randrange(self.in_hand) < self.hand[GOOD] else SKULL
-        self.remove(kind)
-        return kind
-
-    def redraw(self, rng: random.Random) -> None:
-        """Move the skull to a random place the public cannot rule out.
-
-        Shown discs and ``lost[:known_lost]`` stay; the skull goes to one of the removed discs it
-        may be, or (unless it is known to be gone) to the hand or a face-down pile position.
-        """
-        if self.skull_up():
-            return
-        lo = self.known_lost
-        hi = len(self.lost) if self.gone_by is None else self.gone_by
-        down = self.face_down()
-        owned_slots = 0 if self.gone_by is not None else self.in_hand + len(down)
-        pick = rng.randrange(hi - lo + owned_slots)
-        self.lost[lo:] = [GOOD] * (len(self.lost) - lo)
-        self.hand = [self.in_hand, 0]
-        for at in down:
-            self.pile[at] = GOOD
-        if pick < hi - lo:
-            self.lost[lo + pick] = SKULL
-        elif pick - (hi - lo) < self.in_hand:
-            self.hand = [self.in_hand - 1, 1]
-        else:
-            self.pile[down[pick - (hi - lo) - self.in_hand]] = SKULL
-
-    def copy(self) -> Kit:
-        """An independent copy."""
-        return Kit(
-            list(self.hand),
-            list(self.pile),
-            list(self.up),
-            list(self.lost),
-            self.known_lost,
-            self.gone_by,
-            self.out,
-        )
-
-    def full(self) -> dict[str, Any]:
-        return {
-            "hand": list(self.hand),
-            "pile": list(self.pile),
-            "shown": len(self.up),
-            "lost": list(self.lost),
-            "known_lost": self.known_lost,
-            "gone_by": self.gone_by,
-            "out": self.out,
-        }
+#: Most seats at a disc game.
+MAX_SEATS = 6
 
 
-@dataclass
-class Flip:
-    """One disc turned over: whose pile, at which position, and what it was."""
-
-    owner: int
-    position: int
-    kind: int
+def numbered(verb: str) -> tuple[str, ...]:
+    """The actions ``verb:0`` ... ``verb:N`` for every number up to the discs of a full table
+    (``numbered(verb)[n]`` is ``verb:n``)."""
+    return tuple(f"{verb}:{n}" for n in range(DISCS_EACH * MAX_SEATS + 1))
 
 
-@dataclass
-class Challenge:
-    """Seat ``by`` turning over ``target`` discs; ``skull_of`` is the owner of the skull met."""
-
-    by: int
-    target: int
-    flips: list[Flip] = field(default_factory=list)
-    skull_of: int | None = None
-
-    @property
-    def done(self) -> bool:
-        return self.skull_of is not None or len(self.flips) == self.target
-
-    @property
-    def left(self) -> int:
-        """Flips still owed (none once a skull is met)."""
-        return 0 if self.skull_of is not None else self.target - len(self.flips)
+def phase_of(view: Mapping[str, Any], phases: tuple[str, ...]) -> str:
+    """The phase a view shows, one of ``phases`` (else ValueError)."""
+    if view["phase"] not in phases:
+        raise ValueError(f"no such phase: {view['phase']!r}")
+    return str(view["phase"])
 
 
 class DiscState(State):
@@ -191,8 +64,16 @@ class DiscState(State):
     (discard/give), ``SHOWN`` (the view key of the discs turned this round); ``SHOW_POSITION``:
     whether a turned disc is named by its pile position too. ``TOGETHER`` is the phase in which
     every player still in puts a disc down at once, ``OVER`` the phase of a finished game.
-    Outside ``TOGETHER`` one seat acts at a time: ``self.turn`` while discs are put down one by
-    one, else the game's ``acting_seat()``.
+    Outside ``TOGETHER`` one seat acts at a time (the game's ``to_act``). ``NAMES`` (the disc
+    names by kind), ``KINDS`` (the kinds by name), ``PLACES`` and ``DROPS`` (the actions that put
+    down or give up a disc, by kind) follow from the words.
+
+    ``active`` (the players still in) and ``on_piles`` (the discs on all piles) are kept up to
+    date by the steps that change them, and so are the parts of the views the steps change:
+    ``entries`` (each seat's public entry, dropped by the steps that change it, see ``show``,
+    and made again for the next view) and ``shown`` (the discs turned this round). ``shown``,
+    ``seats`` (the list of entries views show) and ``results`` (the rounds' summaries) are
+    replaced, never changed in place, so views share them.
     """
 
     GAME: ClassVar[str]
@@ -203,9 +84,21 @@ class DiscState(State):
     DROP: ClassVar[str]
     SHOWN: ClassVar[str]
     SHOW_POSITION: ClassVar[bool] = False
-    TOGETHER: ClassVar[Any]
-    OVER: ClassVar[Any]
-    phase: Any
+    TOGETHER: ClassVar[str]
+    OVER: ClassVar[str]
+    NAMES: ClassVar[tuple[str, str]]
+    KINDS: ClassVar[dict[str, int]]
+    PLACES: ClassVar[tuple[str, str]]
+    DROPS: ClassVar[tuple[str, str]]
+    phase: str
+
+    def __init_subclass__(cls, **kwargs: Any) -> None:
+        super().__init_subclass__(**kwargs)
+        if "GOOD_NAME" in vars(cls):
+            cls.NAMES = (cls.GOOD_NAME, "skull")
+            cls.KINDS = {cls.GOOD_NAME: GOOD, "skull": SKULL}
+            cls.PLACES = (f"{cls.PLACE}:{cls.GOOD_NAME}", f"{cls.PLACE}:skull")
+            cls.DROPS = (f"{cls.DROP}:{cls.GOOD_NAME}", f"{cls.DROP}:skull")
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players
@@ -215,93 +108,55 @@ class DiscState(State):
         self.events = []
         self.steps = 0
         self.kits = [Kit() for _ in range(players)]
+        self.active = tuple(range(players))
+        self.on_piles = 0
         self.round = 1
         self.round_log: list[str] = []
         self.results: list[dict[str, Any]] = []
         self.challenge: Challenge | None = None
+        self.shown: list[list[Any]] = []
         self.winner: int | None = None
         self.turn = 0
-        #: The disc names by kind.
-        self.names = (self.GOOD_NAME, "skull")
+        self.entries: list[dict[str, Any] | None] = [None] * players
+        self.seats: list[dict[str, Any]] = []
 
     # ----- words ---------------------------------------------------------------------------
-    def kind(self, name: str) -> int:
-        return SKULL if name == "skull" else GOOD
-
-    def kinds_held(self, seat: int, verb: str) -> list[str]:
-        """``verb:GOOD_NAME`` and ``verb:skull`` for the kinds in ``seat``'s hand."""
-        hand = self.kits[seat].hand
-        return [f"{verb}:{self.names[kind]}" for kind in (GOOD, SKULL) if hand[kind]]
-
-    def counts(self, verb: str, above: int) -> list[str]:
-        """``verb:N`` for every N above ``above`` up to the discs on all piles."""
-        return [f"{verb}:{n}" for n in range(above + 1, self.on_piles() + 1)]
-
-    def on_piles(self) -> int:
-        """The discs on all piles."""
-        return sum(len(kit.pile) for kit in self.kits)
+    def kinds_held(self, seat: int, actions: tuple[str, str]) -> list[str]:
+        """Of ``actions`` (``PLACES`` or ``DROPS``), those of the kinds in ``seat``'s hand."""
+        good, skull = self.kits[seat].hand
+        if good and skull:
+            return list(actions)
+        return [actions[GOOD]] if good else [actions[SKULL]] if skull else []
 
     # ----- seats ---------------------------------------------------------------------------
-    def active_seats(self) -> tuple[int, ...]:
-        """The players still in."""
-        return tuple(seat for seat, kit in enumerate(self.kits) if kit.out is None)
-
     def next_active(self, seat: int) -> int | None:
         """The first player still in clockwise after ``seat`` (``seat`` itself last)."""
-        for step in range(1, self.players + 1):
-            other = (seat + step) % self.players
-            if self.kits[other].out is None:
-                return other
-        return None
+        return self.next_seat(seat) if self.active else None
 
     def next_seat(self, seat: int) -> int:
         """``next_active`` when some player is known to be still in."""
-        other = self.next_active(seat)
-        assert other is not None
-        return other
+        for other in self.active:
+            if other > seat:
+                return other
+        return self.active[0]
 
     # ----- the State interface -------------------------------------------------------------
-    @per_step
-    def to_act(self) -> tuple[int, ...]:
-        """Every player still in while all put down together, else the one acting seat
-        (asked by the referee, by ``apply``, by each legal list and by the views)."""
-        if self.phase is self.TOGETHER:
-            return self.active_seats()
-        if self.phase is self.OVER:
-            return ()
-        return (self.acting_seat(),)
-
     def is_over(self) -> bool:
-        return self.phase is self.OVER
-
-    def _legal(self, seat: int) -> list[str]:
-        if seat not in self.to_act():
-            return []
-        if self.phase is self.TOGETHER:
-            return self.kinds_held(seat, self.PLACE)
-        return self.legal_alone(seat)
+        return self.phase == self.OVER
 
     def _apply(self, actions: Mapping[int, str]) -> None:
-        if self.phase is self.TOGETHER:
+        if self.phase == self.TOGETHER:
             for seat in sorted(actions):
-                self.place(seat, self.kind(actions[seat].partition(":")[2]))
+                self.place(seat, self.KINDS[actions[seat].partition(":")[2]])
             self._after_put_down()
             return
         ((seat, action),) = actions.items()
         verb, _, argument = action.partition(":")
         if verb == self.PLACE:
-            self.place(seat, self.kind(argument))
+            self.place(seat, self.KINDS[argument])
             self.turn = self.next_seat(seat)
         else:
             self._act(seat, verb, argument)
-
-    @abstractmethod
-    def acting_seat(self) -> int:
-        """The one seat to act outside the simultaneous step (the game is not over)."""
-
-    @abstractmethod
-    def legal_alone(self, seat: int) -> list[str]:
-        """The legal list of ``seat``, the one seat to act outside the simultaneous step."""
 
     @abstractmethod
     def _after_put_down(self) -> None:
@@ -312,17 +167,19 @@ class DiscState(State):
         """Apply one seat's legal action ``verb:argument`` other than putting a disc down."""
 
     # ----- steps shared by both games ------------------------------------------------------
-    def note(self, seat: int, public: str) -> None:
-        """Append ``SEAT:public`` to this round's public log."""
+    def note(self, seat: int, public: str, event: dict[str, Any]) -> None:
+        """Log ``event`` (as ``log`` does) and append ``SEAT:public``, what everyone saw of it,
+        to this round's public log."""
+        if self.recording:
+            self.events.append(event)
         self.round_log.append(f"{seat}:{public}")
 
     def place(self, seat: int, kind: int) -> None:
         """``seat`` puts a disc of ``kind`` face down on top of its pile."""
-        kit = self.kits[seat]
-        kit.hand[kind] -= 1
-        kit.pile.append(kind)
-        self.log(self.PLACE, seat=seat, disc=self.names[kind])
-        self.note(seat, self.PLACE)
+        self.kits[seat].put_down(kind)
+        self.on_piles += 1
+        self.show(seat)
+        self.note(seat, self.PLACE, {"type": self.PLACE, "seat": seat, "disc": self.NAMES[kind]})
 
     def begin_challenge(self, seat: int, target: int) -> None:
         """Start turning ``target`` discs, flipping the challenger's own pile automatically."""
@@ -340,19 +197,19 @@ class DiscState(State):
         """Turn over ``owner``'s disc at ``position``; a skull ends the turning-over."""
         challenge = self.challenge
         assert challenge is not None
-        kit = self.kits[owner]
-        kit.up.append(position)
-        kind = kit.pile[position]
+        kind = self.kits[owner].turn_up(position)
         challenge.flips.append(Flip(owner, position, kind))
         if kind == SKULL:
             challenge.skull_of = owner
-        by, name = challenge.by, self.names[kind]
+        by, name = challenge.by, self.NAMES[kind]
+        event = {"type": self.FLIP, "by": by, "seat": owner, "disc": name, "auto": auto}
         if self.SHOW_POSITION:
-            self.log(self.FLIP, by=by, seat=owner, disc=name, auto=auto, position=position)
-            self.note(by, f"{self.FLIP}:{owner}:{position}:{name}")
+            event["position"] = position
+            self.shown = [*self.shown, [owner, position, name]]
+            self.note(by, f"{self.FLIP}:{owner}:{position}:{name}", event)
         else:
-            self.log(self.FLIP, by=by, seat=owner, disc=name, auto=auto)
-            self.note(by, f"{self.FLIP}:{owner}:{name}")
+            self.shown = [*self.shown, [owner, name]]
+            self.note(by, f"{self.FLIP}:{owner}:{name}", event)
 
     def _after_flip(self) -> None:
         """Once N good discs or a skull are shown, everyone takes their discs back and the
@@ -363,10 +220,10 @@ class DiscState(State):
             return
         self.close_piles()
         if challenge.skull_of is None:
-            self.log("success", seat=challenge.by)
+            self.log({"type": "success", "seat": challenge.by})
             self.succeeded(challenge.by)
         else:
-            self.log("failure", seat=challenge.by, skull=challenge.skull_of)
+            self.log({"type": "failure", "seat": challenge.by, "skull": challenge.skull_of})
             self.failed(challenge.by, challenge.skull_of)
 
     @abstractmethod
@@ -381,29 +238,32 @@ class DiscState(State):
         """End of the turning-over: record what was learnt, everyone takes their discs back."""
         for kit in self.kits:
             kit.close()
+        self.on_piles = 0
+        self.show()
 
     def take(self, loser: int, taker: int) -> None:
         """``taker`` draws one of ``loser``'s discs blind (the game's generator)."""
         kind = self.kits[loser].remove_random(self.rng)
-        self.log("take", seat=loser, by=taker, disc=self.names[kind])
-        self.note(taker, f"take:{loser}")
+        self.show(loser)
+        event = {"type": "take", "seat": loser, "by": taker, "disc": self.NAMES[kind]}
+        self.note(taker, f"take:{loser}", event)
 
     def drop(self, seat: int, kind: int, *, chosen: bool = True) -> None:
         """``seat`` gives up a disc of ``kind`` (its own choice, or forced when it is the last)."""
         self.kits[seat].remove(kind)
-        self.log(self.DROP, seat=seat, disc=self.names[kind], chosen=chosen)
-        self.note(seat, self.DROP)
+        self.show(seat)
+        event = {"type": self.DROP, "seat": seat, "disc": self.NAMES[kind], "chosen": chosen}
+        self.note(seat, self.DROP, event)
 
     def eliminate_empty(self) -> list[int]:
         """Mark the players still in without discs as eliminated this round; return them."""
-        gone = [
-            seat
-            for seat, kit in enumerate(self.kits)
-            if kit.out is None and not kit.pile and kit.in_hand == 0
-        ]
+        gone = [seat for seat in self.active if self.kits[seat].owned == 0]
         for seat in gone:
-            self.kits[seat].out = self.round
-            self.log("eliminated", seat=seat, round=self.round)
+            self.kits[seat].eliminate(self.round)
+            self.log({"type": "eliminated", "seat": seat, "round": self.round})
+        if gone:
+            self.active = tuple(seat for seat in self.active if seat not in gone)
+            self.show(*gone)
         return gone
 
     def new_round_log(self) -> None:
@@ -411,67 +271,63 @@ class DiscState(State):
         self.round += 1
         self.round_log = []
         self.challenge = None
+        self.shown = []
 
     # ----- views ---------------------------------------------------------------------------
     def view(self, seat: int) -> dict[str, Any]:
-        kit = self.kits[seat]
-        return {
-            "seat": seat,
-            "hand": {self.GOOD_NAME: kit.hand[GOOD], "skull": kit.hand[SKULL]},
-            self.PILE: [self.names[kind] for kind in kit.pile],
-            "lost": [self.names[kind] for kind in kit.lost],
-            **self.public_view(),
-        }
-
-    @per_step
-    def public_view(self) -> dict[str, Any]:
-        """The part of a view every seat sees alike (shared by the views of one step)."""
-        view = {
-            "game": self.GAME,
-            "players": self.players,
-            "round": self.round,
-            "to_act": list(self.to_act()),
-            self.SHOWN: self.shown(),
-            "left": self.challenge.left if self.challenge else 0,
-            "log": list(self.round_log),
-            "results": list(self.results),
-            "winner": self.winner,
-        }
-        view.update(self.game_view())
+        kit, name = self.kits[seat], self.NAMES.__getitem__  # (the name of a kind)
+        view = self.public_view().copy()
+        view["seat"] = seat
+        view["hand"] = {self.GOOD_NAME: kit.hand[GOOD], "skull": kit.hand[SKULL]}
+        view[self.PILE] = list(map(name, kit.pile))
+        view["lost"] = list(map(name, kit.lost))
         return view
 
-    def shown(self) -> list[list[Any]]:
-        """The discs turned this round, in order: ``[owner, (position,) name]``."""
-        if self.challenge is None:
-            return []
-        if self.SHOW_POSITION:
-            return [
-                [flip.owner, flip.position, self.names[flip.kind]] for flip in self.challenge.flips
-            ]
-        return [[flip.owner, self.names[flip.kind]] for flip in self.challenge.flips]
+    @abstractmethod
+    def public_view(self) -> dict[str, Any]:
+        """The part of a view every seat sees alike, once per step (``per_step``): the whole
+        view with places for the seat's own keys (``seat``, ``hand``, its pile, ``lost``), which
+        ``view`` fills in."""
 
-    def seats_view(self, **columns: list[Any]) -> list[dict[str, Any]]:
-        """The public ``seats`` list of a view: each seat's discs, then its entry of each of
-        the game's ``columns`` (per-seat lists, e.g. ``passed=self.passed``)."""
-        entries = []
-        for seat, kit in enumerate(self.kits):
-            in_hand, placed = kit.in_hand, len(kit.pile)
-            entry = {
-                "owned": in_hand + placed,
-                "in_hand": in_hand,
-                "placed": placed,
-                "eliminated": kit.out is not None,
-            }
-            for key, values in columns.items():
-                entry[key] = values[seat]
-            entries.append(entry)
-        return entries
+    def refresh(self) -> None:
+        """Derive the kept parts (``active``, ``on_piles``, ``entries``) from the discs anew, after
+        the discs were set by other means than the rule steps (a rebuild, a test's position)."""
+        self.active = tuple(seat for seat, kit in enumerate(self.kits) if kit.out is None)
+        self.on_piles = sum(len(kit.pile) for kit in self.kits)
+        self.show()
+
+    def show(self, *seats: int) -> None:
+        """A step changed the discs or the game's own entries of ``seats`` (every seat if none):
+        their entries in ``seats`` are made again for the next view (``seat_entries``)."""
+        entries = self.entries
+        for seat in seats or range(self.players):
+            entries[seat] = None
+
+    def seat_entries(self) -> list[dict[str, Any]]:
+        """The ``seats`` list of the views: each seat's public entry, made again once after the
+        steps that changed it (``show``). The list is replaced, never changed in place."""
+        entries = self.entries
+        if None in entries:
+            for seat, entry in enumerate(entries):
+                if entry is None:
+                    kit = self.kits[seat]
+                    in_hand, placed = kit.hand[GOOD] + kit.hand[SKULL], len(kit.pile)
+                    owned, out = in_hand + placed, kit.out
+                    entries[seat] = self.seat_entry(seat, owned, in_hand, placed, out)
+            self.seats = list(entries)
+        return self.seats
 
     @abstractmethod
-    def game_view(self) -> dict[str, Any]:
-        """The game's own keys of every view (``seats`` among them)."""
+    def seat_entry(
+        self, seat: int, owned: int, in_hand: int, placed: int, out: int | None
+    ) -> dict[str, Any]:
+        """``seat``'s entry in ``seats``: the discs it ``owned``, has ``in_hand`` and
+        ``placed``, whether it is eliminated (``out``), then the game's own keys."""
 
-    # ----- rebuilding from a view (see arena.games.discs_view) ----------------------------
+    # ----- rebuilding from a view ----------------------------------------------------------
+    def load_view(self, view: Mapping[str, Any], seat: int, rng: random.Random) -> None:
+        load_view(self, view, seat, rng)
+
     @abstractmethod
     def load_game_view(self, view: Mapping[str, Any]) -> None:
         """Set the game's own fields (phase, turn, bids, per-seat columns) from a view."""
@@ -515,9 +371,13 @@ class DiscState(State):
         """The game's own fields for ``full()``."""
 
     def clone(self) -> DiscState:
-        """An independent copy, made by hand (a deep copy is most of a search's time): the
-        discs and every list of the state are copied; logged events, round summaries and
-        flips, never changed once made, are shared. Its generator continues identically."""
+        """An independent copy (its generator continues identically)."""
+        return self._copy(copy.copy(self.rng))
+
+    def _copy(self, rng: random.Random) -> DiscState:
+        """An independent copy whose chance comes from ``rng``, made by hand (a deep copy is
+        most of a search's time): the discs and every list of the state are copied; logged
+        events, round summaries and flips, never changed once made, are shared."""
         other = copy.copy(self)
         for name, value in vars(self).items():
             if type(value) is list:
@@ -528,20 +388,17 @@ class DiscState(State):
             other.challenge = Challenge(
                 challenge.by, challenge.target, list(challenge.flips), challenge.skull_of
             )
-        other.rng = random.Random()
-        other.rng.setstate(self.rng.getstate())
+        other.rng = rng
         return other
 
     def resample(self, seat: int, rng: random.Random) -> DiscState:
         """Redraw where every other player's skull is (hand, face-down pile or removed discs)
-        among the places the public history cannot rule out; reseed the future chance."""
-        other = self.clone()
-        assert isinstance(other, DiscState)
-        for owner, kit in enumerate(other.kits):
-            if owner != seat:
-                kit.redraw(rng)
+        among the places the public history cannot rule out; reseed the future chance. The
+        copy does not record events (see ``State.recording``)."""
+        other = self._copy(self.rng)  # (its own generator is drawn below)
+        redraw_others(other.kits, seat, rng)
         other.rng = random.Random(rng.getrandbits(64))
-        other.events = [{"type": "resampled", "seat": seat, "steps": self.steps}]
+        other.events, other.recording = [], False
         return other
 
     @abstractmethod
@@ -565,32 +422,7 @@ class DiscGame(Game):
 
     state_class: ClassVar[type[DiscState]]
     min_players = 3
-    max_players = 6
-
-    def _new(self, players: int, seed: int, options: dict[str, Any]) -> DiscState:
-        return self.state_class(players, seed, options)
+    max_players = MAX_SEATS
 
     def format_event(self, event: Mapping[str, Any]) -> str:
         return describe(event) or super().format_event(event)
-
-    def from_view(
-        self,
-        view: Mapping[str, Any],
-        seat: int,
-        players: int,
-        options: Mapping[str, Any],
-        rng: random.Random,
-    ) -> DiscState:
-        """Everything the view shows as shown, then ``resample`` draws where the other players'
-        skulls are (see ``arena.games.discs_view`` for what a view cannot tell)."""
-        from arena.games.discs_view import rebuild
-
-        self.check_players(players)
-        if view.get("seat") != seat or view.get("players") != players:
-            raise GameError(f"not a view of seat {seat} at a table of {players}")
-        state = self.state_class(players, rng.getrandbits(64), self.parse_options(options))
-        try:
-            rebuild(state, view, seat)
-        except (KeyError, IndexError, TypeError, ValueError) as exc:
-            raise GameError(f"not a {self.name} view: {exc!r}") from None
-        return state.resample(seat, rng)

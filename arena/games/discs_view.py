@@ -1,8 +1,9 @@
 """Rebuilding a disc game's state from one seat's view (``Game.from_view`` of the disc games).
 
 A view shows everything public plus the seat's own discs. The rebuilt state takes all of that
-as shown and, for every other player, a hand and a pile of good discs only: ``DiscState.resample``
-then puts each of those players' skull in a place the public cannot rule out.
+as shown and, for every other player, a hand and a pile of good discs only; then, as
+``DiscState.resample`` does, each of those players' skull goes to a place the public cannot rule
+out (``Kit.redraw``) and the state's own generator is drawn.
 
 What the public knows of a skull's whereabouts (``Kit.known_lost``, ``Kit.gone_by``) is read
 back from the view: ``known_lost`` from the rounds whose challenge met that player's skull
@@ -15,10 +16,11 @@ inconsistent one).
 
 from __future__ import annotations
 
+import random
 from collections.abc import Mapping, Sequence
 from typing import TYPE_CHECKING, Any
 
-from arena.games.discs import DISCS_EACH, GOOD, SKULL, Challenge, Flip, Kit
+from arena.games.discs_kit import DISCS_EACH, GOOD, SKULL, Challenge, Flip, Kit, redraw_others
 
 if TYPE_CHECKING:
     from arena.games.discs import DiscState
@@ -34,17 +36,21 @@ def piles_this_round(log: Sequence[str], verb: str, players: int) -> list[int]:
     return counts
 
 
-def rebuild(state: DiscState, view: Mapping[str, Any], seat: int) -> None:
-    """Set the common part of a fresh ``state`` to what ``seat``'s ``view`` shows (others'
-    hidden discs all good), then its game's own part (``load_game_view``)."""
-    state.events = []
+def load_view(state: DiscState, view: Mapping[str, Any], seat: int, rng: random.Random) -> None:
+    """Fill the ``bare`` ``state`` in from ``seat``'s ``view`` (see ``State.load_view``): the
+    common part as shown (others' hidden discs all good), then its game's own part
+    (``load_game_view``); then every other player's skull is placed at random."""
     state.round = int(view["round"])
     state.round_log = list(view["log"])
     state.results = [dict(result) for result in view["results"]]
     state.winner = view["winner"]
     state.load_game_view(view)
     state.kits = [_kit(state, view, other, other == seat) for other in range(state.players)]
-    state.challenge = _challenge(state, view)
+    state.challenge, state.shown = _challenge(state, view), list(view[state.SHOWN])
+    state.entries, state.seats = [None] * state.players, []
+    state.refresh()
+    redraw_others(state.kits, seat, rng)
+    state.rng = random.Random(rng.getrandbits(64))
 
 
 def _kit(state: DiscState, view: Mapping[str, Any], seat: int, mine: bool) -> Kit:
@@ -53,12 +59,13 @@ def _kit(state: DiscState, view: Mapping[str, Any], seat: int, mine: bool) -> Ki
     kit = Kit()
     if mine:
         kit.hand = [int(view["hand"][state.GOOD_NAME]), int(view["hand"]["skull"])]
-        kit.pile = [state.kind(name) for name in view[state.PILE]]
-        kit.lost = [state.kind(name) for name in view["lost"]]
+        kit.pile = [state.KINDS[name] for name in view[state.PILE]]
+        kit.lost = [state.KINDS[name] for name in view["lost"]]
     else:
         kit.hand = [int(entry["in_hand"]), 0]
         kit.pile = [GOOD] * int(entry["placed"])
         kit.lost = [GOOD] * (DISCS_EACH - int(entry["owned"]))
+    kit.down = list(range(len(kit.pile)))
     losses_before = 0  # this seat's losses in the rounds before the one being read
     for result in state.results:
         if result.get("skull") == seat:
@@ -87,13 +94,13 @@ def _challenge(state: DiscState, view: Mapping[str, Any]) -> Challenge | None:
         else:  # Skull turns the top face-down disc of a stack
             position = sizes[owner] - 1 - turned[owner]
         turned[owner] += 1
-        kind = state.kind(name)
+        kind = state.KINDS[name]
         challenge.flips.append(Flip(owner, position, kind))
         if kind == SKULL:
             challenge.skull_of = owner
         kit = state.kits[owner]
         if kit.pile:  # still on the table: not yet taken back
-            kit.up.append(position)
+            kit.turn_up(position)
             kit.pile[position] = kind
     if challenge.skull_of is not None and not state.kits[challenge.skull_of].pile:
         # the piles are back in the hands: the skull was seen before this round's losses

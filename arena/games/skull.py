@@ -13,13 +13,13 @@ without a decision. See ``docs/games/skull.md``.
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections.abc import Mapping
 from typing import Any
 
 from arena.games import register
-from arena.games.discs import SKULL, DiscGame, DiscState
+from arena.games.base import per_step
+from arena.games.discs import SKULL, DiscGame, DiscState, numbered, phase_of
 
 log = logging.getLogger(__name__)
 
@@ -27,14 +27,18 @@ log = logging.getLogger(__name__)
 WINS_NEEDED = 2
 
 
-class Phase(str, enum.Enum):
-    SETUP = "setup"  # everyone places one disc at once
-    TURNS = "turns"  # place or open the auction
-    AUCTION = "auction"  # raise or pass
-    CHALLENGE = "challenge"  # the challenger picks whose top disc to flip
-    DISCARD = "discard"  # the challenger met their own skull and picks a disc to remove
-    FIRST = "first"  # the challenger eliminated by their own skull picks the next first
-    OVER = "over"
+#: The phases of a round (as views show them).
+SETUP = "setup"  # everyone places one disc at once
+TURNS = "turns"  # place or open the auction
+AUCTION = "auction"  # raise or pass
+CHALLENGE = "challenge"  # the challenger picks whose top disc to flip
+DISCARD = "discard"  # the challenger met their own skull and picks a disc to remove
+FIRST = "first"  # the challenger eliminated by their own skull picks the next first
+OVER = "over"
+PHASES = (SETUP, TURNS, AUCTION, CHALLENGE, DISCARD, FIRST, OVER)
+
+#: The numbered actions (``BIDS[n]`` is ``bid:n``).
+BIDS, FLIPS, FIRSTS = numbered("bid"), numbered("flip"), numbered("first")
 
 
 class SkullState(DiscState):
@@ -47,8 +51,8 @@ class SkullState(DiscState):
     FLIP = "flip"
     DROP = "discard"
     SHOWN = "flips"
-    TOGETHER = Phase.SETUP
-    OVER = Phase.OVER
+    TOGETHER = SETUP
+    OVER = OVER
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
@@ -57,34 +61,42 @@ class SkullState(DiscState):
         self.bid = 0
         self.bidder: int | None = None
         self.first = 0
-        self.phase = Phase.SETUP
-        self.log("round", round=1, first=0)
+        self.phase = SETUP
+        self.log({"type": "round", "round": 1, "first": 0})
 
     # ----- whose turn, what is legal -------------------------------------------------------
-    def acting_seat(self) -> int:
-        if self.phase in (Phase.TURNS, Phase.AUCTION):
-            return self.turn
-        assert self.challenge is not None
-        return self.challenge.by
+    def to_act(self) -> tuple[int, ...]:
+        if self.phase == SETUP:
+            return self.active
+        if self.phase in (TURNS, AUCTION):
+            return (self.turn,)
+        if self.phase == OVER:
+            return ()
+        assert self.challenge is not None  # the challenger flips, discards, picks the first
+        return (self.challenge.by,)
 
-    def legal_alone(self, seat: int) -> list[str]:
-        if self.phase is Phase.TURNS:
-            return self.kinds_held(seat, "place") + self.counts("bid", 0)
-        if self.phase is Phase.AUCTION:
-            return ["pass"] + self.counts("bid", self.bid)
-        if self.phase is Phase.CHALLENGE:
+    def _legal(self, seat: int) -> list[str]:
+        if seat not in self.to_act():
+            return []
+        if self.phase == SETUP:
+            return self.kinds_held(seat, self.PLACES)
+        if self.phase == TURNS:  # place, or bid up to the discs on the mats
+            return [*self.kinds_held(seat, self.PLACES), *BIDS[1 : self.on_piles + 1]]
+        if self.phase == AUCTION:
+            return ["pass", *BIDS[self.bid + 1 : self.on_piles + 1]]
+        if self.phase == CHALLENGE:
             return [
-                f"flip:{other}"
+                FLIPS[other]
                 for other, kit in enumerate(self.kits)
-                if other != seat and kit.hidden
+                if other != seat and len(kit.up) < len(kit.pile)
             ]
-        if self.phase is Phase.DISCARD:
-            return self.kinds_held(seat, "discard")
-        return [f"first:{other}" for other in self.active_seats()]
+        if self.phase == DISCARD:
+            return self.kinds_held(seat, self.DROPS)
+        return [FIRSTS[other] for other in self.active]
 
     # ----- applying actions ----------------------------------------------------------------
     def _after_put_down(self) -> None:
-        self.phase = Phase.TURNS
+        self.phase = TURNS
         self.turn = self.first
 
     def _act(self, seat: int, verb: str, argument: str) -> None:
@@ -96,35 +108,33 @@ class SkullState(DiscState):
             owner = int(argument)
             self.turn_over(owner, self.kits[owner].top_down())
         elif verb == "discard":
-            self.drop(seat, self.kind(argument))
+            self.drop(seat, self.KINDS[argument])
             self._after_loss()
         else:
             chosen = int(argument)
-            self.log("first", seat=seat, chosen=chosen)
-            self.note(seat, f"first:{chosen}")
+            self.note(seat, f"first:{chosen}", {"type": "first", "seat": seat, "chosen": chosen})
             self._next_round(chosen)
 
     def _bid(self, seat: int, n: int) -> None:
         """An opening bid or a raise: nobody places any more."""
-        self.phase = Phase.AUCTION
+        self.phase = AUCTION
         self.bid, self.bidder = n, seat
-        self.log("bid", seat=seat, n=n)
-        self.note(seat, f"bid:{n}")
+        self.note(seat, f"bid:{n}", {"type": "bid", "seat": seat, "n": n})
         self._next_bidder(seat)
 
     def _pass(self, seat: int) -> None:
         self.passed[seat] = True
-        self.log("pass", seat=seat)
-        self.note(seat, "pass")
+        self.show(seat)
+        self.note(seat, "pass", {"type": "pass", "seat": seat})
         self._next_bidder(seat)
 
     def _next_bidder(self, seat: int) -> None:
         """The next player who has not passed bids, or the challenge starts: when all but one
         have passed, or at once when the bid equals the discs on the mats."""
         assert self.bidder is not None
-        bidding = [s for s in self.active_seats() if not self.passed[s]]
-        if self.bid == self.on_piles() or len(bidding) == 1:
-            self.phase = Phase.CHALLENGE
+        bidding = [s for s in self.active if not self.passed[s]]
+        if self.bid == self.on_piles or len(bidding) == 1:
+            self.phase = CHALLENGE
             self.begin_challenge(self.bidder, self.bid)
             return
         self.turn = self.next_seat(seat)
@@ -135,6 +145,7 @@ class SkullState(DiscState):
     def succeeded(self, seat: int) -> None:
         """One success; the second wins the game."""
         self.successes[seat] += 1
+        self.show(seat)
         if self.successes[seat] == WINS_NEEDED:
             self._win(seat)
         else:
@@ -146,7 +157,7 @@ class SkullState(DiscState):
         if owner != seat:
             self.take(seat, owner)
         elif self.kits[seat].owned > 1:
-            self.phase = Phase.DISCARD
+            self.phase = DISCARD
             return
         else:
             self.drop(seat, SKULL, chosen=False)
@@ -160,11 +171,11 @@ class SkullState(DiscState):
         if not self.eliminate_empty():
             self._next_round(seat)
             return
-        remaining = self.active_seats()
+        remaining = self.active
         if len(remaining) == 1:
             self._win(remaining[0])
         elif owner == seat:
-            self.phase = Phase.FIRST
+            self.phase = FIRST
         else:
             self._next_round(owner)
 
@@ -186,40 +197,68 @@ class SkullState(DiscState):
         }
 
     def _next_round(self, first: int) -> None:
-        self.results.append(self._result(first))
+        self.results = [*self.results, self._result(first)]
         self.new_round_log()
         self.first = self.turn = first
         self.bid, self.bidder = 0, None
         self.passed = [False] * self.players
-        self.phase = Phase.SETUP
-        self.log("round", round=self.round, first=first)
+        self.show()
+        self.phase = SETUP
+        self.log({"type": "round", "round": self.round, "first": first})
 
     def _win(self, seat: int) -> None:
-        self.results.append(self._result(None))
+        self.results = [*self.results, self._result(None)]
         self.winner = seat
-        self.phase = Phase.OVER
-        self.log("win", seat=seat)
+        self.phase = OVER
+        self.log({"type": "win", "seat": seat})
         log.debug("skull game %s won by seat %s at round %s", self.seed, seat, self.round)
 
     # ----- information ---------------------------------------------------------------------
-    def game_view(self) -> dict[str, Any]:
+    @per_step
+    def public_view(self) -> dict[str, Any]:
+        challenge = self.challenge
         return {
-            "phase": self.phase.value,
+            "seat": None,
+            "hand": None,
+            "stack": None,
+            "lost": None,
+            "game": "skull",
+            "players": self.players,
+            "round": self.round,
+            "to_act": list(self.to_act()),
+            "flips": self.shown,
+            "left": challenge.left if challenge else 0,
+            "log": list(self.round_log),
+            "results": self.results,
+            "winner": self.winner,
+            "phase": self.phase,
             "first": self.first,
-            "seats": self.seats_view(successes=self.successes, passed=self.passed),
+            "seats": self.seat_entries(),
             "bid": self.bid,
             "bidder": self.bidder,
-            "challenger": None if self.challenge is None else self.challenge.by,
+            "challenger": None if challenge is None else challenge.by,
+        }
+
+    def seat_entry(
+        self, seat: int, owned: int, in_hand: int, placed: int, out: int | None
+    ) -> dict[str, Any]:
+        return {
+            "owned": owned,
+            "in_hand": in_hand,
+            "placed": placed,
+            "eliminated": out is not None,
+            "successes": self.successes[seat],
+            "passed": self.passed[seat],
         }
 
     def load_game_view(self, view: Mapping[str, Any]) -> None:
-        self.phase = Phase(view["phase"])
+        self.phase = phase_of(view, PHASES)
         self.first = int(view["first"])
         self.bid, self.bidder = int(view["bid"]), view["bidder"]
         self.successes = [int(entry["successes"]) for entry in view["seats"]]
         self.passed = [bool(entry["passed"]) for entry in view["seats"]]
         acting = view["to_act"]
-        self.turn = int(acting[0]) if self.phase in (Phase.TURNS, Phase.AUCTION) else self.first
+        self.turn = int(acting[0]) if self.phase in (TURNS, AUCTION) else self.first
 
     def challenge_of_view(self, view: Mapping[str, Any]) -> tuple[int | None, int]:
         return view["challenger"], int(view["bid"])
@@ -232,7 +271,7 @@ class SkullState(DiscState):
 
     def game_full(self) -> dict[str, Any]:
         return {
-            "phase": self.phase.value,
+            "phase": self.phase,
             "first": self.first,
             "turn": self.turn,
             "bid": self.bid,

@@ -17,13 +17,13 @@ gives their last bill without a decision. See ``docs/games/skull-bank.md``.
 
 from __future__ import annotations
 
-import enum
 import logging
 from collections.abc import Mapping
 from typing import Any
 
 from arena.games import register
-from arena.games.discs import SKULL, DiscGame, DiscState
+from arena.games.base import per_step
+from arena.games.discs import SKULL, DiscGame, DiscState, numbered, phase_of
 
 log = logging.getLogger(__name__)
 
@@ -31,14 +31,18 @@ log = logging.getLogger(__name__)
 MAX_ROUNDS = 200
 
 
-class Phase(str, enum.Enum):
-    ANTE = "ante"  # everyone puts one bill down at once
-    ADD = "add"  # add a bill or claim
-    RESPOND = "respond"  # agree, disagree or raise
-    RAISE = "raise"  # everyone agreed: the new dealer must raise
-    SHOWDOWN = "showdown"  # the dealer picks which face-down bill of another row to reveal
-    GIVE = "give"  # the skull's owner, a loser, picks a bill to give up
-    OVER = "over"
+#: The phases of a round (as views show them).
+ANTE = "ante"  # everyone puts one bill down at once
+ADD = "add"  # add a bill or claim
+RESPOND = "respond"  # agree, disagree or raise
+RAISE = "raise"  # everyone agreed: the new dealer must raise
+SHOWDOWN = "showdown"  # the dealer picks which face-down bill of another row to reveal
+GIVE = "give"  # the skull's owner, a loser, picks a bill to give up
+OVER = "over"
+PHASES = (ANTE, ADD, RESPOND, RAISE, SHOWDOWN, GIVE, OVER)
+
+#: The numbered actions (``CLAIMS[n]`` is ``claim:n``).
+CLAIMS, RAISES = numbered("claim"), numbered("raise")
 
 
 class BankState(DiscState):
@@ -52,8 +56,8 @@ class BankState(DiscState):
     DROP = "give"
     SHOWN = "revealed"
     SHOW_POSITION = True
-    TOGETHER = Phase.ANTE
-    OVER = Phase.OVER
+    TOGETHER = ANTE
+    OVER = OVER
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         super().__init__(players, seed, options)
@@ -61,38 +65,46 @@ class BankState(DiscState):
         self.claim = 0
         self.answers: list[str | None] = [None] * players
         self.losers: list[int] = []
-        self.phase = Phase.ANTE
-        self.log("round", round=1, dealer=0)
+        self.phase = ANTE
+        self.log({"type": "round", "round": 1, "dealer": 0})
 
     # ----- whose turn, what is legal -------------------------------------------------------
-    def acting_seat(self) -> int:
-        if self.phase in (Phase.ADD, Phase.RESPOND):
-            return self.turn
-        if self.phase is Phase.GIVE:
+    def to_act(self) -> tuple[int, ...]:
+        if self.phase == ANTE:
+            return self.active
+        if self.phase in (ADD, RESPOND):
+            return (self.turn,)
+        if self.phase == GIVE:
             assert self.challenge is not None and self.challenge.skull_of is not None
-            return self.challenge.skull_of
-        return self.dealer
+            return (self.challenge.skull_of,)
+        if self.phase == OVER:
+            return ()
+        return (self.dealer,)  # the dealer raises, or reveals
 
-    def legal_alone(self, seat: int) -> list[str]:
-        if self.phase is Phase.ADD:
-            return self.kinds_held(seat, "add") + self.counts("claim", 0)
-        if self.phase is Phase.RESPOND:
-            return ["agree", "disagree"] + self.counts("raise", self.claim)
-        if self.phase is Phase.RAISE:
-            return self.counts("raise", self.claim)
-        if self.phase is Phase.SHOWDOWN:
+    def _legal(self, seat: int) -> list[str]:
+        if seat not in self.to_act():
+            return []
+        if self.phase == ANTE:
+            return self.kinds_held(seat, self.PLACES)
+        if self.phase == ADD:  # add, or claim up to the bills on the rows
+            return [*self.kinds_held(seat, self.PLACES), *CLAIMS[1 : self.on_piles + 1]]
+        if self.phase == RESPOND:
+            return ["agree", "disagree", *RAISES[self.claim + 1 : self.on_piles + 1]]
+        if self.phase == RAISE:
+            return list(RAISES[self.claim + 1 : self.on_piles + 1])
+        if self.phase == SHOWDOWN:
             # every face-down bill of every other row, by seat, then position from the bottom
             return [
                 f"reveal:{other},{at}"
                 for other, kit in enumerate(self.kits)
                 if other != seat
-                for at in kit.face_down()
+                for at in kit.down
             ]
-        return self.kinds_held(seat, "give")
+        return self.kinds_held(seat, self.DROPS)
 
     # ----- applying actions ----------------------------------------------------------------
     def _after_put_down(self) -> None:
-        self.phase = Phase.ADD
+        self.phase = ADD
         self.turn = self.dealer
 
     def _act(self, seat: int, verb: str, argument: str) -> None:
@@ -104,36 +116,35 @@ class BankState(DiscState):
             owner, at = argument.split(",")
             self.turn_over(int(owner), int(at))
         else:
-            self.drop(seat, self.kind(argument))
+            self.drop(seat, self.KINDS[argument])
             self._finish_round()
 
     def _claim(self, seat: int, verb: str, n: int) -> None:
         """A claim or raise: ``seat`` takes the button, earlier answers are void, and answering
         starts again on its left."""
         self.dealer, self.claim = seat, n
-        self.log(verb, seat=seat, n=n)
-        self.note(seat, f"{verb}:{n}")
+        self.note(seat, f"{verb}:{n}", {"type": verb, "seat": seat, "n": n})
         self.answers = [None] * self.players
-        self.phase = Phase.RESPOND
+        self.show()
+        self.phase = RESPOND
         self.turn = self.next_seat(seat)
 
     def _answer(self, seat: int, answer: str) -> None:
         """Once all the others have answered: a showdown if anyone disagreed (or nobody can
         raise), else the button passes left and the new dealer must raise."""
         self.answers[seat] = answer
-        self.log(answer, seat=seat)
-        self.note(seat, answer)
+        self.show(seat)
+        self.note(seat, answer, {"type": answer, "seat": seat})
         self.turn = self.next_seat(seat)
         if self.turn != self.dealer:
             return
-        if "disagree" in self.answers or self.claim == self.on_piles():
-            self.phase = Phase.SHOWDOWN
+        if "disagree" in self.answers or self.claim == self.on_piles:
+            self.phase = SHOWDOWN
             self.begin_challenge(self.dealer, self.claim)
         else:
             self.dealer = self.next_seat(self.dealer)
-            self.phase = Phase.RAISE
-            self.log("button", seat=self.dealer)
-            self.note(self.dealer, "button")
+            self.phase = RAISE
+            self.note(self.dealer, "button", {"type": "button", "seat": self.dealer})
 
     # ----- showdown and settlement ---------------------------------------------------------
     def _others_from(self, dealer: int) -> list[int]:
@@ -161,7 +172,7 @@ class BankState(DiscState):
         self.eliminate_empty()
         if owner in self.losers:
             if self.kits[owner].owned > 1:
-                self.phase = Phase.GIVE
+                self.phase = GIVE
                 return
             self.drop(owner, SKULL, chosen=False)
         self._finish_round()
@@ -177,10 +188,10 @@ class BankState(DiscState):
     def _finish_round(self) -> None:
         """Record the round; the game ends with one player left (or none) or at the cap."""
         self.eliminate_empty()
-        remaining = self.active_seats()
+        remaining = self.active
         over = len(remaining) <= 1 or self.round >= MAX_ROUNDS
         dealer = None if over else self._next_dealer()
-        self.results.append(self._result(dealer))
+        self.results = [*self.results, self._result(dealer)]
         if dealer is None:
             self._end(remaining)
             return
@@ -188,9 +199,10 @@ class BankState(DiscState):
         self.dealer = self.turn = dealer
         self.claim = 0
         self.answers = [None] * self.players
+        self.show()
         self.losers = []
-        self.phase = Phase.ANTE
-        self.log("round", round=self.round, dealer=dealer)
+        self.phase = ANTE
+        self.log({"type": "round", "round": self.round, "dealer": dealer})
 
     def _result(self, next_dealer: int | None) -> dict[str, Any]:
         """The summary of the round that just ended, for ``results``."""
@@ -211,40 +223,67 @@ class BankState(DiscState):
         }
 
     def _end(self, remaining: tuple[int, ...]) -> None:
-        self.phase = Phase.OVER
+        self.phase = OVER
         if len(remaining) == 1:
             self.winner = remaining[0]
-            self.log("win", seat=self.winner)
+            self.log({"type": "win", "seat": self.winner})
         elif not remaining:
-            self.log("end", why="every remaining player was eliminated at once")
+            self.log({"type": "end", "why": "every remaining player was eliminated at once"})
         else:
-            self.log("end", why=f"round cap of {MAX_ROUNDS} reached")
+            self.log({"type": "end", "why": f"round cap of {MAX_ROUNDS} reached"})
         log.debug("skull-bank game %s over at round %s", self.seed, self.round)
 
     # ----- information ---------------------------------------------------------------------
-    def game_view(self) -> dict[str, Any]:
+    @per_step
+    def public_view(self) -> dict[str, Any]:
+        challenge = self.challenge
         return {
-            "phase": self.phase.value,
+            "seat": None,
+            "hand": None,
+            "row": None,
+            "lost": None,
+            "game": "skull-bank",
+            "players": self.players,
+            "round": self.round,
+            "to_act": list(self.to_act()),
+            "revealed": self.shown,
+            "left": challenge.left if challenge else 0,
+            "log": list(self.round_log),
+            "results": self.results,
+            "winner": self.winner,
+            "phase": self.phase,
             "dealer": self.dealer,
             "claim": self.claim,
-            "seats": self.seats_view(answer=self.answers),
-            "face_down": [kit.face_down() for kit in self.kits],
+            "seats": self.seat_entries(),
+            "face_down": [kit.down for kit in self.kits],
             "max_rounds": MAX_ROUNDS,
         }
 
+    def seat_entry(
+        self, seat: int, owned: int, in_hand: int, placed: int, out: int | None
+    ) -> dict[str, Any]:
+        return {
+            "owned": owned,
+            "in_hand": in_hand,
+            "placed": placed,
+            "eliminated": out is not None,
+            "answer": self.answers[seat],
+        }
+
     def load_game_view(self, view: Mapping[str, Any]) -> None:
-        self.phase = Phase(view["phase"])
+        self.phase = phase_of(view, PHASES)
         self.dealer, self.claim = int(view["dealer"]), int(view["claim"])
         self.answers = [entry["answer"] for entry in view["seats"]]
         acting = view["to_act"]
-        self.turn = int(acting[0]) if self.phase in (Phase.ADD, Phase.RESPOND) else self.dealer
-        if self.phase is Phase.GIVE:  # a skull was met: the dealer and those who agreed lose
+        self.turn = int(acting[0]) if self.phase in (ADD, RESPOND) else self.dealer
+        self.losers = []
+        if self.phase == GIVE:  # a skull was met: the dealer and those who agreed lose
             self.losers = [self.dealer] + [
                 other for other in self._others_from(self.dealer) if self.answers[other] == "agree"
             ]
 
     def challenge_of_view(self, view: Mapping[str, Any]) -> tuple[int | None, int]:
-        if self.phase in (Phase.SHOWDOWN, Phase.GIVE, Phase.OVER):  # a game ends on a showdown
+        if self.phase in (SHOWDOWN, GIVE, OVER):  # a game ends on a showdown
             return self.dealer, self.claim
         return None, 0
 
@@ -256,7 +295,7 @@ class BankState(DiscState):
 
     def game_full(self) -> dict[str, Any]:
         return {
-            "phase": self.phase.value,
+            "phase": self.phase,
             "dealer": self.dealer,
             "turn": self.turn,
             "claim": self.claim,

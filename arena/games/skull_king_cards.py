@@ -1,8 +1,9 @@
 """Skull King cards: the deck, card names, the trick judge and round scoring.
 
 Pure functions over ``Card`` values, shared by the engine (``arena.games.skull_king``) and the
-bundled bot. The rules they implement are in ``docs/games/skull-king.md``: the numbers in the
-docstrings below (rule 7.1, rule 8, ...) refer to its "Rules as implemented" section.
+bundled bot, and the ``Hand`` a seat holds. The rules they implement are in
+``docs/games/skull-king.md``: the numbers in the docstrings below (rule 7.1, rule 8, ...) refer
+to its "Rules as implemented" section.
 
 A card in a hand is one of the 70 (or 74) cards of the deck. On the table the Tigress becomes
 one of two table cards, ``TIG:pirate`` (a Pirate) or ``TIG:escape`` (an Escape); every other
@@ -12,9 +13,8 @@ views and the event log show it; its play action is ``play:`` followed by the na
 
 from __future__ import annotations
 
-import enum
 import random
-from collections.abc import Iterable, Sequence
+from collections.abc import Iterable, Iterator, Sequence
 from dataclasses import dataclass, field
 from operator import attrgetter
 from typing import Any, NamedTuple
@@ -22,10 +22,14 @@ from typing import Any, NamedTuple
 SUITS = "GYPB"
 BLACK = "B"
 ROUNDS = 10
+#: Where a round stands (as views show it).
+BIDDING, PLAYING, OVER = "bidding", "playing", "over"
+PHASES = (BIDDING, PLAYING, OVER)
 
 
-class Kind(enum.Enum):
-    """What a card is for the rules."""
+class Kind:
+    """What a card is for the rules: plain strings (an ``Enum`` member is several times slower
+    to read, and the trick judge reads them on every trick)."""
 
     NUMBER = "number"
     ESCAPE = "escape"
@@ -40,7 +44,7 @@ class Kind(enum.Enum):
 
 #: Characters, the Kraken and the White Whale: played before any numbered card, the trick
 #: has no lead suit (rule 5).
-NO_LEAD_SUIT = (Kind.PIRATE, Kind.SKULL_KING, Kind.MERMAID, Kind.KRAKEN, Kind.WHALE)
+NO_LEAD_SUIT = frozenset((Kind.PIRATE, Kind.SKULL_KING, Kind.MERMAID, Kind.KRAKEN, Kind.WHALE))
 
 
 @dataclass(frozen=True, eq=False, slots=True)
@@ -55,7 +59,7 @@ class Card:
 
     position: int
     name: str
-    kind: Kind
+    kind: str
     suit: str | None = None
     rank: int = 0
     plays: tuple[str, ...] = ()
@@ -103,6 +107,7 @@ CARDS: dict[str, Card] = {
     card.name: card for card in BASE_DECK + ADVANCED_EXTRA + (TIG_PIRATE, TIG_ESCAPE)
 }
 _POSITION = attrgetter("position")
+_RANK = attrgetter("rank")
 #: The table card of each play action (``"play:TIG"`` is not an action).
 PLAYS: dict[str, Card] = {card.action: card for card in CARDS.values() if card is not TIG}
 
@@ -133,9 +138,115 @@ def cards_in_round(round_: int, players: int) -> int:
     return min(round_, len(BASE_DECK) // players)
 
 
+#: The hand card of each table card that is not itself a hand card.
+_HAND_CARD = {TIG_PIRATE: TIG, TIG_ESCAPE: TIG}
+
+
 def hand_card(card: Card) -> Card:
     """The hand card a table card was played from."""
-    return TIG if card is TIG_PIRATE or card is TIG_ESCAPE else card
+    return _HAND_CARD.get(card, card)
+
+
+class Hand:
+    """One seat's hand: its cards in hand order, with what the rules and the views ask of a
+    hand kept up to date as cards leave it: the card names (as views show them), how many
+    numbered cards of each suit it holds (to follow suit, rule 5) and the play actions its
+    cards offer, identical cards once, in hand order. The lists and tuples it hands out are
+    never changed afterwards."""
+
+    __slots__ = ("cards", "names", "suits", "actions")
+
+    def __init__(self, cards: Iterable[Card]) -> None:
+        self.cards = in_hand_order(cards)
+        self.names = tuple([card.name for card in self.cards])
+        self.suits = suits = dict.fromkeys(SUITS, 0)
+        self.actions = actions = []
+        last = None
+        for card in self.cards:  # (identical cards are neighbours in hand order)
+            if card.suit is not None:  # a numbered card: unique
+                suits[card.suit] += 1
+                actions.append(card.action)
+            elif card is not last:
+                actions.extend(card.plays)
+            last = card
+
+    def __iter__(self) -> Iterator[Card]:
+        return iter(self.cards)
+
+    def __len__(self) -> int:
+        return len(self.cards)
+
+    def __eq__(self, other: object) -> bool:
+        return isinstance(other, Hand) and self.cards == other.cards
+
+    __hash__ = None  # type: ignore[assignment]
+
+    def __repr__(self) -> str:
+        return f"Hand({' '.join(self.names)})"
+
+    def following(self, lead: str) -> list[str]:
+        """The play actions of the cards that follow ``lead``, a suit the hand holds: its
+        numbered cards of that suit and every special card (rule 5). In hand order the
+        numbered cards come first, by suit in ``SUITS`` order, one action each, so those of
+        ``lead`` are one slice of the actions, and the special cards' actions the last one."""
+        suits, actions = self.suits, self.actions
+        start = 0
+        for suit in SUITS:
+            if suit == lead:
+                break
+            start += suits[suit]
+        return actions[start : start + suits[lead]] + actions[sum(suits.values()) :]
+
+    def remove(self, card: Card) -> None:
+        """Take the card played as ``card`` out of the hand (the Tigress, as a Pirate or as an
+        Escape, is the Tigress in the hand)."""
+        card = _HAND_CARD.get(card, card)
+        cards, actions = self.cards, self.actions
+        at = cards.index(card)
+        del cards[at]
+        self.names = self.names[:at] + self.names[at + 1 :]
+        if card.suit is not None:  # a numbered card: unique, and its action is its card's place
+            self.suits[card.suit] -= 1
+            self.actions = actions[:at] + actions[at + 1 :]
+        elif card not in cards:  # the last copy of a special card: its play actions go
+            first = actions.index(card.plays[0])
+            self.actions = actions[:first] + actions[first + len(card.plays) :]
+
+    def copy(self) -> Hand:
+        """An independent copy."""
+        other = Hand.__new__(Hand)
+        other.cards = list(self.cards)
+        other.names = self.names
+        other.suits = dict(self.suits)
+        other.actions = self.actions
+        return other
+
+
+class Trick:
+    """The table cards of a trick in play order, with what the rules and the views ask of it
+    kept up to date as cards are played: its lead suit so far (rule 5) and the card names."""
+
+    __slots__ = ("cards", "names", "lead_suit")
+
+    def __init__(self, cards: Iterable[Card] = ()) -> None:
+        self.cards: list[Card] = []
+        self.names: tuple[str, ...] = ()
+        self.lead_suit: str | None = None
+        for card in cards:
+            self.add(card)
+
+    def add(self, card: Card) -> None:
+        """``card`` is played to the trick."""
+        self.cards.append(card)
+        self.names += (card.name,)
+        if self.lead_suit is None:  # (once there is a lead suit, later cards keep it)
+            self.lead_suit = lead_suit(self.cards)
+
+    def copy(self) -> Trick:
+        """An independent copy."""
+        other = Trick.__new__(Trick)
+        other.cards, other.names, other.lead_suit = list(self.cards), self.names, self.lead_suit
+        return other
 
 
 def draw(rng: random.Random, cards: Sequence[Card], count: int) -> tuple[list[Card], list[Card]]:
@@ -171,11 +282,8 @@ def lead_suit(trick: Sequence[Card]) -> str | None:
 
 def _highest(trick: Sequence[Card], suit: str) -> int | None:
     """Index of the highest card of ``suit`` in the trick, or None."""
-    best = None
-    for i, card in enumerate(trick):
-        if card.suit == suit and (best is None or card.rank > trick[best].rank):
-            best = i
-    return best
+    cards = [card for card in trick if card.suit == suit]
+    return trick.index(max(cards, key=_RANK)) if cards else None
 
 
 def ordinary_winner(trick: Sequence[Card]) -> int:
@@ -211,6 +319,10 @@ class TrickResult(NamedTuple):
     whale: bool = False
 
 
+#: The result of an ordinary trick (no Kraken, no White Whale), by the winning card's index.
+ORDINARY_RESULTS = tuple(TrickResult(index, index) for index in range(8))
+
+
 def whale_winner(trick: Sequence[Card]) -> int | None:
     """Rule 9: index of the highest number whatever its suit (ties to the first played), or
     None if the trick has no numbered card."""
@@ -234,8 +346,7 @@ def judge(trick: Sequence[Card]) -> TrickResult:
     kraken = trick.index(KRAKEN) if KRAKEN in trick else -1
     whale = trick.index(WHALE) if WHALE in trick else -1
     if kraken < 0 and whale < 0:
-        index = ordinary_winner(trick)
-        return TrickResult(index, index)
+        return ORDINARY_RESULTS[ordinary_winner(trick)]
     if kraken > whale:  # rules 8 and 10: the Kraken acts (alone, or played after the Whale)
         removed = {kraken} if whale < 0 else {kraken, whale}
         leader = _winner_without(trick, removed)
@@ -254,26 +365,25 @@ def capture_bonus(trick: Sequence[Card], winner: int) -> int:
     for card in trick:
         if card.rank == 14:
             bonus += 20 if card.suit == BLACK else 10
-    kinds = [card.kind for card in trick]
     won_by = trick[winner].kind
-    if won_by is Kind.PIRATE:
-        bonus += 20 * kinds.count(Kind.MERMAID)
-    elif won_by is Kind.SKULL_KING:
-        bonus += 30 * kinds.count(Kind.PIRATE)
-    elif won_by is Kind.MERMAID and Kind.SKULL_KING in kinds:
+    if won_by == Kind.PIRATE:
+        bonus += 20 * trick.count(MER)
+    elif won_by == Kind.SKULL_KING:
+        bonus += 30 * (trick.count(PIR) + trick.count(TIG_PIRATE))
+    elif won_by == Kind.MERMAID and SK in trick:
         bonus += 40
     return bonus
 
 
 def loot_alliances(
     seats: Sequence[int], trick: Sequence[Card], result: TrickResult
-) -> list[tuple[int, int]]:
-    """Rule 11: Loot alliances ``(loot player, trick winner)`` formed by a judged trick."""
+) -> list[list[int]]:
+    """Rule 11: Loot alliances ``[loot player, trick winner]`` formed by a judged trick."""
     if result.winner is None or result.whale:
         return []
     winner = seats[result.winner]
     return [
-        (seats[i], winner) for i, card in enumerate(trick) if card is LOOT and seats[i] != winner
+        [seats[i], winner] for i, card in enumerate(trick) if card is LOOT and seats[i] != winner
     ]
 
 

@@ -11,12 +11,10 @@ The opening reveal is one simultaneous step in which each seat picks a pair of i
 from __future__ import annotations
 
 import copy
-import enum
 from collections.abc import Iterable, Mapping
 from random import Random
 from typing import Any
 
-from arena.errors import GameError
 from arena.games import register
 from arena.games.base import Game, OptionSpec, Outcome, State, per_step, places_from_keys
 from arena.games.skyjo_actions import (
@@ -31,65 +29,18 @@ from arena.games.skyjo_actions import (
     TAKE_DISCARD_ACTIONS,
     parse_action,
 )
-
-#: How many cards of each value the deck holds (150 cards).
-CARD_COUNTS: Mapping[int, int] = {-2: 5, -1: 10, 0: 15, **{v: 10 for v in range(1, 13)}}
-DECK: tuple[int, ...] = tuple(v for v, n in sorted(CARD_COUNTS.items()) for _ in range(n))
-#: [arena] a round ends at once after this many turns per player without anyone ending it.
-TURNS_PER_PLAYER_CAP = 60
-#: [arena] the game ends after this many rounds even if nobody has reached the target.
-MAX_ROUNDS = 50
-TARGET = 100
-
-
-class Phase(str, enum.Enum):
-    """What the game waits for."""
-
-    REVEAL = "reveal"  # every seat turns two cards over (simultaneous)
-    TURN = "turn"  # the seat to play takes the discard or draws
-    DRAWN = "drawn"  # the seat to play holds a drawn card: swap it or discard and flip
-    OVER = "over"
-
-    def __str__(self) -> str:
-        return self.value
-
-
-class Cell(enum.IntEnum):
-    """The state of one grid position."""
-
-    DOWN = 0
-    UP = 1
-    GONE = 2  # its column was removed
-
-
-def first_player(revealed_sums: list[int]) -> int:
-    """Round 1: the highest sum of the two revealed cards starts; [arena] ties: lowest seat."""
-    return min(range(len(revealed_sums)), key=lambda s: (-revealed_sums[s], s))
-
-
-def round_winner(scores: list[int]) -> int:
-    """The lowest round score (after doubling); ties: the lowest seat."""
-    return min(range(len(scores)), key=lambda s: (scores[s], s))
-
-
-def round_scores(raw: list[int], ender: int | None, capped: bool, doubling: str) -> list[int]:
-    """Round scores from the card sums: the ender's sum doubles unless the ender is lowest.
-
-    ``unless-lowest`` (the user's text): doubled if another seat scored strictly less, whatever
-    the sign. ``manual``: doubled only if positive and another seat scored the same or less.
-    Nobody is doubled in a round that the round cap ended (or that has no ender).
-    """
-    scores = list(raw)
-    if ender is None or capped:
-        return scores
-    others = [raw[o] for o in range(len(raw)) if o != ender]
-    if doubling == "manual":
-        doubled = raw[ender] > 0 and any(o <= raw[ender] for o in others)
-    else:
-        doubled = any(o < raw[ender] for o in others)
-    if doubled:
-        scores[ender] = 2 * raw[ender]
-    return scores
+from arena.games.skyjo_cards import (
+    DECK,
+    MAX_ROUNDS,
+    TARGET,
+    TURNS_PER_PLAYER_CAP,
+    Cell,
+    Phase,
+    first_player,
+    round_scores,
+    round_winner,
+)
+from arena.games.skyjo_view import load_view
 
 
 class SkyjoState(State):
@@ -131,11 +82,13 @@ class SkyjoState(State):
         )
         self.current = -1
         self.log(
-            "deal",
-            round=self.round,
-            grids=[list(g) for g in self.cards],
-            discard=self.discard[0],
-            pile=list(self.pile),
+            {
+                "type": "deal",
+                "round": self.round,
+                "grids": [list(g) for g in self.cards],
+                "discard": self.discard[0],
+                "pile": list(self.pile),
+            }
         )
 
     def _later_starter(self) -> tuple[int, str]:
@@ -148,7 +101,7 @@ class SkyjoState(State):
     def _begin_turns(self, starter: int, reason: str) -> None:
         self.starter = self.current = starter
         self.phase = Phase.TURN
-        self.log("starter", round=self.round, seat=starter, reason=reason)
+        self.log({"type": "starter", "round": self.round, "seat": starter, "reason": reason})
 
     def _end_round(self, capped: bool) -> None:
         for seat in range(self.players):
@@ -161,22 +114,26 @@ class SkyjoState(State):
         self.last_ender = ender
         self.last_winner = round_winner(scores)
         self.log(
-            "round-end",
-            round=self.round,
-            ender=ender,
-            capped=capped,
-            raw=raw,
-            scores=scores,
-            totals=list(self.totals),
+            {
+                "type": "round-end",
+                "round": self.round,
+                "ender": ender,
+                "capped": capped,
+                "raw": raw,
+                "scores": scores,
+                "totals": list(self.totals),
+            }
         )
         if max(self.totals) >= TARGET or self.round >= MAX_ROUNDS:
             self.phase = Phase.OVER
             self.current = -1
             self.log(
-                "game-end",
-                totals=list(self.totals),
-                places=list(self.outcome().places),
-                round_cap=max(self.totals) < TARGET,
+                {
+                    "type": "game-end",
+                    "totals": list(self.totals),
+                    "places": list(self.outcome().places),
+                    "round_cap": max(self.totals) < TARGET,
+                }
             )
         else:
             self._start_round()
@@ -188,10 +145,12 @@ class SkyjoState(State):
             cells[i] = Cell.UP
         if down:
             self.log(
-                "final-reveal",
-                seat=seat,
-                cells=[CELL_NAMES[i] for i in down],
-                cards=[self.cards[seat][i] for i in down],
+                {
+                    "type": "final-reveal",
+                    "seat": seat,
+                    "cells": [CELL_NAMES[i] for i in down],
+                    "cards": [self.cards[seat][i] for i in down],
+                }
             )
         for col in range(COLS):
             self._check_column(seat, col)
@@ -263,10 +222,12 @@ class SkyjoState(State):
             for i in cells:
                 self.cells[seat][i] = Cell.UP
             self.log(
-                "reveal",
-                seat=seat,
-                cells=[CELL_NAMES[i] for i in cells],
-                cards=[self.cards[seat][i] for i in cells],
+                {
+                    "type": "reveal",
+                    "seat": seat,
+                    "cells": [CELL_NAMES[i] for i in cells],
+                    "cards": [self.cards[seat][i] for i in cells],
+                }
             )
         if self.starter is None:
             self.starter = first_player([self._face_up_sum(s) for s in range(self.players)])
@@ -280,7 +241,7 @@ class SkyjoState(State):
             self._reshuffle()
         self.drawn = self.pile.pop()
         self.phase = Phase.DRAWN
-        self.log("draw", seat=seat, card=self.drawn)
+        self.log({"type": "draw", "seat": seat, "card": self.drawn})
 
     def _reshuffle(self) -> None:
         """[arena] The discard pile except its top card becomes the new draw pile."""
@@ -289,14 +250,22 @@ class SkyjoState(State):
         self.rng.shuffle(self.pile)
         self.discard = [top]
         self.pile_public = True
-        self.log("reshuffle", pile=list(self.pile), discard=top)
+        self.log({"type": "reshuffle", "pile": list(self.pile), "discard": top})
 
     def _swap_in(self, seat: int, index: int, card: int, kind: str) -> None:
         replaced = self.cards[seat][index]
         self.cards[seat][index] = card
         self.cells[seat][index] = Cell.UP
         self.discard.append(replaced)
-        self.log(kind, seat=seat, cell=CELL_NAMES[index], card=card, replaced=replaced)
+        self.log(
+            {
+                "type": kind,
+                "seat": seat,
+                "cell": CELL_NAMES[index],
+                "card": card,
+                "replaced": replaced,
+            }
+        )
         self._check_column(seat, index % COLS)
 
     def _discard_flip(self, seat: int, index: int) -> None:
@@ -305,11 +274,13 @@ class SkyjoState(State):
         self.discard.append(card)
         self.cells[seat][index] = Cell.UP
         self.log(
-            "discard-flip",
-            seat=seat,
-            cell=CELL_NAMES[index],
-            card=card,
-            flipped=self.cards[seat][index],
+            {
+                "type": "discard-flip",
+                "seat": seat,
+                "cell": CELL_NAMES[index],
+                "card": card,
+                "flipped": self.cards[seat][index],
+            }
         )
         self._check_column(seat, index % COLS)
 
@@ -318,7 +289,7 @@ class SkyjoState(State):
         card, self.drawn = self.drawn, None
         assert card is not None
         self.discard.append(card)
-        self.log("discard", seat=seat, card=card)
+        self.log({"type": "discard", "seat": seat, "card": card})
 
     def _check_column(self, seat: int, col: int) -> None:
         """Remove ``col`` if it holds three face-up cards of one value (option ``columns``)."""
@@ -335,7 +306,7 @@ class SkyjoState(State):
             self.cells[seat][i] = Cell.GONE
             self.discard.append(value)
         self.removed[seat].append((col, value))
-        self.log("remove-column", seat=seat, column=col, card=value)
+        self.log({"type": "remove-column", "seat": seat, "column": col, "card": value})
 
     def _end_turn(self, seat: int) -> None:
         self.phase = Phase.TURN
@@ -343,13 +314,13 @@ class SkyjoState(State):
         if self.ender is None and Cell.DOWN not in self.cells[seat]:
             self.ender = seat
             self.lap_left = self.players - 1
-            self.log("round-ending", seat=seat)
+            self.log({"type": "round-ending", "seat": seat})
         elif self.ender is not None:
             self.lap_left -= 1
         if self.ender is not None and self.lap_left == 0:
             self._end_round(capped=False)
         elif self.ender is None and self.turns >= TURNS_PER_PLAYER_CAP * self.players:
-            self.log("round-cap", round=self.round, turns=self.turns)
+            self.log({"type": "round-cap", "round": self.round, "turns": self.turns})
             self._end_round(capped=True)
         else:
             self.current = (seat + 1) % self.players
@@ -437,13 +408,17 @@ class SkyjoState(State):
         Face-down grid cards (everyone's, ``seat``'s own included) come from the deal. The draw
         pile shares their pool until a reshuffle in this round; after one, its contents are
         public (the old discard pile) and only its order is redrawn. Another seat's drawn card
-        belongs to the draw pile's pool. The copy's future chance is redrawn as well.
+        belongs to the draw pile's pool. The copy's future chance is redrawn as well. It does
+        not record events (see ``State.recording``).
         """
         other = self._copy(self.rng)  # (a placeholder: its generator is drawn below)
         other._redraw_hidden(seat, rng)
         other.rng = Random(rng.getrandbits(64))
-        other.log("resample", seat=seat)
+        other.events, other.recording = [], False
         return other
+
+    def load_view(self, view: Mapping[str, Any], seat: int, rng: Random) -> None:
+        load_view(self, view, seat, rng)
 
     def _redraw_hidden(self, seat: int, rng: Random) -> None:
         """Deal the cards ``seat`` cannot see again at random, each within its pool (see
@@ -480,6 +455,7 @@ class SkyjoGame(Game):
 
     name = "skyjo"
     title = "Skyjo"
+    state_class = SkyjoState
     min_players = 2
     max_players = 8
     options = {
@@ -503,34 +479,11 @@ class SkyjoGame(Game):
         ),
     }
 
-    def _new(self, players: int, seed: int, options: dict[str, Any]) -> SkyjoState:
-        return SkyjoState(players, seed, options)
-
     def max_steps(self, players: int, options: Mapping[str, Any]) -> int:
         # Per round: the reveal step, then at most cap*n turns before someone ends the round
         # (else the cap ends it) plus n-1 final turns; a turn is at most two steps.
         turns = TURNS_PER_PLAYER_CAP * players + players - 1
         return MAX_ROUNDS * (1 + 2 * turns)
-
-    def from_view(
-        self,
-        view: Mapping[str, Any],
-        seat: int,
-        players: int,
-        options: Mapping[str, Any],
-        rng: Random,
-    ) -> SkyjoState:
-        """A state ``seat`` cannot tell apart from the one that showed it ``view``: the unseen
-        cards are drawn by ``rng`` (see ``arena.games.skyjo_view``). Raises GameError if
-        ``view`` is not a view of ``seat`` in a game of ``players`` with ``options``."""
-        from arena.games.skyjo_view import rebuild  # it builds on this module
-
-        self.check_players(players)
-        parsed = self.parse_options(options)
-        try:
-            return rebuild(view, seat, players, parsed, rng)
-        except (KeyError, TypeError, ValueError, IndexError) as error:
-            raise GameError(f"not a skyjo view of seat {seat}: {error}") from None
 
     def format_event(self, event: Mapping[str, Any]) -> str:
         kind = event["type"]

@@ -1,6 +1,6 @@
 """Skyjo: a state rebuilt from one seat's view, the hidden cards drawn at random.
 
-Search bots determinize with this (``SkyjoGame.from_view``). Everything the view shows is kept;
+Search bots determinize with this (``Game.from_view``). Everything the view shows is kept;
 the cards it hides (face-down grid cards, the draw pile, another seat's drawn card) are the
 deck less every card in sight, dealt again by ``SkyjoState._redraw_hidden`` as ``resample``
 deals them.
@@ -11,36 +11,28 @@ from __future__ import annotations
 from collections import Counter
 from collections.abc import Mapping
 from random import Random
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
-from arena.games.skyjo import (
-    DECK,
-    Cell,
-    Phase,
-    SkyjoState,
-    round_winner,
-)
 from arena.games.skyjo_actions import CELLS, COLUMN_CELLS
+from arena.games.skyjo_cards import DECK, Cell, Phase, round_winner
+
+if TYPE_CHECKING:
+    from arena.games.skyjo import SkyjoState
 
 
-def rebuild(
-    view: Mapping[str, Any], seat: int, players: int, options: dict[str, Any], rng: Random
-) -> SkyjoState:
-    """The state behind ``seat``'s ``view`` (``options`` already parsed), hidden cards drawn by
-    ``rng``. Raises KeyError, TypeError or ValueError if the view is not such a view.
+def load_view(state: SkyjoState, view: Mapping[str, Any], seat: int, rng: Random) -> None:
+    """Fill the ``bare`` ``state`` in from ``seat``'s ``view`` (see ``State.load_view``), the
+    hidden cards drawn by ``rng``. Raises KeyError, TypeError or ValueError if the view is not
+    such a view.
 
     The view does not tell whether the draw pile was made from the discard pile this round
     (whose contents a seat that watched would know): the pile is drawn from all unseen cards.
-    The state's own generator is drawn too; its event log starts at the rebuild and ``steps``
-    counts from it.
     """
-    if (view["game"], view["seat"], view["players"]) != ("skyjo", seat, players):
-        raise ValueError(f"it is seat {view['seat']}'s of {view['players']} players")
+    players, options = state.players, state.options
+    if view["game"] != "skyjo":
+        raise ValueError(f"it is a view of {view['game']!r}")
     if view["options"] != options:
         raise ValueError(f"its options are {view['options']}")
-    state = SkyjoState.__new__(SkyjoState)
-    state.players, state.options, state.seed = players, options, rng.getrandbits(64)
-    state.rng, state.events, state.steps = Random(state.seed), [], 0
     state.round, state.phase = view["round"], Phase(view["phase"])
     state.totals = [int(total) for total in view["totals"]]
     state.history = [list(scores) for scores in view["round_scores"]]
@@ -57,8 +49,6 @@ def rebuild(
     state.discard, state.pile_public = list(view["discard"]), False
     _lay_out(state, view, seat)
     state._redraw_hidden(seat, rng)
-    state.log("from-view", seat=seat, round=state.round)
-    return state
 
 
 def _starter_reason(round_: int, options: Mapping[str, Any]) -> str:
@@ -107,4 +97,4 @@ def _lay_out(state: SkyjoState, view: Mapping[str, Any], seat: int) -> None:
         state.drawn = state.pile.pop()
 
 
-__all__ = ["rebuild"]
+__all__ = ["load_view"]

@@ -36,7 +36,7 @@ class RunStatus:
 def run_status(store: Store, info: TournamentInfo) -> RunStatus:
     """Whether tournament ``info`` is done, running (its run's heartbeat is alive), stopped
     (games left, and no live run) or not started."""
-    run = store.last_run(info.id)
+    run = store.runs.last(info.id)
     started = run.started_at if run else None
     at_once = run.games_at_once if run else None
     if info.status is TournamentStatus.DONE:

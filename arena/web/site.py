@@ -133,7 +133,7 @@ class Site:
     ) -> Bundle:
         start = time.perf_counter()
         rows = published.ranking_rows(store, tid)
-        rated = store.compute_ratings(tid)
+        rated = store.results.compute_ratings(tid)
         rankings = published.rankings_data(store, tid, rated=rated, rows=rows)
         crosstable = published.crosstable_data(store, tid, crosstable=rated.crosstable)
         history = queries.history_series(rated.elo.history, [e.name for e in info.entrants])

@@ -22,7 +22,7 @@ class ToyState(State):
         self.turn = 0  # 0..players-1 sequential, players = simultaneous
         self.round = 0
         self.bonus = self.rng.randrange(3)
-        self.log("deal", bonus=self.bonus)
+        self.log({"type": "deal", "bonus": self.bonus})
 
     def to_act(self) -> tuple[int, ...]:
         if self.is_over():
@@ -37,7 +37,7 @@ class ToyState(State):
     def _apply(self, actions: dict[int, str]) -> None:
         for seat, action in actions.items():
             self.totals[seat] += int(action[2:])
-            self.log("pick", seat=seat, action=action)
+            self.log({"type": "pick", "seat": seat, "action": action})
         if self.turn == self.players:
             self.turn = 0
             self.round += 1

@@ -145,7 +145,7 @@ def test_a_cluster_run_stores_what_a_local_run_does(
     assert f"{GAMES}/{GAMES} games played" in out
     assert results(db, tid) == local_results
     with Store.open(db) as store:
-        assert all(row.faults == 0 for row in store.standings(tid))  # the folder bot played
+        assert all(row.faults == 0 for row in store.results.standings(tid))  # the folder bot played
 
 
 def test_a_killed_worker_loses_nothing(
@@ -182,8 +182,8 @@ def test_a_resumed_run_finishes_and_its_process_records_pass_the_audit(
     assert f"{GAMES}/{GAMES} games played" in out
     assert results(db, tid) == local_results
     with Store.open(db) as store:
-        assert store.shared_deal_overlaps(tid) == []
-        records = store.processes(tid)
+        assert store.processes.shared_deal_overlaps(tid) == []
+        records = store.processes.of(tid)
         seated = store.db.execute(
             "SELECT COUNT(*), COUNT(DISTINCT process) FROM process_games pg "
             "JOIN games g ON g.id = pg.game_id WHERE g.tournament_id = ?",

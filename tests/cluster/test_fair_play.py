@@ -43,7 +43,7 @@ def test_the_rogue_pools_nothing_across_the_cluster(cluster: LocalCluster, tmp_p
         assert evidence.biddings == 3 * 3 * 10
         assert evidence.z < pooling.BOUND, f"the rogue's processes pooled a deal: {evidence}"
         audit(store, tid)
-        assert {r.host for r in store.processes(tid)} <= set(cluster_workers(cluster))
+        assert {r.host for r in store.processes.of(tid)} <= set(cluster_workers(cluster))
 
 
 def cluster_workers(cluster: LocalCluster) -> list[str]:

@@ -94,4 +94,4 @@ def test_no_process_sees_a_deal_twice(tmp_path: Path, game: str, jobs: int, at_o
     )
     assert max(plays.values()) == 3
     with Store.open(store.path) as again:
-        assert again.shared_deal_overlaps(tid) == []
+        assert again.processes.shared_deal_overlaps(tid) == []

@@ -52,10 +52,10 @@ def audit(store: Store, tid: int) -> None:
         (tid,),
     ).fetchone()[0]
     assert seated == info.games_done * info.spec.table_size
-    records = store.processes(tid)
+    records = store.processes.of(tid)
     assert records and all(r.ended_at is not None and r.confirmed for r in records)
     assert all(r.started_at < r.ended_at for r in records)
-    assert store.shared_deal_overlaps(tid) == []
+    assert store.processes.shared_deal_overlaps(tid) == []
     rotations_of_a_deal = store.db.execute(
         "SELECT COUNT(*) FROM (SELECT p.entrant, g.deal_seed FROM process_games pg "
         "JOIN processes p ON p.token = pg.process JOIN games g ON g.id = pg.game_id "

@@ -24,7 +24,7 @@ def new(game: str, players: int = 4, seed: int = 0) -> Any:
 def put_down(state: DiscState, letters: str) -> None:
     """The simultaneous first step: one letter per active seat in seat order, ``s`` = skull,
     any other letter = the good disc (flower/rose)."""
-    seats = state.active_seats()
+    seats = state.active
     assert len(letters) == len(seats)
     kinds = {c: "skull" if c == "s" else state.GOOD_NAME for c in letters}
     state.apply({seat: f"{state.PLACE}:{kinds[c]}" for seat, c in zip(seats, letters)})
@@ -42,12 +42,14 @@ def hold(state: DiscState, seat: int, goods: int, skulls: int) -> None:
     kit = state.kits[seat]
     kit.hand = [goods, skulls]
     kit.lost = [SKULL] * (1 - skulls) + [GOOD] * (3 - goods)
+    state.refresh()
 
 
 def eliminate(state: DiscState, seat: int, round_: int = 1) -> None:
     """Mark ``seat`` as eliminated in ``round_`` before a round starts."""
     kit = state.kits[seat]
     kit.hand, kit.lost, kit.out = [0, 0], [SKULL, GOOD, GOOD, GOOD], round_
+    state.refresh()
 
 
 def views(state: DiscState, seats: range | list[int]) -> list[bytes]:

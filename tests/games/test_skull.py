@@ -13,9 +13,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import IllegalAction, NotYourTurn
-from arena.games import get_game
+from arena.games import get_game, skull
 from arena.games.discs import GOOD, SKULL
-from arena.games.skull import Phase, SkullState
+from arena.games.skull import SkullState
 from tests.games.discs_helpers import (
     check_deterministic,
     check_resample_after,
@@ -43,14 +43,14 @@ def new(players: int = 4, seed: int = 0) -> SkullState:
 
 def test_setup_is_simultaneous_and_comes_first() -> None:
     state = new()
-    assert state.phase is Phase.SETUP
+    assert state.phase == skull.SETUP
     assert state.to_act() == (0, 1, 2, 3)
     for seat in range(4):
         assert state.legal(seat) == ["place:flower", "place:skull"]  # no bid before setup
     with pytest.raises(NotYourTurn):
         state.apply({0: "place:flower"})
     setup(state, "fsff")
-    assert state.phase is Phase.TURNS and state.to_act() == (0,)
+    assert state.phase == skull.TURNS and state.to_act() == (0,)
     assert [kit.pile for kit in state.kits] == [[GOOD], [SKULL], [GOOD], [GOOD]]
     assert state.view(1)["log"] == ["0:place", "1:place", "2:place", "3:place"]
 
@@ -109,7 +109,7 @@ def test_bid_equal_to_the_discs_on_the_mats_ends_the_auction_at_once() -> None:
     state = new()
     setup(state, "ffff")
     play(state, "0 bid:4")
-    assert state.phase is Phase.CHALLENGE and state.to_act() == (0,)
+    assert state.phase == skull.CHALLENGE and state.to_act() == (0,)
     view = state.view(2)
     assert view["challenger"] == 0 and view["bid"] == 4
     assert view["flips"] == [[0, "flower"]] and view["left"] == 3
@@ -120,7 +120,7 @@ def test_auction_raises_passes_and_ends_when_all_but_one_passed() -> None:
     state = new()
     setup(state, "ffff")
     play(state, "0 place:flower", "1 bid:2")
-    assert state.phase is Phase.AUCTION and state.to_act() == (2,)
+    assert state.phase == skull.AUCTION and state.to_act() == (2,)
     assert state.legal(2) == ["pass", "bid:3", "bid:4", "bid:5"]  # no more placing
     play(state, "2 pass", "3 bid:3", "0 pass")
     assert state.to_act() == (1,)  # 2 passed and is skipped
@@ -128,7 +128,7 @@ def test_auction_raises_passes_and_ends_when_all_but_one_passed() -> None:
     assert state.to_act() == (3,)  # 2 and 0 skipped
     assert [s["passed"] for s in state.view(3)["seats"]] == [True, False, True, False]
     play(state, "3 pass")
-    assert state.phase is Phase.CHALLENGE
+    assert state.phase == skull.CHALLENGE
     assert state.challenge is not None and state.challenge.by == 1
     assert state.challenge.target == 4
     assert state.view(0)["log"][5:] == [
@@ -157,7 +157,7 @@ def test_own_stack_flipped_automatically_only_as_far_as_needed() -> None:
         "0 place:flower",
         "1 bid:2",
     )
-    assert state.phase is Phase.AUCTION
+    assert state.phase == skull.AUCTION
     play(state, "2 pass", "3 pass", "0 pass")
     flips = events(state, "flip")
     assert [(e["seat"], e["auto"]) for e in flips] == [(1, True), (1, True)]
@@ -174,7 +174,7 @@ def test_own_stack_flipped_automatically_only_as_far_as_needed() -> None:
         "eliminated": False,
         "first": 1,
     }
-    assert state.phase is Phase.SETUP and state.first == 1 and state.round == 2
+    assert state.phase == skull.SETUP and state.first == 1 and state.round == 2
     assert all(kit.hand == [3, 1] and not kit.pile for kit in state.kits)
 
 
@@ -193,7 +193,7 @@ def test_own_stack_top_first_stops_at_own_skull_then_discard_is_chosen_and_hidde
     # seat 0's stack bottom->top: flower, skull, flower
     play(state, "2 place:flower", "3 place:flower", "0 bid:3", "1 pass", "2 pass", "3 pass")
     assert [e["disc"] for e in events(state, "flip")] == ["flower", "skull"]
-    assert state.phase is Phase.DISCARD and state.to_act() == (0,)
+    assert state.phase == skull.DISCARD and state.to_act() == (0,)
     assert state.legal(0) == ["discard:flower", "discard:skull"]
     kept, dropped = state.clone(), state.clone()
     assert isinstance(kept, SkullState) and isinstance(dropped, SkullState)
@@ -202,7 +202,7 @@ def test_own_stack_top_first_stops_at_own_skull_then_discard_is_chosen_and_hidde
     assert views(kept, range(1, 4)) == views(dropped, range(1, 4))
     assert kept.view(0)["lost"] == ["flower"] and dropped.view(0)["lost"] == ["skull"]
     assert kept.view(1)["seats"][0]["owned"] == 3
-    assert kept.first == 0 and kept.phase is Phase.SETUP  # challenger still in: starts
+    assert kept.first == 0 and kept.phase == skull.SETUP  # challenger still in: starts
     assert kept.results[-1]["skull"] == 0 and kept.results[-1]["lost"] == 0
 
 
@@ -263,7 +263,7 @@ def test_challenger_eliminated_by_another_skull_hands_the_start_to_its_owner() -
     setup(state, "ffsf")
     play(state, "0 bid:2", "1 pass", "2 pass", "3 pass", "0 flip:2")
     assert state.kits[0].out == 1
-    assert state.phase is Phase.SETUP and state.first == 2 and state.round == 2
+    assert state.phase == skull.SETUP and state.first == 2 and state.round == 2
     assert state.to_act() == (1, 2, 3)
     assert state.view(1)["seats"][0]["eliminated"] is True
     assert state.results[-1]["eliminated"] is True and state.results[-1]["first"] == 2
@@ -282,11 +282,11 @@ def test_own_skull_elimination_lets_the_challenger_choose_the_first_player() -> 
     setup(state, "sfff")
     play(state, "0 bid:1", "1 pass", "2 pass", "3 pass")
     assert state.kits[0].out == 1 and state.kits[0].lost[-1] == SKULL
-    assert state.phase is Phase.FIRST and state.to_act() == (0,)
+    assert state.phase == skull.FIRST and state.to_act() == (0,)
     assert state.legal(0) == ["first:1", "first:2", "first:3"]
     assert state.legal(1) == []
     play(state, "0 first:3")
-    assert state.first == 3 and state.phase is Phase.SETUP and state.to_act() == (1, 2, 3)
+    assert state.first == 3 and state.phase == skull.SETUP and state.to_act() == (1, 2, 3)
     assert state.results[-1]["first"] == 3
     setup(state, "fff")
     assert state.to_act() == (3,)
@@ -297,7 +297,7 @@ def test_second_success_wins() -> None:
     state.successes[2] = 1
     setup(state, "ffff")
     play(state, "0 place:flower", "1 place:flower", "2 bid:1", "3 pass", "0 pass", "1 pass")
-    assert state.is_over() and state.winner == 2 and state.phase is Phase.OVER
+    assert state.is_over() and state.winner == 2 and state.phase == skull.OVER
     assert state.to_act() == () and all(state.legal(s) == [] for s in range(4))
     outcome = state.outcome()
     assert outcome.places == (2, 2, 1, 2) and outcome.scores == (0.0, 0.0, 1.0, 0.0)
@@ -319,7 +319,7 @@ def test_last_player_standing_wins_and_placing_orders_the_eliminated() -> None:
 
 def test_placing_ties_share_a_place() -> None:
     state = new(players=6)
-    state.winner, state.phase = 0, Phase.OVER
+    state.winner, state.phase = 0, skull.OVER
     state.successes = [2, 1, 1, 1, 0, 0]
     state.kits[3].hand = [2, 1]  # same successes, fewer discs
     state.kits[4].hand, state.kits[4].out = [0, 0], 3
@@ -400,7 +400,7 @@ def test_property_conservation_determinism_termination(
     assert one.round <= 5 * players
     winner = one.winner
     assert winner is not None and one.outcome().places[winner] == 1
-    assert one.successes[winner] == 2 or one.active_seats() == (winner,)
+    assert one.successes[winner] == 2 or one.active == (winner,)
 
 
 @pytest.mark.slow

@@ -12,9 +12,9 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena.errors import IllegalAction, NotYourTurn
-from arena.games import get_game
+from arena.games import get_game, skull_bank
 from arena.games.discs import SKULL
-from arena.games.skull_bank import MAX_ROUNDS, BankState, Phase
+from arena.games.skull_bank import MAX_ROUNDS, BankState
 from tests.games.discs_helpers import (
     check_deterministic,
     check_resample_after,
@@ -47,7 +47,7 @@ def answers(state: BankState) -> list[str | None]:
 
 def test_ante_is_simultaneous_and_hidden() -> None:
     state = new()
-    assert state.phase is Phase.ANTE and state.to_act() == (0, 1, 2, 3)
+    assert state.phase == skull_bank.ANTE and state.to_act() == (0, 1, 2, 3)
     assert all(state.legal(s) == ["add:rose", "add:skull"] for s in range(4))
     with pytest.raises(NotYourTurn):
         state.apply({0: "add:rose"})
@@ -55,7 +55,7 @@ def test_ante_is_simultaneous_and_hidden() -> None:
     ante(state, "rrrr")
     ante(other, "srrr")
     assert views(state, range(1, 4)) == views(other, range(1, 4))
-    assert state.phase is Phase.ADD and state.to_act() == (0,)  # the dealer starts
+    assert state.phase == skull_bank.ADD and state.to_act() == (0,)  # the dealer starts
     assert state.view(0)["row"] == ["rose"] and other.view(0)["row"] == ["skull"]
 
 
@@ -85,7 +85,7 @@ def test_claimant_takes_the_button_and_answers_start_on_its_left() -> None:
     state = new()
     ante(state, "rrrr")
     play(state, "0 add:rose", "1 claim:2")
-    assert state.phase is Phase.RESPOND and state.dealer == 1 and state.claim == 2
+    assert state.phase == skull_bank.RESPOND and state.dealer == 1 and state.claim == 2
     assert state.to_act() == (2,)
     assert state.legal(2) == ["agree", "disagree", "raise:3", "raise:4", "raise:5"]
     assert state.view(3)["dealer"] == 1 and state.view(3)["claim"] == 2
@@ -100,7 +100,7 @@ def test_a_raise_takes_the_button_and_voids_earlier_answers() -> None:
     assert state.dealer == 0 and state.claim == 4 and answers(state) == [None] * 4
     assert state.to_act() == (1,)  # the earlier claimant answers too
     play(state, "1 agree", "2 agree", "3 disagree")
-    assert state.phase is Phase.SHOWDOWN and state.challenge is not None
+    assert state.phase == skull_bank.SHOWDOWN and state.challenge is not None
     assert state.challenge.by == 0 and state.challenge.target == 4
     assert state.view(1)["log"][-6:] == [
         "0:raise:4",
@@ -116,7 +116,7 @@ def test_all_agree_passes_the_button_left_with_a_forced_raise() -> None:
     state = new()
     ante(state, "rrrr")
     play(state, "0 add:rose", "1 claim:2", "2 agree", "3 agree", "0 agree")
-    assert state.phase is Phase.RAISE and state.dealer == 2 and state.to_act() == (2,)
+    assert state.phase == skull_bank.RAISE and state.dealer == 2 and state.to_act() == (2,)
     assert state.legal(2) == ["raise:3", "raise:4", "raise:5"]  # must raise
     assert state.view(0)["log"][-1] == "2:button"
     play(state, "2 raise:3")
@@ -124,7 +124,7 @@ def test_all_agree_passes_the_button_left_with_a_forced_raise() -> None:
     play(state, "3 agree", "0 agree")
     assert state.to_act() == (1,)  # the previous dealer answers too
     play(state, "1 disagree")
-    assert state.phase is Phase.SHOWDOWN and state.challenge is not None
+    assert state.phase == skull_bank.SHOWDOWN and state.challenge is not None
     assert state.challenge.by == 2
 
 
@@ -132,12 +132,12 @@ def test_a_claim_of_every_bill_is_shown_down_even_if_all_agree() -> None:
     state = new()
     ante(state, "rrrr")
     play(state, "0 claim:4", "1 agree", "2 agree", "3 agree")
-    assert state.phase is Phase.SHOWDOWN
+    assert state.phase == skull_bank.SHOWDOWN
     assert state.view(1)["revealed"] == [[0, 0, "rose"]] and state.view(1)["left"] == 3
     play(state, "0 reveal:3,0", "0 reveal:1,0", "0 reveal:2,0")
     result = state.results[-1]
     assert result["success"] is True and result["losers"] == [] and result["revealed"] == 4
-    assert state.round == 2 and state.phase is Phase.ANTE  # a round without losses counts
+    assert state.round == 2 and state.phase == skull_bank.ANTE  # a round without losses counts
     assert state.dealer == 1  # success: the dealer's left
 
 
@@ -235,7 +235,7 @@ def test_dealer_stops_at_the_first_skull_of_his_own_row() -> None:
         "3 disagree",
     )
     assert [e["disc"] for e in events(state, "reveal")] == ["rose", "skull"]
-    assert state.phase is Phase.GIVE and state.to_act() == (0,)  # the dealer, his own skull
+    assert state.phase == skull_bank.GIVE and state.to_act() == (0,)  # the dealer, his own skull
     assert state.legal(0) == ["give:rose", "give:skull"]
 
 
@@ -289,7 +289,7 @@ def test_a_skull_owner_who_agreed_chooses_his_own_bill_unseen() -> None:
     ante(state, "rrsr")
     play(state, "0 claim:3", "1 agree", "2 agree", "3 disagree", "0 reveal:2,0")
     assert [(e["seat"], e["by"]) for e in events(state, "take")] == [(0, 2), (1, 2)]
-    assert state.phase is Phase.GIVE and state.to_act() == (2,)
+    assert state.phase == skull_bank.GIVE and state.to_act() == (2,)
     assert state.legal(2) == ["give:rose", "give:skull"] and state.legal(0) == []
     roses, skulls = state.clone(), state.clone()
     assert isinstance(roses, BankState) and isinstance(skulls, BankState)
@@ -324,7 +324,7 @@ def test_same_settlement_eliminations_share_a_place() -> None:
     hold(state, 0, 1, 0)
     ante(state, "rs")
     play(state, "2 claim:1", "0 agree")  # all agreed: the button passes to seat 0
-    assert state.phase is Phase.RAISE and state.legal(0) == ["raise:2"]
+    assert state.phase == skull_bank.RAISE and state.legal(0) == ["raise:2"]
     play(state, "0 raise:2", "2 disagree", "0 reveal:2,0")
     assert state.is_over() and state.winner == 2
     assert state.outcome().places == (2, 3, 1, 3)
@@ -434,7 +434,7 @@ def test_property_conservation_determinism_termination(
     assert one.round <= MAX_ROUNDS
     places = one.outcome().places
     if one.winner is not None:
-        assert one.active_seats() == (one.winner,) and places[one.winner] == 1
+        assert one.active == (one.winner,) and places[one.winner] == 1
     lost = sum(len(kit.lost) for kit in one.kits)
     assert lost == sum(len(r["losers"]) for r in one.results)
 

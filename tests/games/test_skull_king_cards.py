@@ -235,7 +235,7 @@ def test_loot_allies_with_the_winner() -> None:
     trick = table("Y5", "LOOT", "Y9", "LOOT")
     result = judge(trick)
     assert result.winner == 2
-    assert loot_alliances((0, 1, 2, 3), trick, result) == [(1, 2), (3, 2)]
+    assert loot_alliances((0, 1, 2, 3), trick, result) == [[1, 2], [3, 2]]
 
 
 def test_loot_no_alliance_with_itself_nobody_or_whale() -> None:

@@ -448,6 +448,7 @@ def test_eight_players_run_the_draw_pile_out_and_reshuffle_the_discard() -> None
     for seat in range(8):
         other = state.resample(seat, Random(seat))
         assert packed(other.view(seat)) == packed(state.view(seat))
+        assert other.events == [] and not other.recording, "a search's copy records nothing"
         assert Counter(other.pile + [other.drawn]) == Counter(state.pile + [state.drawn])
         assert accounted(other) == Counter(DECK)
         if seat == drawer:

@@ -197,7 +197,7 @@ def run_with_rogue(
         outcome = Outcome(summary=summary, bounds=bounds, log_dir=log_dir)
         info = store.tournament(tid)
         outcome.games, outcome.done = info.games_total, info.games_done
-        outcome.standings = len(store.standings(tid))
+        outcome.standings = len(store.results.standings(tid))
         ids = [
             row[0]
             for row in store.db.execute(

@@ -64,17 +64,17 @@ def test_heartbeat_opens_beats_and_closes_its_row(
     db = tmp_path / "arena.db"
     tid = create(db, 1)
     with Store.open(db) as store:
-        assert store.last_run(tid) is None
-        with store.heartbeat(tid, games_at_once=8):
-            first = store.last_run(tid)
+        assert store.runs.last(tid) is None
+        with store.runs.heartbeat(tid, games_at_once=8):
+            first = store.runs.last(tid)
             assert first is not None and first.ended_at is None and first.games_at_once == 8
             assert first.pid == os.getpid() and first.pid_token == process_token()
             assert run_state(first) is RunState.RUNNING
             deadline = time.monotonic() + 10
-            while store.last_run(tid).beat_at == first.beat_at:
+            while store.runs.last(tid).beat_at == first.beat_at:
                 assert time.monotonic() < deadline, "no beat"
                 time.sleep(0.02)
-        closed = store.last_run(tid)
+        closed = store.runs.last(tid)
         assert closed.id == first.id and closed.ended_at is not None
         assert run_state(closed) is RunState.STOPPED
 
@@ -88,7 +88,7 @@ def test_a_run_closes_its_row_and_a_killed_one_is_seen_stopped(tmp_path: Path) -
         [*command, str(done), "-q", "--sandbox", "off", "--db", str(db)], env=env, check=True
     )
     with Store.open(db) as store:
-        run = store.last_run(done)
+        run = store.runs.last(done)
         assert run is not None and run.ended_at is not None
     proc = subprocess.Popen(
         [*command, str(killed), "-q", "--sandbox", "off", "--db", str(db)], env=env
@@ -99,10 +99,10 @@ def test_a_run_closes_its_row_and_a_killed_one_is_seen_stopped(tmp_path: Path) -
             while store.tournament(killed).games_done == 0:
                 assert time.monotonic() < deadline and proc.poll() is None
                 time.sleep(0.1)
-            assert run_state(store.last_run(killed)) is RunState.RUNNING
+            assert run_state(store.runs.last(killed)) is RunState.RUNNING
             proc.send_signal(signal.SIGKILL)
             proc.wait()
-            run = store.last_run(killed)
+            run = store.runs.last(killed)
             assert run.ended_at is None  # killed: nothing closed it
             later = datetime.fromisoformat(run.beat_at) + timedelta(seconds=GONE_S + 0.5)
             assert run_state(run, now=later) is RunState.STOPPED

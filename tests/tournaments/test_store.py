@@ -205,9 +205,9 @@ def test_migrates_a_version_1_database(path: Path) -> None:
     db.conn.close()
     with Store.open(path) as store:
         assert user_version(store.db.conn) == SCHEMA_VERSION
-        standings = {s.entrant: s for s in store.standings(1)}
+        standings = {s.entrant: s for s in store.results.standings(1)}
         assert standings["a"].wins == 1 and standings["b"].wins == 0
-        ratings = store.rebuild_ratings(1)
+        ratings = store.results.rebuild_ratings(1)
         assert ratings.elo.ratings == {"a": 1508.0, "b": 1492.0}
         assert store.game(1).record.places == (1, 2)
 
@@ -250,7 +250,7 @@ def test_corrupt_database(path: Path) -> None:
     path.write_bytes(bytes(data))
     with pytest.raises(StoreError, match="corrupt") as err:
         with Store.open(path) as store:
-            store.standings(tid)
+            store.results.standings(tid)
     assert str(path) in str(err.value)
 
 
@@ -510,10 +510,10 @@ def test_unknown_ids(store: Store) -> None:
     for call in (
         store.tournament,
         store.pending_games,
-        store.standings,
-        store.crosstable,
-        store.rebuild_ratings,
-        store.ratings,
+        store.results.standings,
+        store.results.crosstable,
+        store.results.rebuild_ratings,
+        store.results.ratings,
         store.game,
     ):
         with pytest.raises(NotFound):
@@ -534,7 +534,7 @@ def test_standings_view(store: Store) -> None:
             row["score"].append(record.scores[seat])
             row["faults"].append(sum(f.seat == seat for f in record.faults))
             row["forfeit"].append(seat in record.forfeits)
-    standings = store.standings(tid)
+    standings = store.results.standings(tid)
     assert {s.entrant for s in standings} == set(SPEC.entrants)
     for s in standings:
         row = expect[s.entrant]
@@ -549,7 +549,9 @@ def test_standings_view(store: Store) -> None:
 
 def test_standings_before_any_game(store: Store) -> None:
     tid = new_tournament(store)
-    assert all(s.games == 0 and s.wins == 0 and s.mean_place is None for s in store.standings(tid))
+    assert all(
+        s.games == 0 and s.wins == 0 and s.mean_place is None for s in store.results.standings(tid)
+    )
 
 
 #: Head-to-head counts straight from the stored seats: an oracle independent of the Python tally.
@@ -567,7 +569,7 @@ HEAD_TO_HEAD_SQL = """
 def test_crosstable_matches_head_to_head_counted_in_sql(store: Store) -> None:
     tid = new_tournament(store)
     play_all(store, tid)
-    table = store.crosstable(tid)
+    table = store.results.crosstable(tid)
     rows = list(store.db.query(HEAD_TO_HEAD_SQL, (tid,)))
     assert len(rows) == 4 * 3
     for row in rows:
@@ -580,7 +582,7 @@ def test_rebuilt_ratings_equal_direct_computation(store: Store) -> None:
     tid = new_tournament(store)
     records = play_all(store, tid)
     in_order = sorted(records.values(), key=lambda pr: pr[0].index)
-    results = store.game_results(tid)
+    results = store.results.games(tid)
     assert [(r.seating, r.places) for r in results] == [
         (p.seating, rec.places) for p, rec in in_order
     ]
@@ -589,10 +591,10 @@ def test_rebuilt_ratings_equal_direct_computation(store: Store) -> None:
     for p, rec in in_order:
         counts.add_game(p.seating, rec.places)
     batch = batch_ratings(counts)
-    rebuilt = store.rebuild_ratings(tid)
+    rebuilt = store.results.rebuild_ratings(tid)
     assert rebuilt.elo == elo
     assert rebuilt.batch == batch
-    stored = {(r.method, r.entrant): r for r in store.ratings(tid)}
+    stored = {(r.method, r.entrant): r for r in store.results.ratings(tid)}
     for label in SPEC.entrants:
         assert stored[(RatingMethod.ELO, label)].rating == pytest.approx(elo.ratings[label])
         mle = batch.by_entrant()[label]
@@ -600,10 +602,12 @@ def test_rebuilt_ratings_equal_direct_computation(store: Store) -> None:
         assert (got.rating, got.lo, got.hi, got.games) == pytest.approx(
             (mle.rating, mle.lo, mle.hi, mle.games)
         )
-    assert store.rating_history(tid) == sorted(elo.history, key=lambda h: (h.game_index, h.entrant))
+    assert store.results.rating_history(tid) == sorted(
+        elo.history, key=lambda h: (h.game_index, h.entrant)
+    )
     # Derived data: rebuilding again replaces, never duplicates.
-    store.rebuild_ratings(tid)
-    assert len(store.ratings(tid)) == 2 * len(SPEC.entrants)
+    store.results.rebuild_ratings(tid)
+    assert len(store.results.ratings(tid)) == 2 * len(SPEC.entrants)
     assert store.db["rating_history"].count == len(elo.history)
     ranked = list(
         store.db.query(
@@ -617,18 +621,22 @@ def test_rebuilt_ratings_equal_direct_computation(store: Store) -> None:
 
 def test_current_ratings_follow_the_stored_games_without_writing(store: Store) -> None:
     tid = new_tournament(store)
-    assert store.current_ratings(tid) == []
+    assert store.results.current_ratings(tid) == []
     play_all(store, tid, limit=5)
-    store.rebuild_ratings(tid)
-    assert store.current_ratings(tid) == store.ratings(tid), "fresh: the stored ones"
+    store.results.rebuild_ratings(tid)
+    assert store.results.current_ratings(tid) == store.results.ratings(tid), (
+        "fresh: the stored ones"
+    )
     play_all(store, tid, seed=2)  # the rest, with no rebuild after them
-    stale = store.ratings(tid)
+    stale = store.results.ratings(tid)
     before = store.db["ratings"].count, store.db["rating_history"].count
-    current = store.current_ratings(tid)
+    current = store.results.current_ratings(tid)
     assert current != stale, "the stored ratings lag behind: computed afresh"
     assert (store.db["ratings"].count, store.db["rating_history"].count) == before
-    store.rebuild_ratings(tid)
+    store.results.rebuild_ratings(tid)
     assert [(r.entrant, r.method, r.games) for r in current] == [
-        (r.entrant, r.method, r.games) for r in store.ratings(tid)
+        (r.entrant, r.method, r.games) for r in store.results.ratings(tid)
     ]
-    assert [r.rating for r in current] == pytest.approx([r.rating for r in store.ratings(tid)])
+    assert [r.rating for r in current] == pytest.approx(
+        [r.rating for r in store.results.ratings(tid)]
+    )

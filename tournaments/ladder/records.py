@@ -18,12 +18,11 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
-from tournaments.database import guarded
+from tournaments.database import StorePart, guarded, json_tuples
 from tournaments.errors import NotFound, TournamentError
 from tournaments.ladder.skill import Skill
 from tournaments.ladder.values import Entry, EntryStatus, LadderInfo, LadderSettings
 from tournaments.schedule import PlannedGame, TournamentSpec
-from tournaments.store import Store
 from tournaments.values import GameStatus
 
 __all__ = ["LadderError", "LadderGame", "LadderStore", "Met", "NotYourBot", "SeatStats"]
@@ -90,14 +89,8 @@ class SeatStats:
     faulty: int
 
 
-class LadderStore:
+class LadderStore(StorePart):
     """The ladder tables of one results database, through an open ``Store``."""
-
-    def __init__(self, store: Store) -> None:
-        self.store = store
-        self.db = store.db
-        self.path = store.path
-        self._lock = store._lock
 
     # -- reading in one snapshot --------------------------------------------------------------
 
@@ -134,7 +127,7 @@ class LadderStore:
         move_ms: int,
         settings: LadderSettings,
     ) -> LadderInfo:
-        with self.store._write() as conn:
+        with self.store.write() as conn:
             if conn.execute("SELECT 1 FROM ladders WHERE name = ?", (name,)).fetchone():
                 raise LadderError(f"a ladder named {name!r} exists already")
             conn.execute(
@@ -213,7 +206,7 @@ class LadderStore:
         """Enter a version of ``bot`` for ``participant``: the bot's current entry (if any)
         retires, the new one is active. Raises NotYourBot for another participant's bot and
         LadderError for the version already in play."""
-        with self.store._write() as conn:
+        with self.store.write() as conn:
             owner = conn.execute(
                 "SELECT participant FROM ladder_entries WHERE bot = ? ORDER BY id LIMIT 1", (bot,)
             ).fetchone()
@@ -262,7 +255,7 @@ class LadderStore:
 
     @guarded("changing an entry's status")
     def set_status(self, entry_id: int, status: EntryStatus, reason: str | None) -> None:
-        with self.store._write() as conn:
+        with self.store.write() as conn:
             conn.execute(
                 "UPDATE ladder_entries SET status = ?, reason = ?, left_at = ? WHERE id = ?",
                 (
@@ -359,13 +352,7 @@ class LadderStore:
             (ladder_id, GameStatus.DONE.value, after),
         ).fetchall()
         labels = self._seat_entries(ladder_id, rated=rated)
-        parsed: dict[str, tuple[Any, ...]] = {}
-
-        def parse(text: str) -> tuple[Any, ...]:
-            found = parsed.get(text)
-            if found is None:
-                found = parsed[text] = tuple(json.loads(text))
-            return found
+        parse = json_tuples()
 
         return [
             LadderGame(
@@ -514,7 +501,7 @@ class LadderStore:
         """Write batch ``batch`` as rated: the skills of the entries it changed, its history
         rows and its suspensions, in one transaction. False (nothing written) if it was rated
         already."""
-        with self.store._write() as conn:
+        with self.store.write() as conn:
             done = conn.execute(
                 "SELECT rated FROM ladder_batches WHERE tournament_id = ?", (batch,)
             ).fetchone()
@@ -543,7 +530,7 @@ class LadderStore:
     ) -> None:
         """Replace the ladder's whole skill cache and history (a rebuild), marking exactly
         the batches ``rated`` as rated."""
-        with self.store._write() as conn:
+        with self.store.write() as conn:
             conn.execute("DELETE FROM ladder_skills WHERE ladder_id = ?", (ladder_id,))
             conn.execute(
                 "DELETE FROM ladder_history WHERE entry_id IN "

@@ -2,19 +2,14 @@
 the crosstable and ratings (computed, and kept as a cache that ``current_ratings`` trusts only
 while it counts every finished game).
 
-``DerivedResults`` is a part of ``tournaments.store.Store`` (which it is mixed into): it reads
-through the store's connection and writes the rating cache through its write transactions.
+``Results`` is the part of an open ``tournaments.store.Store`` that the store hands out as
+``store.results``: it reads through the store's connection and writes the rating cache (the
+``ratings`` and ``rating_history`` tables) in the store's write transactions.
 """
 
 from __future__ import annotations
 
-import json
-import sqlite3
-from collections.abc import Callable
-from contextlib import AbstractContextManager
-from typing import Any
-
-from tournaments.database import guarded
+from tournaments.database import StorePart, guarded, json_tuples
 from tournaments.ratings import (
     DEFAULT_K,
     Crosstable,
@@ -24,16 +19,11 @@ from tournaments.ratings import (
     batch_ratings,
     incremental_elo,
 )
-from tournaments.sqlite import Database
 from tournaments.values import GameStatus, RatingMethod, RatingRow, Standing, TournamentRatings
 
 
-class DerivedResults:
-    """Results, standings, tallies and ratings of a store's tournaments."""
-
-    db: Database
-    _write: Callable[[], AbstractContextManager[sqlite3.Connection]]
-    _tournament_row: Callable[[int], dict[str, Any]]
+class Results(StorePart):
+    """Results, standings, tallies and ratings of a store's tournaments (``store.results``)."""
 
     def _results(self, tid: int, since: int = 0) -> list[GameResult]:
         """Finished games of ``tid`` in plan order (from plan index ``since``), as ratings
@@ -46,13 +36,7 @@ class DerivedResults:
             "WHERE tournament_id = ? AND status = ? AND plan_index >= ? ORDER BY plan_index",
             (tid, GameStatus.DONE.value, since),
         ).fetchall()
-        parsed: dict[str, tuple[Any, ...]] = {}
-
-        def parse(text: str) -> tuple[Any, ...]:
-            found = parsed.get(text)
-            if found is None:
-                found = parsed[text] = tuple(json.loads(text))
-            return found
+        parse = json_tuples()
 
         new = tuple.__new__  # GameResult is a named tuple; skip its slow keyword __new__
         return [
@@ -61,15 +45,15 @@ class DerivedResults:
         ]
 
     @guarded("reading results")
-    def game_results(self, tid: int, *, since: int = 0) -> list[GameResult]:
+    def games(self, tid: int, *, since: int = 0) -> list[GameResult]:
         """Finished games of ``tid`` in plan order, from plan index ``since`` on."""
-        self._tournament_row(tid)
+        self.store.tournament_row(tid)
         return self._results(tid, since)
 
     @guarded("reading standings")
     def standings(self, tid: int) -> list[Standing]:
         """Per entrant: games, wins, mean place, mean score, faults (best mean place first)."""
-        self._tournament_row(tid)
+        self.store.tournament_row(tid)
         return [
             Standing.from_row(row)
             for row in self.db.query(
@@ -96,7 +80,7 @@ class DerivedResults:
     def tally(self, tid: int) -> PairCounts:
         """The pairwise counts of the stored games: the one tally that ratings, the crosstable
         and a run's progress (which adds each game as it records it) start from."""
-        self._tournament_row(tid)
+        self.store.tournament_row(tid)
         return self._counts(tid)[2]
 
     @guarded("computing the crosstable")
@@ -110,7 +94,7 @@ class DerivedResults:
     ) -> TournamentRatings:
         """Incremental Elo (plan order) and batch ratings of the stored games, computed now
         (nothing is written)."""
-        self._tournament_row(tid)
+        self.store.tournament_row(tid)
         labels, results, counts = self._counts(tid)
         return TournamentRatings(
             elo=incremental_elo(results, entrants=labels, k=k),
@@ -129,7 +113,7 @@ class DerivedResults:
             (tid, row.method.value, row.entrant, row.rating, row.lo, row.hi, row.games)
             for row in _rating_rows(rated)
         ]
-        with self._write() as conn:
+        with self.store.write() as conn:
             conn.execute("DELETE FROM ratings WHERE tournament_id = ?", (tid,))
             conn.execute("DELETE FROM rating_history WHERE tournament_id = ?", (tid,))
             conn.executemany(
@@ -148,7 +132,7 @@ class DerivedResults:
     @guarded("reading ratings")
     def ratings(self, tid: int) -> list[RatingRow]:
         """Stored ratings (as of the last ``rebuild_ratings``), both methods, best first."""
-        self._tournament_row(tid)
+        self.store.tournament_row(tid)
         return [
             RatingRow.from_row(row)
             for row in self.db.query(
@@ -171,7 +155,7 @@ class DerivedResults:
 
     @guarded("reading rating history")
     def rating_history(self, tid: int) -> list[HistoryRow]:
-        self._tournament_row(tid)
+        self.store.tournament_row(tid)
         return [
             HistoryRow(game_index=index, entrant=entrant, rating=rating)
             for index, entrant, rating in self.db.execute(
@@ -183,7 +167,7 @@ class DerivedResults:
 
 
 def _rating_rows(rated: TournamentRatings) -> list[RatingRow]:
-    """Both methods' ratings as rows, each method best first (as ``Store.ratings`` reads)."""
+    """Both methods' ratings as rows, each method best first (as ``Results.ratings`` reads)."""
     elo = [
         RatingRow(
             entrant=label,
