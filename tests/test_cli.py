@@ -88,6 +88,27 @@ def test_listing_the_games_loads_no_database_wire_or_process_code() -> None:
         assert done.stdout.strip().splitlines()[-1] == "[]", (args, done.stdout[-500:])
 
 
+def test_the_commands_that_play_load_no_numpy_pandas_or_asyncio() -> None:
+    """``arena play`` and ``arena demo`` start fast too: sqlite_utils comes without numpy and
+    pandas (``tournaments.sqlite``), and nothing brings asyncio (the door's connection count
+    reads its monitor's events itself; CURVE's authenticator is imported only with CURVE). A
+    later ``import numpy`` still works where numpy is installed."""
+    heavy = ("numpy", "pandas", "asyncio")
+    probe = (
+        "import importlib.util, sys\n"
+        "import arena.cli.play, arena.cli.demo, arena.procs.hub\n"
+        f"print(sorted(m for m in sys.modules if m.startswith({heavy!r})))\n"
+        "if importlib.util.find_spec('numpy') is not None:\n"
+        "    import numpy\n"
+        "    print(numpy.zeros(2).tolist())\n"
+    )
+    done = subprocess.run([sys.executable, "-c", probe], capture_output=True, text=True, timeout=60)
+    assert done.returncode == 0, done.stderr
+    lines = done.stdout.strip().splitlines()
+    assert lines[0] == "[]", done.stdout[-500:]
+    assert lines[1:] in ([], ["[0.0, 0.0]"])
+
+
 def test_the_console_script_and_python_m_arena_run_the_cli_package() -> None:
     root = Path(__file__).resolve().parent.parent
     target = tomllib.loads((root / "pyproject.toml").read_text())["project"]["scripts"]["arena"]

@@ -33,10 +33,9 @@ import logging
 import sqlite3
 from collections.abc import Callable
 
-from sqlite_utils import Database
-
 from arena.keys.keyfile import KeyFile
 from tournaments.errors import StoreError
+from tournaments.sqlite import Database
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate", "user_version"]
 

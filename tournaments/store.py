@@ -43,8 +43,6 @@ from contextlib import contextmanager
 from datetime import datetime, timedelta, timezone
 from typing import Any
 
-from sqlite_utils import Database
-
 from arena.keys.keyfile import KeyFile
 from arena.keys.seeds import bot_seeds, deal_seed, key_id, new_key
 from arena.referee.record import Fault, FaultKind, GameRecord
@@ -63,6 +61,7 @@ from tournaments.migrations import SCHEMA_VERSION, migrate
 from tournaments.process_records import ProcessRecords
 from tournaments.results import Results
 from tournaments.schedule import PlannedGame, TournamentSpec
+from tournaments.sqlite import Database
 from tournaments.values import (
     BotInfo,
     BotKind,

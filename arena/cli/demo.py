@@ -28,6 +28,10 @@ DEMO = {
     "skull-king": (4, 2),
     "skyjo": (4, 2),
 }
+#: The demo's games are played by this process (one job), up to 64 at once: a whole phase of the
+#: demo. More jobs would start a worker process per tournament and their own bot processes at
+#: every phase, for games that take milliseconds (``--jobs`` still chooses).
+DEMO_JOBS = 1
 #: Bots left out of the demo (``first`` only mirrors the referee's default policy; ``ismcts``
 #: thinks 200 ms a move, too slow for a demo).
 SKIP = {"first", "ismcts"}
@@ -53,7 +57,7 @@ def demo_entrants(game_name: str, table_size: int) -> list[str]:
     metavar="GAME",
     help="Only this game (repeatable). Default: every game.",
 )
-@jobs_option(2)
+@jobs_option(DEMO_JOBS)
 @games_per_worker_option
 @click.option(
     "--seed",

@@ -2,11 +2,13 @@
 
 A bot process is started once and serves game after game until its pool ends it (a tournament
 ends every local process at each phase's end: ``BotPool.end_local``); a process that died is
-replaced the next time it is needed. Several start at once (``prestart``), and several are
-killed at once, seen gone and cleaned up (``kill_all``). Each process runs in its own session,
-under the process limits of ``arena.procs.limits`` (memory, CPU time, number of processes),
-inside the bubblewrap sandbox of ``arena.procs.sandbox`` when there is one, as a uid of its own
-when the arena runs as root (``arena.procs.identity``), with a clean environment
+replaced the next time it is needed. The processes a ``get`` or a ``prestart`` needs start at
+once (their children prepare in parallel); several are stopped at once (``stop``: one wait for
+all their exits, ``wait_exits``), killed, seen gone and cleaned up (``kill_all``). Each
+process runs in its own session, under the process limits of ``arena.procs.limits`` (memory,
+CPU time, number of processes), inside the bubblewrap sandbox of ``arena.procs.sandbox`` when
+there is one, as a uid of its own when the arena runs as root (``arena.procs.identity``), with
+a clean environment
 (``ARENA_ENDPOINT``, ``ARENA_TOKEN``, ``TMPDIR``, the locale, ``PATH``/``HOME`` and
 ``PYTHON*``/``PYENV*`` settings, and any ``ARENA_BOT_*`` variable: nothing else of the arena's
 environment), and with its output drained into a bounded log (``arena.procs.logs``). Killing a
@@ -19,8 +21,10 @@ from __future__ import annotations
 
 import concurrent.futures
 import logging
+import math
 import os
 import secrets
+import select
 import shutil
 import signal
 import subprocess
@@ -81,6 +85,8 @@ DRAIN_S = 0.3
 #: logs (their pipes are closed: the wait ends as soon as the last bytes are written; a worker
 #: process that exits right after must not cut a log short).
 DRAIN_ALL_S = 10.0
+#: Seconds ``kill_all`` waits, in all, for the processes it killed to be reaped.
+KILLED_S = 2.0
 #: Bot processes started at once by ``BotPool.prestart`` (their children prepare in parallel).
 LAUNCH_AT_ONCE = 8
 
@@ -445,13 +451,9 @@ def stop(
     for proc in procs:
         if hub is not None and proc.peer is not None and proc.alive():
             hub.send(proc.peer, messages.bye())
-    deadline = time.monotonic() + grace_s
+    wait_exits([proc.popen for proc in procs if proc.popen is not None], grace_s)
     for proc in procs:
         if proc.popen is not None:
-            try:
-                proc.popen.wait(timeout=max(0.0, deadline - time.monotonic()))
-            except subprocess.TimeoutExpired:
-                pass
             if watchdog is not None:
                 watchdog.forget(proc.popen.pid)
         elif proc.peer is not None:
@@ -461,6 +463,40 @@ def stop(
         for proc in procs:
             hub.revoke(proc.label)
     return left
+
+
+def wait_exits(popens: Sequence[subprocess.Popen], timeout_s: float) -> None:
+    """Wait up to ``timeout_s`` for the processes to exit (reaped as they do), all at once:
+    woken by each exit (a pidfd per process), where ``Popen.wait`` would poll each in turn
+    with sleeps of up to 50 ms."""
+    deadline = time.monotonic() + timeout_s
+    waiting: dict[int, subprocess.Popen] = {}
+    poller = select.poll()
+    try:
+        for popen in popens:
+            if popen.poll() is not None:
+                continue
+            try:  # not reaped yet: the pid is still this child's
+                fd = os.pidfd_open(popen.pid)
+            except (AttributeError, OSError):  # no pidfds here: one at a time
+                try:
+                    popen.wait(timeout=max(0.0, deadline - time.monotonic()))
+                except subprocess.TimeoutExpired:
+                    pass
+                continue
+            waiting[fd] = popen
+            poller.register(fd, select.POLLIN)
+        while waiting:
+            left_ms = (deadline - time.monotonic()) * 1000.0
+            if left_ms <= 0:
+                return
+            for fd, _ in poller.poll(math.ceil(left_ms)):
+                poller.unregister(fd)
+                os.close(fd)
+                waiting.pop(fd).poll()
+    finally:
+        for fd in waiting:
+            os.close(fd)
 
 
 def kill(proc: BotProcess) -> bool:
@@ -485,10 +521,9 @@ def kill_all(procs: Iterable[BotProcess]) -> list[BotProcess]:
             proc.memory_cgroup.kill()
     survivors = identity.kill_users({proc.user for proc in procs if proc.user is not None})
     left = []
+    wait_exits([proc.popen for proc in procs], KILLED_S)
     for proc in procs:
-        try:
-            proc.popen.wait(timeout=2)
-        except subprocess.TimeoutExpired:
+        if proc.popen.poll() is None:
             log.warning("process %s did not die after SIGKILL", proc.popen.pid)
             left.append(proc)
         if proc.user in survivors or any(
@@ -569,17 +604,25 @@ class BotPool:
         if len(set(labels)) != len(labels):
             twice = sorted({label for label in labels if labels.count(label) > 1})
             raise BotStartError(f"one process would play two seats: {', '.join(twice)}")
+        stale = [
+            proc
+            for label, spec in entries
+            if (proc := self.procs.get(label)) is not None
+            and (not proc.alive() or proc.spec != spec)
+        ]
+        for proc in stale:
+            del self.procs[proc.label]
+        if stale:
+            self._stop(stale, grace_s=0)
+        failed = self._launch(entries)  # the missing local processes start together
         fresh: list[BotProcess] = []
         for label, spec in entries:
             proc = self.procs.get(label)
-            if proc is not None and (not proc.alive() or proc.spec != spec):
-                self._stop([proc], grace_s=0)
-                proc = None
             if proc is None and spec.remote:
                 proc = connect_remote(spec, self.hub, label, wait_ms=self.remote_wait_ms)
                 self.procs[label] = proc
             elif proc is None:
-                proc = self._spawn(label, spec)
+                raise failed[label]
             if proc.peer is None:
                 fresh.append(proc)
         if fresh:
@@ -602,14 +645,21 @@ class BotPool:
         Their start-up then overlaps the game being played; ``get`` waits for what is left.
         A process that cannot start is left for ``get`` to report.
         """
+        for label, exc in self._launch(entries).items():
+            log.debug("prestart of %s failed (get will report it): %s", label, exc)
+
+    def _launch(self, entries: Sequence[tuple[str, BotSpec]]) -> dict[str, BotStartError]:
+        """Start the local processes of ``entries`` that are not running (see ``prestart``);
+        the errors of those that could not start, by label."""
         launches = []
+        failed: dict[str, BotStartError] = {}
         for label, spec in dict(entries).items():
             if spec.remote or label in self.procs:
                 continue
             try:
                 launches.append(self._prepare(label, spec))
             except BotStartError as exc:
-                log.debug("prestart of %s failed (get will report it): %s", label, exc)
+                failed[label] = exc
         if len(launches) > 1:
             if self._launcher is None:  # threads that live as long as the pool (see close)
                 self._launcher = concurrent.futures.ThreadPoolExecutor(
@@ -620,9 +670,10 @@ class BotPool:
             started = [_start_or_error(launch) for launch in launches]
         for launch, popen in zip(launches, started, strict=True):
             if isinstance(popen, BotStartError):
-                log.debug("prestart of %s failed (get will report it): %s", launch.label, popen)
+                failed[launch.label] = popen
             else:
                 self._add(launch.finish(popen, self.watchdog, self.janitor))
+        return failed
 
     def _prepare(self, label: str, spec: BotSpec) -> _Launch:
         if self.janitor is None:
@@ -637,10 +688,6 @@ class BotPool:
                 scratch=launch.plan.scratch,
             )
         return launch
-
-    def _spawn(self, label: str, spec: BotSpec) -> BotProcess:
-        launch = self._prepare(label, spec)
-        return self._add(launch.finish(launch.start(), self.watchdog, self.janitor))
 
     def _add(self, proc: BotProcess) -> BotProcess:
         self.procs[proc.label] = proc

@@ -26,13 +26,13 @@ import logging
 import os
 import resource
 import shutil
+import struct
 import tempfile
 import threading
 from collections.abc import Callable
 from typing import Any
 
 import zmq
-from zmq.utils.monitor import parse_monitor_message
 
 from protocol.codec import decode
 from protocol.errors import ProtocolError
@@ -102,6 +102,15 @@ def raise_fd_limit() -> int:
     return soft
 
 
+def monitor_event(frames: list[bytes]) -> int:
+    """The event of a ZeroMQ socket monitor's message: its first frame is a 16-bit event id
+    and a 32-bit value (read here, as ``zmq.utils.monitor`` does, without importing that
+    module: it brings asyncio, tens of milliseconds at every start of an arena process)."""
+    if len(frames) != 2 or len(frames[0]) != 6:
+        raise zmq.ZMQError(msg=f"not a socket monitor's message: {len(frames)} frame(s)")
+    return struct.unpack("=hi", frames[0])[0]
+
+
 class ConnectionWatch:
     """A thread counting the connections accepted on one socket (a ZeroMQ socket monitor).
 
@@ -128,7 +137,7 @@ class ConnectionWatch:
         monitor = self._monitor
         try:
             while True:
-                event = parse_monitor_message(monitor.recv_multipart())["event"]
+                event = monitor_event(monitor.recv_multipart())
                 if event == zmq.EVENT_MONITOR_STOPPED:
                     return
                 if event == zmq.EVENT_ACCEPTED:

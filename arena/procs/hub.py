@@ -343,14 +343,33 @@ class Hub:
         self._held_by[incoming.peer.peer_id] = count + 1
         self._held.append(incoming)
 
-    def receive_batch(self, timeout_ms: float, awaited: Collection[Peer]) -> list[Incoming]:
+    def receive_batch(
+        self, timeout_ms: float, awaited: Collection[Peer], *, most: int = BATCH_PER_SOURCE
+    ) -> list[Incoming]:
         """Wait up to ``timeout_ms`` for messages from the ``awaited`` peers, then read every
-        message already queued on their doors (at most ``BATCH_PER_SOURCE`` per door), so one
-        wake-up serves many turns. Each message is stamped when read, and all are read before
-        any is decoded: a peer that floods heavy messages never delays another's stamp (its
-        time). Hellos and strangers are handled as in ``receive``."""
+        message already queued on their doors (at most ``most`` per door, and never more than
+        ``BATCH_PER_SOURCE``), so one wake-up serves many turns. Each message is stamped when
+        read, and all are read before any is decoded: a peer that floods heavy messages never
+        delays another's stamp (its time). Hellos and strangers are handled as in ``receive``.
+
+        ``most`` is what the caller knows the peers owe: with one game at a time each awaited
+        peer owes one answer, and its door is read once (no look for more: a look is a call
+        into ZeroMQ); anything else it sent waits for the next call."""
         if self._cut_wanted:
             self._cut_doors()
+        most = max(1, min(most, BATCH_PER_SOURCE))
+        if len(awaited) == 1 and not self._held:
+            (peer,) = awaited
+            door = peer.door
+            if door is not None and not peer.closed and not door.unbound:
+                # one local peer: one blocking receive, as ``_receive_one``
+                raw: list[tuple[_Got, float]] = []
+                got = door.router.recv_within(timeout_ms)
+                if got is not None:
+                    raw.append((_Got(door, got[0], got[1], None), time.monotonic()))
+                    if most > 1:
+                        self._drain(door.router.socket, door, raw, most - 1)
+                return self._after(raw, [])
         batch: list[Incoming] = []
         if self._held:
             batch.extend(self._held)
@@ -360,18 +379,13 @@ class Hub:
         sources = self._sources_of(awaited)
         if not sources:
             return batch
-        raw: list[tuple[_Got, float]] = []
-        if len(sources) == 1 and not batch:
-            socket, door = next(iter(sources.items()))
-            if door is not None:  # one local peer: one blocking receive, as ``_receive_one``
-                got = door.router.recv_within(timeout_ms)
-                if got is not None:
-                    raw.append((_Got(door, got[0], got[1], None), time.monotonic()))
-                    self._drain(socket, door, raw)
-                return self._after(raw, batch)
+        raw = []
         items = [(socket, zmq.POLLIN) for socket in sources]
         for socket, _ in zmq.zmq_poll(items, max(0, int(timeout_ms))):
-            self._drain(socket, sources[socket], raw)
+            door = sources[socket]
+            self._read_ready(socket, door, raw)  # the poll says one is waiting
+            if most > 1:
+                self._drain(socket, door, raw, most - 1)
         return self._after(raw, batch)
 
     def _after(self, raw: list[tuple[_Got, float]], batch: list[Incoming]) -> list[Incoming]:
@@ -386,18 +400,30 @@ class Hub:
             self._cut_doors()
         return batch
 
-    def _drain(self, socket: zmq.Socket, door: Door | None, raw: list[tuple[_Got, float]]) -> None:
-        """Read what is queued on one source into ``raw``, each with its read time (bounded;
-        decoded later). ZMQ_EVENTS says whether a message is waiting, without a failing
+    def _drain(
+        self, socket: zmq.Socket, door: Door | None, raw: list[tuple[_Got, float]], most: int
+    ) -> None:
+        """Read up to ``most`` messages queued on one source into ``raw``, each with its read
+        time (decoded later). ZMQ_EVENTS says whether a message is waiting, without a failing
         receive."""
-        for _ in range(BATCH_PER_SOURCE):
+        for _ in range(most):
             if not socket.getsockopt(_EVENTS) & _POLLIN:
                 return
+            self._read_ready(socket, door, raw)
+
+    def _read_ready(
+        self, socket: zmq.Socket, door: Door | None, raw: list[tuple[_Got, float]]
+    ) -> None:
+        """Read the message waiting on one source into ``raw`` with its read time (nothing if
+        none is waiting after all)."""
+        try:
             if door is None:
                 got = _Got(None, *self.remote.router.recv_with_user())
             else:
                 got = _Got(door, *door.router.recv(), None)
-            raw.append((got, time.monotonic()))
+        except zmq.Again:
+            return
+        raw.append((got, time.monotonic()))
 
     def _receive_one(self, peer: Peer, deadline: float) -> Incoming | None:
         """The hot path: one awaited local peer, one blocking receive on its door."""

@@ -97,6 +97,8 @@ class Janitor:
 
 
 def _clean(held: dict[str, list[str]]) -> None:
+    if not any(held.values()):
+        return  # the usual end: the arena cleaned up (and nothing to import for it)
     from arena.procs import identity
     from arena.procs.limits import kill_cgroup
 

@@ -7,7 +7,6 @@ Used for tournament workers and bot processes, so a killed arena leaves no orpha
 from __future__ import annotations
 
 import ctypes
-import ctypes.util
 import functools
 import os
 import signal
@@ -19,7 +18,9 @@ _PR_SET_NO_NEW_PRIVS = 38
 
 @functools.cache
 def _libc() -> ctypes.CDLL:
-    return ctypes.CDLL(ctypes.util.find_library("c") or "libc.so.6", use_errno=True)
+    # this program's own symbols, libc's among them: no search for the library (which runs
+    # ``ldconfig -p``, tens of milliseconds at every start of an arena process)
+    return ctypes.CDLL(None, use_errno=True)
 
 
 if sys.platform.startswith("linux"):

@@ -343,7 +343,7 @@ def child_setup(plan: ChildPlan) -> Callable[[], None]:
         reach.enter(plan.view)
         if plan.user:
             uid = identity.uid_of(os.getpid())
-            identity.kill_user(uid)  # what a dead bot whose first pid was ours left behind
+            identity.kill_as_user(uid)  # what a dead bot whose first pid was ours left behind
             if plan.scratch:
                 os.chown(plan.scratch, uid, uid)
             if plan.own_ipc:

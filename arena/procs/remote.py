@@ -21,14 +21,16 @@ from __future__ import annotations
 import logging
 import threading
 from dataclasses import dataclass
-from typing import Protocol
+from typing import TYPE_CHECKING, Protocol
 
 import zmq
-import zmq.auth.thread
 
 from arena.errors import RemoteError
 from protocol.codec import MAX_BOT_MESSAGE
 from protocol.transport import ZAP_DOMAIN, RouterSocket
+
+if TYPE_CHECKING:
+    import zmq.auth.thread
 
 log = logging.getLogger(__name__)
 
@@ -94,7 +96,10 @@ class RemoteListener:
         self.authenticator: zmq.auth.thread.ThreadAuthenticator | None = None
         secret = None
         if config.curve is not None:
-            self.authenticator = zmq.auth.thread.ThreadAuthenticator(self.context, log=log)
+            # imported here: it brings asyncio and ssl, which a run without CURVE never needs
+            from zmq.auth.thread import ThreadAuthenticator
+
+            self.authenticator = ThreadAuthenticator(self.context, log=log)
             self.authenticator.start()
             self.authenticator.configure_curve_callback(ZAP_DOMAIN, credentials_provider=self)
             secret = config.curve.secret

@@ -241,12 +241,17 @@ class Driver:
         wait_ms = LIVENESS_MS
         if self._deadlines:
             wait_ms = min(wait_ms, max(0.0, self._deadlines[0][0] - now) * 1000.0)
-        batch = self.hub.receive_batch(wait_ms, self.peers.values())
+        batch = self.hub.receive_batch(wait_ms, self.peers.values(), most=self._owed())
         self._defer()
         for incoming in batch:
             self._route(incoming)
         self._expire()
         self._flush()
+
+    def _owed(self) -> int:
+        """The most answers one awaited process owes (one each, one game at a time): what a
+        wait reads from each door (``_expire`` reads everything queued before it judges)."""
+        return max(map(len, self.routes.values()), default=1)
 
     def _prune(self) -> None:
         """Drop the deadlines of turns already answered from the top of the heap."""

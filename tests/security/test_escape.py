@@ -246,6 +246,37 @@ def test_a_bots_own_socket_folder_is_given_to_its_uid() -> None:
 
 
 @needs_root
+def test_what_a_dead_bot_left_under_its_uid_is_killed_and_nothing_else() -> None:
+    """Before a child takes its uid it kills what a dead bot of that uid (an earlier first
+    process with the same pid) left running (``identity.kill_as_user``: ``kill(-1)`` as that
+    uid): the leftovers die, another uid's process and the arena's own live on, and the child
+    is root again afterwards."""
+    import signal
+    import subprocess
+    import sys
+
+    uid = identity.USER_BASE + 4_190_000  # above any pid here: no bot has this uid
+    left = subprocess.Popen(["sleep", "60"], user=uid, group=uid)
+    other = subprocess.Popen(["sleep", "60"], user=uid + 1, group=uid + 1)
+    own = subprocess.Popen(["sleep", "60"])
+    try:
+        code = (
+            "import os; from arena.procs import identity; "
+            f"identity.kill_as_user({uid}); print(*os.getresuid())"
+        )
+        done = subprocess.run(
+            [sys.executable, "-c", code], capture_output=True, text=True, timeout=60
+        )
+        assert done.returncode == 0 and done.stdout.split() == ["0", "0", "0"], done.stderr
+        assert left.wait(timeout=30) == -signal.SIGKILL
+        assert other.poll() is None and own.poll() is None
+    finally:
+        for proc in (left, other, own):
+            proc.kill()
+            proc.wait()
+
+
+@needs_root
 def test_without_a_mount_namespace_an_unreachable_python_is_a_clear_error(
     tmp_path, monkeypatch
 ) -> None:
