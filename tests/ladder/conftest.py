@@ -4,6 +4,7 @@ independent OpenSkill replay of a ladder's stored games."""
 from __future__ import annotations
 
 import json
+import math
 import os
 import shlex
 import sqlite3
@@ -126,7 +127,7 @@ def replay_openskill(db: Path, ladder: str) -> dict[int, tuple[float, float, int
         if before is None:
             return [25.0, 25.0 / 3, 0]
         mu, sigma, _ = start(before)
-        return [mu, min(25.0 / 3, (sigma**2 + (25.0 / 6) ** 2) ** 0.5), 0]
+        return [mu, min(25.0 / 3, math.hypot(sigma, 25.0 / 6)), 0]  # sqrt(s² + (25/6)²)
 
     for tid, seating, outcome in rows:
         entries = [seats[tid, label] for label in json.loads(seating)]
