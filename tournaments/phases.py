@@ -37,8 +37,9 @@ from tournaments.schedule import PlannedGame
 
 #: A batch holds this many times the games a run has in flight at once (per rotation)...
 WAVES = 8
-#: ... and at least this many deals.
-MIN_DEALS = 64
+#: ... and at least this many deals (one game at a time, smaller batches cost a third of a
+#: 540-game run's speed: every phase starts the entrants' processes again).
+MIN_DEALS = 256
 #: The first batch of a run that may stop between batches (then doubling up to the size above).
 FIRST_DEALS = 8
 

@@ -51,8 +51,8 @@ def test_a_resumed_run_resumes_in_its_earliest_incomplete_phase() -> None:
 def test_batches_hold_about_eight_waves_of_the_games_in_flight_evenly() -> None:
     assert deals_per_batch(135, 64) == 135  # one batch
     assert deals_per_batch(1200, 64) == 600  # two even batches rather than 512 + 512 + 176
-    assert deals_per_batch(1024, 1) == 64 == MIN_DEALS
-    assert deals_per_batch(1000, 1) == 63  # 16 even batches
+    assert deals_per_batch(1024, 1) == 256 == MIN_DEALS
+    assert deals_per_batch(1000, 1) == 250  # 4 even batches
     assert deals_per_batch(3, 64) == 3
     assert phases([], tables=10, per_batch=4) == []
 
