@@ -11,6 +11,7 @@ import pytest
 
 from tests.cluster.conftest import LocalCluster
 from tests.ladder.conftest import cli, folder_bot, replay_openskill
+from tests.security.conftest import needs_bwrap
 from tournaments.ladder.records import LadderStore
 from tournaments.store import Store
 
@@ -18,6 +19,7 @@ pytest.importorskip("distributed")
 pytestmark = pytest.mark.cluster
 
 
+@needs_bwrap  # a ladder on a cluster sandboxes every bot (--sandbox required, the default)
 def test_a_ladder_plays_its_batches_on_a_cluster(
     cluster: LocalCluster, tmp_path: Path, shared: Path
 ) -> None:
