@@ -27,10 +27,9 @@ from tournaments.errors import NotFound
 from tournaments.ratings import HistoryRow
 from tournaments.store import Store
 from tournaments.values import TournamentInfo
-from tournaments.withheld import REPLAY_SHOWN, deal_in_play, log_hold
+from tournaments.withheld import REPLAY_SHOWN, log_hold
 
 __all__ = [
-    "REPLAY_SHOWN",
     "BadParameter",
     "RawJSON",
     "GamesFilter",
@@ -38,7 +37,6 @@ __all__ = [
     "bot_description",
     "bot_log_text",
     "bot_record",
-    "deal_in_play",
     "game_lines",
     "games_page",
     "history_series",

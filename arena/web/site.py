@@ -37,6 +37,7 @@ from tournaments.errors import NotFound
 from tournaments.schedule import TournamentKind
 from tournaments.store import Store
 from tournaments.values import TournamentInfo, TournamentStatus
+from tournaments.withheld import deal_in_play, deal_withheld_reason
 
 __all__ = ["Bundle", "DealInPlay", "Site"]
 
@@ -344,11 +345,8 @@ class Site:
         stored = store.game(game_id)
         if stored.record is None:
             raise NotFound(f"game {game_id} has not been played yet")
-        if queries.deal_in_play(store, game_id):
-            raise DealInPlay(
-                f"game {game_id}: its deal is still being played in other seat "
-                "rotations; its replay is shown once they are done"
-            )
+        if deal_in_play(store, game_id):
+            raise DealInPlay(deal_withheld_reason(game_id))
         return stored
 
     #: Replays kept built (a replay is the same forever once shown).
