@@ -46,7 +46,10 @@ def test_the_node_bot_passes_every_check_of_every_game(tmp_path: Path) -> None:
     report = json.loads(done.stdout)
     assert report["bot"] == "node-example" and report["passed"]
     assert report["games"] == ["skull", "skull-bank", "skull-king", "skyjo"]
-    assert report["games_played"] == 8
+    # at least two games of each game, and every table size in every seat: 3+4+5+6 games of each
+    # disc game, 2+3+...+8 of Skull King and of Skyjo
+    assert report["games_played"] == 18 + 18 + 35 + 35
+    assert all(coverage["complete"] for coverage in report["coverage"])
     assert {check["result"] for check in report["checks"]} == {"pass"}
 
 
