@@ -119,7 +119,8 @@ def test_tournament_run_takes_limits_and_refuses_remote_bots_in_parallel(tmp_pat
 
 
 def test_parallel_tournament_with_a_crashing_rogue_loses_nothing(tmp_path) -> None:
-    """Two worker processes, a real game, a bot that crashes in every game it plays."""
+    """Two worker processes, a real game, a bot that crashes in every game it plays (at its
+    second turn of each game, so a game that gave it two turns cannot leave it alive)."""
     db = str(tmp_path / "arena.db")
     command = ["--", sys.executable, str(ROGUES / "crash_mid.py")]
     # registration checks the bot: a crashing bot is refused, so it enters as a command spec
