@@ -87,6 +87,9 @@ DRAIN_S = 0.3
 DRAIN_ALL_S = 10.0
 #: Seconds ``kill_all`` waits, in all, for the processes it killed to be reaped.
 KILLED_S = 2.0
+#: Seconds a bot whose hello was refused has to exit by itself before it is killed: it may
+#: still be printing the arena's answer, which its author reads in its log.
+REFUSED_EXIT_S = 1.0
 #: Bot processes started at once by ``BotPool.prestart`` (their children prepare in parallel).
 LAUNCH_AT_ONCE = 8
 
@@ -629,6 +632,12 @@ class BotPool:
             try:
                 await_hellos(self.hub, fresh, timeout_ms=self.startup_ms)
             except BotStartError:
+                refused = [
+                    proc.popen
+                    for proc in fresh
+                    if proc.popen is not None and self.hub.refusal(proc.label) is not None
+                ]
+                wait_exits(refused, REFUSED_EXIT_S)
                 for proc in fresh:
                     self.procs.pop(proc.label, None)
                 self._stop(fresh, grace_s=0)
