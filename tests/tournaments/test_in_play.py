@@ -8,44 +8,20 @@ import json
 import os
 import subprocess
 import sys
-import tempfile
-import textwrap
 import time
-from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
+from tests.tournaments import thinking_bot
 from tests.tournaments.test_runner import cli
 from tournaments.store import Store
 from tournaments.withheld import tables_in_play
 
-#: A bot that thinks 20 ms a move: a game lasts a second or more, so that beats catch games
-#: in play.
-SLOW_BOT = textwrap.dedent("""
-    import random, time
-    from protocol.sdk import run_bot
-
-    def act(view, legal):
-        time.sleep(0.02)
-        return random.choice(legal)
-
-    if __name__ == "__main__":
-        run_bot(act, name="slow")
-""")
-
 
 @pytest.fixture
-def slow_bot() -> Iterator[Path]:
-    # readable by the unprivileged users bots run as when the tests run as root
-    folder = Path(tempfile.mkdtemp(prefix="arena-in-play-"))
-    folder.chmod(0o755)
-    script = folder / "slow.py"
-    script.write_text(SLOW_BOT)
-    script.chmod(0o644)
-    yield script
-    script.unlink()
-    folder.rmdir()
+def slow_bot(shared: Path) -> Path:
+    return thinking_bot(shared, 0.02)  # games of a second or more: beats catch them in play
 
 
 def create(db: Path, slow_bot: Path) -> int:

@@ -22,6 +22,7 @@ from pathlib import Path
 
 import pytest
 
+from tests.tournaments import thinking_bot
 from tests.web.conftest import SIZES, cli, needs_chromium, open_page, start_server, stop_server
 
 needs_chromium()
@@ -47,41 +48,18 @@ SLOW_BOT = textwrap.dedent("""
 ROUNDS = 30  # 90 games: long enough to be caught running, short enough to end quickly
 
 
-#: A bot that thinks 50 ms every move (never too long): its games last seconds each.
-THINKER = textwrap.dedent("""
-    import random, time
-    from protocol.sdk import run_bot
-
-    def act(view, legal):
-        time.sleep(0.05)
-        return random.choice(legal)
-
-    if __name__ == "__main__":
-        run_bot(act, name="slow")
-""")
-
-
-def bot_script(source: str) -> Iterator[Path]:
+@pytest.fixture
+def slow_bot() -> Iterator[Path]:
     # readable by the unprivileged users bots run as when the tests run as root
     folder = Path(tempfile.mkdtemp(prefix="arena-web-slow-"))
     folder.chmod(0o755)
     script = folder / "slow.py"
-    script.write_text(source)
+    script.write_text(SLOW_BOT)
     script.chmod(0o644)
     yield script
     for path in folder.iterdir():
         path.unlink()
     folder.rmdir()
-
-
-@pytest.fixture
-def slow_bot() -> Iterator[Path]:
-    yield from bot_script(SLOW_BOT)
-
-
-@pytest.fixture
-def thinker() -> Iterator[Path]:
-    yield from bot_script(THINKER)
 
 
 def create(db: Path, bot: Path, *options: str) -> tuple[int, int]:
@@ -223,9 +201,10 @@ def test_live_page_follows_the_run_and_says_when_it_stopped(
 
 
 def test_live_page_lists_the_games_being_played(
-    browser: object, tmp_path: Path, thinker: Path, shots: Path
+    browser: object, tmp_path: Path, shared: Path, shots: Path
 ) -> None:
     db = tmp_path / "playing.db"
+    thinker = thinking_bot(shared, 0.05)  # never too long: games of seconds, without faults
     tid, _ = create(db, thinker, "--rounds", "3", "--move-time", "2000")
     server = start_server(db)
     page = open_page(browser)

@@ -40,7 +40,7 @@
     if (!list) { return; }
     games = games || [];
     var items = games.map(function (g) {
-      var li = document.createElement("li"), seats = span("", "seats");
+      var li = document.createElement("li"), seats = span("", "playing-seats");
       li.setAttribute("data-game", g.game_id);
       var title = document.createElement("b");
       title.textContent = "game " + g.game_id;
