@@ -321,6 +321,7 @@ class _Collector:
                 if worker not in workers:  # its worker left: its games go elsewhere
                     future.cancel()
                     self.flight.take_back(future)
+                    sink.returned(game_ids)
                     for game_id in game_ids:
                         games.give_back(game_id, planned[game_id])
                     log.warning("worker %s left; its games go to other workers", worker)
@@ -328,7 +329,7 @@ class _Collector:
             if len(usable) != self.shown and self.workers_in_use:
                 self.workers_in_use(len(usable))
             self.shown = len(usable)
-            self._hand_out(phase, games, usable)
+            self._hand_out(phase, games, usable, sink)
             self._renew()
             if not self.flight.futures:
                 if games and not usable:
@@ -418,9 +419,10 @@ class _Collector:
             self.seen.setdefault(worker, time.monotonic())
         return self.checked[worker]
 
-    def _hand_out(self, phase: Phase, games: _Games, usable: list[str]) -> None:
+    def _hand_out(self, phase: Phase, games: _Games, usable: list[str], sink: Sink) -> None:
         """Give each usable worker batches of the phase's games, up to ``AHEAD + 1`` batches
-        in hand, none it already had."""
+        in hand, none it already had (in play from now, for the ``sink``: Dask tells of a
+        task only once it is done)."""
         size = self._batch_size()
         for worker in usable:
             while self.flight.per_worker[worker] <= AHEAD:
@@ -433,6 +435,7 @@ class _Collector:
                 if not batch:
                     break
                 self._submit(phase, batch, worker)
+                sink.began(game_id for game_id, _ in batch)
 
     def _batch_size(self) -> int:
         """Games per task: a batch lasts about ``BATCH_S`` at the mean game time so far
@@ -447,7 +450,7 @@ class _Collector:
         """Nothing in flight and games left that no usable worker may have: they stay
         pending."""
         for game_id in games.had_by(usable, self.flight.tried):
-            sink.failed.append(f"game {game_id}: every worker has already had it")
+            sink.fail(game_id, f"game {game_id}: every worker has already had it")
 
     def _submit(self, phase: Phase, batch: list[tuple[int, PlannedGame]], worker: str) -> None:
         """One task of games, pinned to ``worker``, never retried by Dask."""
@@ -501,6 +504,7 @@ class _Collector:
             for record in answer.records:
                 self.open.setdefault(record.host, {})[record.token] = record
             sink.record(answer.records)
+            sink.returned(answer.refused)
             for game_id in answer.refused:
                 games.give_back(game_id, planned[game_id])
             for played in answer.played:
@@ -512,6 +516,7 @@ class _Collector:
         if isinstance(exc, ClusterError):
             raise ClusterError(f"worker {worker}: {exc}")
         log.warning("worker %s: %s; its %d game(s) go elsewhere", worker, exc, len(game_ids))
+        sink.returned(game_ids)
         for game_id in game_ids:
             games.give_back(game_id, planned[game_id])
 
@@ -520,7 +525,7 @@ class _Collector:
     ) -> None:
         game_id = result.game_id
         if result.record is None:
-            sink.failed.append(f"game {game_id} (worker {worker}): {result.error}")
+            sink.fail(game_id, f"game {game_id} (worker {worker}): {result.error}")
             log.error("game %d could not be played on %s: %s", game_id, worker, result.error)
         elif game_id not in self.recorded:
             self.recorded.add(game_id)

@@ -19,7 +19,8 @@ version 9 records the code each bot version runs (the arena's copy of a folder b
 a command bot's command names) and keeps every version registered; version 10 adds the
 standing ladders; version 11 the runs' heartbeats (``tournaments.heartbeat``); version 12 the
 arena's process records: every bot process of a run (its entrant, run, phase, host, pid, start
-and end) and the process at each seat of each game.
+and end) and the process at each seat of each game; version 13 the games a run is playing
+(``runs.in_play``, written with its heartbeat).
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -508,6 +509,12 @@ def _process_records(db: Database, keys: KeyFile) -> None:
     db.execute("CREATE INDEX process_games_by_process ON process_games (process)")
 
 
+def _games_in_play(db: Database, keys: KeyFile) -> None:
+    """Version 13: the games a run is playing, as of its last beat (``tournaments.heartbeat``):
+    a JSON list of ``{"game_id", "started_at"}``, empty once the run ended (and in older rows)."""
+    db.execute("ALTER TABLE runs ADD COLUMN in_play TEXT NOT NULL DEFAULT '[]'")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -522,6 +529,7 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _ladders,
     _runs,
     _process_records,
+    _games_in_play,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -27,7 +27,7 @@ from __future__ import annotations
 import logging
 import math
 import time
-from collections.abc import Iterable, Iterator, Mapping
+from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
 from typing import Any
@@ -104,10 +104,19 @@ class RunConfig:
 class SessionRunner:
     """Plays a tournament's planned games (tables) on one session, several at once, phase by
     phase: within a phase an entrant's processes serve game after game, a process never has
-    more games open than its ``max_games``, and ``end_phase`` ends them all."""
+    more games open than its ``max_games``, and ``end_phase`` ends them all. ``on_start`` is
+    told each game's id as it starts (the run's list of games in play)."""
 
-    def __init__(self, config: RunConfig, *, run: str = "", host: str = "local") -> None:
+    def __init__(
+        self,
+        config: RunConfig,
+        *,
+        run: str = "",
+        host: str = "local",
+        on_start: Callable[[int], None] | None = None,
+    ) -> None:
         self.config = config
+        self.on_start = on_start
         self.game = config.game
         self.options = dict(config.options)
         self.specs = dict(config.bots)
@@ -276,6 +285,8 @@ class SessionRunner:
             planned.seating,
         )
         self.driver.add(GamePlay(self.config.limits, table))
+        if self.on_start is not None:
+            self.on_start(game_id)
 
     def _note(self, label: str, proc: BotProcess) -> ProcessRecord:
         """The record of ``label``'s process ``proc``, made (and queued to be yielded) the

@@ -19,6 +19,14 @@ once, and a resumed run gives the results an uninterrupted one would. Workers se
 each game's record without its event log: the store keeps the actions, and replays rebuild
 the events with the engine.
 
+Every executor tells the ``Sink`` which games are in play: the serial run and each ``--jobs``
+worker as each game starts (``SessionRunner``'s ``on_start``; a worker sends the parent a
+``_Started``), the cluster as it hands a task's games to a worker (Dask answers a task only
+once it is done, so a task's games count as in play from then). A game leaves the list when
+its result (or its failure) comes back, and every phase ends with none; the run's heartbeat
+writes the list at each beat (``tournaments.heartbeat``), so readers see which games are being
+played.
+
 ``until`` (``arena match``'s SPRT) is asked between batches, once their deals are complete; a
 True stops the run there.
 """
@@ -107,6 +115,27 @@ class Sink:
         self.processes = 0
         self.workers: int | None = None
         self.failed: list[str] = []
+        self.in_play: dict[int, float] = {}  # game id -> when it started (time.time)
+
+    def began(self, game_ids: Iterable[int]) -> None:
+        """Games handed to be played (their results are to come)."""
+        now = time.time()
+        for game_id in game_ids:
+            self.in_play[game_id] = now
+
+    def returned(self, game_ids: Iterable[int]) -> None:
+        """Games that are no longer being played (given back, or the phase is over)."""
+        for game_id in game_ids:
+            self.in_play.pop(game_id, None)
+
+    def playing(self) -> dict[int, float]:
+        """The games in play and when each started (a copy: read by the heartbeat's thread)."""
+        return self.in_play.copy()
+
+    def fail(self, game_id: int, why: str) -> None:
+        """Game ``game_id`` could not be played (it stays pending): ``why`` is listed."""
+        self.in_play.pop(game_id, None)
+        self.failed.append(why)
 
     def report(self) -> None:
         if self.progress:
@@ -132,8 +161,9 @@ class Sink:
     def game(self, played: Played, planned: PlannedGame) -> None:
         """A finished game: recorded once (a second answer for one game counts once), or
         listed among the failed (it stays pending)."""
+        self.in_play.pop(played.game_id, None)
         if played.record is None:
-            self.failed.append(f"game {played.game_id}: {played.error}")
+            self.fail(played.game_id, f"game {played.game_id}: {played.error}")
             log.error("game %d could not be played: %s", played.game_id, played.error)
             return
         if not self.store.record_game(played.game_id, played.record, processes=played.processes):
@@ -207,7 +237,9 @@ def run(
     played_phases = 0
     # readers tell a running tournament from a stopped one by this beat
     with store.runs.heartbeat(
-        tid, games_at_once=None if cluster else config.at_once * max(1, jobs)
+        tid,
+        games_at_once=None if cluster else config.at_once * max(1, jobs),
+        playing=sink.playing,
     ):
         if plan:
             store.processes.close_lost(tid)  # a killed run's: dead before any of this one starts
@@ -217,7 +249,10 @@ def run(
                     if until is not None and phase.index and plan[phase.index - 1].last_of_batch:
                         if until():
                             break
-                    executor.play(phase, sink)
+                    try:
+                        executor.play(phase, sink)
+                    finally:
+                        sink.returned(list(sink.in_play))  # between phases none is in play
                     played_phases += 1
             finally:
                 sink.processes = executor.close(sink)
@@ -246,15 +281,17 @@ def _executor(config: RunConfig, jobs: int, cluster: ClusterConfig | None, sink:
 
         return ClusterExecutor(cluster, config, workers)
     if jobs <= 1:
-        return _Serial(config, run_id)
+        return _Serial(config, run_id, sink)
     return _Workers(config, jobs, run_id)
 
 
 class _Serial:
     """A run in this process: one SessionRunner."""
 
-    def __init__(self, config: RunConfig, run_id: str) -> None:
-        self.runner = SessionRunner(config, run=run_id)
+    def __init__(self, config: RunConfig, run_id: str, sink: Sink) -> None:
+        self.runner = SessionRunner(
+            config, run=run_id, on_start=lambda game_id: sink.began((game_id,))
+        )
 
     def play(self, phase: Phase, sink: Sink) -> None:
         planned = dict(phase.games)
@@ -289,6 +326,13 @@ class _Ended:
     started: int
 
 
+@dataclass(frozen=True)
+class _Started:
+    """From a worker: it started game ``game_id``."""
+
+    game_id: int
+
+
 #: To a worker: no more games in this phase.
 _PHASE_END: Any = "phase-end"
 
@@ -318,7 +362,12 @@ def _worker(
     results.cancel_join_thread()  # exiting never waits on a parent that is gone
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    runner = SessionRunner(config, run=run_id, host=f"job {index + 1}")
+    runner = SessionRunner(
+        config,
+        run=run_id,
+        host=f"job {index + 1}",
+        on_start=lambda game_id: results.put((index, _Started(game_id))),
+    )
     try:
         begin = inbox.get()
         while begin is not None:
@@ -407,6 +456,8 @@ class _Workers:
                 self.started[w] = item.started
                 ended.add(w)
                 sink.ended(item.records, f" (job {w + 1})")
+            elif isinstance(item, _Started):
+                sink.began((item.game_id,))
             elif isinstance(item, ProcessRecord):
                 sink.record([item])
             else:
@@ -430,7 +481,7 @@ class _Workers:
             worker = self.workers[w]
             if w not in ended and not worker.is_alive():
                 for game_id in sorted(in_flight[w]):
-                    sink.failed.append(f"game {game_id}: its worker stopped ({worker.exitcode})")
+                    sink.fail(game_id, f"game {game_id}: its worker stopped ({worker.exitcode})")
                 log.error("worker %d stopped with %d game(s) in hand", w, len(in_flight[w]))
                 in_flight[w].clear()
                 ended.add(w)

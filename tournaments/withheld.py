@@ -1,6 +1,7 @@
 """What may be shown while a tournament is played: a game's replay (``REPLAY_SHOWN``,
-``deal_in_play``) and a bot's log (``log_hold``); the one decision ``arena serve``, ``arena
-export``, ``arena replay``, ``arena bot logs`` and ``arena bot ask`` follow.
+``deal_in_play``), a bot's log (``log_hold``) and the games being played (``tables_in_play``);
+the one decision ``arena serve``, ``arena export``, ``arena replay``, ``arena bot logs`` and
+``arena bot ask`` follow.
 
 A game's replay shows every hand of its deal, and its bots' lines may tell theirs: both wait
 until every seat rotation of the deal is played.
@@ -11,12 +12,17 @@ planned (games are played well before the first one is recorded), through a run 
 part-way, until every deal it holds is played. A match decided early drops the games it no
 longer needs from its plan (``Store.set_sprt``), so they do not count.
 
+A game being played shows its table only: the repetition, the table, the seat rotation, the entrants
+at its seats and when it started. Never its deal (its seed is the deal) nor anything of its play:
+nothing of it is recorded yet, and its deal is in play.
+
 Logs live in one folder per bot name (``arena.procs.logs.safe_name``): every bot whose name maps
 to that folder counts (two names of an old database may share one).
 """
 
 from __future__ import annotations
 
+import json
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -29,10 +35,12 @@ __all__ = [
     "REPLAY_SHOWN",
     "LogHold",
     "LogWithheld",
+    "TableInPlay",
     "deal_in_play",
     "deal_withheld_reason",
     "log_hold",
     "readable_logs",
+    "tables_in_play",
 ]
 
 #: SQL of "game ``g``'s replay may be shown": played, and no rotation of its deal still to be
@@ -61,6 +69,36 @@ def deal_withheld_reason(game_id: int) -> str:
         f"game {game_id}: its deal is still being played in other seat rotations; it is "
         "shown once they are done"
     )
+
+
+@dataclass(frozen=True)
+class TableInPlay:
+    """What may be shown of a game being played: its table, not its deal."""
+
+    game_id: int
+    repetition: int
+    table: int
+    rotation: int
+    seating: tuple[str, ...]
+    started_at: str
+
+
+def tables_in_play(store: Store, tid: int) -> list[TableInPlay]:
+    """The games tournament ``tid``'s run is playing now (none unless the run is alive:
+    ``Runs.in_play``), each as its table, by game id."""
+    playing = {game.game_id: game.started_at for game in store.runs.in_play(tid)}
+    if not playing:
+        return []
+    marks = ", ".join("?" * len(playing))
+    rows = store.db.execute(
+        f"SELECT id, round, table_index, rotation, seating FROM games WHERE tournament_id = ? "
+        f"AND id IN ({marks}) ORDER BY id",
+        (tid, *playing),
+    ).fetchall()
+    return [
+        TableInPlay(game_id, rep, table, rotation, tuple(json.loads(seating)), playing[game_id])
+        for game_id, rep, table, rotation, seating in rows
+    ]
 
 
 class LogWithheld(TournamentError):

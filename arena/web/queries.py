@@ -27,7 +27,7 @@ from tournaments.errors import NotFound
 from tournaments.ratings import HistoryRow
 from tournaments.store import Store
 from tournaments.values import TournamentInfo
-from tournaments.withheld import REPLAY_SHOWN, log_hold
+from tournaments.withheld import REPLAY_SHOWN, TableInPlay, log_hold
 
 __all__ = [
     "BadParameter",
@@ -500,3 +500,19 @@ def iter_game_lines(open_store: Any, tid: int, *, chunk: int = 500) -> Iterator[
         if len(lines) < chunk:
             return
         after = lines[-1]["plan_index"]
+
+
+def table_in_play(table: TableInPlay, *, now: datetime | None = None) -> dict[str, Any]:
+    """A game being played, as the live view shows it: its table (``tournaments.withheld``:
+    never its deal), with the seconds since it started."""
+    now = now or datetime.now(timezone.utc)
+    started = datetime.fromisoformat(table.started_at)
+    return {
+        "game_id": table.game_id,
+        "repetition": table.repetition,
+        "table": table.table,
+        "rotation": table.rotation,
+        "seats": list(table.seating),
+        "started_at": table.started_at,
+        "started_s": max(0.0, round((now - started).total_seconds(), 1)),
+    }

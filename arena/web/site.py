@@ -37,7 +37,7 @@ from tournaments.errors import NotFound
 from tournaments.schedule import TournamentKind
 from tournaments.store import Store
 from tournaments.values import TournamentInfo, TournamentStatus
-from tournaments.withheld import deal_in_play, deal_withheld_reason
+from tournaments.withheld import deal_in_play, deal_withheld_reason, tables_in_play
 
 __all__ = ["Bundle", "DealInPlay", "Site"]
 
@@ -259,9 +259,10 @@ class Site:
             self.bundle(store, info.id, info=info)
 
     def live(self, store: Store, tid: int, *, info: TournamentInfo | None = None) -> dict[str, Any]:
-        """Progress, run state, rate, ETA and current rankings of a tournament, cheap enough
-        to poll: the ratings are recomputed only when the throttle allows (see
-        ``LIVE_SHARE``). Rate and ETA are given only while the run is alive."""
+        """Progress, run state, rate, ETA, the games being played and current rankings of a
+        tournament, cheap enough to poll: the ratings are recomputed only when the throttle
+        allows (see ``LIVE_SHARE``). Rate, ETA and the games being played are given only while
+        the run is alive."""
         info = info or store.tournament(tid)
         run = run_status(store, info)
         now = time.monotonic()
@@ -279,10 +280,12 @@ class Site:
         if run.state != "running":
             rate = eta = None
         last = self.bundle(store, tid, info=info)
+        playing = tables_in_play(store, tid) if run.state == "running" else []
         return {
             "tournament": tid,
             "status": info.status.value,
             "run": run.to_dict(),
+            "playing": [queries.table_in_play(table) for table in playing],
             "games_done": info.games_done,
             "games_total": info.games_total,
             "rate_per_s": None if rate is None else round(rate, 3),

@@ -173,6 +173,14 @@ def test_a_resumed_run_finishes_and_its_process_records_pass_the_audit(
     db, tid = fresh(template, tmp_path), template[1]
     proc = arena(db, tid, "--cluster", cluster.address, "--sandbox", "off", ACCEPT, "--jobs", "2")
     assert wait_done(db, tid, 5, proc) < GAMES
+    playing: tuple = ()  # the games handed to the workers, as the run's beat wrote them
+    deadline = time.monotonic() + 60
+    while not playing and proc.poll() is None and time.monotonic() < deadline:
+        with Store.open(db) as store:
+            pending = {gid for gid, _ in store.pending_games(tid)}  # first: games only end
+            playing = store.runs.in_play(tid)
+        time.sleep(0.1)
+    assert playing and {game.game_id for game in playing} <= pending
     os.killpg(proc.pid, signal.SIGKILL)
     proc.wait(30)
     out = cli(
@@ -182,6 +190,7 @@ def test_a_resumed_run_finishes_and_its_process_records_pass_the_audit(
     assert f"{GAMES}/{GAMES} games played" in out
     assert results(db, tid) == local_results
     with Store.open(db) as store:
+        assert store.runs.in_play(tid) == () and store.runs.last(tid).in_play == ()
         assert store.processes.shared_deal_overlaps(tid) == []
         records = store.processes.of(tid)
         seated = store.db.execute(

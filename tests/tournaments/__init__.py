@@ -6,18 +6,44 @@ version 3, from ``data/schema_v3.sql``), with its CURVE key pair in the database
 ``synthetic_record`` makes a realistic-looking GameRecord for a planned game without playing
 it: a Skull-like game of about 40 actions, places drawn from the entrants' strengths plus
 noise (with occasional ties), and an occasional fault.
+
+``thinking_bot`` writes a bot that thinks a while before each move: its games last long enough
+to be seen being played.
 """
 
 from __future__ import annotations
 
 import random
 import sqlite3
+import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
 from arena.games.base import places_from_keys
 from arena.referee.record import ActionRecord, Chooser, Fault, FaultKind, GameRecord, final_places
 from tournaments.schedule import PlannedGame
+
+
+def thinking_bot(folder: Path, think_s: float) -> Path:
+    """A bot (SDK, named "slow") in ``folder`` that thinks ``think_s`` seconds a move, then
+    plays at random; ``folder`` must be one bot users can read (the ``shared`` fixture)."""
+    script = folder / "thinking.py"
+    script.write_text(
+        textwrap.dedent(f"""
+            import random, time
+            from protocol.sdk import run_bot
+
+            def act(view, legal):
+                time.sleep({think_s!r})
+                return random.choice(legal)
+
+            if __name__ == "__main__":
+                run_bot(act, name="slow")
+        """)
+    )
+    script.chmod(0o644)
+    return script
+
 
 V3_DUMP = Path(__file__).resolve().parent / "data" / "schema_v3.sql"
 

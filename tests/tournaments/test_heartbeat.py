@@ -19,6 +19,7 @@ import pytest
 from tests.tournaments.test_runner import create
 from tournaments import heartbeat
 from tournaments.heartbeat import GONE_S, STALE_S, RunInfo, RunState, process_token, run_state
+from tournaments.migrations import SCHEMA_VERSION
 from tournaments.store import Store
 
 NOW = datetime(2030, 1, 1, tzinfo=timezone.utc)
@@ -110,3 +111,64 @@ def test_a_run_closes_its_row_and_a_killed_one_is_seen_stopped(tmp_path: Path) -
         if proc.poll() is None:
             proc.kill()
             proc.wait()
+
+
+def game_ids(store: Store, tid: int) -> list[int]:
+    rows = store.db.execute("SELECT id FROM games WHERE tournament_id = ? ORDER BY id", (tid,))
+    return [game_id for (game_id,) in rows.fetchall()]
+
+
+def test_each_beat_writes_the_games_in_play_and_the_end_clears_them(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    monkeypatch.setattr(heartbeat, "BEAT_S", 0.05)
+    db = tmp_path / "arena.db"
+    tid = create(db, 1)
+    with Store.open(db) as store:
+        first, second, third = game_ids(store, tid)[:3]
+        started = time.time() - 3
+        playing = {first: started, second: started + 1}
+        with store.runs.heartbeat(tid, games_at_once=2, playing=lambda: dict(playing)):
+            assert store.runs.last(tid).in_play == ()  # the start is no beat
+            deadline = time.monotonic() + 10
+            while not store.runs.last(tid).in_play:
+                assert time.monotonic() < deadline, "no beat"
+                time.sleep(0.02)
+            run = store.runs.last(tid)
+            assert [g.game_id for g in run.in_play] == [first, second]
+            assert run.in_play[0].started_at == (
+                datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="milliseconds")
+            )
+            assert store.runs.in_play(tid) == run.in_play
+            # a game recorded before the next beat is not shown as in play
+            store.db.execute("UPDATE games SET status = 'done' WHERE id = ?", (first,))
+            assert [g.game_id for g in store.runs.in_play(tid)] == [second]
+            # the list follows the run: the next beats write the new one
+            playing.pop(second)
+            playing[third] = time.time()
+            while [g.game_id for g in store.runs.last(tid).in_play] != [first, third]:
+                assert time.monotonic() < deadline, "the list was not written again"
+                time.sleep(0.02)
+            # a stopped run (its beat too old) shows none, whatever its row says
+            later = datetime.fromisoformat(store.runs.last(tid).beat_at) + timedelta(
+                seconds=STALE_S + 1
+            )
+            assert [g.game_id for g in store.runs.in_play(tid)] == [third]
+            assert store.runs.in_play(tid, now=later) == ()
+        closed = store.runs.last(tid)
+        assert closed.in_play == () and store.runs.in_play(tid) == ()
+        raw = store.db.execute("SELECT in_play FROM runs WHERE id = ?", (closed.id,)).fetchone()
+        assert raw == ("[]",)
+
+
+def test_a_database_from_before_the_games_in_play_opens_with_its_runs(tmp_path: Path) -> None:
+    db = tmp_path / "arena.db"
+    tid = create(db, 1)
+    with Store.open(db) as store:
+        store.db.execute("ALTER TABLE runs DROP COLUMN in_play")  # as schema 12 left it
+        store.db.execute("PRAGMA user_version = 12")
+        store.runs.begin(tid, host="h", pid=1, pid_token=None, at="2030-01-01T00:00:00+00:00")
+    with Store.open(db) as store:
+        assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
+        run = store.runs.last(tid)
+        assert run is not None and run.in_play == () and store.runs.in_play(tid) == ()

@@ -353,6 +353,50 @@ def test_live_says_whether_the_run_is_alive(played: Played, tmp_path: Path) -> N
     assert "stopped: run `arena tournament run" in client.get(f"/tournaments/{played.empty}").text
 
 
+def test_the_games_being_played_show_their_table_and_nothing_of_their_deal(
+    played: Played, tmp_path: Path
+) -> None:
+    """A live run's games in play (as its last beat wrote them): listed with their tables (the
+    hostile name as text), never their deal, never linked; a recorded game is not listed; a
+    stopped run lists none."""
+    db, tid, others = withheld_copy(played, tmp_path)
+    with sqlite3.connect(db) as conn:
+        (first,) = conn.execute(
+            "SELECT id FROM games WHERE tournament_id = ? AND status = 'pending'", (tid,)
+        ).fetchone()
+        now = datetime.now(timezone.utc).isoformat()
+        in_play = [{"game_id": g, "started_at": now} for g in (first, others[0])]
+        conn.execute(
+            "INSERT INTO runs (tournament_id, host, pid, pid_token, started_at, beat_at, "
+            "in_play) VALUES (?, 'elsewhere', 1, NULL, ?, ?, ?)",
+            (tid, now, now, json.dumps(in_play)),
+        )
+    client = TestClient(create_app(db))
+    live = client.get(f"/api/tournaments/{tid}/live").json()
+    assert live["run"]["state"] == "running"
+    (shown,) = live["playing"]  # the game recorded since the beat is not listed
+    assert shown["game_id"] == first and EVIL in shown["seats"] and shown["started_s"] >= 0
+    assert set(shown) == {
+        "game_id",
+        "repetition",
+        "table",
+        "rotation",
+        "seats",
+        "started_at",
+        "started_s",
+    }
+    page = client.get(f"/tournaments/{tid}").text
+    start = page.index('id="playing-section"')
+    playing = page[start : page.index("</section>", start)]
+    assert f'<li data-game="{first}">' in playing and "&lt;img src=x onerror=" in playing
+    assert EVIL not in playing and "href" not in playing
+    with sqlite3.connect(db) as conn:
+        conn.execute("UPDATE runs SET beat_at = '2000-01-01T00:00:00.000+00:00'")
+    assert client.get(f"/api/tournaments/{tid}/live").json()["playing"] == []
+    page = client.get(f"/tournaments/{tid}").text
+    assert "<li data-game=" not in page and "No game is being played: the run has stopped." in page
+
+
 def test_data_files(client: TestClient, played: Played) -> None:
     tid = played.tournaments["skyjo"]
     rankings = client.get(f"/tournaments/{tid}/rankings.csv")

@@ -1,7 +1,8 @@
 """A running tournament's page in a real headless Chromium, while a real run plays it: every
 section follows the run (progress, rankings, charts, faults, latest games, the games list and
-its links), a killed run is shown stopped with what to do, and a resumed run is followed to
-its end. Screenshots go to ``tests/web/artifacts/TEST/``."""
+its links, the games being played, at a laptop's and a phone's width), a killed run is shown
+stopped with what to do (and no game in play), and a resumed run is followed to its end.
+Screenshots go to ``tests/web/artifacts/TEST/``."""
 
 from __future__ import annotations
 
@@ -9,16 +10,20 @@ import json
 import os
 import re
 import signal
+import sqlite3
 import subprocess
 import sys
 import tempfile
 import textwrap
+import time
+import urllib.request
 from collections.abc import Iterator
 from pathlib import Path
 
 import pytest
 
-from tests.web.conftest import cli, needs_chromium, open_page, start_server, stop_server
+from tests.tournaments import thinking_bot
+from tests.web.conftest import SIZES, cli, needs_chromium, open_page, start_server, stop_server
 
 needs_chromium()
 
@@ -57,9 +62,27 @@ def slow_bot() -> Iterator[Path]:
     folder.rmdir()
 
 
-def run(db: Path, tid: int) -> subprocess.Popen:
+def create(db: Path, bot: Path, *options: str) -> tuple[int, int]:
+    """A skull tournament of ``bot`` (as "slow"), random and first; its id and games."""
+    cli("bot", "add", "slow", "--db", str(db), "--sandbox", "off", "--", sys.executable, str(bot))
+    out = cli(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "slow,random,first",
+        *options,
+        "--json",
+        "--db",
+        str(db),
+    )
+    return json.loads(out)["id"], json.loads(out)["games_total"]
+
+
+def run(db: Path, tid: int, *options: str) -> subprocess.Popen:
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
-    command = [sys.executable, "-m", "arena", "tournament", "run", str(tid), "-q"]
+    command = [sys.executable, "-m", "arena", "tournament", "run", str(tid), "-q", *options]
     return subprocess.Popen(
         [*command, "--sandbox", "off", "--db", str(db)],
         env=env,
@@ -72,38 +95,37 @@ def games_done(page: object) -> int:
     return int(page.get_attribute("#live", "data-games-done"))
 
 
+DESKTOP, PHONE = SIZES["desktop"], SIZES["phone"]
+PLAYING = "() => document.querySelectorAll('#playing li').length > 0"
+
+
+def check_playing(page: object, db: Path, tid: int) -> None:
+    """The "Playing now" list shows games of tournament ``tid``, each with its three entrants,
+    and no link (a game in play has no replay); the page does not scroll sideways."""
+    ids = [
+        int(i) for i in page.eval_on_selector_all("#playing li", "l => l.map(e => e.dataset.game)")
+    ]
+    with sqlite3.connect(db) as conn:
+        games = dict(conn.execute("SELECT id, tournament_id FROM games").fetchall())
+    assert ids and all(games.get(game_id) == tid for game_id in ids)
+    for text in page.locator("#playing li").all_inner_texts():
+        assert all(f": {name}" in text for name in ("slow", "random", "first")), text
+        assert "started" in text and "ago" in text
+    assert page.locator("#playing a").count() == 0
+    assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+
+
+def served_playing(url: str) -> bool:
+    """Whether the page's HTML (without JavaScript) lists a game being played."""
+    with urllib.request.urlopen(url) as response:
+        return '<ul id="playing" class="playing">\n<li data-game=' in response.read().decode()
+
+
 def test_live_page_follows_the_run_and_says_when_it_stopped(
     browser: object, tmp_path: Path, slow_bot: Path, shots: Path
 ) -> None:
     db = tmp_path / "live.db"
-    cli(
-        "bot",
-        "add",
-        "slow",
-        "--db",
-        str(db),
-        "--sandbox",
-        "off",
-        "--",
-        sys.executable,
-        str(slow_bot),
-    )
-    out = cli(
-        "tournament",
-        "create",
-        "--game",
-        "skull",
-        "--bots",
-        "slow,random,first",
-        "--rounds",
-        str(ROUNDS),
-        "--move-time",
-        "150",
-        "--json",
-        "--db",
-        str(db),
-    )
-    tid, total = json.loads(out)["id"], json.loads(out)["games_total"]
+    tid, total = create(db, slow_bot, "--rounds", str(ROUNDS), "--move-time", "150")
     server = start_server(db)
     page = open_page(browser)
     first = None
@@ -114,6 +136,8 @@ def test_live_page_follows_the_run_and_says_when_it_stopped(
         assert "arena tournament run" in page.inner_text("#run-notice")
         assert page.locator("#los-chart text.row").count() == 3  # entrants, not "No entrants"
         assert page.locator("#games a[href^='/games/']").count() == 0
+        assert page.locator("#playing li").count() == 0
+        assert page.inner_text("#playing-none") == "No game is being played."
         first = run(db, tid)
         page.wait_for_function(
             "() => +document.getElementById('live').dataset.gamesDone >= 6"
@@ -146,6 +170,9 @@ def test_live_page_follows_the_run_and_says_when_it_stopped(
         assert notice == f"stopped: run `arena tournament run {tid}` to finish"
         assert page.inner_text("#live-eta") == "" and page.inner_text("#live-rate") == ""
         assert games_done(page) >= done
+        # a stopped run plays nothing, whatever its last beat said
+        page.wait_for_function("() => !document.getElementById('playing-none').hidden")
+        assert page.locator("#playing li").count() == 0 and not served_playing(page.url)
         page.screenshot(path=str(shots / "stopped.png"), full_page=True)
         second = run(db, tid)
         assert second.wait(timeout=300) == 0, second.stderr.read()
@@ -155,6 +182,7 @@ def test_live_page_follows_the_run_and_says_when_it_stopped(
         )
         assert page.inner_text("#live-games") == f"{total}/{total}"
         assert page.locator("#run-notice").count() == 0
+        assert page.locator("#playing li").count() == 0
         rankings = page.locator("#rankings tbody td:nth-child(7)").all_inner_texts()
         assert sum(map(int, rankings)) == 3 * total
         pages = re.search(r"page 1 of (\d+) \((\d+) games\)", page.inner_text(".pager"))
@@ -168,5 +196,48 @@ def test_live_page_follows_the_run_and_says_when_it_stopped(
         if first is not None and first.poll() is None:
             first.kill()
             first.wait()
+        page.context.close()
+        stop_server(server)
+
+
+def test_live_page_lists_the_games_being_played(
+    browser: object, tmp_path: Path, shared: Path, shots: Path
+) -> None:
+    db = tmp_path / "playing.db"
+    thinker = thinking_bot(shared, 0.05)  # never too long: games of seconds, without faults
+    tid, _ = create(db, thinker, "--rounds", "3", "--move-time", "2000")
+    server = start_server(db)
+    page = open_page(browser)
+    proc = None
+    try:
+        page.goto(f"{server.url}/tournaments/{tid}")
+        assert page.locator("#playing li").count() == 0
+        assert page.inner_text("#playing-none") == "No game is being played."
+        proc = run(db, tid, "--games-per-worker", "2")  # six phases of one or two games
+        # the list follows the run (between two phases it is empty for a moment)
+        page.wait_for_function(PLAYING, timeout=120_000)
+        check_playing(page, db, tid)
+        page.locator("#playing-section").screenshot(path=str(shots / "playing.png"))
+        page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})  # a phone's width
+        page.wait_for_function(PLAYING, timeout=120_000)
+        check_playing(page, db, tid)
+        page.screenshot(path=str(shots / "playing-phone.png"), full_page=True)
+        page.set_viewport_size({"width": DESKTOP[0], "height": DESKTOP[1]})
+        deadline = time.monotonic() + 120  # the served HTML lists them too (no script)
+        while not served_playing(page.url):
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.2)
+        assert proc.wait(timeout=300) == 0, proc.stderr.read()
+        page.wait_for_function(
+            "() => document.getElementById('live-status').textContent === 'done'",
+            timeout=60_000,
+        )
+        assert page.locator("#playing li").count() == 0  # the run ended: none in play
+        assert not page.is_visible("#playing") or page.inner_text("#playing") == ""
+        assert page.errors == []
+    finally:
+        if proc is not None and proc.poll() is None:
+            proc.kill()
+            proc.wait()
         page.context.close()
         stop_server(server)

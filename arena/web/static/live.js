@@ -3,7 +3,8 @@
 // rankings, charts, faults, latest games, the games list) are replaced by those of the same
 // page fetched again (at most every few seconds). The page's HTML is the server's own,
 // escaped template: it is parsed inert (DOMParser) and its nodes moved in; text from the JSON
-// goes through textContent only. A section holding the focus is left for the next time.
+// goes through textContent only. A section holding the focus is left for the next time. The
+// "Playing now" list is rebuilt from the JSON at every poll (empty unless the run is alive).
 (function () {
   "use strict";
   var first = document.getElementById("live");
@@ -20,6 +21,44 @@
     var minutes = Math.round(s / 60);
     if (minutes < 90) { return "ETA " + minutes + " min"; }
     return "ETA " + Math.floor(minutes / 60) + " h " + ("0" + minutes % 60).slice(-2) + " min";
+  }
+
+  function ago(s) {
+    if (s < 90) { return "started " + Math.round(s) + " s ago"; }
+    return "started " + Math.round(s / 60) + " min ago";
+  }
+
+  function span(text, cls) {
+    var el = document.createElement("span");
+    if (cls) { el.className = cls; }
+    el.textContent = text;
+    return el;
+  }
+
+  function showPlaying(games) {
+    var list = $("playing"), none = $("playing-none");
+    if (!list) { return; }
+    games = games || [];
+    var items = games.map(function (g) {
+      var li = document.createElement("li"), seats = span("", "playing-seats");
+      li.setAttribute("data-game", g.game_id);
+      var title = document.createElement("b");
+      title.textContent = "game " + g.game_id;
+      li.appendChild(title);
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(span("rep. " + g.repetition + ", table " + g.table + ", rotation " + g.rotation, "muted"));
+      li.appendChild(document.createTextNode(" "));
+      g.seats.forEach(function (name, seat) {
+        if (seat) { seats.appendChild(document.createTextNode(" · ")); }
+        seats.appendChild(span(seat + ": " + name, "seat"));
+      });
+      li.appendChild(seats);
+      li.appendChild(document.createTextNode(" "));
+      li.appendChild(span(ago(g.started_s), "ago muted"));
+      return li;
+    });
+    list.replaceChildren.apply(list, items);
+    if (none) { none.hidden = games.length > 0; }
   }
 
   function shownState() {
@@ -57,6 +96,7 @@
       var rate = $("live-rate"), eta = $("live-eta");
       if (rate) { rate.textContent = d.rate_per_s === null ? "" : (d.rate_per_s * 60).toFixed(1) + " games/min"; }
       if (eta) { eta.textContent = d.run.state === "running" ? seconds(d.eta_s) : ""; }
+      showPlaying(d.run.state === "running" ? d.playing : []);
       var changed = state(d) !== shownState();
       var wait = REFRESH_MS - (Date.now() - lastRefresh);
       var next = function () {
