@@ -8,7 +8,8 @@
 - ``run_ladder``: play batch after batch until stopped, or until the ladder holds a number
   of games: rate the batches played, plan the next from the skills (matchmaking), play it
   through the tournament runner (``tournaments.service.prepare_run`` and
-  ``tournaments.runner.run``: every fair-play rule of tournaments holds), rate it;
+  ``tournaments.runner.run``: every fair-play rule of tournaments holds; the ``--jobs``
+  workers are started once for every batch), rate it;
 - ``leaderboard``, ``rebuild``: read the leaderboard; recompute the skill cache.
 
 Faces parse, call one of these and print. Errors are typed (``LadderError``,
