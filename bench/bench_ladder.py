@@ -24,7 +24,8 @@ over ``--trials`` newcomers (each a random variant, with its own seed).
 
 **Throughput** (``--throughput``): real bundled bots playing Skull at tables of four, with
 ``--jobs 2``: a ladder played to N games against a round robin of the same bots of about N
-games, in alternation; games per second of each.
+games, in alternation (which goes first alternates too); games per second of each, and the
+median of the rounds' ratios.
 """
 
 from __future__ import annotations
@@ -238,9 +239,11 @@ def _until_stable(
     return horizon, marks[-1][1] if marks else 0
 
 
-def simulate(trials: int, horizon: int, window: int, variants: int = 20, size: int = 4) -> None:
+def simulate(
+    trials: int, horizon: int, window: int, batch_games: int, variants: int = 20, size: int = 4
+) -> None:
     elo = [1250 + 500 * i / (variants - 1) for i in range(variants)]
-    settings = LadderSettings()
+    settings = LadderSettings(batch_games=batch_games)
     params = MatchParams(
         sizes=(size,),
         games=settings.batch_games,
@@ -267,7 +270,8 @@ def simulate(trials: int, horizon: int, window: int, variants: int = 20, size: i
                 )
             results[kind].append(_until_stable(sim, newcomer, true_rank, tables, horizon, window))
     print(
-        f"{variants} variants (true Elo 1250-1750), tables of {size}, {trials} newcomers; "
+        f"{variants} variants (true Elo 1250-1750), tables of {size}, batches of "
+        f"{batch_games} games, {trials} newcomers; "
         f"games until the newcomer's place (mu - 3 sigma) is within one of its true place and "
         f"stays so for its next {window} games (cut at {horizon} of its games):"
     )
@@ -325,18 +329,23 @@ def throughput(games: int, rounds: int, batch_games: int) -> None:
             for name, kind in zip(names, kinds):
                 register_unchecked(store, name, [sys.executable, "-m", f"bots.{kind}"])
 
-    for _ in range(rounds):
+    repetitions = str(max(1, round(games / 280)))
+    total = 0
+
+    def tournament() -> float:
+        nonlocal total
         with tempfile.TemporaryDirectory() as folder:
             db = Path(folder) / "t.db"
             register(db)
-            repetitions = str(max(1, round(games / 280)))
             arena(db, "tournament", "create", "--game", "skull", "--bots", ",".join(names),
                   "--table-size", "4", "--repetitions", repetitions)  # fmt: skip
             with Store.open(db) as store:
                 total = store.tournament(1).games_total
             started = time.perf_counter()
             arena(db, "tournament", "run", "1", "--jobs", "2", "-q")
-            figures["tournament"].append(total / (time.perf_counter() - started))
+            return total / (time.perf_counter() - started)
+
+    def ladder() -> float:
         with tempfile.TemporaryDirectory() as folder:
             db = Path(folder) / "l.db"
             register(db)
@@ -348,13 +357,27 @@ def throughput(games: int, rounds: int, batch_games: int) -> None:
             arena(db, "ladder", "run", "sk", "--games", str(total), "--jobs", "2", "-q")
             with Store.open(db) as store:
                 played = LadderStore(store).counts(1)[0]
-            figures["ladder"].append(played / (time.perf_counter() - started))
+            return played / (time.perf_counter() - started)
+
+    for number in range(rounds):  # the tournament first, then the ladder first, in turn
+        if number % 2 == 0:
+            figures["tournament"].append(tournament())
+            figures["ladder"].append(ladder())
+        else:
+            figures["ladder"].append(ladder())
+            figures["tournament"].append(tournament())
     print(
         f"eight bots (random, first, skull_odds), Skull at tables of 4, --jobs 2, about "
-        f"{total} games; ladder batches of {batch_games} games:"
+        f"{total} games; ladder batches of {batch_games} games; games/s, each round:"
     )
     for kind, rates in figures.items():
-        print(f"  {kind:10s} {statistics.median(rates):6.1f} games/s (median of {rounds})")
+        each = " ".join(f"{rate:.1f}" for rate in rates)
+        print(f"  {kind:10s} {statistics.median(rates):6.1f} (median of {rounds}: {each})")
+    ratios = [a / b for a, b in zip(figures["ladder"], figures["tournament"])]
+    print(
+        f"  ladder / tournament: {statistics.median(ratios):.2f} (median of the rounds' "
+        f"ratios: {' '.join(f'{r:.2f}' for r in ratios)})"
+    )
 
 
 def main() -> None:
@@ -372,7 +395,7 @@ def main() -> None:
     parser.add_argument("--batch-games", type=int, default=LadderSettings.batch_games)
     args = parser.parse_args()
     if args.simulate:
-        simulate(args.trials, args.horizon, args.window)
+        simulate(args.trials, args.horizon, args.window, args.batch_games)
     elif args.throughput:
         throughput(args.games, args.rounds, args.batch_games)
     else:

@@ -210,6 +210,7 @@ def run(
     progress: Callable[[Progress], None] | None = None,
     cluster: ClusterConfig | None = None,
     until: Callable[[], bool] | None = None,
+    workers: Workers | None = None,
 ) -> RunSummary:
     """Play every pending game of tournament ``tid`` as ``config`` says, phase by phase, and
     record each as it finishes.
@@ -218,9 +219,11 @@ def run(
     stored results are the same whatever both are. Remote bots (``config.remote``) join one
     listening process: ``jobs`` 1 only. With ``cluster`` the games are played on a Dask
     cluster's workers (``tournaments.cluster``), still recorded here. ``until`` is asked after
-    each batch of deals is complete: True stops the run. Raises KeyboardInterrupt after
-    cleaning up if interrupted, BarrierError if a bot process could not be seen gone at a
-    phase's end (finished games are already stored either way).
+    each batch of deals is complete: True stops the run. ``workers`` (``jobs`` > 1, no
+    ``cluster``) keeps the worker processes for the next run (a ladder's next batch) rather
+    than ending them. Raises KeyboardInterrupt after cleaning up if interrupted, BarrierError
+    if a bot process could not be seen gone at a phase's end (finished games are already
+    stored either way).
     """
     if config.remote is not None and jobs > 1:
         raise RemoteError("remote bots join one listening arena process: use --jobs 1")
@@ -243,7 +246,12 @@ def run(
     ):
         if plan:
             store.processes.close_lost(tid)  # a killed run's: dead before any of this one starts
-            executor = _executor(config, jobs, cluster, sink)
+            kept = workers if cluster is None and jobs > 1 else None
+            executor = (
+                kept.take(config, jobs)
+                if kept is not None
+                else _executor(config, jobs, cluster, sink)
+            )
             try:
                 for phase in plan:
                     if until is not None and phase.index and plan[phase.index - 1].last_of_batch:
@@ -255,7 +263,7 @@ def run(
                         sink.returned(list(sink.in_play))  # between phases none is in play
                     played_phases += 1
             finally:
-                sink.processes = executor.close(sink)
+                sink.processes = kept.release() if kept is not None else executor.close(sink)
     if sink.played:
         store.results.rebuild_ratings(tid)
     return RunSummary(
@@ -311,10 +319,12 @@ class _Serial:
 
 @dataclass(frozen=True)
 class _Begin:
-    """To a worker: phase ``index`` begins, with these entrants."""
+    """To a worker: phase ``index`` begins, with these entrants; ``renew`` (the first phase of
+    a run on kept workers): the run's config and id, to play it on a new ``SessionRunner``."""
 
     index: int
     entrants: tuple[str, ...]
+    renew: tuple[RunConfig, str] | None = None
 
 
 @dataclass(frozen=True)
@@ -371,8 +381,11 @@ def _worker(
     try:
         begin = inbox.get()
         while begin is not None:
+            if begin.renew is not None:
+                runner.close()
+                runner = SessionRunner(begin.renew[0], run=begin.renew[1], host=runner.host)
             runner.begin_phase(begin.index, begin.entrants)
-            for item in runner.play_many(_inbox_games(inbox, runner), config.at_once):
+            for item in runner.play_many(_inbox_games(inbox, runner), runner.config.at_once):
                 results.put((index, item))
             results.put((index, _Ended(tuple(runner.end_phase()), runner.started)))
             begin = inbox.get()
@@ -422,6 +435,18 @@ class _Workers:
         self.started = [0] * jobs
         self.lost: set[int] = set()
         self.between = True  # between phases: the workers wait for the next one
+        self.renew: tuple[RunConfig, str] | None = None  # to send with the next phase
+
+    def reuse(self, config: RunConfig, run_id: str) -> None:
+        """Play the next run (``config``, ``run_id``) on these workers: each starts it on a
+        new ``SessionRunner`` with the run's first phase."""
+        self.config, self.renew = config, (config, run_id)
+        self.started = [0] * len(self.workers)
+
+    @property
+    def usable(self) -> bool:
+        """Whether another run can be played on these workers: between phases, all alive."""
+        return self.between and not self.lost and all(w.is_alive() for w in self.workers)
 
     def play(self, phase: Phase, sink: Sink) -> None:
         planned = dict(phase.games)
@@ -442,7 +467,8 @@ class _Workers:
 
         self.between = False
         for w in live:
-            self.inboxes[w].put(_Begin(phase.index, phase.entrants))
+            self.inboxes[w].put(_Begin(phase.index, phase.entrants, self.renew))
+        self.renew = None
         for _ in range(self.config.at_once + AHEAD):
             for w in live:
                 hand_out(w)
@@ -487,7 +513,7 @@ class _Workers:
                 ended.add(w)
                 self.lost.add(w)
 
-    def close(self, sink: Sink) -> int:
+    def close(self, sink: Sink | None) -> int:
         """Stop the workers: told to, between phases (they end their bots); at once, in the
         middle of one (interrupted: their bots die with them, the janitors clean up)."""
         for w, worker in enumerate(self.workers):
@@ -505,3 +531,59 @@ class _Workers:
             if worker.is_alive():
                 worker.kill()
         return sum(self.started)
+
+
+class Workers:
+    """``--jobs`` worker processes kept from one run to the next (``run(..., workers=...)``: a
+    ladder plays each batch as a run of its own), so that each run does not start them (and
+    import the arena in them) again. The first run that needs them starts them; each later run
+    sends its config and id with its first phase, and each worker plays it on a new
+    ``SessionRunner``. Between phases a worker holds no bot process (every phase ends them
+    all), so keeping workers changes nothing of the phases' barrier. A run that stops in the
+    middle of a phase (interrupted, a worker lost) ends them, as a run without ``workers``
+    does; ``close`` ends them between runs."""
+
+    def __init__(self) -> None:
+        self._pool: _Workers | None = None
+
+    def take(self, config: RunConfig, jobs: int) -> _Workers:
+        """The workers for a run of ``config`` on ``jobs`` workers: the kept ones if they can
+        play it, else new ones."""
+        run_id = secrets.token_hex(6)
+        pool = self._pool
+        if pool is not None and (len(pool.workers) != jobs or not pool.usable):
+            self.close()
+            pool = None
+        if pool is None:
+            pool = self._pool = _Workers(config, jobs, run_id)
+        else:
+            pool.reuse(config, run_id)
+        return pool
+
+    @property
+    def pids(self) -> tuple[int, ...]:
+        """The worker processes' ids (none before the first run, or after ``close``)."""
+        return tuple(w.pid or 0 for w in self._pool.workers) if self._pool is not None else ()
+
+    def release(self) -> int:
+        """The end of a run: its workers are kept if they are between phases and all alive,
+        else ended. The number of bot processes the run started."""
+        pool = self._pool
+        if pool is None:
+            return 0
+        started = sum(pool.started)
+        if not pool.usable:
+            self.close()
+        return started
+
+    def close(self) -> None:
+        """End the workers (told to, between phases; at once in the middle of one)."""
+        pool, self._pool = self._pool, None
+        if pool is not None:
+            pool.close(None)
+
+    def __enter__(self) -> Workers:
+        return self
+
+    def __exit__(self, *exc: object) -> None:
+        self.close()

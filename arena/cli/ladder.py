@@ -50,7 +50,8 @@ def ladder() -> None:
     type=click.IntRange(2, 100_000),
     default=LadderSettings.batch_games,
     show_default=True,
-    help="Games per matchmaking batch (each batch is planned from the skills so far).",
+    help="Games per matchmaking batch (each batch is planned from the skills so far): "
+    "smaller batches give quicker feedback, fewer games a second (docs/ladder.md).",
 )
 @click.option(
     "--placement-games",

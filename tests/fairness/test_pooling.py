@@ -16,8 +16,10 @@ from __future__ import annotations
 
 import json
 import os
+import signal
 import subprocess
 import sys
+import time
 import uuid
 from pathlib import Path
 
@@ -29,7 +31,7 @@ from arena.procs.sandbox import SandboxMode
 from tests.fairness import pooling, with_rogue
 from tests.unchecked import add_unchecked
 from tournaments.playing import RunConfig, auto_games_per_worker
-from tournaments.runner import RunSummary, run
+from tournaments.runner import RunSummary, Workers, run
 from tournaments.schedule import TournamentSpec
 from tournaments.service import sandbox_for
 from tournaments.store import Store
@@ -67,10 +69,10 @@ def audit(store: Store, tid: int) -> None:
 
 
 def tournament(
-    folder: Path, jobs: int, at_once: int | None, sandbox: str
+    folder: Path, jobs: int, at_once: int | None, sandbox: str, workers: Workers | None = None
 ) -> tuple[Store, int, RunSummary]:
     """A Skull King round robin of the rogue, random and first (three deals, every rotation),
-    run in this process (``jobs`` 1) or in worker processes."""
+    run in this process (``jobs`` 1) or in worker processes (``workers``: kept ones)."""
     db = folder / "arena.db"
     spec = TournamentSpec(
         game=GAME, bots=(pooling.NAME, "random", "first"), table_size=3, repetitions=3, seed=5
@@ -85,7 +87,7 @@ def tournament(
         sandbox=sandbox_for(SandboxMode(sandbox), db),  # as `arena tournament run`
         log_dir=folder / "arena-logs",
     )
-    summary = run(store, tid, config, jobs=jobs)
+    summary = run(store, tid, config, jobs=jobs, workers=workers)
     assert summary.failed == () and summary.done == 9
     return store, tid, summary
 
@@ -146,3 +148,41 @@ def test_a_match_gives_them_no_more(tmp_path: Path) -> None:
         assert evidence.biddings == 3 * 6 * 10  # three deals, each in six seatings
         assert evidence.z < pooling.BOUND, f"the rogue's processes pooled a deal: {evidence}"
         audit(store, tid)
+
+
+def test_kept_workers_play_run_after_run_and_keep_the_phases(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A ladder plays its batches, each a run, on the same worker processes
+    (``runner.Workers``): the workers outlive a run, its bot processes do not. Each run's
+    rogue pools nothing, its audit passes, its processes are its own; workers that cannot go
+    on (one killed between runs) are replaced."""
+    for name, value in pooling.environment("lock", uuid.uuid4().hex[:12]).items():
+        monkeypatch.setenv(name, value)
+    seen: list[tuple[int, ...]] = []
+    runs: set[str] = set()
+    with Workers() as workers:
+        for number in range(3):
+            folder = tmp_path / f"run{number}"
+            folder.mkdir()
+            store, tid, summary = tournament(folder, 2, None, "auto", workers)
+            with store:
+                evidence = pooling.evidence(store, tid, folder / "arena-logs")
+                assert evidence.z < pooling.BOUND, (
+                    f"the rogue's processes pooled a deal: {evidence}"
+                )
+                audit(store, tid)
+                records = store.processes.of(tid)
+                assert summary.processes_started == len(records)
+                ids = {record.run for record in records}
+                assert len(ids) == 1 and not ids & runs, "each run's processes are its own"
+                runs |= ids
+            seen.append(workers.pids)
+            if number == 1:
+                os.kill(workers.pids[0], signal.SIGKILL)
+                stat = Path(f"/proc/{workers.pids[0]}/stat")
+                while stat.read_text().rpartition(")")[2].split()[0] != "Z":
+                    time.sleep(0.01)  # dead (not yet reaped): the next run sees it
+    assert len(seen[0]) == 2 and seen[1] == seen[0], "the second run played on the same workers"
+    assert not set(seen[2]) & set(seen[1]), "workers that cannot go on are replaced"
+    assert workers.pids == ()

@@ -33,17 +33,18 @@ from tournaments.store import Store
 
 #: When each run is killed: as it starts (after 0.8 s), once this many games are recorded
 #: (mid-batch), as the first batch's last game is recorded (rating and planning), mid-way
-#: through a later batch.
-MOMENTS = (None, 5, 24, 40)
+#: through a later batch, and through the batch after it (on the workers the run kept from
+#: the one before); and with how many ``--jobs`` it runs.
+MOMENTS = ((None, 1), (5, 1), (24, 2), (40, 2), (60, 2))
 GAMES = 100
 DONE = "SELECT COUNT(*) FROM games WHERE status = 'done'"
 
 
-def start(db: Path, marker: str) -> subprocess.Popen:
+def start(db: Path, marker: str, jobs: int) -> subprocess.Popen:
     env = dict(os.environ, ARENA_TEST_MARKER=marker, ARENA_BOT_TEST_MARKER=marker)
     return subprocess.Popen(
         [sys.executable, "-m", "arena", "ladder", "run", "sk", "--games", str(GAMES), "-q"]
-        + ["--sandbox", "off", "--db", str(db)],
+        + ["--jobs", str(jobs), "--sandbox", "off", "--db", str(db)],
         stdout=subprocess.DEVNULL,
         stderr=subprocess.DEVNULL,
         start_new_session=True,
@@ -69,9 +70,9 @@ def test_killed_at_any_moment_the_ladder_resumes_with_nothing_lost_or_doubled(
     with Store.open(db) as store:
         register_unchecked(store, "r2", [sys.executable, str(bot / "bot.py")])
     make_ladder(db, bots=("random", "first", "skull_odds", "r2"), batch_games=24)
-    for moment in MOMENTS:
+    for moment, jobs in MOMENTS:
         marker = uuid.uuid4().hex
-        proc = start(db, marker)
+        proc = start(db, marker, jobs)
         if moment is None:
             time.sleep(0.8)
         else:

@@ -29,6 +29,7 @@ from tests.ladder.conftest import (
     register_unchecked,
     replay_openskill,
 )
+from tournaments import runner
 from tournaments.ladder import service
 from tournaments.ladder.board import read_board
 from tournaments.ladder.records import LadderStore, NotYourBot
@@ -169,3 +170,37 @@ def test_a_bot_that_faults_is_suspended_with_the_reason(tmp_path: Path, shared: 
         assert next(line for line in again.lines if line.entry.bot == "wild").games == played
     out = cli("ladder", "show", "sk", "--db", str(db))
     assert "suspended: faults in" in out
+
+
+def test_batches_on_two_jobs_share_their_workers_and_keep_the_rules(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """With ``--jobs 2`` the worker processes are started once for every batch; each batch's
+    bot processes are still its own, ended at each of its phases (the process-record audit),
+    and every game is recorded once."""
+    started: list[int] = []
+    workers_class = runner._Workers
+
+    def counting(*args: object) -> runner._Workers:
+        started.append(1)
+        return workers_class(*args)
+
+    monkeypatch.setattr(runner, "_Workers", counting)
+    db = tmp_path / "arena.db"
+    make_ladder(db, bots=("random", "first", "skull_odds"), batch_games=24)
+    with Store.open(db) as store:
+        done = service.run_ladder(store, "sk", jobs=2, until_games=60)
+        assert done.batches == 3 and done.played == done.games == 72
+        batches = LadderStore(store).batches(LadderStore(store).ladder("sk").id, rated=True)
+        assert len(batches) == 3
+        runs = set()
+        for tid in batches:
+            records = store.processes.of(tid)
+            assert records and all(r.ended_at is not None and r.confirmed for r in records)
+            assert store.processes.shared_deal_overlaps(tid) == []
+            assert len({r.phase for r in records}) == 3  # tables of three: three rotations
+            runs |= {r.run for r in records}
+        assert len(runs) == 3  # a run (its own records) per batch...
+    assert started == [1]  # ... on the workers started once
+    games = games_of(db)
+    assert len(games) == 72 and all(status == "done" for *_, status, _, _ in games)

@@ -8,7 +8,8 @@
 - ``run_ladder``: play batch after batch until stopped, or until the ladder holds a number
   of games: rate the batches played, plan the next from the skills (matchmaking), play it
   through the tournament runner (``tournaments.service.prepare_run`` and
-  ``tournaments.runner.run``: every fair-play rule of tournaments holds), rate it;
+  ``tournaments.runner.run``: every fair-play rule of tournaments holds; the ``--jobs``
+  workers are started once for every batch), rate it;
 - ``leaderboard``, ``rebuild``: read the leaderboard; recompute the skill cache.
 
 Faces parse, call one of these and print. Errors are typed (``LadderError``,
@@ -47,7 +48,7 @@ from tournaments.ladder.values import (
     participant_problem,
 )
 from tournaments.registry import BotCheckError, add_folder_bot, load_manifest
-from tournaments.runner import Progress, RunSummary, run
+from tournaments.runner import Progress, RunSummary, Workers, run
 from tournaments.schedule import TournamentKind, TournamentSpec, seatings, table_games
 from tournaments.service import RunOptions, games_of, prepare_run
 from tournaments.store import Store
@@ -405,6 +406,61 @@ def _leader(store: Store, ladder: LadderInfo) -> str | None:
     return board.lines[0].entry.label if board.lines and board.lines[0].rank else None
 
 
+def _play_batch(
+    store: Store,
+    ladder: LadderInfo,
+    tid: int,
+    options: RunOptions,
+    *,
+    jobs: int,
+    games_per_worker: int | None,
+    cluster: str | None,
+    unsandboxed_accepted: bool,
+    workers: Workers,
+    progress: Callable[[Progress], None] | None,
+) -> RunSummary:
+    """Play batch ``tid`` through the tournament runner (on the kept ``workers``), with the
+    uploads' staging folder hidden from its bots too."""
+    prepared = prepare_run(
+        store,
+        tid,
+        _options_for(LadderStore(store), ladder, options),
+        jobs=jobs,
+        games_per_worker=games_per_worker,
+        cluster=cluster,
+        unsandboxed_accepted=unsandboxed_accepted,
+    )
+    config = prepared.config
+    if config.sandbox is not None:
+        config = replace(config, sandbox=config.sandbox.hiding([str(uploads_root(store.path))]))
+    try:
+        summary = run(
+            store,
+            tid,
+            config,
+            jobs=prepared.jobs,
+            progress=progress,
+            cluster=prepared.cluster,
+            workers=workers,
+        )
+    except KeyboardInterrupt:
+        raise Interrupted(
+            f"interrupted: the ladder keeps every finished game; run "
+            f"`arena ladder run {ladder.name}` again to go on"
+        ) from None
+    except ClusterLost as exc:
+        raise ClusterError(
+            f"{exc}; the ladder keeps every finished game: run `arena ladder run "
+            f"{ladder.name} --cluster ADDRESS` again to go on"
+        ) from None
+    if summary.failed:
+        raise LadderError(
+            f"{len(summary.failed)} game(s) of batch {tid} could not be played "
+            f"({summary.failed[0]}); they stay pending: run the ladder again"
+        )
+    return summary
+
+
 def run_ladder(
     store: Store,
     ladder_name: str,
@@ -424,72 +480,58 @@ def run_ladder(
     new ones, rating each as it completes. Stops once the ladder holds ``until_games``
     finished games (None: never; with too few versions to meet it waits ``wait_s`` between
     looks for new entries). On a ``cluster``, a sandbox other than ``required`` needs
-    ``unsandboxed_accepted`` (as for tournaments). Raises Interrupted on Ctrl-C (what finished
-    is kept)."""
+    ``unsandboxed_accepted`` (as for tournaments). The ``jobs`` worker processes are started
+    once and play every batch (``tournaments.runner.Workers``). Raises Interrupted on Ctrl-C
+    (what finished is kept)."""
     lstore = LadderStore(store)
     ladder = lstore.ladder(ladder_name)
     options = options or RunOptions()
-    root = str(uploads_root(store.path))
     batches = played = 0
     warnings: list[str] = []
-    while True:
-        fold_ready(lstore, ladder)
-        done = lstore.counts(ladder.id)[0]
-        if until_games is not None and done >= until_games:
-            break
-        tid = _open_batch(lstore, ladder)
-        if tid is None:
-            tid, said = plan_next(store, ladder)
-            warnings += [w for w in said if w not in warnings]
-        if tid is None:
-            if until_games is not None:
-                warnings.append(
-                    f"ladder {ladder.name} stopped at {done} games: too few versions can meet "
-                    f"(tables of {ladder.sizes_text()}, one bot per participant at a table)"
-                )
+    with Workers() as workers:
+        while True:
+            fold_ready(lstore, ladder)
+            done = lstore.counts(ladder.id)[0]
+            if until_games is not None and done >= until_games:
                 break
-            if on_wait is not None:
-                on_wait("waiting for entries: too few versions can meet")
-            time.sleep(wait_s)
-            continue
-        prepared = prepare_run(
-            store,
-            tid,
-            _options_for(lstore, ladder, options),
-            jobs=jobs,
-            games_per_worker=games_per_worker,
-            cluster=cluster,
-            unsandboxed_accepted=unsandboxed_accepted,
-        )
-        config = prepared.config
-        if config.sandbox is not None:
-            config = replace(config, sandbox=config.sandbox.hiding([root]))
-        try:
-            summary = run(
-                store, tid, config, jobs=prepared.jobs, progress=progress, cluster=prepared.cluster
+            tid = _open_batch(lstore, ladder)
+            if tid is None:
+                tid, said = plan_next(store, ladder)
+                warnings += [w for w in said if w not in warnings]
+            if tid is None:
+                if until_games is not None:
+                    warnings.append(
+                        f"ladder {ladder.name} stopped at {done} games: too few versions can "
+                        f"meet (tables of {ladder.sizes_text()}, one bot per participant at a "
+                        "table)"
+                    )
+                    break
+                if on_wait is not None:
+                    on_wait("waiting for entries: too few versions can meet")
+                workers.close()  # none idles while the ladder waits
+                time.sleep(wait_s)
+                continue
+            summary = _play_batch(
+                store,
+                ladder,
+                tid,
+                options,
+                jobs=jobs,
+                games_per_worker=games_per_worker,
+                cluster=cluster,
+                unsandboxed_accepted=unsandboxed_accepted,
+                workers=workers,
+                progress=progress,
             )
-        except KeyboardInterrupt:
-            raise Interrupted(
-                f"interrupted: the ladder keeps every finished game; run "
-                f"`arena ladder run {ladder.name}` again to go on"
-            ) from None
-        except ClusterLost as exc:
-            raise ClusterError(
-                f"{exc}; the ladder keeps every finished game: run `arena ladder run "
-                f"{ladder.name} --cluster ADDRESS` again to go on"
-            ) from None
-        if summary.failed:
-            raise LadderError(
-                f"{len(summary.failed)} game(s) of batch {tid} could not be played "
-                f"({summary.failed[0]}); they stay pending: run the ladder again"
-            )
-        folded = fold_ready(lstore, ladder)
-        batches += 1
-        played += summary.played
-        if on_batch is not None:
-            on_batch(
-                BatchDone(tid=tid, summary=summary, folded=folded, leader=_leader(store, ladder))
-            )
+            folded = fold_ready(lstore, ladder)
+            batches += 1
+            played += summary.played
+            if on_batch is not None:
+                on_batch(
+                    BatchDone(
+                        tid=tid, summary=summary, folded=folded, leader=_leader(store, ladder)
+                    )
+                )
     return LadderRun(
         batches=batches,
         played=played,

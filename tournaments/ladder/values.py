@@ -55,6 +55,8 @@ class LadderSettings:
 
     - ``batch_games``: games per matchmaking batch (each batch is planned from the skills of
       the games before it, and is played as one run: fresh bot processes, every rotation);
+      1024 is ``tournaments.phases.MIN_DEALS`` deals at tables of four, the fewest a
+      tournament's phase holds: a smaller batch plays fewer games a second;
     - ``placement_games``: a bot version with fewer games is in placement: it is seated first;
     - ``max_batch_entries``: most bot versions in one batch (each needs one process per seat
       rotation while the batch runs);
@@ -64,7 +66,7 @@ class LadderSettings:
       rather than from scratch.
     """
 
-    batch_games: int = 400
+    batch_games: int = 1024
     placement_games: int = 12
     max_batch_entries: int = 48
     fault_window: int = 20
