@@ -33,6 +33,11 @@ ZAP_DOMAIN = "arena"
 _NOBLOCK = int(zmq.NOBLOCK)
 _MORE_NOBLOCK = int(zmq.SNDMORE) | int(zmq.NOBLOCK)
 _RCVMORE = int(zmq.RCVMORE)
+#: pyzmq's compiled send and option read, called directly on the hot path: its Python layer
+#: over them (for options the protocol never uses, and an enum lookup per option read) costs
+#: more than the call itself. Every socket here is a pyzmq socket, a subclass of this one.
+fast_send = zmq.backend.Socket.send
+_get = zmq.backend.Socket.get
 
 
 def default_endpoint() -> str:
@@ -117,7 +122,7 @@ class RouterSocket:
         except zmq.Again:
             return None
         frames = [socket.recv()]  # a ROUTER message always has a second frame
-        while socket.getsockopt(_RCVMORE):
+        while _get(socket, _RCVMORE):
             frames.append(socket.recv())
         return peer, frames
 
@@ -127,7 +132,7 @@ class RouterSocket:
         socket = self.socket
         peer = socket.recv(_NOBLOCK)
         frames = [socket.recv()]  # a ROUTER message always has a second frame
-        while socket.getsockopt(_RCVMORE):
+        while _get(socket, _RCVMORE):
             frames.append(socket.recv())
         return peer, frames
 
@@ -143,9 +148,10 @@ class RouterSocket:
     def send(self, peer: bytes, message: dict[str, Any]) -> None:
         """Send one map to a peer; silently dropped if the peer is gone."""
         payload = encode(message)
+        socket = self.socket
         try:
-            self.socket.send(peer, _MORE_NOBLOCK)
-            self.socket.send(payload, _NOBLOCK)
+            fast_send(socket, peer, _MORE_NOBLOCK)
+            fast_send(socket, payload, _NOBLOCK)
         except zmq.Again:
             pass
 
