@@ -244,9 +244,9 @@ class Driver:
             self._liveness(now)
             self._flush()
         self._prune()
+        deadlines = self._deadlines
         # at most LIVENESS_MS: a steady timeout (a changing one costs a setsockopt per wait)
         wait_ms = LIVENESS_MS
-        deadlines = self._deadlines
         if deadlines and deadlines[0][0] - now < LIVENESS_MS / 1000.0:
             wait_ms = max(0.0, deadlines[0][0] - now) * 1000.0
         batch = hub.receive_batch(wait_ms, self.peers.values(), most=self._owed())
