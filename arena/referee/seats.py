@@ -118,8 +118,8 @@ class Seat(ABC):
 
 @dataclass(slots=True)
 class _Pending:
-    """A turn sent and not yet answered (``sent``/``deadline`` are stamped by the driver
-    when the held send goes out: the deadline runs from before the send, never from after)."""
+    """A turn sent and not yet answered (``sent``/``deadline`` are restamped by the driver
+    when a held send goes out)."""
 
     request: int
     sent: float
@@ -177,6 +177,7 @@ class ProcessSeat(Seat):
         if output is not None:
             output.turn(turn.game_id, turn.step)
         peer.last_request = request = peer.last_request + 1
+        now = time.monotonic()  # the deadline runs from before the send, never from after it
         self.hub.send(
             peer,
             messages.turn(
@@ -187,8 +188,9 @@ class ProcessSeat(Seat):
                 deadline_ms=int(turn.deadline_ms),
             ),
         )
-        # ``sent`` and ``deadline`` are the driver's to stamp, when it sends the turn
-        self.pending = _Pending(request, 0.0, 0.0, turn.deadline_ms, peer.peer_id)
+        self.pending = _Pending(
+            request, now, now + turn.deadline_ms / 1000.0, turn.deadline_ms, peer.peer_id
+        )
         return ()
 
     def end(self, game_id: int, result: Mapping[str, Any], view: dict[str, Any]) -> None:
