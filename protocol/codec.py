@@ -26,6 +26,26 @@ def encode(message: dict[str, Any]) -> bytes:
     return _packer.pack(message)
 
 
+#: The unpacker's arguments for each bound used so far (a handful: one per kind of socket).
+_LIMITS: dict[int, dict[str, Any]] = {}
+
+
+def _limits(max_bytes: int) -> dict[str, Any]:
+    """The unpacker's arguments for messages of at most ``max_bytes``: no length of a string,
+    binary, array or map can exceed what that many bytes could hold."""
+    limits = _LIMITS[max_bytes] = {
+        "raw": False,
+        "strict_map_key": True,
+        "use_list": True,
+        "max_str_len": max_bytes,
+        "max_bin_len": max_bytes,
+        "max_array_len": max(16, max_bytes // 2),
+        "max_map_len": max(16, max_bytes // 4),
+        "max_ext_len": 0,
+    }
+    return limits
+
+
 def decode(data: bytes, *, max_bytes: int = MAX_BOT_MESSAGE) -> dict[str, Any]:
     """Decode one message map, refusing anything over ``max_bytes`` or not a string-keyed map.
 
@@ -33,18 +53,9 @@ def decode(data: bytes, *, max_bytes: int = MAX_BOT_MESSAGE) -> dict[str, Any]:
     """
     if len(data) > max_bytes:
         raise TooLarge(f"message of {len(data)} bytes is over the {max_bytes}-byte bound")
+    limits = _LIMITS.get(max_bytes) or _limits(max_bytes)
     try:
-        value = msgpack.unpackb(
-            data,
-            raw=False,
-            strict_map_key=True,
-            use_list=True,
-            max_str_len=max_bytes,
-            max_bin_len=max_bytes,
-            max_array_len=max(16, max_bytes // 2),
-            max_map_len=max(16, max_bytes // 4),
-            max_ext_len=0,
-        )
+        value = msgpack.unpackb(data, **limits)
     except (msgpack.ExtraData, msgpack.FormatError, msgpack.StackError) as exc:
         raise DecodeError(f"not one msgpack value: {exc.__class__.__name__}") from None
     except (ValueError, TypeError, UnicodeDecodeError, RecursionError) as exc:

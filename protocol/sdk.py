@@ -36,7 +36,7 @@ from protocol import PROTOCOL_VERSION
 from protocol.codec import encode
 from protocol.errors import ConnectionClosed, ProtocolError
 from protocol.messages import hello, validate_from_arena
-from protocol.transport import DealerSocket
+from protocol.transport import DealerSocket, fast_send
 
 log = logging.getLogger("protocol.sdk")
 
@@ -265,14 +265,16 @@ def _answer(sock: DealerSocket, player: Player, idle_timeout_ms: int | None) -> 
     """The main loop: handle each message as it comes, until ``bye`` (returns 0). Messages
     already queued are read without sleeping, so one wake-up serves the turns of many games;
     checking for more before each read (a drain) cost ~20 µs a decision and saved nothing."""
-    send = sock.socket.send
+    socket = sock.socket
+    recv = sock.recv
+    answer = player.answer
     while True:
-        msg = sock.recv(idle_timeout_ms)
+        msg = recv(idle_timeout_ms)
         if msg is None:
             raise ConnectionClosed("the arena went quiet")
         kind = msg.get("type")
         if kind == "turn":
-            send(player.answer(msg))
+            fast_send(socket, answer(msg))
         elif kind == "start":
             validate_from_arena(msg)
             player.start(msg)

@@ -32,7 +32,21 @@ ZAP_DOMAIN = "arena"
 #: Plain int flags: pyzmq's IntFlag arithmetic costs more than the send itself here.
 _NOBLOCK = int(zmq.NOBLOCK)
 _MORE_NOBLOCK = int(zmq.SNDMORE) | int(zmq.NOBLOCK)
-_RCVMORE = int(zmq.RCVMORE)
+#: pyzmq's compiled send, called directly on the hot path: its Python layer over it (for
+#: options the protocol never uses) costs more than the send itself. Every socket here is a
+#: pyzmq socket, a subclass of this one.
+fast_send = zmq.backend.Socket.send
+
+
+def _rest(socket: zmq.Socket) -> list[bytes]:
+    """The frames of a ROUTER message after its peer id (there is always one more). A frame
+    says itself whether more follow: reading ZMQ_RCVMORE costs an enum lookup in pyzmq."""
+    frame = socket.recv(copy=False)
+    frames = [frame.bytes]
+    while frame.more:
+        frame = socket.recv(copy=False)
+        frames.append(frame.bytes)
+    return frames
 
 
 def default_endpoint() -> str:
@@ -116,20 +130,14 @@ class RouterSocket:
             peer = socket.recv()
         except zmq.Again:
             return None
-        frames = [socket.recv()]  # a ROUTER message always has a second frame
-        while socket.getsockopt(_RCVMORE):
-            frames.append(socket.recv())
-        return peer, frames
+        return peer, _rest(socket)
 
     def recv(self) -> tuple[bytes, list[bytes]]:
         """One waiting message: the peer id and the remaining frames (non-blocking; raises
         zmq.Again if none is waiting). Plain int flags, as in ``recv_within``."""
         socket = self.socket
         peer = socket.recv(_NOBLOCK)
-        frames = [socket.recv()]  # a ROUTER message always has a second frame
-        while socket.getsockopt(_RCVMORE):
-            frames.append(socket.recv())
-        return peer, frames
+        return peer, _rest(socket)
 
     def recv_with_user(self) -> tuple[bytes, list[bytes], str | None]:
         """Like ``recv``, plus the ZAP User-Id of the connection (the CURVE client key)."""
@@ -143,9 +151,10 @@ class RouterSocket:
     def send(self, peer: bytes, message: dict[str, Any]) -> None:
         """Send one map to a peer; silently dropped if the peer is gone."""
         payload = encode(message)
+        socket = self.socket
         try:
-            self.socket.send(peer, _MORE_NOBLOCK)
-            self.socket.send(payload, _NOBLOCK)
+            fast_send(socket, peer, _MORE_NOBLOCK)
+            fast_send(socket, payload, _NOBLOCK)
         except zmq.Again:
             pass
 

@@ -286,8 +286,11 @@ class Hub:
 
     def flush(self) -> None:
         """Send what was held, in order, and stop holding."""
-        outbox, self._outbox = self._outbox, None
-        for peer, message in outbox or ():
+        outbox = self._outbox
+        if outbox is None:
+            return
+        self._outbox = None
+        for peer, message in outbox:
             if not peer.closed:
                 peer.router.send(peer.route, message)
 
@@ -357,19 +360,22 @@ class Hub:
         into ZeroMQ); anything else it sent waits for the next call."""
         if self._cut_wanted:
             self._cut_doors()
-        most = max(1, min(most, BATCH_PER_SOURCE))
         if len(awaited) == 1 and not self._held:
             (peer,) = awaited
             door = peer.door
             if door is not None and not peer.closed and not door.unbound:
                 # one local peer: one blocking receive, as ``_receive_one``
-                raw: list[tuple[_Got, float]] = []
                 got = door.router.recv_within(timeout_ms)
-                if got is not None:
-                    raw.append((_Got(door, got[0], got[1], None), time.monotonic()))
-                    if most > 1:
-                        self._drain(door.router.socket, door, raw, most - 1)
+                if got is None:
+                    return []
+                at = time.monotonic()
+                if most <= 1 and got[0] == peer.route:  # the hot path: its one answer
+                    return [self._from_peer(peer, got[1], at)]
+                raw: list[tuple[_Got, float]] = [(_Got(door, got[0], got[1], None), at)]
+                if most > 1:
+                    self._drain(door.router.socket, door, raw, min(most, BATCH_PER_SOURCE) - 1)
                 return self._after(raw, [])
+        most = max(1, min(most, BATCH_PER_SOURCE))
         batch: list[Incoming] = []
         if self._held:
             batch.extend(self._held)

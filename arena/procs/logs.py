@@ -159,7 +159,8 @@ class CappedLog:
 
     def turn(self, game_id: int, step: int) -> None:
         """A turn of step ``step`` of ``game_id`` is sent to the process."""
-        if len(self._games) == 1 and game_id in self._games:
+        games = self._games
+        if len(games) == 1 and game_id in games:
             self._catch_up()
             self._context = (self._context[0], b"s%d" % step)
 

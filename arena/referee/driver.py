@@ -61,12 +61,16 @@ def play_many(tables: Iterable[GameSetup], at_once: int, limits: Limits) -> Iter
     starts a game only when its processes have a free slot."""
     driver = Driver()
     source = iter(tables)
+    plays = driver.plays
     while True:
-        for table in itertools.islice(source, max(0, at_once - len(driver))):
-            driver.add(GamePlay(limits, table))
+        if len(plays) < at_once:
+            for table in itertools.islice(source, at_once - len(plays)):
+                driver.add(GamePlay(limits, table))
         if not driver.active():
             return
-        yield from driver.advance()
+        done = driver.advance()
+        if done:
+            yield from done
 
 
 class _Route(NamedTuple):
@@ -130,8 +134,7 @@ class Driver:
                 for play in list(self.plays.values()):  # cannot happen: a game waits for a turn
                     self._close(play, ArenaError("the game waits for no seat"))
             else:
-                self._wait()
-        self._flush()
+                self._wait()  # it sends what it held before it returns
         done, self._done = self._done, []
         return done
 
@@ -184,12 +187,15 @@ class Driver:
 
     def _flush(self) -> None:
         """Send the held messages; each new turn's deadline runs from just before that."""
-        now = time.monotonic()
-        for item in self._fresh:
-            item.sent = now
-            item.deadline = now + item.allowed_ms / 1000.0
-            heapq.heappush(self._deadlines, (item.deadline, item.request, item.peer_id))
-        self._fresh.clear()
+        fresh = self._fresh
+        if fresh:
+            now = time.monotonic()
+            deadlines = self._deadlines
+            for item in fresh:
+                item.sent = now
+                item.deadline = deadline = now + item.allowed_ms / 1000.0
+                heapq.heappush(deadlines, (deadline, item.request, item.peer_id))
+            fresh.clear()
         if self.hub is not None:
             self.hub.flush()
 
@@ -231,27 +237,34 @@ class Driver:
     def _wait(self) -> None:
         """Send the turns held, wait for and route what arrives, expire what is late; the
         turns asked meanwhile are held and sent together at the end."""
+        hub = self.hub
         now = time.monotonic()
         if now >= self._next_liveness:
             self._defer()
             self._liveness(now)
             self._flush()
         self._prune()
+        deadlines = self._deadlines
         # at most LIVENESS_MS: a steady timeout (a changing one costs a setsockopt per wait)
         wait_ms = LIVENESS_MS
-        if self._deadlines:
-            wait_ms = min(wait_ms, max(0.0, self._deadlines[0][0] - now) * 1000.0)
-        batch = self.hub.receive_batch(wait_ms, self.peers.values(), most=self._owed())
-        self._defer()
+        if deadlines and deadlines[0][0] - now < LIVENESS_MS / 1000.0:
+            wait_ms = max(0.0, deadlines[0][0] - now) * 1000.0
+        batch = hub.receive_batch(wait_ms, self.peers.values(), most=self._owed())
+        hub.defer()
         for incoming in batch:
             self._route(incoming)
-        self._expire()
+        if deadlines and deadlines[0][0] <= time.monotonic():
+            self._expire()
         self._flush()
 
     def _owed(self) -> int:
         """The most answers one awaited process owes (one each, one game at a time): what a
         wait reads from each door (``_expire`` reads everything queued before it judges)."""
-        return max(map(len, self.routes.values()), default=1)
+        routes = self.routes
+        if len(routes) == 1:
+            for requests in routes.values():
+                return len(requests)
+        return max(map(len, routes.values()), default=1)
 
     def _prune(self) -> None:
         """Drop the deadlines of turns already answered from the top of the heap."""
@@ -299,16 +312,27 @@ class Driver:
             return
         message = incoming.message
         request = message["request"]
-        route = self.routes.get(peer_id, {}).get(request)
+        routes = self.routes.get(peer_id)
+        route = routes.get(request) if routes is not None else None
         if route is not None and self._live(route, request):
-            if message["game_id"] != route.seat.wire_id:
-                detail = f"game id {message['game_id']} is not this game's ({route.seat.wire_id})"
+            seat = route.seat
+            if message["game_id"] != seat.wire_id:
+                detail = f"game id {message['game_id']} is not this game's ({seat.wire_id})"
                 self._reply(route, fault(FaultKind.WRONG_ID, detail, ends=False))
                 return
-            self._pop_route(peer_id, request)
-            sent = route.seat.pending.sent
-            route.seat.pending = None
-            self._reply(route, answer(message["action"], (incoming.at - sent) * 1000.0))
+            del routes[request]  # as ``_pop_route``
+            if not routes:
+                del self.routes[peer_id]
+                del self.peers[peer_id]
+            sent = seat.pending.sent
+            seat.pending = None
+            play = route.play
+            self._guard(
+                play,
+                play.take,
+                route.index,
+                answer(message["action"], (incoming.at - sent) * 1000.0),
+            )
         elif route is not None or 1 <= request <= incoming.peer.last_request:
             if route is not None:
                 self._pop_route(peer_id, request)

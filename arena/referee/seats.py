@@ -116,7 +116,7 @@ class Seat(ABC):
 # -- bot processes over ZeroMQ ------------------------------------------------------------
 
 
-@dataclass
+@dataclass(slots=True)
 class _Pending:
     """A turn sent and not yet answered (``sent``/``deadline`` are restamped by the driver
     when a held send goes out)."""
@@ -176,20 +176,20 @@ class ProcessSeat(Seat):
         output = self.proc.output
         if output is not None:
             output.turn(turn.game_id, turn.step)
-        peer.last_request += 1
+        peer.last_request = request = peer.last_request + 1
         now = time.monotonic()  # the deadline runs from before the send, never from after it
         self.hub.send(
             peer,
             messages.turn(
                 game_id=self.wire_id,
-                request=peer.last_request,
+                request=request,
                 view=turn.view,
                 legal=turn.legal,
                 deadline_ms=int(turn.deadline_ms),
             ),
         )
         self.pending = _Pending(
-            peer.last_request, now, now + turn.deadline_ms / 1000.0, turn.deadline_ms, peer.peer_id
+            request, now, now + turn.deadline_ms / 1000.0, turn.deadline_ms, peer.peer_id
         )
         return ()
 
