@@ -70,8 +70,9 @@ class DiscState(State):
 
     ``active`` (the players still in) and ``on_piles`` (the discs on all piles) are kept up to
     date by the steps that change them, and so are the parts of the views the steps change:
-    ``entries`` (each seat's public entry, dropped by the steps that change it, see ``show``,
-    and made again for the next view) and ``shown`` (the discs turned this round). ``shown``,
+    ``entries`` (each seat's public entry) and ``owns`` (what each seat's view shows of its own
+    discs), both dropped by the steps that change them (see ``show``) and made again for the
+    next view, and ``shown`` (the discs turned this round). ``shown``,
     ``seats`` (the list of entries views show) and ``results`` (the rounds' summaries) are
     replaced, never changed in place, so views share them.
     """
@@ -118,6 +119,7 @@ class DiscState(State):
         self.winner: int | None = None
         self.turn = 0
         self.entries: list[dict[str, Any] | None] = [None] * players
+        self.owns: list[tuple[dict[str, int], list[str], list[str]] | None] = [None] * players
         self.seats: list[dict[str, Any]] = []
 
     # ----- words ---------------------------------------------------------------------------
@@ -239,7 +241,7 @@ class DiscState(State):
         for kit in self.kits:
             kit.close()
         self.on_piles = 0
-        self.show()
+        self.show_all()
 
     def take(self, loser: int, taker: int) -> None:
         """``taker`` draws one of ``loser``'s discs blind (the game's generator)."""
@@ -263,7 +265,8 @@ class DiscState(State):
             self.log({"type": "eliminated", "seat": seat, "round": self.round})
         if gone:
             self.active = tuple(seat for seat in self.active if seat not in gone)
-            self.show(*gone)
+            for seat in gone:
+                self.show(seat)
         return gone
 
     def new_round_log(self) -> None:
@@ -275,13 +278,21 @@ class DiscState(State):
 
     # ----- views ---------------------------------------------------------------------------
     def view(self, seat: int) -> dict[str, Any]:
-        kit, name = self.kits[seat], self.NAMES.__getitem__  # (the name of a kind)
         view = self.public_view().copy()
         view["seat"] = seat
-        view["hand"] = {self.GOOD_NAME: kit.hand[GOOD], "skull": kit.hand[SKULL]}
-        view[self.PILE] = list(map(name, kit.pile))
-        view["lost"] = list(map(name, kit.lost))
+        view["hand"], view[self.PILE], view["lost"] = self.owns[seat] or self.own_discs(seat)
         return view
+
+    def own_discs(self, seat: int) -> tuple[dict[str, int], list[str], list[str]]:
+        """What ``seat``'s view shows of its own discs: its hand by name, its pile and the discs
+        it lost; kept in ``owns`` until a step changes them (``show``)."""
+        kit, name = self.kits[seat], self.NAMES.__getitem__  # (the name of a kind)
+        own = self.owns[seat] = (
+            {self.GOOD_NAME: kit.hand[GOOD], "skull": kit.hand[SKULL]},
+            list(map(name, kit.pile)),
+            list(map(name, kit.lost)),
+        )
+        return own
 
     @abstractmethod
     def public_view(self) -> dict[str, Any]:
@@ -294,14 +305,18 @@ class DiscState(State):
         the discs were set by other means than the rule steps (a rebuild, a test's position)."""
         self.active = tuple(seat for seat, kit in enumerate(self.kits) if kit.out is None)
         self.on_piles = sum(len(kit.pile) for kit in self.kits)
-        self.show()
+        self.show_all()
 
-    def show(self, *seats: int) -> None:
-        """A step changed the discs or the game's own entries of ``seats`` (every seat if none):
-        their entries in ``seats`` are made again for the next view (``seat_entries``)."""
-        entries = self.entries
-        for seat in seats or range(self.players):
-            entries[seat] = None
+    def show(self, seat: int) -> None:
+        """A step changed ``seat``'s discs or the game's own entries of ``seat``: its entry in
+        ``seats`` and what its view shows of its own discs (``owns``) are made again for the
+        next view (``seat_entries``, ``own_discs``)."""
+        self.entries[seat] = self.owns[seat] = None
+
+    def show_all(self) -> None:
+        """``show`` for every seat."""
+        self.entries = [None] * self.players
+        self.owns = [None] * self.players
 
     def seat_entries(self) -> list[dict[str, Any]]:
         """The ``seats`` list of the views: each seat's public entry, made again once after the
@@ -397,6 +412,7 @@ class DiscState(State):
         copy does not record events (see ``State.recording``)."""
         other = self._copy(self.rng)  # (its own generator is drawn below)
         redraw_others(other.kits, seat, rng)
+        other.owns = [None] * self.players  # (the others' discs were redrawn)
         other.rng = random.Random(rng.getrandbits(64))
         other.events, other.recording = [], False
         return other

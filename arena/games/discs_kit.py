@@ -65,7 +65,11 @@ class Kit:
 
     def skull_up(self) -> bool:
         """Whether this pile's skull lies face up."""
-        return any(self.pile[at] == SKULL for at in self.up)
+        pile = self.pile
+        for at in self.up:
+            if pile[at] == SKULL:
+                return True
+        return False
 
     def put_down(self, kind: int) -> None:
         """Put a disc of ``kind`` from the hand face down on top of the pile."""
@@ -76,7 +80,9 @@ class Kit:
     def turn_up(self, position: int) -> int:
         """Turn the face-down disc at ``position`` face up; return its kind."""
         self.up.append(position)
-        self.down = [at for at in self.down if at != position]
+        down = list(self.down)
+        down.remove(position)
+        self.down = down
         return self.pile[position]
 
     def close(self) -> None:

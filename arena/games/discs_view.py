@@ -47,7 +47,7 @@ def load_view(state: DiscState, view: Mapping[str, Any], seat: int, rng: random.
     state.load_game_view(view)
     state.kits = [_kit(state, view, other, other == seat) for other in range(state.players)]
     state.challenge, state.shown = _challenge(state, view), list(view[state.SHOWN])
-    state.entries, state.seats = [None] * state.players, []
+    state.seats = []
     state.refresh()
     redraw_others(state.kits, seat, rng)
     state.rng = random.Random(rng.getrandbits(64))

@@ -40,6 +40,33 @@ PHASES = (SETUP, TURNS, AUCTION, CHALLENGE, DISCARD, FIRST, OVER)
 #: The numbered actions (``BIDS[n]`` is ``bid:n``).
 BIDS, FLIPS, FIRSTS = numbered("bid"), numbered("flip"), numbered("first")
 
+#: The keys of a view in order, with the values alike in every view (copying this map and
+#: filling it in is much faster than writing a map of this size out).
+VIEW: dict[str, Any] = dict.fromkeys(
+    (
+        "seat",
+        "hand",
+        "stack",
+        "lost",
+        "game",
+        "players",
+        "round",
+        "to_act",
+        "flips",
+        "left",
+        "log",
+        "results",
+        "winner",
+        "phase",
+        "first",
+        "seats",
+        "bid",
+        "bidder",
+        "challenger",
+    )
+)
+VIEW["game"] = "skull"
+
 
 class SkullState(DiscState):
     """A game of Skull in progress."""
@@ -66,31 +93,36 @@ class SkullState(DiscState):
 
     # ----- whose turn, what is legal -------------------------------------------------------
     def to_act(self) -> tuple[int, ...]:
-        if self.phase == SETUP:
-            return self.active
-        if self.phase in (TURNS, AUCTION):
+        phase = self.phase
+        if phase == TURNS or phase == AUCTION:
             return (self.turn,)
-        if self.phase == OVER:
+        if phase == SETUP:
+            return self.active
+        if phase == OVER:
             return ()
         assert self.challenge is not None  # the challenger flips, discards, picks the first
         return (self.challenge.by,)
 
     def _legal(self, seat: int) -> list[str]:
-        if seat not in self.to_act():
+        phase = self.phase
+        if phase == TURNS or phase == AUCTION:
+            if seat != self.turn:
+                return []
+        elif seat not in self.to_act():
             return []
-        if self.phase == SETUP:
+        if phase == SETUP:
             return self.kinds_held(seat, self.PLACES)
-        if self.phase == TURNS:  # place, or bid up to the discs on the mats
+        if phase == TURNS:  # place, or bid up to the discs on the mats
             return [*self.kinds_held(seat, self.PLACES), *BIDS[1 : self.on_piles + 1]]
-        if self.phase == AUCTION:
+        if phase == AUCTION:
             return ["pass", *BIDS[self.bid + 1 : self.on_piles + 1]]
-        if self.phase == CHALLENGE:
+        if phase == CHALLENGE:
             return [
                 FLIPS[other]
                 for other, kit in enumerate(self.kits)
                 if other != seat and len(kit.up) < len(kit.pile)
             ]
-        if self.phase == DISCARD:
+        if phase == DISCARD:
             return self.kinds_held(seat, self.DROPS)
         return [FIRSTS[other] for other in self.active]
 
@@ -132,8 +164,8 @@ class SkullState(DiscState):
         """The next player who has not passed bids, or the challenge starts: when all but one
         have passed, or at once when the bid equals the discs on the mats."""
         assert self.bidder is not None
-        bidding = [s for s in self.active if not self.passed[s]]
-        if self.bid == self.on_piles or len(bidding) == 1:
+        bidding = len(self.active) - self.passed.count(True)  # (only players still in pass)
+        if self.bid == self.on_piles or bidding == 1:
             self.phase = CHALLENGE
             self.begin_challenge(self.bidder, self.bid)
             return
@@ -202,7 +234,7 @@ class SkullState(DiscState):
         self.first = self.turn = first
         self.bid, self.bidder = 0, None
         self.passed = [False] * self.players
-        self.show()
+        self.show_all()
         self.phase = SETUP
         self.log({"type": "round", "round": self.round, "first": first})
 
@@ -217,27 +249,22 @@ class SkullState(DiscState):
     @per_step
     def public_view(self) -> dict[str, Any]:
         challenge = self.challenge
-        return {
-            "seat": None,
-            "hand": None,
-            "stack": None,
-            "lost": None,
-            "game": "skull",
-            "players": self.players,
-            "round": self.round,
-            "to_act": list(self.to_act()),
-            "flips": self.shown,
-            "left": challenge.left if challenge else 0,
-            "log": list(self.round_log),
-            "results": self.results,
-            "winner": self.winner,
-            "phase": self.phase,
-            "first": self.first,
-            "seats": self.seat_entries(),
-            "bid": self.bid,
-            "bidder": self.bidder,
-            "challenger": None if challenge is None else challenge.by,
-        }
+        view = VIEW.copy()
+        view["players"] = self.players
+        view["round"] = self.round
+        view["to_act"] = list(self.to_act())
+        view["flips"] = self.shown
+        view["left"] = challenge.left if challenge else 0
+        view["log"] = list(self.round_log)
+        view["results"] = self.results
+        view["winner"] = self.winner
+        view["phase"] = self.phase
+        view["first"] = self.first
+        view["seats"] = self.seat_entries()
+        view["bid"] = self.bid
+        view["bidder"] = self.bidder
+        view["challenger"] = None if challenge is None else challenge.by
+        return view
 
     def seat_entry(
         self, seat: int, owned: int, in_hand: int, placed: int, out: int | None

@@ -23,7 +23,15 @@ from typing import Any
 
 from arena.games import register
 from arena.games.base import per_step
-from arena.games.discs import SKULL, DiscGame, DiscState, numbered, phase_of
+from arena.games.discs import (
+    DISCS_EACH,
+    MAX_SEATS,
+    SKULL,
+    DiscGame,
+    DiscState,
+    numbered,
+    phase_of,
+)
 
 log = logging.getLogger(__name__)
 
@@ -43,6 +51,38 @@ PHASES = (ANTE, ADD, RESPOND, RAISE, SHOWDOWN, GIVE, OVER)
 
 #: The numbered actions (``CLAIMS[n]`` is ``claim:n``).
 CLAIMS, RAISES = numbered("claim"), numbered("raise")
+#: The reveal actions by seat and position (``REVEALS[seat][at]`` is ``reveal:seat,at``).
+REVEALS = tuple(
+    tuple(f"reveal:{seat},{at}" for at in range(DISCS_EACH)) for seat in range(MAX_SEATS)
+)
+
+#: The keys of a view in order, with the values alike in every view (copying this map and
+#: filling it in is much faster than writing a map of this size out).
+VIEW: dict[str, Any] = dict.fromkeys(
+    (
+        "seat",
+        "hand",
+        "row",
+        "lost",
+        "game",
+        "players",
+        "round",
+        "to_act",
+        "revealed",
+        "left",
+        "log",
+        "results",
+        "winner",
+        "phase",
+        "dealer",
+        "claim",
+        "seats",
+        "face_down",
+        "max_rounds",
+    )
+)
+VIEW["game"] = "skull-bank"
+VIEW["max_rounds"] = MAX_ROUNDS
 
 
 class BankState(DiscState):
@@ -70,36 +110,40 @@ class BankState(DiscState):
 
     # ----- whose turn, what is legal -------------------------------------------------------
     def to_act(self) -> tuple[int, ...]:
-        if self.phase == ANTE:
-            return self.active
-        if self.phase in (ADD, RESPOND):
+        phase = self.phase
+        if phase == ADD or phase == RESPOND:
             return (self.turn,)
-        if self.phase == GIVE:
+        if phase == ANTE:
+            return self.active
+        if phase == GIVE:
             assert self.challenge is not None and self.challenge.skull_of is not None
             return (self.challenge.skull_of,)
-        if self.phase == OVER:
+        if phase == OVER:
             return ()
         return (self.dealer,)  # the dealer raises, or reveals
 
     def _legal(self, seat: int) -> list[str]:
-        if seat not in self.to_act():
+        phase = self.phase
+        if phase == ADD or phase == RESPOND:
+            if seat != self.turn:
+                return []
+        elif seat not in self.to_act():
             return []
-        if self.phase == ANTE:
+        if phase == ANTE:
             return self.kinds_held(seat, self.PLACES)
-        if self.phase == ADD:  # add, or claim up to the bills on the rows
+        if phase == ADD:  # add, or claim up to the bills on the rows
             return [*self.kinds_held(seat, self.PLACES), *CLAIMS[1 : self.on_piles + 1]]
-        if self.phase == RESPOND:
+        if phase == RESPOND:
             return ["agree", "disagree", *RAISES[self.claim + 1 : self.on_piles + 1]]
-        if self.phase == RAISE:
+        if phase == RAISE:
             return list(RAISES[self.claim + 1 : self.on_piles + 1])
-        if self.phase == SHOWDOWN:
+        if phase == SHOWDOWN:
             # every face-down bill of every other row, by seat, then position from the bottom
-            return [
-                f"reveal:{other},{at}"
-                for other, kit in enumerate(self.kits)
-                if other != seat
-                for at in kit.down
-            ]
+            actions = []
+            for other, kit in enumerate(self.kits):
+                if other != seat:
+                    actions += map(REVEALS[other].__getitem__, kit.down)
+            return actions
         return self.kinds_held(seat, self.DROPS)
 
     # ----- applying actions ----------------------------------------------------------------
@@ -125,7 +169,7 @@ class BankState(DiscState):
         self.dealer, self.claim = seat, n
         self.note(seat, f"{verb}:{n}", {"type": verb, "seat": seat, "n": n})
         self.answers = [None] * self.players
-        self.show()
+        self.show_all()
         self.phase = RESPOND
         self.turn = self.next_seat(seat)
 
@@ -199,7 +243,7 @@ class BankState(DiscState):
         self.dealer = self.turn = dealer
         self.claim = 0
         self.answers = [None] * self.players
-        self.show()
+        self.show_all()
         self.losers = []
         self.phase = ANTE
         self.log({"type": "round", "round": self.round, "dealer": dealer})
@@ -237,27 +281,21 @@ class BankState(DiscState):
     @per_step
     def public_view(self) -> dict[str, Any]:
         challenge = self.challenge
-        return {
-            "seat": None,
-            "hand": None,
-            "row": None,
-            "lost": None,
-            "game": "skull-bank",
-            "players": self.players,
-            "round": self.round,
-            "to_act": list(self.to_act()),
-            "revealed": self.shown,
-            "left": challenge.left if challenge else 0,
-            "log": list(self.round_log),
-            "results": self.results,
-            "winner": self.winner,
-            "phase": self.phase,
-            "dealer": self.dealer,
-            "claim": self.claim,
-            "seats": self.seat_entries(),
-            "face_down": [kit.down for kit in self.kits],
-            "max_rounds": MAX_ROUNDS,
-        }
+        view = VIEW.copy()
+        view["players"] = self.players
+        view["round"] = self.round
+        view["to_act"] = list(self.to_act())
+        view["revealed"] = self.shown
+        view["left"] = challenge.left if challenge else 0
+        view["log"] = list(self.round_log)
+        view["results"] = self.results
+        view["winner"] = self.winner
+        view["phase"] = self.phase
+        view["dealer"] = self.dealer
+        view["claim"] = self.claim
+        view["seats"] = self.seat_entries()
+        view["face_down"] = [kit.down for kit in self.kits]
+        return view
 
     def seat_entry(
         self, seat: int, owned: int, in_hand: int, placed: int, out: int | None
