@@ -45,7 +45,7 @@ def create(db: Path, slow_bot: Path) -> int:
         "--bots",
         "slow,random,first",
         "--rounds",
-        "2",
+        "3",
         "--move-time",
         "500",
         "--json",

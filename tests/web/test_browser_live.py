@@ -230,7 +230,7 @@ def test_live_page_lists_the_games_being_played(
         assert proc.wait(timeout=300) == 0, proc.stderr.read()
         page.wait_for_function(
             "() => document.getElementById('live-status').textContent === 'done'",
-            timeout=60_000,
+            timeout=120_000,
         )
         assert page.locator("#playing li").count() == 0  # the run ended: none in play
         assert not page.is_visible("#playing") or page.inner_text("#playing") == ""
