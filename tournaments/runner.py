@@ -372,18 +372,19 @@ def _worker(
     results.cancel_join_thread()  # exiting never waits on a parent that is gone
     signal.signal(signal.SIGINT, signal.SIG_IGN)  # the parent decides when to stop
     signal.signal(signal.SIGTERM, _exit_on_signal)
-    runner = SessionRunner(
-        config,
-        run=run_id,
-        host=f"job {index + 1}",
-        on_start=lambda game_id: results.put((index, _Started(game_id))),
-    )
+
+    def started(game_id: int) -> None:
+        results.put((index, _Started(game_id)))
+
+    runner = SessionRunner(config, run=run_id, host=f"job {index + 1}", on_start=started)
     try:
         begin = inbox.get()
         while begin is not None:
             if begin.renew is not None:
                 runner.close()
-                runner = SessionRunner(begin.renew[0], run=begin.renew[1], host=runner.host)
+                runner = SessionRunner(
+                    begin.renew[0], run=begin.renew[1], host=runner.host, on_start=started
+                )
             runner.begin_phase(begin.index, begin.entrants)
             for item in runner.play_many(_inbox_games(inbox, runner), runner.config.at_once):
                 results.put((index, item))

@@ -24,17 +24,21 @@ from arena.referee.record import ActionRecord, Chooser, Fault, FaultKind, GameRe
 from tournaments.schedule import PlannedGame
 
 
-def thinking_bot(folder: Path, think_s: float) -> Path:
-    """A bot (SDK, named "slow") in ``folder`` that thinks ``think_s`` seconds a move, then
-    plays at random; ``folder`` must be one bot users can read (the ``shared`` fixture)."""
+def thinking_bot(folder: Path, think_s: float, *, pause_s: float = 0.0, every: int = 0) -> Path:
+    """A bot (SDK, named "slow") in ``folder`` that thinks ``think_s`` seconds a move (and
+    ``pause_s`` at every ``every``-th move of its process, if given), then plays at random;
+    ``folder`` must be one bot users can read (the ``shared`` fixture)."""
     script = folder / "thinking.py"
     script.write_text(
         textwrap.dedent(f"""
-            import random, time
+            import itertools, random, time
             from protocol.sdk import run_bot
 
+            moves = itertools.count(1)
+
             def act(view, legal):
-                time.sleep({think_s!r})
+                pause = {every!r} and next(moves) % {every!r} == 0
+                time.sleep({pause_s!r} if pause else {think_s!r})
                 return random.choice(legal)
 
             if __name__ == "__main__":

@@ -21,7 +21,8 @@ from tournaments.withheld import tables_in_play
 
 @pytest.fixture
 def slow_bot(shared: Path) -> Path:
-    return thinking_bot(shared, 0.02)  # games of a second or more: beats catch them in play
+    # now and then a pause longer than a beat (BEAT_S): beats see the games in play
+    return thinking_bot(shared, 0.01, pause_s=1.2, every=60)
 
 
 def create(db: Path, slow_bot: Path) -> int:
@@ -45,9 +46,9 @@ def create(db: Path, slow_bot: Path) -> int:
         "--bots",
         "slow,random,first",
         "--rounds",
-        "3",
+        "2",
         "--move-time",
-        "500",
+        "5000",
         "--json",
         "--db",
         str(db),
