@@ -81,9 +81,12 @@ for name in ("add_key", "request_key", "keyctl", "kcmp", "pidfd_getfd", "perf_ev
              "io_setup", "io_uring_setup", "io_uring_enter", "io_uring_register",
              "process_madvise", "cachestat"):
     probe(name, lambda name=name: sys_(name, 0, 0, 0, 0, 0))
-sleeper = subprocess.Popen(["sleep", "60"])  # its own child: attaching stops only it
+# its own child: attaching stops only it; its output is not the probe's (a sleeper that
+# outlived a kill would hold the caller's pipe for a minute)
+sleeper = subprocess.Popen(["sleep", "60"], stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 probe("ptrace", lambda: c(libc.ptrace(16, sleeper.pid, 0, 0)))  # PTRACE_ATTACH
 sleeper.kill()
+sleeper.wait()
 buffer = ctypes.create_string_buffer(8)
 vec = (ctypes.c_void_p * 2)(ctypes.addressof(buffer), 8)
 probe("process_vm_readv", lambda: c(libc.process_vm_readv(os.getpid(), vec, 1, vec, 1, 0)))

@@ -26,8 +26,8 @@ from tournaments.schedule import PlannedGame
 
 def thinking_bot(folder: Path, think_s: float, *, pause_s: float = 0.0, every: int = 0) -> Path:
     """A bot (SDK, named "slow") in ``folder`` that thinks ``think_s`` seconds a move (and
-    ``pause_s`` at every ``every``-th move of its process, if given), then plays at random;
-    ``folder`` must be one bot users can read (the ``shared`` fixture)."""
+    ``pause_s`` at the first move of its process and every ``every`` moves after, if given),
+    then plays at random; ``folder`` must be one bot users can read (the ``shared`` fixture)."""
     script = folder / "thinking.py"
     script.write_text(
         textwrap.dedent(f"""
@@ -37,7 +37,7 @@ def thinking_bot(folder: Path, think_s: float, *, pause_s: float = 0.0, every: i
             moves = itertools.count(1)
 
             def act(view, legal):
-                pause = {every!r} and next(moves) % {every!r} == 0
+                pause = {every!r} and next(moves) % {every!r} == 1
                 time.sleep({pause_s!r} if pause else {think_s!r})
                 return random.choice(legal)
 

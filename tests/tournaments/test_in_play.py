@@ -21,8 +21,9 @@ from tournaments.withheld import tables_in_play
 
 @pytest.fixture
 def slow_bot(shared: Path) -> Path:
-    # now and then a pause longer than a beat (BEAT_S): beats see the games in play
-    return thinking_bot(shared, 0.01, pause_s=1.2, every=60)
+    # a pause longer than a beat (BEAT_S) at the first move of each of its processes (one a
+    # phase) and now and then after: beats see the games in play
+    return thinking_bot(shared, 0.01, pause_s=1.2, every=100)
 
 
 def create(db: Path, slow_bot: Path) -> int:
