@@ -254,8 +254,9 @@ def test_move_list_score_sheet_and_legible_table(
         if rounds:
             assert sheet.count() == rounds
         assert sheet.count() >= 1
-        sheet.first.locator("a").click()
-        assert page.locator(".banner").first.is_visible() and "over" in page.inner_text(".banner")
+        sheet.first.locator("a").click()  # the step follows the address's hash: a moment later
+        page.locator(".banner").first.wait_for(state="visible")
+        assert "over" in page.inner_text(".banner")
         assert page.locator("#moves li.current").count() == 1
         assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
         page.screenshot(path=str(shots / f"{game}.png"), full_page=True)
