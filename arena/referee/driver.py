@@ -320,19 +320,10 @@ class Driver:
                 detail = f"game id {message['game_id']} is not this game's ({seat.wire_id})"
                 self._reply(route, fault(FaultKind.WRONG_ID, detail, ends=False))
                 return
-            del routes[request]  # as ``_pop_route``
-            if not routes:
-                del self.routes[peer_id]
-                del self.peers[peer_id]
+            self._pop_route(peer_id, request)
             sent = seat.pending.sent
             seat.pending = None
-            play = route.play
-            self._guard(
-                play,
-                play.take,
-                route.index,
-                answer(message["action"], (incoming.at - sent) * 1000.0),
-            )
+            self._reply(route, answer(message["action"], (incoming.at - sent) * 1000.0))
         elif route is not None or 1 <= request <= incoming.peer.last_request:
             if route is not None:
                 self._pop_route(peer_id, request)
