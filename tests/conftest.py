@@ -1,7 +1,14 @@
-"""Shared pytest set-up: hypothesis profiles, and a private user key file.
+"""Shared pytest set-up: hypothesis profiles, a private user key file, and the groups the
+suite's two worker processes (pytest-xdist, ``-n 2 --dist loadgroup`` in pyproject) share out.
 
 CI and the README's test command use the ``ci`` profile: derandomized (a fixed, seeded share of
 examples) so the suite is reproducible and quick. ``--hypothesis-profile=long`` runs many more.
+
+Each test module is one unit of work, run whole by one worker, so that a module's fixtures are
+built once; the web tests that read the played database (``tests/web/conftest.py``'s session
+fixtures) are one unit together, so that it is played once. Nothing else is shared between
+workers: every test makes its databases and folders under its own ``tmp_path`` (per worker),
+servers listen on free ports, and bot processes, their uids and cgroups are named after pids.
 """
 
 from __future__ import annotations
@@ -29,6 +36,32 @@ settings.register_profile(
     suppress_health_check=[HealthCheck.too_slow, HealthCheck.data_too_large],
 )
 settings.load_profile(os.environ.get("HYPOTHESIS_PROFILE", "ci"))
+
+
+def long_run(examples: int) -> settings:
+    """The settings of a long property run (a test marked ``slow``): ``examples`` examples in
+    the ``ci`` profile, CI's fixed, seeded share; in a profile of more (``long``), its count."""
+    active = settings.default.max_examples
+    more = active > settings.get_profile("ci").max_examples
+    return settings(max_examples=max(examples, active) if more else examples)
+
+
+#: Session fixtures: the modules whose tests use one are one unit of work together.
+SHARED_SESSION_FIXTURES = ("played", "cluster")
+
+
+def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
+    """Give every test the ``xdist_group`` of its unit of work (read by ``--dist loadgroup``):
+    its module's path, or the name of a session fixture one of its module's tests uses."""
+    groups: dict[str, str] = {}
+    for item in items:
+        module = item.nodeid.split("::", 1)[0]
+        groups.setdefault(module, module)
+        for name in SHARED_SESSION_FIXTURES:
+            if name in item.fixturenames:
+                groups[module] = name
+    for item in items:
+        item.add_marker(pytest.mark.xdist_group(groups[item.nodeid.split("::", 1)[0]]))
 
 
 @pytest.fixture(autouse=True)

@@ -3,11 +3,12 @@
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
 from arena.games import all_games, get_game, names
 from arena.games.base import Game
+from tests.conftest import long_run
 from tests.games import conformance as c
 
 GAMES = names()
@@ -109,7 +110,7 @@ def test_clone_is_independent(name: str) -> None:
 def test_property_random_games(name: str) -> None:
     game = get_game(name)
 
-    @settings(max_examples=15)
+    @long_run(15)
     @given(seed=st.integers(0, 2**63 - 1), players=st.integers(game.min_players, game.max_players))
     def run(seed: int, players: int) -> None:
         c.check_replay(game, players, seed)

@@ -15,6 +15,7 @@ from arena.errors import IllegalAction, NotYourTurn
 from arena.games import get_game, skull_bank
 from arena.games.discs import SKULL
 from arena.games.skull_bank import MAX_ROUNDS, BankState
+from tests.conftest import long_run
 from tests.games.discs_helpers import (
     check_deterministic,
     check_resample_after,
@@ -440,7 +441,7 @@ def test_property_conservation_determinism_termination(
 
 
 @pytest.mark.slow
-@settings(max_examples=40)
+@long_run(40)
 @given(players=st.integers(3, 6), seed=st.integers(0, 2**32), cut=st.integers(0, 150))
 def test_property_resampled_states_are_consistent(players: int, seed: int, cut: int) -> None:
     check_resample_after("skull-bank", players, seed, cut)

@@ -14,6 +14,7 @@ from hypothesis import strategies as st
 from arena.games import get_game
 from arena.games.skull_king import SkullKingState
 from arena.games.skull_king_cards import Card, hand_card
+from tests.conftest import long_run
 
 GAME = get_game("skull-king")
 
@@ -116,7 +117,7 @@ def test_resample_is_consistent(spec: dict, cut: int, seat: int) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=60)
+@long_run(60)
 @given(spec=games)
 def test_long_random_games(spec: dict) -> None:
     state = new(spec)

@@ -5,9 +5,10 @@ are skill-close and among the versions that met least."""
 from __future__ import annotations
 
 import pytest
-from hypothesis import given, settings
+from hypothesis import given
 from hypothesis import strategies as st
 
+from tests.conftest import long_run
 from tournaments.ladder.matchmaking import Candidate, MatchParams, fair_share, pair, plan_batch
 from tournaments.ladder.skill import Skill
 
@@ -78,7 +79,7 @@ def test_every_batch_keeps_the_rules(case: tuple) -> None:
 
 
 @pytest.mark.slow
-@settings(max_examples=400)
+@long_run(100)
 @given(ladders(max_size=150))
 def test_every_batch_keeps_the_rules_long(case: tuple) -> None:
     check_rules(*case)
