@@ -5,10 +5,11 @@ CI and the README's test command use the ``ci`` profile: derandomized (a fixed, 
 examples) so the suite is reproducible and quick. ``--hypothesis-profile=long`` runs many more.
 
 Each test module is one unit of work, run whole by one worker, so that a module's fixtures are
-built once; the web tests that read the played database (``tests/web/conftest.py``'s session
-fixtures) are one unit together, so that it is played once. Nothing else is shared between
-workers: every test makes its databases and folders under its own ``tmp_path`` (per worker),
-servers listen on free ports, and bot processes, their uids and cgroups are named after pids.
+built once; the web tests (``tests/web/conftest.py``'s session fixtures: the played database
+and its server) and the cluster tests (the session's Dask cluster) are one unit each. Nothing
+else is shared between workers: every test makes its databases and folders under its own
+``tmp_path`` (per worker), servers listen on free ports, and bot processes, their uids and
+cgroups are named after pids.
 """
 
 from __future__ import annotations
@@ -46,22 +47,19 @@ def long_run(examples: int) -> settings:
     return settings(max_examples=max(examples, active) if more else examples)
 
 
-#: Session fixtures: the modules whose tests use one are one unit of work together.
-SHARED_SESSION_FIXTURES = ("played", "cluster")
+#: Folders whose tests share a session fixture of their conftest.py: one unit of work each
+#: (tests/web: the played database and its server; tests/cluster: the Dask cluster).
+SHARED_SESSION_FOLDERS = ("tests/web/", "tests/cluster/")
 
 
+@pytest.hookimpl(tryfirst=True)  # before pytest-xdist's own hook reads the marks
 def pytest_collection_modifyitems(items: list[pytest.Item]) -> None:
     """Give every test the ``xdist_group`` of its unit of work (read by ``--dist loadgroup``):
-    its module's path, or the name of a session fixture one of its module's tests uses."""
-    groups: dict[str, str] = {}
+    its folder if that is one of SHARED_SESSION_FOLDERS, else its module."""
     for item in items:
         module = item.nodeid.split("::", 1)[0]
-        groups.setdefault(module, module)
-        for name in SHARED_SESSION_FIXTURES:
-            if name in item.fixturenames:
-                groups[module] = name
-    for item in items:
-        item.add_marker(pytest.mark.xdist_group(groups[item.nodeid.split("::", 1)[0]]))
+        shared = [folder for folder in SHARED_SESSION_FOLDERS if module.startswith(folder)]
+        item.add_marker(pytest.mark.xdist_group(shared[0] if shared else module))
 
 
 @pytest.fixture(autouse=True)
