@@ -153,7 +153,7 @@ class SkullState(DiscState):
         """An opening bid or a raise: nobody places any more."""
         self.phase = AUCTION
         self.bid, self.bidder = n, seat
-        self.note(seat, f"bid:{n}", {"type": "bid", "seat": seat, "n": n})
+        self.note(seat, BIDS[n], {"type": "bid", "seat": seat, "n": n})
         self._next_bidder(seat)
 
     def _pass(self, seat: int) -> None:

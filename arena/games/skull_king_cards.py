@@ -157,17 +157,19 @@ class Hand:
 
     def __init__(self, cards: Iterable[Card]) -> None:
         self.cards = in_hand_order(cards)
-        self.names = tuple([card.name for card in self.cards])
         self.suits = suits = dict.fromkeys(SUITS, 0)
         self.actions = actions = []
+        names = []
         last = None
         for card in self.cards:  # (identical cards are neighbours in hand order)
+            names.append(card.name)
             if card.suit is not None:  # a numbered card: unique
                 suits[card.suit] += 1
                 actions.append(card.action)
             elif card is not last:
                 actions.extend(card.plays)
             last = card
+        self.names = tuple(names)
 
     def __iter__(self) -> Iterator[Card]:
         return iter(self.cards)
