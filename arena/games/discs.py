@@ -48,6 +48,7 @@ __all__ = [
     "DiscGame",
     "DiscState",
     "Kit",
+    "parse_move",
 ]
 
 #: Most seats at a disc game.
