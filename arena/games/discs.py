@@ -18,6 +18,7 @@ turning over (``Challenge``) are in ``arena.games.discs_kit``; a state rebuilt f
 from __future__ import annotations
 
 import copy
+import itertools
 import random
 from abc import abstractmethod
 from collections.abc import Mapping
@@ -102,8 +103,9 @@ class DiscState(State):
     whether a turned disc is named by its pile position too. ``TOGETHER`` is the phase in which
     every player still in puts a disc down at once, ``OVER`` the phase of a finished game.
     Outside ``TOGETHER`` one seat acts at a time (the game's ``to_act``). ``NAMES`` (the disc
-    names by kind), ``KINDS`` (the kinds by name), ``PLACES`` and ``DROPS`` (the actions that put
-    down or give up a disc, by kind) follow from the words.
+    names by kind), ``NAME_LISTS`` (the names of every list of kinds a pile or the lost discs
+    can be: a player owns ``DISCS_EACH`` discs), ``KINDS`` (the kinds by name), ``PLACES`` and
+    ``DROPS`` (the actions that put down or give up a disc, by kind) follow from the words.
 
     ``active`` (the players still in) and ``on_piles`` (the discs on all piles) are kept up to
     date by the steps that change them, and so are the parts of the views the steps change:
@@ -125,6 +127,7 @@ class DiscState(State):
     TOGETHER: ClassVar[str]
     OVER: ClassVar[str]
     NAMES: ClassVar[tuple[str, str]]
+    NAME_LISTS: ClassVar[dict[tuple[int, ...], tuple[str, ...]]]
     KINDS: ClassVar[dict[str, int]]
     PLACES: ClassVar[tuple[str, str]]
     DROPS: ClassVar[tuple[str, str]]
@@ -137,6 +140,11 @@ class DiscState(State):
             cls.KINDS = {cls.GOOD_NAME: GOOD, "skull": SKULL}
             cls.PLACES = (f"{cls.PLACE}:{cls.GOOD_NAME}", f"{cls.PLACE}:skull")
             cls.DROPS = (f"{cls.DROP}:{cls.GOOD_NAME}", f"{cls.DROP}:skull")
+            cls.NAME_LISTS = {
+                kinds: tuple(cls.NAMES[kind] for kind in kinds)
+                for length in range(DISCS_EACH + 1)
+                for kinds in itertools.product((GOOD, SKULL), repeat=length)
+            }
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players
@@ -327,11 +335,11 @@ class DiscState(State):
     def own_discs(self, seat: int) -> tuple[dict[str, int], list[str], list[str]]:
         """What ``seat``'s view shows of its own discs: its hand by name, its pile and the discs
         it lost; kept in ``owns`` until a step changes them (``show``)."""
-        kit, name = self.kits[seat], self.NAMES.__getitem__  # (the name of a kind)
+        kit, names = self.kits[seat], self.NAME_LISTS
         own = self.owns[seat] = (
             {self.GOOD_NAME: kit.hand[GOOD], "skull": kit.hand[SKULL]},
-            list(map(name, kit.pile)),
-            list(map(name, kit.lost)),
+            list(names[tuple(kit.pile)]),
+            list(names[tuple(kit.lost)]),
         )
         return own
 
