@@ -18,6 +18,7 @@ turning over (``Challenge``) are in ``arena.games.discs_kit``; a state rebuilt f
 from __future__ import annotations
 
 import copy
+import itertools
 import random
 from abc import abstractmethod
 from collections.abc import Mapping
@@ -37,10 +38,47 @@ from arena.games.discs_kit import (
 )
 from arena.games.discs_view import load_view
 
-__all__ = ["DISCS_EACH", "GOOD", "GOODS_EACH", "SKULL", "DiscGame", "DiscState", "Kit"]
+__all__ = [
+    "ALONE",
+    "DISCS_EACH",
+    "MOVES",
+    "OVER",
+    "GOOD",
+    "GOODS_EACH",
+    "SKULL",
+    "DiscGame",
+    "DiscState",
+    "Kit",
+    "parse_move",
+]
 
 #: Most seats at a disc game.
 MAX_SEATS = 6
+#: ``to_act`` while one seat acts alone: ``ALONE[seat]``.
+ALONE = tuple((seat,) for seat in range(MAX_SEATS))
+#: The phase of a finished game, in both games.
+OVER = "over"
+#: The disc kinds by the names the actions give them (either game's good disc, the skull).
+DISC_KINDS = {"flower": GOOD, "rose": GOOD, "skull": SKULL}
+#: The actions parsed so far, by ``parse_move``.
+MOVES: dict[str, tuple[str, Any]] = {}
+
+
+def parse_move(action: str) -> tuple[str, Any]:
+    """An action's verb and argument: a disc kind for a disc's name, a number, a pair of
+    numbers for ``owner,position``, or None (``"bid:3"`` is ``("bid", 3)``), kept in ``MOVES``
+    so that each action is parsed once (read it as ``MOVES.get(action) or
+    parse_move(action)``)."""
+    verb, _, text = action.partition(":")
+    argument: Any
+    if text in DISC_KINDS:
+        argument = DISC_KINDS[text]
+    elif "," in text:
+        argument = tuple(int(part) for part in text.split(","))
+    else:
+        argument = int(text) if text else None
+    move = MOVES[action] = (verb, argument)
+    return move
 
 
 def numbered(verb: str) -> tuple[str, ...]:
@@ -65,8 +103,9 @@ class DiscState(State):
     whether a turned disc is named by its pile position too. ``TOGETHER`` is the phase in which
     every player still in puts a disc down at once, ``OVER`` the phase of a finished game.
     Outside ``TOGETHER`` one seat acts at a time (the game's ``to_act``). ``NAMES`` (the disc
-    names by kind), ``KINDS`` (the kinds by name), ``PLACES`` and ``DROPS`` (the actions that put
-    down or give up a disc, by kind) follow from the words.
+    names by kind), ``NAME_LISTS`` (the names of every list of kinds a pile or the lost discs
+    can be: a player owns ``DISCS_EACH`` discs), ``KINDS`` (the kinds by name), ``PLACES`` and
+    ``DROPS`` (the actions that put down or give up a disc, by kind) follow from the words.
 
     ``active`` (the players still in) and ``on_piles`` (the discs on all piles) are kept up to
     date by the steps that change them, and so are the parts of the views the steps change:
@@ -88,6 +127,7 @@ class DiscState(State):
     TOGETHER: ClassVar[str]
     OVER: ClassVar[str]
     NAMES: ClassVar[tuple[str, str]]
+    NAME_LISTS: ClassVar[dict[tuple[int, ...], tuple[str, ...]]]
     KINDS: ClassVar[dict[str, int]]
     PLACES: ClassVar[tuple[str, str]]
     DROPS: ClassVar[tuple[str, str]]
@@ -100,6 +140,11 @@ class DiscState(State):
             cls.KINDS = {cls.GOOD_NAME: GOOD, "skull": SKULL}
             cls.PLACES = (f"{cls.PLACE}:{cls.GOOD_NAME}", f"{cls.PLACE}:skull")
             cls.DROPS = (f"{cls.DROP}:{cls.GOOD_NAME}", f"{cls.DROP}:skull")
+            cls.NAME_LISTS = {
+                kinds: tuple(cls.NAMES[kind] for kind in kinds)
+                for length in range(DISCS_EACH + 1)
+                for kinds in itertools.product((GOOD, SKULL), repeat=length)
+            }
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
         self.players = players
@@ -144,18 +189,19 @@ class DiscState(State):
 
     # ----- the State interface -------------------------------------------------------------
     def is_over(self) -> bool:
-        return self.phase == self.OVER
+        return self.phase == OVER
 
     def _apply(self, actions: Mapping[int, str]) -> None:
         if self.phase == self.TOGETHER:
             for seat in sorted(actions):
-                self.place(seat, self.KINDS[actions[seat].partition(":")[2]])
+                _, kind = MOVES.get(actions[seat]) or parse_move(actions[seat])
+                self.place(seat, kind)
             self._after_put_down()
             return
         ((seat, action),) = actions.items()
-        verb, _, argument = action.partition(":")
+        verb, argument = MOVES.get(action) or parse_move(action)
         if verb == self.PLACE:
-            self.place(seat, self.KINDS[argument])
+            self.place(seat, argument)
             self.turn = self.next_seat(seat)
         else:
             self._act(seat, verb, argument)
@@ -165,8 +211,9 @@ class DiscState(State):
         """Start the turns once every disc of the simultaneous step is down."""
 
     @abstractmethod
-    def _act(self, seat: int, verb: str, argument: str) -> None:
-        """Apply one seat's legal action ``verb:argument`` other than putting a disc down."""
+    def _act(self, seat: int, verb: str, argument: Any) -> None:
+        """Apply one seat's legal action other than putting a disc down: its ``verb`` and its
+        ``argument`` as ``parse_move`` reads it (a disc kind, a number, a pair of numbers)."""
 
     # ----- steps shared by both games ------------------------------------------------------
     def note(self, seat: int, public: str, event: dict[str, Any]) -> None:
@@ -181,7 +228,8 @@ class DiscState(State):
         self.kits[seat].put_down(kind)
         self.on_piles += 1
         self.show(seat)
-        self.note(seat, self.PLACE, {"type": self.PLACE, "seat": seat, "disc": self.NAMES[kind]})
+        verb = self.PLACE
+        self.note(seat, verb, {"type": verb, "seat": seat, "disc": self.NAMES[kind]})
 
     def begin_challenge(self, seat: int, target: int) -> None:
         """Start turning ``target`` discs, flipping the challenger's own pile automatically."""
@@ -203,15 +251,15 @@ class DiscState(State):
         challenge.flips.append(Flip(owner, position, kind))
         if kind == SKULL:
             challenge.skull_of = owner
-        by, name = challenge.by, self.NAMES[kind]
-        event = {"type": self.FLIP, "by": by, "seat": owner, "disc": name, "auto": auto}
+        by, name, verb = challenge.by, self.NAMES[kind], self.FLIP
+        event = {"type": verb, "by": by, "seat": owner, "disc": name, "auto": auto}
         if self.SHOW_POSITION:
             event["position"] = position
             self.shown = [*self.shown, [owner, position, name]]
-            self.note(by, f"{self.FLIP}:{owner}:{position}:{name}", event)
+            self.note(by, f"{verb}:{owner}:{position}:{name}", event)
         else:
             self.shown = [*self.shown, [owner, name]]
-            self.note(by, f"{self.FLIP}:{owner}:{name}", event)
+            self.note(by, f"{verb}:{owner}:{name}", event)
 
     def _after_flip(self) -> None:
         """Once N good discs or a skull are shown, everyone takes their discs back and the
@@ -254,8 +302,9 @@ class DiscState(State):
         """``seat`` gives up a disc of ``kind`` (its own choice, or forced when it is the last)."""
         self.kits[seat].remove(kind)
         self.show(seat)
-        event = {"type": self.DROP, "seat": seat, "disc": self.NAMES[kind], "chosen": chosen}
-        self.note(seat, self.DROP, event)
+        verb = self.DROP
+        event = {"type": verb, "seat": seat, "disc": self.NAMES[kind], "chosen": chosen}
+        self.note(seat, verb, event)
 
     def eliminate_empty(self) -> list[int]:
         """Mark the players still in without discs as eliminated this round; return them."""
@@ -286,11 +335,11 @@ class DiscState(State):
     def own_discs(self, seat: int) -> tuple[dict[str, int], list[str], list[str]]:
         """What ``seat``'s view shows of its own discs: its hand by name, its pile and the discs
         it lost; kept in ``owns`` until a step changes them (``show``)."""
-        kit, name = self.kits[seat], self.NAMES.__getitem__  # (the name of a kind)
+        kit, names = self.kits[seat], self.NAME_LISTS
         own = self.owns[seat] = (
             {self.GOOD_NAME: kit.hand[GOOD], "skull": kit.hand[SKULL]},
-            list(map(name, kit.pile)),
-            list(map(name, kit.lost)),
+            list(names[tuple(kit.pile)]),
+            list(names[tuple(kit.lost)]),
         )
         return own
 

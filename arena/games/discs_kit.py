@@ -94,8 +94,9 @@ class Kit:
             self.known_lost = len(self.lost)
         elif self.gone_by is None and len(self.up) == len(self.pile) and self.in_hand == 0:
             self.gone_by = len(self.lost)
-        self.hand[SKULL] += self.pile.count(SKULL)
-        self.hand[GOOD] += self.pile.count(GOOD)
+        skulls = self.pile.count(SKULL)
+        self.hand[SKULL] += skulls
+        self.hand[GOOD] += len(self.pile) - skulls
         self.pile = []
         self.up = []
         self.down = []

@@ -19,7 +19,7 @@ from typing import Any
 
 from arena.games import register
 from arena.games.base import per_step
-from arena.games.discs import SKULL, DiscGame, DiscState, numbered, phase_of
+from arena.games.discs import ALONE, OVER, SKULL, DiscGame, DiscState, numbered, phase_of
 
 log = logging.getLogger(__name__)
 
@@ -34,7 +34,6 @@ AUCTION = "auction"  # raise or pass
 CHALLENGE = "challenge"  # the challenger picks whose top disc to flip
 DISCARD = "discard"  # the challenger met their own skull and picks a disc to remove
 FIRST = "first"  # the challenger eliminated by their own skull picks the next first
-OVER = "over"
 PHASES = (SETUP, TURNS, AUCTION, CHALLENGE, DISCARD, FIRST, OVER)
 
 #: The numbered actions (``BIDS[n]`` is ``bid:n``).
@@ -95,25 +94,28 @@ class SkullState(DiscState):
     def to_act(self) -> tuple[int, ...]:
         phase = self.phase
         if phase == TURNS or phase == AUCTION:
-            return (self.turn,)
+            return ALONE[self.turn]
         if phase == SETUP:
             return self.active
         if phase == OVER:
             return ()
         assert self.challenge is not None  # the challenger flips, discards, picks the first
-        return (self.challenge.by,)
+        return ALONE[self.challenge.by]
 
     def _legal(self, seat: int) -> list[str]:
         phase = self.phase
         if phase == TURNS or phase == AUCTION:
             if seat != self.turn:
                 return []
+        elif phase == SETUP:
+            if seat not in self.active:
+                return []
         elif seat not in self.to_act():
             return []
         if phase == SETUP:
-            return self.kinds_held(seat, self.PLACES)
+            return self.kinds_held(seat, PLACES)
         if phase == TURNS:  # place, or bid up to the discs on the mats
-            return [*self.kinds_held(seat, self.PLACES), *BIDS[1 : self.on_piles + 1]]
+            return [*self.kinds_held(seat, PLACES), *BIDS[1 : self.on_piles + 1]]
         if phase == AUCTION:
             return ["pass", *BIDS[self.bid + 1 : self.on_piles + 1]]
         if phase == CHALLENGE:
@@ -123,7 +125,7 @@ class SkullState(DiscState):
                 if other != seat and len(kit.up) < len(kit.pile)
             ]
         if phase == DISCARD:
-            return self.kinds_held(seat, self.DROPS)
+            return self.kinds_held(seat, DROPS)
         return [FIRSTS[other] for other in self.active]
 
     # ----- applying actions ----------------------------------------------------------------
@@ -131,19 +133,19 @@ class SkullState(DiscState):
         self.phase = TURNS
         self.turn = self.first
 
-    def _act(self, seat: int, verb: str, argument: str) -> None:
+    def _act(self, seat: int, verb: str, argument: Any) -> None:
         if verb == "bid":
-            self._bid(seat, int(argument))
+            self._bid(seat, argument)
         elif verb == "pass":
             self._pass(seat)
         elif verb == "flip":
-            owner = int(argument)
+            owner = argument
             self.turn_over(owner, self.kits[owner].top_down())
         elif verb == "discard":
-            self.drop(seat, self.KINDS[argument])
+            self.drop(seat, argument)
             self._after_loss()
         else:
-            chosen = int(argument)
+            chosen = argument
             self.note(seat, f"first:{chosen}", {"type": "first", "seat": seat, "chosen": chosen})
             self._next_round(chosen)
 
@@ -151,7 +153,7 @@ class SkullState(DiscState):
         """An opening bid or a raise: nobody places any more."""
         self.phase = AUCTION
         self.bid, self.bidder = n, seat
-        self.note(seat, f"bid:{n}", {"type": "bid", "seat": seat, "n": n})
+        self.note(seat, BIDS[n], {"type": "bid", "seat": seat, "n": n})
         self._next_bidder(seat)
 
     def _pass(self, seat: int) -> None:
@@ -318,6 +320,11 @@ class SkullState(DiscState):
 
     def score(self, seat: int) -> float:
         return 1.0 if seat == self.winner else 0.0
+
+
+#: The actions that put down and give up a disc, by kind (``SkullState.PLACES`` and ``DROPS``),
+#: which ``_legal`` reads as module names: faster than class attributes read through ``self``.
+PLACES, DROPS = SkullState.PLACES, SkullState.DROPS
 
 
 class Skull(DiscGame):

@@ -48,6 +48,9 @@ log = logging.getLogger(__name__)
 #: The cards a rigged deal may name: every hand card.
 HAND_CARDS = {name: card for name, card in CARDS.items() if card not in (TIG_PIRATE, TIG_ESCAPE)}
 
+#: ``to_act`` while one seat plays: ``ALONE[seat]``.
+ALONE = tuple((seat,) for seat in range(8))
+
 #: Every bid action of a round dealing ``cards`` cards: ``BIDS[cards]``.
 BIDS = tuple(tuple(f"bid:{bid}" for bid in range(cards + 1)) for cards in range(ROUNDS + 1))
 
@@ -57,9 +60,9 @@ class SkullKingState(State):
 
     ``hands`` hold each seat's ``Hand``; ``undealt`` the cards not dealt this round, in no
     particular order; ``trick`` is the current ``Trick``; ``tricks`` the finished tricks of this
-    round as views show them. ``public`` is the part of every view that
-    all seats see alike and that changes only with a deal, the bids or a trick taken: the rule
-    steps that change it bring it up to date (``_publish``).
+    round as views show them (a tuple replaced, never changed in place). ``public`` is the part
+    of every view that all seats see alike and that changes only with a deal, the bids or a
+    trick taken: the rule steps that change it bring it up to date (``_publish``).
     """
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
@@ -104,7 +107,7 @@ class SkullKingState(State):
         self.won = [0] * n
         self.bonus = [0] * n
         self.alliances: list[list[int]] = []
-        self.tricks: list[dict[str, Any]] = []
+        self.tricks: tuple[dict[str, Any], ...] = ()
         self.trick = Trick()
         self.leader = self.turn = (self.dealer + 1) % n
         self._publish()
@@ -154,9 +157,7 @@ class SkullKingState(State):
             loot = loot_alliances(seats, trick.cards, result)
             self.alliances.extend(loot)
         after = seats[result.leader]
-        self.tricks.append(
-            {"leader": leader, "cards": trick.names, "winner": winner, "next": after}
-        )
+        self.tricks += ({"leader": leader, "cards": trick.names, "winner": winner, "next": after},)
         return {
             "type": "trick",
             "leader": leader,
@@ -212,7 +213,7 @@ class SkullKingState(State):
     # ----------------------------------------------------------------- the State interface
     def to_act(self) -> tuple[int, ...]:
         if self.phase == PLAYING:
-            return (self.turn,)
+            return ALONE[self.turn]
         if self.phase == BIDDING:
             return self.seats
         return ()
@@ -261,7 +262,7 @@ class SkullKingState(State):
             "round_scores": self.round_scores,
             "won": tuple(self.won),
             "leader": self.leader,
-            "tricks": tuple(self.tricks),
+            "tricks": self.tricks,
         }
 
     def is_over(self) -> bool:
@@ -314,7 +315,6 @@ class SkullKingState(State):
         other.won = list(self.won)
         other.bonus = list(self.bonus)
         other.alliances = list(self.alliances)
-        other.tricks = list(self.tricks)
         other.trick = self.trick.copy()
         return other
 

@@ -107,7 +107,6 @@ CARDS: dict[str, Card] = {
     card.name: card for card in BASE_DECK + ADVANCED_EXTRA + (TIG_PIRATE, TIG_ESCAPE)
 }
 _POSITION = attrgetter("position")
-_RANK = attrgetter("rank")
 #: The table card of each play action (``"play:TIG"`` is not an action).
 PLAYS: dict[str, Card] = {card.action: card for card in CARDS.values() if card is not TIG}
 
@@ -158,17 +157,19 @@ class Hand:
 
     def __init__(self, cards: Iterable[Card]) -> None:
         self.cards = in_hand_order(cards)
-        self.names = tuple([card.name for card in self.cards])
         self.suits = suits = dict.fromkeys(SUITS, 0)
         self.actions = actions = []
+        names = []
         last = None
         for card in self.cards:  # (identical cards are neighbours in hand order)
+            names.append(card.name)
             if card.suit is not None:  # a numbered card: unique
                 suits[card.suit] += 1
                 actions.append(card.action)
             elif card is not last:
                 actions.extend(card.plays)
             last = card
+        self.names = tuple(names)
 
     def __iter__(self) -> Iterator[Card]:
         return iter(self.cards)
@@ -204,10 +205,14 @@ class Hand:
         cards, actions = self.cards, self.actions
         at = cards.index(card)
         del cards[at]
-        self.names = self.names[:at] + self.names[at + 1 :]
+        names = list(self.names)
+        del names[at]
+        self.names = tuple(names)
         if card.suit is not None:  # a numbered card: unique, and its action is its card's place
             self.suits[card.suit] -= 1
-            self.actions = actions[:at] + actions[at + 1 :]
+            actions = actions.copy()
+            del actions[at]
+            self.actions = actions
         elif card not in cards:  # the last copy of a special card: its play actions go
             first = actions.index(card.plays[0])
             self.actions = actions[:first] + actions[first + len(card.plays) :]
@@ -226,26 +231,34 @@ class Trick:
     """The table cards of a trick in play order, with what the rules and the views ask of it
     kept up to date as cards are played: its lead suit so far (rule 5) and the card names."""
 
-    __slots__ = ("cards", "names", "lead_suit")
+    __slots__ = ("cards", "names", "lead_suit", "open")
 
     def __init__(self, cards: Iterable[Card] = ()) -> None:
         self.cards: list[Card] = []
         self.names: tuple[str, ...] = ()
         self.lead_suit: str | None = None
+        #: Whether the lead suit is still open: only escapes (and Loot) were played so far.
+        self.open = True
         for card in cards:
             self.add(card)
 
     def add(self, card: Card) -> None:
-        """``card`` is played to the trick."""
+        """``card`` is played to the trick. While the lead suit is open, a numbered card sets
+        it and a character, the Kraken or the White Whale leaves the trick without one
+        (``lead_suit``, rule 5); once settled, later cards keep it."""
         self.cards.append(card)
         self.names += (card.name,)
-        if self.lead_suit is None:  # (once there is a lead suit, later cards keep it)
-            self.lead_suit = lead_suit(self.cards)
+        if self.open:
+            if card.suit is not None:
+                self.lead_suit, self.open = card.suit, False
+            elif card.kind in NO_LEAD_SUIT:
+                self.open = False
 
     def copy(self) -> Trick:
         """An independent copy."""
         other = Trick.__new__(Trick)
-        other.cards, other.names, other.lead_suit = list(self.cards), self.names, self.lead_suit
+        other.cards, other.names = list(self.cards), self.names
+        other.lead_suit, other.open = self.lead_suit, self.open
         return other
 
 
@@ -282,8 +295,11 @@ def lead_suit(trick: Sequence[Card]) -> str | None:
 
 def _highest(trick: Sequence[Card], suit: str) -> int | None:
     """Index of the highest card of ``suit`` in the trick, or None."""
-    cards = [card for card in trick if card.suit == suit]
-    return trick.index(max(cards, key=_RANK)) if cards else None
+    best = None
+    for i, card in enumerate(trick):
+        if card.suit == suit and (best is None or card.rank > trick[best].rank):
+            best = i
+    return best
 
 
 def ordinary_winner(trick: Sequence[Card]) -> int:

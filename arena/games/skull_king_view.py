@@ -37,7 +37,7 @@ def load_view(
     state.phase = view["phase"]
     state.bids = None if view["bids"] is None else tuple(view["bids"])
     state.won, state.bonus = [0] * state.players, [0] * state.players
-    state.alliances, state.tricks = [], []
+    state.alliances, state.tricks = [], ()
     for shown in view["tricks"]:
         taken = state._take_trick(shown["leader"], Trick(CARDS[n] for n in shown["cards"]))
         if (taken["winner"], taken["next"]) != (shown["winner"], shown["next"]):

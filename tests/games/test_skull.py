@@ -14,7 +14,7 @@ from hypothesis import strategies as st
 
 from arena.errors import IllegalAction, NotYourTurn
 from arena.games import get_game, skull
-from arena.games.discs import GOOD, SKULL
+from arena.games.discs import GOOD, MOVES, SKULL, parse_move
 from arena.games.skull import SkullState
 from tests.conftest import long_run
 from tests.games.discs_helpers import (
@@ -409,3 +409,23 @@ def test_property_conservation_determinism_termination(
 @given(players=st.integers(3, 6), seed=st.integers(0, 2**32), cut=st.integers(0, 200))
 def test_property_resampled_states_are_consistent(players: int, seed: int, cut: int) -> None:
     check_resample_after("skull", players, seed, cut)
+
+
+def test_every_disc_action_parses_to_its_verb_and_argument() -> None:
+    """``parse_move`` (the disc games read each action once): a disc's name becomes its kind,
+    numbers numbers, ``owner,position`` a pair; the answer is kept in ``MOVES``."""
+    expected = {
+        "place:flower": ("place", GOOD),
+        "add:rose": ("add", GOOD),
+        "discard:skull": ("discard", SKULL),
+        "give:rose": ("give", GOOD),
+        "bid:12": ("bid", 12),
+        "flip:0": ("flip", 0),
+        "first:5": ("first", 5),
+        "reveal:3,1": ("reveal", (3, 1)),
+        "pass": ("pass", None),
+        "agree": ("agree", None),
+    }
+    for action, move in expected.items():
+        assert parse_move(action) == move
+        assert MOVES[action] == move

@@ -162,6 +162,28 @@ def test_character_lead_means_no_lead_suit() -> None:
     assert sk.lead_suit(()) is None
 
 
+def test_a_trick_keeps_the_lead_suit_of_its_cards_so_far() -> None:
+    """``Trick`` settles its lead suit card by card; after every card it is ``lead_suit`` of
+    the cards so far, and so in its copies and in a trick built from those cards."""
+    rng = random.Random(5)
+    cards = [card for card in CARDS.values() if card is not CARDS["TIG"]]
+    tricks = [table(*names) for names in (("ESC", "LOOT", "TIG:escape", "G2"), ("ESC", "SK"))]
+    tricks += [tuple(rng.choice(cards) for _ in range(rng.randint(1, 8))) for _ in range(400)]
+    for played in tricks:
+        trick = sk.Trick()
+        for at, card in enumerate(played):
+            trick.add(card)
+            assert trick.lead_suit == sk.lead_suit(played[: at + 1]), played[: at + 1]
+            assert trick.names == tuple(card.name for card in played[: at + 1])
+        assert sk.Trick(played).lead_suit == trick.lead_suit
+        after = table("ESC", "B14", "PIR")  # (cards added to a copy do not change the trick)
+        copied = trick.copy()
+        for card in after:
+            copied.add(card)
+        assert copied.lead_suit == sk.lead_suit(played + after)
+        assert trick.lead_suit == sk.lead_suit(played) and len(trick.cards) == len(played)
+
+
 # ------------------------------------------------------------------ Kraken and White Whale
 def test_kraken_alone_nobody_wins_would_be_winner_leads() -> None:
     result = judge(table("Y12", "KRAKEN", "B3", "Y13"))
