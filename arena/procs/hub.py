@@ -38,6 +38,7 @@ import zmq
 from arena.errors import BotStartError
 from arena.procs.doors import MAX_HELLO_BYTES, Door, raise_fd_limit, read_hello
 from arena.procs.remote import RemoteConfig, RemoteListener
+from arena.procs.wakeups import Wakeups
 from protocol import PROTOCOL_VERSION
 from protocol.codec import MAX_BOT_MESSAGE, decode
 from protocol.errors import ProtocolError, TooLarge
@@ -181,7 +182,8 @@ class Hub:
         self._idle: dict[str, list[Peer]] = {}  # remote bot name -> unclaimed peers
         self._remote_seen: dict[bytes, None] = {}  # remote strangers that had their hello
         self._cut_wanted = False  # set by watch threads: a door to cut
-        self._sources: dict[zmq.Socket, Door | None] | None = None
+        self._sources: dict[RouterSocket, Door | None] | None = None
+        self._wakeups = Wakeups()
         self._turn = 0
         self._next_door = 0
         self._outbox: list[tuple[Peer, dict[str, Any]]] | None = None  # see ``defer``
@@ -313,14 +315,13 @@ class Hub:
             if single.door is not None and not single.closed:
                 return self._receive_one(single, deadline)
         sources = self._all_sources() if awaited is None else self._sources_of(awaited)
-        items = [(socket, zmq.POLLIN) for socket in sources]
-        if not items:  # nothing to read: wait only when not awaiting a seat
+        if not sources:  # nothing to read: wait only when not awaiting a seat
             if awaited is None:
                 time.sleep(max(0.0, timeout_ms) / 1000.0)
             return None
         while True:
             remaining = (deadline - time.monotonic()) * 1000.0
-            got = self._poll(items, sources, remaining)
+            got = self._poll(sources, remaining)
             if got is None:
                 return None
             incoming = self._handle(got)
@@ -386,12 +387,11 @@ class Hub:
         if not sources:
             return batch
         raw = []
-        items = [(socket, zmq.POLLIN) for socket in sources]
-        for socket, _ in zmq.zmq_poll(items, max(0, int(timeout_ms))):
-            door = sources[socket]
-            self._read_ready(socket, door, raw)  # the poll says one is waiting
+        for router in self._wakeups.wait(sources, timeout_ms):
+            door = sources[router]
+            self._read_ready(door, raw)  # the look says one is waiting
             if most > 1:
-                self._drain(socket, door, raw, most - 1)
+                self._drain(router.socket, door, raw, most - 1)
         return self._after(raw, batch)
 
     def _after(self, raw: list[tuple[_Got, float]], batch: list[Incoming]) -> list[Incoming]:
@@ -415,11 +415,9 @@ class Hub:
         for _ in range(most):
             if not socket.getsockopt(_EVENTS) & _POLLIN:
                 return
-            self._read_ready(socket, door, raw)
+            self._read_ready(door, raw)
 
-    def _read_ready(
-        self, socket: zmq.Socket, door: Door | None, raw: list[tuple[_Got, float]]
-    ) -> None:
+    def _read_ready(self, door: Door | None, raw: list[tuple[_Got, float]]) -> None:
         """Read the message waiting on one source into ``raw`` with its read time (nothing if
         none is waiting after all)."""
         try:
@@ -450,38 +448,37 @@ class Hub:
             if remaining <= 0:
                 return None
 
-    def _all_sources(self) -> dict[zmq.Socket, Door | None]:
+    def _all_sources(self) -> dict[RouterSocket, Door | None]:
+        """Every open door's socket and the remote listener's (None: no door)."""
         if self._sources is None:
-            sources: dict[zmq.Socket, Door | None] = {
-                door.router.socket: door for door in self.doors.values() if not door.unbound
+            sources: dict[RouterSocket, Door | None] = {
+                door.router: door for door in self.doors.values() if not door.unbound
             }
             if self.remote is not None:
-                sources[self.remote.router.socket] = None
+                sources[self.remote.router] = None
             self._sources = sources
         return self._sources
 
-    def _sources_of(self, awaited: Sequence[Peer]) -> dict[zmq.Socket, Door | None]:
-        sources: dict[zmq.Socket, Door | None] = {}
+    def _sources_of(self, awaited: Collection[Peer]) -> dict[RouterSocket, Door | None]:
+        """The sockets the ``awaited`` peers' messages come through."""
+        sources: dict[RouterSocket, Door | None] = {}
         for peer in awaited:
             if peer.closed:
                 continue
             if peer.door is not None:
                 if not peer.door.unbound:
-                    sources[peer.door.router.socket] = peer.door
+                    sources[peer.door.router] = peer.door
             elif peer.remote is not None and self.remote is not None:
-                sources[self.remote.router.socket] = None
+                sources[self.remote.router] = None
         return sources
 
-    def _poll(
-        self, items: list, sources: dict[zmq.Socket, Door | None], remaining: float
-    ) -> _Got | None:
+    def _poll(self, sources: dict[RouterSocket, Door | None], remaining: float) -> _Got | None:
         """One message from one of ``sources`` (ready sources take turns), or None."""
-        ready = zmq.zmq_poll(items, max(0, int(remaining)))
+        ready = self._wakeups.wait(sources, remaining)
         if not ready:
             return None
         self._turn += 1
-        socket = ready[self._turn % len(ready)][0]
-        door = sources[socket]
+        door = sources[ready[self._turn % len(ready)]]
         if door is None:
             route, frames, user = self.remote.router.recv_with_user()
             return _Got(None, route, frames, user)
