@@ -73,6 +73,24 @@ def test_a_second_answer_queued_behind_the_one_read_is_read_next(hub: Hub) -> No
         sock_b.close(0)
 
 
+def test_a_message_left_by_a_wait_on_its_door_alone_is_read_by_a_wait_on_several(
+    hub: Hub,
+) -> None:
+    """Awaited alone, a door is read by one blocking receive (no look at its descriptor):
+    what is queued behind that message must still be found by a wait on several doors."""
+    (sock_a, a), (sock_b, b) = welcome(hub, "a"), welcome(hub, "b")
+    try:
+        assert hub.receive_batch(0, [a, b]) == []
+        sock_a.send(action(1))
+        sock_a.send(action(2))
+        time.sleep(SETTLE_S)
+        assert requests(hub.receive_batch(WAIT_MS, [a], most=1)) == [("a", 1)]
+        assert requests(hub.receive_batch(WAIT_MS, [a, b], most=1)) == [("a", 2)]
+    finally:
+        sock_a.close(0)
+        sock_b.close(0)
+
+
 def test_a_door_seen_ready_while_admitting_is_read_after(hub: Hub) -> None:
     """``admit`` reads one message of the doors that are ready; the others were looked into
     (their signal spent) and must still be read by the next wait."""
