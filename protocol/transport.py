@@ -70,7 +70,11 @@ def curve_client(socket: zmq.Socket, *, server_key: str, public_key: str, secret
 
 
 class RouterSocket:
-    """The arena's ROUTER socket. Receives ``(peer_id, payload)`` pairs; sends maps to peers."""
+    """The arena's ROUTER socket. Receives ``(peer_id, payload)`` pairs; sends maps to peers.
+
+    Use the socket through these methods only: each marks it ``touched``, which tells a wait on
+    its ZMQ_FD descriptor to look into it first (``arena.procs.wakeups``).
+    """
 
     def __init__(
         self,

@@ -374,7 +374,7 @@ class Hub:
                     return [self._from_peer(peer, got[1], at)]
                 raw: list[tuple[_Got, float]] = [(_Got(door, got[0], got[1], None), at)]
                 if most > 1:
-                    self._drain(door.router.socket, door, raw, min(most, BATCH_PER_SOURCE) - 1)
+                    self._drain(door.router, door, raw, min(most, BATCH_PER_SOURCE) - 1)
                 return self._after(raw, [])
         most = max(1, min(most, BATCH_PER_SOURCE))
         batch: list[Incoming] = []
@@ -391,7 +391,7 @@ class Hub:
             door = sources[router]
             self._read_ready(door, raw)  # the look says one is waiting
             if most > 1:
-                self._drain(router.socket, door, raw, most - 1)
+                self._drain(router, door, raw, most - 1)
         return self._after(raw, batch)
 
     def _after(self, raw: list[tuple[_Got, float]], batch: list[Incoming]) -> list[Incoming]:
@@ -407,13 +407,14 @@ class Hub:
         return batch
 
     def _drain(
-        self, socket: zmq.Socket, door: Door | None, raw: list[tuple[_Got, float]], most: int
+        self, router: RouterSocket, door: Door | None, raw: list[tuple[_Got, float]], most: int
     ) -> None:
         """Read up to ``most`` messages queued on one source into ``raw``, each with its read
         time (decoded later). ZMQ_EVENTS says whether a message is waiting, without a failing
-        receive."""
+        receive; when it says none, the source is no longer touched (``arena.procs.wakeups``)."""
         for _ in range(most):
-            if not socket.getsockopt(_EVENTS) & _POLLIN:
+            if not router.socket.getsockopt(_EVENTS) & _POLLIN:
+                router.touched = False
                 return
             self._read_ready(door, raw)
 
