@@ -70,11 +70,7 @@ def curve_client(socket: zmq.Socket, *, server_key: str, public_key: str, secret
 
 
 class RouterSocket:
-    """The arena's ROUTER socket. Receives ``(peer_id, payload)`` pairs; sends maps to peers.
-
-    Use the socket through these methods only: each marks it ``touched``, which tells a wait on
-    its ZMQ_FD descriptor to look into it first (``arena.procs.wakeups``).
-    """
+    """The arena's ROUTER socket. Receives ``(peer_id, payload)`` pairs; sends maps to peers."""
 
     def __init__(
         self,
@@ -110,10 +106,6 @@ class RouterSocket:
             self.socket.close(linger=0)
             raise
         self.endpoint: str = self.socket.getsockopt_string(zmq.LAST_ENDPOINT)
-        #: ZMQ_FD: readable when the socket has commands to process (``arena.procs.wakeups``).
-        self.fd: int = self.socket.getsockopt(zmq.FD)
-        #: Set by every operation here: ZMQ_FD may then stay silent while a message waits.
-        self.touched = True
         self._poller = zmq.Poller()
         self._poller.register(self.socket, zmq.POLLIN)
         self._rcvtimeo = -1
@@ -121,7 +113,6 @@ class RouterSocket:
     def poll(self, timeout_ms: float) -> bool:
         """Wait up to ``timeout_ms`` for a message; True if one is ready."""
         # a persistent Poller: Socket.poll would build and register a new one on every call
-        self.touched = True
         return bool(self._poller.poll(max(0, int(timeout_ms))))
 
     def recv_within(self, timeout_ms: float) -> tuple[bytes, list[bytes]] | None:
@@ -131,7 +122,6 @@ class RouterSocket:
         then receive would be two (syscalls are the dearest part of a decision here).
         """
         socket = self.socket
-        self.touched = True
         timeout = max(0, int(timeout_ms))
         if timeout != self._rcvtimeo:
             socket.rcvtimeo = timeout
@@ -146,13 +136,11 @@ class RouterSocket:
         """One waiting message: the peer id and the remaining frames (non-blocking; raises
         zmq.Again if none is waiting). Plain int flags, as in ``recv_within``."""
         socket = self.socket
-        self.touched = True
         peer = socket.recv(_NOBLOCK)
         return peer, _rest(socket)
 
     def recv_with_user(self) -> tuple[bytes, list[bytes], str | None]:
         """Like ``recv``, plus the ZAP User-Id of the connection (the CURVE client key)."""
-        self.touched = True
         frames = self.socket.recv_multipart(zmq.NOBLOCK, copy=False)
         try:
             user = frames[-1].get("User-Id") or None
@@ -164,7 +152,6 @@ class RouterSocket:
         """Send one map to a peer; silently dropped if the peer is gone."""
         payload = encode(message)
         socket = self.socket
-        self.touched = True
         try:
             fast_send(socket, peer, _MORE_NOBLOCK)
             fast_send(socket, payload, _NOBLOCK)
@@ -173,7 +160,6 @@ class RouterSocket:
 
     def unbind(self) -> None:
         """Stop listening: close the endpoint and every connection made through it."""
-        self.touched = True
         try:
             self.socket.unbind(self.endpoint)
         except zmq.ZMQError:

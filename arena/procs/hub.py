@@ -38,7 +38,6 @@ import zmq
 from arena.errors import BotStartError
 from arena.procs.doors import MAX_HELLO_BYTES, Door, raise_fd_limit, read_hello
 from arena.procs.remote import RemoteConfig, RemoteListener
-from arena.procs.wakeups import Wakeups
 from protocol import PROTOCOL_VERSION
 from protocol.codec import MAX_BOT_MESSAGE, decode
 from protocol.errors import ProtocolError, TooLarge
@@ -182,8 +181,7 @@ class Hub:
         self._idle: dict[str, list[Peer]] = {}  # remote bot name -> unclaimed peers
         self._remote_seen: dict[bytes, None] = {}  # remote strangers that had their hello
         self._cut_wanted = False  # set by watch threads: a door to cut
-        self._sources: dict[RouterSocket, Door | None] | None = None
-        self._wakeups = Wakeups()
+        self._sources: dict[zmq.Socket, Door | None] | None = None
         self._turn = 0
         self._next_door = 0
         self._outbox: list[tuple[Peer, dict[str, Any]]] | None = None  # see ``defer``
@@ -315,13 +313,14 @@ class Hub:
             if single.door is not None and not single.closed:
                 return self._receive_one(single, deadline)
         sources = self._all_sources() if awaited is None else self._sources_of(awaited)
-        if not sources:  # nothing to read: wait only when not awaiting a seat
+        items = [(socket, zmq.POLLIN) for socket in sources]
+        if not items:  # nothing to read: wait only when not awaiting a seat
             if awaited is None:
                 time.sleep(max(0.0, timeout_ms) / 1000.0)
             return None
         while True:
             remaining = (deadline - time.monotonic()) * 1000.0
-            got = self._poll(sources, remaining)
+            got = self._poll(items, sources, remaining)
             if got is None:
                 return None
             incoming = self._handle(got)
@@ -374,7 +373,7 @@ class Hub:
                     return [self._from_peer(peer, got[1], at)]
                 raw: list[tuple[_Got, float]] = [(_Got(door, got[0], got[1], None), at)]
                 if most > 1:
-                    self._drain(door.router, door, raw, min(most, BATCH_PER_SOURCE) - 1)
+                    self._drain(door.router.socket, door, raw, min(most, BATCH_PER_SOURCE) - 1)
                 return self._after(raw, [])
         most = max(1, min(most, BATCH_PER_SOURCE))
         batch: list[Incoming] = []
@@ -387,11 +386,12 @@ class Hub:
         if not sources:
             return batch
         raw = []
-        for router in self._wakeups.wait(sources, timeout_ms):
-            door = sources[router]
-            self._read_ready(door, raw)  # the look says one is waiting
+        items = [(socket, zmq.POLLIN) for socket in sources]
+        for socket, _ in zmq.zmq_poll(items, max(0, int(timeout_ms))):
+            door = sources[socket]
+            self._read_ready(socket, door, raw)  # the poll says one is waiting
             if most > 1:
-                self._drain(router, door, raw, most - 1)
+                self._drain(socket, door, raw, most - 1)
         return self._after(raw, batch)
 
     def _after(self, raw: list[tuple[_Got, float]], batch: list[Incoming]) -> list[Incoming]:
@@ -407,18 +407,19 @@ class Hub:
         return batch
 
     def _drain(
-        self, router: RouterSocket, door: Door | None, raw: list[tuple[_Got, float]], most: int
+        self, socket: zmq.Socket, door: Door | None, raw: list[tuple[_Got, float]], most: int
     ) -> None:
         """Read up to ``most`` messages queued on one source into ``raw``, each with its read
         time (decoded later). ZMQ_EVENTS says whether a message is waiting, without a failing
-        receive; when it says none, the source is no longer touched (``arena.procs.wakeups``)."""
+        receive."""
         for _ in range(most):
-            if not router.socket.getsockopt(_EVENTS) & _POLLIN:
-                router.touched = False
+            if not socket.getsockopt(_EVENTS) & _POLLIN:
                 return
-            self._read_ready(door, raw)
+            self._read_ready(socket, door, raw)
 
-    def _read_ready(self, door: Door | None, raw: list[tuple[_Got, float]]) -> None:
+    def _read_ready(
+        self, socket: zmq.Socket, door: Door | None, raw: list[tuple[_Got, float]]
+    ) -> None:
         """Read the message waiting on one source into ``raw`` with its read time (nothing if
         none is waiting after all)."""
         try:
@@ -449,37 +450,38 @@ class Hub:
             if remaining <= 0:
                 return None
 
-    def _all_sources(self) -> dict[RouterSocket, Door | None]:
-        """Every open door's socket and the remote listener's (None: no door)."""
+    def _all_sources(self) -> dict[zmq.Socket, Door | None]:
         if self._sources is None:
-            sources: dict[RouterSocket, Door | None] = {
-                door.router: door for door in self.doors.values() if not door.unbound
+            sources: dict[zmq.Socket, Door | None] = {
+                door.router.socket: door for door in self.doors.values() if not door.unbound
             }
             if self.remote is not None:
-                sources[self.remote.router] = None
+                sources[self.remote.router.socket] = None
             self._sources = sources
         return self._sources
 
-    def _sources_of(self, awaited: Collection[Peer]) -> dict[RouterSocket, Door | None]:
-        """The sockets the ``awaited`` peers' messages come through."""
-        sources: dict[RouterSocket, Door | None] = {}
+    def _sources_of(self, awaited: Sequence[Peer]) -> dict[zmq.Socket, Door | None]:
+        sources: dict[zmq.Socket, Door | None] = {}
         for peer in awaited:
             if peer.closed:
                 continue
             if peer.door is not None:
                 if not peer.door.unbound:
-                    sources[peer.door.router] = peer.door
+                    sources[peer.door.router.socket] = peer.door
             elif peer.remote is not None and self.remote is not None:
-                sources[self.remote.router] = None
+                sources[self.remote.router.socket] = None
         return sources
 
-    def _poll(self, sources: dict[RouterSocket, Door | None], remaining: float) -> _Got | None:
+    def _poll(
+        self, items: list, sources: dict[zmq.Socket, Door | None], remaining: float
+    ) -> _Got | None:
         """One message from one of ``sources`` (ready sources take turns), or None."""
-        ready = self._wakeups.wait(sources, remaining)
+        ready = zmq.zmq_poll(items, max(0, int(remaining)))
         if not ready:
             return None
         self._turn += 1
-        door = sources[ready[self._turn % len(ready)]]
+        socket = ready[self._turn % len(ready)][0]
+        door = sources[socket]
         if door is None:
             route, frames, user = self.remote.router.recv_with_user()
             return _Got(None, route, frames, user)

@@ -412,7 +412,7 @@ def test_a_heavy_flood_never_delays_another_bots_read_time(hub, monkeypatch) -> 
             socks["flooder"].send(heavy)
         socks["victim"].send(encode({"type": "action", "game_id": 1, "request": 1, "action": "a"}))
         for label in socks:  # both doors have something queued before the wake-up
-            assert hub.doors[label].router.poll(5000), label
+            assert hub.doors[label].router.socket.poll(5000), label
         decoding: list[float] = []
         real = hub_module.decode
 
@@ -450,7 +450,7 @@ def test_a_message_longer_than_any_action_is_malformed_undecoded(hub, monkeypatc
         )
         sock.send(longest)
         sock.send(msgpack.packb({"type": "action", "pad": [[0]] * 20_000}))
-        assert hub.doors["heavy"].router.poll(5000)
+        assert hub.doors["heavy"].router.socket.poll(5000)
         decoded: list[int] = []
         real = hub_module.decode
         monkeypatch.setattr(

@@ -1,10 +1,11 @@
 """No lost wake-up: a wait on several doors sees every answer that arrived (real sockets).
 
-The hub sleeps on the doors' file descriptors (ZMQ_FD), which ZeroMQ signals only for commands
-not yet processed: any operation on a socket (a send, a read) may process the "a message came"
-command and silence its descriptor while the message waits. Each test here makes that happen
-and then waits with a long timeout for what is already there: a hub that trusted a silenced
-descriptor would return nothing (or record a seat as timed out that answered in time).
+A ZeroMQ socket's descriptor (ZMQ_FD) signals only commands not yet processed, and any
+operation on the socket (a send, a read, a look at ZMQ_EVENTS) processes them, even when a
+message is then left waiting. A wait that slept on the doors' descriptors without first looking
+into every door it had touched would lose such a message (a seat judged late that answered in
+time). Each test here makes that happen and then waits, with a long timeout, for what is
+already there; they guard any change to how the hub waits on several doors.
 """
 
 from __future__ import annotations
@@ -12,6 +13,7 @@ from __future__ import annotations
 import sys
 import threading
 import time
+from collections.abc import Iterator
 from pathlib import Path
 
 import msgpack
@@ -21,7 +23,7 @@ import zmq
 from arena.games import get_game
 from arena.procs.botproc import BotSpec
 from arena.procs.doors import STRANGER_MESSAGES
-from arena.procs.hub import Hub
+from arena.procs.hub import Hub, Peer
 from arena.procs.limits import Limits
 from arena.referee import driver
 from arena.referee.game import GameSetup
@@ -45,69 +47,60 @@ def requests(batch) -> list[tuple[str, int]]:
     return sorted((item.peer.label, item.message["request"]) for item in batch)
 
 
-def test_an_answer_that_came_before_a_send_on_its_door_is_read(hub: Hub) -> None:
-    (sock_a, a), (sock_b, b) = welcome(hub, "a"), welcome(hub, "b")
-    try:
-        assert hub.receive_batch(0, [a, b]) == []  # both looked into: nothing there
-        sock_a.send(action(1))
-        time.sleep(SETTLE_S)  # in the arena; a's descriptor signals it
-        hub.send(a, {"type": "turn", "game_id": 2, "request": 1})  # may silence it
-        assert requests(hub.receive_batch(WAIT_MS, [a, b])) == [("a", 1)]
-    finally:
-        sock_a.close(0)
-        sock_b.close(0)
-
-
-def test_a_second_answer_queued_behind_the_one_read_is_read_next(hub: Hub) -> None:
+@pytest.fixture
+def two(hub: Hub) -> Iterator[tuple[zmq.Socket, Peer, zmq.Socket, Peer]]:
+    """Bots a and b, welcomed, their doors looked into and found empty (untouched since)."""
     (sock_a, a), (sock_b, b) = welcome(hub, "a"), welcome(hub, "b")
     try:
         assert hub.receive_batch(0, [a, b]) == []
-        sock_a.send(action(1))
-        sock_a.send(action(2))
-        time.sleep(SETTLE_S)  # both in the arena, behind one signal
-        first = hub.receive_batch(WAIT_MS, [a, b], most=1)
-        assert requests(first) == [("a", 1)]
-        assert requests(hub.receive_batch(WAIT_MS, [a, b], most=1)) == [("a", 2)]
+        yield sock_a, a, sock_b, b
     finally:
         sock_a.close(0)
         sock_b.close(0)
+
+
+def test_an_answer_that_came_before_a_send_on_its_door_is_read(hub: Hub, two) -> None:
+    sock_a, a, _, b = two
+    sock_a.send(action(1))
+    time.sleep(SETTLE_S)  # in the arena; a's descriptor signals it
+    hub.send(a, {"type": "turn", "game_id": 2, "request": 1})  # may silence it
+    assert requests(hub.receive_batch(WAIT_MS, [a, b])) == [("a", 1)]
+
+
+def test_a_second_answer_queued_behind_the_one_read_is_read_next(hub: Hub, two) -> None:
+    sock_a, a, _, b = two
+    sock_a.send(action(1))
+    sock_a.send(action(2))
+    time.sleep(SETTLE_S)  # both in the arena, behind one signal
+    assert requests(hub.receive_batch(WAIT_MS, [a, b], most=1)) == [("a", 1)]
+    assert requests(hub.receive_batch(WAIT_MS, [a, b], most=1)) == [("a", 2)]
 
 
 def test_a_message_left_by_a_wait_on_its_door_alone_is_read_by_a_wait_on_several(
-    hub: Hub,
+    hub: Hub, two
 ) -> None:
     """Awaited alone, a door is read by one blocking receive (no look at its descriptor):
     what is queued behind that message must still be found by a wait on several doors."""
-    (sock_a, a), (sock_b, b) = welcome(hub, "a"), welcome(hub, "b")
-    try:
-        assert hub.receive_batch(0, [a, b]) == []
-        sock_a.send(action(1))
-        sock_a.send(action(2))
-        time.sleep(SETTLE_S)
-        assert requests(hub.receive_batch(WAIT_MS, [a], most=1)) == [("a", 1)]
-        assert requests(hub.receive_batch(WAIT_MS, [a, b], most=1)) == [("a", 2)]
-    finally:
-        sock_a.close(0)
-        sock_b.close(0)
+    sock_a, a, _, b = two
+    sock_a.send(action(1))
+    sock_a.send(action(2))
+    time.sleep(SETTLE_S)
+    assert requests(hub.receive_batch(WAIT_MS, [a], most=1)) == [("a", 1)]
+    assert requests(hub.receive_batch(WAIT_MS, [a, b], most=1)) == [("a", 2)]
 
 
-def test_a_door_seen_ready_while_admitting_is_read_after(hub: Hub) -> None:
+def test_a_door_seen_ready_while_admitting_is_read_after(hub: Hub, two) -> None:
     """``admit`` reads one message of the doors that are ready; the others were looked into
     (their signal spent) and must still be read by the next wait."""
-    (sock_a, a), (sock_b, b) = welcome(hub, "a"), welcome(hub, "b")
-    try:
-        assert hub.receive_batch(0, [a, b]) == []
-        sock_a.send(action(1))
-        sock_b.send(action(1))
-        time.sleep(SETTLE_S)
-        hub.admit(WAIT_MS)  # keeps one of them for the next receive_batch
-        got = hub.receive_batch(WAIT_MS, [a, b])
-        if len(got) == 1:  # the held one came alone: the other must come next
-            got += hub.receive_batch(WAIT_MS, [a, b])
-        assert requests(got) == [("a", 1), ("b", 1)]
-    finally:
-        sock_a.close(0)
-        sock_b.close(0)
+    sock_a, a, sock_b, b = two
+    sock_a.send(action(1))
+    sock_b.send(action(1))
+    time.sleep(SETTLE_S)
+    hub.admit(WAIT_MS)  # keeps one of them for the next receive_batch
+    got = hub.receive_batch(WAIT_MS, [a, b])
+    if len(got) == 1:  # the held one came alone: the other must come next
+        got += hub.receive_batch(WAIT_MS, [a, b])
+    assert requests(got) == [("a", 1), ("b", 1)]
 
 
 def test_answers_sent_while_the_referee_sends_the_next_turns_are_all_read(hub: Hub) -> None:
