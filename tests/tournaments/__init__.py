@@ -8,17 +8,23 @@ it: a Skull-like game of about 40 actions, places drawn from the entrants' stren
 noise (with occasional ties), and an occasional fault.
 
 ``thinking_bot`` writes a bot that thinks a while before each move: its games last long enough
-to be seen being played.
+to be seen being played; ``slow_tournament`` registers it and creates a Skull tournament of it.
+``cli`` runs the command line in process and asserts it succeeded.
 """
 
 from __future__ import annotations
 
+import json
 import random
 import sqlite3
+import sys
 import textwrap
 from collections.abc import Mapping
 from pathlib import Path
 
+from click.testing import CliRunner
+
+from arena.cli import main
 from arena.games.base import places_from_keys
 from arena.referee.record import ActionRecord, Chooser, Fault, FaultKind, GameRecord, final_places
 from tournaments.schedule import PlannedGame
@@ -47,6 +53,33 @@ def thinking_bot(folder: Path, think_s: float, *, pause_s: float = 0.0, every: i
     )
     script.chmod(0o644)
     return script
+
+
+def cli(*args: str) -> str:
+    """The output of ``arena ARGS`` run in process (it must succeed)."""
+    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
+    assert result.exit_code == 0, result.output
+    return result.output
+
+
+def slow_tournament(db: Path, bot: Path, *options: str) -> tuple[int, int]:
+    """A Skull tournament in ``db`` of ``bot`` (registered unsandboxed as "slow", a
+    ``thinking_bot``), random and first, with ``options``; its id and number of games."""
+    cli("bot", "add", "slow", "--db", str(db), "--sandbox", "off", "--", sys.executable, str(bot))
+    out = cli(
+        "tournament",
+        "create",
+        "--game",
+        "skull",
+        "--bots",
+        "slow,random,first",
+        *options,
+        "--json",
+        "--db",
+        str(db),
+    )
+    created = json.loads(out)
+    return int(created["id"]), int(created["games_total"])
 
 
 V3_DUMP = Path(__file__).resolve().parent / "data" / "schema_v3.sql"

@@ -4,7 +4,6 @@ that tournament not yet recorded, never more than the run plays at once; once it
 
 from __future__ import annotations
 
-import json
 import os
 import subprocess
 import sys
@@ -13,8 +12,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournaments import thinking_bot
-from tests.tournaments.test_runner import cli
+from tests.tournaments import slow_tournament, thinking_bot
 from tournaments.store import Store
 from tournaments.withheld import tables_in_play
 
@@ -26,43 +24,12 @@ def slow_bot(shared: Path) -> Path:
     return thinking_bot(shared, 0.01, pause_s=1.2, every=100)
 
 
-def create(db: Path, slow_bot: Path) -> int:
-    cli(
-        "bot",
-        "add",
-        "slow",
-        "--db",
-        str(db),
-        "--sandbox",
-        "off",
-        "--",
-        sys.executable,
-        str(slow_bot),
-    )
-    out = cli(
-        "tournament",
-        "create",
-        "--game",
-        "skull",
-        "--bots",
-        "slow,random,first",
-        "--rounds",
-        "2",
-        "--move-time",
-        "5000",
-        "--json",
-        "--db",
-        str(db),
-    )
-    return int(json.loads(out)["id"])
-
-
 @pytest.mark.parametrize("jobs", [1, 2])
 def test_a_run_lists_the_games_it_is_playing_and_none_once_it_ended(
     tmp_path: Path, slow_bot: Path, jobs: int
 ) -> None:
     db = tmp_path / "arena.db"
-    tid = create(db, slow_bot)
+    tid, _ = slow_tournament(db, slow_bot, "--rounds", "2", "--move-time", "5000")
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     command = [sys.executable, "-m", "arena", "tournament", "run", str(tid), "-q"]
     proc = subprocess.Popen(

@@ -13,19 +13,11 @@ import time
 import uuid
 from pathlib import Path
 
-from click.testing import CliRunner
-
-from arena.cli import main
 from arena.keys.keyfile import key_file_path
+from tests.tournaments import cli
 from tournaments.botcopies import BotCopies
 
 BOTS = "random,first,random,random"
-
-
-def cli(*args: str) -> str:
-    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 def create(db: Path, rounds: int = 2) -> int:

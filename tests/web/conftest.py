@@ -23,12 +23,11 @@ from pathlib import Path
 
 import pytest
 import uvicorn
-from click.testing import CliRunner
 from starlette.applications import Starlette
 
-from arena.cli import main
 from arena.web.app import create_app
 from tests.net import free_port
+from tests.tournaments import cli
 
 GAMES = {
     "skull": "skull_odds,random,EVIL",
@@ -53,12 +52,6 @@ EVIL_BOT = textwrap.dedent(f"""
     if __name__ == "__main__":
         run_bot(act, name="evil")
 """)
-
-
-def cli(*args: str) -> str:
-    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
 
 
 @dataclass(frozen=True)

@@ -6,7 +6,6 @@ Screenshots go to ``tests/web/artifacts/TEST/``."""
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import signal
@@ -22,8 +21,8 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournaments import thinking_bot
-from tests.web.conftest import SIZES, cli, needs_chromium, open_page, start_server, stop_server
+from tests.tournaments import slow_tournament, thinking_bot
+from tests.web.conftest import SIZES, needs_chromium, open_page, start_server, stop_server
 
 needs_chromium()
 
@@ -60,24 +59,6 @@ def slow_bot() -> Iterator[Path]:
     for path in folder.iterdir():
         path.unlink()
     folder.rmdir()
-
-
-def create(db: Path, bot: Path, *options: str) -> tuple[int, int]:
-    """A skull tournament of ``bot`` (as "slow"), random and first; its id and games."""
-    cli("bot", "add", "slow", "--db", str(db), "--sandbox", "off", "--", sys.executable, str(bot))
-    out = cli(
-        "tournament",
-        "create",
-        "--game",
-        "skull",
-        "--bots",
-        "slow,random,first",
-        *options,
-        "--json",
-        "--db",
-        str(db),
-    )
-    return json.loads(out)["id"], json.loads(out)["games_total"]
 
 
 def run(db: Path, tid: int, *options: str) -> subprocess.Popen:
@@ -125,7 +106,7 @@ def test_live_page_follows_the_run_and_says_when_it_stopped(
     browser: object, tmp_path: Path, slow_bot: Path, shots: Path
 ) -> None:
     db = tmp_path / "live.db"
-    tid, total = create(db, slow_bot, "--rounds", str(ROUNDS), "--move-time", "150")
+    tid, total = slow_tournament(db, slow_bot, "--rounds", str(ROUNDS), "--move-time", "150")
     server = start_server(db)
     page = open_page(browser)
     first = None
@@ -205,7 +186,7 @@ def test_live_page_lists_the_games_being_played(
 ) -> None:
     db = tmp_path / "playing.db"
     thinker = thinking_bot(shared, 0.05)  # never too long: games of seconds, without faults
-    tid, _ = create(db, thinker, "--rounds", "3", "--move-time", "2000")
+    tid, _ = slow_tournament(db, thinker, "--rounds", "3", "--move-time", "2000")
     server = start_server(db)
     page = open_page(browser)
     proc = None
