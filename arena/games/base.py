@@ -27,6 +27,10 @@ from arena.errors import (
 S = TypeVar("S", bound="State")
 T = TypeVar("T")
 
+#: ``to_act`` of a step in which one seat acts: ``ALONE[seat]`` (one tuple per seat, made once;
+#: tables of up to 16 seats, twice the most any game here allows).
+ALONE = tuple((seat,) for seat in range(16))
+
 
 @dataclass(frozen=True)
 class OptionSpec:

@@ -39,7 +39,6 @@ from arena.games.discs_kit import (
 from arena.games.discs_view import load_view
 
 __all__ = [
-    "ALONE",
     "DISCS_EACH",
     "MOVES",
     "OVER",
@@ -54,8 +53,6 @@ __all__ = [
 
 #: Most seats at a disc game.
 MAX_SEATS = 6
-#: ``to_act`` while one seat acts alone: ``ALONE[seat]``.
-ALONE = tuple((seat,) for seat in range(MAX_SEATS))
 #: The phase of a finished game, in both games.
 OVER = "over"
 #: The disc kinds by the names the actions give them (either game's good disc, the skull).

@@ -18,8 +18,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games import register
-from arena.games.base import per_step
-from arena.games.discs import ALONE, OVER, SKULL, DiscGame, DiscState, numbered, phase_of
+from arena.games.base import ALONE, per_step
+from arena.games.discs import OVER, SKULL, DiscGame, DiscState, numbered, phase_of
 
 log = logging.getLogger(__name__)
 

@@ -22,9 +22,8 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games import register
-from arena.games.base import per_step
+from arena.games.base import ALONE, per_step
 from arena.games.discs import (
-    ALONE,
     DISCS_EACH,
     MAX_SEATS,
     OVER,

@@ -16,7 +16,7 @@ from typing import Any
 
 from arena.errors import GameError
 from arena.games import register
-from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
+from arena.games.base import ALONE, Game, OptionSpec, Outcome, State, places_from_keys
 from arena.games.skull_king_cards import (
     BIDDING,
     CARDS,
@@ -47,9 +47,6 @@ log = logging.getLogger(__name__)
 
 #: The cards a rigged deal may name: every hand card.
 HAND_CARDS = {name: card for name, card in CARDS.items() if card not in (TIG_PIRATE, TIG_ESCAPE)}
-
-#: ``to_act`` while one seat plays: ``ALONE[seat]``.
-ALONE = tuple((seat,) for seat in range(8))
 
 #: Every bid action of a round dealing ``cards`` cards: ``BIDS[cards]``.
 BIDS = tuple(tuple(f"bid:{bid}" for bid in range(cards + 1)) for cards in range(ROUNDS + 1))

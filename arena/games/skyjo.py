@@ -16,7 +16,7 @@ from random import Random
 from typing import Any
 
 from arena.games import register
-from arena.games.base import Game, OptionSpec, Outcome, State, per_step, places_from_keys
+from arena.games.base import ALONE, Game, OptionSpec, Outcome, State, per_step, places_from_keys
 from arena.games.skyjo_actions import (
     CELL_NAMES,
     CELLS,
@@ -165,7 +165,7 @@ class SkyjoState(State):
             return tuple(range(self.players))
         if self.phase is Phase.OVER:
             return ()
-        return (self.current,)
+        return ALONE[self.current]
 
     def _legal(self, seat: int) -> list[str]:
         if self.phase is Phase.REVEAL:
