@@ -48,8 +48,20 @@ log = logging.getLogger(__name__)
 #: The cards a rigged deal may name: every hand card.
 HAND_CARDS = {name: card for name, card in CARDS.items() if card not in (TIG_PIRATE, TIG_ESCAPE)}
 
-#: Every bid action of a round dealing ``cards`` cards: ``BIDS[cards]``.
-BIDS = tuple(tuple(f"bid:{bid}" for bid in range(cards + 1)) for cards in range(ROUNDS + 1))
+#: The most players a game takes.
+MAX_PLAYERS = 8
+
+#: The seats in play order from each leader at a table of each size: ``IN_TURN[players][leader]``.
+IN_TURN = tuple(
+    tuple(tuple((leader + i) % players for i in range(players)) for leader in range(players))
+    for players in range(MAX_PLAYERS + 1)
+)
+
+#: Every bid action of a round dealing ``cards`` cards: ``BIDS[cards]`` (the legal list of
+#: every bidder, shared: legal lists are read-only).
+BIDS = tuple([f"bid:{bid}" for bid in range(cards + 1)] for cards in range(ROUNDS + 1))
+#: The bid each bid action names.
+BID_OF = {action: bid for bid, action in enumerate(BIDS[ROUNDS])}
 
 
 class SkullKingState(State):
@@ -59,7 +71,9 @@ class SkullKingState(State):
     particular order; ``trick`` is the current ``Trick``; ``tricks`` the finished tricks of this
     round as views show them (a tuple replaced, never changed in place). ``public`` is the part
     of every view that all seats see alike and that changes only with a deal, the bids or a
-    trick taken: the rule steps that change it bring it up to date (``_publish``).
+    trick taken: the rule steps that change it bring it up to date (``_publish``); its part
+    that a trick taken leaves as it is, ``settled``, is made again only by a deal, the bids
+    and the end (``_settle``).
     """
 
     def __init__(self, players: int, seed: int, options: dict[str, Any]) -> None:
@@ -70,11 +84,7 @@ class SkullKingState(State):
         self.events = []
         self.steps = 0
         self.advanced = bool(options["advanced"])
-        self.scoring: str = options["scoring"]
-        self.deck = deck(self.advanced)
         self.seats = tuple(range(players))
-        #: The seats in play order from each leader.
-        self.order = [self.seats[leader:] + self.seats[:leader] for leader in self.seats]
         self.scores: tuple[int, ...] = (0,) * players
         self.round_scores: tuple[tuple[int, ...], ...] = ()
         self._start_round(1)
@@ -87,7 +97,7 @@ class SkullKingState(State):
         self.round = round_
         self.cards = cards_in_round(round_, n)
         self.dealer = (n - 1 + round_ - 1) % n
-        dealt, rest = draw(self.rng, self.deck, n * self.cards)
+        dealt, rest = draw(self.rng, deck(self.advanced), n * self.cards)
         self.hands = [Hand(dealt[s * self.cards : (s + 1) * self.cards]) for s in self.seats]
         self.undealt = rest
         self.log(
@@ -107,24 +117,14 @@ class SkullKingState(State):
         self.tricks: tuple[dict[str, Any], ...] = ()
         self.trick = Trick()
         self.leader = self.turn = (self.dealer + 1) % n
-        self._publish()
+        self._settle()
 
     def _bid(self, actions: Mapping[int, str]) -> None:
         """Rule 3: all bids at once; then they are public and the leader plays."""
-        self.bids = tuple([int(actions[seat].removeprefix("bid:")) for seat in self.seats])
+        self.bids = tuple([BID_OF[actions[seat]] for seat in self.seats])
         self.log({"type": "bids", "round": self.round, "bids": list(self.bids)})
         self.phase = PLAYING
-        self._publish()
-
-    def _play(self, seat: int, card: Card) -> None:
-        """Rule 4: the seat plays a card; the next seat clockwise plays, or the trick ends."""
-        self.hands[seat].remove(card)
-        self.trick.add(card)
-        self.log({"type": "play", "seat": seat, "card": card.name})
-        if len(self.trick.cards) == self.players:
-            self._finish_trick()
-        else:
-            self.turn = (seat + 1) % self.players
+        self._settle()
 
     def _finish_trick(self) -> None:
         """Rule 4: the trick is taken; its winner (or the next leader rule 8 names) leads the
@@ -132,7 +132,7 @@ class SkullKingState(State):
         taken = self._take_trick(self.leader, self.trick)
         self.log(taken)
         self.leader = self.turn = taken["next"]
-        self.trick = Trick()
+        self.trick.clear()
         if self.hands[self.leader].cards:
             self._publish()
         else:
@@ -142,18 +142,20 @@ class SkullKingState(State):
         """Rules 7 to 11: judge a complete trick led by ``leader``; its winner takes it and its
         bonus, Loot alliances form, and it joins the round's tricks as views show it. Returns
         the trick's event: that entry with the trick's ``bonus`` and ``loot`` alliances."""
-        seats = self.order[leader]
+        seats = IN_TURN[self.players][leader]
         result = judge(trick.cards)
+        # (the indexes in the trick of the winning card, if any, and of the next leader's)
+        best, leads, _ = result
         winner, bonus, loot = None, 0, []
-        if result.winner is not None:
-            winner = seats[result.winner]
-            bonus = capture_bonus(trick.cards, result.winner)
+        if best is not None:
+            winner = seats[best]
+            bonus = capture_bonus(trick.cards, best)
             self.won[winner] += 1
             self.bonus[winner] += bonus
         if self.advanced:
             loot = loot_alliances(seats, trick.cards, result)
             self.alliances.extend(loot)
-        after = seats[result.leader]
+        after = seats[leads]
         self.tricks += ({"leader": leader, "cards": trick.names, "winner": winner, "next": after},)
         return {
             "type": "trick",
@@ -174,7 +176,7 @@ class SkullKingState(State):
             if bids[a] == won[a] and bids[b] == won[b]:
                 loot[a] += 20
                 loot[b] += 20
-        if self.scoring == "rascal":
+        if self.options["scoring"] == "rascal":
             return [
                 rascal_points(bids[s], won[s], cards, self.bonus[s], loot[s]) for s in self.seats
             ]
@@ -203,7 +205,7 @@ class SkullKingState(State):
             self.log(
                 {"type": "end", "scores": list(self.scores), "places": list(self.outcome().places)}
             )
-            self._publish()
+            self._settle()
         else:
             self._start_round(self.round + 1)
 
@@ -220,35 +222,47 @@ class SkullKingState(State):
             # rule 5: a numbered card must follow the lead suit if the hand holds it; special
             # cards may always be played
             hand, lead = self.hands[seat], self.trick.lead_suit
-            if lead is None or not hand.suits[lead]:
+            if lead is None or lead not in hand.suits:
                 return hand.actions
             return hand.following(lead)
         if self.phase == BIDDING and seat in self.seats:
-            return list(BIDS[self.cards])
+            return BIDS[self.cards]
         return []
 
     def _apply(self, actions: Mapping[int, str]) -> None:
+        """The bids (rule 3), or rule 4: the seat to play plays a card; the next seat
+        clockwise plays, or the trick ends."""
         if self.phase == BIDDING:
             self._bid(actions)
+            return
+        seat = self.turn
+        card = PLAYS[actions[seat]]
+        self.hands[seat].remove(card)
+        trick = self.trick
+        trick.add(card)
+        self.log({"type": "play", "seat": seat, "card": card.name})
+        if len(trick.cards) == self.players:
+            self._finish_trick()
         else:
-            self._play(self.turn, PLAYS[actions[self.turn]])
+            self.turn = (seat + 1) % self.players
 
     def view(self, seat: int) -> dict[str, Any]:
         view = self.public.copy()
         view["seat"] = seat
         view["hand"] = self.hands[seat].names
         view["turn"] = self.turn if self.phase == PLAYING else None
-        view["lead_suit"] = self.trick.lead_suit
-        view["trick"] = self.trick.names
+        trick = self.trick
+        view["lead_suit"] = trick.lead_suit
+        view["trick"] = trick.names
         return view
 
-    def _publish(self) -> None:
-        """Bring ``public``, the part of every view all seats see alike, up to date: called by
-        the rule steps that change it (a deal, the bids, a trick taken, the end)."""
-        self.public = {
+    def _settle(self) -> None:
+        """Make ``settled`` again, the part of every view that changes only with a deal, the
+        bids or the end (called by those rule steps), and bring ``public`` up to date."""
+        self.settled = {
             "players": self.players,
             "advanced": self.advanced,
-            "scoring": self.scoring,
+            "scoring": self.options["scoring"],
             "round": self.round,
             "rounds": ROUNDS,
             "cards": self.cards,
@@ -257,10 +271,17 @@ class SkullKingState(State):
             "bids": self.bids,
             "scores": self.scores,
             "round_scores": self.round_scores,
-            "won": tuple(self.won),
-            "leader": self.leader,
-            "tricks": self.tricks,
         }
+        self._publish()
+
+    def _publish(self) -> None:
+        """Bring ``public``, the part of every view all seats see alike, up to date: called by
+        the rule steps that change it (a trick taken, and ``_settle``): ``settled`` and what a
+        trick changes."""
+        public = self.public = self.settled.copy()
+        public["won"] = tuple(self.won)
+        public["leader"] = self.leader
+        public["tricks"] = self.tricks
 
     def is_over(self) -> bool:
         return self.phase == OVER
@@ -364,6 +385,11 @@ class SkullKingState(State):
     def load_view(self, view: Mapping[str, Any], seat: int, rng: random.Random) -> None:
         load_view(self, view, seat, rng)
 
+    @property
+    def deck(self) -> tuple[Card, ...]:
+        """The whole deck of this game, in hand order."""
+        return deck(self.advanced)
+
     def deck_without(self, cards: Iterable[Card]) -> list[Card]:
         """The deck, in hand order, less ``cards`` (hand cards). Raises GameError if the deck
         does not hold them all."""
@@ -407,7 +433,7 @@ class SkullKingState(State):
             "cards": self.cards,
             "hands": [[card.name for card in hand] for hand in self.hands],
         }
-        self._publish()
+        self._settle()
         self._step_memo = None  # (the legal bids may have changed with the round)
 
 
@@ -418,7 +444,7 @@ class SkullKing(Game):
     title = "Skull King"
     state_class = SkullKingState
     min_players = 2
-    max_players = 8
+    max_players = MAX_PLAYERS
     options = {
         "advanced": OptionSpec(
             False, "add 2 Loot, the Kraken and the White Whale (74 cards)", kind=bool

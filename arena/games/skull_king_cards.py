@@ -54,7 +54,9 @@ class Card:
 
     ``position`` is the card's place in hand order (see ``in_hand_order``); ``action`` is the
     play action of a table card (``play:G7``, ``play:TIG:escape``), ``plays`` the play actions a
-    hand card offers (the Tigress offers two, rule 6; any other card its own action).
+    hand card offers (the Tigress offers two, rule 6; any other card its own action);
+    ``held`` is the hand card a table card is played from (the card itself, but the Tigress
+    for ``TIG:pirate`` and ``TIG:escape``).
     """
 
     position: int
@@ -63,10 +65,13 @@ class Card:
     suit: str | None = None
     rank: int = 0
     plays: tuple[str, ...] = ()
+    held: Card | None = field(default=None, repr=False)
     action: str = field(init=False)
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "action", f"play:{self.name}")
+        if self.held is None:
+            object.__setattr__(self, "held", self)
         if not self.plays:
             object.__setattr__(self, "plays", (self.action,))
 
@@ -96,8 +101,8 @@ MER = Card(60, "MER", Kind.MERMAID)
 LOOT = Card(61, "LOOT", Kind.LOOT)
 KRAKEN = Card(62, "KRAKEN", Kind.KRAKEN)
 WHALE = Card(63, "WHALE", Kind.WHALE)
-TIG_PIRATE = Card(64, "TIG:pirate", Kind.PIRATE)
-TIG_ESCAPE = Card(65, "TIG:escape", Kind.ESCAPE)
+TIG_PIRATE = Card(64, "TIG:pirate", Kind.PIRATE, held=TIG)
+TIG_ESCAPE = Card(65, "TIG:escape", Kind.ESCAPE, held=TIG)
 
 BASE_DECK: tuple[Card, ...] = NUMBERED + (ESC,) * 5 + (PIR,) * 5 + (TIG, SK) + (MER,) * 2
 ADVANCED_EXTRA: tuple[Card, ...] = (LOOT, LOOT, KRAKEN, WHALE)
@@ -137,39 +142,34 @@ def cards_in_round(round_: int, players: int) -> int:
     return min(round_, len(BASE_DECK) // players)
 
 
-#: The hand card of each table card that is not itself a hand card.
-_HAND_CARD = {TIG_PIRATE: TIG, TIG_ESCAPE: TIG}
-
-
 def hand_card(card: Card) -> Card:
     """The hand card a table card was played from."""
-    return _HAND_CARD.get(card, card)
+    return card.held  # type: ignore[return-value]
 
 
 class Hand:
     """One seat's hand: its cards in hand order, with what the rules and the views ask of a
-    hand kept up to date as cards leave it: the card names (as views show them), how many
-    numbered cards of each suit it holds (to follow suit, rule 5) and the play actions its
-    cards offer, identical cards once, in hand order. The lists and tuples it hands out are
-    never changed afterwards."""
+    hand kept up to date as cards leave it: the card names (as views show them), the suit of
+    each numbered card, one letter each (``"GGYB"``: in hand order the numbered cards come
+    first, by suit, so a suit is one run of letters; to follow suit, rule 5) and the play
+    actions its cards offer, identical cards once, in hand order. The lists and tuples it
+    hands out are never changed afterwards."""
 
     __slots__ = ("cards", "names", "suits", "actions")
 
     def __init__(self, cards: Iterable[Card]) -> None:
         self.cards = in_hand_order(cards)
-        self.suits = suits = dict.fromkeys(SUITS, 0)
-        self.actions = actions = []
-        names = []
+        names, suits, actions = [], "", []
         last = None
         for card in self.cards:  # (identical cards are neighbours in hand order)
             names.append(card.name)
             if card.suit is not None:  # a numbered card: unique
-                suits[card.suit] += 1
+                suits += card.suit
                 actions.append(card.action)
             elif card is not last:
-                actions.extend(card.plays)
+                actions += card.plays
             last = card
-        self.names = tuple(names)
+        self.names, self.suits, self.actions = tuple(names), suits, actions
 
     def __iter__(self) -> Iterator[Card]:
         return iter(self.cards)
@@ -187,33 +187,28 @@ class Hand:
 
     def following(self, lead: str) -> list[str]:
         """The play actions of the cards that follow ``lead``, a suit the hand holds: its
-        numbered cards of that suit and every special card (rule 5). In hand order the
-        numbered cards come first, by suit in ``SUITS`` order, one action each, so those of
-        ``lead`` are one slice of the actions, and the special cards' actions the last one."""
+        numbered cards of that suit and every special card (rule 5). The numbered cards come
+        first, one action each, so those of ``lead`` are the slice of its run of letters, and
+        the special cards' actions the slice after every letter."""
         suits, actions = self.suits, self.actions
-        start = 0
-        for suit in SUITS:
-            if suit == lead:
-                break
-            start += suits[suit]
-        return actions[start : start + suits[lead]] + actions[sum(suits.values()) :]
+        return actions[suits.find(lead) : suits.rfind(lead) + 1] + actions[len(suits) :]
 
     def remove(self, card: Card) -> None:
         """Take the card played as ``card`` out of the hand (the Tigress, as a Pirate or as an
         Escape, is the Tigress in the hand)."""
-        card = _HAND_CARD.get(card, card)
-        cards, actions = self.cards, self.actions
+        card = card.held  # type: ignore[assignment]
+        cards = self.cards
         at = cards.index(card)
         del cards[at]
-        names = list(self.names)
-        del names[at]
-        self.names = tuple(names)
-        if card.suit is not None:  # a numbered card: unique, and its action is its card's place
-            self.suits[card.suit] -= 1
-            actions = actions.copy()
+        names = self.names
+        self.names = names[:at] + names[at + 1 :]
+        if card.suit is not None:  # a numbered card: unique, its action at its place
+            self.suits = self.suits.replace(card.suit, "", 1)  # (its letters are alike)
+            actions = self.actions.copy()
             del actions[at]
             self.actions = actions
         elif card not in cards:  # the last copy of a special card: its play actions go
+            actions = self.actions
             first = actions.index(card.plays[0])
             self.actions = actions[:first] + actions[first + len(card.plays) :]
 
@@ -221,9 +216,7 @@ class Hand:
         """An independent copy."""
         other = Hand.__new__(Hand)
         other.cards = list(self.cards)
-        other.names = self.names
-        other.suits = dict(self.suits)
-        other.actions = self.actions
+        other.names, other.suits, other.actions = self.names, self.suits, self.actions
         return other
 
 
@@ -253,6 +246,13 @@ class Trick:
                 self.lead_suit, self.open = card.suit, False
             elif card.kind in NO_LEAD_SUIT:
                 self.open = False
+
+    def clear(self) -> None:
+        """The cards are taken off the table: the trick is empty, its lead suit open."""
+        self.cards = []
+        self.names = ()
+        self.lead_suit = None
+        self.open = True
 
     def copy(self) -> Trick:
         """An independent copy."""
@@ -305,9 +305,9 @@ def _highest(trick: Sequence[Card], suit: str) -> int | None:
 def ordinary_winner(trick: Sequence[Card]) -> int:
     """Index of the winning card when no Kraken or White Whale acts (rules 7.1 to 7.7)."""
     kinds = [card.kind for card in trick]
-    if Kind.SKULL_KING in kinds and Kind.MERMAID in kinds:
-        return kinds.index(Kind.MERMAID)  # 7.1
     if Kind.SKULL_KING in kinds:
+        if Kind.MERMAID in kinds:
+            return kinds.index(Kind.MERMAID)  # 7.1
         return kinds.index(Kind.SKULL_KING)  # 7.2
     if Kind.PIRATE in kinds:
         return kinds.index(Kind.PIRATE)  # 7.3
@@ -335,6 +335,9 @@ class TrickResult(NamedTuple):
     whale: bool = False
 
 
+#: The cards that change how a trick is judged (rules 8 to 10).
+ACTORS = frozenset((KRAKEN, WHALE))
+
 #: The result of an ordinary trick (no Kraken, no White Whale), by the winning card's index.
 ORDINARY_RESULTS = tuple(TrickResult(index, index) for index in range(8))
 
@@ -359,10 +362,10 @@ def _winner_without(trick: Sequence[Card], removed: set[int]) -> int | None:
 
 def judge(trick: Sequence[Card]) -> TrickResult:
     """Judge a complete trick given its table cards in play order (index 0 led)."""
+    if ACTORS.isdisjoint(trick):
+        return ORDINARY_RESULTS[ordinary_winner(trick)]
     kraken = trick.index(KRAKEN) if KRAKEN in trick else -1
     whale = trick.index(WHALE) if WHALE in trick else -1
-    if kraken < 0 and whale < 0:
-        return ORDINARY_RESULTS[ordinary_winner(trick)]
     if kraken > whale:  # rules 8 and 10: the Kraken acts (alone, or played after the Whale)
         removed = {kraken} if whale < 0 else {kraken, whale}
         leader = _winner_without(trick, removed)

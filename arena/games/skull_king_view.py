@@ -13,7 +13,7 @@ import random
 from collections.abc import Mapping
 from typing import TYPE_CHECKING, Any
 
-from arena.games.skull_king_cards import CARDS, PHASES, Card, Hand, Trick, deck, hand_card
+from arena.games.skull_king_cards import CARDS, PHASES, Card, Hand, Trick, hand_card
 
 if TYPE_CHECKING:
     from arena.games.skull_king import SkullKingState
@@ -28,9 +28,8 @@ def load_view(
         raise ValueError("its options are not these")
     if view["phase"] not in PHASES:
         raise ValueError(f"it shows no phase of the game: {view['phase']!r}")
-    state.advanced, state.scoring = bool(options["advanced"]), options["scoring"]
-    state.deck, state.seats = deck(state.advanced), tuple(range(state.players))
-    state.order = [state.seats[leader:] + state.seats[:leader] for leader in state.seats]
+    state.advanced = bool(options["advanced"])
+    state.seats = tuple(range(state.players))
     state.scores = tuple(int(points) for points in view["scores"])
     state.round_scores = tuple(tuple(points) for points in view["round_scores"])
     state.round, state.cards, state.dealer = view["round"], view["cards"], view["dealer"]
@@ -47,7 +46,7 @@ def load_view(
     state.leader, state.trick = view["leader"], Trick(CARDS[n] for n in view["trick"])
     state.turn = state.leader if view["turn"] is None else view["turn"]
     _redeal(state, seat, [CARDS[n] for n in view["hand"]], rng)
-    state._publish()
+    state._settle()
 
 
 def _redeal(state: SkullKingState, seat: int, hand: list[Card], rng: random.Random) -> None:
