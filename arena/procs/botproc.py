@@ -717,14 +717,17 @@ class BotPool:
         for key, exc in self._launch(wanted, warm=True).items():
             log.debug("warm start of %s failed (it will start when needed): %s", key, exc)
 
-    def release(self, key: str) -> BotProcess | None:
+    def release(self, key: str, spec: BotSpec) -> BotProcess | None:
         """Let the warm process of ``key`` run its bot, as the pool's process of ``key`` (its
-        start is now); None if it has none or it is gone (then ended)."""
+        start is now); None if it has none, or none of ``spec``, or it is gone (then ended)."""
         proc = self.warm.pop(key, None)
         if proc is None or proc.popen is None:
             return None
         assert proc.output is not None
         proc.output.start()  # the process before it that wrote this log is gone
+        if proc.spec != spec:
+            self._end_unreleased([proc])
+            return None
         proc.started_at, proc.started_wall = time.monotonic(), time.time()
         try:
             stdin = proc.popen.stdin
@@ -752,7 +755,7 @@ class BotPool:
         launches = []
         failed: dict[str, BotStartError] = {}
         for key, spec in dict(entries).items():
-            if spec.remote or (not warm and (key in self.procs or self.release(key))):
+            if spec.remote or (not warm and (key in self.procs or self.release(key, spec))):
                 continue
             try:
                 launches.append(self._prepare(key, spec, warm=warm))
@@ -825,16 +828,22 @@ class BotPool:
         if proc is not None:
             self._stop([proc], grace_s=0)
 
+    def _end_unreleased(self, procs: Sequence[BotProcess]) -> None:
+        """End warm processes that were never released: the end of their input ends each
+        without running its bot, and the rest of ``stop`` follows."""
+        for proc in procs:
+            if proc.popen is not None and proc.popen.stdin is not None:
+                proc.popen.stdin.close()
+            if proc.output is not None and proc.output.write_fd >= 0:
+                proc.output.start()
+        self._stop(procs, grace_s=0.5)
+
     def close(self) -> None:
         unused = list(self.warm.values())
         self.warm.clear()
-        for proc in unused:  # end of input: each ends without running its bot
-            if proc.popen is not None and proc.popen.stdin is not None:
-                proc.popen.stdin.close()
-            if proc.output is not None:
-                proc.output.start()
-        self._stop([*self.procs.values(), *unused], grace_s=0.5)
+        self._stop(self.procs.values(), grace_s=0.5)
         self.procs.clear()
+        self._end_unreleased(unused)
         if self._launcher is not None:
             self._launcher.shutdown()
             self._launcher = None

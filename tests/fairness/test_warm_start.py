@@ -128,3 +128,16 @@ def test_no_warm_start_where_a_bot_could_reach_the_waiting_one(
     plain = BotSpec("early", EARLY.argv, cwd=EARLY.cwd)
     pool.prewarm([("k", plain)])
     assert pool.warm == {}, "nor for a bot that is not a warm one"
+
+
+@needs_own_user
+def test_a_key_asked_for_another_bot_ends_its_warm_process_unreleased(pool: BotPool) -> None:
+    pool.prewarm([("k", EARLY)])
+    pid = ready(pool, "k")
+    warm = pool.warm["k"]
+    other = BotSpec("early", EARLY.argv, cwd=EARLY.cwd)  # not the bot made ready
+    (proc,) = pool.get([("k", other)])
+    assert proc.popen.pid != pid and proc.peer is not None
+    assert warm.popen.poll() is not None and pool.warm == {}
+    ran = [line for line in log_texts(proc.log_path) if line.startswith("ran")]
+    assert ran == [f"ran {proc.popen.pid}"], "only the new process ran the bot"
