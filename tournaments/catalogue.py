@@ -77,8 +77,9 @@ def plays(games: Sequence[str], game: str) -> bool:
 
 
 def bundled_spec(name: str) -> BotSpec:
-    """How to run bundled bot ``name``."""
-    return BotSpec(name=name, argv=(sys.executable, "-m", f"{BOTS_PACKAGE}.{name}"))
+    """How to run bundled bot ``name`` (a warm start may ready its process ahead of its turn:
+    ``arena.procs.warm``)."""
+    return BotSpec(name=name, argv=(sys.executable, "-m", f"{BOTS_PACKAGE}.{name}"), warm=True)
 
 
 def bundled_version(name: str) -> str:

@@ -11,6 +11,8 @@ bot process of a phase is ended (and seen gone, its scratch and, as root, its ui
 removed) before any process of the next phase starts (``tournaments.playing``,
 ``tournaments.runner``): a process plays each deal at most once, and those that play its other
 rotations start after it is gone. Within a phase processes serve many games, and many at once.
+(A bundled bot's next process may be made ready during a phase, as a warm start that runs none
+of the bot's code until its phase begins: ``arena.procs.warm``.)
 
 Batches hold ``WAVES`` times the games the run has in flight at once (at least ``MIN_DEALS``
 deals): enough that starting a phase's processes (a fraction of a second) and waiting for its
@@ -31,7 +33,7 @@ import bisect
 import itertools
 import math
 from collections.abc import Iterable
-from dataclasses import dataclass
+from dataclasses import dataclass, replace
 
 from tournaments.schedule import PlannedGame
 
@@ -47,13 +49,16 @@ FIRST_DEALS = 8
 @dataclass(frozen=True)
 class Phase:
     """One batch of deals in one seat rotation: its games in plan order, its place in the run
-    (``index``), and whether it is its batch's last (its deals are then complete)."""
+    (``index``), whether it is its batch's last (its deals are then complete), and the
+    entrants of the phase after it (``upcoming``: their processes may be made ready ahead,
+    ``arena.procs.warm``)."""
 
     index: int
     batch: int
     rotation: int
     games: tuple[tuple[int, PlannedGame], ...]
     last_of_batch: bool
+    upcoming: tuple[str, ...] = ()
 
     @property
     def entrants(self) -> tuple[str, ...]:
@@ -102,7 +107,7 @@ def phases(
         batch = bisect.bisect_right(starts, deal) - 1
         groups.setdefault((batch, game.rotation), []).append(item)
     keys = sorted(groups)
-    return [
+    plan = [
         Phase(
             index=index,
             batch=batch,
@@ -111,4 +116,10 @@ def phases(
             last_of_batch=index + 1 == len(keys) or keys[index + 1][0] != batch,
         )
         for index, (batch, rotation) in enumerate(keys)
+    ]
+    return [
+        replace(phase, upcoming=plan[phase.index + 1].entrants)
+        if phase.index + 1 < len(plan)
+        else phase
+        for phase in plan
     ]

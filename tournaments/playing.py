@@ -130,10 +130,16 @@ class SessionRunner:
         self._records: dict[str, ProcessRecord] = {}  # token -> record, of live processes
         self._fresh: list[ProcessRecord] = []  # records not yet yielded
         self._seated: dict[int, tuple[str | None, ...]] = {}  # game in flight -> tokens
+        self._upcoming: list[tuple[str, BotSpec]] = []  # the next phase's first processes
 
-    def begin_phase(self, index: int, entrants: Iterable[str] = ()) -> None:
+    def begin_phase(
+        self, index: int, entrants: Iterable[str] = (), *, upcoming: Iterable[str] = ()
+    ) -> None:
         """Start phase ``index``: its first process of each of ``entrants`` starts now (up to
-        ``PREPARE_PROCS``, all at once, so that their start-up overlaps)."""
+        ``PREPARE_PROCS``, all at once, so that their start-up overlaps; a warm one made
+        during the phase before is released). Once its first games have started, the first
+        processes of the next phase's entrants (``upcoming``) are made ready as warm starts
+        (``arena.procs.warm``): they run no bot code until that phase begins."""
         self.phase = index
         local = [label for label in dict.fromkeys(entrants) if not self.specs[label].remote]
         entries = []
@@ -143,6 +149,11 @@ class SessionRunner:
                 keys.append(process_key(label, 0, self.specs[label]))
                 entries.append((keys[0], self.specs[label]))
         self.session.prestart(entries)
+        following = [label for label in dict.fromkeys(upcoming) if not self.specs[label].remote]
+        self._upcoming = [
+            (process_key(label, 0, self.specs[label]), self.specs[label])
+            for label in following[:PREPARE_PROCS]
+        ]
 
     @property
     def started(self) -> int:
@@ -168,6 +179,9 @@ class SessionRunner:
         more = True
         while True:
             more = self._fill(source, backlog, at_once, more)
+            if self._upcoming:  # this phase's processes have started: ready the next one's
+                self.session.prewarm(self._upcoming)
+                self._upcoming = []
             if not self.driver.active():
                 if not more and not backlog:
                     return

@@ -303,7 +303,7 @@ class _Serial:
 
     def play(self, phase: Phase, sink: Sink) -> None:
         planned = dict(phase.games)
-        self.runner.begin_phase(phase.index, phase.entrants)
+        self.runner.begin_phase(phase.index, phase.entrants, upcoming=phase.upcoming)
         for item in self.runner.play_many(phase.games, self.runner.config.at_once):
             sink.take(item, planned)
         sink.ended(self.runner.end_phase())
@@ -325,6 +325,7 @@ class _Begin:
     index: int
     entrants: tuple[str, ...]
     renew: tuple[RunConfig, str] | None = None
+    upcoming: tuple[str, ...] = ()
 
 
 @dataclass(frozen=True)
@@ -385,7 +386,7 @@ def _worker(
                 runner = SessionRunner(
                     begin.renew[0], run=begin.renew[1], host=runner.host, on_start=started
                 )
-            runner.begin_phase(begin.index, begin.entrants)
+            runner.begin_phase(begin.index, begin.entrants, upcoming=begin.upcoming)
             for item in runner.play_many(_inbox_games(inbox, runner), runner.config.at_once):
                 results.put((index, item))
             results.put((index, _Ended(tuple(runner.end_phase()), runner.started)))
@@ -468,7 +469,7 @@ class _Workers:
 
         self.between = False
         for w in live:
-            self.inboxes[w].put(_Begin(phase.index, phase.entrants, self.renew))
+            self.inboxes[w].put(_Begin(phase.index, phase.entrants, self.renew, phase.upcoming))
         self.renew = None
         for _ in range(self.config.at_once + AHEAD):
             for w in live:

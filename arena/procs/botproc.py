@@ -15,11 +15,18 @@ environment), and with its output drained into a bounded log (``arena.procs.logs
 bot kills everything it started. Every spawned process gets the system-call filter of
 ``arena.procs.seccomp`` where it works, sandboxed or not. A remote bot (``BotSpec.remote``) is
 not spawned: the pool waits for it to connect.
+
+A bundled bot (``BotSpec.warm``) may be started ahead of its turn (``BotPool.prewarm``, a
+**warm start**, ``arena.procs.warm``): its process prepares what the arena provides (the
+interpreter, ZeroMQ, the SDK) and waits; the pool releases it when the process may run, and only
+then does the bot's code start. A warm process has a hub label of its own (``hub_label``) while
+another process of its pool key still runs.
 """
 
 from __future__ import annotations
 
 import concurrent.futures
+import itertools
 import logging
 import math
 import os
@@ -28,6 +35,7 @@ import select
 import shutil
 import signal
 import subprocess
+import sys
 import tempfile
 import time
 from collections.abc import Iterable, Sequence
@@ -43,6 +51,7 @@ from arena.procs.janitor import Janitor
 from arena.procs.limits import Limits
 from arena.procs.logs import CappedLog, log_path, tail
 from arena.procs.sandbox import Sandbox
+from arena.procs.warm import GO
 from protocol import messages
 from protocol.transport import ipc_folder
 
@@ -55,12 +64,24 @@ class BotSpec:
     (``tournaments.catalogue`` says what a bot's name means).
 
     A ``remote`` bot has no command: it is started by hand elsewhere and connects over TCP.
+    A ``warm`` bot is a Python module run by this interpreter (``sys.executable -m MODULE``, as
+    the bundled bots are) whose process the pool may start ahead of its turn (``warm_argv``).
     """
 
     name: str
     argv: tuple[str, ...]
     cwd: str | None = None
     remote: bool = False
+    warm: bool = False
+
+
+def warm_argv(spec: BotSpec) -> list[str] | None:
+    """The command of a warm start of ``spec`` (``arena.procs.warm``), or None if it has none:
+    only a ``warm`` spec run as ``sys.executable -m MODULE ARGS``."""
+    argv = spec.argv
+    if not spec.warm or len(argv) < 3 or argv[0] != sys.executable or argv[1] != "-m":
+        return None
+    return [argv[0], "-m", "arena.procs.warm", *argv[2:]]
 
 
 #: Environment variables passed on to bots (plus the prefixes below); nothing else is.
@@ -99,13 +120,17 @@ class BotProcess:
     """One running bot process (or connected remote bot) and its peer on the hub.
 
     ``token`` names it in the arena's process records (random: unique across runs and
-    machines); ``started_wall`` is when it started, on the wall clock (seconds since the epoch).
+    machines); ``started_wall`` is when it started, on the wall clock (seconds since the epoch):
+    for a warm start, when it was released. ``label`` is its pool key; ``hub_label`` names its
+    door and peer on the hub (the same, but for a warm start made while another process of the
+    key ran).
     """
 
     label: str
     spec: BotSpec
     popen: subprocess.Popen | None
     log_path: Path | None
+    hub_label: str = ""
     peer: Peer | None = None
     started_at: float = field(default_factory=time.monotonic)
     started_wall: float = field(default_factory=time.time)
@@ -117,6 +142,9 @@ class BotProcess:
     user: int | None = None
     sandboxed: bool = False
     killed_because: str | None = None
+
+    def __post_init__(self) -> None:
+        self.hub_label = self.hub_label or self.label
 
     def running(self) -> bool:
         """The process has not exited (a remote bot: its connection is open)."""
@@ -189,6 +217,8 @@ class _Launch:
     cwd: str
     plan: proclimits.ChildPlan
     cgroups: tuple[proclimits.BotCgroup | None, proclimits.BotCgroup | None]
+    key: str = ""
+    warm: bool = False
 
     def start(self) -> subprocess.Popen:
         """Start the child (raises BotStartError, having released what was prepared)."""
@@ -197,7 +227,7 @@ class _Launch:
                 self.argv,
                 env=self.env,
                 cwd=self.cwd,
-                stdin=subprocess.DEVNULL,
+                stdin=subprocess.PIPE if self.warm else subprocess.DEVNULL,
                 stdout=self.output.write_fd,
                 stderr=self.output.write_fd,
                 start_new_session=True,
@@ -226,13 +256,16 @@ class _Launch:
         watchdog: proclimits.Watchdog | None,
         janitor: Janitor | None,
     ) -> BotProcess:
-        """The started child as a BotProcess (its log drained, its uid known, watched)."""
-        self.output.start()
+        """The started child as a BotProcess (its log drained, its uid known, watched). A warm
+        start's log starts when it is released (``BotPool.release``)."""
+        if not self.warm:
+            self.output.start()
         user = identity.uid_of(popen.pid) if self.plan.user else None
         if janitor is not None:
             janitor.register(self.label, pgid=popen.pid, uid=user)
         proc = BotProcess(
-            label=self.label,
+            label=self.key or self.label,
+            hub_label=self.label,
             spec=self.spec,
             popen=popen,
             log_path=self.output.path,
@@ -261,20 +294,24 @@ def prepare(
     log_dir: Path,
     limits: Limits = Limits(),
     sandbox: Sandbox | None = None,
+    key: str | None = None,
+    warm: bool = False,
 ) -> _Launch:
     """Everything that comes before a bot's child starts: a fresh token and the process's own
-    door, its log, its command and the child's plan with its cgroups. The pool then tells its
-    janitor what the child will hold (to kill it if the arena dies without stopping it),
-    starts it and finishes it (``_Launch``). Raises BotStartError (having released what it
-    made)."""
+    door (under hub ``label``), its log (named by its pool ``key``, by default ``label``), its
+    command (``warm``: a warm start's, ``warm_argv``) and the child's plan with its cgroups. The
+    pool then tells its janitor what the child will hold (to kill it if the arena dies without
+    stopping it), starts it and finishes it (``_Launch``). Raises BotStartError (having
+    released what it made)."""
     if spec.remote:
         raise BotStartError(f"bot {spec.name!r} is remote: it is not started by the arena")
     token = hub.issue_token(label)
     endpoint = hub.endpoint_of(label)  # this process's own door
     cwd = spec.cwd or os.getcwd()
-    output = CappedLog(log_path(log_dir, spec.name, label), cap=limits.log_bytes)
+    key = key or label
+    output = CappedLog(log_path(log_dir, spec.name, key), cap=limits.log_bytes)
     try:
-        argv, folder = _command(spec, endpoint, cwd, sandbox)
+        argv, folder = _command(spec, endpoint, cwd, sandbox, warm=warm)
         plan = _plan(spec, cwd, folder, limits, sandbox)
     except (BotStartError, OSError) as exc:
         output.abandon()
@@ -304,21 +341,25 @@ def prepare(
         cwd=cwd,
         plan=plan,
         cgroups=cgroups,
+        key=key,
+        warm=warm,
     )
 
 
 def _command(
-    spec: BotSpec, endpoint: str, cwd: str, sandbox: Sandbox | None
+    spec: BotSpec, endpoint: str, cwd: str, sandbox: Sandbox | None, *, warm: bool = False
 ) -> tuple[list[str], str | None]:
-    """The command line to run (wrapped in the sandbox, if any) and the folder of the bot's own
-    hub socket (raises BotStartError). The child gives that folder to the bot's uid."""
+    """The command line to run (``warm``: its warm start's; wrapped in the sandbox, if any)
+    and the folder of the bot's own hub socket (raises BotStartError). The child gives that
+    folder to the bot's uid."""
     folder = ipc_folder(endpoint)
     if sandbox is not None and folder is None:
         raise BotStartError(f"sandboxed bots reach the arena over ipc://, not {endpoint}")
+    argv = (warm_argv(spec) if warm else None) or list(spec.argv)
     if sandbox is None:
-        return list(spec.argv), folder
+        return argv, folder
     try:
-        return sandbox.wrap(spec.argv, cwd=cwd, ipc_dir=folder, own=spec.cwd), folder
+        return sandbox.wrap(argv, cwd=cwd, ipc_dir=folder, own=spec.cwd), folder
     except SandboxError as exc:
         raise BotStartError(f"bot {spec.name!r} was not started: {exc}") from None
 
@@ -391,7 +432,7 @@ def connect_remote(spec: BotSpec, hub: Hub, label: str, *, wait_ms: int) -> BotP
 def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> None:
     """Wait until every process has said hello; raise BotStartError naming the first failure
     (with the hub's answer to its hello when the hub refused one)."""
-    waiting = {proc.label: proc for proc in procs if proc.peer is None}
+    waiting = {proc.hub_label: proc for proc in procs if proc.peer is None}
     deadline = time.monotonic() + timeout_ms / 1000.0
     while waiting:
         for label, proc in list(waiting.items()):
@@ -422,7 +463,7 @@ def _no_hello(hub: Hub, proc: BotProcess, timeout_ms: int | None) -> str:
     silent too long, and first of all the hub's answer to its hello if the hub refused one
     (the real cause)."""
     name = proc.spec.name
-    refused = hub.refusal(proc.label)
+    refused = hub.refusal(proc.hub_label)
     if timeout_ms is None:
         status = proc.exit_summary()
         if refused is None:
@@ -464,7 +505,7 @@ def stop(
     left = kill_all(procs)
     if hub is not None:
         for proc in procs:
-            hub.revoke(proc.label)
+            hub.revoke(proc.hub_label)
     return left
 
 
@@ -589,6 +630,7 @@ class BotPool:
         self.watchdog = proclimits.Watchdog()
         self.janitor: Janitor | None = None
         self.procs: dict[str, BotProcess] = {}
+        self.warm: dict[str, BotProcess] = {}  # pool key -> a warm start not yet released
         self.started = 0
         self._launcher: concurrent.futures.ThreadPoolExecutor | None = None
         bases = [
@@ -635,7 +677,7 @@ class BotPool:
                 refused = [
                     proc.popen
                     for proc in fresh
-                    if proc.popen is not None and self.hub.refusal(proc.label) is not None
+                    if proc.popen is not None and self.hub.refusal(proc.hub_label) is not None
                 ]
                 wait_exits(refused, REFUSED_EXIT_S)
                 for proc in fresh:
@@ -657,18 +699,68 @@ class BotPool:
         for label, exc in self._launch(entries).items():
             log.debug("prestart of %s failed (get will report it): %s", label, exc)
 
-    def _launch(self, entries: Sequence[tuple[str, BotSpec]]) -> dict[str, BotStartError]:
-        """Start the local processes of ``entries`` that are not running (see ``prestart``);
-        the errors of those that could not start, by label."""
+    def prewarm(self, entries: Sequence[tuple[str, BotSpec]]) -> None:
+        """Start warm processes (``arena.procs.warm``) for the ``warm`` specs among ``entries``
+        (pool key, spec) that have none yet, even where a process of the key runs now: each
+        does the arena's part of its start-up and waits, running none of the bot's code until
+        ``get`` or ``prestart`` needs its key and releases it (``release``). Only where a bot
+        cannot reach another bot's processes (a sandbox, or a uid of its own): unsandboxed as
+        an ordinary user, one could write into a waiting one. One that cannot start is left
+        for ``get`` to start the usual way."""
+        if self.sandbox is None and not identity.separate_users():
+            return
+        wanted = [
+            (key, spec)
+            for key, spec in dict(entries).items()
+            if key not in self.warm and warm_argv(spec) is not None
+        ]
+        for key, exc in self._launch(wanted, warm=True).items():
+            log.debug("warm start of %s failed (it will start when needed): %s", key, exc)
+
+    def release(self, key: str, spec: BotSpec) -> BotProcess | None:
+        """Let the warm process of ``key`` run its bot, as the pool's process of ``key`` (its
+        start is now); None if it has none, or none of ``spec``, or it is gone (then ended)."""
+        proc = self.warm.pop(key, None)
+        if proc is None or proc.popen is None:
+            return None
+        assert proc.output is not None
+        proc.output.start()  # the process before it that wrote this log is gone
+        if proc.spec != spec:
+            self._end_unreleased([proc])
+            return None
+        proc.started_at, proc.started_wall = time.monotonic(), time.time()
+        try:
+            stdin = proc.popen.stdin
+            assert stdin is not None
+            stdin.write(GO)
+            stdin.close()
+        except OSError:
+            self._stop([proc], grace_s=0)
+            return None
+        return self._add(proc)
+
+    def _hub_label(self, key: str) -> str:
+        """A hub label for a new process of pool key ``key``: the key, or while a process of
+        it holds that label, ``KEY~N`` (never a key: keys end in digits or ``remote``)."""
+        held = {proc.hub_label for proc in (*self.procs.values(), *self.warm.values())}
+        labels = itertools.chain([key], (f"{key}~{n}" for n in itertools.count(1)))
+        return next(label for label in labels if label not in held)
+
+    def _launch(
+        self, entries: Sequence[tuple[str, BotSpec]], *, warm: bool = False
+    ) -> dict[str, BotStartError]:
+        """Start the local processes of ``entries`` that are not running (see ``prestart``;
+        ``warm``: warm starts, kept apart until released); the errors of those that could not
+        start, by pool key. A key with a warm process has it released instead."""
         launches = []
         failed: dict[str, BotStartError] = {}
-        for label, spec in dict(entries).items():
-            if spec.remote or label in self.procs:
+        for key, spec in dict(entries).items():
+            if spec.remote or (not warm and (key in self.procs or self.release(key, spec))):
                 continue
             try:
-                launches.append(self._prepare(label, spec))
+                launches.append(self._prepare(key, spec, warm=warm))
             except BotStartError as exc:
-                failed[label] = exc
+                failed[key] = exc
         if len(launches) > 1:
             if self._launcher is None:  # threads that live as long as the pool (see close)
                 self._launcher = concurrent.futures.ThreadPoolExecutor(
@@ -679,20 +771,29 @@ class BotPool:
             started = [_start_or_error(launch) for launch in launches]
         for launch, popen in zip(launches, started, strict=True):
             if isinstance(popen, BotStartError):
-                failed[launch.label] = popen
+                failed[launch.key] = popen
+            elif warm:
+                self.warm[launch.key] = launch.finish(popen, self.watchdog, self.janitor)
             else:
                 self._add(launch.finish(popen, self.watchdog, self.janitor))
         return failed
 
-    def _prepare(self, label: str, spec: BotSpec) -> _Launch:
+    def _prepare(self, key: str, spec: BotSpec, *, warm: bool = False) -> _Launch:
         if self.janitor is None:
             self.janitor = Janitor.start()
         launch = prepare(
-            spec, self.hub, label, log_dir=self.log_dir, limits=self.limits, sandbox=self.sandbox
+            spec,
+            self.hub,
+            self._hub_label(key),
+            log_dir=self.log_dir,
+            limits=self.limits,
+            sandbox=self.sandbox,
+            key=key,
+            warm=warm,
         )
         if self.janitor is not None:
             self.janitor.register(
-                label,
+                launch.label,
                 cgroups=[group.path for group in launch.plan.cgroups],
                 scratch=launch.plan.scratch,
             )
@@ -709,7 +810,7 @@ class BotPool:
         if self.janitor is not None:
             for proc in procs:
                 if proc not in left:  # the janitor keeps what may still run
-                    self.janitor.forget(proc.label)
+                    self.janitor.forget(proc.hub_label)
         return left
 
     def end_local(self, *, grace_s: float = 0.2) -> tuple[list[BotProcess], list[BotProcess]]:
@@ -727,9 +828,22 @@ class BotPool:
         if proc is not None:
             self._stop([proc], grace_s=0)
 
+    def _end_unreleased(self, procs: Sequence[BotProcess]) -> None:
+        """End warm processes that were never released: the end of their input ends each
+        without running its bot, and the rest of ``stop`` follows."""
+        for proc in procs:
+            if proc.popen is not None and proc.popen.stdin is not None:
+                proc.popen.stdin.close()
+            if proc.output is not None and proc.output.write_fd >= 0:
+                proc.output.start()
+        self._stop(procs, grace_s=0.5)
+
     def close(self) -> None:
+        unused = list(self.warm.values())
+        self.warm.clear()
         self._stop(self.procs.values(), grace_s=0.5)
         self.procs.clear()
+        self._end_unreleased(unused)
         if self._launcher is not None:
             self._launcher.shutdown()
             self._launcher = None

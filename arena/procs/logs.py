@@ -135,8 +135,6 @@ class CappedLog:
         self._waiting = array.array("i", [0])  # bytes waiting in the pipe (FIONREAD)
         path.parent.mkdir(parents=True, exist_ok=True)
         os.chmod(path.parent, 0o700)  # a bot's log is its hand: for the arena only
-        if cap > 0 and path.exists() and path.stat().st_size >= cap:
-            os.replace(path, path.with_name(path.name + ".1"))
         self.read_fd, self.write_fd = os.pipe()
         try:
             fcntl.fcntl(self.read_fd, fcntl.F_SETPIPE_SZ, PIPE_BYTES)
@@ -203,7 +201,12 @@ class CappedLog:
     # -- the drain thread -------------------------------------------------------------------
 
     def start(self) -> None:
-        """Start draining; call once the child holds the write end (it is closed here)."""
+        """Start draining; call once the child holds the write end (it is closed here). A full
+        log is moved aside (``.1``) first: a process started ahead of its turn (a warm start,
+        ``arena.procs.botproc``) starts its log only when it may run, once the process before
+        it that wrote the same file is gone."""
+        if self.cap < 1 << 62 and self.path.exists() and self.path.stat().st_size >= self.cap:
+            os.replace(self.path, self.path.with_name(self.path.name + ".1"))
         os.close(self.write_fd)
         self.write_fd = -1
         os.set_blocking(self.read_fd, False)

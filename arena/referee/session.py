@@ -94,6 +94,11 @@ class Session:
         """Start the processes of these pool entries (key, spec) ahead of the games."""
         self.pool.prestart(entries)
 
+    def prewarm(self, entries: Sequence[tuple[str, BotSpec]]) -> None:
+        """Make processes of these pool entries ready ahead of their turn, as warm starts that
+        run no bot code until ``prestart`` or ``seats`` needs them (``BotPool.prewarm``)."""
+        self.pool.prewarm(entries)
+
     def seats(self, entries: Sequence[tuple[str, BotSpec]], *, strict: bool = False) -> list[Seat]:
         """Process seats for pool entries (key, spec), one per seat, started if need be.
 

@@ -33,8 +33,25 @@ NAME = "pooler"
 BOUND = 4.5
 
 
-def spec() -> BotSpec:
+def spec(*, warm: bool = False) -> BotSpec:
+    """The rogue as a script or (``warm``) as a module the arena may start warm, ahead of its
+    turn (``arena.procs.warm``), as it does the bundled bots."""
+    if warm:
+        argv = (sys.executable, "-m", ROGUE.stem)
+        return BotSpec(name=NAME, argv=argv, cwd=str(ROGUE.parent), warm=True)
     return BotSpec(name=NAME, argv=(sys.executable, str(ROGUE)))
+
+
+def command_lines(*log_dirs: Path) -> list[str]:
+    """The command line each of the rogue's processes was started with (its ``pool-start``
+    line)."""
+    return [
+        line.split(maxsplit=2)[2]
+        for log_dir in log_dirs
+        for path in bot_logs(log_dir, NAME)
+        for line in log_texts(path)
+        if line.startswith("pool-start")
+    ]
 
 
 def environment(channel: str, tag: str) -> dict[str, str]:

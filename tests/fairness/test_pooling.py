@@ -69,15 +69,22 @@ def audit(store: Store, tid: int) -> None:
 
 
 def tournament(
-    folder: Path, jobs: int, at_once: int | None, sandbox: str, workers: Workers | None = None
+    folder: Path,
+    jobs: int,
+    at_once: int | None,
+    sandbox: str,
+    workers: Workers | None = None,
+    *,
+    warm: bool = False,
 ) -> tuple[Store, int, RunSummary]:
     """A Skull King round robin of the rogue, random and first (three deals, every rotation),
-    run in this process (``jobs`` 1) or in worker processes (``workers``: kept ones)."""
+    run in this process (``jobs`` 1) or in worker processes (``workers``: kept ones); ``warm``:
+    the rogue's processes are made ready ahead of their phase, as the bundled bots' are."""
     db = folder / "arena.db"
     spec = TournamentSpec(
         game=GAME, bots=(pooling.NAME, "random", "first"), table_size=3, repetitions=3, seed=5
     )
-    store, tid, specs = with_rogue(db, spec, pooling.spec())
+    store, tid, specs = with_rogue(db, spec, pooling.spec(warm=warm))
     config = RunConfig(
         game=get_game(GAME),
         options=get_game(GAME).parse_options({}),
@@ -93,14 +100,18 @@ def tournament(
 
 
 @pytest.mark.parametrize(
-    ("channel", "jobs", "at_once", "sandbox"),
+    ("channel", "jobs", "at_once", "sandbox", "warm"),
     [
-        pytest.param("lock", 1, None, "auto", id="locks-games-at-once"),
-        pytest.param("lock", 2, None, "auto", id="locks-two-jobs"),
-        pytest.param("lock", 1, 1, "auto", id="locks-one-game-at-a-time"),
-        pytest.param("lock", 1, None, "off", id="locks-unsandboxed"),
-        pytest.param("file", 1, None, "off", id="shm-file-unsandboxed", marks=as_root),
-        pytest.param("socket", 2, None, "off", id="abstract-socket-unsandboxed", marks=as_root),
+        pytest.param("lock", 1, None, "auto", False, id="locks-games-at-once"),
+        pytest.param("lock", 2, None, "auto", False, id="locks-two-jobs"),
+        pytest.param("lock", 1, 1, "auto", False, id="locks-one-game-at-a-time"),
+        pytest.param("lock", 1, None, "off", False, id="locks-unsandboxed"),
+        pytest.param("file", 1, None, "off", False, id="shm-file-unsandboxed", marks=as_root),
+        pytest.param(
+            "socket", 2, None, "off", False, id="abstract-socket-unsandboxed", marks=as_root
+        ),
+        pytest.param("lock", 1, None, "auto", True, id="locks-warm-starts"),
+        pytest.param("socket", 2, None, "off", True, id="socket-warm-unsandboxed", marks=as_root),
     ],
 )
 def test_processes_of_an_entrant_cannot_pool_a_deal(
@@ -110,10 +121,18 @@ def test_processes_of_an_entrant_cannot_pool_a_deal(
     jobs: int,
     at_once: int | None,
     sandbox: str,
+    warm: bool,
 ) -> None:
     for name, value in pooling.environment(channel, uuid.uuid4().hex[:12]).items():
         monkeypatch.setenv(name, value)
-    store, tid, summary = tournament(tmp_path, jobs, at_once, sandbox)
+    store, tid, summary = tournament(tmp_path, jobs, at_once, sandbox, warm=warm)
+    started = pooling.command_lines(tmp_path / "arena-logs")
+    assert len(started) >= summary.phases, "a process of the rogue in every phase"
+    warmed = [line for line in started if "arena.procs.warm" in line]
+    if warm:  # made ready during the phase before: every phase but the first
+        assert len(warmed) >= summary.phases - 1, started
+    else:
+        assert warmed == [], started
     with store:
         evidence = pooling.evidence(store, tid, tmp_path / "arena-logs")
         assert evidence.biddings == 3 * 3 * 10, "the rogue bid in every round of its games"

@@ -361,6 +361,8 @@ def on_turn(sock, turn: dict, n: int) -> None:
 
 
 if __name__ == "__main__":
+    with open("/proc/self/cmdline", "rb") as own:
+        say("pool-start", PROCESS, own.read().rstrip(b"\0").replace(b"\0", b" ").decode())
     try:
         channel = {"lock": LockChannel, "file": FileChannel, "socket": SocketChannel}[CHANNEL]()
     except OSError as exc:

@@ -192,9 +192,11 @@ def test_capped_log_keeps_the_head_and_drains_the_rest(tmp_path) -> None:
     assert f"discarded: {200 * 65536 - len(kept)} bytes".encode() in data
     assert lines[-1].note and lines[-1].at
     assert bot_logs(tmp_path, "some bot/../x") == [path]
-    again = CappedLog(path, cap=1000)  # a full log is kept as .1 for the next process
-    again.abandon()
-    assert path.with_name(path.name + ".1").exists() and not path.exists()
+    again = CappedLog(path, cap=1000)  # a full log is kept as .1 for the next process...
+    assert path.exists() and not path.with_name(path.name + ".1").exists(), "...once it runs"
+    again.start()  # (a warm start's log starts when it is released: the last writer is gone)
+    assert again.wait(5)
+    assert path.with_name(path.name + ".1").read_bytes() == data and path.read_bytes() == b""
 
 
 # -- processes -----------------------------------------------------------------------------
