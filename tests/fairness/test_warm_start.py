@@ -16,6 +16,7 @@ from arena.procs import identity
 from arena.procs.botproc import BotPool, BotSpec
 from arena.procs.hub import Hub
 from arena.procs.logs import log_texts
+from arena.procs.warm import exit_status
 from tests.arena.conftest import ROGUES
 
 #: The probe, as a module the pool may start warm.
@@ -99,9 +100,12 @@ def test_a_warm_process_waits_beside_the_one_before_it_and_shares_its_log(
     assert second is warm and second.peer is not None and pool.started == 2
     assert marker(second.scratch).exists()
     pool.end_local()
-    ran = [line.split()[1] for line in log_texts(first.log_path) if line.startswith("ran")]
+    lines = [line.split() for line in log_texts(first.log_path)]
     assert first.log_path == second.log_path
-    assert ran == [str(first.popen.pid), str(second.popen.pid)], "one log, in turn"
+    pids = [str(first.popen.pid), str(second.popen.pid)]
+    assert [pid for word, pid in lines if word == "ran"] == pids, "one log, in turn"
+    assert [pid for word, pid in lines if word == "exits"] == pids, "exit handlers ran"
+    assert second.popen.returncode == 0 == first.popen.returncode, "each exited, not killed"
 
 
 @needs_own_user
@@ -141,3 +145,11 @@ def test_a_key_asked_for_another_bot_ends_its_warm_process_unreleased(pool: BotP
     assert warm.popen.poll() is not None and pool.warm == {}
     ran = [line for line in log_texts(proc.log_path) if line.startswith("ran")]
     assert ran == [f"ran {proc.popen.pid}"], "only the new process ran the bot"
+
+
+def test_a_warm_process_exits_with_its_bots_status(capsys: pytest.CaptureFixture[str]) -> None:
+    assert [exit_status(code) for code in (None, 0, 3, 258)] == [0, 0, 3, 2]
+    assert exit_status("the arena refused me") == 1
+    assert capsys.readouterr().err == "the arena refused me\n", (
+        "a message is printed, as Python does"
+    )
