@@ -92,26 +92,25 @@ class SkullState(DiscState):
 
     # ----- whose turn, what is legal -------------------------------------------------------
     def to_act(self) -> tuple[int, ...]:
-        phase = self.phase
-        if phase == TURNS or phase == AUCTION:
-            return ALONE[self.turn]
-        if phase == SETUP:
-            return self.active
-        if phase == OVER:
-            return ()
-        assert self.challenge is not None  # the challenger flips, discards, picks the first
-        return ALONE[self.challenge.by]
+        acting = self.acting
+        if acting is None:  # (asked first this step)
+            phase = self.phase
+            if phase == TURNS or phase == AUCTION:
+                acting = ALONE[self.turn]
+            elif phase == SETUP:
+                acting = self.active
+            elif phase == OVER:
+                acting = ()
+            else:  # the challenger flips, discards, picks the first
+                assert self.challenge is not None
+                acting = ALONE[self.challenge.by]
+            self.acting = acting
+        return acting
 
     def _legal(self, seat: int) -> list[str]:
-        phase = self.phase
-        if phase == TURNS or phase == AUCTION:
-            if seat != self.turn:
-                return []
-        elif phase == SETUP:
-            if seat not in self.active:
-                return []
-        elif seat not in self.to_act():
+        if seat not in (self.acting or self.to_act()):
             return []
+        phase = self.phase
         if phase == SETUP:
             return self.kinds_held(seat, PLACES)
         if phase == TURNS:  # place, or bid up to the discs on the mats
@@ -254,7 +253,7 @@ class SkullState(DiscState):
         view = VIEW.copy()
         view["players"] = self.players
         view["round"] = self.round
-        view["to_act"] = list(self.to_act())
+        view["to_act"] = list(self.acting or self.to_act())
         view["flips"] = self.shown
         view["left"] = challenge.left if challenge else 0
         view["log"] = list(self.round_log)

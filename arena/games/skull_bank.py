@@ -110,28 +110,27 @@ class BankState(DiscState):
 
     # ----- whose turn, what is legal -------------------------------------------------------
     def to_act(self) -> tuple[int, ...]:
-        phase = self.phase
-        if phase == ADD or phase == RESPOND:
-            return ALONE[self.turn]
-        if phase == ANTE:
-            return self.active
-        if phase == GIVE:
-            assert self.challenge is not None and self.challenge.skull_of is not None
-            return ALONE[self.challenge.skull_of]
-        if phase == OVER:
-            return ()
-        return ALONE[self.dealer]  # the dealer raises, or reveals
+        acting = self.acting
+        if acting is None:  # (asked first this step)
+            phase = self.phase
+            if phase == ADD or phase == RESPOND:
+                acting = ALONE[self.turn]
+            elif phase == ANTE:
+                acting = self.active
+            elif phase == GIVE:
+                assert self.challenge is not None and self.challenge.skull_of is not None
+                acting = ALONE[self.challenge.skull_of]
+            elif phase == OVER:
+                acting = ()
+            else:  # the dealer raises, or reveals
+                acting = ALONE[self.dealer]
+            self.acting = acting
+        return acting
 
     def _legal(self, seat: int) -> list[str]:
-        phase = self.phase
-        if phase == ADD or phase == RESPOND:
-            if seat != self.turn:
-                return []
-        elif phase == ANTE:
-            if seat not in self.active:
-                return []
-        elif seat not in self.to_act():
+        if seat not in (self.acting or self.to_act()):
             return []
+        phase = self.phase
         if phase == ANTE:
             return self.kinds_held(seat, PLACES)
         if phase == ADD:  # add, or claim up to the bills on the rows
@@ -287,7 +286,7 @@ class BankState(DiscState):
         view = VIEW.copy()
         view["players"] = self.players
         view["round"] = self.round
-        view["to_act"] = list(self.to_act())
+        view["to_act"] = list(self.acting or self.to_act())
         view["revealed"] = self.shown
         view["left"] = challenge.left if challenge else 0
         view["log"] = list(self.round_log)
