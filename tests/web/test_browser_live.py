@@ -96,6 +96,20 @@ def check_playing(page: object, db: Path, tid: int) -> None:
     assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
 
 
+def wait_playing(page: object, proc: subprocess.Popen, timeout_s: float = 120) -> None:
+    """Wait until the page lists a game being played; fail, saying why, if the run ended
+    first (its exit status and errors: a run that failed, or one too quick for the page)."""
+    deadline = time.monotonic() + timeout_s
+    while not page.evaluate(PLAYING):
+        if proc.poll() is not None:
+            pytest.fail(
+                f"the run ended (exit {proc.returncode}) before the page listed a game in play: "
+                f"{proc.stderr.read().decode(errors='replace')[-2000:]}"
+            )
+        assert time.monotonic() < deadline, "the page never listed a game in play"
+        page.wait_for_timeout(200)
+
+
 def served_playing(url: str) -> bool:
     """Whether the page's HTML (without JavaScript) lists a game being played."""
     with urllib.request.urlopen(url) as response:
@@ -196,11 +210,11 @@ def test_live_page_lists_the_games_being_played(
         assert page.inner_text("#playing-none") == "No game is being played."
         proc = run(db, tid, "--games-per-worker", "2")  # six phases of one or two games
         # the list follows the run (between two phases it is empty for a moment)
-        page.wait_for_function(PLAYING, timeout=120_000)
+        wait_playing(page, proc)
         check_playing(page, db, tid)
         page.locator("#playing-section").screenshot(path=str(shots / "playing.png"))
         page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})  # a phone's width
-        page.wait_for_function(PLAYING, timeout=120_000)
+        wait_playing(page, proc)
         check_playing(page, db, tid)
         page.screenshot(path=str(shots / "playing-phone.png"), full_page=True)
         page.set_viewport_size({"width": DESKTOP[0], "height": DESKTOP[1]})
