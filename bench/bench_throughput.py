@@ -74,9 +74,9 @@ def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict
     from arena.games import get_game
     from arena.procs.limits import Limits
     from arena.procs.sandbox import SandboxMode
+    from tournaments.bot_sandbox import sandbox_for
     from tournaments.playing import RunConfig, auto_games_per_worker
     from tournaments.runner import run
-    from tournaments.service import sandbox_for
 
     store, tid, specs, folder = _tournament(case, rounds)
     db = Path(folder) / "bench.db"

@@ -21,11 +21,11 @@ from arena.games import get_game
 from arena.keys.seeds import new_key
 from arena.procs.limits import Limits
 from arena.procs.sandbox import SandboxMode
+from tournaments.bot_sandbox import sandbox_for
 from tournaments.catalogue import bundled_bots, bundled_spec, plays
 from tournaments.playing import RunConfig, auto_games_per_worker
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan
-from tournaments.service import sandbox_for
 from tournaments.store import Store
 
 

@@ -30,9 +30,10 @@ from arena.referee.replay import state_at
 from arena.referee.seats import ProcessSeat, Start, Turn
 from arena.referee.session import Session
 from protocol import messages
+from tournaments.bot_sandbox import sandbox_for
 from tournaments.catalogue import Catalogue
 from tournaments.errors import NotFound, TournamentError, UsageProblem
-from tournaments.service import RunOptions, sandbox_for
+from tournaments.service import RunOptions
 from tournaments.store import Store
 from tournaments.targets import bot_target
 from tournaments.withheld import deal_in_play, deal_withheld_reason

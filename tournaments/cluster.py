@@ -56,7 +56,7 @@ from tournaments.shipping import ShippedBot
 from tournaments.values import ProcessRecord
 
 if TYPE_CHECKING:
-    from tournaments.runner import Sink
+    from tournaments.sink import Sink
 
 log = logging.getLogger(__name__)
 
@@ -208,7 +208,7 @@ class _Flight:
 
 
 class ClusterExecutor:
-    """A run on a cluster (``tournaments.runner.Executor``): connected and checked, earlier
+    """A run on a cluster (``tournaments.sink.Executor``): connected and checked, earlier
     runs of the tournament closed, this run's configuration registered on the workers; then
     phase by phase; ``close`` unregisters it. Raises ClusterError (ClusterLost if the scheduler
     went away)."""

@@ -11,18 +11,17 @@ or derive from its facts, over its connection, lock and write transactions.
 
 from __future__ import annotations
 
+import contextlib
 import functools
 import json
 import os
 import sqlite3
+import threading
 from collections.abc import Callable
 from pathlib import Path
-from typing import TYPE_CHECKING, Any, ParamSpec, TypeVar
+from typing import Any, ParamSpec, Protocol, TypeVar
 
 from tournaments.errors import StoreError
-
-if TYPE_CHECKING:
-    from tournaments.store import Store
 
 ENV_DB = "ARENA_DB"
 DEFAULT_DB = "arena.db"
@@ -110,11 +109,24 @@ def json_tuples() -> Callable[[str], tuple[Any, ...]]:
     return parse
 
 
+class OpenStore(Protocol):
+    """What a ``StorePart`` uses of the open store it belongs to (``tournaments.store.Store``):
+    its connection, file and lock, its write transactions and its tournaments' rows."""
+
+    db: sqlite3.Connection
+    path: Path
+    _lock: threading.RLock
+
+    def write(self) -> contextlib.AbstractContextManager[sqlite3.Connection]: ...
+
+    def tournament_row(self, tid: int) -> dict[str, Any]: ...
+
+
 class StorePart:
     """A part of an open ``Store``: it reads through the store's connection, takes its lock
     (``guarded``) and writes in its write transactions (``Store.write``)."""
 
-    def __init__(self, store: Store) -> None:
+    def __init__(self, store: OpenStore) -> None:
         self.store = store
         self.db = store.db
         self.path = store.path

@@ -27,8 +27,9 @@ from typing import Any
 
 from tournaments.errors import TournamentError
 from tournaments.playing import RunConfig
-from tournaments.runner import Progress, run
+from tournaments.runner import run
 from tournaments.schedule import TournamentKind
+from tournaments.sink import Progress
 from tournaments.sprt import (
     DealCounts,
     Decision,

@@ -32,13 +32,13 @@ from arena.games import names
 from arena.procs.botproc import BotSpec
 from arena.procs.logs import logs_folder
 from arena.procs.sandbox import Sandbox, SandboxMode, inside, named_paths, private_paths
+from tournaments.bot_sandbox import sandbox_for
 from tournaments.botcopies import BotCopies
 from tournaments.catalogue import Catalogue, bundled_bots, split_command
 from tournaments.commandfiles import command_version, record
 from tournaments.compliance import ComplianceReport, run_checks
 from tournaments.errors import DuplicateBot, NotFound
 from tournaments.remote import is_remote
-from tournaments.service import sandbox_for
 from tournaments.store import Store
 from tournaments.values import BotInfo, BotKind, GameStatus, TournamentStatus, bot_name_problem
 

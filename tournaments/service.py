@@ -26,22 +26,21 @@ from pathlib import Path
 from arena.errors import RemoteError
 from arena.games import get_game
 from arena.keys.seeds import key_id, new_key, random_seed
-from arena.procs import identity
-from arena.procs import sandbox as sandboxing
 from arena.procs.botproc import BotSpec
 from arena.procs.limits import Limits
 from arena.procs.logs import logs_folder
 from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
-from tournaments.botcopies import BotCopies
+from tournaments.bot_sandbox import sandbox_for
 from tournaments.catalogue import Catalogue, bundled_bots, needs_sandbox, plays
 from tournaments.cluster import ClusterConfig, check_sandbox, distributed_module
 from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
 from tournaments.matches import FaultLimit, MatchInfo, MatchProgress, MatchStatus, play_match_sprt
 from tournaments.playing import RunConfig, auto_games_per_worker
-from tournaments.runner import Progress, RunSummary, run
+from tournaments.runner import RunSummary, run
 from tournaments.schedule import TournamentKind, TournamentSpec, plan, seatings_per_deal
 from tournaments.shipping import shipped_bots
+from tournaments.sink import Progress
 from tournaments.sprt import SprtConfig
 from tournaments.store import Store
 from tournaments.values import TournamentInfo
@@ -84,23 +83,6 @@ class BotProcesses:
     log_dir: Path
     sandbox: Sandbox | None
     remote: RemoteConfig | None
-
-
-def sandbox_for(
-    mode: SandboxMode, db_path: Path, folders: Iterable[str] = (), *, local: bool = True
-) -> Sandbox | None:
-    """The one sandbox of a command that runs bots with the database at ``db_path``.
-
-    It hides the database, its key file and the user's, the logs, the store of bot copies and
-    every registered bot's folder in ``folders`` (a folder bot still sees its own copy), and
-    makes the database files and the logs unreadable to bot users; with no ``local`` bot (only
-    remote ones) nothing runs here, so there is no warning about running unsandboxed. Raises
-    SandboxError for ``required`` where bubblewrap does not work.
-    """
-    log_dir = logs_folder(db_path)
-    identity.protect_arena_files(db_path, log_dir)
-    hide = [*sandboxing.private_paths(db_path, log_dir), str(BotCopies.beside(db_path).root)]
-    return sandboxing.resolve(mode, hide=[*hide, *folders], local=local)
 
 
 def bot_processes(

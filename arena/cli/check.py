@@ -12,9 +12,9 @@ from arena.cli.common import echo_json, move_time_option
 from arena.cli.safety import sandbox_option
 from arena.games import names
 from arena.procs.sandbox import SandboxMode
+from tournaments.bot_sandbox import sandbox_for
 from tournaments.catalogue import Catalogue
 from tournaments.compliance import run_checks
-from tournaments.service import sandbox_for
 from tournaments.store import resolve_db_path
 from tournaments.targets import bot_target
 

@@ -8,7 +8,7 @@ import time
 
 import click
 
-from tournaments.runner import Progress
+from tournaments.sink import Progress
 
 
 def _clock(seconds: float | None) -> str:

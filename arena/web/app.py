@@ -10,31 +10,30 @@ ids 404, a deal still in play 409, bad parameters 400, a database that cannot be
 
 from __future__ import annotations
 
-import functools
 import logging
 import threading
-from collections.abc import Callable, Sequence
+from collections.abc import Sequence
 from pathlib import Path
 from typing import Any
 
 from starlette.applications import Starlette
 from starlette.middleware.gzip import GZipMiddleware
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response, StreamingResponse
+from starlette.responses import Response, StreamingResponse
 from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.errors import ArenaError
 from arena.web import downloads, queries
+from arena.web.endpoints import HEADERS, LINKS, endpoint, error_response
 from arena.web.frames import REFEREE
-from arena.web.links import Links
 from arena.web.queries import GamesFilter
 from arena.web.readonly import ReadOnlyPool
 from arena.web.render import render
-from arena.web.site import DealInPlay, Site
+from arena.web.site import Site
 from tournaments import published
 from tournaments.catalogue import bundled_bots
-from tournaments.errors import NotFound, StoreError
+from tournaments.errors import NotFound
 from tournaments.store import Store
 
 __all__ = ["STATIC", "create_app"]
@@ -42,43 +41,10 @@ __all__ = ["STATIC", "create_app"]
 log = logging.getLogger(__name__)
 
 STATIC = Path(__file__).resolve().parent / "static"
-LINKS = Links()
-HEADERS = {
-    "Content-Security-Policy": "default-src 'self'; img-src 'self' data:; "
-    "style-src 'self'; script-src 'self'; object-src 'none'",
-    "X-Content-Type-Options": "nosniff",
-    "Referrer-Policy": "no-referrer",
-}
 
 
 class BadRequest(ArenaError):
     """A request parameter that is not valid."""
-
-
-def _status(exc: Exception) -> tuple[int, str]:
-    if isinstance(exc, DealInPlay):
-        return 409, "Not yet"
-    if isinstance(exc, NotFound):
-        return 404, "Not found"
-    if isinstance(exc, StoreError):
-        return 503, "Database unavailable"
-    if isinstance(exc, ArenaError):
-        return 400, "Bad request"
-    return 500, "Internal error"
-
-
-def _error(exc: Exception, api: bool) -> Response:
-    status, title = _status(exc)
-    if status == 500:
-        log.exception("internal error serving a request")
-        message = "the server met an unexpected error; see its log"
-    else:
-        message = str(exc)
-    if api:
-        return JSONResponse({"error": message, "status": status}, status, headers=HEADERS)
-    return HTMLResponse(
-        render("error.html", LINKS, title=title, message=message), status, headers=HEADERS
-    )
 
 
 def _int(request: Request, name: str, default: int | None = None) -> int | None:
@@ -102,42 +68,6 @@ def _path_int(request: Request, name: str) -> int:
     if not (raw.isascii() and raw.isdigit()) or len(raw) > 18:
         raise NotFound(f"no {_WHAT[name]} {raw!r}")
     return int(raw)
-
-
-Handler = Callable[[Request, Store, Site], Any]
-
-
-def endpoint(kind: str) -> Callable[[Handler], Callable[[Request], Any]]:
-    """A route whose handler gets the request, an open read-only store and the site;
-    ``kind`` is ``html`` (a page), ``json``, ``js`` or ``csv``."""
-
-    def decorate(handler: Handler) -> Callable[[Request], Any]:
-        @functools.wraps(handler)
-        def wrapper(request: Request) -> Response:
-            site: Site = request.app.state.site
-            try:
-                with request.app.state.pool.store() as store:
-                    result = handler(request, store, site)
-                if kind == "json":
-                    return JSONResponse(result, headers=HEADERS)
-                if kind == "js":
-                    return Response(result, media_type="application/javascript", headers=HEADERS)
-                if kind == "csv":
-                    name = request.url.path.rsplit("/", 1)[-1]
-                    tid = request.path_params.get("tid")
-                    disposition = f'attachment; filename="tournament-{tid}-{name}"'
-                    return Response(
-                        result,
-                        media_type="text/csv; charset=utf-8",
-                        headers={**HEADERS, "Content-Disposition": disposition},
-                    )
-                return HTMLResponse(result, headers=HEADERS)
-            except Exception as exc:  # noqa: BLE001 - every error becomes a response
-                return _error(exc, api=kind != "html")
-
-        return wrapper
-
-    return decorate
 
 
 @endpoint("html")
@@ -214,7 +144,7 @@ def games_jsonl(request: Request) -> Response:
         with pool.store() as store:
             store.tournament(tid)
     except Exception as exc:  # noqa: BLE001 - every error becomes a response
-        return _error(exc, api=True)
+        return error_response(exc, api=True)
     lines = queries.iter_game_lines(pool.store, tid)
     return StreamingResponse(
         downloads.jsonl(lines),
@@ -269,7 +199,7 @@ def replay_js(request: Request, store: Store, site: Site) -> str:
 
 
 async def not_found(request: Request, exc: Exception) -> Response:
-    return _error(
+    return error_response(
         NotFound(f"no page at {request.url.path}"), api=request.url.path.startswith("/api/")
     )
 

@@ -16,7 +16,7 @@ from starlette.requests import Request
 from starlette.routing import Route
 
 from arena.web import charts
-from arena.web.app import LINKS, endpoint
+from arena.web.endpoints import LINKS, endpoint
 from arena.web.render import render
 from arena.web.site import Site
 from tournaments.ladder.board import EloCache, read_board, skill_history

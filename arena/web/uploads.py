@@ -32,7 +32,8 @@ from starlette.routing import Route
 
 from arena.errors import ArenaError, SandboxError
 from arena.text import printable
-from arena.web.app import HEADERS, LINKS, create_app
+from arena.web.app import create_app
+from arena.web.endpoints import HEADERS, LINKS
 from arena.web.render import render
 from tournaments.compliance import ComplianceReport
 from tournaments.errors import ArchiveError, NotFound, StoreError, UsageProblem

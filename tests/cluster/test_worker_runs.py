@@ -19,9 +19,9 @@ from tournaments import cluster_worker  # noqa: E402
 from tournaments.catalogue import Catalogue  # noqa: E402
 from tournaments.errors import ClusterError  # noqa: E402
 from tournaments.playing import RunConfig  # noqa: E402
-from tournaments.runner import Progress  # noqa: E402
 from tournaments.schedule import PlannedGame  # noqa: E402
 from tournaments.shipping import ship  # noqa: E402
+from tournaments.sink import Progress  # noqa: E402
 
 
 def test_a_run_the_arena_stopped_renewing_is_closed_with_its_bots(tmp_path: Path) -> None:

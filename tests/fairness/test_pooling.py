@@ -30,10 +30,10 @@ from arena.procs.limits import Limits
 from arena.procs.sandbox import SandboxMode
 from tests.fairness import pooling, with_rogue
 from tests.unchecked import add_unchecked
+from tournaments.bot_sandbox import sandbox_for
 from tournaments.playing import RunConfig, auto_games_per_worker
 from tournaments.runner import RunSummary, Workers, run
 from tournaments.schedule import TournamentSpec
-from tournaments.service import sandbox_for
 from tournaments.store import Store
 
 ROOT = Path(__file__).resolve().parents[2]

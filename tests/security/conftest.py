@@ -33,10 +33,10 @@ from arena.referee.record import Fault
 from protocol.transport import curve_client
 from tests.arena.conftest import bundled, hub, pool, rogue, toy  # noqa: F401 - fixtures
 from tests.arena.toygame import install
+from tournaments.bot_sandbox import sandbox_for
 from tournaments.playing import RunConfig, auto_games_per_worker
 from tournaments.runner import RunSummary, run
 from tournaments.schedule import TournamentSpec, plan
-from tournaments.service import sandbox_for
 from tournaments.store import Store
 
 #: Small limits so that every rogue's effect is quick and small.

@@ -33,10 +33,10 @@ from arena.procs.limits import Limits
 from arena.procs.logs import bot_logs, log_texts
 from arena.procs.sandbox import SandboxMode
 from tests.security.conftest import needs_bwrap
+from tournaments.bot_sandbox import sandbox_for
 from tournaments.playing import RunConfig
 from tournaments.runner import run
 from tournaments.schedule import TournamentSpec, plan
-from tournaments.service import sandbox_for
 from tournaments.store import Store
 
 REPO = Path(__file__).resolve().parent.parent.parent

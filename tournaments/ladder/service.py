@@ -48,9 +48,10 @@ from tournaments.ladder.values import (
     participant_problem,
 )
 from tournaments.registry import BotCheckError, add_folder_bot, load_manifest
-from tournaments.runner import Progress, RunSummary, Workers, run
+from tournaments.runner import RunSummary, Workers, run
 from tournaments.schedule import TournamentKind, TournamentSpec, seatings, table_games
 from tournaments.service import RunOptions, games_of, prepare_run
+from tournaments.sink import Progress
 from tournaments.store import Store
 
 __all__ = [
