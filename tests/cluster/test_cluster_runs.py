@@ -22,6 +22,7 @@ from pathlib import Path
 import pytest
 
 from tests.cluster.conftest import ROOT, LocalCluster, start_cluster
+from tests.tournaments import create
 from tests.tournaments.test_runner import cli, copy_database, done_count, results
 from tests.unchecked import add_unchecked
 from tournaments.cluster import ACCEPT_UNSANDBOXED as ACCEPT
@@ -67,24 +68,10 @@ def template(tmp_path_factory: pytest.TempPathFactory) -> tuple[Path, int]:
     os.chmod(folder, 0o755)
     db = folder / "arena.db"
     cli("bot", "add", str(bot), "--db", str(db))
-    out = cli(
-        "tournament",
-        "create",
-        "--game",
-        "skull",
-        "--bots",
-        "seer,random,first,random",
-        "--table-size",
-        "3",
-        "--rounds",
-        "2",
-        "--seed",
-        "7",
-        "--json",
-        "--db",
-        str(db),
+    tid, _ = create(
+        db, "seer,random,first,random", "--table-size", "3", "--rounds", "2", "--seed", "7"
     )
-    return db, json.loads(out)["id"]
+    return db, tid
 
 
 def fresh(template: tuple[Path, int], folder: Path) -> Path:

@@ -62,24 +62,19 @@ def cli(*args: str) -> str:
     return result.output
 
 
+def create(db: Path, bots: str, *options: str, game: str = "skull") -> tuple[int, int]:
+    """``arena tournament create`` of ``game`` among ``bots`` in ``db``, with ``options``: the
+    tournament's id and number of games."""
+    asked = ("tournament", "create", "--game", game, "--bots", bots, *options)
+    created = json.loads(cli(*asked, "--json", "--db", str(db)))
+    return int(created["id"]), int(created["games_total"])
+
+
 def slow_tournament(db: Path, bot: Path, *options: str) -> tuple[int, int]:
     """A Skull tournament in ``db`` of ``bot`` (registered unsandboxed as "slow", a
     ``thinking_bot``), random and first, with ``options``; its id and number of games."""
     cli("bot", "add", "slow", "--db", str(db), "--sandbox", "off", "--", sys.executable, str(bot))
-    out = cli(
-        "tournament",
-        "create",
-        "--game",
-        "skull",
-        "--bots",
-        "slow,random,first",
-        *options,
-        "--json",
-        "--db",
-        str(db),
-    )
-    created = json.loads(out)
-    return int(created["id"]), int(created["games_total"])
+    return create(db, "slow,random,first", *options)
 
 
 V3_DUMP = Path(__file__).resolve().parent / "data" / "schema_v3.sql"

@@ -16,7 +16,7 @@ from pathlib import Path
 
 import pytest
 
-from tests.tournaments.test_runner import create
+from tests.tournaments.test_runner import create_skull
 from tournaments import heartbeat
 from tournaments.heartbeat import GONE_S, STALE_S, RunInfo, RunState, process_token, run_state
 from tournaments.migrations import SCHEMA_VERSION
@@ -63,7 +63,7 @@ def test_heartbeat_opens_beats_and_closes_its_row(
 ) -> None:
     monkeypatch.setattr(heartbeat, "BEAT_S", 0.05)
     db = tmp_path / "arena.db"
-    tid = create(db, 1)
+    tid = create_skull(db, 1)
     with Store.open(db) as store:
         assert store.runs.last(tid) is None
         with store.runs.heartbeat(tid, games_at_once=8):
@@ -82,7 +82,7 @@ def test_heartbeat_opens_beats_and_closes_its_row(
 
 def test_a_run_closes_its_row_and_a_killed_one_is_seen_stopped(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    done, killed = create(db, 1), create(db, 400)
+    done, killed = create_skull(db, 1), create_skull(db, 400)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     command = [sys.executable, "-m", "arena", "tournament", "run"]
     subprocess.run(
@@ -123,7 +123,7 @@ def test_each_beat_writes_the_games_in_play_and_the_end_clears_them(
 ) -> None:
     monkeypatch.setattr(heartbeat, "BEAT_S", 0.05)
     db = tmp_path / "arena.db"
-    tid = create(db, 1)
+    tid = create_skull(db, 1)
     with Store.open(db) as store:
         first, second, third = game_ids(store, tid)[:3]
         started = time.time() - 3
@@ -163,7 +163,7 @@ def test_each_beat_writes_the_games_in_play_and_the_end_clears_them(
 
 def test_a_database_from_before_the_games_in_play_opens_with_its_runs(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    tid = create(db, 1)
+    tid = create_skull(db, 1)
     with Store.open(db) as store:
         store.db.execute("ALTER TABLE runs DROP COLUMN in_play")  # as schema 12 left it
         store.db.execute("PRAGMA user_version = 12")

@@ -19,35 +19,14 @@ from arena.cli import main
 from arena.errors import KeyFileError, MissingKey
 from arena.keys.keyfile import KeyFile, key_file_path, secret_paths, user_key_path
 from arena.keys.seeds import bot_seeds, key_id, new_key
-from tests.tournaments import old_database
+from tests.tournaments import cli, create, old_database
 from tournaments.migrations import SCHEMA_VERSION, user_version
 from tournaments.remote import server_keys
 from tournaments.store import Store
 
 
-def cli(*args: str) -> str:
-    result = CliRunner().invoke(main, list(args), catch_exceptions=False)
-    assert result.exit_code == 0, result.output
-    return result.output
-
-
-def create(db: Path, seed: str = "5") -> int:
-    out = cli(
-        "tournament",
-        "create",
-        "--game",
-        "skull",
-        "--bots",
-        "random,first,random",
-        "--table-size",
-        "3",
-        "--seed",
-        seed,
-        "--json",
-        "--db",
-        str(db),
-    )
-    return json.loads(out)["id"]
+def create_skull(db: Path, seed: str = "5") -> int:
+    return create(db, "random,first,random", "--table-size", "3", "--seed", seed)[0]
 
 
 def secrets_in_database(path: Path, secrets: list[str | bytes]) -> list[str]:
@@ -140,8 +119,8 @@ def test_the_user_key_is_made_once_and_private(tmp_path: Path, monkeypatch) -> N
 
 def test_a_tournament_key_lives_in_the_key_file_and_keys_the_bot_seeds(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    tid = create(db)
-    other = create(db)  # the same --seed: a new key, so new deals
+    tid = create_skull(db)
+    other = create_skull(db)  # the same --seed: a new key, so new deals
     with Store.open(db) as store:
         key = store.tournament_key(tid)
         stored_id = store.db.execute(
@@ -162,7 +141,7 @@ def test_a_tournament_key_lives_in_the_key_file_and_keys_the_bot_seeds(tmp_path:
 
 def test_a_lost_key_file_is_one_clear_error(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    tid = create(db)
+    tid = create_skull(db)
     keys = key_file_path(db)
     moved = keys.rename(tmp_path / "elsewhere.keys")
     result = CliRunner().invoke(main, ["tournament", "run", str(tid), "--db", str(db)])
@@ -182,7 +161,7 @@ def test_a_lost_key_file_is_one_clear_error(tmp_path: Path) -> None:
 
 def test_the_database_holds_no_secret(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    tid = create(db)
+    tid = create_skull(db)
     cli("tournament", "run", str(tid), "--quiet", "--db", str(db))
     cli("bot", "add", "far", "--remote", "--game", "skull", "--db", str(db))
     cli("bot", "token", "far", "--curve", "--endpoint", "tcp://127.0.0.1:5555", "--db", str(db))

@@ -20,7 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.security.conftest import survivors
-from tests.tournaments.test_runner import cli, create, done_count
+from tests.tournaments.test_runner import cli, create_skull, done_count
 
 #: Seconds after the start at which the arena is killed: during the workers' start-up (the
 #: spawned interpreters import for about a second here), during play and later.
@@ -66,7 +66,7 @@ def assert_nothing_left(marker: str) -> None:
 @pytest.mark.parametrize("moment", MOMENTS)
 def test_kill_at_any_moment_leaves_no_process(tmp_path: Path, moment: float) -> None:
     db = tmp_path / "arena.db"
-    tid = create(db, rounds=2)
+    tid = create_skull(db, rounds=2)
     marker = uuid.uuid4().hex
     proc = start(db, tid, marker)
     time.sleep(moment)
@@ -79,7 +79,7 @@ def test_kill_at_any_moment_leaves_no_process(tmp_path: Path, moment: float) -> 
 
 def test_kill_while_stopping_leaves_no_process(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    tid = create(db, rounds=2)
+    tid = create_skull(db, rounds=2)
     marker = uuid.uuid4().hex
     proc = start(db, tid, marker)
     deadline = time.monotonic() + 60
@@ -93,7 +93,7 @@ def test_kill_while_stopping_leaves_no_process(tmp_path: Path) -> None:
 
 def test_ctrl_c_leaves_no_process(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    tid = create(db, rounds=2)
+    tid = create_skull(db, rounds=2)
     marker = uuid.uuid4().hex
     proc = start(db, tid, marker)
     deadline = time.monotonic() + 60

@@ -14,31 +14,14 @@ import uuid
 from pathlib import Path
 
 from arena.keys.keyfile import key_file_path
-from tests.tournaments import cli
+from tests.tournaments import cli, create
 from tournaments.botcopies import BotCopies
 
 BOTS = "random,first,random,random"
 
 
-def create(db: Path, rounds: int = 2) -> int:
-    out = cli(
-        "tournament",
-        "create",
-        "--game",
-        "skull",
-        "--bots",
-        BOTS,
-        "--table-size",
-        "3",
-        "--rounds",
-        str(rounds),
-        "--seed",
-        "42",
-        "--json",
-        "--db",
-        str(db),
-    )
-    return json.loads(out)["id"]
+def create_skull(db: Path, rounds: int = 2) -> int:
+    return create(db, BOTS, "--table-size", "3", "--rounds", str(rounds), "--seed", "42")[0]
 
 
 def copy_database(source: Path, target: Path) -> None:
@@ -89,7 +72,7 @@ def done_count(db: Path, tid: int) -> int:
 
 def test_parallel_run_equals_serial_run(tmp_path: Path) -> None:
     serial, parallel = tmp_path / "serial.db", tmp_path / "parallel.db"
-    a = b = create(serial)
+    a = b = create_skull(serial)
     copy_database(serial, parallel)
     cli("tournament", "run", str(a), "--quiet", "--db", str(serial))
     cli("tournament", "run", str(b), "--quiet", "--jobs", "2", "--db", str(parallel))
@@ -137,7 +120,7 @@ def processes_with(marker: str) -> set[int]:
 
 def test_kill_minus_nine_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
     reference, killed = tmp_path / "reference.db", tmp_path / "killed.db"
-    ref_id = tid = create(reference, rounds=3)
+    ref_id = tid = create_skull(reference, rounds=3)
     copy_database(reference, killed)
     cli("tournament", "run", str(ref_id), "--quiet", "--db", str(reference))
     total = 3 * 4 * 3
@@ -162,7 +145,7 @@ def test_kill_minus_nine_then_resume_equals_uninterrupted(tmp_path: Path) -> Non
 
 def test_ctrl_c_keeps_finished_games_and_says_how_to_finish(tmp_path: Path) -> None:
     db = tmp_path / "int.db"
-    tid = create(db, rounds=4)
+    tid = create_skull(db, rounds=4)
     proc = arena_run(db, tid)
     deadline = time.monotonic() + 60
     while done_count(db, tid) < 3 and time.monotonic() < deadline:

@@ -7,7 +7,6 @@ checked at, and a folder for each test's screenshots (``tests/web/artifacts/TEST
 
 from __future__ import annotations
 
-import json
 import os
 import re
 import shutil
@@ -27,7 +26,7 @@ from starlette.applications import Starlette
 
 from arena.web.app import create_app
 from tests.net import free_port
-from tests.tournaments import cli
+from tests.tournaments import cli, create
 
 GAMES = {
     "skull": "skull_odds,random,EVIL",
@@ -103,35 +102,11 @@ def _play(db: Path, script: Path) -> Played:
     conn.close()
     ids = {}
     for game, bots in GAMES.items():
-        out = cli(
-            "tournament",
-            "create",
-            "--game",
-            game,
-            "--bots",
-            bots.replace("EVIL", EVIL),
-            "--rounds",
-            "1",
-            "--seed",
-            "7",
-            "--json",
-            "--db",
-            str(db),
-        )
-        ids[game] = json.loads(out)["id"]
+        ids[game] = create(
+            db, bots.replace("EVIL", EVIL), "--rounds", "1", "--seed", "7", game=game
+        )[0]
         cli("tournament", "run", str(ids[game]), "-q", "--sandbox", "off", "--db", str(db))
-    out = cli(
-        "tournament",
-        "create",
-        "--game",
-        "skull",
-        "--bots",
-        "random,first,random",
-        "--json",
-        "--db",
-        str(db),
-    )
-    return Played(db, ids, json.loads(out)["id"])
+    return Played(db, ids, create(db, "random,first,random")[0])
 
 
 def withheld_copy(played: Played, folder: Path) -> tuple[Path, int, list[int]]:
