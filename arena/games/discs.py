@@ -11,8 +11,8 @@ or by the loser's own choice, and a player without discs is eliminated. See
 ``DiscState`` holds seats and eliminations, the round's public log, placing, turning over,
 taking and giving up discs, the common part of a view, ``full``, ``resample`` and ``outcome``;
 the two games add their phases and actions on top. The discs themselves (``Kit``) and the
-turning over (``Challenge``) are in ``arena.games.discs_kit``; a state rebuilt from a view in
-``arena.games.discs_view``.
+turning over (``Challenge``) are in ``arena.games.discs_kit``; what a view shows of them, read
+for a state rebuilt from it, in ``arena.games.discs_view``.
 """
 
 from __future__ import annotations
@@ -36,7 +36,7 @@ from arena.games.discs_kit import (
     Kit,
     redraw_others,
 )
-from arena.games.discs_view import load_view
+from arena.games.discs_view import RoundEnd, ViewWords, shown_challenge, shown_kits
 
 __all__ = [
     "DISCS_EACH",
@@ -105,7 +105,8 @@ class DiscState(State):
     Outside ``TOGETHER`` one seat acts at a time (the game's ``to_act``). ``NAMES`` (the disc
     names by kind), ``NAME_LISTS`` (the names of every list of kinds a pile or the lost discs
     can be: a player owns ``DISCS_EACH`` discs), ``KINDS`` (the kinds by name), ``PLACES`` and
-    ``DROPS`` (the actions that put down or give up a disc, by kind) follow from the words.
+    ``DROPS`` (the actions that put down or give up a disc, by kind) and ``VIEW_WORDS`` (the
+    words as a value, for reading a view) follow from the words.
 
     ``active`` (the players still in) and ``on_piles`` (the discs on all piles) are kept up to
     date by the steps that change them, and so are the parts of the views the steps change:
@@ -133,6 +134,7 @@ class DiscState(State):
     KINDS: ClassVar[dict[str, int]]
     PLACES: ClassVar[tuple[str, str]]
     DROPS: ClassVar[tuple[str, str]]
+    VIEW_WORDS: ClassVar[ViewWords]
     phase: str
 
     def __init_subclass__(cls, **kwargs: Any) -> None:
@@ -142,6 +144,9 @@ class DiscState(State):
             cls.KINDS = {cls.GOOD_NAME: GOOD, "skull": SKULL}
             cls.PLACES = (f"{cls.PLACE}:{cls.GOOD_NAME}", f"{cls.PLACE}:skull")
             cls.DROPS = (f"{cls.DROP}:{cls.GOOD_NAME}", f"{cls.DROP}:skull")
+            cls.VIEW_WORDS = ViewWords(
+                cls.GOOD_NAME, cls.PILE, cls.PLACE, cls.SHOWN, cls.SHOW_POSITION
+            )
             cls.NAME_LISTS = {
                 kinds: tuple(cls.NAMES[kind] for kind in kinds)
                 for length in range(DISCS_EACH + 1)
@@ -395,7 +400,31 @@ class DiscState(State):
 
     # ----- rebuilding from a view ----------------------------------------------------------
     def load_view(self, view: Mapping[str, Any], seat: int, rng: random.Random) -> None:
-        load_view(self, view, seat, rng)
+        """The common part of ``seat``'s ``view`` as shown (others' hidden discs all good, see
+        ``arena.games.discs_view``), then its game's own part (``load_game_view``); then every
+        other player's skull is placed at random by ``rng`` (see ``State.load_view``)."""
+        self.round = int(view["round"])
+        self.round_log = list(view["log"])
+        self.results = [dict(result) for result in view["results"]]
+        self.winner = view["winner"]
+        self.load_game_view(view)
+        ends = [
+            RoundEnd(
+                int(result["round"]),
+                result.get("skull"),
+                tuple(self.round_losers(result)),
+                tuple(self.round_eliminated(result)),
+            )
+            for result in self.results
+        ]
+        words = self.VIEW_WORDS
+        self.kits = shown_kits(view, seat, self.players, words, ends)
+        self.challenge = shown_challenge(view, self.challenge_of_view(view), words, self.kits, ends)
+        self.shown = list(view[self.SHOWN])
+        self.seats = []
+        self.refresh()
+        redraw_others(self.kits, seat, rng)
+        self.rng = random.Random(rng.getrandbits(64))
 
     @abstractmethod
     def load_game_view(self, view: Mapping[str, Any]) -> None:

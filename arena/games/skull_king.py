@@ -3,7 +3,7 @@
 The rules are ``docs/games/skull-king.md``; the numbers in the comments below (rule 5, ...)
 refer to its "Rules as implemented" section. The cards, the hands, the trick judge and the
 scoring live in ``arena.games.skull_king_cards``; this module holds the rounds, bids, tricks
-and views; ``arena.games.skull_king_view`` rebuilds a state from a view.
+and views, and rebuilds a state from a view as ``arena.games.skull_king_view`` reads it.
 """
 
 from __future__ import annotations
@@ -34,6 +34,7 @@ from arena.games.skull_king_cards import (
     deal_constrained,
     deck,
     draw,
+    hand_card,
     in_hand_order,
     judge,
     lead_suit,
@@ -41,7 +42,7 @@ from arena.games.skull_king_cards import (
     rascal_points,
     standard_points,
 )
-from arena.games.skull_king_view import load_view
+from arena.games.skull_king_view import check_view, shown_cards, shown_tricks
 
 log = logging.getLogger(__name__)
 
@@ -383,7 +384,45 @@ class SkullKingState(State):
         self.undealt = piles[-1]
 
     def load_view(self, view: Mapping[str, Any], seat: int, rng: random.Random) -> None:
-        load_view(self, view, seat, rng)
+        """Everything ``seat``'s ``view`` shows as shown, the round's finished tricks judged
+        again, the unseen cards drawn by ``rng`` (see ``State.load_view``)."""
+        check_view(view, self.options)
+        self.advanced = bool(self.options["advanced"])
+        self.seats = tuple(range(self.players))
+        self.scores = tuple(int(points) for points in view["scores"])
+        self.round_scores = tuple(tuple(points) for points in view["round_scores"])
+        self.round, self.cards, self.dealer = view["round"], view["cards"], view["dealer"]
+        self.phase = view["phase"]
+        self.bids = None if view["bids"] is None else tuple(view["bids"])
+        self.won, self.bonus = [0] * self.players, [0] * self.players
+        self.alliances, self.tricks = [], ()
+        for shown in shown_tricks(view):
+            taken = self._take_trick(shown.leader, Trick(shown.cards))
+            if (taken["winner"], taken["next"]) != (shown.winner, shown.next):
+                raise ValueError(f"trick {list(taken['cards'])} was not taken as shown")
+        if self.won != list(view["won"]):
+            raise ValueError("the tricks won do not add up")
+        self.leader, self.trick = view["leader"], Trick(shown_cards(view["trick"]))
+        self.turn = self.leader if view["turn"] is None else view["turn"]
+        self._redeal(seat, shown_cards(view["hand"]), rng)
+        self._settle()
+
+    def _redeal(self, seat: int, hand: list[Card], rng: random.Random) -> None:
+        """Give ``seat`` its ``hand``, every other seat as many cards as it has not played this
+        round, and the undealt rest, the unseen cards drawn at random (keeping the voids)."""
+        played = [0] * self.players
+        known = list(hand)
+        for trick in self._round_plays():
+            for s, card in trick:
+                played[s] += 1
+                known.append(hand_card(card))
+        sizes = [self.cards - count for count in played]
+        if len(hand) != sizes[seat]:
+            raise ValueError(f"seat {seat} holds {len(hand)} cards, not {sizes[seat]}")
+        self.undealt = self.deck_without(known)
+        self.hands = [Hand(()) for _ in self.seats]
+        self.hands[seat] = Hand(hand)
+        self.deal_hidden(seat, sizes, rng)
 
     @property
     def deck(self) -> tuple[Card, ...]:

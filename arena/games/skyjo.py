@@ -40,7 +40,7 @@ from arena.games.skyjo_cards import (
     round_scores,
     round_winner,
 )
-from arena.games.skyjo_view import load_view
+from arena.games.skyjo_view import check_view, lay_out, starter_reason
 
 
 class SkyjoState(State):
@@ -418,7 +418,28 @@ class SkyjoState(State):
         return other
 
     def load_view(self, view: Mapping[str, Any], seat: int, rng: Random) -> None:
-        load_view(self, view, seat, rng)
+        """Everything ``seat``'s ``view`` shows as shown (the table read by ``lay_out``), the
+        hidden cards drawn by ``rng`` (see ``State.load_view``)."""
+        players, options = self.players, self.options
+        check_view(view, options)
+        self.round, self.phase = view["round"], Phase(view["phase"])
+        self.totals = [int(total) for total in view["totals"]]
+        self.history = [list(scores) for scores in view["round_scores"]]
+        # the previous round's ender and winner are read only when the next round starts, after
+        # the end of this one has set them again
+        self.last_ender = None
+        self.last_winner = round_winner(self.history[-1]) if self.history else None
+        self.current = -1 if view["turn"] is None else view["turn"]
+        self.starter, self.ender, self.turns = view["starter"], view["ender"], view["turns"]
+        self.starter_reason = starter_reason(self.round, options)
+        self.lap_left = 0
+        if self.ender is not None and self.phase is not Phase.OVER:
+            self.lap_left = players - (self.current - self.ender) % players
+        self.discard, self.pile_public = list(view["discard"]), False
+        table = lay_out(view, seat, players)
+        self.cards, self.cells, self.removed = table.cards, table.cells, table.removed
+        self.drawn, self.pile = table.drawn, table.pile
+        self._redraw_hidden(seat, rng)
 
     def _redraw_hidden(self, seat: int, rng: Random) -> None:
         """Deal the cards ``seat`` cannot see again at random, each within its pool (see

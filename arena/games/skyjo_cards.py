@@ -1,6 +1,6 @@
 """Skyjo's data and pure rules: the deck, the game's caps, the phases, the states of a grid
 cell, who starts and how a round scores. A leaf module: ``arena.games.skyjo`` (the rules) and
-``arena.games.skyjo_view`` (a state rebuilt from a view) both build on it.
+``arena.games.skyjo_view`` (a view read for a state rebuilt from it) both build on it.
 """
 
 from __future__ import annotations

@@ -12,7 +12,7 @@ from typing import Any
 import msgpack
 import pytest
 
-from arena.errors import IllegalAction, NotYourTurn
+from arena.errors import GameError, IllegalAction, NotYourTurn
 from arena.games import Game, State
 
 
@@ -234,3 +234,45 @@ def check_from_view(
             return differed
         state.apply(random_joint(state, rng))
         step += 1
+
+
+def _paths(value: Any, path: tuple[Any, ...] = ()) -> list[tuple[Any, ...]]:
+    """Every place inside a view: map keys and list positions, nested."""
+    inner: list[tuple[Any, ...]] = []
+    if isinstance(value, dict):
+        for key, item in value.items():
+            inner += _paths(item, (*path, key))
+    elif isinstance(value, list):
+        for index, item in enumerate(value):
+            inner += _paths(item, (*path, index))
+    return [*inner, path] if path else inner
+
+
+def check_damaged_views(game: Game, players: int, seed: int, *, every: int = 4) -> int:
+    """``from_view`` of a damaged view (one value made ``None``, a number, a string or taken
+    out) either rebuilds a state or raises ``GameError``: never another error. Returns how many
+    damaged views it refused (the caller asserts some were)."""
+    state = game.new(players, seed, {})
+    rng = random.Random(seed)
+    refused = step = 0
+    while not state.is_over():
+        if step % every == 0:
+            seat = step % players
+            view = wire(state.view(seat))
+            for path in rng.sample(_paths(view), 8):
+                damaged = wire(view)
+                holder = damaged
+                for key in path[:-1]:
+                    holder = holder[key]
+                kind = rng.randrange(4)
+                if kind == 3 and isinstance(holder, dict):
+                    del holder[path[-1]]
+                else:
+                    holder[path[-1]] = (None, 99, "x", -1)[kind]
+                try:
+                    game.from_view(damaged, seat, players, state.options, rng)
+                except GameError:
+                    refused += 1
+        state.apply(random_joint(state, rng))
+        step += 1
+    return refused

@@ -100,6 +100,12 @@ def test_from_view_rebuilds_what_a_seat_cannot_tell_apart(name: str) -> None:
 
 
 @pytest.mark.parametrize("name", GAMES)
+def test_from_view_refuses_a_damaged_view_with_a_game_error(name: str) -> None:
+    refused = c.check_damaged_views(get_game(name), 4, 17)
+    assert refused > 0, "no damaged view was refused"
+
+
+@pytest.mark.parametrize("name", GAMES)
 def test_clone_is_independent(name: str) -> None:
     game = get_game(name)
     c.check_clone(game, game.min_players, 3)
