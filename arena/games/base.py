@@ -228,8 +228,8 @@ class State(ABC):
     def load_view(self, view: Mapping[str, Any], seat: int, rng: random.Random) -> None:
         """Fill a ``bare`` state in from ``seat``'s ``view``: everything the view shows as
         shown, everything it hides drawn by ``rng`` consistently with it (see
-        ``Game.from_view``). Raises KeyError, TypeError, ValueError or IndexError when ``view``
-        is not such a view."""
+        ``Game.from_view``). Raises KeyError, TypeError, ValueError, IndexError or
+        AttributeError when ``view`` is not such a view."""
         raise NotImplementedError(f"{type(self).__name__} cannot rebuild a state from a view")
 
     def apply(self, actions: Mapping[int, str]) -> None:
@@ -352,7 +352,7 @@ class Game(ABC):
                 raise ValueError(f"it is seat {view['seat']}'s of {view['players']} players")
             state = self.state_class.bare(players, rng.getrandbits(64), parsed)
             state.load_view(view, seat, rng)
-        except (KeyError, TypeError, ValueError, IndexError) as error:
+        except (KeyError, TypeError, ValueError, IndexError, AttributeError) as error:
             raise GameError(f"not a {self.name} view of seat {seat}: {error}") from None
         return state
 

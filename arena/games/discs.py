@@ -145,7 +145,7 @@ class DiscState(State):
             cls.PLACES = (f"{cls.PLACE}:{cls.GOOD_NAME}", f"{cls.PLACE}:skull")
             cls.DROPS = (f"{cls.DROP}:{cls.GOOD_NAME}", f"{cls.DROP}:skull")
             cls.VIEW_WORDS = ViewWords(
-                cls.GOOD_NAME, cls.PILE, cls.PLACE, cls.SHOWN, cls.SHOW_POSITION
+                cls.GOOD_NAME, cls.PILE, cls.PLACE, cls.SHOWN, cls.SHOW_POSITION, cls.KINDS
             )
             cls.NAME_LISTS = {
                 kinds: tuple(cls.NAMES[kind] for kind in kinds)
@@ -412,8 +412,8 @@ class DiscState(State):
             RoundEnd(
                 int(result["round"]),
                 result.get("skull"),
-                tuple(self.round_losers(result)),
-                tuple(self.round_eliminated(result)),
+                self.round_losers(result),
+                self.round_eliminated(result),
             )
             for result in self.results
         ]

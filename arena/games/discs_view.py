@@ -18,7 +18,7 @@ from __future__ import annotations
 
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.games.discs_kit import DISCS_EACH, GOOD, SKULL, Challenge, Flip, Kit
 
@@ -27,36 +27,32 @@ from arena.games.discs_kit import DISCS_EACH, GOOD, SKULL, Challenge, Flip, Kit
 class ViewWords:
     """What a disc game's views call things (``DiscState``'s class words): the good disc, the
     key of one's own pile, the verb that puts a disc down, the key of the discs turned this
-    round, and whether a turned disc is named by its pile position too."""
+    round, whether a turned disc is named by its pile position too, and the disc kinds by
+    name."""
 
     good: str
     pile: str
     place: str
     shown: str
     show_position: bool
-
-    def kind(self, name: str) -> int:
-        """The disc kind a view's disc ``name`` is; raises KeyError if it names none."""
-        return {self.good: GOOD, "skull": SKULL}[name]
+    kinds: Mapping[str, int]
 
 
-@dataclass(frozen=True)
-class RoundEnd:
+class RoundEnd(NamedTuple):
     """What a view's summary of a finished round tells of the discs: the round, whose skull its
-    challenge met (None: none), who lost a disc (one entry per disc) and who was eliminated."""
+    challenge met (None: none), who lost a disc (one entry per disc) and who was eliminated. (A
+    named tuple: a rebuild makes one a round, and a search bot rebuilds at every move.)"""
 
     round: int
     skull_of: int | None
-    losers: tuple[int, ...]
-    eliminated: tuple[int, ...]
+    losers: list[int]
+    eliminated: list[int]
 
 
 def piles_this_round(log: Sequence[str], verb: str, players: int) -> list[int]:
     """How many discs each seat put down this round, from the round's public log."""
     counts = [0] * players
     for entry in log:
-        if not isinstance(entry, str):
-            raise TypeError(f"its log holds {entry!r}")
         seat, _, action = entry.partition(":")
         if action == verb:
             counts[int(seat)] += 1
@@ -78,8 +74,8 @@ def _kit(
     kit = Kit()
     if mine:
         kit.hand = [int(view["hand"][words.good]), int(view["hand"]["skull"])]
-        kit.pile = [words.kind(name) for name in view[words.pile]]
-        kit.lost = [words.kind(name) for name in view["lost"]]
+        kit.pile = [words.kinds[name] for name in view[words.pile]]
+        kit.lost = [words.kinds[name] for name in view["lost"]]
     else:
         kit.hand = [int(entry["in_hand"]), 0]
         kit.pile = [GOOD] * int(entry["placed"])
@@ -120,7 +116,7 @@ def shown_challenge(
         else:  # Skull turns the top face-down disc of a stack
             position = sizes[owner] - 1 - turned[owner]
         turned[owner] += 1
-        kind = words.kind(name)
+        kind = words.kinds[name]
         challenge.flips.append(Flip(owner, position, kind))
         if kind == SKULL:
             challenge.skull_of = owner

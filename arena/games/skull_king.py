@@ -3,7 +3,7 @@
 The rules are ``docs/games/skull-king.md``; the numbers in the comments below (rule 5, ...)
 refer to its "Rules as implemented" section. The cards, the hands, the trick judge and the
 scoring live in ``arena.games.skull_king_cards``; this module holds the rounds, bids, tricks
-and views, and rebuilds a state from a view as ``arena.games.skull_king_view`` reads it.
+and views, and rebuilds a state from a view (``load_view``).
 """
 
 from __future__ import annotations
@@ -21,6 +21,7 @@ from arena.games.skull_king_cards import (
     BIDDING,
     CARDS,
     OVER,
+    PHASES,
     PLAYING,
     PLAYS,
     ROUNDS,
@@ -42,7 +43,6 @@ from arena.games.skull_king_cards import (
     rascal_points,
     standard_points,
 )
-from arena.games.skull_king_view import check_view, shown_cards, shown_tricks
 
 log = logging.getLogger(__name__)
 
@@ -385,9 +385,19 @@ class SkullKingState(State):
 
     def load_view(self, view: Mapping[str, Any], seat: int, rng: random.Random) -> None:
         """Everything ``seat``'s ``view`` shows as shown, the round's finished tricks judged
-        again, the unseen cards drawn by ``rng`` (see ``State.load_view``)."""
-        check_view(view, self.options)
-        self.advanced = bool(self.options["advanced"])
+        again, the unseen cards drawn by ``rng`` (see ``State.load_view``).
+
+        Search bots determinize with this (``Game.from_view``). Judging the round's finished
+        tricks again (tricks won, capture bonuses, Loot alliances) makes the round score as it
+        really will; earlier rounds are known by their points, which is all the outcome needs.
+        The other hands and the undealt cards are drawn from the cards out of sight as
+        ``resample`` draws them, so no seat holds a suit it has shown it lacks this round."""
+        options = self.options
+        if (view["advanced"], view["scoring"]) != (options["advanced"], options["scoring"]):
+            raise ValueError("its options are not these")
+        if view["phase"] not in PHASES:
+            raise ValueError(f"it shows no phase of the game: {view['phase']!r}")
+        self.advanced = bool(options["advanced"])
         self.seats = tuple(range(self.players))
         self.scores = tuple(int(points) for points in view["scores"])
         self.round_scores = tuple(tuple(points) for points in view["round_scores"])
@@ -396,15 +406,15 @@ class SkullKingState(State):
         self.bids = None if view["bids"] is None else tuple(view["bids"])
         self.won, self.bonus = [0] * self.players, [0] * self.players
         self.alliances, self.tricks = [], ()
-        for shown in shown_tricks(view):
-            taken = self._take_trick(shown.leader, Trick(shown.cards))
-            if (taken["winner"], taken["next"]) != (shown.winner, shown.next):
-                raise ValueError(f"trick {list(taken['cards'])} was not taken as shown")
+        for shown in view["tricks"]:
+            taken = self._take_trick(shown["leader"], Trick(CARDS[name] for name in shown["cards"]))
+            if (taken["winner"], taken["next"]) != (shown["winner"], shown["next"]):
+                raise ValueError(f"trick {list(shown['cards'])} was not taken as shown")
         if self.won != list(view["won"]):
             raise ValueError("the tricks won do not add up")
-        self.leader, self.trick = view["leader"], Trick(shown_cards(view["trick"]))
+        self.leader, self.trick = view["leader"], Trick(CARDS[name] for name in view["trick"])
         self.turn = self.leader if view["turn"] is None else view["turn"]
-        self._redeal(seat, shown_cards(view["hand"]), rng)
+        self._redeal(seat, [CARDS[name] for name in view["hand"]], rng)
         self._settle()
 
     def _redeal(self, seat: int, hand: list[Card], rng: random.Random) -> None:
