@@ -1,5 +1,6 @@
 """The tree's checks, as tests (CI runs only pytest): ruff's lint rules, ruff's formatting and
-the import contracts of the layers (``lint-imports``), all configured in ``pyproject.toml``.
+the import contracts of the layers (``lint-imports``), all configured in ``pyproject.toml``; and
+no circle of imports.
 
 Each runs the tool from ``pip install -e '.[test]'`` and shows its output when it fails. The
 tools are part of the test extra, so a missing tool fails (a check that cannot run must not pass).
@@ -42,3 +43,22 @@ def test_the_tree_is_formatted_with_ruff() -> None:
 
 def test_the_import_contracts_of_the_layers_hold() -> None:
     run_tool("lint-imports", "--no-cache")
+
+
+def test_no_modules_import_each_other_in_a_circle() -> None:
+    """No chain of imports leads from a module back to itself, counting the imports made for
+    type checking only: a circle means two modules that cannot be read, tested or moved apart.
+    The layers contract cannot see one inside a layer."""
+    import grimp  # import-linter's graph of the imports (part of the test extra)
+
+    graph = grimp.build_graph("arena", "tournaments", "protocol", "bots")
+    circles = set()
+    for module in graph.modules:
+        for imported in graph.find_modules_directly_imported_by(module):
+            back = graph.find_shortest_chain(importer=imported, imported=module)
+            if back is not None:
+                ring = (module, *back[:-1])  # each circle once, from its first module by name
+                first = ring.index(min(ring))
+                circle = ring[first:] + ring[:first]
+                circles.add(" -> ".join((*circle, circle[0])))
+    assert not circles, "modules import each other in a circle:\n" + "\n".join(sorted(circles))
