@@ -203,7 +203,7 @@ class CappedLog:
     def start(self) -> None:
         """Start draining; call once the child holds the write end (it is closed here). A full
         log is moved aside (``.1``) first: a process started ahead of its turn (a warm start,
-        ``arena.procs.botproc``) starts its log only when it may run, once the process before
+        ``arena.procs.pool``) starts its log only when it may run, once the process before
         it that wrote the same file is gone."""
         if self.cap < 1 << 62 and self.path.exists() and self.path.stat().st_size >= self.cap:
             os.replace(self.path, self.path.with_name(self.path.name + ".1"))

@@ -21,9 +21,10 @@ from pathlib import Path
 from typing import Self
 
 from arena.errors import BotStartError
-from arena.procs.botproc import BotPool, BotProcess, BotSpec
+from arena.procs.botproc import BotProcess, BotSpec
 from arena.procs.hub import Hub
 from arena.procs.limits import Limits
+from arena.procs.pool import BotPool
 from arena.procs.remote import RemoteConfig
 from arena.procs.sandbox import Sandbox
 from arena.referee.seats import ProcessSeat, Seat

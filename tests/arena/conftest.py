@@ -8,8 +8,9 @@ from pathlib import Path
 
 import pytest
 
-from arena.procs.botproc import BotPool, BotSpec
+from arena.procs.botproc import BotSpec
 from arena.procs.hub import Hub
+from arena.procs.pool import BotPool
 from tests.arena.toygame import install
 from tournaments.catalogue import bundled_spec
 

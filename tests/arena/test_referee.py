@@ -156,7 +156,7 @@ def test_simultaneous_steps_are_sent_to_all_seats_at_once(hub, pool, toy, monkey
     ],
 )
 def test_bots_that_do_not_start_give_a_clear_error(hub, tmp_path, name, message):
-    from arena.procs.botproc import BotPool
+    from arena.procs.pool import BotPool
 
     with BotPool(hub, startup_ms=800, log_dir=tmp_path) as pool:
         with pytest.raises(BotStartError, match=message):

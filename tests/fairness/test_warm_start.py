@@ -13,9 +13,10 @@ from pathlib import Path
 import pytest
 
 from arena.procs import identity
-from arena.procs.botproc import BotPool, BotSpec
+from arena.procs.botproc import BotSpec
 from arena.procs.hub import Hub
 from arena.procs.logs import log_texts
+from arena.procs.pool import BotPool
 from arena.procs.warm import exit_status
 from tests.arena.conftest import ROGUES
 

@@ -67,8 +67,8 @@ def test_a_bot_has_no_privileges(tmp_path, mode, jobs) -> None:
 
 @needs_root
 def test_a_bots_hub_socket_folder_is_its_own(tmp_path) -> None:
-    from arena.procs.botproc import BotPool
     from arena.procs.hub import Hub
+    from arena.procs.pool import BotPool
     from tests.arena.conftest import bundled
 
     hub = Hub()
@@ -283,8 +283,8 @@ def test_without_a_mount_namespace_an_unreachable_python_is_a_clear_error(
     from arena.errors import BotStartError
     from arena.procs import reach
     from arena.procs import sandbox as sandboxing
-    from arena.procs.botproc import BotPool
     from arena.procs.hub import Hub
+    from arena.procs.pool import BotPool
     from tests.arena.conftest import bundled
 
     if not reach.plan(sandboxing.needed_paths()):

@@ -184,7 +184,7 @@ def send_item(sock: zmq.Socket, turn: dict, item: tuple) -> None:
 @pytest.fixture(scope="module")
 def arena_side(tmp_path_factory):
     """One hub, one honest bot, and a game id counter shared by the examples."""
-    from arena.procs.botproc import BotPool
+    from arena.procs.pool import BotPool
     from tests.arena.toygame import install
 
     game = install()

@@ -16,9 +16,10 @@ import pytest
 from arena.errors import SandboxError
 from arena.procs import limits as proclimits
 from arena.procs import sandbox as sandboxing
-from arena.procs.botproc import BotPool, bot_environment, describe_exit
+from arena.procs.botproc import bot_environment, describe_exit
 from arena.procs.limits import Limits
 from arena.procs.logs import CappedLog, bot_logs, log_path, read_log, safe_name
+from arena.procs.pool import BotPool
 from arena.procs.sandbox import Sandbox
 from arena.referee import driver
 from arena.referee.game import GameSetup

@@ -17,7 +17,8 @@ from pathlib import Path
 import pytest
 
 from arena.errors import BotStartError
-from arena.procs.botproc import BotPool, BotSpec
+from arena.procs.botproc import BotSpec
+from arena.procs.pool import BotPool
 from tests.arena.conftest import bundled
 from tournaments.errors import TournamentError
 from tournaments.oldversions import folder_version
