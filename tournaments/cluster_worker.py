@@ -259,7 +259,8 @@ class WorkerRun:
             self.seen.add(game_id)
             self.waiting[game_id] = future
             self.heard = time.monotonic()
-            self.inbox.put(_Game(phase, entrants, game_id, planned, upcoming))  # _fail: closed
+            game = _Game(phase, entrants, game_id, planned, upcoming)
+            self.inbox.put(game)  # seen by _fail if closed
         return future
 
     def end_phase(self, phase: int) -> concurrent.futures.Future[list[ProcessRecord]]:
