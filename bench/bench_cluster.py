@@ -139,6 +139,7 @@ def one_run(
                 address=cluster,
                 sandbox=SandboxMode.AUTO,
                 bots={label: ship(catalogue, bot) for label, bot in labels.items()},
+                unsandboxed_accepted=True,  # its own workers, the bundled bots: as the local run
             )
         else:
             config = replace(

@@ -357,7 +357,7 @@ class _Collector:
         from tournaments.cluster_worker import LEASE_MARGIN_S, LEASE_S, end_phase
 
         try:
-            answers = self.client.run(end_phase, self.run_id, on_error="return")
+            answers = self.client.run(end_phase, self.run_id, phase.index, on_error="return")
         except (OSError, TimeoutError) as exc:
             raise ClusterLost(f"lost the Dask scheduler at {self.config.address}: {exc}") from None
         lost = {worker for worker in self.seen if worker not in answers}
@@ -463,6 +463,7 @@ class _Collector:
             phase.index,
             phase.entrants,
             batch,
+            phase.upcoming,
             key=f"arena-{self.run_id}-{self.submitted}",
             workers=[worker],
             allow_other_workers=False,

@@ -9,7 +9,10 @@ phase as the arena hands them out (``tournaments.phases``): within a phase its p
 game after game; when the arena ends the phase (``end_phase``, on every worker, once every game
 of the phase is answered), the worker ends every bot process it holds, sees them gone, and
 answers with their records. The arena starts the next phase only then: the barrier between
-phases spans the cluster.
+phases spans the cluster. While a phase plays, a worker makes the next phase's first processes
+of the bundled bots ready as warm starts (``arena.procs.warm``, running none of a bot's code):
+its first game of that phase releases them; the end of that phase, if it gave the worker no
+game, ends them unused, as the run's close does.
 
 - the pool belongs to ONE run: a resumed run (a new run id) always gets fresh processes, and a
   run is closed (its bots killed) when the arena unregisters it, when the arena has not been
@@ -123,12 +126,14 @@ class Answer:
 
 @dataclass(frozen=True)
 class _Game:
-    """A game for the driver thread, with its phase."""
+    """A game for the driver thread, with its phase (its entrants, and the next phase's:
+    ``upcoming``, made ready as warm starts while it plays)."""
 
     phase: int
     entrants: tuple[str, ...]
     game_id: int
     planned: PlannedGame
+    upcoming: tuple[str, ...] = ()
 
 
 #: For the driver thread: the run closes.
@@ -137,9 +142,11 @@ _CLOSE: Any = "close"
 
 @dataclass(frozen=True)
 class _EndPhase:
-    """For the driver thread: end every bot process; the records go to ``future``."""
+    """For the driver thread: phase ``phase`` ends: end every bot process; the records go to
+    ``future``."""
 
     future: concurrent.futures.Future[list[ProcessRecord]]
+    phase: int
 
 
 @functools.cache
@@ -233,11 +240,16 @@ class WorkerRun:
         return specs, [str(path) for path in unpacked.values()]
 
     def submit(
-        self, phase: int, entrants: tuple[str, ...], game_id: int, planned: PlannedGame
+        self,
+        phase: int,
+        entrants: tuple[str, ...],
+        game_id: int,
+        planned: PlannedGame,
+        upcoming: tuple[str, ...] = (),
     ) -> concurrent.futures.Future[Played] | None:
-        """Hand one game of ``phase`` to the driver; its future, or None if this run has
-        already seen ``game_id`` here (its processes may know that deal: it must go
-        elsewhere)."""
+        """Hand one game of ``phase`` to the driver (``upcoming``: the next phase's entrants);
+        its future, or None if this run has already seen ``game_id`` here (its processes may
+        know that deal: it must go elsewhere)."""
         future: concurrent.futures.Future[Played] = concurrent.futures.Future()
         with self.lock:
             if self.closed:
@@ -247,19 +259,20 @@ class WorkerRun:
             self.seen.add(game_id)
             self.waiting[game_id] = future
             self.heard = time.monotonic()
-            self.inbox.put(_Game(phase, entrants, game_id, planned))  # seen by _fail if closed
+            game = _Game(phase, entrants, game_id, planned, upcoming)
+            self.inbox.put(game)  # seen by _fail if closed
         return future
 
-    def end_phase(self) -> concurrent.futures.Future[list[ProcessRecord]]:
-        """End every bot process of the run here, once the games handed out have ended; the
-        future gets their records."""
+    def end_phase(self, phase: int) -> concurrent.futures.Future[list[ProcessRecord]]:
+        """End every bot process of the run here, once the games handed out have ended (phase
+        ``phase`` is over); the future gets their records."""
         future: concurrent.futures.Future[list[ProcessRecord]] = concurrent.futures.Future()
         with self.lock:
             self.heard = time.monotonic()
             if self.closed:
                 future.set_result([])  # closed: its bots are killed already
             else:
-                self.inbox.put(_EndPhase(future))  # seen by _fail if the driver stops
+                self.inbox.put(_EndPhase(future, phase))  # seen by _fail if the driver stops
         return future
 
     def take_records(self) -> tuple[ProcessRecord, ...]:
@@ -296,16 +309,21 @@ class WorkerRun:
 
     def _drive(self) -> None:
         """The driver thread: play the run's games phase by phase, up to ``at_once`` at once,
-        and end each phase's processes when the arena says so."""
+        and end each phase's processes when the arena says so. While a phase plays, the next
+        one's first processes are made ready as warm starts (``SessionRunner.begin_phase``);
+        its first game here releases them, and the end of a phase that gave this worker no
+        game ends them unused."""
         try:
             while (item := self._next(block=True)) is not _CLOSE:
                 if isinstance(item, _EndPhase):
                     self._take()
+                    if item.phase != self._begun:  # no game of it here: its warm ones go
+                        self.runner.end_warm()
                     item.future.set_result(self.runner.end_phase())
                     continue
                 if item.phase != self._begun:
                     self._begun = item.phase
-                    self.runner.begin_phase(item.phase, item.entrants)
+                    self.runner.begin_phase(item.phase, item.entrants, upcoming=item.upcoming)
                 for out in self.runner.play_many(self._games(item.phase), self.config.at_once):
                     self._deliver(out)
         except BaseException as exc:  # noqa: BLE001 - every waiting game learns why
@@ -471,17 +489,22 @@ class RunPlugin(WorkerPlugin):
 
 
 def play_games(
-    run_id: str, phase: int, entrants: tuple[str, ...], games: list[tuple[int, PlannedGame]]
+    run_id: str,
+    phase: int,
+    entrants: tuple[str, ...],
+    games: list[tuple[int, PlannedGame]],
+    upcoming: tuple[str, ...] = (),
 ) -> Answer:
     """The game task: play a batch of games of ``phase`` on this worker's processes of run
-    ``run_id`` (up to the run's ``at_once`` at a time), and answer for each.
+    ``run_id`` (up to the run's ``at_once`` at a time), and answer for each; ``upcoming``, the
+    next phase's entrants, are made ready as warm starts meanwhile.
 
     The task leaves the worker's thread pool while its games wait for the driver, so the
     worker takes its next batch meanwhile (the arena decides how many games each holds)."""
     worker = get_worker()
     run = _open(run_id, worker.address)
     secede()
-    waiting = [(game_id, run.submit(phase, entrants, game_id, g)) for game_id, g in games]
+    waiting = [(game_id, run.submit(phase, entrants, game_id, g, upcoming)) for game_id, g in games]
     refused = tuple(game_id for game_id, future in waiting if future is None)
     played = tuple(future.result() for _, future in waiting if future is not None)
     return Answer(
@@ -493,15 +516,16 @@ def play_games(
     )
 
 
-async def end_phase(run_id: str) -> list[ProcessRecord]:
-    """End the phase of run ``run_id`` here (``Client.run`` on every worker, once every game
-    of the phase is answered): every bot process of the run is ended and seen gone; their
+async def end_phase(run_id: str, phase: int) -> list[ProcessRecord]:
+    """End phase ``phase`` of run ``run_id`` here (``Client.run`` on every worker, once every
+    game of the phase is answered): every bot process of the run is ended and seen gone (a
+    warm one made for this phase, where it gave this worker no game, ended unused); their
     records (none where the run never opened)."""
     with _registry.lock:
         run = _registry.runs.get(run_id)
     if run is None:
         return []
-    records = await asyncio.wrap_future(run.end_phase())
+    records = await asyncio.wrap_future(run.end_phase(phase))
     return [*run.take_records(), *records]
 
 

@@ -155,6 +155,12 @@ class SessionRunner:
             for label in following[:PREPARE_PROCS]
         ]
 
+    def end_warm(self) -> None:
+        """End the next phase's warm processes unused, none of their bots' code run: this
+        runner plays none of that phase's games (a cluster's worker that got none)."""
+        self._upcoming = []
+        self.session.end_warm()
+
     @property
     def started(self) -> int:
         """Bot processes started so far."""

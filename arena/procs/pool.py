@@ -297,12 +297,17 @@ class BotPool:
                 proc.output.start()
         self._stop(procs, grace_s=0.5)
 
-    def close(self) -> None:
+    def end_warm(self) -> None:
+        """End every warm process not released, unused: none of its bot's code runs (the
+        phase it was made for plays none of its games here)."""
         unused = list(self.warm.values())
         self.warm.clear()
+        self._end_unreleased(unused)
+
+    def close(self) -> None:
         self._stop(self.procs.values(), grace_s=0.5)
         self.procs.clear()
-        self._end_unreleased(unused)
+        self.end_warm()
         if self._launcher is not None:
             self._launcher.shutdown()
             self._launcher = None

@@ -100,6 +100,11 @@ class Session:
         run no bot code until ``prestart`` or ``seats`` needs them (``BotPool.prewarm``)."""
         self.pool.prewarm(entries)
 
+    def end_warm(self) -> None:
+        """End the warm processes not released, unused (``BotPool.end_warm``)."""
+        if self._pool is not None:
+            self._pool.end_warm()
+
     def seats(self, entries: Sequence[tuple[str, BotSpec]], *, strict: bool = False) -> list[Seat]:
         """Process seats for pool entries (key, spec), one per seat, started if need be.
 

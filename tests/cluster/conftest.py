@@ -134,3 +134,34 @@ def cluster(tmp_path_factory: pytest.TempPathFactory) -> Iterator[LocalCluster]:
     started = start_cluster(tmp_path_factory.mktemp("cluster"))
     yield started
     started.close()
+
+
+def warm_processes(run_id: str) -> tuple[bool, dict[str, tuple[int, str]]]:
+    """(On a worker, through ``Client.run``.) Whether run ``run_id``'s bots may start warm here
+    (a sandbox, or a uid of their own: ``BotPool.prewarm``), and its warm processes waiting for
+    their release: pool key -> pid and command line."""
+    from arena.procs import identity
+    from tournaments.cluster_worker import _registry
+
+    with _registry.lock:
+        run = _registry.runs.get(run_id)
+    if run is None:
+        return False, {}
+    pool = run.runner.session.pool
+    waiting = {}
+    for key, proc in list(pool.warm.items()):
+        assert proc.popen is not None
+        command = Path(f"/proc/{proc.popen.pid}/cmdline").read_bytes().replace(b"\0", b" ")
+        waiting[key] = (proc.popen.pid, command.decode())
+    return pool.sandbox is not None or identity.separate_users(), waiting
+
+
+def still_running(pids: set[int]) -> set[int]:
+    """Those of ``pids`` still running after a while (a worker closes a run, and kills its
+    bots, on a thread of its own)."""
+    deadline = time.monotonic() + START_S
+    alive = set(pids)
+    while alive and time.monotonic() < deadline:
+        alive = {pid for pid in alive if Path(f"/proc/{pid}").exists()}
+        time.sleep(0.1)
+    return alive

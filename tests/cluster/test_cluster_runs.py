@@ -21,11 +21,20 @@ from pathlib import Path
 
 import pytest
 
-from tests.cluster.conftest import ROOT, LocalCluster, start_cluster
+from tests.cluster.conftest import (
+    ROOT,
+    LocalCluster,
+    start_cluster,
+    still_running,
+    warm_processes,
+)
 from tests.tournaments import create
 from tests.tournaments.test_runner import cli, copy_database, done_count, results
 from tests.unchecked import add_unchecked
 from tournaments.cluster import ACCEPT_UNSANDBOXED as ACCEPT
+from tournaments.cluster import _Collector
+from tournaments.phases import Phase
+from tournaments.sink import Sink
 from tournaments.store import Store
 
 pytest.importorskip("distributed")
@@ -122,8 +131,22 @@ def wait_done(db: Path, tid: int, count: int, proc: subprocess.Popen) -> int:
 
 
 def test_a_cluster_run_stores_what_a_local_run_does(
-    cluster: LocalCluster, template: tuple[Path, int], local_results: dict, tmp_path: Path
+    cluster: LocalCluster,
+    template: tuple[Path, int],
+    local_results: dict,
+    tmp_path: Path,
+    monkeypatch: pytest.MonkeyPatch,
 ) -> None:
+    """... and its workers start the bundled bots warm: after each barrier but the last, the
+    next phase's processes wait ready (where a bot could not reach them), and play it."""
+    barriers: list[dict[str, tuple[bool, dict[str, tuple[int, str]]]]] = []
+    barrier = _Collector._end_phase
+
+    def watched(self: _Collector, phase: Phase, sink: Sink) -> None:
+        barrier(self, phase, sink)
+        barriers.append(self.client.run(warm_processes, self.run_id))
+
+    monkeypatch.setattr(_Collector, "_end_phase", watched)
     db, tid = fresh(template, tmp_path), template[1]
     out = cli(
         "tournament", "run", str(tid), "--cluster", cluster.address, "--jobs", "2",
@@ -133,6 +156,19 @@ def test_a_cluster_run_stores_what_a_local_run_does(
     assert results(db, tid) == local_results
     with Store.open(db) as store:
         assert all(row.faults == 0 for row in store.results.standings(tid))  # the folder bot played
+        played = {record.pid for record in store.processes.of(tid)}
+    warm = [
+        {pid: cmd for _, waiting in answers.values() for pid, cmd in waiting.values()}
+        for answers in barriers
+    ]
+    assert len(warm) == 3, "one phase per rotation"
+    if any(can for answers in barriers for can, _ in answers.values()):
+        assert all(warm[:-1]) and warm[-1] == {}, "ready for every phase but the first"
+        assert all("arena.procs.warm" in cmd for ready in warm for cmd in ready.values())
+        assert set(warm[0]) & played and set(warm[1]) & played, "the ones made ready played"
+    else:  # unsandboxed as an ordinary user a bot could reach a waiting process: none is made
+        assert warm == [{}, {}, {}]
+    assert still_running(played.union(*warm)) == set(), "nothing of the run is left"
 
 
 def test_a_killed_worker_loses_nothing(
