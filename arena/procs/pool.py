@@ -18,6 +18,7 @@ import logging
 import os
 import subprocess
 import tempfile
+import threading
 import time
 from collections.abc import Iterable, Sequence
 from pathlib import Path
@@ -91,6 +92,10 @@ class BotPool:
         self.procs: dict[str, BotProcess] = {}
         self.warm: dict[str, BotProcess] = {}  # pool key -> a warm start not yet released
         self.started = 0
+        self.closed = False
+        #: Held while processes start and while the pool closes: a pool closed from another
+        #: thread (a run closed while its driver plays) starts nothing after its close.
+        self._starting = threading.Lock()
         self._launcher: concurrent.futures.ThreadPoolExecutor | None = None
         bases = [
             proclimits.cgroup_base() if self.limits.max_procs > 0 else None,
@@ -210,7 +215,16 @@ class BotPool:
     ) -> dict[str, BotStartError]:
         """Start the local processes of ``entries`` that are not running (see ``prestart``;
         ``warm``: warm starts, kept apart until released); the errors of those that could not
-        start, by pool key. A key with a warm process has it released instead."""
+        start, by pool key. A key with a warm process has it released instead. A closed pool
+        starts none."""
+        with self._starting:
+            if self.closed:
+                return {key: BotStartError("the bot pool is closed") for key, _ in entries}
+            return self._launch_open(entries, warm=warm)
+
+    def _launch_open(
+        self, entries: Sequence[tuple[str, BotSpec]], *, warm: bool
+    ) -> dict[str, BotStartError]:
         launches = []
         failed: dict[str, BotStartError] = {}
         for key, spec in dict(entries).items():
@@ -305,6 +319,10 @@ class BotPool:
         self._end_unreleased(unused)
 
     def close(self) -> None:
+        """End every process, warm ones unused; from then on the pool starts none (``get``
+        raises BotStartError). Another thread may be starting processes: they are ended too."""
+        with self._starting:
+            self.closed = True
         self._stop(self.procs.values(), grace_s=0.5)
         self.procs.clear()
         self.end_warm()

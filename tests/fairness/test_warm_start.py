@@ -12,6 +12,7 @@ from pathlib import Path
 
 import pytest
 
+from arena.errors import BotStartError
 from arena.procs import identity
 from arena.procs.botproc import BotSpec
 from arena.procs.hub import Hub
@@ -154,3 +155,24 @@ def test_a_warm_process_exits_with_its_bots_status(capsys: pytest.CaptureFixture
     assert capsys.readouterr().err == "the arena refused me\n", (
         "a message is printed, as Python does"
     )
+
+
+@needs_own_user
+def test_a_closed_pool_starts_nothing(tmp_path: Path) -> None:
+    """A run closed while its driver still plays (a cluster worker closes a run from another
+    thread) leaves no process behind: its waiting one is ended, and whatever the driver asks of
+    the pool afterwards starts none."""
+    hub = Hub()
+    try:
+        pool = BotPool(hub, startup_ms=20_000, log_dir=tmp_path / "logs")
+        pool.prewarm([("w", EARLY)])
+        waiting_one = pool.warm["w"].popen
+        pool.close()
+        assert waiting_one.poll() is not None, "the waiting process outlived its pool"
+        with pytest.raises(BotStartError, match="closed"):
+            pool.get([("k", EARLY)])
+        pool.prestart([("p", EARLY)])
+        pool.prewarm([("q", EARLY)])
+        assert (pool.procs, pool.warm, pool.started) == ({}, {}, 0)
+    finally:
+        hub.close()
