@@ -240,9 +240,10 @@ class DiscState(State):
 
     def begin_challenge(self, seat: int, target: int) -> None:
         """Start turning ``target`` discs, flipping the challenger's own pile automatically."""
-        self.challenge = Challenge(seat, target)
-        while not self.challenge.done and self.kits[seat].hidden:
-            self.flip(seat, self.kits[seat].top_down(), auto=True)
+        challenge = self.challenge = Challenge(seat, target)
+        own = self.kits[seat]
+        while not challenge.done and own.down:  # (its face-down discs, top first)
+            self.flip(seat, own.top_down(), auto=True)
         self._after_flip()
 
     def turn_over(self, owner: int, position: int) -> None:
@@ -315,7 +316,8 @@ class DiscState(State):
 
     def eliminate_empty(self) -> list[int]:
         """Mark the players still in without discs as eliminated this round; return them."""
-        gone = [seat for seat in self.active if self.kits[seat].owned == 0]
+        kits = self.kits  # (a player without discs holds none and has none down)
+        gone = [seat for seat in self.active if not any(kits[seat].hand) and not kits[seat].pile]
         for seat in gone:
             self.kits[seat].eliminate(self.round)
             self.log({"type": "eliminated", "seat": seat, "round": self.round})

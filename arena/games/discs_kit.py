@@ -92,7 +92,7 @@ class Kit:
             return
         if self.skull_up():
             self.known_lost = len(self.lost)
-        elif self.gone_by is None and len(self.up) == len(self.pile) and self.in_hand == 0:
+        elif self.gone_by is None and len(self.up) == len(self.pile) and not any(self.hand):
             self.gone_by = len(self.lost)
         skulls = self.pile.count(SKULL)
         self.hand[SKULL] += skulls
