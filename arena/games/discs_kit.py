@@ -54,11 +54,6 @@ class Kit:
     def owned(self) -> int:
         return self.hand[GOOD] + self.hand[SKULL] + len(self.pile)
 
-    @property
-    def hidden(self) -> int:
-        """Face-down discs still on the pile."""
-        return len(self.down)
-
     def top_down(self) -> int:
         """The position of the topmost face-down disc (the pile has one)."""
         return self.down[-1]
