@@ -116,7 +116,9 @@ class DiscState(State):
     ``seats`` (the list of entries views show) and ``results`` (the rounds' summaries) are
     replaced, never changed in place, so views share them. ``acting`` is what the game's
     ``to_act`` answered this step (None until it is asked; every step drops it): views and legal
-    lists read it as ``self.acting or self.to_act()``, a call fewer.
+    lists read it as ``self.acting or self.to_act()``, a call fewer. ``public`` is the part of
+    this step's views every seat sees alike (None until a view is asked; every step, a copy and
+    a rebuild drop it): views read it as ``self.public or self.public_view()``.
     """
 
     GAME: ClassVar[str]
@@ -171,9 +173,10 @@ class DiscState(State):
         self.winner: int | None = None
         self.turn = 0
         self.acting: tuple[int, ...] | None = None
+        self.public: dict[str, Any] | None = None
         self.entries: list[dict[str, Any] | None] = [None] * players
         self.owns: list[tuple[dict[str, int], list[str], list[str]] | None] = [None] * players
-        self.seats: list[dict[str, Any]] = []
+        self.seats: list[dict[str, Any]] | None = None
 
     # ----- words ---------------------------------------------------------------------------
     def kinds_held(self, seat: int, actions: tuple[str, str]) -> list[str]:
@@ -200,7 +203,7 @@ class DiscState(State):
         return self.phase == OVER
 
     def _apply(self, actions: Mapping[int, str]) -> None:
-        self.acting = None  # (the step changes who acts)
+        self.acting = self.public = None  # (the step changes who acts and what views show)
         if self.phase == self.TOGETHER:
             for seat in sorted(actions):
                 _, kind = MOVES.get(actions[seat]) or parse_move(actions[seat])
@@ -242,9 +245,10 @@ class DiscState(State):
 
     def begin_challenge(self, seat: int, target: int) -> None:
         """Start turning ``target`` discs, flipping the challenger's own pile automatically."""
-        self.challenge = Challenge(seat, target)
-        while not self.challenge.done and self.kits[seat].hidden:
-            self.flip(seat, self.kits[seat].top_down(), auto=True)
+        challenge = self.challenge = Challenge(seat, target)
+        own = self.kits[seat]
+        while not challenge.done and own.down:  # (its face-down discs, top first)
+            self.flip(seat, own.top_down(), auto=True)
         self._after_flip()
 
     def turn_over(self, owner: int, position: int) -> None:
@@ -317,7 +321,8 @@ class DiscState(State):
 
     def eliminate_empty(self) -> list[int]:
         """Mark the players still in without discs as eliminated this round; return them."""
-        gone = [seat for seat in self.active if self.kits[seat].owned == 0]
+        kits = self.kits  # (a player without discs holds none and has none down)
+        gone = [seat for seat in self.active if not any(kits[seat].hand) and not kits[seat].pile]
         for seat in gone:
             self.kits[seat].eliminate(self.round)
             self.log({"type": "eliminated", "seat": seat, "round": self.round})
@@ -336,7 +341,7 @@ class DiscState(State):
 
     # ----- views ---------------------------------------------------------------------------
     def view(self, seat: int) -> dict[str, Any]:
-        view = self.public_view().copy()
+        view = (self.public or self.public_view()).copy()
         view["seat"] = seat
         view["hand"], view[self.PILE], view["lost"] = self.owns[seat] or self.own_discs(seat)
         return view
@@ -354,15 +359,15 @@ class DiscState(State):
 
     @abstractmethod
     def public_view(self) -> dict[str, Any]:
-        """The part of a view every seat sees alike, once per step (``per_step``): the whole
-        view with places for the seat's own keys (``seat``, ``hand``, its pile, ``lost``), which
-        ``view`` fills in."""
+        """The part of a view every seat sees alike, made once per step and kept in ``public``:
+        the whole view with places for the seat's own keys (``seat``, ``hand``, its pile,
+        ``lost``), which ``view`` fills in."""
 
     def refresh(self) -> None:
         """Derive the kept parts (``active``, ``on_piles``, ``entries``) from the discs anew, after
         the discs were set by other means than the rule steps (a rebuild, a test's position)."""
         self.active = tuple(seat for seat, kit in enumerate(self.kits) if kit.out is None)
-        self.acting = None
+        self.acting = self.public = None
         self.on_piles = sum(len(kit.pile) for kit in self.kits)
         self.show_all()
 
@@ -370,26 +375,27 @@ class DiscState(State):
         """A step changed ``seat``'s discs or the game's own entries of ``seat``: its entry in
         ``seats`` and what its view shows of its own discs (``owns``) are made again for the
         next view (``seat_entries``, ``own_discs``)."""
-        self.entries[seat] = self.owns[seat] = None
+        self.entries[seat] = self.owns[seat] = self.seats = None
 
     def show_all(self) -> None:
         """``show`` for every seat."""
         self.entries = [None] * self.players
         self.owns = [None] * self.players
+        self.seats = None
 
     def seat_entries(self) -> list[dict[str, Any]]:
-        """The ``seats`` list of the views: each seat's public entry, made again once after the
-        steps that changed it (``show``). The list is replaced, never changed in place."""
+        """The ``seats`` list of the views, made again after a step changed an entry (``show``
+        drops the entry and the list; views read ``self.seats or self.seat_entries()``): each
+        dropped entry is made anew. The list is replaced, never changed in place."""
         entries = self.entries
-        if None in entries:
-            for seat, entry in enumerate(entries):
-                if entry is None:
-                    kit = self.kits[seat]
-                    in_hand, placed = kit.hand[GOOD] + kit.hand[SKULL], len(kit.pile)
-                    owned, out = in_hand + placed, kit.out
-                    entries[seat] = self.seat_entry(seat, owned, in_hand, placed, out)
-            self.seats = list(entries)
-        return self.seats
+        for seat, entry in enumerate(entries):
+            if entry is None:
+                kit = self.kits[seat]
+                in_hand, placed = kit.hand[GOOD] + kit.hand[SKULL], len(kit.pile)
+                owned, out = in_hand + placed, kit.out
+                entries[seat] = self.seat_entry(seat, owned, in_hand, placed, out)
+        seats = self.seats = list(entries)
+        return seats
 
     @abstractmethod
     def seat_entry(
@@ -486,7 +492,7 @@ class DiscState(State):
             other.challenge = Challenge(
                 challenge.by, challenge.target, list(challenge.flips), challenge.skull_of
             )
-        other.rng = rng
+        other.rng, other.public = rng, None
         return other
 
     def resample(self, seat: int, rng: random.Random) -> DiscState:

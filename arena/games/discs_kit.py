@@ -54,11 +54,6 @@ class Kit:
     def owned(self) -> int:
         return self.hand[GOOD] + self.hand[SKULL] + len(self.pile)
 
-    @property
-    def hidden(self) -> int:
-        """Face-down discs still on the pile."""
-        return len(self.down)
-
     def top_down(self) -> int:
         """The position of the topmost face-down disc (the pile has one)."""
         return self.down[-1]
@@ -92,7 +87,7 @@ class Kit:
             return
         if self.skull_up():
             self.known_lost = len(self.lost)
-        elif self.gone_by is None and len(self.up) == len(self.pile) and self.in_hand == 0:
+        elif self.gone_by is None and len(self.up) == len(self.pile) and not any(self.hand):
             self.gone_by = len(self.lost)
         skulls = self.pile.count(SKULL)
         self.hand[SKULL] += skulls

@@ -18,7 +18,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games import register
-from arena.games.base import ALONE, per_step
+from arena.games.base import ALONE
 from arena.games.discs import OVER, SKULL, DiscGame, DiscState, numbered, phase_of
 
 log = logging.getLogger(__name__)
@@ -247,7 +247,6 @@ class SkullState(DiscState):
         log.debug("skull game %s won by seat %s at round %s", self.seed, seat, self.round)
 
     # ----- information ---------------------------------------------------------------------
-    @per_step
     def public_view(self) -> dict[str, Any]:
         challenge = self.challenge
         view = VIEW.copy()
@@ -261,10 +260,11 @@ class SkullState(DiscState):
         view["winner"] = self.winner
         view["phase"] = self.phase
         view["first"] = self.first
-        view["seats"] = self.seat_entries()
+        view["seats"] = self.seats or self.seat_entries()
         view["bid"] = self.bid
         view["bidder"] = self.bidder
         view["challenger"] = None if challenge is None else challenge.by
+        self.public = view
         return view
 
     def seat_entry(

@@ -22,7 +22,7 @@ from collections.abc import Mapping
 from typing import Any
 
 from arena.games import register
-from arena.games.base import ALONE, per_step
+from arena.games.base import ALONE
 from arena.games.discs import (
     DISCS_EACH,
     MAX_SEATS,
@@ -280,7 +280,6 @@ class BankState(DiscState):
         log.debug("skull-bank game %s over at round %s", self.seed, self.round)
 
     # ----- information ---------------------------------------------------------------------
-    @per_step
     def public_view(self) -> dict[str, Any]:
         challenge = self.challenge
         view = VIEW.copy()
@@ -295,8 +294,9 @@ class BankState(DiscState):
         view["phase"] = self.phase
         view["dealer"] = self.dealer
         view["claim"] = self.claim
-        view["seats"] = self.seat_entries()
+        view["seats"] = self.seats or self.seat_entries()
         view["face_down"] = [kit.down for kit in self.kits]
+        self.public = view
         return view
 
     def seat_entry(
