@@ -427,7 +427,6 @@ class DiscState(State):
         self.kits = shown_kits(view, seat, self.players, words, ends)
         self.challenge = shown_challenge(view, self.challenge_of_view(view), words, self.kits, ends)
         self.shown = list(view[self.SHOWN])
-        self.seats = []
         self.refresh()
         redraw_others(self.kits, seat, rng)
         self.rng = random.Random(rng.getrandbits(64))
