@@ -145,6 +145,7 @@ def test_a_key_asked_for_another_bot_ends_its_warm_process_unreleased(pool: BotP
     (proc,) = pool.get([("k", other)])
     assert proc.popen.pid != pid and proc.peer is not None
     assert warm.popen.poll() is not None and pool.warm == {}
+    pool.end_local()  # (its output drained to the end: the log is read once it is gone)
     ran = [line for line in log_texts(proc.log_path) if line.startswith("ran")]
     assert ran == [f"ran {proc.popen.pid}"], "only the new process ran the bot"
 
