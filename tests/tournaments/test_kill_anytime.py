@@ -93,7 +93,7 @@ def test_kill_while_stopping_leaves_no_process(tmp_path: Path) -> None:
 
 def test_ctrl_c_leaves_no_process(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    tid = create_skull(db, rounds=2)
+    tid = create_skull(db, rounds=20)  # (far more games than a stalled test sees played)
     marker = uuid.uuid4().hex
     proc = start(db, tid, marker)
     deadline = time.monotonic() + 60

@@ -145,7 +145,7 @@ def test_kill_minus_nine_then_resume_equals_uninterrupted(tmp_path: Path) -> Non
 
 def test_ctrl_c_keeps_finished_games_and_says_how_to_finish(tmp_path: Path) -> None:
     db = tmp_path / "int.db"
-    tid = create_skull(db, rounds=4)
+    tid = create_skull(db, rounds=20)  # (far more games than a stalled test sees played)
     proc = arena_run(db, tid)
     deadline = time.monotonic() + 60
     while done_count(db, tid) < 3 and time.monotonic() < deadline:
