@@ -280,4 +280,5 @@ def test_no_bank_means_the_deadline_alone(hub, pool, toy, monkeypatch) -> None:
         Limits(move_ms=100, max_faults=10),
     )
     assert all(f.kind is FaultKind.TIMEOUT for f in record.faults)
-    assert len(record.faults) == 2
+    # the slow bot's two moves; (on a loaded machine the other may miss 100 ms too)
+    assert [f.step for f in record.faults if f.seat == 0] == [0, 2]

@@ -16,6 +16,7 @@ from __future__ import annotations
 
 import json
 import random
+import signal
 import sqlite3
 import sys
 import textwrap
@@ -147,3 +148,10 @@ def synthetic_record(
         decisions=tuple(decisions),
         wall_ms=round(rng.uniform(1.0, 30.0), 3),
     )
+
+
+def ctrl_c_reaches_it() -> None:
+    """(A ``preexec_fn``) Let Ctrl-C (SIGINT) reach the child as a terminal's would: a suite
+    started in the background by a shell without job control runs with SIGINT ignored, and a
+    child inherits that (Python then installs no handler for it)."""
+    signal.signal(signal.SIGINT, signal.SIG_DFL)

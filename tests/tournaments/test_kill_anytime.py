@@ -20,6 +20,7 @@ from pathlib import Path
 import pytest
 
 from tests.security.conftest import survivors
+from tests.tournaments import ctrl_c_reaches_it
 from tests.tournaments.test_runner import cli, create_skull, done_count
 
 #: Seconds after the start at which the arena is killed: during the workers' start-up (the
@@ -47,6 +48,7 @@ def start(db: Path, tid: int, marker: str) -> subprocess.Popen:
         stderr=subprocess.DEVNULL,
         start_new_session=True,
         env=env,
+        preexec_fn=ctrl_c_reaches_it,
     )
 
 
@@ -93,7 +95,7 @@ def test_kill_while_stopping_leaves_no_process(tmp_path: Path) -> None:
 
 def test_ctrl_c_leaves_no_process(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    tid = create_skull(db, rounds=20)  # (far more games than a stalled test sees played)
+    tid = create_skull(db, rounds=2)
     marker = uuid.uuid4().hex
     proc = start(db, tid, marker)
     deadline = time.monotonic() + 60

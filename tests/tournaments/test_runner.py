@@ -14,7 +14,7 @@ import uuid
 from pathlib import Path
 
 from arena.keys.keyfile import key_file_path
-from tests.tournaments import cli, create
+from tests.tournaments import cli, create, ctrl_c_reaches_it
 from tournaments.botcopies import BotCopies
 
 BOTS = "random,first,random,random"
@@ -100,6 +100,7 @@ def arena_run(db: Path, tid: int, marker: str = "") -> subprocess.Popen:
         stderr=subprocess.PIPE,
         start_new_session=True,
         env=env,
+        preexec_fn=ctrl_c_reaches_it,
     )
 
 
@@ -145,7 +146,7 @@ def test_kill_minus_nine_then_resume_equals_uninterrupted(tmp_path: Path) -> Non
 
 def test_ctrl_c_keeps_finished_games_and_says_how_to_finish(tmp_path: Path) -> None:
     db = tmp_path / "int.db"
-    tid = create_skull(db, rounds=20)  # (far more games than a stalled test sees played)
+    tid = create_skull(db, rounds=4)
     proc = arena_run(db, tid)
     deadline = time.monotonic() + 60
     while done_count(db, tid) < 3 and time.monotonic() < deadline:
