@@ -48,6 +48,8 @@ log = logging.getLogger(__name__)
 #: Seconds a bot whose hello was refused has to exit by itself before it is killed: it may
 #: still be printing the arena's answer, which its author reads in its log.
 REFUSED_EXIT_S = 1.0
+#: Why a closed pool gives no process.
+CLOSED = "the bot pool is closed"
 #: Bot processes started at once by ``BotPool.prestart`` (their children prepare in parallel).
 LAUNCH_AT_ONCE = 8
 
@@ -108,7 +110,10 @@ class BotPool:
         """Live processes for ``(label, spec)`` entries, starting or replacing as needed.
 
         Every entry must have a label of its own: one process never sits at two seats (it
-        would see both seats' hands). Raises BotStartError otherwise."""
+        would see both seats' hands). Raises BotStartError otherwise, and once the pool is
+        closed (no process, a remote bot's connection neither)."""
+        if self.closed:
+            raise BotStartError(CLOSED)
         labels = [label for label, _ in entries]
         if len(set(labels)) != len(labels):
             twice = sorted({label for label in labels if labels.count(label) > 1})
@@ -219,7 +224,7 @@ class BotPool:
         starts none."""
         with self._starting:
             if self.closed:
-                return {key: BotStartError("the bot pool is closed") for key, _ in entries}
+                return {key: BotStartError(CLOSED) for key, _ in entries}
             return self._launch_open(entries, warm=warm)
 
     def _launch_open(
