@@ -8,9 +8,12 @@ since its tournament was planned, remote bots remember deals) comes back as ``wa
 printed from here. Bad requests raise typed errors (``tournaments.errors``): ``UsageProblem``
 for a request that cannot be meant as given, other ``ArenaError`` subclasses for the rest.
 
-- ``create_tournament``: validate and write a whole plan (round robin or gauntlet);
+- ``create_tournament``: validate and write a whole plan (round robin, gauntlet or balanced),
+  or the first round of one played in rounds (Swiss, knockout);
 - ``prepare_run`` then ``run_tournament``: play a tournament's pending games, here, on
-  ``--jobs`` worker processes or on a Dask cluster (one ``RunConfig`` for all of them);
+  ``--jobs`` worker processes or on a Dask cluster (one ``RunConfig`` for all of them); a
+  tournament played in rounds plays round after round, each planned when the one before is
+  complete (``tournaments.rounds``), on the same workers;
 - ``plan_match`` then ``run_match``: NEW against BASE until an SPRT decides (or their faults
   stop the match);
 - ``bot_processes``: the logs folder, the sandbox and the remote-bot configuration of any
@@ -43,13 +46,21 @@ from tournaments.matches.match import (
     play_match_sprt,
 )
 from tournaments.matches.sprt import SprtConfig
-from tournaments.plans.schedule import TournamentKind, TournamentSpec, plan, seatings_per_deal
+from tournaments.plans.schedule import (
+    TournamentKind,
+    TournamentSpec,
+    check_spec,
+    draw,
+    plan,
+    seatings_per_deal,
+)
+from tournaments.rounds import FormatView, RoundPlanned, format_view, plan_next_round
 from tournaments.run.cluster import ClusterConfig, check_sandbox, distributed_module
 from tournaments.run.playing import RunConfig, auto_games_per_worker
-from tournaments.run.runner import RunSummary, run
+from tournaments.run.runner import RunSummary, Workers, run
 from tournaments.run.sink import Progress
 from tournaments.store.facts import Store
-from tournaments.store.values import TournamentInfo
+from tournaments.store.values import TournamentInfo, TournamentStatus
 
 _DEFAULTS = Limits()
 
@@ -148,10 +159,17 @@ def create_tournament(
     move_ms: int,
     gauntlet: str | None = None,
     kind: TournamentKind = TournamentKind.ROUND_ROBIN,
+    per_entrant: int | None = None,
+    rounds: int | None = None,
+    advance: int | None = None,
 ) -> Created:
-    """Validate everything, then write the whole plan. Nothing is written on an error.
+    """Validate everything, then write the whole plan (of a tournament played in rounds, its
+    first round). Nothing is written on an error.
 
-    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant.
+    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant. A
+    balanced tournament (``kind``) seats each entrant at ``per_entrant`` tables, a Swiss one
+    plays ``rounds`` rounds, a knockout sends ``advance`` of each table on
+    (``tournaments.plans``).
 
     The tournament gets a fresh secret key (kept in the key file beside the database): its
     deals are new even with a ``seed`` used before, and no bot can compute them."""
@@ -170,12 +188,17 @@ def create_tournament(
         move_ms=move_ms,
         gauntlet=gauntlet,
         kind=TournamentKind.GAUNTLET if gauntlet else kind,
+        per_entrant=per_entrant,
+        rounds=rounds,
+        advance=advance,
     )
     key = new_key()
-    games = plan(spec, game, key=key)
-    spec = replace(spec, options=game.parse_options(options))
+    spec = check_spec(spec, game)
+    games = plan(spec, key=key)
     entrants = {label: (bot, found[bot].version) for label, bot in spec.entrant_bots().items()}
-    tid = store.create_tournament(spec, games, entrants, key=key)
+    tid = store.create_tournament(
+        spec, games, entrants, key=key, draw=draw(spec, key) if spec.kind.in_rounds else None
+    )
     info = store.tournament(tid)
     remote = sorted({entrant.bot for entrant in info.entrants if found[entrant.bot].spec.remote})
     warnings = []
@@ -288,23 +311,43 @@ def prepare_run(
     return PreparedRun(tid=tid, config=config, jobs=jobs, cluster=where, warnings=warnings)
 
 
+@dataclass(frozen=True, kw_only=True)
+class RoundDone:
+    """A round of a tournament played in rounds just completed (``number`` from 0), the view
+    of its format then (standings, bracket), and the round planned after it (None: it was the
+    last)."""
+
+    tid: int
+    number: int
+    rounds: int
+    view: FormatView | None
+    next: RoundPlanned | None
+
+
 def run_tournament(
-    store: Store, prepared: PreparedRun, progress: Callable[[Progress], None] | None = None
+    store: Store,
+    prepared: PreparedRun,
+    progress: Callable[[Progress], None] | None = None,
+    on_round: Callable[[RoundDone], None] | None = None,
 ) -> RunSummary:
-    """Play the prepared tournament's pending games, recording each as it finishes.
+    """Play the prepared tournament's pending games, recording each as it finishes; a
+    tournament played in rounds plays round after round, planning each when the one before is
+    complete (``on_round`` is told of each), its ``--jobs`` workers started once.
 
     Raises Interrupted on Ctrl-C and ClusterError when the cluster is lost, each saying how
     many games are recorded and how to finish (finished games are never lost)."""
     tid = prepared.tid
     try:
-        return run(
-            store,
-            tid,
-            prepared.config,
-            jobs=prepared.jobs,
-            progress=progress,
-            cluster=prepared.cluster,
-        )
+        with Workers() as workers:
+            summary = _played(store, prepared, progress, workers)
+            while not summary.failed:
+                planned = plan_next_round(store, tid)
+                if on_round is not None:
+                    _tell_round(store, tid, planned, summary, on_round)
+                if planned is None:
+                    break
+                summary = _joined(summary, _played(store, prepared, progress, workers))
+            return summary
     except KeyboardInterrupt:
         info = store.tournament(tid)
         raise Interrupted(
@@ -317,6 +360,61 @@ def run_tournament(
             f"{exc}; {info.games_done}/{info.games_total} games are recorded: run "
             f"`arena tournament run {tid} --cluster ADDRESS` again to finish"
         ) from None
+
+
+def _tell_round(
+    store: Store,
+    tid: int,
+    planned: RoundPlanned | None,
+    summary: RunSummary,
+    on_round: Callable[[RoundDone], None],
+) -> None:
+    """Tell ``on_round`` of the round just completed: the one before ``planned``, or the last
+    once the tournament is done (if this run played any of it)."""
+    info = store.tournament(tid)
+    rounds = info.spec.rounds or 0
+    if not info.spec.kind.in_rounds:
+        return
+    if planned is None and not (info.status is TournamentStatus.DONE and summary.played):
+        return
+    on_round(
+        RoundDone(
+            tid=tid,
+            number=planned.number - 1 if planned is not None else rounds - 1,
+            rounds=rounds,
+            view=format_view(store, info),
+            next=planned,
+        )
+    )
+
+
+def _played(
+    store: Store,
+    prepared: PreparedRun,
+    progress: Callable[[Progress], None] | None,
+    workers: Workers,
+) -> RunSummary:
+    return run(
+        store,
+        prepared.tid,
+        prepared.config,
+        jobs=prepared.jobs,
+        progress=progress,
+        cluster=prepared.cluster,
+        workers=workers,
+    )
+
+
+def _joined(before: RunSummary, then: RunSummary) -> RunSummary:
+    """Two runs' summaries as one (the rounds of one ``run_tournament``)."""
+    return replace(
+        then,
+        played=before.played + then.played,
+        elapsed_s=before.elapsed_s + then.elapsed_s,
+        play_ms=before.play_ms + then.play_ms,
+        processes_started=before.processes_started + then.processes_started,
+        phases=before.phases + then.phases,
+    )
 
 
 # -- matches ----------------------------------------------------------------------------------

@@ -20,7 +20,12 @@ a command bot's command names) and keeps every version registered; version 10 ad
 standing ladders; version 11 the runs' heartbeats (``tournaments.store.heartbeat``); version 12 the
 arena's process records: every bot process of a run (its entrant, run, phase, host, pid, start
 and end) and the process at each seat of each game; version 13 the games a run is playing
-(``runs.in_play``, written with its heartbeat).
+(``runs.in_play``, written with its heartbeat); version 14 the formats of large fields
+(``tournaments.plans``): a balanced tournament's tables per entrant (``per_entrant``), a Swiss
+tournament's or a knockout's number of rounds (``round_count``: the older ``rounds`` column
+holds the repetitions), a knockout's number going on from each table (``advance``), and the
+draw of a tournament played in rounds (``draw``: its entrants in the random order its first round
+and last tie-breaks follow, JSON).
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -517,6 +522,15 @@ def _games_in_play(db: Database, keys: KeyFile) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN in_play TEXT NOT NULL DEFAULT '[]'")
 
 
+def _formats(db: Database, keys: KeyFile) -> None:
+    """Version 14: the settings of balanced, Swiss and knockout tournaments, and the draw of
+    those played in rounds (NULL for the other kinds and every older tournament)."""
+    db.execute("ALTER TABLE tournaments ADD COLUMN per_entrant INTEGER")
+    db.execute("ALTER TABLE tournaments ADD COLUMN round_count INTEGER")
+    db.execute("ALTER TABLE tournaments ADD COLUMN advance INTEGER")
+    db.execute("ALTER TABLE tournaments ADD COLUMN draw TEXT")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -532,6 +546,7 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _runs,
     _process_records,
     _games_in_play,
+    _formats,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 
