@@ -16,10 +16,11 @@ from typing import Any
 from arena.referee.record import GameRecord
 from arena.referee.replay import replay as replay_game
 from arena.referee.replay import seat_story
-from tournaments import reports
+from tournaments import reports, rounds
 from tournaments.errors import NotFound, TournamentError
 from tournaments.matches.match import match_summary
 from tournaments.ratings import Crosstable
+from tournaments.rounds import FormatView
 from tournaments.store.facts import Store
 from tournaments.store.gamelogs import game_log
 from tournaments.store.values import TournamentInfo, TournamentRatings
@@ -27,6 +28,7 @@ from tournaments.store.values import TournamentInfo, TournamentRatings
 __all__ = [
     "crosstable_data",
     "fault_summary",
+    "format_view",
     "games_list",
     "ranking_rows",
     "rankings_data",
@@ -106,6 +108,13 @@ def games_list(
     ]
 
 
+def format_view(store: Store, tid: int) -> FormatView | None:
+    """What tournament ``tid``'s format shows besides its rankings: a balanced plan's balance,
+    a Swiss tournament's standings after each round, a knockout's bracket
+    (``tournaments.rounds.format_view``; None for the other kinds)."""
+    return rounds.format_view(store, store.tournament(tid))
+
+
 def ranking_rows(store: Store, tid: int) -> list[reports.RankingRow]:
     """The rankings of tournament ``tid`` from the ratings its stored games give now."""
     return reports.rankings(store.results.standings(tid), store.results.current_ratings(tid))
@@ -124,6 +133,9 @@ def tournament_data(
     rows = ranking_rows(store, tid) if rows is None else rows
     data = reports.tournament_json(info, rows)
     data["faults"] = fault_summary(store, tid)
+    view = rounds.format_view(store, info)
+    if view is not None:
+        data["format"] = view.to_dict()
     match = match_summary(store, tid)
     if match is not None:
         data["match"] = match

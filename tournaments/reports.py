@@ -11,7 +11,7 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.text import printable
-from tournaments.plans.schedule import seatings_per_deal
+from tournaments.plans.schedule import TournamentKind, TournamentSpec, seatings_per_deal
 from tournaments.ratings import BatchRatings, Crosstable
 from tournaments.store.values import RatingMethod, RatingRow, Standing, TournamentInfo
 
@@ -24,6 +24,7 @@ __all__ = [
     "rankings",
     "rankings_json",
     "rankings_table",
+    "format_words",
     "tournament_json",
     "tournament_text",
     "tournaments_json",
@@ -234,6 +235,18 @@ def tournaments_json(infos: Sequence[TournamentInfo]) -> list[dict[str, Any]]:
     return [t.to_dict() for t in infos]
 
 
+def format_words(spec: TournamentSpec) -> str:
+    """``, balanced: 50 tables each`` (after the table size; empty for a round robin)."""
+    if spec.kind is TournamentKind.BALANCED:
+        return f", balanced: {spec.per_entrant} tables each"
+    if spec.kind is TournamentKind.SWISS:
+        return f", Swiss: {spec.rounds} rounds"
+    if spec.kind is TournamentKind.KNOCKOUT:
+        goes = "goes" if spec.advance == 1 else "go"
+        return f", knockout: {spec.advance} of each table {goes} on, {spec.rounds} rounds"
+    return ""
+
+
 def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> str:
     """A tournament's header (spec, progress, entrants with the bot version each plays) followed
     by its rankings, if any."""
@@ -244,7 +257,8 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
         + (
             ""
             if spec.kind.value == "round-robin"
-            else f", a {spec.kind.value}" + (f" of {spec.gauntlet}" if spec.gauntlet else "")
+            else format_words(spec)
+            or f", a {spec.kind.value}" + (f" of {spec.gauntlet}" if spec.gauntlet else "")
         ),
         f"status     {info.status.value}, {info.games_done}/{info.games_total} games played",
         f"tables     {spec.table_size} players, {spec.repetitions} repetition(s), "

@@ -24,6 +24,7 @@ from tournaments.plans.balanced import Balance, balance_of
 from tournaments.plans.rounds import PlayedRound, RoundGame, RoundPlan, round_of
 from tournaments.plans.schedule import TournamentKind, round_games
 from tournaments.plans.swiss import SwissLine
+from tournaments.reports import format_table
 from tournaments.store.facts import Store
 from tournaments.store.values import TournamentInfo
 
@@ -132,6 +133,58 @@ class FormatView:
             data["bracket"] = [r.to_dict() for r in self.bracket]
             data["order"] = list(self.order)
         return data
+
+    def text(self) -> str:
+        """Aligned text for ``arena tournament show`` and ``run`` (empty for a format with
+        nothing of its own to show)."""
+        if self.balance is not None:
+            return f"balance    {self.balance.text()}"
+        if self.kind is TournamentKind.SWISS and self.standings:
+            return _swiss_text(self.standings)
+        if self.kind is TournamentKind.KNOCKOUT and self.bracket:
+            return _bracket_text(self.bracket, self.order)
+        return ""
+
+
+def _swiss_text(standings: tuple[tuple[SwissLine, ...], ...]) -> str:
+    """The standings after the last round, with each entrant's place after every round."""
+    rank_after = [{line.entrant: line.rank for line in lines} for lines in standings]
+    rounds = [f"r{number}" for number in range(1, len(standings) + 1)]
+    rows = [
+        [line.rank, line.entrant, f"{line.score:.3f}", f"{line.buchholz:.3f}", line.byes]
+        + [ranks[line.entrant] for ranks in rank_after]
+        for line in standings[-1]
+    ]
+    return (
+        f"standings after round {len(standings)} (score: the share of points taken at each "
+        "table, summed; place after each round on the right)\n"
+        + format_table(
+            ["#", "entrant", "score", "Buchholz", "byes", *rounds],
+            rows,
+            align="rlrrr" + "r" * len(rounds),
+        )
+    )
+
+
+def _bracket_text(bracket: tuple[knockout.BracketRound, ...], order: tuple[str, ...]) -> str:
+    """Each round's tables, entrants best first with their points (``>`` goes on), byes, and
+    the final order."""
+    lines = []
+    for played in bracket:
+        title = "final" if played.final else f"round {played.number + 1}"
+        state = "" if played.complete else " (not complete)"
+        lines.append(f"{title}{state}")
+        for table in played.tables:
+            marks = [
+                f"{'>' if place <= table.going_on else ' '}{s.entrant} {s.points:g}"
+                for place, s in enumerate(table.scores, 1)
+            ]
+            lines.append(f"  table {table.table + 1:<3d} " + "  ".join(marks))
+        if played.byes:
+            lines.append(f"  byes       >{'  >'.join(played.byes)}")
+    if bracket[-1].final and bracket[-1].complete:
+        lines.append("order      " + ", ".join(f"{i}. {name}" for i, name in enumerate(order, 1)))
+    return "\n".join(lines)
 
 
 def format_view(store: Store, info: TournamentInfo) -> FormatView | None:

@@ -34,6 +34,7 @@ from arena.procs.limits import Limits
 from arena.procs.logs import logs_folder
 from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
+from arena.text import printable
 from tournaments.catalogue.bot_sandbox import sandbox_for
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, needs_sandbox, plays
 from tournaments.catalogue.shipping import shipped_bots
@@ -145,6 +146,7 @@ class Created:
     tid: int
     info: TournamentInfo
     warnings: tuple[str, ...] = ()
+    view: FormatView | None = None  # a balanced plan's balance, a first round's tables
 
 
 def create_tournament(
@@ -208,7 +210,7 @@ def create_tournament(
             "connections their owner controls, so they can remember its hands from one "
             "rotation to the next; local bots cannot (docs/security.md)"
         )
-    return Created(tid=tid, info=info, warnings=tuple(warnings))
+    return Created(tid=tid, info=info, warnings=tuple(warnings), view=format_view(store, info))
 
 
 def entrant_specs(
@@ -322,6 +324,25 @@ class RoundDone:
     rounds: int
     view: FormatView | None
     next: RoundPlanned | None
+
+    def text(self) -> str:
+        """``round 2 of 5 played; first: x (1.750); round 3 planned: 30 games, y sits out``."""
+        line = f"round {self.number + 1} of {self.rounds} played"
+        view = self.view
+        if view is not None and view.standings:
+            lead = view.standings[-1][0]
+            line += f"; first: {printable(lead.entrant)} ({lead.score:.3f})"
+        elif view is not None and view.bracket and view.bracket[-1].final:
+            line += f"; winner: {printable(view.order[0])}"
+        elif view is not None and view.bracket:
+            last = view.bracket[-1]
+            on = [s.entrant for t in last.tables for s in t.scores[: t.going_on]]
+            line += f"; going on: {printable(', '.join([*last.byes, *on]))}"
+        if self.next is not None:
+            line += f"; round {self.next.number + 1} planned: {self.next.games} games"
+            if self.next.byes:
+                line += f", sitting out: {printable(', '.join(self.next.byes))}"
+        return line
 
 
 def run_tournament(
