@@ -149,7 +149,7 @@ def test_each_table_plays_every_rotation_on_one_deal() -> None:
         (4, 4, 3, "more than 4 entrants"),
         (3, 4, 3, "cannot fill a table of 4"),
         (10, 4, 0, "tables per entrant must be at least 1"),
-        (10, 4, None, "needs its per entrant"),
+        (10, 4, None, "needs its tables per entrant"),
     ],
 )
 def test_a_plan_that_cannot_be_made_is_refused(
@@ -164,5 +164,5 @@ def test_a_plan_that_cannot_be_made_is_refused(
 
 def test_a_setting_of_another_format_is_refused() -> None:
     spec = TournamentSpec(game="skull", bots=tuple(names(8)), table_size=4, per_entrant=3)
-    with pytest.raises(PlanError, match="per entrant is not a setting of a round-robin"):
+    with pytest.raises(PlanError, match="tables per entrant .* is not a setting of a round-robin"):
         check_spec(spec)

@@ -130,7 +130,7 @@ def test_the_plan_lists_the_first_round_and_counts_them_all() -> None:
         (3, 3, 1, "needs more than 3 entrants"),
         (9, 3, 3, "sends on 1-2 of each table"),
         (9, 3, 0, "sends on 1-2 of each table"),
-        (9, 3, None, "needs its advance"),
+        (9, 3, None, "needs its number going on from each table"),
     ],
 )
 def test_a_knockout_that_cannot_advance_is_refused(

@@ -140,7 +140,7 @@ def test_a_balanced_tournament_shows_its_balance(tmp_path: Path) -> None:
         ("knockout", 9, {"advance": 3}, "sends on 1-2 of each table"),
         ("balanced", 3, {"per_entrant": 2}, "more than 3 entrants"),
         ("balanced", 9, {"per_entrant": 0}, "at least 1"),
-        ("round-robin", 9, {"rounds": 3}, "rounds is not a setting of a round-robin"),
+        ("round-robin", 9, {"rounds": 3}, r"rounds \(--rounds\) is not a setting of a round-robin"),
     ],
 )
 def test_bad_requests_write_nothing(

@@ -290,15 +290,21 @@ def _check_format(spec: TournamentSpec) -> TournamentSpec:
     spec with a knockout's rounds filled in."""
     kind, n, k = spec.kind, len(spec.bots), spec.table_size
     given = {
-        "per_entrant": (spec.per_entrant, kind is TournamentKind.BALANCED),
-        "rounds": (spec.rounds, kind is TournamentKind.SWISS),
-        "advance": (spec.advance, kind is TournamentKind.KNOCKOUT),
+        "tables per entrant (--tables-per-entrant)": (
+            spec.per_entrant,
+            kind is TournamentKind.BALANCED,
+        ),
+        "rounds (--rounds)": (spec.rounds, kind is TournamentKind.SWISS),
+        "number going on from each table (--advance)": (
+            spec.advance,
+            kind is TournamentKind.KNOCKOUT,
+        ),
     }
     for name, (value, needed) in given.items():
         if needed and value is None:
-            raise PlanError(f"a {kind.value} tournament needs its {name.replace('_', ' ')}")
-        if not needed and value is not None and not (name == "rounds" and kind.in_rounds):
-            raise PlanError(f"{name.replace('_', ' ')} is not a setting of a {kind.value}")
+            raise PlanError(f"a {kind.value} tournament needs its {name}")
+        if not needed and value is not None and not (name[0] == "r" and kind.in_rounds):
+            raise PlanError(f"its {name} is not a setting of a {kind.value} tournament")
     if kind is TournamentKind.BALANCED:
         balanced.check_balanced(n, k, spec.per_entrant)
     elif kind is TournamentKind.SWISS:
