@@ -22,8 +22,10 @@ repetition; 50 at tables of four make 921,200, out of reach).
 **Real** (``--real``): nine bundled bots in Skull at tables of three, three ``skull_odds``
 (1513 Elo in ``docs/bots.md``) and six ``random`` (1236), played by the arena end to end
 (``tournaments.service``: create, run with ``--jobs 2``) in each format: how often a
-``skull_odds`` is ranked first, and Kendall's tau-b of the ranking against the two strength
-classes, per format, over ``--real-trials`` tournaments each.
+``skull_odds`` is ranked first, Kendall's tau-b of the ranking against the two strength classes
+(0.707 when the three are the first three: the classes tie within), and the share of the 18
+(``skull_odds``, ``random``) pairs ranked the right way round, per format, over
+``--real-trials`` tournaments each.
 """
 
 from __future__ import annotations
@@ -244,12 +246,13 @@ def real(trials: int, jobs: int) -> None:
     ]
     print(
         f"\nSkull, tables of three: 3 skull_odds and 6 random, played by the arena (--jobs "
-        f"{jobs}), {trials} tournament(s) a format: a skull_odds first (%), mean tau-b "
-        "against the two classes"
+        f"{jobs}), {trials} tournament(s) a format: a skull_odds first, mean tau-b against the "
+        "two classes (at most 0.707), (skull_odds, random) pairs the right way round"
     )
     for title, kind, settings in cells:
         first: list[bool] = []
         taus: list[float] = []
+        above: list[float] = []
         games: list[int] = []
         elapsed = 0.0
         for trial in range(trials):
@@ -288,12 +291,21 @@ def real(trials: int, jobs: int) -> None:
                 strong = {e.name: float(e.bot == "skull_odds") for e in info.entrants}
                 first.append(strong[order[0]] == 1.0)
                 taus.append(kendall_tau(range(len(order)), [strong[name] for name in order]))
+                above.append(_above(order, strong))
                 games.append(summary.done)
         print(
             f"  {title:34s} games {statistics.median(games):4.0f}  first "
-            f"{100 * sum(first) / len(first):3.0f}%  tau {statistics.fmean(taus):6.3f}  "
+            f"{100 * sum(first) / len(first):3.0f}%  tau-b {statistics.fmean(taus):5.3f}  "
+            f"skull_odds above random {100 * statistics.fmean(above):3.0f}%  "
             f"({elapsed / trials:.0f} s a tournament)"
         )
+
+
+def _above(order: Sequence[str], strong: dict[str, float]) -> float:
+    """The share of (strong, weak) pairs that ``order`` ranks the right way round."""
+    rank = {name: i for i, name in enumerate(order)}
+    pairs = [(a, b) for a in order for b in order if strong[a] > strong[b]]
+    return sum(rank[a] < rank[b] for a, b in pairs) / len(pairs)
 
 
 def main() -> None:

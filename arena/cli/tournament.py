@@ -34,8 +34,9 @@ from tournaments.store.facts import Store
 
 @click.group()
 def tournament() -> None:
-    """Plan, run and inspect tournaments: round robins, gauntlets, balanced tournaments, Swiss
-    rounds and knockouts (docs/formats.md)."""
+    """Plan, run and inspect tournaments: round robins, gauntlets, balanced, Swiss, knockouts.
+
+    Large fields (balanced tournaments, Swiss rounds, knockouts): docs/formats.md."""
 
 
 #: The formats chosen by a setting of their own.

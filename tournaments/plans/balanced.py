@@ -18,7 +18,8 @@ tables. A balanced tournament seats each entrant at ``per_entrant`` tables (``N`
   local search swaps entrants between tables, each swap aimed at a pair that meets too often
   or too rarely, and kept if it does not make the sum of squared pair counts worse (the sum is
   least exactly when the counts are as even as they can be). The search stops when no pair is
-  outside ``[floor(L), ceil(L)]`` or after ``SEARCH_STEPS`` steps: it finds the small BIBDs
+  outside ``[floor(L), ceil(L)]`` or after ``STEPS_PER_SEAT`` steps per seat (at most
+  ``SEARCH_STEPS``): it finds the small BIBDs
   (Fano plane, the affine plane of order 3, the projective plane of order 3, Steiner triple
   systems of 15, 19 and 27 points) and, for 50 entrants at 50 tables of 4 each, pairs meeting
   3 or 4 times; what it reaches is reported (``Balance``), never assumed.

@@ -231,8 +231,9 @@ def plan_size(spec: TournamentSpec) -> int:
 
 
 def deals_in_plan(spec: TournamentSpec) -> int:
-    """How many deals numbers a plan's deals by (``repetition * tables_per_repetition +
-    table``, below this): its tables times its repetitions (and rounds)."""
+    """How many deal numbers a plan spans (a run numbers each deal ``repetition *
+    tables_per_repetition + table``, below this): its tables times its repetitions (and its
+    rounds, in a tournament played in rounds)."""
     rounds = len(_round_tables(spec)) if spec.kind.in_rounds else 1
     return tables_per_repetition(spec) * spec.repetitions * rounds
 

@@ -169,13 +169,13 @@ def _arrange(
     table_of = [i // k for i in range(len(order))]  # by position in ``order``
     seats: list[list[int]] = [list(range(t * k, t * k + k)) for t in range(count)]
 
+    before = [  # before[p][q]: how often the entrants at places p and q met
+        [met.get((min(a, b), max(a, b)), 0) for b in order] for a in order
+    ]
+
     def meetings(p: int, table: list[int], without: int = -1) -> int:
-        a = order[p]
-        return sum(
-            met.get((min(a, order[q]), max(a, order[q])), 0)
-            for q in table
-            if q != p and q != without
-        )
+        row = before[p]
+        return sum(row[q] for q in table) - row[p] - (row[without] if without >= 0 else 0)
 
     def distance(p: int, table: int) -> float:
         return abs(p - (table * k + (k - 1) / 2))
