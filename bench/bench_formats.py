@@ -2,6 +2,7 @@
 
     python bench/bench_formats.py                  # synthetic players, many formats and sizes
     python bench/bench_formats.py --real           # bundled bots playing Skull, a small check
+    python bench/bench_formats.py --create         # creating a 50-bot balanced plan
 
 **Synthetic** (the default): ``--bots`` players of known strength (true Elo evenly spaced from
 1250 to 1750, as ``bench/bench_ladder.py --simulate``: ``random`` to ``ismcts`` in Skull), games
@@ -26,6 +27,11 @@ repetition; 50 at tables of four make 921,200, out of reach).
 (0.707 when the three are the first three: the classes tie within), and the share of the 18
 (``skull_odds``, ``random``) pairs ranked the right way round, per format, over
 ``--real-trials`` tournaments each.
+
+**Create** (``--create``): ``arena tournament create`` of 50 bots at tables of four, 50 tables
+each (the issue's case: 2,500 games, 200 a bot), against the same command planning a four-bot
+round robin (its own cost: Python, imports, the database), alternated ``--repeat`` times; median
+wall and CPU seconds, with the load.
 """
 
 from __future__ import annotations
@@ -308,6 +314,44 @@ def _above(order: Sequence[str], strong: dict[str, float]) -> float:
     return sum(rank[a] < rank[b] for a, b in pairs) / len(pairs)
 
 
+# -- creating a large field ---------------------------------------------------------------------
+
+
+def create_time(repeat: int) -> None:
+    """``arena tournament create`` of 50 bots at tables of four, 50 tables each (2,500 games),
+    against the same command planning a four-bot round robin (the command's own cost: starting
+    Python, the imports, opening the database), alternated; wall and CPU seconds."""
+    import os
+    import subprocess
+
+    big = ["--copies", "25", "--table-size", "4", "--tables-per-entrant", "50"]
+    small = ["--copies", "2", "--table-size", "4"]
+    figures: dict[str, list[tuple[float, float]]] = {"balanced, 50 bots": [], "baseline": []}
+    for number in range(2 * repeat):
+        title, extra = (("balanced, 50 bots", big), ("baseline", small))[number % 2]
+        with tempfile.TemporaryDirectory() as folder:
+            before = os.times()
+            started = time.perf_counter()
+            subprocess.run(
+                [sys.executable, "-m", "arena", "tournament", "create", "--game", "skull",
+                 "--bots", "random,first", *extra, "--db", f"{folder}/c.db"],
+                check=True,
+                stdout=subprocess.DEVNULL,
+            )  # fmt: skip
+            after = os.times()
+            cpu = after.children_user + after.children_system
+            cpu -= before.children_user + before.children_system
+            figures[title].append((time.perf_counter() - started, cpu))
+    print(
+        f"arena tournament create, {repeat} times each, alternated (load {os.getloadavg()[0]:.1f})"
+        ": median wall s (CPU s)"
+    )
+    for title, found in figures.items():
+        wall = statistics.median(w for w, _ in found)
+        cpu = statistics.median(c for _, c in found)
+        print(f"  {title:18s} {wall:6.2f} ({cpu:.2f})")
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=40)
@@ -316,7 +360,12 @@ def main() -> None:
     parser.add_argument("--real", action="store_true")
     parser.add_argument("--real-trials", type=int, default=3)
     parser.add_argument("--jobs", type=int, default=2)
+    parser.add_argument("--create", action="store_true", help="time creating 50 bots' plan")
+    parser.add_argument("--repeat", type=int, default=5)
     args = parser.parse_args()
+    if args.create:
+        create_time(args.repeat)
+        return
     if args.real:
         real(args.real_trials, args.jobs)
         return

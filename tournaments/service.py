@@ -332,12 +332,13 @@ class RoundDone:
         if view is not None and view.standings:
             lead = view.standings[-1][0]
             line += f"; first: {printable(lead.entrant)} ({lead.score:.3f})"
-        elif view is not None and view.bracket and view.bracket[-1].final:
-            line += f"; winner: {printable(view.order[0])}"
-        elif view is not None and view.bracket:
-            last = view.bracket[-1]
-            on = [s.entrant for t in last.tables for s in t.scores[: t.going_on]]
-            line += f"; going on: {printable(', '.join([*last.byes, *on]))}"
+        elif view is not None and len(view.bracket) > self.number:
+            played = view.bracket[self.number]
+            if played.final:
+                line += f"; winner: {printable(played.tables[0].scores[0].entrant)}"
+            else:
+                on = [s.entrant for t in played.tables for s in t.scores[: t.going_on]]
+                line += f"; going on: {printable(', '.join([*played.byes, *on]))}"
         if self.next is not None:
             line += f"; round {self.next.number + 1} planned: {self.next.games} games"
             if self.next.byes:

@@ -105,3 +105,21 @@ def test_a_swiss_run_says_each_round_and_shows_the_standings(tmp_path: Path) -> 
     assert [line["rank"] for line in final] == list(range(1, 9))
     assert sum(line["byes"] for line in final) == 2 * 2, "two sit out each round"
     assert data["status"] == "done" and data["games_done"] == 12
+
+
+def test_a_knockout_run_says_who_goes_on_and_who_won(tmp_path: Path) -> None:
+    db = tmp_path / "a.db"
+    tid, _ = create(
+        db, "random,first,random", "--copies", "3", "--table-size", "3", "--advance", "1"
+    )
+    exit_code, output = arena("tournament", "run", str(tid), "--db", str(db))
+    assert exit_code == 0, output
+    data = json.loads(cli("tournament", "show", str(tid), "--json", "--db", str(db)))
+    first, final = data["format"]["bracket"]
+    finalists = [s["entrant"] for s in final["tables"][0]["scores"]]
+    said = re.search(r"round 1 of 2 played; going on: (.*); round 2 planned: 3 games", output)
+    assert said is not None, output
+    assert sorted(said.group(1).split(", ")) == sorted(finalists)
+    assert f"round 2 of 2 played; winner: {finalists[0]}" in output
+    assert data["format"]["order"][0] == finalists[0]
+    assert "final\n  table 1  " in output and "order      1. " + finalists[0] in output
