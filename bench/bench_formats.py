@@ -3,6 +3,7 @@
     python bench/bench_formats.py                  # synthetic players, many formats and sizes
     python bench/bench_formats.py --real           # bundled bots playing Skull, a small check
     python bench/bench_formats.py --create         # creating a 50-bot balanced plan
+    python bench/bench_formats.py --designs        # balanced plans of known designs
 
 **Synthetic** (the default): ``--bots`` players of known strength (true Elo evenly spaced from
 1250 to 1750, as ``bench/bench_ladder.py --simulate``: ``random`` to ``ismcts`` in Skull), games
@@ -54,7 +55,7 @@ from bench.bench_ladder import SimLadder, pl_places  # noqa: E402
 from tournaments.ladder.matchmaking import MatchParams  # noqa: E402
 from tournaments.ladder.values import LadderSettings  # noqa: E402
 from tournaments.plans import knockout, swiss  # noqa: E402
-from tournaments.plans.balanced import balanced_tables  # noqa: E402
+from tournaments.plans.balanced import balance_of, balanced_tables  # noqa: E402
 from tournaments.plans.rounds import PlayedRound, RoundGame, RoundPlan  # noqa: E402
 from tournaments.ratings import PairCounts, batch_ratings  # noqa: E402
 
@@ -352,6 +353,42 @@ def create_time(repeat: int) -> None:
         print(f"  {title:18s} {wall:6.2f} ({cpu:.2f})")
 
 
+# -- balanced designs ----------------------------------------------------------------------------
+
+#: (entrants, table size, tables each, what the exact design is).
+DESIGNS = [
+    (7, 3, 3, "Fano plane"),
+    (9, 3, 4, "affine plane of order 3"),
+    (13, 4, 4, "projective plane of order 3"),
+    (16, 4, 5, "affine plane of order 4"),
+    (21, 5, 5, "projective plane of order 4"),
+    (25, 5, 6, "affine plane of order 5"),
+    (15, 3, 7, "Steiner triple system"),
+    (19, 3, 9, "Steiner triple system"),
+    (27, 3, 13, "Steiner triple system"),
+    (20, 4, 6, "a packing: pairs meet at most once"),
+    (30, 3, 10, "pairs meet 0 or 1 times"),
+    (50, 4, 50, "pairs meet 3 or 4 times"),
+    (40, 6, 20, "pairs meet 2 or 3 times"),
+]
+
+
+def designs(seeds: int) -> None:
+    """How often ``balanced_tables`` reaches the most even plan, over ``seeds`` seeds."""
+    print(f"balanced plans, {seeds} seeds each: the most even plan reached, CPU s per plan")
+    for n, k, each, what in DESIGNS:
+        names = [str(i) for i in range(n)]
+        reached, started = 0, time.process_time()
+        for seed in range(seeds):
+            balance = balance_of(names, balanced_tables(names, k, each, random.Random(seed)))
+            reached += balance.best_possible
+        cpu = (time.process_time() - started) / seeds
+        print(
+            f"  {n:3d} entrants, tables of {k}, {each:2d} each ({what}): "
+            f"{reached}/{seeds}, {cpu:.2f} s"
+        )
+
+
 def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--trials", type=int, default=40)
@@ -362,7 +399,11 @@ def main() -> None:
     parser.add_argument("--jobs", type=int, default=2)
     parser.add_argument("--create", action="store_true", help="time creating 50 bots' plan")
     parser.add_argument("--repeat", type=int, default=5)
+    parser.add_argument("--designs", action="store_true", help="balanced plans of known designs")
     args = parser.parse_args()
+    if args.designs:
+        designs(20)
+        return
     if args.create:
         create_time(args.repeat)
         return

@@ -18,8 +18,8 @@ tables. A balanced tournament seats each entrant at ``per_entrant`` tables (``N`
   local search swaps entrants between tables, each swap aimed at a pair that meets too often
   or too rarely, and kept if it does not make the sum of squared pair counts worse (the sum is
   least exactly when the counts are as even as they can be). The search stops when no pair is
-  outside ``[floor(L), ceil(L)]`` or after ``STEPS_PER_SEAT`` steps per seat (at most
-  ``SEARCH_STEPS``): it finds the small BIBDs
+  outside ``[floor(L), ceil(L)]`` or after ``STEPS_PER_SEAT`` steps per seat (at least
+  ``MIN_STEPS``, at most ``SEARCH_STEPS``): it finds the small BIBDs
   (Fano plane, the affine plane of order 3, the projective plane of order 3, Steiner triple
   systems of 15, 19 and 27 points) and, for 50 entrants at 50 tables of 4 each, pairs meeting
   3 or 4 times; what it reaches is reported (``Balance``), never assumed.
@@ -41,6 +41,7 @@ from itertools import combinations
 from tournaments.errors import PlanError
 
 __all__ = [
+    "MIN_STEPS",
     "SEARCH_STEPS",
     "STEPS_PER_SEAT",
     "Balance",
@@ -49,10 +50,14 @@ __all__ = [
     "check_balanced",
 ]
 
-#: The local search takes at most ``STEPS_PER_SEAT`` steps per seat of the plan, and at most
-#: ``SEARCH_STEPS``: 100,000 for 50 entrants at 625 tables of four (under a second of CPU), which
-#: it balances in 40,000-80,000 steps for nine seeds in ten.
+#: The local search takes ``STEPS_PER_SEAT`` steps per seat of the plan (at least
+#: ``MIN_STEPS``, at most ``SEARCH_STEPS``, scaled down by ``(k / 4) ** 2`` for tables of more
+#: than four): 100,000 for 50 entrants at 625 tables of four (under
+#: a second of CPU), which it balances in 40,000-80,000 steps. While that leaves pairs uneven
+#: and the ``SEARCH_STEPS`` of all attempts allow, it starts again from a fresh fill (a small
+#: design's steps are cheap); the most even attempt is kept.
 STEPS_PER_SEAT = 40
+MIN_STEPS = 20_000
 SEARCH_STEPS = 200_000
 
 #: Tables tried for each step of the search.
@@ -181,9 +186,21 @@ class _Design:
 
     def __init__(self, n: int, k: int, per_entrant: int, rng: random.Random) -> None:
         self.n, self.k, self.rng = n, k, rng
-        self.count = [0] * (n * n)  # pair meetings, both ways: count[a * n + b]
-        self.tables = self._fill(per_entrant)
-        self._search()
+        seats = math.ceil(n * per_entrant / k) * k
+        budget = SEARCH_STEPS * 16 // max(16, k * k)  # a step's work grows as k * k
+        steps = min(budget, max(MIN_STEPS, STEPS_PER_SEAT * seats))
+        best: tuple[int, list[list[int]]] | None = None
+        for _ in range(budget // steps):  # fresh fills while the budget lasts
+            self.count = [0] * (n * n)  # pair meetings, both ways: count[a * n + b]
+            self.tables = self._fill(per_entrant)
+            even = self._search(steps, max(MIN_STEPS // 4, STEPS_PER_SEAT * seats // 4))
+            cost = sum(c * c for c in self.count)
+            if best is None or cost < best[0]:
+                best = (cost, self.tables)
+            if even:
+                break
+        assert best is not None
+        self.tables = best[1]
 
     def _fill(self, per_entrant: int) -> list[list[int]]:
         n, k, count, rng = self.n, self.k, self.count, self.rng
@@ -214,7 +231,10 @@ class _Design:
             tables.append(table)
         return tables
 
-    def _search(self) -> None:
+    def _search(self, steps: int, patience: int) -> bool:
+        """Swap entrants between tables for at most ``steps`` steps, or until ``patience``
+        steps have passed without fewer uneven pairs than ever; whether every pair then meets
+        as evenly as the sizes allow."""
         n, k, count, tables, rng = self.n, self.k, self.count, self.tables, self.rng
         total = len(tables)
         meetings = total * k * (k - 1) // 2
@@ -222,10 +242,10 @@ class _Design:
         low = meetings // pairs
         high = low + (meetings % pairs > 0)
         members = [set(t) for t in tables]
-        at: list[set[int]] = [set() for _ in range(n)]  # the tables of each entrant
+        at: list[list[int]] = [[] for _ in range(n)]  # the tables of each entrant
         for number, table in enumerate(tables):
             for e in table:
-                at[e].add(number)
+                at[e].append(number)
         off: list[int] = []  # pairs a * n + b (a < b) meeting fewer than low or more than high
         where: dict[int, int] = {}
 
@@ -280,34 +300,36 @@ class _Design:
             ti.add(b)
             tj.discard(b)
             tj.add(a)
-            at[a].discard(i)
-            at[a].add(j)
-            at[b].discard(j)
-            at[b].add(i)
+            at[a][at[a].index(i)] = j
+            at[b][at[b].index(j)] = i
 
-        for _ in range(min(SEARCH_STEPS, STEPS_PER_SEAT * total * k)):
-            if not off:
-                return
-            p = off[rng.randrange(len(off))]
+        random = rng.random
+        fewest, since = len(off), 0
+        for step in range(steps):
+            if len(off) < fewest:
+                fewest, since = len(off), step
+            if not off or step - since > patience:
+                break
+            p = off[int(random() * len(off))]
             a, x = divmod(p, n)
-            if rng.random() < 0.5:
+            if random() < 0.5:
                 a, x = x, a
             best: tuple[int, int, int, int, int] | None = None
             if count[p] > high:  # a and x meet too often: a leaves one of their tables
-                shared = sorted(at[a] & at[x])
-                i = shared[rng.randrange(len(shared))]
+                shared = [t for t in at[a] if x in members[t]]
+                i = shared[int(random() * len(shared))]
                 for _ in range(_TRIES):
-                    j = rng.randrange(total)
+                    j = int(random() * total)
                     if j != i:
                         for b in tables[j]:
                             delta = change(i, a, j, b)
                             if delta is not None and (best is None or delta < best[0]):
                                 best = (delta, i, a, j, b)
             else:  # too rarely: x comes to a table of a, someone there goes to x's
-                mine, theirs = sorted(at[a]), sorted(at[x])
+                mine, theirs = at[a], at[x]
                 for _ in range(_TRIES):
-                    i = mine[rng.randrange(len(mine))]
-                    j = theirs[rng.randrange(len(theirs))]
+                    i = mine[int(random() * len(mine))]
+                    j = theirs[int(random() * len(theirs))]
                     if i != j:
                         for z in tables[i]:
                             if z != a:
@@ -316,3 +338,4 @@ class _Design:
                                     best = (delta, i, z, j, x)
             if best is not None and best[0] <= 0:
                 swap(*best[1:])
+        return not off
