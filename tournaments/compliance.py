@@ -322,8 +322,8 @@ class _CheckRun:
             seeds[seat] = seed
         seats = self.seats(players, seat, ProcessSeat(self.session.hub, self.proc))
         names = [self.label if index == seat else seats[index].label for index in range(players)]
-        table = GameSetup(game, seats, deal, game_id=game_id, bot_seeds=seeds, names=names)
-        record = driver.play(table, self.limits)
+        setup = GameSetup(game, seats, deal, game_id=game_id, bot_seeds=seeds, names=names)
+        record = driver.play(setup, self.limits)
         self.played += 1
         self.coverage.setdefault(game.name, []).append((players, seat))
         mine = [a for a in record.actions if a.seat == seat and a.by is Chooser.BOT]

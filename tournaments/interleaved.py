@@ -76,7 +76,7 @@ def interleave(
     watch = _Watch()
     faulty: list[tuple[int, Fault]] = []
 
-    def tables() -> Iterator[GameSetup]:
+    def setups() -> Iterator[GameSetup]:
         for index in range(GAMES_IN_ALL):
             if faulty:
                 return  # one fault says it: the games in flight finish, no new one starts
@@ -97,7 +97,7 @@ def interleave(
             )
 
     played = 0
-    for done in driver.play_many(tables(), at_once, session.limits):
+    for done in driver.play_many(setups(), at_once, session.limits):
         if done.error is not None:
             return False, f"the arena could not play a game: {done.error}"
         played += 1

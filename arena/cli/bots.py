@@ -16,7 +16,7 @@ from arena.procs.remote import check_listen
 from arena.procs.sandbox import SandboxMode
 from arena.text import printable
 from tournaments.catalogue import bundled_bots, bundled_version
-from tournaments.gamelogs import LogLine
+from tournaments.gamelogs import GameLogLine
 from tournaments.registry import BotCheckError, add_command_bot, add_folder_bot, update_bot
 from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
 from tournaments.reports import format_table
@@ -287,7 +287,7 @@ def show_game_logs(db: Path, name: str, game_id: int | None, tid: int | None) ->
         click.echo(f"{name} wrote nothing during the games of tournament {tid}")
 
 
-def log_line_text(line: LogLine) -> str:
+def log_line_text(line: GameLogLine) -> str:
     """One line of a game's log: its step (``*``: its process had several games open, so the
     line may be another's), seat and time, then the text, escaped."""
     step = "*" if line.shared else "-" if line.step is None else str(line.step)

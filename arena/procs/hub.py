@@ -40,7 +40,7 @@ from arena.procs.doors import MAX_HELLO_BYTES, Door, raise_fd_limit, read_hello
 from arena.procs.remote import RemoteConfig, RemoteListener
 from protocol import PROTOCOL_VERSION
 from protocol.codec import MAX_BOT_MESSAGE, decode
-from protocol.errors import ProtocolError, TooLarge
+from protocol.errors import MessageTooLarge, ProtocolError
 from protocol.messages import ErrorCode, error, validate_from_bot
 from protocol.transport import RouterSocket, ipc_folder
 
@@ -511,7 +511,10 @@ class Hub:
         if len(frames[0]) > MAX_ANSWER_BYTES:
             size = len(frames[0])
             return Incoming(
-                peer, None, TooLarge(f"{size} bytes: an action is under {MAX_ANSWER_BYTES}"), now
+                peer,
+                None,
+                MessageTooLarge(f"{size} bytes: an action is under {MAX_ANSWER_BYTES}"),
+                now,
             )
         try:
             message = decode(frames[0], max_bytes=self.max_message_bytes)

@@ -44,33 +44,29 @@ log = logging.getLogger(__name__)
 LIVENESS_MS = 100
 
 
-def play(table: GameSetup, limits: Limits) -> GameRecord:
+def play(setup: GameSetup, limits: Limits) -> GameRecord:
     """Play one game under ``limits``. An arena error (not a seat's fault) is raised as an
     ArenaError."""
-    for done in play_many([table], 1, limits):
+    for done in play_many([setup], 1, limits):
         if done.error is not None:
             raise ArenaError(done.error)
         return done.record
-    raise ArenaError("the game was not played")  # unreachable: one table, one result
+    raise ArenaError("the game was not played")  # unreachable: one game, one result
 
 
-def play_many(tables: Iterable[GameSetup], at_once: int, limits: Limits) -> Iterator[Played]:
-    """Play ``tables`` under ``limits`` (consumed lazily, whenever fewer than ``at_once`` are
-    in flight); yield each game as it finishes. The caller keeps each process within its
-    ``max_games`` (a game beyond it ends at once with an error): ``tournaments.playing``
+def play_many(setups: Iterable[GameSetup], at_once: int, limits: Limits) -> Iterator[Played]:
+    """Play the games of ``setups`` under ``limits`` (consumed lazily, whenever fewer than
+    ``at_once`` are in flight); yield each game as it finishes. The caller keeps each process
+    within its ``max_games`` (a game beyond it ends at once with an error): ``tournaments.playing``
     starts a game only when its processes have a free slot."""
     driver = Driver()
-    source = iter(tables)
-    plays = driver.plays
-    while True:
-        if len(plays) < at_once:
-            for table in itertools.islice(source, at_once - len(plays)):
-                driver.add(GamePlay(limits, table))
-        if not driver.active():
-            return
-        done = driver.advance()
-        if done:
-            yield from done
+    source = iter(setups)
+
+    def fill() -> None:
+        for setup in itertools.islice(source, max(0, at_once - len(driver))):
+            driver.add(GamePlay(limits, setup))
+
+    return driver.run(fill)
 
 
 class _Route(NamedTuple):
@@ -122,6 +118,15 @@ class Driver:
         self._defer()
         self._guard(play, play.begin)
         self._flush()
+
+    def run(self, fill: Callable[[], object]) -> Iterator[Played]:
+        """The loop over the games: ``fill`` starts games (``add``) before each wait; each game
+        is yielded as it finishes, until none is in flight after a ``fill``."""
+        while True:
+            fill()
+            if not self.active():
+                return
+            yield from self.advance()
 
     def fail(self, game_id: int, error: str) -> None:
         """A game that could not start: the next ``advance`` returns it with ``error``."""
