@@ -41,7 +41,7 @@ from arena.procs.remote import RemoteConfig, RemoteListener
 from protocol import PROTOCOL_VERSION
 from protocol.codec import MAX_BOT_MESSAGE, decode
 from protocol.errors import MessageTooLarge, ProtocolError
-from protocol.messages import ErrorCode, error, validate_from_bot
+from protocol.messages import ErrorCode, batch, error, validate_from_bot
 from protocol.transport import RouterSocket, ipc_folder
 
 #: Refused hellos logged as warnings; later ones are logged at debug level only.
@@ -58,10 +58,11 @@ MAX_GAMES_PER_PROCESS = 64
 BATCH_PER_SOURCE = MAX_GAMES_PER_PROCESS + 8
 #: Messages of one peer kept by ``admit`` for the driver (a peer owes at most max_games).
 HELD_PER_PEER = MAX_GAMES_PER_PROCESS + 8
-#: The longest message a welcomed peer may send: its only valid message, an ``action``, is
-#: under 1.2 KB however it is encoded (widest msgpack headers, 256 four-byte characters).
-#: Anything longer is malformed without being decoded: a flood of heavy messages costs the
-#: referee no decoding time, which would delay the reading of other bots' answers.
+#: The longest message a welcomed peer that takes no batches may send: its only valid message,
+#: an ``action``, is under 1.2 KB however it is encoded (widest msgpack headers, 256 four-byte
+#: characters). Anything longer is malformed without being decoded: a flood of heavy messages
+#: costs the referee no decoding time, which would delay the reading of other bots' answers. A
+#: peer that takes batches may send up to the hub's bound (64 KiB: a ``batch`` of answers).
 MAX_ANSWER_BYTES = 4096
 
 
@@ -82,7 +83,8 @@ class Peer:
     ``peer_id`` is unique within the hub; ``route`` is the ZeroMQ routing id on ``router``.
     ``remote`` names the registered bot of a remote connection; ``door`` is a local bot's door.
     ``closed`` is set when the process is gone or the arena cut its connection (``cut``: why).
-    ``max_games`` is how many games it serves at once (its hello's, capped).
+    ``max_games`` is how many games it serves at once (its hello's, capped); ``batch``: its
+    hello said ``batch: true``, so what is held for it (``Hub.defer``) goes out in one message.
     """
 
     peer_id: bytes
@@ -96,6 +98,7 @@ class Peer:
     door: Door | None = None
     cut: str | None = None
     max_games: int = 1
+    batch: bool = False
 
 
 class Incoming(NamedTuple):
@@ -285,14 +288,29 @@ class Hub:
             self._outbox = []
 
     def flush(self) -> None:
-        """Send what was held, in order, and stop holding."""
+        """Send what was held, in order, and stop holding: to a peer that takes batches, all
+        that was held for it in one message (a ``batch``, or the message alone)."""
         outbox = self._outbox
         if outbox is None:
             return
         self._outbox = None
+        batches: dict[bytes, tuple[Peer, list[dict[str, Any]]]] = {}
         for peer, message in outbox:
-            if not peer.closed:
+            if peer.closed:
+                continue
+            if peer.batch:
+                held = batches.get(peer.peer_id)
+                if held is None:
+                    batches[peer.peer_id] = (peer, [message])
+                else:
+                    held[1].append(message)
+            else:
                 peer.router.send(peer.route, message)
+        for peer, held_messages in batches.values():
+            if len(held_messages) == 1:
+                peer.router.send(peer.route, held_messages[0])
+            else:
+                peer.router.send(peer.route, batch(held_messages))
 
     # -- receiving --------------------------------------------------------------------------
 
@@ -508,7 +526,7 @@ class Hub:
             return Incoming(
                 peer, None, ProtocolError(f"a message is one frame, got {len(frames)}"), now
             )
-        if len(frames[0]) > MAX_ANSWER_BYTES:
+        if len(frames[0]) > MAX_ANSWER_BYTES and not peer.batch:
             size = len(frames[0])
             return Incoming(
                 peer,
@@ -523,6 +541,10 @@ class Hub:
             return Incoming(peer, None, exc, now)
         if kind == "hello":
             return Incoming(peer, None, ProtocolError("hello sent twice"), now)
+        if kind == "batch" and not peer.batch:
+            return Incoming(
+                peer, None, ProtocolError("a batch from a bot whose hello said no batch"), now
+            )
         return Incoming(peer, message, None, now)
 
     # -- strangers and hellos ---------------------------------------------------------------
@@ -604,6 +626,7 @@ class Hub:
             route=route,
             door=door,
             max_games=capped_max_games(message.get("max_games", 1)),
+            batch=message.get("batch") is True,
         )
         door.peer = peer
         self.peers[peer.peer_id] = peer
@@ -633,6 +656,7 @@ class Hub:
             route=got.route,
             remote=bot,
             max_games=capped_max_games(message.get("max_games", 1)),
+            batch=message.get("batch") is True,
         )
         self.peers[peer.peer_id] = peer
         self._idle.setdefault(bot, []).append(peer)

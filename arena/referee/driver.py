@@ -15,11 +15,15 @@ Each ``advance``:
 4. every ``LIVENESS_MS``, checks that the processes it waits for are alive.
 
 Routing decides whose fault a bad message is, always a seat of the process that sent it: an
-answer whose game id is not its request's game, or whose request was never sent, is a WRONG_ID
-fault of that request's seat or, when the request names none, of that process's oldest pending
-turn; a malformed message is the oldest pending turn's MALFORMED fault. A reply to a request
-that has already ended is dropped. A game's turns stay strictly sequential and each turn's
-deadline is its own: one game's slowness or faults never touch another game's accounting.
+answer whose game id is not its request's game is a WRONG_ID fault of that request's seat; one
+whose request was never sent, of the seat of the game its game id names or, when that names
+none waiting, of that process's oldest pending turn; a malformed message is the oldest pending
+turn's MALFORMED fault. A reply to a request that has already ended is dropped. A ``batch``
+from a process that takes them (``Peer.batch``) is routed entry by entry, each as if it had
+come alone: a malformed entry is a MALFORMED fault of the turn of the game it names (else of
+the request it names, else the oldest), never of another game's entry. A game's turns stay
+strictly sequential and each turn's deadline is its own: one game's slowness or faults never
+touch another game's accounting.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from arena.procs.limits import Limits
 from arena.referee.game import GamePlay, GameSetup
 from arena.referee.record import FaultKind, GameRecord, Played
 from arena.referee.seats import ProcessSeat, Reply, answer, fault
+from protocol.messages import entry_problem
 
 log = logging.getLogger(__name__)
 
@@ -310,12 +315,35 @@ class Driver:
                         self._reply(route, reply)
 
     def _route(self, incoming: Incoming) -> None:
-        """One message from a process: the answer or fault of one of its own seats."""
-        peer_id = incoming.peer.peer_id
+        """One message from a process: the answer or fault of one of its own seats, or of
+        several (a ``batch``: each entry is routed on its own, as if it had come alone)."""
         if incoming.problem is not None:
-            self._charge(peer_id, FaultKind.MALFORMED, str(incoming.problem)[:200], ends=True)
+            detail = str(incoming.problem)[:200]
+            self._charge(incoming.peer.peer_id, FaultKind.MALFORMED, detail, ends=True)
             return
         message = incoming.message
+        if message["type"] != "batch":
+            self._answer(incoming, message)
+            return
+        for entry in message["messages"]:
+            problem = entry_problem(entry)
+            if problem is None:
+                self._answer(incoming, entry)
+            else:
+                named = entry if type(entry) is dict else {}
+                self._charge(
+                    incoming.peer.peer_id,
+                    FaultKind.MALFORMED,
+                    problem[:200],
+                    ends=True,
+                    game_id=named.get("game_id"),
+                    request=named.get("request"),
+                )
+
+    def _answer(self, incoming: Incoming, message: dict[str, Any]) -> None:
+        """One ``action`` (alone or a batch's entry): the answer to the turn its request names,
+        a stale reply (dropped) or a WRONG_ID fault."""
+        peer_id = incoming.peer.peer_id
         request = message["request"]
         routes = self.routes.get(peer_id)
         route = routes.get(request) if routes is not None else None
@@ -334,12 +362,23 @@ class Driver:
                 self._pop_route(peer_id, request)
             log.debug("dropped a stale reply from %s (request %d)", incoming.peer.label, request)
         else:
-            self._charge(peer_id, FaultKind.WRONG_ID, f"request id {request} was never sent")
+            detail = f"request id {request} was never sent"
+            self._charge(peer_id, FaultKind.WRONG_ID, detail, game_id=message["game_id"])
 
-    def _charge(self, peer_id: bytes, kind: FaultKind, detail: str, *, ends: bool = False) -> None:
-        """A fault of the peer's oldest pending turn (``ends``: that turn is over); dropped
+    def _charge(
+        self,
+        peer_id: bytes,
+        kind: FaultKind,
+        detail: str,
+        *,
+        ends: bool = False,
+        game_id: object = None,
+        request: object = None,
+    ) -> None:
+        """A fault of one pending turn of the peer (``ends``: that turn is over): the turn of
+        the game ``game_id`` names, else the turn ``request`` names, else its oldest; dropped
         when the peer has none (it is not waited for: nothing of it is at stake)."""
-        found = self._oldest(peer_id)
+        found = self._named(peer_id, game_id, request) or self._oldest(peer_id)
         if found is None:
             log.debug("dropped a bad message from a process with no pending turn: %s", detail)
             return
@@ -348,6 +387,22 @@ class Driver:
             self._pop_route(peer_id, request)
             route.seat.pending = None
         self._reply(route, fault(kind, detail, ends=ends))
+
+    def _named(self, peer_id: bytes, game_id: object, request: object) -> tuple[int, _Route] | None:
+        """The peer's pending turn of the game whose wire id is ``game_id``, else the pending
+        turn ``request`` names (None: neither names one)."""
+        routes = self.routes.get(peer_id)
+        if not routes:
+            return None
+        if type(game_id) is int:
+            for pending, route in routes.items():
+                if route.seat.wire_id == game_id and self._live(route, pending):
+                    return pending, route
+        if type(request) is int:
+            route = routes.get(request)
+            if route is not None and self._live(route, request):
+                return request, route
+        return None
 
 
 def _process_seats(play: GamePlay) -> list[ProcessSeat]:
