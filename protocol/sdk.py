@@ -337,19 +337,30 @@ def _answer_batch(socket: Any, player: Player, messages: list[Any]) -> None:
         fast_send(socket, encode(batch(answers)))
 
 
+#: The environment variable that, set to ``0``, makes ``run_bot`` declare no batches.
+BATCH_ENV = "ARENA_BOT_BATCH"
+
+
 def run_bot(
-    bot: BotSpec, *, name: str | None = None, max_games: int | None = None, batch: bool = True
+    bot: BotSpec,
+    *,
+    name: str | None = None,
+    max_games: int | None = None,
+    batch: bool | None = None,
 ) -> None:
     """Run a bot (a function, a Bot subclass or a Bot instance) as this process's main loop,
     then exit. ``max_games`` overrides the games it declares it serves at once (default: 64
     for a function or a Bot subclass, 1 for a Bot instance); ``batch=False`` declares no
-    batches (every message alone, as protocol v1 began)."""
+    batches (every message alone, as protocol v1 began; default: batches, unless the
+    environment says ``ARENA_BOT_BATCH=0``)."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
     endpoint = os.environ.get("ARENA_ENDPOINT")
     token = os.environ.get("ARENA_TOKEN")
     if not endpoint or not token:
         log.error("ARENA_ENDPOINT and ARENA_TOKEN must be set (the arena sets them)")
         raise SystemExit(2)
+    if batch is None:
+        batch = os.environ.get(BATCH_ENV, "1") != "0"
     try:
         status = serve(
             bot,

@@ -234,10 +234,13 @@ class Driver:
             del self.peers[peer_id]
         return route
 
-    def _oldest(self, peer_id: bytes) -> tuple[int, _Route] | None:
-        """The peer's oldest pending turn still awaited (stale routes are dropped)."""
+    def _oldest(self, peer_id: bytes, before: float | None = None) -> tuple[int, _Route] | None:
+        """The peer's oldest pending turn still awaited (stale routes are dropped); with
+        ``before``, only one sent by then (a turn asked since was never seen by the bot)."""
         for request, route in list(self.routes.get(peer_id, {}).items()):
             if self._live(route, request):
+                if before is not None and route.seat.pending.sent > before:
+                    return None  # routes are in request order: the later ones are newer
                 return request, route
             self._pop_route(peer_id, request)
         return None
@@ -316,29 +319,31 @@ class Driver:
 
     def _route(self, incoming: Incoming) -> None:
         """One message from a process: the answer or fault of one of its own seats, or of
-        several (a ``batch``: each entry is routed on its own, as if it had come alone)."""
+        several (a ``batch``: each entry is routed on its own, as if it had come alone; an entry
+        that names no waiting turn is judged after the others, as a lone malformed message)."""
+        peer_id = incoming.peer.peer_id
         if incoming.problem is not None:
             detail = str(incoming.problem)[:200]
-            self._charge(incoming.peer.peer_id, FaultKind.MALFORMED, detail, ends=True)
+            self._charge(peer_id, FaultKind.MALFORMED, detail, ends=True, before=incoming.at)
             return
         message = incoming.message
         if message["type"] != "batch":
             self._answer(incoming, message)
             return
+        unnamed: list[str] = []
         for entry in message["messages"]:
             problem = entry_problem(entry)
             if problem is None:
                 self._answer(incoming, entry)
+                continue
+            named = entry if type(entry) is dict else {}
+            found = self._named(peer_id, named.get("game_id"), named.get("request"))
+            if found is None:
+                unnamed.append(problem[:200])
             else:
-                named = entry if type(entry) is dict else {}
-                self._charge(
-                    incoming.peer.peer_id,
-                    FaultKind.MALFORMED,
-                    problem[:200],
-                    ends=True,
-                    game_id=named.get("game_id"),
-                    request=named.get("request"),
-                )
+                self._fault_of(peer_id, found, FaultKind.MALFORMED, problem[:200], ends=True)
+        for problem in unnamed:
+            self._charge(peer_id, FaultKind.MALFORMED, problem, ends=True, before=incoming.at)
 
     def _answer(self, incoming: Incoming, message: dict[str, Any]) -> None:
         """One ``action`` (alone or a batch's entry): the answer to the turn its request names,
@@ -363,7 +368,9 @@ class Driver:
             log.debug("dropped a stale reply from %s (request %d)", incoming.peer.label, request)
         else:
             detail = f"request id {request} was never sent"
-            self._charge(peer_id, FaultKind.WRONG_ID, detail, game_id=message["game_id"])
+            self._charge(
+                peer_id, FaultKind.WRONG_ID, detail, game_id=message["game_id"], before=incoming.at
+            )
 
     def _charge(
         self,
@@ -373,15 +380,20 @@ class Driver:
         *,
         ends: bool = False,
         game_id: object = None,
-        request: object = None,
+        before: float | None = None,
     ) -> None:
         """A fault of one pending turn of the peer (``ends``: that turn is over): the turn of
-        the game ``game_id`` names, else the turn ``request`` names, else its oldest; dropped
-        when the peer has none (it is not waited for: nothing of it is at stake)."""
-        found = self._named(peer_id, game_id, request) or self._oldest(peer_id)
+        the game ``game_id`` names, else its oldest (of those sent ``before``, when given);
+        dropped when the peer has none (nothing of it is at stake)."""
+        found = self._named(peer_id, game_id, None) or self._oldest(peer_id, before)
         if found is None:
             log.debug("dropped a bad message from a process with no pending turn: %s", detail)
             return
+        self._fault_of(peer_id, found, kind, detail, ends=ends)
+
+    def _fault_of(
+        self, peer_id: bytes, found: tuple[int, _Route], kind: FaultKind, detail: str, *, ends: bool
+    ) -> None:
         request, route = found
         if ends:
             self._pop_route(peer_id, request)
