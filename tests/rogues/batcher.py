@@ -8,7 +8,9 @@ the first game it is started in, and only the victim's first turn is misanswered
 - ``unknown``: the victim's first turn is answered first with a request id never sent;
 - ``late``: the victim's first turn is answered only after its deadline has passed;
 - ``malformed``: the victim's first entry has an integer for its action (then nothing);
-- ``unnamed``: the victim's first turn is answered with a bare string, not a map.
+- ``unnamed``: the victim's first turn is answered with a bare string, not a map;
+- ``crossed``: in a batch of two turns or more, the first two entries swap their game ids
+  (every game is fine alone: only answering batches goes wrong).
 
 It logs ``batch N`` (turns in a message it got) and ``victim-turn`` once.
 """
@@ -33,6 +35,11 @@ def entry(turn: dict, **override: object) -> dict:
 
 
 def answers(turns: list[dict], victim: int | None, state: dict) -> list:
+    if MODE == "crossed":
+        out = [entry(turn) for turn in turns]
+        if len(out) >= 2:
+            out[0]["game_id"], out[1]["game_id"] = out[1]["game_id"], out[0]["game_id"]
+        return out
     out: list = []
     for turn in turns:
         first = turn["game_id"] == victim and not state.get("seen")
