@@ -4,7 +4,7 @@ Prints, in one run:
 
 (a) games/s of a 4-player Skull round robin among 6 SDK ``random`` bots (540 games), and (b) of
     a 4-player Skull King round robin among the bundled Skull King bots (240 games), each
-    played as a tournament (``tournaments.runner.run``, sandboxed where bubblewrap works) at
+    played as a tournament (``tournaments.run.runner.run``, sandboxed where bubblewrap works) at
     ``--games-per-worker`` K = 1 and at the default K, next to the in-process limit: the same
     planned games played by the referee over ``InProcessSeat``s calling the same bot functions
     (no processes). Each tournament figure comes with its ratio to that limit and the CPU time
@@ -51,9 +51,9 @@ CASES = {
 def _tournament(case: str, rounds: int):
     """A fresh store with the case's tournament planned: (store, tid, specs, folder)."""
     from arena.keys.seeds import new_key
-    from tournaments.catalogue import bundled_spec
-    from tournaments.schedule import TournamentSpec, plan
-    from tournaments.store import Store
+    from tournaments.catalogue.lookup import bundled_spec
+    from tournaments.plans.schedule import TournamentSpec, plan
+    from tournaments.store.facts import Store
 
     game, bots = CASES[case]
     folder = tempfile.mkdtemp(prefix="bench-throughput-")
@@ -75,16 +75,6 @@ def _tournament(case: str, rounds: int):
     return store, tid, {label: bundled_spec(bot) for label, bot in labels.items()}, folder
 
 
-def _import(*names: str) -> Any:
-    """The first of these modules that this code base has (modules move between trees)."""
-    for name in names:
-        try:
-            return importlib.import_module(name)
-        except ImportError:
-            continue
-    raise ImportError(f"none of {', '.join(names)}")
-
-
 def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict:
     """Games/s of one tournament run (K None: the code's default), and the CPU seconds of this
     process (the referee) and of the bot processes (reaped children) over it."""
@@ -93,13 +83,9 @@ def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict
     from arena.games import get_game
     from arena.procs.limits import Limits
     from arena.procs.sandbox import SandboxMode
-
-    sandbox_for = _import(
-        "tournaments.catalogue.bot_sandbox", "tournaments.bot_sandbox"
-    ).sandbox_for
-    playing = _import("tournaments.run.playing", "tournaments.playing")
-    run = _import("tournaments.run.runner", "tournaments.runner").run
-    RunConfig, auto_games_per_worker = playing.RunConfig, playing.auto_games_per_worker
+    from tournaments.catalogue.bot_sandbox import sandbox_for
+    from tournaments.run.playing import RunConfig, auto_games_per_worker
+    from tournaments.run.runner import run
 
     store, tid, specs, folder = _tournament(case, rounds)
     db = Path(folder) / "bench.db"
@@ -247,7 +233,7 @@ def main() -> int:
     parser.add_argument("--skip-k1", action="store_true", help="only the default K")
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
-    from tournaments.playing import auto_games_per_worker
+    from tournaments.run.playing import auto_games_per_worker
 
     default_k = auto_games_per_worker(MOVE_MS)
     old = args.old.resolve() if args.old is not None and (args.old / "arena").is_dir() else None

@@ -62,8 +62,8 @@ def play(setup: GameSetup, limits: Limits) -> GameRecord:
 def play_many(setups: Iterable[GameSetup], at_once: int, limits: Limits) -> Iterator[Played]:
     """Play the games of ``setups`` under ``limits`` (consumed lazily, whenever fewer than
     ``at_once`` are in flight); yield each game as it finishes. The caller keeps each process
-    within its ``max_games`` (a game beyond it ends at once with an error): ``tournaments.playing``
-    starts a game only when its processes have a free slot."""
+    within its ``max_games`` (a game beyond it ends at once with an error):
+    ``tournaments.run.playing`` starts a game only when its processes have a free slot."""
     driver = Driver()
     source = iter(setups)
 

@@ -14,9 +14,9 @@ a line per check in the protocol page's words:
    other seats played by the referee at random in this process, with only offered actions,
    well-formed maps and answers within the deadline (its latency percentiles are reported);
 4. **several games at once**: a bot whose hello says ``max_games`` > 1 plays a few games at
-   once in its process, their turns waiting together (``tournaments.interleaved``); one whose
-   hello says ``batch: true`` gets them in batches, and must answer each turn of a batch
-   legally and for its own game (each entry is judged on its own);
+   once in its process, their turns waiting together (``tournaments.catalogue.interleaved``);
+   one whose hello says ``batch: true`` gets them in batches, and must answer each turn of a
+   batch legally and for its own game (each entry is judged on its own);
 5. **bye**: it exits when told ``bye``.
 
 Every game is judged by the faults the driver records, one cause one check: the first fault
@@ -56,8 +56,8 @@ from arena.referee.replay import state_at
 from arena.referee.seats import InProcessSeat, ProcessSeat, Seat
 from arena.referee.session import Session
 from protocol import messages
+from tournaments.catalogue.interleaved import interleave
 from tournaments.errors import UsageProblem
-from tournaments.interleaved import interleave
 
 log = logging.getLogger(__name__)
 
@@ -461,8 +461,9 @@ class _CheckRun:
     # -- 4. several games at once -----------------------------------------------------------
 
     def interleave(self, game: Game) -> None:
-        """Several games at once (``tournaments.interleaved``); for a bot that takes batches,
-        their turns come in batches, and every answer must be legal and for its own game."""
+        """Several games at once (``tournaments.catalogue.interleaved``); for a bot that takes
+        batches, their turns come in batches, and every answer must be legal and for its own
+        game."""
         peer = self.proc.peer
         declared = peer.max_games
         if declared < 2:
