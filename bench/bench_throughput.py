@@ -8,8 +8,9 @@ Prints, in one run:
     ``--games-per-worker`` K = 1 and at the default K, next to the in-process limit: the same
     planned games played by the referee over ``InProcessSeat``s calling the same bot functions
     (no processes). Each tournament figure comes with its ratio to that limit and the CPU time
-    per decision of the arena's process (the referee) and of the bot processes together (their
-    rusage; the decisions are those of the same games in process: the games are the same);
+    per decision of the arena's process (the referee; the decisions are those of the same games
+    in process: the games are the same). A bot's CPU per turn is ``bench_sdk.py``'s (sandboxed
+    bots are not the arena's reaped children, so their rusage is not seen here);
 (c) per-decision latency of one game at a time over the protocol (the K = 1 path).
 
 With ``--old PATH`` (a checkout of older code, e.g. made with ``git worktree add``) every
@@ -77,9 +78,7 @@ def _tournament(case: str, rounds: int):
 
 def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict:
     """Games/s of one tournament run (K None: the code's default), and the CPU seconds of this
-    process (the referee) and of the bot processes (reaped children) over it."""
-    import resource
-
+    process (the referee) over it."""
     from arena.games import get_game
     from arena.procs.limits import Limits
     from arena.procs.sandbox import SandboxMode
@@ -98,21 +97,17 @@ def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict
         sandbox=sandbox_for(SandboxMode.AUTO, db),
         log_dir=db.parent / "arena-logs",
     )
-    children = resource.getrusage(resource.RUSAGE_CHILDREN)
     cpu = time.process_time()
     started = time.perf_counter()
     summary = run(store, tid, config, jobs=jobs)
     wall = time.perf_counter() - started
     cpu = time.process_time() - cpu
-    after = resource.getrusage(resource.RUSAGE_CHILDREN)
-    bots = (after.ru_utime + after.ru_stime) - (children.ru_utime + children.ru_stime)
     store.close()
     return {
         "games": summary.played,
         "wall_s": wall,
         "rate": summary.played / wall,
         "cpu_s": cpu,
-        "bots_cpu_s": bots,
     }
 
 
@@ -231,6 +226,12 @@ def main() -> int:
     )
     parser.add_argument("--repeat", type=int, default=1, help="runs of each tree, alternated")
     parser.add_argument("--skip-k1", action="store_true", help="only the default K")
+    parser.add_argument(
+        "--case",
+        action="append",
+        choices=("skull", "skull-king"),
+        help="only this case (repeatable; default: both)",
+    )
     parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     from tournaments.run.playing import auto_games_per_worker
@@ -243,9 +244,10 @@ def main() -> int:
         print(f"jobs={args.jobs}; default K = {default_k}; load {report['load_before']}")
         print("shared machine: compare figures with their same-run baselines only.")
     ks = [default_k] if args.skip_k1 else [1, default_k]
-    for letter, (case, rounds) in zip(
-        "ab", (("skull", args.rounds), ("skull-king", args.king_rounds)), strict=True
-    ):
+    cases = (("skull", args.rounds), ("skull-king", args.king_rounds))
+    for letter, (case, rounds) in zip("ab", cases, strict=True):
+        if args.case and case not in args.case:
+            continue
         limit = _run(ROOT, ["in-process", case, str(rounds)])
         decisions = limit["decisions"]
         runs: dict[str, dict[int, list[dict]]] = {name: {k: [] for k in ks} for name in trees}
@@ -260,7 +262,6 @@ def main() -> int:
                     "rate": _median(got, "rate"),
                     "ratio": _median(got, "rate") / limit["rate"],
                     "referee_cpu_us": _median(got, "cpu_s") / decisions * 1e6,
-                    "bots_cpu_us": _median(got, "bots_cpu_s") / decisions * 1e6,
                 }
                 for k, got in per_k.items()
             }
@@ -272,13 +273,13 @@ def main() -> int:
         games = limit["games"]
         print(f"\n({letter}) {case}: {games} games, {decisions} decisions, 4 seats")
         print(f"  in-process limit (same games, same bot functions)  {limit['rate']:8.1f} games/s")
-        print("  tree  K     games/s  x limit   referee CPU/decision  bots CPU/decision")
+        print("  tree  K     games/s  x limit   referee CPU/decision")
         for name in trees:
             for k in ks:
                 f = figures[name][k]
                 print(
                     f"  {name:4s}  {k:<3d} {f['rate']:9.1f}  {f['ratio']:6.3f}x"
-                    f"  {f['referee_cpu_us']:13.1f} us       {f['bots_cpu_us']:9.1f} us"
+                    f"  {f['referee_cpu_us']:13.1f} us"
                 )
         if old is not None:
             for k in ks:
