@@ -25,7 +25,7 @@ MAX_ACTION = 256
 MAX_BATCH = 64
 
 
-class ErrorCode(str, enum.Enum):
+class ErrorCode(enum.StrEnum):
     """Codes of ``error`` messages the arena sends."""
 
     BAD_TOKEN = "bad-token"  # unknown or already used token
