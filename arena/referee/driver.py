@@ -67,9 +67,13 @@ def play_many(setups: Iterable[GameSetup], at_once: int, limits: Limits) -> Iter
     driver = Driver()
     source = iter(setups)
 
+    plays = driver.plays
+
     def fill() -> None:
-        for setup in itertools.islice(source, max(0, at_once - len(driver))):
-            driver.add(GamePlay(limits, setup))
+        room = at_once - len(plays)
+        if room > 0:
+            for setup in itertools.islice(source, room):
+                driver.add(GamePlay(limits, setup))
 
     return driver.run(fill)
 
