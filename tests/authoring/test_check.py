@@ -212,14 +212,8 @@ def test_a_bot_that_crosses_the_ids_of_a_batch_fails_only_the_concurrent_check(
     it gives two entries each other's game id: the check that sends batches fails it."""
     code, report = check(
         f"{sys.executable} {ROGUES / 'batcher.py'} crossed",
-        "--game",
-        "skull",
-        "--table-sizes",
-        "3",
-        "--sandbox",
-        "off",
-        "--db",
-        str(tmp_path / "a.db"),
+        *("--game", "skull", "--table-sizes", "3", "--sandbox", "off"),
+        *("--db", str(tmp_path / "a.db")),
     )
     assert code == 1
     found = results(report)
