@@ -26,6 +26,7 @@ from tournaments.matches.match import match_summary, summary_line
 from tournaments.reports import format_table
 from tournaments.run.cluster import ACCEPT_UNSANDBOXED
 from tournaments.service import RunOptions
+from tournaments.store import game_lists
 from tournaments.store.facts import Store
 
 
@@ -289,7 +290,7 @@ def games_command(
     """List the games of tournament ID: id, repetition, table, rotation, seats, places and
     faults (by seat and kind). `arena replay GAME_ID` shows one; `arena bot logs NAME --game
     GAME_ID` what a bot wrote during it."""
-    games = published.games_list(store, tid, entrant=entrant, faults=only_faults)
+    games = game_lists.games_list(store, tid, entrant=entrant, faults=only_faults)
     if as_json:
         echo_json(games)
         return

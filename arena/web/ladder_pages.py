@@ -20,8 +20,8 @@ from arena.web.endpoints import LINKS, endpoint
 from arena.web.render import render
 from arena.web.site import Site
 from tournaments.ladder.board import EloCache, read_board, skill_history
-from tournaments.ladder.records import LadderStore
 from tournaments.store.facts import Store
+from tournaments.store.ladders import LadderStore
 
 __all__ = ["ROUTES", "ladder_data"]
 

@@ -11,7 +11,7 @@ from collections.abc import Set
 from urllib.parse import quote, urlencode
 
 from arena.procs.logs import safe_name
-from arena.web.queries import GamesFilter
+from tournaments.store.game_lists import GamesFilter
 
 __all__ = ["DOWNLOADS", "ExportLinks", "Links"]
 

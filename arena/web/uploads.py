@@ -37,11 +37,18 @@ from arena.web.endpoints import HEADERS, LINKS
 from arena.web.render import render
 from tournaments.catalogue.compliance import ComplianceReport
 from tournaments.catalogue.registry import BotCheckError
-from tournaments.errors import ArchiveError, NotFound, StoreError, UsageProblem
+from tournaments.errors import (
+    ArchiveError,
+    LadderError,
+    NotFound,
+    NotYourBot,
+    StoreError,
+    UsageProblem,
+)
 from tournaments.ladder import service, tokens
 from tournaments.ladder.bots import MAX_UPLOAD_BYTES
-from tournaments.ladder.records import LadderError, LadderStore, NotYourBot
 from tournaments.store.facts import Store
+from tournaments.store.ladders import LadderStore
 
 __all__ = ["MAX_BODY", "create_upload_app"]
 

@@ -32,15 +32,27 @@ from arena.procs.sandbox import SandboxMode
 from tournaments.catalogue.compliance import ComplianceReport
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, bundled_version, plays
 from tournaments.catalogue.registry import BotCheckError, add_folder_bot, load_manifest
-from tournaments.errors import ClusterError, ClusterLost, Interrupted, NotFound, UsageProblem
+from tournaments.errors import (
+    ClusterError,
+    ClusterLost,
+    Interrupted,
+    LadderError,
+    NotFound,
+    NotYourBot,
+    UsageProblem,
+)
 from tournaments.ladder import tokens
 from tournaments.ladder.board import read_board
 from tournaments.ladder.bots import stage_archive, uploads_root
 from tournaments.ladder.matchmaking import Candidate, MatchParams, plan_batch
 from tournaments.ladder.rating import Folded, current, fold_ready, rebuild
-from tournaments.ladder.records import LadderError, LadderStore, NotYourBot
-from tournaments.ladder.values import (
-    Board,
+from tournaments.ladder.values import Board
+from tournaments.plans.schedule import TournamentKind, TournamentSpec, seatings, table_games
+from tournaments.run.runner import RunSummary, Workers, run
+from tournaments.run.sink import Progress
+from tournaments.service import RunOptions, games_of, prepare_run
+from tournaments.store.facts import Store
+from tournaments.store.ladder_values import (
     Entry,
     EntryStatus,
     LadderInfo,
@@ -48,11 +60,7 @@ from tournaments.ladder.values import (
     ladder_name_problem,
     participant_problem,
 )
-from tournaments.plans.schedule import TournamentKind, TournamentSpec, seatings, table_games
-from tournaments.run.runner import RunSummary, Workers, run
-from tournaments.run.sink import Progress
-from tournaments.service import RunOptions, games_of, prepare_run
-from tournaments.store.facts import Store
+from tournaments.store.ladders import LadderStore
 
 __all__ = [
     "BatchDone",
