@@ -10,7 +10,7 @@ import hashlib
 from collections.abc import Set
 from urllib.parse import quote, urlencode
 
-from arena.procs.logs import safe_name
+from arena.text import safe_name
 from tournaments.store.game_lists import GamesFilter
 
 __all__ = ["DOWNLOADS", "ExportLinks", "Links"]

@@ -31,10 +31,9 @@ from arena.web.frames import (
     replay_script,
 )
 from arena.web.links import DOWNLOADS, Links
-from arena.web.runs import run_status
 from tournaments import published, reports
 from tournaments.errors import BadParameter, NotFound
-from tournaments.plans.schedule import TournamentKind
+from tournaments.service import TournamentKind
 from tournaments.store import game_lists, gamelogs
 from tournaments.store.facts import Store
 from tournaments.store.game_lists import GamesFilter
@@ -119,7 +118,7 @@ class Site:
         ]
         return {
             "tournaments": shown,
-            "runs": {t.id: run_status(store, t) for t in shown},
+            "runs": {t.id: published.run_status(store, t) for t in shown},
             "games": sorted({t.spec.game for t in infos}),
             "statuses": statuses,
             "chosen": {"game": game, "status": status},
@@ -232,7 +231,7 @@ class Site:
                 h2h = pair | {"played": played(games_filter.entrant, games_filter.opponent)}
         return {
             "info": info,
-            "run": run_status(store, info),
+            "run": published.run_status(store, info),
             "live": self.live(store, tid, info=info),
             "rows": bundle.rows,
             "rated_games": bundle.info.games_done,
@@ -286,7 +285,7 @@ class Site:
         allows (see ``LIVE_SHARE``). Rate, ETA and the games being played are given only while
         the run is alive."""
         info = info or store.tournament(tid)
-        run = run_status(store, info)
+        run = published.run_status(store, info)
         now = time.monotonic()
         with self._lock:
             samples = self._samples.setdefault(tid, [])
