@@ -16,7 +16,7 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from arena.web import charts
@@ -51,7 +51,7 @@ __all__ = ["Bundle", "DealInPlay", "Site"]
 def table_in_play(table: TableInPlay, *, now: datetime | None = None) -> dict[str, Any]:
     """A game being played, as the live view shows it: its table (``tournaments.store.withheld``:
     never its deal), with the seconds since it started."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     started = datetime.fromisoformat(table.started_at)
     return {
         "game_id": table.game_id,

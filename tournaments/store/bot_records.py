@@ -11,7 +11,7 @@ from __future__ import annotations
 
 import json
 from collections.abc import Sequence
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -143,7 +143,7 @@ def bot_log_tails(store: Store, name: str, record: dict[str, Any]) -> dict[str, 
                 "entrant": entrant,
                 "rotation": rotation,
                 "tournaments": [t["id"] for t in record["tournaments"] if t["entrant"] == entrant],
-                "written_at": datetime.fromtimestamp(stat.st_mtime, timezone.utc).isoformat(
+                "written_at": datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(
                     timespec="seconds"
                 ),
                 "text": printable(text, keep_lines=True),

@@ -15,7 +15,7 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from tournaments.errors import LadderError, NotFound, NotYourBot
@@ -36,7 +36,7 @@ __all__ = ["LadderStore", "Met"]
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _pairs(games: Sequence[PlannedGame], seats: Mapping[str, Entry]) -> list[tuple[int, int]]:
