@@ -96,7 +96,6 @@ def check(
     few games at once with their turns waiting together, and finally says bye. It says
     which table sizes and seats it covered.
     """
-
     request = bots.check_request(spec, games=games, db_path=resolve_db_path(db_path))
     if request.problem is not None:
         raise click.UsageError(request.problem)

@@ -64,9 +64,8 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
         values = {name: kwargs.pop(name) for name in names}
         given = click.get_current_context().get_parameter_source("sandbox")
         if given is click.core.ParameterSource.DEFAULT:
-            values["sandbox"] = (
-                None  # not given: the use case chooses (auto, or required on a cluster)
-            )
+            # not given: the use case chooses (auto, or required on a cluster)
+            values["sandbox"] = None
         return function(*args, run_options=RunOptions(**values), **kwargs)
 
     options = [
