@@ -184,13 +184,14 @@ class Results(StorePart):
         ``tid``, of the games ``games``, or of every entrant of bot ``bot`` (give one)."""
         if (tid is not None) + bool(games) + (bot is not None) != 1:
             raise ValueError("faults: give one of tid, games or bot")
-        # Faults first where a tournament is asked for (CROSS JOIN keeps that order): there
-        # are few faults and many seats.
-        join = "CROSS JOIN" if tid is not None else "JOIN"
+        # Faults first (CROSS JOIN keeps that order): there are few faults and many seats,
+        # and the grouping would otherwise lead SQLite to walk every seat in entrant order.
+        # Grouped by the fewest, cheapest keys: one tournament's id is one value (grouping by
+        # it costs a quarter more instructions), and the kind first sorts fastest.
+        group = "s.entrant, f.kind" if tid is not None else "f.kind, s.tournament_id, s.entrant"
         sql = (
-            f"SELECT s.tournament_id, s.entrant, f.kind, COUNT(*) FROM faults f {join} seats s "
-            "ON s.game_id = f.game_id AND s.seat = f.seat {} "
-            "GROUP BY s.tournament_id, s.entrant, f.kind"
+            "SELECT s.tournament_id, s.entrant, f.kind, COUNT(*) FROM faults f CROSS JOIN "
+            "seats s ON s.game_id = f.game_id AND s.seat = f.seat {} GROUP BY " + group
         )
         if tid is not None:
             selections = [(sql.format("WHERE s.tournament_id = ?"), [tid])]
