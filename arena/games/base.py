@@ -356,7 +356,25 @@ class Game(ABC):
             raise GameError(f"not a {self.name} view of seat {seat}: {error}") from None
         return state
 
+    # -- the game's words: each game words its own actions and events (OpenSpiel's
+    # ``action_to_string``); a game words them in a module of its own beside its rules
+    # (``skyjo_words``, ``skull_king_words``, ``discs_words``) and overrides these three.
+
+    def action_words(self, action: str) -> str:
+        """An action in plain words for a move list ("bids 3", "plays the Kraken", "puts the
+        drawn card into row 1, column 2"): what the seat that chose it did, read from the
+        action alone. The action itself where the game has no words for it."""
+        return action
+
     def format_event(self, event: Mapping[str, Any]) -> str:
-        """One readable line for an event of the full log. Games may override."""
+        """One readable line for an event of the full log (``arena play``, ``arena replay``):
+        every field it holds. Its type and fields where the game has no words for it."""
         rest = " ".join(f"{k}={v}" for k, v in event.items() if k != "type")
         return f"{event['type']} {rest}".rstrip()
+
+    def event_detail(self, event: Mapping[str, Any]) -> str | None:
+        """What an event of the full log tells beyond the actions that led to it (the disc
+        turned over, the card drawn, who took the trick), in plain words for the referee's
+        move list; None for an event the actions' words already tell (and where the game has
+        no words for it)."""
+        return None

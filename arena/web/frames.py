@@ -26,7 +26,7 @@ from typing import Any
 from arena.games import get_game
 from arena.referee.record import GameRecord
 from arena.web.endings import ending
-from arena.web.moves import ScoreSheet, action_words, event_words, score_sheet
+from arena.web.moves import ScoreSheet, score_sheet
 from arena.web.packing import Pool
 from arena.web.scenes import full_scene, seat_scene
 from tournaments.gamelogs import GameLog
@@ -118,11 +118,12 @@ def build_replay(record: GameRecord, names: Sequence[str]) -> Replay:
     ReplayMismatch if the game does not end with its stored places (another version of
     the rules)."""
     game, players = record.game, record.players
-    state = get_game(game).new(players, record.seed, record.options)
+    rules = get_game(game)
+    state = rules.new(players, record.seed, record.options)
     seats = range(players)
     acts: dict[int, list[list[Any]]] = {}
     for action in record.actions:
-        words = action_words(game, action.action)
+        words = rules.action_words(action.action)
         acts.setdefault(action.step, []).append(
             [action.seat, action.action, action.by.value, words]
         )
@@ -175,7 +176,7 @@ def build_replay(record: GameRecord, names: Sequence[str]) -> Replay:
         events = state.events[logged:]
         after = state.full()
         done, faulted = acts.get(k, []), fault_rows.get(k, [])
-        said = event_words(game, events)
+        said = [words for words in map(rules.event_detail, events) if words]
         end = ending(game, full, views, events, after)
         if end is not None:
             ends.append(len(frames))

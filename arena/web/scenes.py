@@ -23,8 +23,11 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 from arena.games.skull_king_cards import CARDS, judge
+from arena.games.skull_king_words import SPECIAL as _SPECIAL
+from arena.games.skull_king_words import SUITS as _SUITS
+from arena.games.skull_king_words import card_words
 
-__all__ = ["card_words", "full_scene", "seat_scene"]
+__all__ = ["full_scene", "seat_scene", "trick_winner"]
 
 Scene = dict[str, Any]
 Item = dict[str, str]
@@ -205,28 +208,6 @@ def _disc_full_scene(
 
 
 # -- skull-king: cards ----------------------------------------------------------------------
-
-_SUITS = {"G": "green", "Y": "yellow", "P": "purple", "B": "black"}
-_SPECIAL = {
-    "ESC": ("Escape", "an Escape"),
-    "PIR": ("Pirate", "a Pirate"),
-    "TIG": ("Tigress", "the Tigress"),
-    "TIG:pirate": ("Tigress", "the Tigress as a Pirate"),
-    "TIG:escape": ("Tigress", "the Tigress as an Escape"),
-    "SK": ("Skull King", "the Skull King"),
-    "MER": ("Mermaid", "a Mermaid"),
-    "LOOT": ("Loot", "a Loot"),
-    "KRAKEN": ("Kraken", "the Kraken"),
-    "WHALE": ("Whale", "the White Whale"),
-}
-
-
-def card_words(code: str) -> str:
-    """A Skull King card in plain words: ``green 7``, ``the Kraken``, ``the Tigress as a
-    Pirate``."""
-    if code[:1] in _SUITS and code[1:].isdigit():
-        return f"{_SUITS[code[0]]} {code[1:]}"
-    return _SPECIAL.get(code, (code, code))[1]
 
 
 @functools.cache

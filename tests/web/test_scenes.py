@@ -22,7 +22,6 @@ from arena.web.frames import (
     packed,
     perspective_frames,
 )
-from arena.web.moves import action_words
 from arena.web.packing import unpack
 
 GAMES = ["skull", "skull-bank", "skull-king", "skyjo"]
@@ -185,7 +184,7 @@ def test_packed_replay_gives_back_every_frame(replayed) -> None:
 def test_moves_read_as_words(game: str) -> None:
     record = random_record(game, 4, seed=3)
     for action in {a.action for a in record.actions}:
-        words = action_words(game, action)
+        words = get_game(game).action_words(action)
         assert words != action and not re.search(r"\d,\d|:|\b[GYPB]\d+\b|ESC|PIR", words), words
 
 
