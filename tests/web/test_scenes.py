@@ -1,7 +1,8 @@
 """Replay frames of random games of every game: every step draws; a seat's scene never shows a
 face that is not face up on the referee's table (another seat's hidden card); the two panes
 agree on every public fact; every round's end is a frame of its own that shows how it ended;
-moves read as words; the packed form gives back every frame."""
+moves read as words; the packed form gives back every frame. A game is drawn by the
+presentation registered for it, and a game without one replays with plain tables."""
 
 from __future__ import annotations
 
@@ -13,6 +14,7 @@ import pytest
 
 from arena.games import get_game
 from arena.referee.record import ActionRecord, GameRecord
+from arena.web import games as presentations
 from arena.web.frames import (
     ENDING,
     OVER,
@@ -22,7 +24,10 @@ from arena.web.frames import (
     packed,
     perspective_frames,
 )
+from arena.web.games import Presentation
 from arena.web.packing import unpack
+from arena.web.scenes import scene
+from tests.arena.toygame import install
 
 GAMES = ["skull", "skull-bank", "skull-king", "skyjo"]
 
@@ -195,3 +200,32 @@ def test_a_game_that_does_not_replay_to_its_result_is_refused() -> None:
         wrong = replace(record, game_places=(9, 9, 9))
     with pytest.raises(ReplayMismatch):
         build_replay(wrong, wrong.bots)
+
+
+def test_a_game_without_a_presentation_replays_with_plain_tables() -> None:
+    install()
+    record = random_record("toy", 3, seed=2)
+    replay = build_replay(record, record.bots)
+    assert len(replay.frames) == 1 + 1 + max(a.step for a in record.actions)
+    assert {f.kind for f in replay.frames[1:-1]} == {"move"} and replay.frames[-1].kind == OVER
+    assert all(s["seats"] == [] for s in replay.scenes[REFEREE])
+    assert [a[3] for step in replay.actions[REFEREE] for a in step] == [
+        a.action for a in record.actions
+    ]
+    assert replay.details == [[]] * len(replay.frames) and replay.sheet.columns == ()
+
+
+def test_the_presentation_registered_for_a_game_draws_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    class ToyTable(Presentation):
+        name = "toy"
+
+        def full_scene(self, full: dict, names: object, acting: frozenset[int]) -> dict:
+            return scene("toy", [("totals", full["totals"])], [], [])
+
+    monkeypatch.setitem(presentations._REGISTRY, "toy", ToyTable())
+    install()
+    record = random_record("toy", 2, seed=4)
+    replay = build_replay(record, record.bots)
+    last = replay.scenes[REFEREE][-1]
+    assert last["caption"] == "toy" and last["info"] == [["totals", str(list(record.scores))]]
+    assert replay.scenes["0"][-1]["caption"] == "as seen by seat 0"  # the plain seat pane
