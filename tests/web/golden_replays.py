@@ -16,28 +16,35 @@ Regenerate them only for a deliberate change of a game's words or tables, with
 
 from __future__ import annotations
 
-import argparse
 import hashlib
 import random
-from collections.abc import Iterator
+from collections.abc import Iterator, Mapping, Sequence
 from pathlib import Path
+from typing import Any
 
 from arena.games import get_game
 from arena.referee.record import ActionRecord, GameRecord
 from arena.referee.replay import step_events
 from arena.web.frames import build_replay, packed
-from tests.games.playthrough import CASES, Case, canonical
+from tests.games.playthrough import Case, canonical, write_or_compare
 
 FOLDER = Path(__file__).with_name("golden")
 NAMES = tuple(f"bot{i}" for i in range(8))
 
 
-def playthrough_record(case: Case) -> GameRecord:
-    """The game of ``case``'s golden playthrough (its actions chosen as there), as a record."""
-    game = get_game(case.game)
-    options = game.parse_options(case.options)
-    state = game.new(case.players, case.seed, options)
-    chooser = random.Random(case.seed * 7919 + case.players)
+def played_record(
+    game_name: str,
+    players: int,
+    seed: int,
+    options: Mapping[str, Any] | None,
+    chooser: random.Random,
+    names: Sequence[str],
+) -> GameRecord:
+    """A game of ``game_name`` dealt from ``seed``, each action drawn by ``chooser`` from the
+    legal ones, as the record of a game between bots called ``names``."""
+    game = get_game(game_name)
+    parsed = game.parse_options(options)
+    state = game.new(players, seed, parsed)
     actions: list[ActionRecord] = []
     while not state.is_over():
         joint = {seat: chooser.choice(state.legal(seat)) for seat in state.to_act()}
@@ -45,21 +52,27 @@ def playthrough_record(case: Case) -> GameRecord:
         state.apply(joint)
     outcome = state.outcome()
     return GameRecord(
-        game=case.game,
-        options=options,
-        seed=case.seed,
-        bots=NAMES[: case.players],
+        game=game_name,
+        options=parsed,
+        seed=seed,
+        bots=tuple(names[:players]),
         actions=tuple(actions),
         faults=(),
         forfeits=(),
         scores=tuple(outcome.scores),
         game_places=tuple(outcome.places),
         places=tuple(outcome.places),
-        think_us=(0,) * case.players,
-        decisions=(0,) * case.players,
+        think_us=(0,) * players,
+        decisions=(0,) * players,
         wall_ms=0.0,
         events=tuple(state.events),
     )
+
+
+def playthrough_record(case: Case) -> GameRecord:
+    """The game of ``case``'s golden playthrough (its actions chosen as there), as a record."""
+    chooser = random.Random(case.seed * 7919 + case.players)
+    return played_record(case.game, case.players, case.seed, case.options, chooser, NAMES)
 
 
 def digest(value: object) -> str:
@@ -111,21 +124,9 @@ def text(case: Case) -> str:
 
 
 def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
-    parser.add_argument(
-        "--write",
-        action="store_true",
-        help="rewrite the golden files (only for a deliberate change of words or tables)",
+    write_or_compare(
+        FOLDER, text, __doc__.splitlines()[0], "a deliberate change of a game's words or tables"
     )
-    args = parser.parse_args()
-    FOLDER.mkdir(exist_ok=True)
-    for case in CASES:
-        body = text(case)
-        path = FOLDER / case.filename
-        if args.write:
-            path.write_text(body, encoding="utf-8")
-        same = path.exists() and path.read_text(encoding="utf-8") == body
-        print(f"{case.filename}: {len(body)} bytes, {'same' if same else 'DIFFERENT'}")
 
 
 if __name__ == "__main__":

@@ -13,7 +13,8 @@ from dataclasses import replace
 import pytest
 
 from arena.games import get_game
-from arena.referee.record import ActionRecord, GameRecord
+from arena.games.registry import Registry
+from arena.referee.record import GameRecord
 from arena.web import games as presentations
 from arena.web.frames import (
     ENDING,
@@ -28,36 +29,14 @@ from arena.web.games import Presentation
 from arena.web.packing import unpack
 from arena.web.scenes import scene
 from tests.arena.toygame import install
+from tests.web.golden_replays import played_record
 
 GAMES = ["skull", "skull-bank", "skull-king", "skyjo"]
 
 
 def random_record(game_name: str, players: int, seed: int) -> GameRecord:
-    game = get_game(game_name)
-    options = game.parse_options(None)
-    state, rng, actions, step = game.new(players, seed, options), random.Random(seed), [], 0
-    while not state.is_over():
-        joint = {seat: rng.choice(state.legal(seat)) for seat in state.to_act()}
-        actions += [ActionRecord(step, seat, action) for seat, action in joint.items()]
-        state.apply(joint)
-        step += 1
-    outcome = state.outcome()
-    return GameRecord(
-        game=game_name,
-        options=options,
-        seed=seed,
-        bots=tuple(f"<b>bot{i}</b>" for i in range(players)),
-        actions=tuple(actions),
-        faults=(),
-        forfeits=(),
-        scores=tuple(outcome.scores),
-        game_places=tuple(outcome.places),
-        places=tuple(outcome.places),
-        think_us=(0,) * players,
-        decisions=(0,) * players,
-        wall_ms=0.0,
-        events=tuple(state.events),
-    )
+    names = [f"<b>bot{i}</b>" for i in range(players)]
+    return played_record(game_name, players, seed, None, random.Random(seed), names)
 
 
 def leaks(seat: int, mine: dict, referee: dict) -> list[str]:
@@ -222,7 +201,8 @@ def test_the_presentation_registered_for_a_game_draws_it(monkeypatch: pytest.Mon
         def full_scene(self, full: dict, names: object, acting: frozenset[int]) -> dict:
             return scene("toy", [("totals", full["totals"])], [], [])
 
-    monkeypatch.setitem(presentations._REGISTRY, "toy", ToyTable())
+    monkeypatch.setattr(presentations, "PRESENTATIONS", Registry(()))
+    presentations.register(ToyTable())
     install()
     record = random_record("toy", 2, seed=4)
     replay = build_replay(record, record.bots)

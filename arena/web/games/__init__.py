@@ -12,15 +12,19 @@ presentation with ``register``; a game without one replays with the plain ``Pres
 
 from __future__ import annotations
 
-import importlib
-
 from arena.games import Game
+from arena.games.registry import Registry
 from arena.web.games.base import Ending, Presentation, ScoreSheet
 
-__all__ = ["BUNDLED", "Ending", "Presentation", "ScoreSheet", "presentation", "register"]
-
-_REGISTRY: dict[str, Presentation] = {}
-_PLAIN = Presentation()
+__all__ = [
+    "BUNDLED",
+    "PRESENTATIONS",
+    "Ending",
+    "Presentation",
+    "ScoreSheet",
+    "presentation",
+    "register",
+]
 
 #: Modules of the bundled games' presentations; each calls ``register`` on import.
 BUNDLED = (
@@ -29,25 +33,15 @@ BUNDLED = (
     "arena.web.games.skull_king",
     "arena.web.games.skyjo",
 )
-_loaded = False
+PRESENTATIONS: Registry[Presentation] = Registry(BUNDLED)
+_PLAIN = Presentation()
 
 
 def register(shown: Presentation) -> Presentation:
     """Register a presentation under its game's name (replacing any earlier one)."""
-    _REGISTRY[shown.name] = shown
-    return shown
-
-
-def _load_bundled() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for module in BUNDLED:
-        importlib.import_module(module)
+    return PRESENTATIONS.add(shown.name, shown)
 
 
 def presentation(game: Game) -> Presentation:
     """How the replay viewer draws ``game``: its registered presentation, else the plain one."""
-    _load_bundled()
-    return _REGISTRY.get(game.name, _PLAIN)
+    return PRESENTATIONS.get(game.name) or _PLAIN

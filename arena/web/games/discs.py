@@ -118,15 +118,8 @@ class DiscTable(Presentation, ABC):
             else:
                 hand = [back("disc", f"{what} in hand")] * public["in_hand"]
                 lost = [back("disc gone", f"lost {what}")] * (DISCS_EACH - public["owned"])
-            seats.append(
-                seat_box(
-                    seat,
-                    names,
-                    acting,
-                    self.notes(public),
-                    [zone("hand", hand), zone("pile", pile), zone("lost", lost)],
-                )
-            )
+            zones = [zone("hand", hand), zone("pile", pile), zone("lost", lost)]
+            seats.append(seat_box(seat, names, acting, self.notes(public), zones))
         return scene(f"as seen by seat {me}", self.info(view, view.get("challenger")), seats, [])
 
     def full_scene(self, full: Data, names: Sequence[str], acting: frozenset[int]) -> Scene:
@@ -143,15 +136,8 @@ class DiscTable(Presentation, ABC):
                 for at, k in enumerate(kit["pile"])
             ]
             lost = [disc(kinds[k], state="gone") for k in kit["lost"]]
-            seats.append(
-                seat_box(
-                    seat,
-                    names,
-                    acting,
-                    self.notes(public),
-                    [zone("hand", hand), zone("pile", pile), zone("lost", lost)],
-                )
-            )
+            zones = [zone("hand", hand), zone("pile", pile), zone("lost", lost)]
+            seats.append(seat_box(seat, names, acting, self.notes(public), zones))
         challenge = full.get("challenge")
         challenger = challenge["by"] if challenge else None
         return scene("referee: everything", self.info(full, challenger), seats, [])
