@@ -29,7 +29,7 @@ from arena.games import get_game
 from arena.referee.record import GameRecord
 from arena.web.games import Presentation, ScoreSheet, presentation
 from arena.web.packing import Pool
-from tournaments.gamelogs import GameLog
+from tournaments.store.gamelogs import GameLog
 
 __all__ = [
     "REFEREE",

@@ -8,8 +8,8 @@ are never alive together and nothing they leave survives them. So a run groups i
 **batches** of consecutive deals (in plan order: repetition by repetition, table by table) and
 plays each batch rotation by rotation: a **phase** is one batch's games in one rotation. Every
 bot process of a phase is ended (and seen gone, its scratch and, as root, its uid's files
-removed) before any process of the next phase starts (``tournaments.playing``,
-``tournaments.runner``): a process plays each deal at most once, and those that play its other
+removed) before any process of the next phase starts (``tournaments.run.playing``,
+``tournaments.run.runner``): a process plays each deal at most once, and those that play its other
 rotations start after it is gone. Within a phase processes serve many games, and many at once.
 (A bundled bot's next process may be made ready during a phase, as a warm start that runs none
 of the bot's code until its phase begins: ``arena.procs.warm``.)
@@ -35,7 +35,7 @@ import math
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from tournaments.schedule import PlannedGame
+from tournaments.plans.schedule import PlannedGame
 
 #: A batch holds this many times the games a run has in flight at once (per rotation)...
 WAVES = 8
