@@ -529,11 +529,7 @@ class DiscGame(Game):
     min_players = 3
     max_players = MAX_SEATS
 
-    def action_words(self, action: str) -> str:
-        return discs_words.action_words(action) or super().action_words(action)
-
-    def format_event(self, event: Mapping[str, Any]) -> str:
-        return discs_words.event_line(event) or super().format_event(event)
-
-    def event_detail(self, event: Mapping[str, Any]) -> str | None:
-        return discs_words.event_detail(event)
+    # its words (``arena.games.discs_words``)
+    action_words = staticmethod(discs_words.action_words)
+    format_event = staticmethod(discs_words.format_event)
+    event_detail = staticmethod(discs_words.event_detail)

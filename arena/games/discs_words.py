@@ -1,6 +1,6 @@
 """The words of the disc games (``skull``, ``skull-bank``), which ``DiscGame`` gives as its own:
 each action in plain words (``action_words``), each event as a line of the full log
-(``event_line``) and what an event tells beyond the actions (``event_detail``: the disc turned
+(``format_event``) and what an event tells beyond the actions (``event_detail``: the disc turned
 over, the disc drawn blind), for the referee's move list."""
 
 from __future__ import annotations
@@ -8,12 +8,14 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["action_words", "event_detail", "event_line"]
+from arena.games.base import plain_event
+
+__all__ = ["action_words", "event_detail", "format_event"]
 
 
-def action_words(action: str) -> str | None:
+def action_words(action: str) -> str:
     """An action in plain words ("places a flower face down", "turns over seat 2's top
-    disc"), or None for an unknown action."""
+    disc"), or the action itself where it has none."""
     verb, _, argument = action.partition(":")
     if verb in ("place", "add"):
         return f"{'places' if verb == 'place' else 'adds'} a {argument} face down"
@@ -36,7 +38,7 @@ def action_words(action: str) -> str | None:
         return f"{'discards' if verb == 'discard' else 'gives up'} a {argument}"
     if verb == "first":
         return f"chooses seat {argument} to start the next round"
-    return None
+    return action
 
 
 _TEMPLATES = {
@@ -65,11 +67,12 @@ _TEMPLATES = {
 }
 
 
-def event_line(event: Mapping[str, Any]) -> str | None:
-    """One readable line for a disc-game event, or None for an unknown type."""
+def format_event(event: Mapping[str, Any]) -> str:
+    """One readable line for a disc-game event; its type and fields
+    (``plain_event``) for an event it has no words for."""
     template = _TEMPLATES.get(str(event.get("type")))
     if template is None:
-        return None
+        return plain_event(event)
     fields = dict(event)
     fields["auto_word"] = " (automatic)" if event.get("auto") else ""
     fields.setdefault("first_word", "dealer" if "dealer" in event else "first player")
@@ -77,7 +80,7 @@ def event_line(event: Mapping[str, Any]) -> str | None:
     try:
         return template.format(**fields)
     except (KeyError, IndexError):
-        return None
+        return plain_event(event)
 
 
 def event_detail(event: Mapping[str, Any]) -> str | None:

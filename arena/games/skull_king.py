@@ -507,14 +507,10 @@ class SkullKing(Game):
         plays = sum(cards_in_round(r, players) for r in range(1, ROUNDS + 1))
         return ROUNDS + players * plays
 
-    def action_words(self, action: str) -> str:
-        return skull_king_words.action_words(action) or super().action_words(action)
-
-    def format_event(self, event: Mapping[str, Any]) -> str:
-        return skull_king_words.event_line(event) or super().format_event(event)
-
-    def event_detail(self, event: Mapping[str, Any]) -> str | None:
-        return skull_king_words.event_detail(event)
+    # its words (``arena.games.skull_king_words``)
+    action_words = staticmethod(skull_king_words.action_words)
+    format_event = staticmethod(skull_king_words.format_event)
+    event_detail = staticmethod(skull_king_words.event_detail)
 
 
 register(SkullKing())

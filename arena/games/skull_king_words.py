@@ -1,6 +1,6 @@
 """The words of Skull King, which ``SkullKing`` gives as its own: each card in plain words
 (``card_words``), each action (``action_words``), each event as a line of the full log
-(``event_line``) and what an event tells beyond the actions (``event_detail``: who took a
+(``format_event``) and what an event tells beyond the actions (``event_detail``: who took a
 trick), for the referee's move list."""
 
 from __future__ import annotations
@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Mapping
 from typing import Any
 
-__all__ = ["SPECIAL", "SUITS", "action_words", "card_words", "event_detail", "event_line"]
+from arena.games.base import plain_event
+
+__all__ = ["SPECIAL", "SUITS", "action_words", "card_words", "event_detail", "format_event"]
 
 #: The colour of each suit, by its letter.
 SUITS = {"G": "green", "Y": "yellow", "P": "purple", "B": "black"}
@@ -35,19 +37,20 @@ def card_words(code: str) -> str:
     return SPECIAL.get(code, (code, code))[1]
 
 
-def action_words(action: str) -> str | None:
-    """An action in plain words ("bids 2", "plays the Skull King"), or None for an unknown
-    action."""
+def action_words(action: str) -> str:
+    """An action in plain words ("bids 2", "plays the Skull King"), or the action itself
+    where it has none."""
     verb, _, argument = action.partition(":")
     if verb == "bid":
         return f"bids {argument}"
     if verb == "play":
         return f"plays {card_words(argument)}"
-    return None
+    return action
 
 
-def event_line(event: Mapping[str, Any]) -> str | None:
-    """One readable line for a Skull King event, or None for an unknown type."""
+def format_event(event: Mapping[str, Any]) -> str:
+    """One readable line for a Skull King event; its type and fields
+    (``plain_event``) for an event it has no words for."""
     kind = event.get("type")
     if kind == "deal":
         hands = " | ".join(" ".join(h) for h in event["hands"])
@@ -67,7 +70,7 @@ def event_line(event: Mapping[str, Any]) -> str | None:
         return f"round {event['round']} points {event['points']} totals {event['scores']}"
     if kind == "end":
         return f"game over: scores {event['scores']} places {event['places']}"
-    return None
+    return plain_event(event)
 
 
 def event_detail(event: Mapping[str, Any]) -> str | None:

@@ -502,14 +502,10 @@ class SkyjoGame(Game):
         turns = TURNS_PER_PLAYER_CAP * players + players - 1
         return MAX_ROUNDS * (1 + 2 * turns)
 
-    def action_words(self, action: str) -> str:
-        return skyjo_words.action_words(action) or super().action_words(action)
-
-    def format_event(self, event: Mapping[str, Any]) -> str:
-        return skyjo_words.event_line(event) or super().format_event(event)
-
-    def event_detail(self, event: Mapping[str, Any]) -> str | None:
-        return skyjo_words.event_detail(event)
+    # its words (``arena.games.skyjo_words``)
+    action_words = staticmethod(skyjo_words.action_words)
+    format_event = staticmethod(skyjo_words.format_event)
+    event_detail = staticmethod(skyjo_words.event_detail)
 
 
 register(SkyjoGame())

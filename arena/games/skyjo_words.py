@@ -1,5 +1,5 @@
 """The words of Skyjo, which ``SkyjoGame`` gives as its own: each action in plain words
-(``action_words``), each event as a line of the full log (``event_line``) and what an event
+(``action_words``), each event as a line of the full log (``format_event``) and what an event
 tells beyond the actions (``event_detail``: the card drawn, the cards turned over, a column
 removed), for the referee's move list."""
 
@@ -8,7 +8,9 @@ from __future__ import annotations
 from collections.abc import Iterable, Mapping
 from typing import Any
 
-__all__ = ["action_words", "cell_words", "event_detail", "event_line"]
+from arena.games.base import plain_event
+
+__all__ = ["action_words", "cell_words", "event_detail", "format_event"]
 
 
 def cell_words(name: str) -> str:
@@ -17,9 +19,9 @@ def cell_words(name: str) -> str:
     return f"row {int(row) + 1}, column {int(col) + 1}"
 
 
-def action_words(action: str) -> str | None:
-    """An action in plain words ("puts the drawn card into row 1, column 2"), or None for an
-    unknown action."""
+def action_words(action: str) -> str:
+    """An action in plain words ("puts the drawn card into row 1, column 2"), or the action
+    itself where it has none."""
     verb, _, argument = action.partition(":")
     if verb == "reveal":
         first, second = argument.split("+")
@@ -34,15 +36,16 @@ def action_words(action: str) -> str | None:
         return f"discards the drawn card and turns over {cell_words(argument)}"
     if verb == "discard":
         return "discards the drawn card"
-    return None
+    return action
 
 
 def _cards(cards: Iterable[int]) -> str:
     return " ".join(str(c) for c in cards)
 
 
-def event_line(event: Mapping[str, Any]) -> str | None:
-    """One readable line for a Skyjo event, or None for an unknown type."""
+def format_event(event: Mapping[str, Any]) -> str:
+    """One readable line for a Skyjo event; its type and fields
+    (``plain_event``) for an event it has no words for."""
     kind = event["type"]
     seat = event.get("seat")
     if kind == "deal":
@@ -74,7 +77,7 @@ def event_line(event: Mapping[str, Any]) -> str | None:
             f"{event['capped']}): cards {event['raw']}, scores {event['scores']}, "
             f"totals {event['totals']}"
         )
-    return None
+    return plain_event(event)
 
 
 def event_detail(event: Mapping[str, Any]) -> str | None:
