@@ -11,11 +11,11 @@ The opening reveal is one simultaneous step in which each seat picks a pair of i
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from random import Random
 from typing import Any
 
-from arena.games import register
+from arena.games import register, skyjo_words
 from arena.games.base import ALONE, Game, OptionSpec, Outcome, State, per_step, places_from_keys
 from arena.games.skyjo_actions import (
     CELL_NAMES,
@@ -467,10 +467,6 @@ class SkyjoState(State):
         self.pile = pile_cards
 
 
-def _cards(cards: Iterable[int]) -> str:
-    return " ".join(str(c) for c in cards)
-
-
 class SkyjoGame(Game):
     """Skyjo for 2-8 players."""
 
@@ -506,39 +502,10 @@ class SkyjoGame(Game):
         turns = TURNS_PER_PLAYER_CAP * players + players - 1
         return MAX_ROUNDS * (1 + 2 * turns)
 
-    def format_event(self, event: Mapping[str, Any]) -> str:
-        kind = event["type"]
-        seat = event.get("seat")
-        if kind == "deal":
-            grids = "; ".join(f"seat {s}: {_cards(g)}" for s, g in enumerate(event["grids"]))
-            return (
-                f"round {event['round']} dealt: {grids}; discard {event['discard']}; "
-                f"pile (top last) {_cards(event['pile'])}"
-            )
-        if kind in ("reveal", "final-reveal"):
-            shown = ", ".join(f"{c}={v}" for c, v in zip(event["cells"], event["cards"]))
-            return f"seat {seat} {kind}s {shown}"
-        if kind in ("take-discard", "swap"):
-            return (
-                f"seat {seat} {kind}s {event['card']} into {event['cell']}, "
-                f"discarding {event['replaced']}"
-            )
-        if kind == "discard-flip":
-            return (
-                f"seat {seat} discards {event['card']} and turns over {event['cell']}"
-                f" = {event['flipped']}"
-            )
-        if kind == "discard":
-            return f"seat {seat} discards {event['card']} and turns nothing over"
-        if kind == "remove-column":
-            return f"seat {seat} removes column {event['column']} of {event['card']}s"
-        if kind == "round-end":
-            return (
-                f"round {event['round']} ends (ender {event['ender']}, capped "
-                f"{event['capped']}): cards {event['raw']}, scores {event['scores']}, "
-                f"totals {event['totals']}"
-            )
-        return super().format_event(event)
+    # its words (``arena.games.skyjo_words``)
+    action_words = staticmethod(skyjo_words.action_words)
+    format_event = staticmethod(skyjo_words.format_event)
+    event_detail = staticmethod(skyjo_words.event_detail)
 
 
 register(SkyjoGame())
