@@ -1,5 +1,5 @@
-"""Helpers shared by the CLI commands: the game options and move time options, option
-parsing and JSON output."""
+"""Helpers shared by the CLI commands: the game, move time and deal options, option parsing and
+JSON output."""
 
 from __future__ import annotations
 
@@ -8,6 +8,8 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
+
+from tournaments.plans.schedule import DealMode
 
 #: ``--option KEY=VALUE``: a game option (repeatable), parsed by ``parse_options``.
 game_option = click.option(
@@ -27,6 +29,28 @@ move_time_option = click.option(
     show_default=True,
     help="Per-move deadline in milliseconds.",
 )
+
+
+#: What ``--deals`` means for a tournament.
+DEALS_HELP = (
+    "duplicate: every seat rotation of a table on one deal (the luck of the deal cancels out); "
+    "independent: each game its own deal, so a bot's processes have no hand of another game "
+    "to pool (for entrants who are strangers; more games for the same precision: "
+    "docs/security.md)."
+)
+
+
+def deals_option(help: str = DEALS_HELP) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--deals duplicate|independent``: whether a table's seat rotations share one deal
+    (given to the command as a ``DealMode``)."""
+    return click.option(
+        "--deals",
+        type=click.Choice([mode.value for mode in DealMode]),
+        default=DealMode.DUPLICATE.value,
+        show_default=True,
+        callback=lambda _ctx, _param, value: DealMode(value),
+        help=help,
+    )
 
 
 def jobs_option(default: int = 1) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -13,6 +13,7 @@ import sys
 import click
 
 from arena.cli.common import (
+    deals_option,
     echo_json,
     game_option,
     games_per_worker_option,
@@ -27,6 +28,7 @@ from arena.text import printable
 from tournaments import service
 from tournaments.matches.match import FaultLimit, MatchInfo, MatchProgress, MatchStatus, match_info
 from tournaments.matches.sprt import Decision, SprtConfig, SprtError
+from tournaments.plans.schedule import DealMode
 from tournaments.reports import format_table
 from tournaments.service import RunOptions
 from tournaments.store.facts import Store
@@ -126,6 +128,10 @@ class LiveLine:
     metavar="ID",
     help="Go on with match ID (after an interruption); no NEW BASE then.",
 )
+@deals_option(
+    help="A match plays duplicate deals only (its SPRT's unit is a deal in every seating); "
+    "independent is refused: play a gauntlet with --deals independent instead."
+)
 @click.option("--quiet", "-q", is_flag=True, help="No live SPRT line.")
 @click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
 @run_options
@@ -144,6 +150,7 @@ def match(
     options: tuple[str, ...],
     move_ms: int,
     resume_id: int | None,
+    deals: DealMode,
     quiet: bool,
     as_json: bool,
     run_options: RunOptions,
@@ -167,6 +174,8 @@ def match(
     if resume_id is not None:
         if names:
             raise click.UsageError("--resume ID goes on with a match: give no NEW BASE")
+        if deals is not DealMode.DUPLICATE:
+            raise click.UsageError("--resume ID goes on with a match as planned: give no --deals")
         current = match_info(store, resume_id)
     else:
         if len(names) != 2:
@@ -189,6 +198,7 @@ def match(
             config=config,
             faults=FaultLimit(rate=fault_rate),
             sandbox=run_options.sandbox,
+            deals=deals,
         )
         for note in planned.notes:
             click.echo(note, err=True)

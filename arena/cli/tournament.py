@@ -8,6 +8,7 @@ from dataclasses import replace
 import click
 
 from arena.cli.common import (
+    deals_option,
     echo_json,
     game_option,
     games_per_worker_option,
@@ -23,6 +24,7 @@ from arena.text import printable
 from tournaments import published, reports, service
 from tournaments.errors import PlanError
 from tournaments.matches.match import match_summary, summary_line
+from tournaments.plans.schedule import DealMode
 from tournaments.reports import format_table
 from tournaments.run.cluster import ACCEPT_UNSANDBOXED
 from tournaments.service import RunOptions
@@ -87,6 +89,7 @@ def split_bots(text: str, copies: int) -> list[str]:
     help="A gauntlet: every table holds BOT, which meets the --bots (not listed "
     "there itself); the rest is planned as a round robin.",
 )
+@deals_option()
 @click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
 @db_option
 def create(
@@ -99,6 +102,7 @@ def create(
     options: tuple[str, ...],
     move_ms: int,
     gauntlet: str | None,
+    deals: DealMode,
     as_json: bool,
     store: Store,
 ) -> None:
@@ -122,6 +126,7 @@ def create(
         options=parse_options(options),
         move_ms=move_ms,
         gauntlet=gauntlet,
+        deals=deals,
     )
     warn(created.warnings)
     tid, info = created.tid, created.info
@@ -131,7 +136,8 @@ def create(
         click.echo(
             f"created tournament {tid}: {info.games_total} games "
             f"({info.spec.game}, {len(info.entrants)} entrants, tables of "
-            f"{info.spec.table_size}); run it with `arena tournament run {tid}`"
+            f"{info.spec.table_size}, {info.spec.deals} deals); run it with "
+            f"`arena tournament run {tid}`"
         )
 
 

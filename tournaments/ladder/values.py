@@ -9,6 +9,7 @@ from dataclasses import asdict, dataclass, field, fields
 from typing import Any
 
 from tournaments.ladder.skill import Skill
+from tournaments.plans.schedule import DealMode
 
 
 class EntryStatus(str, enum.Enum):
@@ -21,6 +22,26 @@ class EntryStatus(str, enum.Enum):
 
     def __str__(self) -> str:
         return self.value
+
+
+class LadderDeals(str, enum.Enum):
+    """How a ladder's batches deal (``tournaments.plans.schedule.DealMode``): ``duplicate`` or
+    ``independent`` always, or ``auto``: independent once the ladder has an uploaded entry
+    (its participants are then strangers to the organiser and to each other), duplicate
+    before (``docs/ladder.md`` says why)."""
+
+    AUTO = "auto"
+    DUPLICATE = "duplicate"
+    INDEPENDENT = "independent"
+
+    def __str__(self) -> str:
+        return self.value
+
+    def mode(self, *, uploads: bool) -> DealMode:
+        """The deal mode of a batch planned now, for a ladder with (or without) uploads."""
+        if self is LadderDeals.AUTO:
+            return DealMode.INDEPENDENT if uploads else DealMode.DUPLICATE
+        return DealMode(self.value)
 
 
 #: A ladder's name: it appears in commands, URLs and pages.
@@ -63,7 +84,9 @@ class LadderSettings:
     - ``fault_window`` and ``fault_limit``: a version is suspended when at least
       ``fault_limit`` of its last ``fault_window`` games had a fault of its own;
     - ``inherit``: a new version of a bot starts from its predecessor's mu (with a wider sigma)
-      rather than from scratch.
+      rather than from scratch;
+    - ``deals``: how its batches deal (``LadderDeals``; ladders stored before it was a
+      setting get the default, ``auto``).
     """
 
     batch_games: int = 1024
@@ -72,9 +95,15 @@ class LadderSettings:
     fault_window: int = 20
     fault_limit: int = 5
     inherit: bool = True
+    deals: LadderDeals = LadderDeals.AUTO
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "deals", LadderDeals(self.deals))
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["deals"] = self.deals.value
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LadderSettings:
@@ -223,9 +252,16 @@ class Board:
     pending: int
     notes: tuple[str, ...] = field(default=())
 
+    @property
+    def deals(self) -> DealMode:
+        """How the ladder's next batch deals (its setting; ``auto``: whether it has uploads)."""
+        uploads = any(line.entry.uploaded for line in self.lines)
+        return self.ladder.settings.deals.mode(uploads=uploads)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "ladder": self.ladder.to_dict(),
+            "deals": self.deals.value,
             "games": self.games,
             "batches": self.batches,
             "pending": self.pending,
