@@ -12,16 +12,13 @@ from tournaments.ladder.skill import Skill
 from tournaments.plans.schedule import DealMode
 
 
-class EntryStatus(str, enum.Enum):
+class EntryStatus(enum.StrEnum):
     """``active``: in matchmaking; ``retired``: a newer version of its bot replaced it;
     ``suspended``: it faulted past the ladder's threshold (the reason says how)."""
 
     ACTIVE = "active"
     RETIRED = "retired"
     SUSPENDED = "suspended"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class LadderDeals(str, enum.Enum):
