@@ -16,11 +16,13 @@ import math
 import sqlite3
 import sys
 import threading
+import warnings
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
+from arena.web.app import create_app
 from tests.ladder.conftest import (
     ILLEGAL_BOT,
     cli,
@@ -37,6 +39,10 @@ from tournaments.ladder.values import EntryStatus, LadderDeals, LadderSettings
 from tournaments.plans.schedule import DealMode
 from tournaments.run import runner
 from tournaments.store.facts import Store
+
+with warnings.catch_warnings():  # newer Starlette prefers httpx2 for its test client
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
 
 
 def games_of(db: Path) -> list[tuple]:
@@ -237,6 +243,8 @@ def test_a_ladder_with_independent_deals_plays_a_batch(tmp_path: Path) -> None:
         assert {s for _, _, s in games} == {base[r:] + base[:r] for r in range(3)}
     assert "independent deals, 24 games" in cli("ladder", "show", "sk", "--db", str(db))
     assert "independent" in cli("ladder", "show", "--db", str(db))
+    page = TestClient(create_app(db)).get("/ladders/sk").text
+    assert '<span id="ladder-deals">independent deals</span>' in page
 
 
 def test_auto_deals_are_independent_once_a_ladder_has_uploads() -> None:
