@@ -18,22 +18,24 @@ independent deals need for the precision duplicate deals give are
 with a 95 % interval from the jackknife's own sampling error (each variance has a relative
 standard error of about ``sqrt(2 / units)``).
 
-**Simulation** (the default): five variants of each game's heuristic bot (``skull_odds``,
-``skull_bank_odds``, ``skull_king_bidder``, ``skyjo_greedy``) of known order of strength -- the
-heuristic playing a uniformly random move instead with probability 0, 0.1, 0.25, 0.45 and 0.7
--- play the real rules engines in this process, in round robins planned by the arena (``plan``;
-each seat's choices seeded from its bot seed, as the SDK does), about ``--units`` tables per
-mode and table size.
+**Simulation** (the default): variants of each game's heuristic bot (``skull_odds``,
+``skull_bank_odds``, ``skull_king_bidder``, ``skyjo_greedy``) of known order of strength play
+the real rules engines in this process, in round robins planned by the arena (``plan``; each
+seat's choices seeded from its bot seed, as the SDK does), about ``--units`` tables per mode,
+table size and pool of bots (``POOLS``): ``noisy``, the heuristic playing a uniformly random
+move instead with probability 0, 0.1, 0.25, 0.45 and 0.7; ``bundled``, the heuristic, the
+heuristic weakened half the time, ``first`` (always the first legal action) and ``random``.
 
 **Real processes** (``--arena``): one configuration played by real bot processes through
 ``arena tournament create --deals duplicate|independent`` and ``arena tournament run --jobs J``
 (child processes, the modes alternated, ``--rounds`` tournaments of each): Skull King at tables
-of 3 between ``skull_king_bidder``, the bidder weakened to a random move a quarter and half of
-the time (command bots in a temporary folder) and ``random``; the same ratio from the stored
-games, the same four simulated in process beside it, and each mode's games per second
+of 3 between the ``bundled`` pool (``skull_king_bidder``, the bidder weakened to a random move
+half the time: a command bot in a temporary folder, ``first``, ``random``); the same ratio from
+the stored games, the same four simulated in process beside it, and each mode's games per second
 (independent deals play a batch of deals in one phase, not one phase a rotation).
 
-    python bench/bench_deals.py [--games skull,skyjo] [--sizes 3,4] [--units 1500] [--json]
+    python bench/bench_deals.py [--games skull,skyjo] [--sizes 3,4] [--pools noisy,bundled]
+        [--units 1500] [--json]
     python bench/bench_deals.py --arena [--units 1500] [--rounds 2] [--jobs 2]
 """
 
@@ -72,13 +74,17 @@ HEURISTICS = {
     "skull-king": "bots.skull_king_bidder",
     "skyjo": "bots.skyjo_greedy",
 }
-#: The simulation's variants, of known order of strength: how often each plays a uniformly
-#: random move instead of the heuristic's (the spreads of their ratings are about 350-400 Elo,
-#: Skyjo's 1,100: a class's ladder, not a heuristic against random).
-VARIANTS = {"eps0": 0.0, "eps10": 0.1, "eps25": 0.25, "eps45": 0.45, "eps70": 0.7}
-#: ``--arena``'s entrants: the bidder, weakened twice (command bots taking their share of random
-#: moves as an argument), and random; the same variants are simulated beside them.
-ARENA_VARIANTS = {"skull_king_bidder": 0.0, "weak25": 0.25, "weak50": 0.5, "random": 1.0}
+#: The simulation's pools of bot variants, each of a known order of strength: how often a
+#: variant plays a uniformly random move instead of the game's heuristic's (None: ``first``,
+#: always the first legal action). ``noisy``: the heuristic weakened step by step (the spreads
+#: of their ratings are about 350-500 Elo, Skyjo's 1,100), bots whose own random moves add
+#: to the luck of the deal; ``bundled``: the heuristic, the heuristic weakened half the time,
+#: ``first`` and ``random``, as ``--arena`` plays them (the heuristic and ``first`` play
+#: deterministically, ``random`` only by chance).
+POOLS: dict[str, dict[str, float | None]] = {
+    "noisy": {"eps0": 0.0, "eps10": 0.1, "eps25": 0.25, "eps45": 0.45, "eps70": 0.7},
+    "bundled": {"heuristic": 0.0, "weak50": 0.5, "first": None, "random": 1.0},
+}
 Z95 = 1.959963984540054
 
 Policy = Callable[[dict[str, Any], list[str], random.Random], str]
@@ -134,6 +140,7 @@ class Cost:
 
     game: str
     table: int
+    pool: str
     duplicate: Precision
     independent: Precision
     seconds: float = 0.0
@@ -153,6 +160,7 @@ class Cost:
         return [
             self.game,
             str(self.table),
+            self.pool,
             f"{self.duplicate.games:,}",
             f"{ratings[-1] - ratings[0]:.0f}",
             f"{math.sqrt(self.duplicate.per_game / 1000):.1f}",
@@ -165,6 +173,7 @@ class Cost:
         return {
             "game": self.game,
             "table": self.table,
+            "pool": self.pool,
             "ratio": round(self.ratio, 3),
             "interval": [round(x, 3) for x in self.interval],
             "duplicate": asdict(self.duplicate),
@@ -173,7 +182,7 @@ class Cost:
         }
 
 
-HEADERS = ["game", "table", "games/mode", "Elo spread", "SE dup", "SE ind", "ratio", "95 %"]
+HEADERS = ["game", "table", "bots", "games/mode", "Elo spread", "SE dup", "SE ind", "ratio", "95 %"]
 
 
 def table_text(costs: Sequence[Cost]) -> str:
@@ -194,10 +203,12 @@ def units_of(results: Sequence[tuple[int, tuple[str, ...], tuple[int, ...]]], k:
 # -- simulation ---------------------------------------------------------------------------------
 
 
-def policies(game: str, variants: dict[str, float]) -> dict[str, Policy]:
+def policies(game: str, variants: dict[str, float | None]) -> dict[str, Policy]:
     act = importlib.import_module(HEURISTICS[game]).act
 
-    def variant(eps: float) -> Policy:
+    def variant(eps: float | None) -> Policy:
+        if eps is None:
+            return lambda view, legal, rng: legal[0]
         if eps >= 1.0:
             return lambda view, legal, rng: rng.choice(legal)
         return lambda view, legal, rng: (
@@ -207,11 +218,10 @@ def policies(game: str, variants: dict[str, float]) -> dict[str, Policy]:
     return {name: variant(eps) for name, eps in variants.items()}
 
 
-def simulate(
-    game_name: str, k: int, units: int, seed: int, variants: dict[str, float] = VARIANTS
-) -> Cost:
-    """About ``units`` tables of ``variants`` at tables of ``k`` in each mode, played in this
-    process on the real rules."""
+def simulate(game_name: str, k: int, units: int, seed: int, pool: str) -> Cost:
+    """About ``units`` tables of the ``pool``'s variants at tables of ``k`` in each mode,
+    played in this process on the real rules."""
+    variants = POOLS[pool]
     game = get_game(game_name)
     options = game.parse_options({})
     players = policies(game_name, variants)
@@ -243,6 +253,7 @@ def simulate(
     return Cost(
         game_name,
         k,
+        pool,
         found[DealMode.DUPLICATE],
         found[DealMode.INDEPENDENT],
         time.process_time() - started,
@@ -290,26 +301,29 @@ def stored_results(db: Path, tid: int) -> list[tuple[int, tuple[str, ...], tuple
 
 
 def real(units: int, rounds: int, jobs: int) -> tuple[Cost, dict[str, list[float]]]:
-    """Skull King at tables of 3 by real bot processes (``ARENA_VARIANTS``), about ``units``
-    tables of each mode in ``rounds`` tournaments each (alternated); the cost and each mode's
-    games per second, tournament by tournament."""
+    """Skull King at tables of 3 by real bot processes (the ``bundled`` pool: the heuristic is
+    ``skull_king_bidder``), about ``units`` tables of each mode in ``rounds`` tournaments each
+    (alternated); the cost and each mode's games per second, tournament by tournament."""
     from tests.ladder.conftest import register_unchecked
     from tournaments.store.facts import Store
 
     k = 3
-    repetitions = max(1, math.ceil(units / rounds / math.comb(len(ARENA_VARIANTS), k)))
+    pool = POOLS["bundled"]
+    bots = {name: HEURISTICS["skull-king"].rpartition(".")[2] if eps == 0 else name
+            for name, eps in pool.items()}  # fmt: skip
+    repetitions = max(1, math.ceil(units / rounds / math.comb(len(pool), k)))
     rates: dict[str, list[float]] = {mode.value: [] for mode in DealMode}
     units_of_mode: dict[str, list] = {mode.value: [] for mode in DealMode}
     # the database's folder is private to the arena: the bots' script lives in another
-    with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryDirectory() as bots:
-        Path(bots).chmod(0o755)  # bots run as users of their own when the arena runs as root
-        script = Path(bots) / "weakened.py"
+    with tempfile.TemporaryDirectory() as folder, tempfile.TemporaryDirectory() as scripts:
+        Path(scripts).chmod(0o755)  # bots run as users of their own when the arena runs as root
+        script = Path(scripts) / "weakened.py"
         script.write_text(WEAKENED)
         script.chmod(0o644)
         db = Path(folder) / "deals.db"
         with Store.open(db) as store:
-            for name, eps in ARENA_VARIANTS.items():
-                if name.startswith("weak"):
+            for name, eps in pool.items():
+                if eps is not None and 0 < eps < 1:  # the weakened heuristic
                     argv = [sys.executable, str(script), str(eps)]
                     register_unchecked(store, name, argv, ["skull-king"])
         for number in range(rounds):
@@ -317,13 +331,18 @@ def real(units: int, rounds: int, jobs: int) -> tuple[Cost, dict[str, list[float
             for mode in modes:
                 created = json.loads(
                     arena(db, "tournament", "create", "--game", "skull-king", "--bots",
-                          ",".join(ARENA_VARIANTS), "--table-size", str(k),
+                          ",".join(bots.values()), "--table-size", str(k),
                           "--repetitions", str(repetitions), "--deals", mode.value, "--json")
                 )  # fmt: skip
                 started = time.perf_counter()
                 arena(db, "tournament", "run", str(created["id"]), "--jobs", str(jobs), "-q")
                 rates[mode.value].append(created["games_total"] / (time.perf_counter() - started))
-                units_of_mode[mode.value] += units_of(stored_results(db, created["id"]), k)
+                names = {bot: name for name, bot in bots.items()}  # as the simulation names them
+                found = [
+                    (index, tuple(names[e] for e in seating), places)
+                    for index, seating, places in stored_results(db, created["id"])
+                ]
+                units_of_mode[mode.value] += units_of(found, k)
                 shown = json.loads(arena(db, "tournament", "show", str(created["id"]), "--json"))
                 faults = {r["entrant"]: r["faults"] for r in shown["rankings"] if r["faults"]}
                 if faults:
@@ -337,6 +356,7 @@ def real(units: int, rounds: int, jobs: int) -> tuple[Cost, dict[str, list[float
     cost = Cost(
         "skull-king, processes",
         k,
+        "bundled",
         precision(units_of_mode[DealMode.DUPLICATE.value]),
         precision(units_of_mode[DealMode.INDEPENDENT.value]),
     )
@@ -354,6 +374,7 @@ def main() -> None:
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--games", default=",".join(GAMES), help="comma-separated games")
     parser.add_argument("--sizes", default="3,4", help="comma-separated table sizes")
+    parser.add_argument("--pools", default=",".join(POOLS), help="comma-separated bot pools")
     parser.add_argument("--units", type=int, default=1500, help="tables per mode and size")
     parser.add_argument("--seed", type=int, default=1)
     parser.add_argument("--arena", action="store_true", help="real bot processes instead")
@@ -366,24 +387,25 @@ def main() -> None:
     rates: dict[str, list[float]] = {}
     if args.arena:
         cost, rates = real(args.units, args.rounds, args.jobs)
-        alike = simulate("skull-king", 3, args.units, args.seed, ARENA_VARIANTS)
+        alike = simulate("skull-king", 3, args.units, args.seed, "bundled")
         costs = [cost, replace(alike, game="skull-king, in process")]
     else:
         costs = []
-        for name in args.games.split(","):
-            for k in (int(size) for size in args.sizes.split(",")):
-                costs.append(simulate(name, k, args.units, args.seed))
-                done = f"  {name} at tables of {k}: {costs[-1].seconds:.0f} CPU s, load {load()}"
-                print(done, file=sys.stderr, flush=True)
+        for pool in args.pools.split(","):
+            for name in args.games.split(","):
+                for k in (int(size) for size in args.sizes.split(",")):
+                    costs.append(simulate(name, k, args.units, args.seed, pool))
+                    done = f"  {pool}, {name}, tables of {k}: {costs[-1].seconds:.0f} CPU s"
+                    print(f"{done}, load {load()}", file=sys.stderr, flush=True)
     elapsed = time.perf_counter() - started
     if args.json:
         print(json.dumps({"costs": [c.to_dict() for c in costs], "games_per_s": rates}, indent=2))
         return
     what = (
-        f"{', '.join(ARENA_VARIANTS)}: real bot processes (--jobs {args.jobs}, "
+        f"{', '.join(POOLS['bundled'])}: real bot processes (--jobs {args.jobs}, "
         f"{args.rounds} tournaments a mode) and the same in process"
         if args.arena
-        else f"in-process variants {', '.join(VARIANTS)}, about {args.units} tables a mode"
+        else f"in process, about {args.units} tables a mode"
     )
     print(f"independent against duplicate deals ({what}); load average {before} -> {load()}, "
           f"{elapsed:.0f} s")  # fmt: skip

@@ -171,6 +171,29 @@ def test_a_cluster_run_stores_what_a_local_run_does(
     assert still_running(played.union(*warm)) == set(), "nothing of the run is left"
 
 
+def test_independent_deals_on_a_cluster_store_what_a_local_run_does(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """A tournament with independent deals (every game its own deal) plays on the cluster as
+    it does locally, in one phase (no rotation to keep apart)."""
+    local, remote = tmp_path / "local.db", tmp_path / "cluster.db"
+    tid, total = create(
+        local, "random,first,random,random", "--table-size", "3", "--rounds", "2",
+        "--seed", "7", "--deals", "independent",
+    )  # fmt: skip
+    copy_database(local, remote)
+    cli("tournament", "run", str(tid), "--jobs", "2", "--quiet", "--db", str(local))
+    out = cli(
+        "tournament", "run", str(tid), "--cluster", cluster.address, "--jobs", "2",
+        "--sandbox", "auto", ACCEPT, "--db", str(remote),
+    )  # fmt: skip
+    assert f"{total}/{total} games played" in out
+    assert results(remote, tid) == results(local, tid)
+    with Store.open(remote) as store:
+        assert len({record.phase for record in store.processes.of(tid)}) == 1
+        assert store.processes.shared_deal_overlaps(tid) == []
+
+
 def test_a_killed_worker_loses_nothing(
     template: tuple[Path, int], local_results: dict, tmp_path: Path
 ) -> None:
