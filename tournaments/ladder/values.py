@@ -21,7 +21,7 @@ class EntryStatus(enum.StrEnum):
     SUSPENDED = "suspended"
 
 
-class LadderDeals(str, enum.Enum):
+class LadderDeals(enum.StrEnum):
     """How a ladder's batches deal (``tournaments.plans.schedule.DealMode``): ``duplicate`` or
     ``independent`` always, or ``auto``: independent once the ladder has an uploaded entry
     (its participants are then strangers to the organiser and to each other), duplicate
@@ -30,9 +30,6 @@ class LadderDeals(str, enum.Enum):
     AUTO = "auto"
     DUPLICATE = "duplicate"
     INDEPENDENT = "independent"
-
-    def __str__(self) -> str:
-        return self.value
 
     def mode(self, *, uploads: bool) -> DealMode:
         """The deal mode of a batch planned now, for a ladder with (or without) uploads."""

@@ -104,16 +104,13 @@ class TournamentKind(enum.StrEnum):
     LADDER = "ladder"  # one batch of a standing ladder's tables (``tournaments.ladder``)
 
 
-class DealMode(str, enum.Enum):
+class DealMode(enum.StrEnum):
     """How a table's seat rotations are dealt (see the module's docstring): one deal for all
     of them (``duplicate``: the luck of the deal cancels out), or one deal each
     (``independent``: no two games share a deal, so there is nothing to pool)."""
 
     DUPLICATE = "duplicate"
     INDEPENDENT = "independent"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 #: Why a match cannot have independent deals (``check_spec``, ``arena match --deals``).
