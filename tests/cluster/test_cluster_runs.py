@@ -29,7 +29,7 @@ from tests.cluster.conftest import (
     warm_processes,
 )
 from tests.tournaments import create
-from tests.tournaments.test_runner import cli, copy_database, done_count, results
+from tests.tournaments.test_runner import cli, copy_database, create_skull, done_count, results
 from tests.unchecked import add_unchecked
 from tournaments.run.cluster import ACCEPT_UNSANDBOXED as ACCEPT
 from tournaments.run.cluster import _Collector
@@ -177,10 +177,7 @@ def test_independent_deals_on_a_cluster_store_what_a_local_run_does(
     """A tournament with independent deals (every game its own deal) plays on the cluster as
     it does locally, in one phase (no rotation to keep apart)."""
     local, remote = tmp_path / "local.db", tmp_path / "cluster.db"
-    tid, total = create(
-        local, "random,first,random,random", "--table-size", "3", "--rounds", "2",
-        "--seed", "7", "--deals", "independent",
-    )  # fmt: skip
+    tid, total = create_skull(local, 2, "--deals", "independent"), 2 * 4 * 3
     copy_database(local, remote)
     cli("tournament", "run", str(tid), "--jobs", "2", "--quiet", "--db", str(local))
     out = cli(

@@ -9,11 +9,7 @@ finished game's replay is shown at once) and the command line (a match refuses i
 from __future__ import annotations
 
 import json
-import os
-import signal
 import sqlite3
-import time
-import uuid
 import warnings
 from collections import Counter
 from pathlib import Path
@@ -27,13 +23,13 @@ from arena.cli import main
 from arena.keys.seeds import deal_seed
 from tests.tournaments import cli, create
 from tests.tournaments.test_runner import (
-    arena_run,
     copy_database,
-    done_count,
-    processes_with,
+    create_skull,
+    kill_minus_nine_then_resume,
     results,
 )
 from tests.tournaments.test_schedule import KEY, OTHER_KEY, spec
+from tests.web.conftest import first_pending_again
 from tournaments.errors import PlanError
 from tournaments.plans.schedule import (
     MATCH_DEALS,
@@ -225,29 +221,13 @@ def test_kill_minus_nine_then_resume_loses_and_doubles_nothing(tmp_path: Path) -
     recorded once, on its own planned deal, and the same games as an uninterrupted run of the
     same plan (same key)."""
     reference, killed = tmp_path / "reference.db", tmp_path / "killed.db"
-    tid, total = create(
-        reference, "random,first,random,random", "--table-size", "3", "--rounds", "3",
-        "--seed", "42", "--deals", "independent",
-    )  # fmt: skip
+    tid, total = create_skull(reference, 3, "--deals", "independent"), 3 * 4 * 3
     copy_database(reference, killed)
     with Store.open(killed) as store:
         planned = {gid: g.deal_seed for gid, g in store.pending_games(tid)}
-    assert len(set(planned.values())) == total == 3 * 4 * 3
+    assert len(set(planned.values())) == total
     cli("tournament", "run", str(tid), "--quiet", "--db", str(reference))
-    marker = uuid.uuid4().hex
-    proc = arena_run(killed, tid, marker)
-    deadline = time.monotonic() + 60
-    while done_count(killed, tid) < 5 and time.monotonic() < deadline:
-        time.sleep(0.05)
-    os.kill(proc.pid, signal.SIGKILL)  # the arena process only, mid-run
-    proc.wait(10)
-    assert 5 <= done_count(killed, tid) < total, "killed mid-run"
-    deadline = time.monotonic() + 10
-    while processes_with(marker) and time.monotonic() < deadline:
-        time.sleep(0.1)
-    assert processes_with(marker) == set(), "no worker or bot outlives a killed arena"
-    output = cli("tournament", "run", str(tid), "--quiet", "--db", str(killed))
-    assert f"{total}/{total} games played" in output
+    kill_minus_nine_then_resume(killed, tid, total)
     assert results(killed, tid) == results(reference, tid)
     with sqlite3.connect(killed) as conn:
         stored = dict(
@@ -270,18 +250,7 @@ def test_a_finished_game_is_shown_at_once(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
     tid, _ = create(db, "random,first,random", "--deals", "independent")
     cli("tournament", "run", str(tid), "--quiet", "--db", str(db))
-    with sqlite3.connect(db) as conn:  # rotation 0 pending again, as if a run were stopped
-        first, *others = [
-            gid for (gid,) in conn.execute("SELECT id FROM games ORDER BY plan_index")
-        ]
-        conn.execute("DELETE FROM seats WHERE game_id = ?", (first,))
-        conn.execute("DELETE FROM faults WHERE game_id = ?", (first,))
-        conn.execute(
-            "UPDATE games SET status = 'pending', actions = NULL, outcome = NULL, "
-            "finished_at = NULL WHERE id = ?",
-            (first,),
-        )
-        conn.execute("UPDATE tournaments SET status = 'in-progress' WHERE id = ?", (tid,))
+    others = first_pending_again(db, tid)  # rotation 0, as if a run had stopped before it
     with Store.open(db) as store:
         assert [deal_in_play(store, gid) for gid in others] == [False, False]
     client = TestClient(create_app(db))
