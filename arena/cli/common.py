@@ -1,5 +1,5 @@
-"""Helpers shared by the CLI commands: the game, move time and deal options, option parsing and
-JSON output."""
+"""Helpers shared by the CLI commands: the game, move time, jobs and ``--json`` options,
+option parsing and JSON output."""
 
 from __future__ import annotations
 
@@ -8,8 +8,6 @@ from collections.abc import Callable, Sequence
 from typing import Any
 
 import click
-
-from tournaments.plans.schedule import DealMode
 
 #: ``--option KEY=VALUE``: a game option (repeatable), parsed by ``parse_options``.
 game_option = click.option(
@@ -31,26 +29,11 @@ move_time_option = click.option(
 )
 
 
-#: What ``--deals`` means for a tournament.
-DEALS_HELP = (
-    "duplicate: every seat rotation of a table on one deal (the luck of the deal cancels out); "
-    "independent: each game its own deal, so a bot's processes have no hand of another game "
-    "to pool (for entrants who are strangers; more games for the same precision: "
-    "docs/security.md)."
-)
-
-
-def deals_option(help: str = DEALS_HELP) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
-    """``--deals duplicate|independent``: whether a table's seat rotations share one deal
-    (given to the command as a ``DealMode``)."""
-    return click.option(
-        "--deals",
-        type=click.Choice([mode.value for mode in DealMode]),
-        default=DealMode.DUPLICATE.value,
-        show_default=True,
-        callback=lambda _ctx, _param, value: DealMode(value),
-        help=help,
-    )
+def json_option(
+    help: str = "Print machine-readable JSON.",
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--json``: print machine-readable JSON (``as_json``)."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
 
 
 def jobs_option(default: int = 1) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

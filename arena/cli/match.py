@@ -13,24 +13,31 @@ import sys
 import click
 
 from arena.cli.common import (
-    deals_option,
     echo_json,
     game_option,
     games_per_worker_option,
     jobs_option,
+    json_option,
     move_time_option,
     parse_options,
 )
-from arena.cli.safety import run_options
+from arena.cli.safety import deals_option, run_options
 from arena.cli.storage import db_option
 from arena.cli.tournament import warn
 from arena.text import printable
 from tournaments import service
-from tournaments.matches.match import FaultLimit, MatchInfo, MatchProgress, MatchStatus, match_info
-from tournaments.matches.sprt import Decision, SprtConfig, SprtError
-from tournaments.plans.schedule import DealMode
 from tournaments.reports import format_table
-from tournaments.service import RunOptions
+from tournaments.service import (
+    DealMode,
+    Decision,
+    FaultLimit,
+    MatchInfo,
+    MatchProgress,
+    MatchStatus,
+    RunOptions,
+    SprtConfig,
+    SprtError,
+)
 from tournaments.store.facts import Store
 
 EXIT = {Decision.H1: 0, Decision.H0: 1, Decision.CONTINUE: 2, Decision.FAULTS: 3}
@@ -133,7 +140,7 @@ class LiveLine:
     "independent is refused: play a gauntlet with --deals independent instead."
 )
 @click.option("--quiet", "-q", is_flag=True, help="No live SPRT line.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @run_options
 @db_option
 def match(
@@ -176,7 +183,7 @@ def match(
             raise click.UsageError("--resume ID goes on with a match: give no NEW BASE")
         if deals is not DealMode.DUPLICATE:
             raise click.UsageError("--resume ID goes on with a match as planned: give no --deals")
-        current = match_info(store, resume_id)
+        current = service.match_info(store, resume_id)
     else:
         if len(names) != 2:
             raise click.UsageError(
@@ -197,7 +204,7 @@ def match(
             move_ms=move_ms,
             config=config,
             faults=FaultLimit(rate=fault_rate),
-            sandbox=run_options.sandbox,
+            sandbox=run_options.sandbox_mode(),
             deals=deals,
         )
         for note in planned.notes:

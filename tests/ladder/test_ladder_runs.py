@@ -31,14 +31,15 @@ from tests.ladder.conftest import (
     register_unchecked,
     replay_openskill,
 )
+from tournaments.errors import NotYourBot
 from tournaments.ladder import service
 from tournaments.ladder.board import read_board
-from tournaments.ladder.records import LadderStore, NotYourBot
-from tournaments.ladder.skill import INHERIT_SIGMA, SIGMA
-from tournaments.ladder.values import EntryStatus, LadderDeals, LadderSettings
 from tournaments.plans.schedule import DealMode
+from tournaments.ratings.skill import INHERIT_SIGMA, SIGMA
 from tournaments.run import runner
 from tournaments.store.facts import Store
+from tournaments.store.ladder_values import EntryStatus, LadderDeals, LadderSettings
+from tournaments.store.ladders import LadderStore
 
 with warnings.catch_warnings():  # newer Starlette prefers httpx2 for its test client
     warnings.simplefilter("ignore")
