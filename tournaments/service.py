@@ -54,7 +54,14 @@ from tournaments.matches.match import (
     summary_line,
 )
 from tournaments.matches.sprt import Decision, SprtConfig, SprtError
-from tournaments.plans.schedule import TournamentKind, TournamentSpec, plan, seatings_per_deal
+from tournaments.plans.schedule import (
+    MATCH_DEALS,
+    DealMode,
+    TournamentKind,
+    TournamentSpec,
+    plan,
+    seatings_per_deal,
+)
 from tournaments.run.cluster import (
     ACCEPT_UNSANDBOXED,
     ClusterConfig,
@@ -87,6 +94,7 @@ __all__ = [
     "ACCEPT_UNSANDBOXED",
     "BotProcesses",
     "Created",
+    "DealMode",
     "Decision",
     "FaultLimit",
     "GoOn",
@@ -210,10 +218,12 @@ def create_tournament(
     move_ms: int,
     gauntlet: str | None = None,
     kind: TournamentKind = TournamentKind.ROUND_ROBIN,
+    deals: DealMode = DealMode.DUPLICATE,
 ) -> Created:
     """Validate everything, then write the whole plan. Nothing is written on an error.
 
-    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant.
+    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant;
+    ``deals`` says whether a table's rotations share a deal (``tournaments.plans.schedule``).
 
     The tournament gets a fresh secret key (kept in the key file beside the database): its
     deals are new even with a ``seed`` used before, and no bot can compute them."""
@@ -232,6 +242,7 @@ def create_tournament(
         move_ms=move_ms,
         gauntlet=gauntlet,
         kind=TournamentKind.GAUNTLET if gauntlet else kind,
+        deals=deals,
     )
     key = new_key()
     games = plan(spec, game, key=key)
@@ -241,7 +252,7 @@ def create_tournament(
     info = store.tournament(tid)
     remote = sorted({entrant.bot for entrant in info.entrants if found[entrant.bot].spec.remote})
     warnings = []
-    if remote and info.spec.table_size > 1:
+    if remote and info.spec.table_size > 1 and info.spec.deals is DealMode.DUPLICATE:
         warnings.append(
             f"remote bot(s) {', '.join(remote)} play every seat rotation of a deal over "
             "connections their owner controls, so they can remember its hands from one "
@@ -490,13 +501,16 @@ def plan_match(
     config: SprtConfig,
     faults: FaultLimit | None = None,
     sandbox: SandboxMode = SandboxMode.AUTO,
+    deals: DealMode = DealMode.DUPLICATE,
 ) -> PlannedMatch:
     """Check the match's bots and write its plan: NEW, BASE and fillers at one table, as many
     whole deals as fit in ``max_games`` games. NEW and BASE are SPECs
     (``tournaments.catalogue.targets``): a folder or a command line is registered first, after
     ``arena bot add``'s check (in the sandbox ``sandbox``). Raises UsageProblem for a match that
     cannot be played as asked and BotCheckError for a bot that fails its check (no match is
-    written)."""
+    written). A match plays duplicate deals only (``deals`` independent: UsageProblem)."""
+    if deals is not DealMode.DUPLICATE:
+        raise UsageProblem(MATCH_DEALS)
     if new == base:
         raise UsageProblem(
             f"NEW and BASE are the same bot ({new!r}): a match compares two different bots"

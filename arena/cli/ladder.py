@@ -23,7 +23,7 @@ from tournaments.ladder import service
 from tournaments.ladder.report import board_text, ladders_text
 from tournaments.service import RunOptions, SandboxMode
 from tournaments.store.facts import Store, resolve_db_path
-from tournaments.store.ladder_values import LadderSettings
+from tournaments.store.ladder_values import LadderDeals, LadderSettings
 
 
 @click.group()
@@ -70,6 +70,15 @@ def ladder() -> None:
     is_flag=True,
     help="A new version starts from scratch rather than from its predecessor's skill.",
 )
+@click.option(
+    "--deals",
+    type=click.Choice([mode.value for mode in LadderDeals]),
+    default=LadderSettings.deals.value,
+    show_default=True,
+    help="Every rotation of a table on one deal (duplicate), each game its own deal "
+    "(independent: nothing to pool, where entrants are strangers), or auto: independent once "
+    "the ladder has an uploaded bot (docs/ladder.md).",
+)
 @json_option()
 @db_option
 def create(
@@ -82,6 +91,7 @@ def create(
     placement_games: int,
     fault_limit: int,
     no_inherit: bool,
+    deals: str,
     as_json: bool,
     store: Store,
 ) -> None:
@@ -98,13 +108,15 @@ def create(
             placement_games=placement_games,
             fault_limit=min(fault_limit, LadderSettings.fault_window),
             inherit=not no_inherit,
+            deals=LadderDeals(deals),
         ),
     )
     if as_json:
         echo_json(info.to_dict())
         return
     click.echo(
-        f"created ladder {info.name}: {info.game}, tables of {info.sizes_text()}; enter bots "
+        f"created ladder {info.name}: {info.game}, tables of {info.sizes_text()}, "
+        f"{info.settings.deals} deals; enter bots "
         f"with `arena ladder submit {info.name} BOT`, play with `arena ladder run {info.name}`"
     )
 

@@ -132,8 +132,12 @@ def test_two_participants_upload_a_broken_bot_is_refused_and_the_ladder_plays(
 
     with Store.open(served.db) as store:
         service.run_ladder(store, "sk", until_games=1)
+        # a ladder with uploads deals each game its own deal (``--deals auto``, the default)
+        deals = {t.spec.deals.value for t in store.list_tournaments()}
     after = httpx.get(f"{served.url}/api/ladders/sk").json()
     assert before["games"] == 0 and after["games"] > 0
+    assert deals == {"independent"}  # no batch before the uploads: every batch has them
+    assert (before["deals"], after["deals"]) == ("duplicate", "independent")
     lines = {line["bot"]: line for line in after["lines"]}
     assert set(lines) == {"random", "first", "alices_bot", "bobs_bot"}
     assert lines["alices_bot"]["games"] > 0 and lines["bobs_bot"]["games"] > 0

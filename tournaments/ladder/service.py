@@ -464,11 +464,14 @@ def plan_next(store: Store, ladder: LadderInfo) -> tuple[int | None, list[str]]:
         seed=seed,
         move_ms=ladder.move_ms,
         kind=TournamentKind.LADDER,
+        deals=ladder.settings.deals.mode(uploads=any(e.uploaded for e in entries)),
     )
     games = []
     for number, table in enumerate(tables):
         labels = tuple(ready[k].runs_as for k in table)
-        games += table_games(key, seed, 0, number, seatings(spec, labels), len(games))
+        games += table_games(
+            key, seed, 0, number, seatings(spec, labels), len(games), deals=spec.deals
+        )
     return lstore.plan(ladder, spec, games, seats, key=key), warnings
 
 

@@ -48,7 +48,7 @@ from typing import TYPE_CHECKING, Any
 from arena.errors import RemoteError
 from arena.procs.lifetime import die_with_parent
 from tournaments.errors import BarrierError
-from tournaments.plans.schedule import PlannedGame, tables_per_repetition
+from tournaments.plans.schedule import DealMode, PlannedGame, tables_per_repetition
 from tournaments.run.phases import Phase, deals_per_batch, phases
 from tournaments.run.playing import RunConfig, SessionRunner
 from tournaments.run.sink import Executor, Progress, Sink
@@ -105,7 +105,12 @@ def run(
     deals = tables * info.spec.repetitions
     per_batch = deals_per_batch(deals, max(1, jobs) * config.at_once)
     plan = phases(
-        pending, tables=tables, per_batch=per_batch, deals=deals, growing=until is not None
+        pending,
+        tables=tables,
+        per_batch=per_batch,
+        deals=deals,
+        growing=until is not None,
+        independent=info.spec.deals is DealMode.INDEPENDENT,
     )
     sink = Sink(store, tid, progress)
     sink.report()

@@ -44,10 +44,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from arena.keys.keyfile import KeyFile
-from arena.keys.seeds import bot_seeds, deal_seed, key_id, new_key
+from arena.keys.seeds import bot_seeds, key_id, new_key
 from arena.referee.record import Fault, FaultKind, GameRecord
 from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
-from tournaments.plans.schedule import PlannedGame, TournamentSpec
+from tournaments.plans.schedule import PlannedGame, TournamentSpec, game_deal_seed
 from tournaments.store.database import (
     DEFAULT_BUSY_TIMEOUT_MS,
     DEFAULT_DB,
@@ -355,13 +355,15 @@ class Store:
             if not set(game.seating) <= set(entrant_bots):
                 raise PlanError(f"planned game {game.index} seats unknown entrants")
         first = planned_games[0] if planned_games else None
-        if first and first.deal_seed != deal_seed(key, spec.seed, first.repetition, first.table):
-            raise PlanError("the plan was not made with this key")
+        if first and first.deal_seed != game_deal_seed(
+            key, spec.seed, first.repetition, first.table, first.rotation, spec.deals
+        ):
+            raise PlanError(f"the plan was not made with this key and {spec.deals} deals")
         with self.write() as conn:
             cursor = conn.execute(
                 "INSERT INTO tournaments (game, options, table_size, rounds, seed, move_ms, "
-                "created_at, status, key_id, kind, gauntlet) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "created_at, status, key_id, kind, gauntlet, deals) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     spec.game,
                     _dumps(dict(spec.options)),
@@ -374,6 +376,7 @@ class Store:
                     key_id(key),
                     spec.kind.value,
                     spec.gauntlet,
+                    spec.deals.value,
                 ),
             )
             tid = int(cursor.lastrowid or 0)

@@ -20,7 +20,8 @@ a command bot's command names) and keeps every version registered; version 10 ad
 standing ladders; version 11 the runs' heartbeats (``tournaments.store.heartbeat``); version 12 the
 arena's process records: every bot process of a run (its entrant, run, phase, host, pid, start
 and end) and the process at each seat of each game; version 13 the games a run is playing
-(``runs.in_play``, written with its heartbeat).
+(``runs.in_play``, written with its heartbeat); version 14 how a tournament deals (``deals``:
+``duplicate``, as every older tournament was planned, or ``independent``).
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -517,6 +518,13 @@ def _games_in_play(db: Database, keys: KeyFile) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN in_play TEXT NOT NULL DEFAULT '[]'")
 
 
+def _deal_modes(db: Database, keys: KeyFile) -> None:
+    """Version 14: how a tournament deals (``tournaments.plans.schedule.DealMode``): every
+    rotation of a table on one deal (``duplicate``, every older tournament), or each game on
+    its own (``independent``)."""
+    db.execute("ALTER TABLE tournaments ADD COLUMN deals TEXT NOT NULL DEFAULT 'duplicate'")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -532,6 +540,7 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _runs,
     _process_records,
     _games_in_play,
+    _deal_modes,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

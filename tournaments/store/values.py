@@ -172,6 +172,7 @@ class TournamentInfo:
             move_ms=row["move_ms"],
             kind=row.get("kind") or "round-robin",
             gauntlet=row.get("gauntlet"),
+            deals=row.get("deals") or "duplicate",
         )
         return cls(
             id=row["id"],
