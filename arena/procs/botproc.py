@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.errors import BotStartError, SandboxError
-from arena.procs import identity, reach, seccomp
+from arena.procs import identity, ipc_namespaces, reach, seccomp
 from arena.procs import limits as proclimits
 from arena.procs import sandbox as sandboxing
 from arena.procs.hub import Hub, Peer
@@ -396,6 +396,7 @@ def _plan(
         user=separate,
         scratch=scratch,
         own_ipc=folder if separate else None,
+        ipc_namespace=separate and sandbox is None and ipc_namespaces.available(),
         syscall_filter=seccomp.bot_filter(),
     )
 
