@@ -31,7 +31,7 @@ from arena.procs.limits import Limits
 from arena.procs.logs import logs_folder
 from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
-from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.catalogue.bot_sandbox import sandbox_for, sandbox_mode
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, needs_sandbox, plays
 from tournaments.catalogue.shipping import shipped_bots
 from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
@@ -100,7 +100,7 @@ def bot_processes(
     specs = list(specs)
     log_dir = logs_folder(db_path)
     log_dir.mkdir(parents=True, exist_ok=True)
-    box = sandbox_for(options.sandbox, db_path, folders, local=needs_sandbox(specs))
+    box = sandbox_for(options.sandbox, db_path, folders, local=needs_sandbox(specs), specs=specs)
     remote = None
     wanted = [spec.name for spec in specs if spec.remote]
     if options.listen is not None:
@@ -278,7 +278,7 @@ def prepare_run(
         config = replace(config, at_once=jobs)
     where = ClusterConfig(
         address=cluster,
-        sandbox=options.sandbox,
+        sandbox=sandbox_mode(options.sandbox, specs.values()),
         bots=shipped_bots(catalogue, info),
         tournament=key_id(key),
         unsandboxed_accepted=unsandboxed_accepted,

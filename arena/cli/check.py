@@ -134,7 +134,7 @@ def check(
             startup_ms=startup_ms,
             seed=seed,
             log_dir=log_dir,
-            sandbox=sandbox_for(sandbox, db, catalogue.folders()),
+            sandbox=sandbox_for(sandbox, db, catalogue.folders(), specs=[bot]),
         )
     finally:
         shutil.rmtree(log_dir, ignore_errors=True)

@@ -17,8 +17,10 @@ A bot's version names the code that runs, and is checked before it runs (``Catal
 
 A tournament runs each entrant's bot at the version it was planned with: a folder bot
 registered again since runs its planned copy; a command or bundled bot whose planned code is
-gone is refused. Registered bots' folders are hidden from every other bot by the sandbox, like
-the store of copies; a remote bot runs elsewhere and needs no sandbox here.
+gone is refused. Code a participant uploaded (a version marked ``uploaded``, or any version
+whose copy is the same content) runs only in the sandbox, whatever it is entered in
+(``BotSpec.sandboxed_only``). Registered bots' folders are hidden from every other bot by the
+sandbox, like the store of copies; a remote bot runs elsewhere and needs no sandbox here.
 """
 
 from __future__ import annotations
@@ -187,6 +189,17 @@ class Catalogue:
     def known(self) -> list[str]:
         return sorted(set(bundled_bots()) | set(self.registered))
 
+    @functools.cached_property
+    def _uploaded_copies(self) -> frozenset[str]:
+        """The digests of the copies of every version a participant uploaded."""
+        infos = [*self.registered.values(), *self.versions.values()]
+        return frozenset(info.digest for info in infos if info.uploaded and info.digest)
+
+    def uploaded(self, info: BotInfo) -> bool:
+        """Whether bot version ``info`` runs code a participant uploaded: it is marked so, or
+        its copy holds the content of one that is."""
+        return info.uploaded or (info.digest is not None and info.digest in self._uploaded_copies)
+
     def runnable(self, info: BotInfo, *, advice: str = REGISTER_AGAIN) -> Runnable:
         """How to run registered bot version ``info``, once its code is checked to be that
         version's. Raises BotChanged (naming what changed, then ``advice``) or BotFilesError."""
@@ -194,13 +207,14 @@ class Catalogue:
             return Runnable(BotSpec(name=info.name, argv=(), remote=True), info.version)
         argv = split_command(info.command)
         todo = advice.format(name=info.name)
+        only = self.uploaded(info)
         if info.digest is not None:
             if self.copies is None:
                 raise BotFilesError(f"bot {info.name!r} runs from a copy: open its database")
             copy = str(self.copies.find(info.digest))
             if info.path:
                 argv = relocated(argv, info.path, copy)
-            spec = BotSpec(name=info.name, argv=argv, cwd=copy)
+            spec = BotSpec(name=info.name, argv=argv, cwd=copy, sandboxed_only=only)
             return Runnable(spec, info.version, digest=info.digest)
         if info.path:  # a folder bot registered before the arena kept copies
             now = folder_version(Path(info.path))
@@ -209,7 +223,8 @@ class Catalogue:
                     f"bot {info.name!r} changed since version {info.version} was registered: "
                     f"its folder {info.path} now hashes to {now}; {todo}"
                 )
-            return Runnable(BotSpec(name=info.name, argv=argv, cwd=info.path), info.version)
+            spec = BotSpec(name=info.name, argv=argv, cwd=info.path, sandboxed_only=only)
+            return Runnable(spec, info.version)
         if info.files is None:  # a command bot registered before its files were recorded
             changed = None if command_version(argv) == info.version else "one of its files"
         else:
@@ -219,7 +234,7 @@ class Catalogue:
                 f"bot {info.name!r} is not the code of its version {info.version}: "
                 f"{changed}; {todo}"
             )
-        return Runnable(BotSpec(name=info.name, argv=argv), info.version)
+        return Runnable(BotSpec(name=info.name, argv=argv, sandboxed_only=only), info.version)
 
     def find(self, name: str, version: str | None = None) -> Runnable:
         """How to run the bot called ``name`` at ``version`` (None: its current one), its code

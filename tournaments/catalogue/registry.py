@@ -156,10 +156,12 @@ def add_folder_bot(
     replace: bool = False,
     sandbox: SandboxMode = SandboxMode.AUTO,
     announce: Announce | None = None,
+    uploaded: bool = False,
 ) -> Registered:
     """Copy the bot in ``folder`` (with its ``bot.toml``) into the arena's store, check it
     from the copy, in ``sandbox`` as a tournament would run it, and register it (``games``:
-    instead of the manifest's). Nothing is registered if anything fails."""
+    instead of the manifest's; ``uploaded``: code a participant uploaded, which then runs
+    only in the sandbox wherever it is entered). Nothing is registered if anything fails."""
     manifest = load_manifest(folder)
     chosen = tuple(games or manifest.games)
     existing = _check_request(store, manifest.name, chosen, replace)
@@ -195,6 +197,7 @@ def add_folder_bot(
         added_at="",
         digest=copy.digest,
         files=(),
+        uploaded=uploaded,
     )
     try:
         return _register(store, info, existing, sandbox, announce)
@@ -293,13 +296,17 @@ def _register(
     store it."""
     previous = existing.version if existing else None
     same = ("version", "command", "path", "games", "digest", "files")
-    if existing is not None and all(getattr(existing, k) == getattr(info, k) for k in same):
+    if (
+        existing is not None
+        and all(getattr(existing, k) == getattr(info, k) for k in same)
+        and existing.uploaded >= info.uploaded  # code now uploaded is marked (and checked)
+    ):
         return Registered(existing, previous, checked=False)
     catalogue = Catalogue.of(store)
     spec = catalogue.runnable(info).spec
     if announce is not None:
         announce(info.name, info.games)
-    box = sandbox_for(mode, Path(store.path), catalogue.folders())
+    box = sandbox_for(mode, Path(store.path), catalogue.folders(), specs=[spec])
     report = check_bot(spec, info.games, sandbox=box)
     stored = store.add_bot(
         info.name,
@@ -310,6 +317,7 @@ def _register(
         replace=existing is not None,
         digest=info.digest,
         files=info.files,
+        uploaded=info.uploaded,
     )
     return Registered(stored, previous, warnings=_planned_before(store, stored), report=report)
 

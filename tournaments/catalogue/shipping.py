@@ -59,7 +59,8 @@ class ShippingKind(str, enum.Enum):
 @dataclass(frozen=True, kw_only=True)
 class ShippedBot:
     """One bot as a worker receives it. ``archive`` holds a folder bot's files (tar bytes);
-    ``digest`` is the content digest its unpacked files must have (``tree_digest``)."""
+    ``digest`` is the content digest its unpacked files must have (``tree_digest``);
+    ``sandboxed_only``: code a participant uploaded, which a worker runs only in its sandbox."""
 
     kind: ShippingKind
     name: str
@@ -69,6 +70,7 @@ class ShippedBot:
     digest: str = ""
     archive: bytes = b""
     files: tuple[str, ...] = ()  # files a command bot's arguments name (absolute paths)
+    sandboxed_only: bool = False
 
 
 def shipped_bots(catalogue: Catalogue, info: TournamentInfo) -> dict[str, ShippedBot]:
@@ -107,7 +109,12 @@ def ship(catalogue: Catalogue, name: str, version: str | None = None) -> Shipped
             if not arg.startswith("-") and (os.sep in arg or os.path.isfile(arg))
         )
         return ShippedBot(
-            kind=ShippingKind.COMMAND, name=name, argv=spec.argv, version=found.version, files=named
+            kind=ShippingKind.COMMAND,
+            name=name,
+            argv=spec.argv,
+            version=found.version,
+            files=named,
+            sandboxed_only=spec.sandboxed_only,
         )
     if found.digest is None:
         raise ClusterError(
@@ -122,6 +129,7 @@ def ship(catalogue: Catalogue, name: str, version: str | None = None) -> Shipped
         version=found.version,
         digest=found.digest,
         archive=pack(Path(spec.cwd)),
+        sandboxed_only=spec.sandboxed_only,
     )
 
 
@@ -255,11 +263,14 @@ def worker_spec(bot: ShippedBot, folder: Path | None = None) -> BotSpec:
     if bot.kind is ShippingKind.BUNDLED:
         return bundled_spec(bot.name)
     if bot.kind is ShippingKind.COMMAND:
-        return BotSpec(name=bot.name, argv=bot.argv)
+        return BotSpec(name=bot.name, argv=bot.argv, sandboxed_only=bot.sandboxed_only)
     if folder is None or bot.folder is None:
         raise ClusterError(f"bot {bot.name!r} is a folder bot: unpack it first")
     return BotSpec(
-        name=bot.name, argv=relocated(bot.argv, bot.folder, str(folder)), cwd=str(folder)
+        name=bot.name,
+        argv=relocated(bot.argv, bot.folder, str(folder)),
+        cwd=str(folder),
+        sandboxed_only=bot.sandboxed_only,
     )
 
 

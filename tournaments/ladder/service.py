@@ -172,7 +172,9 @@ def _enter_folder(
             f"{manifest.name}'s bot.toml says it plays {', '.join(manifest.games)}; "
             f"this ladder plays {ladder.game}"
         )
-    registered = add_folder_bot(store, folder, games=[ladder.game], replace=True, sandbox=sandbox)
+    registered = add_folder_bot(
+        store, folder, games=[ladder.game], replace=True, sandbox=sandbox, uploaded=uploaded
+    )
     _not_in_play(lstore, ladder, manifest.name, registered.info.version)
     return _enter(
         lstore,
@@ -315,18 +317,6 @@ class LadderRun:
     warnings: tuple[str, ...] = field(default=())
 
 
-def _options_for(lstore: LadderStore, ladder: LadderInfo, options: RunOptions) -> RunOptions:
-    """Uploaded bots always run in the sandbox: a ladder with any runs with it required."""
-    if not any(e.uploaded for e in lstore.entries(ladder.id)):
-        return options
-    if options.sandbox is SandboxMode.OFF:
-        raise UsageProblem(
-            f"ladder {ladder.name} has uploaded bots, which run only in the sandbox: "
-            "leave out --sandbox off"
-        )
-    return replace(options, sandbox=SandboxMode.REQUIRED)
-
-
 def plan_next(store: Store, ladder: LadderInfo) -> tuple[int | None, list[str]]:
     """Plan the next batch from the skills so far (``matchmaking.plan_batch``) and write it;
     its tournament id (None: too few versions can meet) and warnings."""
@@ -425,7 +415,7 @@ def _play_batch(
     prepared = prepare_run(
         store,
         tid,
-        _options_for(LadderStore(store), ladder, options),
+        options,  # uploaded code makes the sandbox required (``sandbox_mode``)
         jobs=jobs,
         games_per_worker=games_per_worker,
         cluster=cluster,
