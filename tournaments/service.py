@@ -32,7 +32,13 @@ from arena.procs.logs import logs_folder
 from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
 from tournaments.catalogue.bot_sandbox import sandbox_for, sandbox_mode
-from tournaments.catalogue.lookup import Catalogue, bundled_bots, needs_sandbox, plays
+from tournaments.catalogue.lookup import (
+    Catalogue,
+    PlannedCode,
+    bundled_bots,
+    needs_sandbox,
+    plays,
+)
 from tournaments.catalogue.shipping import shipped_bots
 from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
 from tournaments.matches.match import (
@@ -218,12 +224,14 @@ def entrant_specs(
 @dataclass(frozen=True, kw_only=True)
 class PreparedRun:
     """A tournament ready to run: how its games are played (``config``), by how many worker
-    processes, or on which cluster, and what the user should be told first."""
+    processes, or on which cluster, the code its entrants were planned with (checked again
+    before each phase), and what the user should be told first."""
 
     tid: int
     config: RunConfig
     jobs: int = 1
     cluster: ClusterConfig | None = None
+    code: PlannedCode | None = None
     warnings: tuple[str, ...] = field(default=())
 
 
@@ -256,6 +264,7 @@ def prepare_run(
         )
     catalogue = Catalogue.of(store)
     specs, warnings = entrant_specs(catalogue, info)
+    code = catalogue.planned({e.name: (e.bot, e.version) for e in info.entrants})
     options = options or RunOptions()
     limits = options.limits(move_ms=info.spec.move_ms)
     at_once = games_per_worker or auto_games_per_worker(limits.move_ms)
@@ -271,7 +280,7 @@ def prepare_run(
         config = replace(
             config, sandbox=processes.sandbox, log_dir=processes.log_dir, remote=processes.remote
         )
-        return PreparedRun(tid=tid, config=config, jobs=jobs, warnings=warnings)
+        return PreparedRun(tid=tid, config=config, jobs=jobs, code=code, warnings=warnings)
     if options.listen is not None:
         raise UsageProblem("remote bots (--listen) join one arena process: not --cluster")
     if games_per_worker is None and jobs > 1:
@@ -285,7 +294,9 @@ def prepare_run(
     )
     check_sandbox(where)
     distributed_module()  # Dask missing: say what to install before anything starts
-    return PreparedRun(tid=tid, config=config, jobs=jobs, cluster=where, warnings=warnings)
+    return PreparedRun(
+        tid=tid, config=config, jobs=jobs, cluster=where, code=code, warnings=warnings
+    )
 
 
 def run_tournament(
@@ -304,6 +315,7 @@ def run_tournament(
             jobs=prepared.jobs,
             progress=progress,
             cluster=prepared.cluster,
+            code=prepared.code,
         )
     except KeyboardInterrupt:
         info = store.tournament(tid)
@@ -438,7 +450,12 @@ def run_match(
     Interrupted on Ctrl-C (the finished games are kept)."""
     try:
         return play_match_sprt(
-            store, match, prepared.config, jobs=prepared.jobs, on_status=on_status
+            store,
+            match,
+            prepared.config,
+            jobs=prepared.jobs,
+            on_status=on_status,
+            code=prepared.code,
         )
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: go on with `arena match --resume {match.tid}`") from None

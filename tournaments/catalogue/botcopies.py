@@ -27,7 +27,10 @@ is at most ``MAX_BYTES`` and ``MAX_ENTRIES``.
 
 Copies are read-only (files 0444, or 0555 when executable; folders 0555) and owned by the
 arena's user; ``arena-bots/`` itself is 0711 (a bot user reaches a copy by its full digest but
-lists none), and the sandbox hides the whole store but the bot's own copy.
+lists none), and the sandbox hides the whole store but the bot's own copy. Their owner could
+still change them (an unsandboxed bot of an ordinary user runs as that user), so a copy's
+content is hashed again whenever a bot is about to run from it (``BotCopies.checked``: before
+each run and each of its phases), and an altered copy is refused.
 """
 
 from __future__ import annotations
@@ -43,7 +46,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tournaments.errors import TournamentError
+from tournaments.errors import BotChanged, TournamentError
 
 __all__ = [
     "BOTS_FOLDER",
@@ -278,6 +281,21 @@ class BotCopies:
             raise BotFilesError(
                 f"the arena's copy {path} of this bot version is gone (a database moves with "
                 f"its {BOTS_FOLDER}/ folder); register the bot again"
+            )
+        return path
+
+    def checked(self, digest: str) -> Path:
+        """The copy with ``digest``, its content hashed again and found to be that digest's.
+        Raises BotFilesError if it is gone, BotChanged if it was altered."""
+        path = self.find(digest)
+        try:
+            found = tree_digest(path)
+        except BotFilesError as exc:
+            found = f"unreadable ({exc})"
+        if found != digest:
+            raise BotChanged(
+                f"the arena's copy {path} was altered since it was made (its content is now "
+                f"{found[:VERSION_DIGITS]}, not {digest[:VERSION_DIGITS]})"
             )
         return path
 

@@ -211,7 +211,11 @@ class Catalogue:
         if info.digest is not None:
             if self.copies is None:
                 raise BotFilesError(f"bot {info.name!r} runs from a copy: open its database")
-            copy = str(self.copies.find(info.digest))
+            try:
+                copy = str(self.copies.checked(info.digest))
+            except BotChanged as exc:
+                why = f"bot {info.name!r} version {info.version}: {exc}; {todo}"
+                raise BotChanged(why) from None
             if info.path:
                 argv = relocated(argv, info.path, copy)
             spec = BotSpec(name=info.name, argv=argv, cwd=copy, sandboxed_only=only)
@@ -290,9 +294,40 @@ class Catalogue:
             )
         return command_spec(text)
 
+    def planned(self, versions: Mapping[str, tuple[str, str]]) -> PlannedCode:
+        """The code of a run whose entrants run ``versions`` (entrant -> bot and version), to
+        be checked again before each phase."""
+        bots = {bot for bot, _ in versions.values()}
+        return PlannedCode(
+            Catalogue(
+                {name: info for name, info in self.registered.items() if name in bots},
+                self.copies,
+                {key: info for key, info in self.versions.items() if key[0] in bots},
+            ),
+            dict(versions),
+        )
+
     def folders(self) -> list[str]:
         """The folders registered bots were registered from (the sandbox hides each from every
         other bot; a bot runs from its copy, or, registered before copies, from its folder)."""
         found = [info.path for info in self.registered.values() if info.path]
         found += [info.path for info in self.versions.values() if info.path]
         return list(dict.fromkeys(found))
+
+
+@dataclass(frozen=True)
+class PlannedCode:
+    """The code each entrant of a run was planned with (``versions``: entrant -> bot and
+    version), checked again before each phase's processes start (``check``, in the run's
+    own process): a command bot's files hashed, a folder bot's copy hashed, a bundled bot's
+    module hashed, each against its version."""
+
+    catalogue: Catalogue
+    versions: Mapping[str, tuple[str, str]]
+
+    def check(self, entrants: Iterable[str]) -> None:
+        """Raise BotChanged, naming the bot and what changed, if the code of any of
+        ``entrants`` is no longer that of its version (entrants it does not know are not
+        checked)."""
+        for bot, version in dict.fromkeys(self.versions[e] for e in entrants if e in self.versions):
+            self.catalogue.find(bot, version)

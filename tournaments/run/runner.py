@@ -47,7 +47,7 @@ from typing import TYPE_CHECKING, Any
 
 from arena.errors import RemoteError
 from arena.procs.lifetime import die_with_parent
-from tournaments.errors import BarrierError
+from tournaments.errors import BarrierError, BotChanged
 from tournaments.plans.schedule import PlannedGame, tables_per_repetition
 from tournaments.run.phases import Phase, deals_per_batch, phases
 from tournaments.run.playing import RunConfig, SessionRunner
@@ -56,6 +56,7 @@ from tournaments.store.facts import Store
 from tournaments.store.values import ProcessRecord
 
 if TYPE_CHECKING:
+    from tournaments.catalogue.lookup import PlannedCode
     from tournaments.run.cluster import ClusterConfig
 
 log = logging.getLogger(__name__)
@@ -83,6 +84,7 @@ def run(
     cluster: ClusterConfig | None = None,
     until: Callable[[], bool] | None = None,
     workers: Workers | None = None,
+    code: PlannedCode | None = None,
 ) -> RunSummary:
     """Play every pending game of tournament ``tid`` as ``config`` says, phase by phase, and
     record each as it finishes.
@@ -93,9 +95,11 @@ def run(
     cluster's workers (``tournaments.run.cluster``), still recorded here. ``until`` is asked after
     each batch of deals is complete: True stops the run. ``workers`` (``jobs`` > 1, no
     ``cluster``) keeps the worker processes for the next run (a ladder's next batch) rather
-    than ending them. Raises KeyboardInterrupt after cleaning up if interrupted, BarrierError
-    if a bot process could not be seen gone at a phase's end (finished games are already
-    stored either way).
+    than ending them. ``code`` (the code the entrants were planned with) is checked again here
+    before each phase's processes start. Raises KeyboardInterrupt after cleaning up if
+    interrupted, BarrierError if a bot process could not be seen gone at a phase's end,
+    BotChanged if a bot's code changed during the run (the run stops before the phase that
+    would have run it; finished games are already stored either way).
     """
     if config.remote is not None and jobs > 1:
         raise RemoteError("remote bots join one listening arena process: use --jobs 1")
@@ -129,6 +133,8 @@ def run(
                     if until is not None and phase.index and plan[phase.index - 1].last_of_batch:
                         if until():
                             break
+                    if code is not None:
+                        _check_code(code, phase, sink)
                     try:
                         executor.play(phase, sink)
                     finally:
@@ -148,6 +154,19 @@ def run(
         phases=played_phases,
         failed=tuple(sink.failed),
     )
+
+
+def _check_code(code: PlannedCode, phase: Phase, sink: Sink) -> None:
+    """Hash the code of the phase's entrants again before any of its processes starts; a bot
+    changed during the run stops it here, between phases (no game in flight)."""
+    try:
+        code.check(phase.entrants)
+    except BotChanged as exc:
+        raise BotChanged(
+            f"{exc}; it changed during the run, which stops before its phase {phase.index + 1}: "
+            f"{sink.done} of {sink.total} games are recorded, the rest stay pending (put the "
+            "files back and run again, or plan a new tournament with the new version)"
+        ) from None
 
 
 def _executor(config: RunConfig, jobs: int, cluster: ClusterConfig | None, sink: Sink) -> Executor:
