@@ -16,7 +16,8 @@ What a copy holds, and what its digest covers, in a fixed order (names sorted by
 - every symbolic link: its path and its target, kept as a link. A link must stay inside the
   folder: one that is absolute, or leads out of the folder (through ``..`` or through other
   links), is refused, naming it;
-- nothing else: a FIFO, a socket or a device is refused, naming it. Caches and version control
+- nothing else: a FIFO, a socket or a device is refused, naming it; so is a folder nested
+  over ``MAX_DEPTH`` levels deep. Caches and version control
   (``SKIP_DIRS``: ``__pycache__``, ``.git``...) are left out; ``node_modules`` and the like are
   copied, since they run.
 
@@ -66,9 +67,11 @@ BOTS_FOLDER = "arena-bots"
 SKIP_DIRS = frozenset(
     {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 )
-#: The most bytes of files, and the most entries, a bot folder may hold.
+#: The most bytes of files, and the most entries, a bot folder may hold, and how deep its
+#: folders may nest (a path of thousands of levels would exhaust the walk's recursion).
 MAX_BYTES = 1 << 30
 MAX_ENTRIES = 100_000
+MAX_DEPTH = 64
 #: Hex digits of the digest that make a folder bot's version.
 VERSION_DIGITS = 12
 _CHUNK = 1 << 20
@@ -192,6 +195,8 @@ def _walk(dir_fd: int, rel: str, visit: _Digest, counted: list[int]) -> None:
         if stat.S_ISDIR(info.st_mode):
             if name in SKIP_DIRS:
                 continue
+            if path.count("/") >= MAX_DEPTH:
+                raise BotFilesError(f"{shown} is nested over {MAX_DEPTH} folders deep")
             fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
             try:
                 visit.folder(path)

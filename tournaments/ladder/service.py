@@ -21,7 +21,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -29,13 +30,18 @@ from typing import Any
 from arena.games import get_game
 from arena.keys.seeds import new_key, random_seed
 from arena.procs.sandbox import SandboxMode
-from tournaments.catalogue.compliance import ComplianceReport
+from tournaments.catalogue.compliance import CheckStop, ComplianceReport
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, bundled_version, plays
-from tournaments.catalogue.registry import BotCheckError, add_folder_bot, load_manifest
+from tournaments.catalogue.registry import (
+    BotCheckError,
+    Manifest,
+    add_folder_bot,
+    load_manifest,
+)
 from tournaments.errors import ClusterError, ClusterLost, Interrupted, NotFound, UsageProblem
 from tournaments.ladder import tokens
 from tournaments.ladder.board import read_board
-from tournaments.ladder.bots import stage_archive, uploads_root
+from tournaments.ladder.bots import Staged, stage_archive, uploads_root
 from tournaments.ladder.matchmaking import Candidate, MatchParams, plan_batch
 from tournaments.ladder.rating import Folded, current, fold_ready, rebuild
 from tournaments.ladder.records import LadderError, LadderStore, NotYourBot
@@ -141,21 +147,17 @@ def _check_entry(lstore: LadderStore, ladder: LadderInfo, bot: str, participant:
         raise NotYourBot(f"bot {bot!r} belongs to another participant: choose another name")
 
 
-def _enter_folder(
+def _may_enter(
     store: Store,
+    lstore: LadderStore,
     ladder: LadderInfo,
-    folder: Path,
+    manifest: Manifest,
+    who: str,
     *,
-    participant: str | None,
     uploaded: bool,
-    sandbox: SandboxMode,
-) -> Submission:
-    """Register the folder bot in ``folder`` through the registry (copied into the arena's
-    store, checked from the copy in ``sandbox``) and enter it; a bot that fails its check
-    never enters (BotCheckError, with the report)."""
-    lstore = LadderStore(store)
-    manifest = load_manifest(folder)
-    who = participant or manifest.name
+) -> None:
+    """Refuse a bot ``who`` may not enter here: a name of another participant's (or, for an
+    upload, of a bot registered here by the organiser), a bot that does not play the game."""
     _check_entry(lstore, ladder, manifest.name, who)
     if uploaded and lstore.owner(manifest.name) is None:
         try:
@@ -172,8 +174,33 @@ def _enter_folder(
             f"{manifest.name}'s bot.toml says it plays {', '.join(manifest.games)}; "
             f"this ladder plays {ladder.game}"
         )
+
+
+def _enter_folder(
+    store: Store,
+    ladder: LadderInfo,
+    folder: Path,
+    *,
+    participant: str | None,
+    uploaded: bool,
+    sandbox: SandboxMode,
+    stop: CheckStop | None = None,
+) -> Submission:
+    """Register the folder bot in ``folder`` through the registry (copied into the arena's
+    store, checked from the copy in ``sandbox``, until ``stop`` says) and enter it; a bot that
+    fails its check never enters (BotCheckError, with the report)."""
+    lstore = LadderStore(store)
+    manifest = load_manifest(folder)
+    who = participant or manifest.name
+    _may_enter(store, lstore, ladder, manifest, who, uploaded=uploaded)
     registered = add_folder_bot(
-        store, folder, games=[ladder.game], replace=True, sandbox=sandbox, uploaded=uploaded
+        store,
+        folder,
+        games=[ladder.game],
+        replace=True,
+        sandbox=sandbox,
+        uploaded=uploaded,
+        stop=stop,
     )
     _not_in_play(lstore, ladder, manifest.name, registered.info.version)
     return _enter(
@@ -244,19 +271,65 @@ def submit(
     )
 
 
-#: One upload is checked at a time (each check runs bot processes).
-_UPLOADS = threading.Lock()
+#: The bots whose upload is being checked now: one upload of a name at a time.
+_ENTERING: set[str] = set()
+_ENTERING_LOCK = threading.Lock()
 
 
-def upload(store: Store, ladder_name: str, participant: str, archive: bytes) -> Submission:
-    """Enter a bot a participant uploaded as an archive (checked in the sandbox: bubblewrap is
-    required). Raises ArchiveError, BotCheckError (with the report), NotYourBot or
-    LadderError, and nothing enters."""
+@contextmanager
+def _entering(name: str) -> Iterator[None]:
+    """Hold bot name ``name`` while its upload is checked and entered (raises LadderError if
+    another upload of it is)."""
+    with _ENTERING_LOCK:
+        if name in _ENTERING:
+            raise LadderError(
+                f"an upload of bot {name!r} is being checked already: wait for its result"
+            )
+        _ENTERING.add(name)
+    try:
+        yield
+    finally:
+        with _ENTERING_LOCK:
+            _ENTERING.discard(name)
+
+
+def stage_upload(store: Store, ladder_name: str, participant: str, archive: bytes) -> Staged:
+    """The quick part of an upload: the ladder exists, the archive unpacks safely (into a
+    staging folder of its own) with a ``bot.toml``, and ``participant`` may enter that bot
+    here. Raises NotFound, ArchiveError, BotCheckError, NotYourBot or UsageProblem, leaving
+    nothing staged; else ``enter_upload`` takes the staged folder."""
     lstore = LadderStore(store)
     ladder = lstore.ladder(ladder_name)
-    with _UPLOADS:
-        staged = stage_archive(uploads_root(store.path), archive)
-        try:
+    staged = stage_archive(uploads_root(store.path), archive)
+    try:
+        manifest = load_manifest(staged.folder)
+        _may_enter(store, lstore, ladder, manifest, participant, uploaded=True)
+    except BaseException:
+        staged.close()
+        raise
+    return staged
+
+
+def staged_bot(staged: Staged) -> str:
+    """The name of the bot in a staged upload."""
+    return load_manifest(staged.folder).name
+
+
+def enter_upload(
+    store: Store,
+    ladder_name: str,
+    participant: str,
+    staged: Staged,
+    *,
+    stop: CheckStop | None = None,
+) -> Submission:
+    """The long part of an upload: the entry check, in the sandbox (bubblewrap is required),
+    until ``stop`` says, then its entry. The staging folder is removed either way. Raises
+    BotCheckError (with the report; also when ``stop`` stopped the check), NotYourBot or
+    LadderError, and nothing enters."""
+    try:
+        ladder = LadderStore(store).ladder(ladder_name)
+        with _entering(staged_bot(staged)):
             return _enter_folder(
                 store,
                 ladder,
@@ -264,9 +337,25 @@ def upload(store: Store, ladder_name: str, participant: str, archive: bytes) -> 
                 participant=participant,
                 uploaded=True,
                 sandbox=SandboxMode.REQUIRED,
+                stop=stop,
             )
-        finally:
-            staged.close()
+    finally:
+        staged.close()
+
+
+def upload(
+    store: Store,
+    ladder_name: str,
+    participant: str,
+    archive: bytes,
+    *,
+    stop: CheckStop | None = None,
+) -> Submission:
+    """Enter a bot a participant uploaded as an archive, at once: ``stage_upload`` then
+    ``enter_upload`` (the upload server queues the second: ``tournaments.ladder.submissions``).
+    Raises as they do, and nothing enters then."""
+    staged = stage_upload(store, ladder_name, participant, archive)
+    return enter_upload(store, ladder_name, participant, staged, stop=stop)
 
 
 def invite(store: Store, participant: str) -> str:
