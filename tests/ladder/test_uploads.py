@@ -19,6 +19,7 @@ import tarfile
 import time
 import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
@@ -357,33 +358,34 @@ def test_a_slow_upload_holds_up_no_one_and_stops_when_cancelled(
     assert not any(root.iterdir()), "nothing staged is left"
 
 
-def test_a_check_over_its_budget_is_refused(tmp_path: Path, shared: Path) -> None:
+@contextmanager
+def mallory_on(tmp_path: Path, **queue: float) -> Iterator[tuple[Served, str]]:
+    """An upload server of its own (its queue's settings ``queue``), and mallory's token."""
     db = tmp_path / "arena.db"
     make_ladder(db, bots=("random", "first"))
-    served = serve(db, budget_s=4)
+    served = serve(db, **queue)
     try:
         with Store.open(db) as store:
-            token = service.invite(store, "mallory")
+            yield served, service.invite(store, "mallory")
+    finally:
+        stop_server(served.server)
+
+
+def test_a_check_over_its_budget_is_refused(tmp_path: Path, shared: Path) -> None:
+    with mallory_on(tmp_path, budget_s=4) as (served, token):
         archive, marker = slow_bot(shared, "mallorys_bot")
         answer = result(served, post(served, token, archive))
         assert not answer["accepted"] and answer["state"] == "refused" and answer["code"] == 422
         assert "over its time budget of 4 s" in answer["error"]
         assert "the check was stopped" in answer["report_lines"][-1]
         assert gone(marker)
-        with Store.open(db) as store:
+        with Store.open(served.db) as store:
             assert "mallorys_bot" not in {info.name for info in store.list_bots()}
-    finally:
-        stop_server(served.server)
 
 
 def test_an_upload_no_one_waits_for_is_cancelled(tmp_path: Path, shared: Path) -> None:
     """Its uploader went away (no one asks for its status): its check stops."""
-    db = tmp_path / "arena.db"
-    make_ladder(db, bots=("random", "first"))
-    served = serve(db, lease_s=10)
-    try:
-        with Store.open(db) as store:
-            token = service.invite(store, "mallory")
+    with mallory_on(tmp_path, lease_s=10) as (served, token):
         archive, marker = slow_bot(shared, "mallorys_bot")
         queued = post(served, token, archive)
         assert queued.status_code == 202
@@ -393,7 +395,5 @@ def test_an_upload_no_one_waits_for_is_cancelled(tmp_path: Path, shared: Path) -
         assert gone(marker), "no one asked: the check stopped"
         final = result(served, queued)
         assert final["state"] == "cancelled" and "no one asked for its result" in final["error"]
-        with Store.open(db) as store:
+        with Store.open(served.db) as store:
             assert "mallorys_bot" not in {info.name for info in store.list_bots()}
-    finally:
-        stop_server(served.server)
