@@ -32,13 +32,7 @@ from arena.procs.logs import logs_folder
 from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
 from tournaments.catalogue.bot_sandbox import sandbox_for, sandbox_mode
-from tournaments.catalogue.lookup import (
-    Catalogue,
-    PlannedCode,
-    bundled_bots,
-    needs_sandbox,
-    plays,
-)
+from tournaments.catalogue.lookup import Catalogue, bundled_bots, needs_sandbox, plays
 from tournaments.catalogue.shipping import shipped_bots
 from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
 from tournaments.matches.match import (
@@ -224,14 +218,12 @@ def entrant_specs(
 @dataclass(frozen=True, kw_only=True)
 class PreparedRun:
     """A tournament ready to run: how its games are played (``config``), by how many worker
-    processes, or on which cluster, the code its entrants were planned with (checked again
-    before each phase), and what the user should be told first."""
+    processes, or on which cluster, and what the user should be told first."""
 
     tid: int
     config: RunConfig
     jobs: int = 1
     cluster: ClusterConfig | None = None
-    code: PlannedCode | None = None
     warnings: tuple[str, ...] = field(default=())
 
 
@@ -274,13 +266,14 @@ def prepare_run(
         bots=specs,
         limits=limits,
         at_once=at_once,
+        code=code,
     )
     if cluster is None:
         processes = bot_processes(Path(store.path), options, specs.values(), catalogue.folders())
         config = replace(
             config, sandbox=processes.sandbox, log_dir=processes.log_dir, remote=processes.remote
         )
-        return PreparedRun(tid=tid, config=config, jobs=jobs, code=code, warnings=warnings)
+        return PreparedRun(tid=tid, config=config, jobs=jobs, warnings=warnings)
     if options.listen is not None:
         raise UsageProblem("remote bots (--listen) join one arena process: not --cluster")
     if games_per_worker is None and jobs > 1:
@@ -294,9 +287,7 @@ def prepare_run(
     )
     check_sandbox(where)
     distributed_module()  # Dask missing: say what to install before anything starts
-    return PreparedRun(
-        tid=tid, config=config, jobs=jobs, cluster=where, code=code, warnings=warnings
-    )
+    return PreparedRun(tid=tid, config=config, jobs=jobs, cluster=where, warnings=warnings)
 
 
 def run_tournament(
@@ -315,7 +306,6 @@ def run_tournament(
             jobs=prepared.jobs,
             progress=progress,
             cluster=prepared.cluster,
-            code=prepared.code,
         )
     except KeyboardInterrupt:
         info = store.tournament(tid)
@@ -454,7 +444,6 @@ def run_match(
             prepared.config,
             jobs=prepared.jobs,
             on_status=on_status,
-            code=prepared.code,
         )
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: go on with `arena match --resume {match.tid}`") from None

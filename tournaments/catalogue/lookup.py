@@ -330,4 +330,7 @@ class PlannedCode:
         ``entrants`` is no longer that of its version (entrants it does not know are not
         checked)."""
         for bot, version in dict.fromkeys(self.versions[e] for e in entrants if e in self.versions):
-            self.catalogue.find(bot, version)
+            try:
+                self.catalogue.find(bot, version)
+            except BotFilesError as exc:  # a file gone, unreadable, or writable by all
+                raise BotChanged(f"bot {bot!r} version {version}: {exc}") from None

@@ -522,7 +522,6 @@ def _play_batch(
             progress=progress,
             cluster=prepared.cluster,
             workers=workers,
-            code=prepared.code,
         )
     except KeyboardInterrupt:
         raise Interrupted(

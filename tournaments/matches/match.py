@@ -23,7 +23,7 @@ from __future__ import annotations
 import logging
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass, field
-from typing import TYPE_CHECKING, Any
+from typing import Any
 
 from tournaments.errors import TournamentError
 from tournaments.matches.sprt import (
@@ -40,9 +40,6 @@ from tournaments.run.runner import run
 from tournaments.run.sink import Progress
 from tournaments.store.facts import Store
 from tournaments.store.values import GameStatus
-
-if TYPE_CHECKING:
-    from tournaments.catalogue.lookup import PlannedCode
 
 log = logging.getLogger(__name__)
 
@@ -383,13 +380,11 @@ def play_match_sprt(
     *,
     jobs: int = 1,
     on_status: Callable[[MatchProgress], None] | None = None,
-    code: PlannedCode | None = None,
 ) -> MatchStatus:
     """Play the match's pending games, batch of deals by batch, until it is decided (the SPRT,
     or NEW's or BASE's faults) or the games run out; store the decision; return the final
     status. The decision is looked at before the run and between batches (once their deals are
-    complete); ``on_status`` sees the status after each new deal; ``code`` is checked before
-    each phase (``tournaments.run.runner.run``)."""
+    complete); ``on_status`` sees the status after each new deal."""
     tally = DealTally(store, match)
     planned = store.tournament(match.tid).spec.repetitions
     shown = {"deals": -1}
@@ -413,7 +408,7 @@ def play_match_sprt(
         return status().decision is not Decision.CONTINUE
 
     if not decided():
-        run(store, match.tid, config, jobs=jobs, progress=progressed, until=decided, code=code)
+        run(store, match.tid, config, jobs=jobs, progress=progressed, until=decided)
     final = tally.status()
     if final.decision is not Decision.CONTINUE:
         log.info("match %d decided: %s", match.tid, final.decision)

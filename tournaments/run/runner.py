@@ -41,7 +41,7 @@ import secrets
 import signal
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
@@ -56,7 +56,6 @@ from tournaments.store.facts import Store
 from tournaments.store.values import ProcessRecord
 
 if TYPE_CHECKING:
-    from tournaments.catalogue.lookup import PlannedCode
     from tournaments.run.cluster import ClusterConfig
 
 log = logging.getLogger(__name__)
@@ -84,7 +83,6 @@ def run(
     cluster: ClusterConfig | None = None,
     until: Callable[[], bool] | None = None,
     workers: Workers | None = None,
-    code: PlannedCode | None = None,
 ) -> RunSummary:
     """Play every pending game of tournament ``tid`` as ``config`` says, phase by phase, and
     record each as it finishes.
@@ -95,11 +93,13 @@ def run(
     cluster's workers (``tournaments.run.cluster``), still recorded here. ``until`` is asked after
     each batch of deals is complete: True stops the run. ``workers`` (``jobs`` > 1, no
     ``cluster``) keeps the worker processes for the next run (a ladder's next batch) rather
-    than ending them. ``code`` (the code the entrants were planned with) is checked again here
-    before each phase's processes start. Raises KeyboardInterrupt after cleaning up if
-    interrupted, BarrierError if a bot process could not be seen gone at a phase's end,
-    BotChanged if a bot's code changed during the run (the run stops before the phase that
-    would have run it; finished games are already stored either way).
+    than ending them. ``config.code`` (the code the entrants were planned with) is checked
+    again here before each phase (and by each process start, in the executors: a game whose
+    process would run changed code fails to start and stays pending). Raises
+    KeyboardInterrupt after cleaning up if interrupted, BarrierError if a bot process could
+    not be seen gone at a phase's end, BotChanged if a bot's code changed during the run (the
+    run stops there; finished games are already stored either way, the games it could not
+    start stay pending).
     """
     if config.remote is not None and jobs > 1:
         raise RemoteError("remote bots join one listening arena process: use --jobs 1")
@@ -133,13 +133,14 @@ def run(
                     if until is not None and phase.index and plan[phase.index - 1].last_of_batch:
                         if until():
                             break
-                    if code is not None:
-                        _check_code(code, phase, sink)
+                    _check_code(config, phase.entrants, sink, f"before its phase {phase.index + 1}")
                     try:
                         executor.play(phase, sink)
                     finally:
                         sink.returned(list(sink.in_play))  # between phases none is in play
                     played_phases += 1
+                if sink.failed:  # some failed to start: was it a bot changed in the last phase?
+                    _check_code(config, config.bots, sink, "at its end")
             finally:
                 sink.processes = kept.release() if kept is not None else executor.close(sink)
     if sink.played:
@@ -156,16 +157,18 @@ def run(
     )
 
 
-def _check_code(code: PlannedCode, phase: Phase, sink: Sink) -> None:
-    """Hash the code of the phase's entrants again before any of its processes starts; a bot
-    changed during the run stops it here, between phases (no game in flight)."""
+def _check_code(config: RunConfig, entrants: Iterable[str], sink: Sink, when: str) -> None:
+    """Hash the code of ``entrants`` again (``config.code``), between phases (no game in
+    flight): a bot changed during the run stops it here, ``when`` says where."""
+    if config.code is None:
+        return
     try:
-        code.check(phase.entrants)
+        config.code.check(entrants)
     except BotChanged as exc:
         raise BotChanged(
-            f"{exc}; it changed during the run, which stops before its phase {phase.index + 1}: "
-            f"{sink.done} of {sink.total} games are recorded, the rest stay pending (put the "
-            "files back and run again, or plan a new tournament with the new version)"
+            f"{exc}; it changed during the run, which stops {when}: {sink.done} of "
+            f"{sink.total} games are recorded, the rest stay pending (put the files back and "
+            "run again, or plan a new tournament with the new version)"
         ) from None
 
 
