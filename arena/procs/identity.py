@@ -13,8 +13,10 @@ A pid is reused once its process is reaped, so a bot's detached leftovers could 
 of a later bot whose first process got that pid: the child kills every process of its uid
 before it takes it (``kill_as_user``). Everything a bot leaves is found by its uid:
 ``kill_user`` kills every process of the uid (however it detached), ``remove_files_of`` deletes
-what the uid owns in the world-writable places. An ordinary (non-root) arena cannot switch
-uid: its bots run as the arena's user.
+what the uid owns in the world-writable places. Its System V IPC objects and POSIX queues are
+in an IPC namespace of its own (``arena.procs.ipc_namespaces``), gone with it; where none can
+be made, ``remove_ipc_of`` removes its System V objects by creator as well as by owner. An
+ordinary (non-root) arena cannot switch uid: its bots run as the arena's user.
 """
 
 from __future__ import annotations

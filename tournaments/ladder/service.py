@@ -3,7 +3,9 @@
 - ``create_ladder``: a ladder for one game, its table sizes, options and move time;
 - ``submit``: enter a bot here (a registered or bundled bot's name, or a folder: copied and
   checked) for a participant; ``upload``: enter an archive a participant sent (unpacked
-  safely, checked in the sandbox; refused with the check's report if it fails);
+  safely, checked in the sandbox; refused with the check's report if it fails), in two steps
+  the upload server takes apart: ``stage_upload`` (at once) and ``enter_upload`` (the entry
+  check, queued: ``tournaments.ladder.submissions``);
 - ``invite`` / ``revoke``: a participant's upload token (hashed in the key file);
 - ``run_ladder``: play batch after batch until stopped, or until the ladder holds a number
   of games: rate the batches played, plan the next from the skills (matchmaking), play it

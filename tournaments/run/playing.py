@@ -327,9 +327,12 @@ class SessionRunner:
             self.on_start(game_id)
 
     def _running(self, key: str) -> bool:
-        """Whether the process of pool entry ``key`` runs now (else a game starts one)."""
+        """Whether pool entry ``key`` has a process, not known to be gone (else a game starts
+        one). No system call: a death not yet seen is checked at the next phase."""
         proc = self.session.process(key)
-        return proc is not None and proc.alive()
+        if proc is None or (proc.peer is not None and proc.peer.closed):
+            return False
+        return proc.popen is None or proc.popen.returncode is None
 
     def _changed(self, labels: list[str]) -> str | None:
         """Why the code of a process of ``labels`` about to start is no longer its entrant's
