@@ -133,6 +133,7 @@ class UploadQueue:
         self._waiting: dict[str, deque[_Upload]] = {}  # participant -> their waiting uploads
         self._turns: deque[str] = deque()  # participants, the next to be served first
         self._checking: set[str] = set()  # participants with a check running
+        self._staging: dict[str, int] = {}  # participant -> uploads being unpacked now
         self._closed = False
         self._numbers = itertools.count()
         self._threads = [
@@ -147,16 +148,21 @@ class UploadQueue:
 
     def submit(self, ladder: str, participant: str, archive: bytes) -> UploadStatus:
         """Queue an upload for its check, once what can be checked at once is (raises as
-        ``service.stage_upload`` does, and TooManyUploads)."""
-        self._room_for(participant)
-        with Store.open(self.db_path) as store:
-            staged = service.stage_upload(store, ladder, participant, archive)
+        ``service.stage_upload`` does, and TooManyUploads). An upload being unpacked counts
+        among its participant's: many sent at once are refused before they are unpacked."""
         with self._cond:
-            try:
-                self._room_for(participant)
-            except TooManyUploads:
+            self._room_for(participant)
+            self._staging[participant] = self._staging.get(participant, 0) + 1
+        try:
+            with Store.open(self.db_path) as store:
+                staged = service.stage_upload(store, ladder, participant, archive)
+        finally:
+            with self._cond:
+                self._staging[participant] -= 1
+        with self._cond:
+            if self._closed:
                 staged.close()
-                raise
+                raise TooManyUploads("the upload server is stopping: send it again later")
             upload = _Upload(
                 id=secrets.token_urlsafe(16),
                 ladder=ladder,
@@ -208,14 +214,14 @@ class UploadQueue:
         with self._cond:
             if self._closed:
                 raise TooManyUploads("the upload server is stopping: send it again later")
-            pending = [
-                u
+            pending = self._staging.get(participant, 0) + sum(
+                1
                 for u in self._uploads.values()
                 if u.participant == participant and not u.state.final
-            ]
-            if len(pending) >= self.per_participant:
+            )
+            if pending >= self.per_participant:
                 raise TooManyUploads(
-                    f"{participant} has {len(pending)} uploads waiting or being checked: wait "
+                    f"{participant} has {pending} uploads waiting or being checked: wait "
                     "for their results before sending another"
                 )
 
