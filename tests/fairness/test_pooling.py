@@ -37,9 +37,12 @@ from arena.procs.sandbox import SandboxMode
 from tests.fairness import pooling, with_rogue
 from tests.unchecked import add_unchecked
 from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.ladder import service as ladder_service
+from tournaments.ladder.values import LadderSettings
 from tournaments.plans.schedule import TournamentSpec
 from tournaments.run.playing import RunConfig, auto_games_per_worker
 from tournaments.run.runner import RunSummary, Workers, run
+from tournaments.service import RunOptions
 from tournaments.store.facts import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -247,3 +250,46 @@ def test_kept_workers_play_run_after_run_and_keep_the_phases(
     assert len(seen[0]) == 2 and seen[1] == seen[0], "the second run played on the same workers"
     assert not set(seen[2]) & set(seen[1]), "workers that cannot go on are replaced"
     assert workers.pids == ()
+
+
+@as_root
+@pytest.mark.parametrize(("channel", "jobs"), [("sysv", 1), ("mqueue", 2)])
+def test_a_ladder_batch_gives_the_ipc_rogue_nothing_unsandboxed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, channel: str, jobs: int
+) -> None:
+    """A ladder's batch is a run like any other: the IPC rogue, entered as a folder bot (not
+    uploaded: uploaded code never runs unsandboxed), pools nothing with ``--sandbox off``."""
+    folder = tmp_path / "pooler"
+    folder.mkdir(mode=0o755)
+    for name in ("ipcpool.py", "pooler.py", "_wire.py"):
+        (folder / name).write_bytes((pooling.ROGUE.parent / name).read_bytes())
+        (folder / name).chmod(0o644)
+    (folder / "bot.toml").write_text(
+        f'name = "{pooling.NAME}"\ncommand = "{sys.executable} ipcpool.py"\ngames = ["{GAME}"]\n'
+    )
+    db = tmp_path / "data" / "arena.db"
+    db.parent.mkdir()
+    tag = uuid.uuid4().hex[:12]
+    for name, value in pooling.environment(channel, tag).items():
+        monkeypatch.setenv(name, value)
+    with Store.open(db) as store:
+        ladder_service.create_ladder(
+            store, name="skk", game_name=GAME, table_sizes="3", options={}, move_ms=MOVE_MS,
+            settings=LadderSettings(batch_games=18),
+        )  # fmt: skip
+        for bot in (str(folder), "random", "first"):
+            ladder_service.submit(store, "skk", bot, sandbox=SandboxMode.OFF)
+    try:
+        with Store.open(db) as store:
+            ladder_service.run_ladder(
+                store, "skk", RunOptions(sandbox=SandboxMode.OFF), jobs=jobs, until_games=18
+            )
+    finally:
+        left = pooling.ipc_left(tag)
+    assert left == [], "what the bot made in System V IPC or a POSIX queue died with it"
+    with Store.open(db) as store:
+        (tid,) = [t for (t,) in store.db.execute("SELECT tournament_id FROM ladder_batches")]
+        evidence = pooling.evidence(store, tid, db.parent / "arena-logs")
+        assert evidence.biddings >= 6 * 10, "the rogue bid in every round of its games"
+        assert evidence.z < pooling.BOUND, f"the rogue's processes pooled a deal: {evidence}"
+        audit(store, tid)

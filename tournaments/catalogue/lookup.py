@@ -296,7 +296,7 @@ class Catalogue:
 
     def planned(self, versions: Mapping[str, tuple[str, str]]) -> PlannedCode:
         """The code of a run whose entrants run ``versions`` (entrant -> bot and version), to
-        be checked again before each phase."""
+        be checked again during the run (``PlannedCode``)."""
         bots = {bot for bot, _ in versions.values()}
         return PlannedCode(
             Catalogue(
@@ -318,9 +318,11 @@ class Catalogue:
 @dataclass(frozen=True)
 class PlannedCode:
     """The code each entrant of a run was planned with (``versions``: entrant -> bot and
-    version), checked again before each phase's processes start (``check``, in the run's
-    own process): a command bot's files hashed, a folder bot's copy hashed, a bundled bot's
-    module hashed, each against its version."""
+    version), checked again (``check``) by the run before each phase and by its executors
+    before each process starts (``tournaments.run.runner``, ``tournaments.run.playing``): a
+    command bot's files hashed, a folder bot's copy hashed, a bundled bot's module hashed,
+    each against its version. It travels with the run's configuration to ``--jobs`` workers
+    (a few records: only the run's bots), not to a cluster's."""
 
     catalogue: Catalogue
     versions: Mapping[str, tuple[str, str]]
