@@ -46,12 +46,16 @@ from arena.text import printable
 from arena.web.app import create_app
 from arena.web.endpoints import HEADERS, LINKS
 from arena.web.render import render
-from tournaments.catalogue.compliance import ComplianceReport
-from tournaments.catalogue.registry import BotCheckError
-from tournaments.errors import ArchiveError, NotFound, StoreError, UsageProblem
-from tournaments.ladder import tokens
-from tournaments.ladder.bots import MAX_UPLOAD_BYTES
-from tournaments.ladder.records import LadderError, LadderStore, NotYourBot
+from tournaments.errors import (
+    ArchiveError,
+    LadderError,
+    NotFound,
+    NotYourBot,
+    StoreError,
+    UsageProblem,
+)
+from tournaments.ladder import service
+from tournaments.ladder.service import MAX_UPLOAD_BYTES, BotCheckError, ComplianceReport
 from tournaments.ladder.submissions import (
     BUDGET_S,
     CHECKERS,
@@ -77,7 +81,7 @@ ARCHIVE_FIELD = "archive"
 RELOAD_S = 2
 
 
-class TooLarge(ArenaError):
+class UploadTooLarge(ArenaError):
     """A request body over ``MAX_BODY``."""
 
 
@@ -89,12 +93,12 @@ async def _body(request: Request) -> bytes:
     """The request's body, refused beyond ``MAX_BODY`` bytes (as it arrives)."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise TooLarge(f"the upload is over {MAX_UPLOAD_BYTES >> 20} MiB")
+        raise UploadTooLarge(f"the upload is over {MAX_UPLOAD_BYTES >> 20} MiB")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > MAX_BODY:
-            raise TooLarge(f"the upload is over {MAX_UPLOAD_BYTES >> 20} MiB")
+            raise UploadTooLarge(f"the upload is over {MAX_UPLOAD_BYTES >> 20} MiB")
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -122,7 +126,7 @@ async def _fields(request: Request) -> tuple[str | None, bytes]:
 
 
 def _status(exc: Exception) -> int:
-    if isinstance(exc, TooLarge):
+    if isinstance(exc, UploadTooLarge):
         return 413
     if isinstance(exc, Unauthorized):
         return 401
@@ -151,8 +155,8 @@ def _accept(queue: UploadQueue, ladder: str, token: str | None, archive: bytes) 
     """Check the ladder and the token, then queue the archive for its check (in a worker
     thread: unpacking takes a moment)."""
     with Store.open(queue.db_path) as store:
-        LadderStore(store).ladder(ladder)  # an unknown ladder: 404 before anything else
-        participant = tokens.authenticate(store.keys, token)
+        service.ladder(store, ladder)  # an unknown ladder: 404 before anything else
+        participant = service.participant_of(store, token)
     if participant is None:
         raise Unauthorized("no valid token: ask the organiser for one (`arena ladder invite NAME`)")
     return queue.submit(ladder, participant, archive)

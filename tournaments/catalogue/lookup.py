@@ -25,6 +25,7 @@ sandbox, like the store of copies; a remote bot runs elsewhere and needs no sand
 
 from __future__ import annotations
 
+import ast
 import functools
 import hashlib
 import importlib.util
@@ -72,6 +73,20 @@ def bundled_bots() -> dict[str, tuple[str, ...]]:
         return {str(name): tuple(str(game) for game in listed) for name, listed in games.items()}
     except (OSError, tomllib.TOMLDecodeError, KeyError, AttributeError, TypeError) as exc:
         raise ArenaError(f"the bundled bots' list {path} cannot be read: {exc}") from None
+
+
+def bundled_description(name: str) -> str | None:
+    """A bundled bot's description: the first paragraph of its module's docstring (read as
+    text; the bot is not imported). None for any other name."""
+    folder = bundled_folder()
+    path = folder / f"{name}.py" if folder and name in bundled_bots() else None
+    if path is None or not path.is_file():
+        return None
+    try:
+        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
+    except (OSError, SyntaxError, UnicodeDecodeError):
+        return None
+    return " ".join(doc.split("\n\n")[0].split()) if doc else None
 
 
 def plays(games: Sequence[str], game: str) -> bool:

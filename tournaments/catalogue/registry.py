@@ -43,8 +43,6 @@ from tournaments.store.facts import Store
 from tournaments.store.values import (
     BotInfo,
     BotKind,
-    GameStatus,
-    TournamentStatus,
     bot_name_problem,
 )
 
@@ -335,13 +333,7 @@ def _register(
 def _planned_before(store: Store, info: BotInfo) -> tuple[str, ...]:
     """What to tell the owner of a bot just registered at a new version about the unfinished
     tournaments planned with another version of it."""
-    rows = store.db.execute(
-        "SELECT DISTINCT e.tournament_id, e.bot_version FROM entrants e JOIN tournaments t "
-        "ON t.id = e.tournament_id WHERE e.bot = ? AND e.bot_version != ? AND (t.status != ? "
-        "OR EXISTS (SELECT 1 FROM games g WHERE g.tournament_id = t.id AND g.status = ?)) "
-        "ORDER BY e.tournament_id",
-        (info.name, info.version, TournamentStatus.DONE.value, GameStatus.PENDING.value),
-    ).fetchall()
+    rows = store.unfinished_with_other_version(info.name, info.version)
     if info.digest is not None:
         keeps = "goes on with that version (its copy is kept)"
     else:

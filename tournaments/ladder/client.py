@@ -25,9 +25,8 @@ from urllib.parse import quote, urljoin, urlsplit
 
 from tournaments.catalogue.registry import load_manifest
 from tournaments.catalogue.shipping import pack
-from tournaments.errors import ClusterError
+from tournaments.errors import ClusterError, LadderError
 from tournaments.ladder.bots import MAX_UPLOAD_BYTES
-from tournaments.ladder.records import LadderError
 
 __all__ = ["Sent", "send_folder", "submissions_url"]
 

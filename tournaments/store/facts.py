@@ -439,6 +439,18 @@ class Store:
     def list_tournaments(self) -> list[TournamentInfo]:
         return [self._info(row) for row in self.db.query("SELECT * FROM tournaments ORDER BY id")]
 
+    @guarded("reading tournaments of a bot")
+    def unfinished_with_other_version(self, bot: str, version: str) -> list[tuple[int, str]]:
+        """The unfinished tournaments (a game still to play) planned with another version of
+        ``bot`` than ``version``: (tournament id, that version), by id."""
+        return self.db.execute(
+            "SELECT DISTINCT e.tournament_id, e.bot_version FROM entrants e JOIN tournaments t "
+            "ON t.id = e.tournament_id WHERE e.bot = ? AND e.bot_version != ? AND (t.status != ? "
+            "OR EXISTS (SELECT 1 FROM games g WHERE g.tournament_id = t.id AND g.status = ?)) "
+            "ORDER BY e.tournament_id",
+            (bot, version, TournamentStatus.DONE.value, GameStatus.PENDING.value),
+        ).fetchall()
+
     @guarded("reading a tournament's key")
     def tournament_key(self, tid: int) -> bytes:
         """The secret key of tournament ``tid``, from the key file. Raises MissingKey.

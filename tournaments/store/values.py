@@ -10,7 +10,7 @@ import enum
 import json
 import re
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.referee.record import ActionRecord, Fault, GameRecord
 from tournaments.plans.schedule import PlannedGame, TournamentSpec
@@ -382,3 +382,26 @@ class TournamentRatings:
     elo: EloRatings
     batch: BatchRatings
     crosstable: Crosstable
+
+
+@dataclass(frozen=True)
+class FaultCount:
+    """How many faults of one kind an entrant of a tournament made (``Results.faults``)."""
+
+    tournament_id: int
+    entrant: str
+    kind: str
+    count: int
+
+
+class PlayedSeat(NamedTuple):
+    """One seat of a finished game, as a match counts it (``Results.played_seats``): the
+    game's plan index and id, the entrant at the seat, its place, its faults and whether it
+    forfeited."""
+
+    plan_index: int
+    game_id: int
+    entrant: str
+    place: int
+    faults: int
+    forfeited: int
