@@ -330,7 +330,7 @@ class SessionRunner:
     def _running(self, key: str) -> bool:
         """Whether pool entry ``key`` has a process, not known to be gone (else a game starts
         one). No system call: a death not yet seen is checked at the next phase."""
-        proc = self.session.process(key)
+        proc = self.session.pool.procs.get(key)
         if proc is None or (proc.peer is not None and proc.peer.closed):
             return False
         return proc.popen is None or proc.popen.returncode is None
