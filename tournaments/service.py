@@ -39,7 +39,7 @@ from arena.procs.limits import Limits
 from arena.procs.logs import logs_folder
 from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
-from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.catalogue.bot_sandbox import sandbox_for, sandbox_mode
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, needs_sandbox, plays
 from tournaments.catalogue.shipping import shipped_bots
 from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
@@ -170,7 +170,9 @@ def bot_processes(
     specs = list(specs)
     log_dir = logs_folder(db_path)
     log_dir.mkdir(parents=True, exist_ok=True)
-    box = sandbox_for(options.sandbox_mode(), db_path, folders, local=needs_sandbox(specs))
+    box = sandbox_for(
+        options.sandbox_mode(), db_path, folders, local=needs_sandbox(specs), specs=specs
+    )
     remote = None
     wanted = [spec.name for spec in specs if spec.remote]
     if options.listen is not None:
@@ -380,6 +382,7 @@ def prepare_run(
         )
     catalogue = Catalogue.of(store)
     specs, warnings = entrant_specs(catalogue, info)
+    code = catalogue.planned({e.name: (e.bot, e.version) for e in info.entrants})
     options = options or RunOptions()
     limits = options.limits(move_ms=info.spec.move_ms)
     at_once = games_per_worker or auto_games_per_worker(limits.move_ms)
@@ -389,6 +392,7 @@ def prepare_run(
         bots=specs,
         limits=limits,
         at_once=at_once,
+        code=code,
     )
     if cluster is None:
         processes = bot_processes(Path(store.path), options, specs.values(), catalogue.folders())
@@ -402,7 +406,7 @@ def prepare_run(
         config = replace(config, at_once=jobs)
     where = ClusterConfig(
         address=cluster,
-        sandbox=options.sandbox_mode(cluster=True),
+        sandbox=sandbox_mode(options.sandbox_mode(cluster=True), specs.values()),
         bots=shipped_bots(catalogue, info),
         tournament=key_id(key),
         unsandboxed_accepted=unsandboxed_accepted,
@@ -587,7 +591,11 @@ def run_match(
     Interrupted on Ctrl-C (the finished games are kept)."""
     try:
         return play_match_sprt(
-            store, match, prepared.config, jobs=prepared.jobs, on_status=on_status
+            store,
+            match,
+            prepared.config,
+            jobs=prepared.jobs,
+            on_status=on_status,
         )
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: go on with `arena match --resume {match.tid}`") from None
