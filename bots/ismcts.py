@@ -430,25 +430,19 @@ class Ismcts(Bot):
         game = get_game(info["game"])
         act = heuristic(game.name)
         ranking = RANKINGS.get(game.name)
+        table = {
+            "game": game,
+            "seat": int(info["seat"]),
+            "players": int(info["players"]),
+            "options": game.parse_options(info.get("options") or {}),
+            "rng": rng,
+            "settings": self.settings,
+        }
         if ranking is not None and act is not None:
-            self.search = RoundSearch(
-                game=game,
-                seat=int(info["seat"]),
-                players=int(info["players"]),
-                options=game.parse_options(info.get("options") or {}),
-                rng=rng,
-                settings=self.settings,
-                policy=act,
-                ranking=ranking,
-            )
+            self.search = RoundSearch(**table, policy=act, ranking=ranking)
             return
         self.search = Search(
-            game=game,
-            seat=int(info["seat"]),
-            players=int(info["players"]),
-            options=game.parse_options(info.get("options") or {}),
-            rng=rng,
-            settings=self.settings,
+            **table,
             prior=act,
             policy=playout_policy(act, rng),
             horizon=HORIZONS.get(game.name),
