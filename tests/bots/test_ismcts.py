@@ -184,6 +184,37 @@ def test_skyjo_determinizations_show_the_bot_exactly_its_view() -> None:
         assert len(own_hidden) > 1 or not any(own_hidden)
 
 
+def test_skyjo_determinizations_keep_face_down_cards_out_of_a_reshuffled_pile() -> None:
+    """After a reshuffle the draw pile is the old discard pile, which everyone saw: a face-down
+    card (the bot's own too) is none of its cards. So every determinization holds face down
+    exactly the cards the truth does, only elsewhere, and the pile the rest."""
+    state = get_game("skyjo").new(8, 21)
+    random.seed(21)
+    while not (state.full()["pile_public"] and state.to_act() == (state.current,)):
+        state.apply({s: skyjo_greedy.act(state.view(s), state.legal(s)) for s in state.to_act()})
+    seat = state.current
+    truth = state.full()
+
+    def face_down(full: dict[str, Any]) -> list[int]:
+        return sorted(
+            card
+            for grid, cells in zip(full["cards"], full["cells"])
+            for card, cell in zip(grid, cells)
+            if cell == Cell.DOWN
+        )
+
+    for player in (seat, (seat + 1) % 8):
+        search = started("skyjo", player, 8, 3, 40).search
+        assert isinstance(search, bot.RoundSearch)
+        base = search.rebuild(state.view(player))
+        spread = set()
+        for _ in range(5):
+            drawn = search.determinized(base).full()
+            assert face_down(drawn) == face_down(truth)
+            spread.add(tuple(drawn["cards"][player]))
+        assert len(spread) > 1
+
+
 def test_skyjo_determinizations_depend_on_the_view_alone() -> None:
     """Two true states that show the bot the same view (the second redraws every card the bot
     cannot see) give the same determinizations, draw for draw; and the other seats' face-down
