@@ -17,6 +17,7 @@ from arena.cli.common import (
     game_option,
     games_per_worker_option,
     jobs_option,
+    json_option,
     move_time_option,
     parse_options,
 )
@@ -25,11 +26,18 @@ from arena.cli.storage import db_option
 from arena.cli.tournament import warn
 from arena.text import printable
 from tournaments import service
-from tournaments.matches import FaultLimit, MatchInfo, MatchProgress, MatchStatus, match_info
 from tournaments.reports import format_table
-from tournaments.service import RunOptions
-from tournaments.sprt import Decision, SprtConfig, SprtError
-from tournaments.store import Store
+from tournaments.service import (
+    Decision,
+    FaultLimit,
+    MatchInfo,
+    MatchProgress,
+    MatchStatus,
+    RunOptions,
+    SprtConfig,
+    SprtError,
+)
+from tournaments.store.facts import Store
 
 EXIT = {Decision.H1: 0, Decision.H0: 1, Decision.CONTINUE: 2, Decision.FAULTS: 3}
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
@@ -127,7 +135,7 @@ class LiveLine:
     help="Go on with match ID (after an interruption); no NEW BASE then.",
 )
 @click.option("--quiet", "-q", is_flag=True, help="No live SPRT line.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @run_options
 @db_option
 def match(
@@ -167,7 +175,7 @@ def match(
     if resume_id is not None:
         if names:
             raise click.UsageError("--resume ID goes on with a match: give no NEW BASE")
-        current = match_info(store, resume_id)
+        current = service.match_info(store, resume_id)
     else:
         if len(names) != 2:
             raise click.UsageError(
@@ -188,7 +196,7 @@ def match(
             move_ms=move_ms,
             config=config,
             faults=FaultLimit(rate=fault_rate),
-            sandbox=run_options.sandbox,
+            sandbox=run_options.sandbox_mode(),
         )
         for note in planned.notes:
             click.echo(note, err=True)

@@ -90,15 +90,12 @@ _warned = False
 _warned_filter = False
 
 
-class SandboxMode(str, enum.Enum):
+class SandboxMode(enum.StrEnum):
     """``auto``: bubblewrap if it works; ``required``: refuse without it; ``off``: never."""
 
     AUTO = "auto"
     REQUIRED = "required"
     OFF = "off"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, kw_only=True)

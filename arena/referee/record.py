@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from arena.games.base import places_from_keys
 
 
-class FaultKind(str, enum.Enum):
+class FaultKind(enum.StrEnum):
     """Why a bot's turn did not produce a legal action in time."""
 
     TIMEOUT = "timeout"  # no answer before the deadline
@@ -30,7 +30,7 @@ class FaultKind(str, enum.Enum):
         return self.value
 
 
-class Chooser(str, enum.Enum):
+class Chooser(enum.StrEnum):
     """Who chose an action: the seat's bot, or the referee's default policy."""
 
     BOT = "bot"
@@ -156,7 +156,7 @@ def final_places(game_places: tuple[int, ...], forfeits: tuple[int, ...]) -> tup
 class Played:
     """A game the referee's driver finished: its record, or the text of the arena error (an
     arena bug, not a seat's fault) that stopped it; a tournament's runner adds the token of the
-    process at each seat (``tournaments.playing.ProcessRecord``). Plain values: it crosses
+    process at each seat (``tournaments.run.playing.ProcessRecord``). Plain values: it crosses
     process queues and the Dask cluster as it is."""
 
     game_id: int

@@ -35,13 +35,17 @@ from arena.text import printable
 from arena.web.app import create_app
 from arena.web.endpoints import HEADERS, LINKS
 from arena.web.render import render
-from tournaments.compliance import ComplianceReport
-from tournaments.errors import ArchiveError, NotFound, StoreError, UsageProblem
-from tournaments.ladder import service, tokens
-from tournaments.ladder.bots import MAX_UPLOAD_BYTES
-from tournaments.ladder.records import LadderError, LadderStore, NotYourBot
-from tournaments.registry import BotCheckError
-from tournaments.store import Store
+from tournaments.errors import (
+    ArchiveError,
+    LadderError,
+    NotFound,
+    NotYourBot,
+    StoreError,
+    UsageProblem,
+)
+from tournaments.ladder import service
+from tournaments.ladder.service import MAX_UPLOAD_BYTES, BotCheckError, ComplianceReport
+from tournaments.store.facts import Store
 
 __all__ = ["MAX_BODY", "create_upload_app"]
 
@@ -54,7 +58,7 @@ TOKEN_FIELD = "token"
 ARCHIVE_FIELD = "archive"
 
 
-class TooLarge(ArenaError):
+class UploadTooLarge(ArenaError):
     """A request body over ``MAX_BODY``."""
 
 
@@ -66,12 +70,12 @@ async def _body(request: Request) -> bytes:
     """The request's body, refused beyond ``MAX_BODY`` bytes (as it arrives)."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise TooLarge(f"the upload is over {MAX_UPLOAD_BYTES >> 20} MiB")
+        raise UploadTooLarge(f"the upload is over {MAX_UPLOAD_BYTES >> 20} MiB")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > MAX_BODY:
-            raise TooLarge(f"the upload is over {MAX_UPLOAD_BYTES >> 20} MiB")
+            raise UploadTooLarge(f"the upload is over {MAX_UPLOAD_BYTES >> 20} MiB")
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -99,7 +103,7 @@ async def _fields(request: Request) -> tuple[str | None, bytes]:
 
 
 def _status(exc: Exception) -> int:
-    if isinstance(exc, TooLarge):
+    if isinstance(exc, UploadTooLarge):
         return 413
     if isinstance(exc, Unauthorized):
         return 401
@@ -119,8 +123,8 @@ def _status(exc: Exception) -> int:
 def _submit(db_path: Path, ladder: str, token: str | None, archive: bytes) -> dict[str, Any]:
     """Authenticate, then enter the archive (in a worker thread: the check runs bots)."""
     with Store.open(db_path) as store:
-        LadderStore(store).ladder(ladder)  # an unknown ladder: 404 before anything else
-        participant = tokens.authenticate(store.keys, token)
+        service.ladder(store, ladder)  # an unknown ladder: 404 before anything else
+        participant = service.participant_of(store, token)
         if participant is None:
             raise Unauthorized(
                 "no valid token: ask the organiser for one (`arena ladder invite NAME`)"

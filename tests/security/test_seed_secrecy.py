@@ -22,7 +22,7 @@ from arena.keys.keyfile import KeyFile, key_file_path, user_key_path
 from arena.keys.seeds import bot_seed, new_key
 from arena.procs.logs import bot_logs, log_texts, logs_folder
 from tests.security.conftest import needs_bwrap
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 SPY = Path(__file__).resolve().parents[1] / "rogues" / "spy.py"
 
@@ -94,6 +94,7 @@ def test_a_tournament_bot_sees_no_deal_seed_and_no_key(arena_here: Path) -> None
     text, messages, reads = spied(logs_folder(db), "spy")
     starts = [m for m in messages if m["type"] == "start"]
     assert len(starts) == 3 and any(m["type"] == "turn" for m in messages)
+    assert "spy-batch:" in text, "the spy takes batches: what it was sent came in batches too"
     for deal in deals.values():
         assert str(deal) not in text, "a deal seed reached the bot"
     assert key.hex() not in text and key_file_path(db).read_text() not in text

@@ -13,8 +13,8 @@ import pytest
 
 from arena.errors import BotStartError
 from tests.unchecked import add_folder_unchecked
-from tournaments.botcopies import BotCopies
-from tournaments.catalogue import (
+from tournaments.catalogue.botcopies import BotCopies
+from tournaments.catalogue.lookup import (
     Catalogue,
     bundled_bots,
     bundled_folder,
@@ -24,9 +24,9 @@ from tournaments.catalogue import (
     needs_sandbox,
     plays,
 )
+from tournaments.catalogue.remote import add_remote_bot
 from tournaments.errors import NotFound
-from tournaments.remote import add_remote_bot
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 ROGUES = Path(__file__).resolve().parents[1] / "rogues"
 REPO = Path(__file__).resolve().parents[2]
@@ -70,7 +70,7 @@ def test_the_arena_never_imports_a_bot(tmp_path: Path) -> None:
         "import sys\n"
         "from click.testing import CliRunner\n"
         "from arena.cli import main\n"
-        "from arena.cli.demo import demo_entrants\n"
+        "from tournaments.service import demo_entrants\n"
         "result = CliRunner().invoke(main, ['bot', 'list', '--db', sys.argv[1]])\n"
         "assert result.exit_code == 0, result.output\n"
         "assert 'skull_odds' in result.output\n"

@@ -1,12 +1,12 @@
-"""Phases (``tournaments.phases``): batches of deals, each played rotation by rotation; every
+"""Phases (``tournaments.run.phases``): batches of deals, each played rotation by rotation; every
 game once, no deal twice in a phase, and a resumed run regroups what is left the same way."""
 
 from __future__ import annotations
 
 from collections import Counter
 
-from tournaments.phases import FIRST_DEALS, MIN_DEALS, batch_starts, deals_per_batch, phases
-from tournaments.schedule import TournamentSpec, plan, tables_per_repetition
+from tournaments.plans.schedule import TournamentSpec, plan, tables_per_repetition
+from tournaments.run.phases import FIRST_DEALS, MIN_DEALS, batch_starts, deals_per_batch, phases
 
 KEY = bytes(range(32))
 SPEC = TournamentSpec(game="skull", bots=("a", "b", "c", "d", "e"), table_size=3, repetitions=4)

@@ -3,8 +3,9 @@
 from __future__ import annotations
 
 from arena.text import printable
-from tournaments.ladder.values import Board, LadderInfo
+from tournaments.ladder.values import Board
 from tournaments.reports import format_table
+from tournaments.store.ladder_values import LadderInfo
 
 __all__ = ["board_text", "ladders_text"]
 

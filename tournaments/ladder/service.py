@@ -7,13 +7,18 @@
 - ``invite`` / ``revoke``: a participant's upload token (hashed in the key file);
 - ``run_ladder``: play batch after batch until stopped, or until the ladder holds a number
   of games: rate the batches played, plan the next from the skills (matchmaking), play it
-  through the tournament runner (``tournaments.service.prepare_run`` and
-  ``tournaments.runner.run``: every fair-play rule of tournaments holds; the ``--jobs``
-  workers are started once for every batch), rate it;
-- ``leaderboard``, ``rebuild``: read the leaderboard; recompute the skill cache.
+  through the tournament runner (``tournaments.service.prepare_run`` and ``run_tournament``:
+  every fair-play rule of tournaments holds; the ``--jobs`` workers are started once for every
+  batch), rate it;
+- ``ladders``, ``leaderboard``, ``ladder_page``, ``skill_series``: read the ladders, a
+  leaderboard (with its recent games: the web's page), its versions' skills over time;
+  ``rebuild_skills``: recompute the skill cache;
+- ``ladder``, ``participant_of``: what the upload server checks before it takes an upload.
 
 Faces parse, call one of these and print. Errors are typed (``LadderError``,
-``BotCheckError`` with the check's report, ``ArchiveError``, ``UsageProblem``...).
+``BotCheckError`` with the check's report, ``ArchiveError``, ``UsageProblem``...). Like
+``tournaments.service``, this module names the values its use cases take and return for the
+faces (``EloCache``, ``MAX_UPLOAD_BYTES``, ``ComplianceReport``...).
 """
 
 from __future__ import annotations
@@ -29,17 +34,27 @@ from typing import Any
 from arena.games import get_game
 from arena.keys.seeds import new_key, random_seed
 from arena.procs.sandbox import SandboxMode
-from tournaments.catalogue import Catalogue, bundled_bots, bundled_version, plays
-from tournaments.compliance import ComplianceReport
-from tournaments.errors import ClusterError, ClusterLost, Interrupted, NotFound, UsageProblem
+from tournaments.catalogue.compliance import ComplianceReport
+from tournaments.catalogue.lookup import Catalogue, bundled_bots, bundled_version, plays
+from tournaments.catalogue.registry import BotCheckError, add_folder_bot, load_manifest
+from tournaments.errors import (
+    LadderError,
+    NotFound,
+    NotYourBot,
+    UsageProblem,
+)
 from tournaments.ladder import tokens
-from tournaments.ladder.board import read_board
-from tournaments.ladder.bots import stage_archive, uploads_root
+from tournaments.ladder.board import EloCache, read_board, skill_history
+from tournaments.ladder.bots import MAX_UPLOAD_BYTES, stage_archive, uploads_root
 from tournaments.ladder.matchmaking import Candidate, MatchParams, plan_batch
 from tournaments.ladder.rating import Folded, current, fold_ready, rebuild
-from tournaments.ladder.records import LadderError, LadderStore, NotYourBot
-from tournaments.ladder.values import (
-    Board,
+from tournaments.ladder.values import Board
+from tournaments.plans.schedule import TournamentKind, TournamentSpec, seatings, table_games
+from tournaments.run.runner import RunSummary, Workers
+from tournaments.run.sink import Progress
+from tournaments.service import GoOn, RunOptions, games_of, prepare_run, run_tournament
+from tournaments.store.facts import Store
+from tournaments.store.ladder_values import (
     Entry,
     EntryStatus,
     LadderInfo,
@@ -47,27 +62,36 @@ from tournaments.ladder.values import (
     ladder_name_problem,
     participant_problem,
 )
-from tournaments.registry import BotCheckError, add_folder_bot, load_manifest
-from tournaments.runner import RunSummary, Workers, run
-from tournaments.schedule import TournamentKind, TournamentSpec, seatings, table_games
-from tournaments.service import RunOptions, games_of, prepare_run
-from tournaments.sink import Progress
-from tournaments.store import Store
+from tournaments.store.ladders import LadderStore
 
 __all__ = [
-    "BatchDone",
-    "LadderRun",
-    "Submission",
+    # the use cases
     "create_ladder",
     "invite",
+    "ladder",
+    "ladder_page",
+    "ladders",
     "leaderboard",
     "parse_sizes",
+    "participant_of",
     "rebuild_skills",
     "revoke",
     "run_ladder",
+    "skill_series",
     "submit",
     "upload",
+    # their values
+    "MAX_UPLOAD_BYTES",
+    "BatchDone",
+    "BotCheckError",
+    "ComplianceReport",
+    "EloCache",
+    "LadderRun",
+    "Submission",
 ]
+
+#: Recent games a ladder's page lists.
+RECENT = 20
 
 log = logging.getLogger(__name__)
 
@@ -92,16 +116,19 @@ def create_ladder(
     *,
     name: str,
     game_name: str,
-    table_sizes: str,
+    table_sizes: str | None,
     options: Mapping[str, Any],
     move_ms: int,
     settings: LadderSettings | None = None,
 ) -> LadderInfo:
-    """A new ladder; nothing is written on an error."""
+    """A new ladder, at tables of ``table_sizes`` (``N`` or ``MIN-MAX``; None: the game's
+    smallest table of 3 or more); nothing is written on an error."""
     problem = ladder_name_problem(name)
     if problem is not None:
         raise UsageProblem(problem)
     game = get_game(game_name)
+    if table_sizes is None:
+        table_sizes = str(min(max(3, game.min_players), game.max_players))
     low, high = parse_sizes(table_sizes)
     if low < max(2, game.min_players) or high > game.max_players:
         raise UsageProblem(
@@ -267,6 +294,16 @@ def upload(store: Store, ladder_name: str, participant: str, archive: bytes) -> 
             staged.close()
 
 
+def ladder(store: Store, ladder_name: str) -> LadderInfo:
+    """Ladder ``ladder_name``. Raises NotFound."""
+    return LadderStore(store).ladder(ladder_name)
+
+
+def participant_of(store: Store, token: str | None) -> str | None:
+    """The participant holding upload ``token`` (None: no token, or not a valid one)."""
+    return tokens.authenticate(store.keys, token)
+
+
 def invite(store: Store, participant: str) -> str:
     """A new upload token for ``participant`` (shown once; only its hash is kept)."""
     return tokens.invite(store.keys, participant)
@@ -279,9 +316,53 @@ def revoke(store: Store, participant: str) -> bool:
 # -- reading -------------------------------------------------------------------------------------
 
 
-def leaderboard(store: Store, ladder_name: str, *, elo: bool = True) -> Board:
+def ladders(store: Store) -> list[LadderInfo]:
+    """Every ladder, by name."""
+    return LadderStore(store).ladders()
+
+
+def leaderboard(
+    store: Store, ladder_name: str, *, elo: bool = True, cache: EloCache | None = None
+) -> Board:
+    """The ladder's leaderboard now (with its batch Elo unless ``elo`` is false; with
+    ``cache``, perhaps the fit of a few seconds before: ``tournaments.ladder.board``)."""
     lstore = LadderStore(store)
-    return read_board(lstore, lstore.ladder(ladder_name), elo=elo)
+    return read_board(lstore, lstore.ladder(ladder_name), elo=elo, cache=cache)
+
+
+def ladder_page(
+    store: Store, ladder_name: str, *, cache: EloCache | None = None, recent: int = RECENT
+) -> dict[str, Any]:
+    """A ladder's page (the web's ``/ladders/NAME`` and its JSON twin): its leaderboard, each
+    line with its entry's id and the bot it runs as, and its ``recent`` last games (each
+    seat's version and place)."""
+    lstore = LadderStore(store)
+    info = lstore.ladder(ladder_name)
+    board = read_board(lstore, info, cache=cache)
+    labels = {line.entry.id: line.entry.label for line in board.lines}
+    data = board.to_dict()
+    data["recent"] = [
+        {
+            "id": game["id"],
+            "finished_at": game["finished_at"],
+            "seats": [
+                {"label": labels.get(entry, "?"), "place": place}
+                for entry, place in zip(game["entries"], game["places"])
+            ],
+        }
+        for game in lstore.recent_games(info.id, recent)
+    ]
+    for line, out in zip(board.lines, data["lines"]):
+        out["entry"] = line.entry.id
+        out["runs_as"] = line.entry.runs_as
+    return data
+
+
+def skill_series(store: Store, ladder_name: str) -> dict[int, list[tuple[int, float]]]:
+    """Each version's conservative skill after its rated games, by entry id
+    (``tournaments.ladder.board.skill_history``)."""
+    lstore = LadderStore(store)
+    return skill_history(lstore, lstore.ladder(ladder_name))
 
 
 def rebuild_skills(store: Store, ladder_name: str) -> int:
@@ -434,26 +515,17 @@ def _play_batch(
     config = prepared.config
     if config.sandbox is not None:
         config = replace(config, sandbox=config.sandbox.hiding([str(uploads_root(store.path))]))
-    try:
-        summary = run(
-            store,
-            tid,
-            config,
-            jobs=prepared.jobs,
-            progress=progress,
-            cluster=prepared.cluster,
-            workers=workers,
-        )
-    except KeyboardInterrupt:
-        raise Interrupted(
-            f"interrupted: the ladder keeps every finished game; run "
-            f"`arena ladder run {ladder.name}` again to go on"
-        ) from None
-    except ClusterLost as exc:
-        raise ClusterError(
-            f"{exc}; the ladder keeps every finished game: run `arena ladder run "
-            f"{ladder.name} --cluster ADDRESS` again to go on"
-        ) from None
+    summary = run_tournament(
+        store,
+        replace(prepared, config=config),
+        progress,
+        workers=workers,
+        go_on=GoOn(
+            command=f"arena ladder run {ladder.name}",
+            kept="the ladder keeps every finished game",
+            then="go on",
+        ),
+    )
     if summary.failed:
         raise LadderError(
             f"{len(summary.failed)} game(s) of batch {tid} could not be played "
@@ -482,7 +554,7 @@ def run_ladder(
     finished games (None: never; with too few versions to meet it waits ``wait_s`` between
     looks for new entries). On a ``cluster``, a sandbox other than ``required`` needs
     ``unsandboxed_accepted`` (as for tournaments). The ``jobs`` worker processes are started
-    once and play every batch (``tournaments.runner.Workers``). Raises Interrupted on Ctrl-C
+    once and play every batch (``tournaments.run.runner.Workers``). Raises Interrupted on Ctrl-C
     (what finished is kept)."""
     lstore = LadderStore(store)
     ladder = lstore.ladder(ladder_name)

@@ -13,12 +13,12 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from arena.keys.keyfile import KeyFile
-from tournaments.ladder.records import LadderError
-from tournaments.ladder.values import participant_problem
+from tournaments.errors import LadderError
+from tournaments.store.ladder_values import participant_problem
 
 __all__ = ["authenticate", "invite", "participants", "revoke", "token_hash"]
 
@@ -38,7 +38,7 @@ def invite(keys: KeyFile, participant: str) -> str:
     if problem is not None:
         raise LadderError(problem)
     token = secrets.token_urlsafe(32)
-    issued = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    issued = datetime.now(UTC).isoformat(timespec="seconds")
 
     def add(data: dict[str, Any]) -> None:
         tokens = data.setdefault(SECTION, {})

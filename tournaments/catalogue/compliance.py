@@ -1,0 +1,572 @@
+"""The compliance suite of ``arena bot check`` and ``arena bot add``: does a bot speak the
+protocol?
+
+It plays one process of the bot through the real hub and the referee's driver
+(``arena.referee.driver``), as fastchess's ``--compliance`` drives a chess engine, and reports
+a line per check in the protocol page's words:
+
+1. **hello**: it starts, connects and says hello with its token and protocol 1 (``BotPool``);
+   a refused hello is reported with the arena's answer (``bad-token``, ``bad-hello``...);
+2. **ids**: in a first game, with a ``game_id`` and a 63-bit seed it cannot have guessed, and
+   in every later one, it answers each turn with that turn's ``game_id`` and ``request``;
+3. **legal**, **messages**, **deadline**, **games in a row**: it plays every table size each
+   game allows (or ``table_sizes``) in every seat, at least once, in the same process, the
+   other seats played by the referee at random in this process, with only offered actions,
+   well-formed maps and answers within the deadline (its latency percentiles are reported);
+4. **several games at once**: a bot whose hello says ``max_games`` > 1 plays a few games at
+   once in its process, their turns waiting together (``tournaments.catalogue.interleaved``);
+   one whose hello says ``batch: true`` gets them in batches, and must answer each turn of a
+   batch legally and for its own game (each entry is judged on its own);
+5. **bye**: it exits when told ``bye``.
+
+Every game is judged by the faults the driver records, one cause one check: the first fault
+of a step is its cause (a turn answered with the wrong ``game_id`` then timed out is an ids
+failure, not a deadline one), and each kind of fault fails exactly one check. A stale reply
+is dropped by the driver, as the protocol says, never failed. A check that cannot run because
+an earlier one failed is reported as skipped. Every wait is bounded (start-up, each move's
+deadline, three faults per game, the first game with a fault ends the games, a few seconds
+after bye), so a program that is no bot at all (``cat``, ``sleep 100``, ``yes``) fails in
+bounded time.
+"""
+
+from __future__ import annotations
+
+import logging
+import math
+import random
+import time
+from collections.abc import Callable, Iterable, Sequence
+from dataclasses import dataclass, field, replace
+from pathlib import Path
+from typing import Any
+
+from arena.errors import BotStartError
+from arena.games import get_game
+from arena.games.base import Game
+from arena.keys.seeds import bot_seeds, new_key, random_seed
+from arena.procs.botproc import BotProcess, BotSpec
+from arena.procs.limits import Limits
+from arena.procs.logs import log_path as log_file
+from arena.procs.logs import output_tail
+from arena.procs.sandbox import Sandbox
+from arena.referee import driver
+from arena.referee.game import GameSetup
+from arena.referee.record import Chooser, Fault, FaultKind, GameRecord
+from arena.referee.replay import state_at
+from arena.referee.seats import InProcessSeat, ProcessSeat, Seat
+from arena.referee.session import Session
+from protocol import messages
+from tournaments.catalogue.interleaved import interleave
+from tournaments.errors import UsageProblem
+
+log = logging.getLogger(__name__)
+
+__all__ = ["Check", "ComplianceReport", "Coverage", "run_checks", "seatings"]
+
+#: Seconds a bot has to exit after ``bye``.
+BYE_S = 3.0
+#: The arena's id of the first game (its log lines are tagged with it; the bot is sent a fresh
+#: random id, as every game id a bot receives: ``arena.referee.seats.opaque_id``).
+PROBE_GAME_ID = 7_340_033
+#: The bot's seed in that game: near 2**63, so a decoder without 64-bit integers shows it.
+PROBE_SEED = (1 << 63) - 12_345
+#: Lines of the bot's output shown with a failed check.
+OUTPUT_LINES = 12
+#: Offered actions listed with an illegal answer.
+OFFERED_SHOWN = 12
+
+TITLES = {
+    "hello": "starts and says hello (token, protocol 1)",
+    "ids": "answers each turn with its game_id and request",
+    "legal": "plays only the actions it is offered",
+    "messages": "sends well-formed messages",
+    "deadline": "answers within the deadline",
+    "games": "plays game after game in one process",
+    "concurrent": "serves the games it says it serves at once (max_games)",
+    "batch": "answers a batch's turns, each for its own game (batch)",
+    "bye": "exits on bye",
+}
+#: The check each kind of fault fails (a crash: playing game after game).
+FAILS = {
+    FaultKind.WRONG_ID: "ids",
+    FaultKind.ILLEGAL: "legal",
+    FaultKind.MALFORMED: "messages",
+    FaultKind.PROTOCOL: "messages",
+    FaultKind.TIMEOUT: "deadline",
+    FaultKind.CRASH: "games",
+}
+
+
+@dataclass(frozen=True, kw_only=True)
+class Check:
+    """One check's result: ``ok`` is True (passed), False (failed) or None (skipped)."""
+
+    key: str
+    title: str
+    ok: bool | None
+    detail: str
+
+    def line(self) -> str:
+        mark = {True: "pass", False: "FAIL", None: "skip"}[self.ok]
+        return f"[{mark}] {self.title}: {self.detail}"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "check": self.key,
+            "title": self.title,
+            "result": {True: "pass", False: "fail", None: "skipped"}[self.ok],
+            "detail": self.detail,
+        }
+
+
+@dataclass(frozen=True, kw_only=True)
+class Coverage:
+    """What the bot played of one game: the seats it held at each table size."""
+
+    game: str
+    sizes: tuple[int, ...]  # the table sizes the check was to cover
+    played: tuple[tuple[int, int], ...]  # (players, seat) of each game it played
+
+    def seats_at(self, players: int) -> list[int]:
+        return sorted({seat for size, seat in self.played if size == players})
+
+    @property
+    def complete(self) -> bool:
+        return all(len(self.seats_at(size)) == size for size in self.sizes)
+
+    def text(self) -> str:
+        """``skull: 3-6 players, every seat (18 games)``, or what was covered of it:
+        ``skull: 3-5 players, every seat; 6 players, seat 0 (13 games); not played: ...``."""
+        full = [size for size in self.sizes if len(self.seats_at(size)) == size]
+        parts = [f"{_ranges(full)} players, every seat"] if full else []
+        for size in self.sizes:
+            seats = self.seats_at(size)
+            if seats and size not in full:
+                parts.append(
+                    f"{size} players, seat{'s' if len(seats) > 1 else ''} {_listed(seats)}"
+                )
+        count = len(self.played)
+        text = f"{self.game}: {'; '.join(parts) or 'nothing'} ({count} game{'s' * (count != 1)})"
+        missing = [size for size in self.sizes if not self.seats_at(size)]
+        if missing:
+            text += f"; not played: {_ranges(missing)} players"
+        return text
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "game": self.game,
+            "table_sizes": list(self.sizes),
+            "seats": {str(size): self.seats_at(size) for size in self.sizes},
+            "games": len(self.played),
+            "complete": self.complete,
+        }
+
+
+def _listed(values: Sequence[int]) -> str:
+    return ", ".join(str(v) for v in values)
+
+
+def _ranges(values: Sequence[int]) -> str:
+    """``3, 5-8``: sorted values, runs shown as ranges."""
+    runs: list[list[int]] = []
+    for value in values:
+        if runs and value == runs[-1][-1] + 1:
+            runs[-1].append(value)
+        else:
+            runs.append([value])
+    return ", ".join(str(r[0]) if len(r) == 1 else f"{r[0]}-{r[-1]}" for r in runs)
+
+
+@dataclass(frozen=True, kw_only=True)
+class ComplianceReport:
+    """Every check of one bot, what it covered, its latency percentiles (ms) and, when a check
+    failed, the last lines of its output (escaped)."""
+
+    bot: str
+    games: tuple[str, ...]
+    checks: tuple[Check, ...]
+    coverage: tuple[Coverage, ...] = ()
+    latency_ms: dict[str, float] = field(default_factory=dict)
+    games_played: int = 0
+    output: tuple[str, ...] = ()
+
+    @property
+    def passed(self) -> bool:
+        return all(check.ok for check in self.checks)
+
+    def failures(self) -> list[Check]:
+        return [check for check in self.checks if check.ok is False]
+
+    def lines(self) -> list[str]:
+        out = [f"checking {self.bot} ({', '.join(self.games)})"]
+        out += [check.line() for check in self.checks]
+        if self.coverage:
+            out.append("covered: " + "; ".join(c.text() for c in self.coverage))
+        if self.output and not self.passed:
+            out.append("its last output:")
+            out += [f"  {line}" for line in self.output]
+        out.append(
+            "all checks passed" if self.passed else f"{len(self.failures())} check(s) failed"
+        )
+        return out
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "bot": self.bot,
+            "games": list(self.games),
+            "passed": self.passed,
+            "games_played": self.games_played,
+            "coverage": [c.to_dict() for c in self.coverage],
+            "latency_ms": dict(self.latency_ms),
+            "checks": [check.to_dict() for check in self.checks],
+            "output": list(self.output),
+        }
+
+
+def percentiles(values_ms: Sequence[float]) -> dict[str, float]:
+    """p50, p90, p99 and max (nearest rank) of some latencies, rounded to 0.01 ms."""
+    if not values_ms:
+        return {}
+    ordered = sorted(values_ms)
+
+    def rank(q: float) -> float:
+        return ordered[max(0, math.ceil(q * len(ordered)) - 1)]
+
+    return {
+        "p50": round(rank(0.5), 2),
+        "p90": round(rank(0.9), 2),
+        "p99": round(rank(0.99), 2),
+        "max": round(ordered[-1], 2),
+    }
+
+
+def seatings(game: Game, table_sizes: Iterable[int] | None = None) -> list[tuple[int, int]]:
+    """Every (players, seat) of ``game`` at ``table_sizes`` (default: every size it allows),
+    smallest tables first. Raises UsageProblem when none of the sizes fits the game."""
+    allowed = range(game.min_players, game.max_players + 1)
+    sizes = sorted(set(allowed if table_sizes is None else table_sizes) & set(allowed))
+    if not sizes:
+        raise UsageProblem(
+            f"{game.name} takes {game.min_players}-{game.max_players} players: none of the "
+            f"table sizes {_listed(sorted(set(table_sizes or ())))}"
+        )
+    return [(players, seat) for players in sizes for seat in range(players)]
+
+
+@dataclass(frozen=True)
+class _Fault:
+    """A fault of the bot in one game, with where it happened."""
+
+    fault: Fault
+    where: str  # "skull with 4 players, seat 2, step 7"
+
+
+class _CheckRun:
+    """One check run: a session whose only process is the bot under test; the other seats are
+    played in this process at random (seeded)."""
+
+    def __init__(
+        self,
+        spec: BotSpec,
+        limits: Limits,
+        log_dir: Path | None,
+        sandbox: Sandbox | None,
+        seed: int,
+    ) -> None:
+        self.spec = spec
+        self.limits = limits
+        self.session = Session(limits, log_dir=log_dir, sandbox=sandbox)
+        self.label = f"check:{spec.name}"
+        self.rng = random.Random(seed)
+        self.key = new_key()
+        self.checks: dict[str, Check] = {}
+        self.faults: dict[str, _Fault] = {}  # check key -> its first fault
+        self.latencies: list[float] = []
+        self.decisions = 0
+        self.played = 0
+        self.coverage: dict[str, list[tuple[int, int]]] = {}
+        self.proc: BotProcess | None = None
+
+    def result(self, key: str, ok: bool | None, detail: str) -> None:
+        self.checks[key] = Check(key=key, title=TITLES[key], ok=ok, detail=detail)
+
+    def close(self) -> None:
+        self.session.close()
+
+    # -- 1. hello ---------------------------------------------------------------------------
+
+    def hello(self) -> bool:
+        try:
+            self.proc = self.session.pool.get([(self.label, self.spec)])[0]
+        except BotStartError as exc:
+            self.result("hello", False, str(exc))
+            return False
+        self.result("hello", True, f"welcomed as {self.proc.peer.name!r}")
+        return True
+
+    # -- 2 and 3. games under the referee ---------------------------------------------------
+
+    def random_act(self) -> Callable[[dict[str, Any], list[str]], str]:
+        rng = random.Random(self.rng.getrandbits(64))
+        return lambda view, legal: rng.choice(legal)
+
+    def seats(self, players: int, seat: int, bot: Seat) -> list[Seat]:
+        return [
+            bot if index == seat else InProcessSeat(self.random_act(), f"random{index}")
+            for index in range(players)
+        ]
+
+    def play(self, game: Game, players: int, seat: int, game_id: int, seed: int | None) -> bool:
+        """One game with the bot at ``seat``; False once the games must stop (a fault, or its
+        process is gone)."""
+        deal = self.rng.getrandbits(62)
+        seeds = list(bot_seeds(self.key, deal, players))
+        if seed is not None:
+            seeds[seat] = seed
+        seats = self.seats(players, seat, ProcessSeat(self.session.hub, self.proc))
+        names = [self.label if index == seat else seats[index].label for index in range(players)]
+        setup = GameSetup(game, seats, deal, game_id=game_id, bot_seeds=seeds, names=names)
+        record = driver.play(setup, self.limits)
+        self.played += 1
+        self.coverage.setdefault(game.name, []).append((players, seat))
+        mine = [a for a in record.actions if a.seat == seat and a.by is Chooser.BOT]
+        self.decisions += len(mine)
+        self.latencies += [a.think_us / 1000.0 for a in mine]
+        found = self.judge(record, seat, f"{game.name} with {players} players, seat {seat}")
+        if FaultKind.CRASH in found and seed is not None and not mine:
+            crash = self.faults["games"]
+            hint = f"; was it the seed {seed}? Decode msgpack integers as 64-bit"
+            self.faults["games"] = _Fault(
+                replace(crash.fault, detail=crash.fault.detail + hint), crash.where
+            )
+        return not found and self.proc.alive()
+
+    def judge(self, record: GameRecord, seat: int, where: str) -> set[FaultKind]:
+        """The kinds of the bot's faults in one game that are causes (the first fault of a
+        step; later ones of that step are its consequences), each kept for its check."""
+        causes: set[FaultKind] = set()
+        steps: set[int] = set()
+        for fault in record.faults:
+            if fault.seat != seat or fault.step in steps:
+                continue
+            steps.add(fault.step)
+            causes.add(fault.kind)
+            key = FAILS[fault.kind]
+            if key not in self.faults:
+                self.faults[key] = _Fault(
+                    self._explained(record, fault), f"{where}, step {fault.step}"
+                )
+        return causes
+
+    def _explained(self, record: GameRecord, fault: Fault) -> Fault:
+        """A fault in the protocol page's words (an illegal answer lists what was offered)."""
+        detail = fault.detail
+        if fault.kind is FaultKind.ILLEGAL:
+            state = state_at(
+                record.game,
+                record.players,
+                record.seed,
+                record.options,
+                record.joint_actions(),
+                fault.step,
+            )
+            offered = state.legal(fault.seat)
+            shown = ", ".join(offered[:OFFERED_SHOWN]) + (
+                f", ... ({len(offered)} in all)" if len(offered) > OFFERED_SHOWN else ""
+            )
+            detail = f"{detail}; offered: {shown}"
+        elif fault.kind is FaultKind.WRONG_ID:
+            detail = f"an answer with the wrong game_id or request: {detail}"
+        elif fault.kind is FaultKind.TIMEOUT:
+            detail = f"{detail} (the turn's deadline_ms)"
+        return replace(fault, detail=detail)
+
+    def play_all(
+        self, engines: Sequence[Game], table_sizes: Sequence[int] | None, per_game: int
+    ) -> None:
+        """The first game (turn by turn, ids it cannot guess), then every (players, seat) of
+        each game, at least ``per_game`` games of each."""
+        game_id = 100
+        for index, game in enumerate(engines):
+            cells = seatings(game, table_sizes)
+            first = cells[0]
+            if index == 0:
+                if not self.play(game, *first, PROBE_GAME_ID, PROBE_SEED):
+                    return
+                cells = cells[1:] + [first]  # the first game covered its cell
+                todo = max(per_game, len(cells)) - 1
+            else:
+                todo = max(per_game, len(cells))
+            for count in range(todo):
+                game_id += 1
+                if not self.play(game, *cells[count % len(cells)], game_id, None):
+                    return
+
+    def judge_games(self, engines: Sequence[Game], table_sizes: Sequence[int] | None) -> None:
+        played = f"{self.played} games, {self.decisions} decisions"
+        for key in ("ids", "legal", "messages", "deadline"):
+            found = self.faults.get(key)
+            if found is not None:
+                self.result(
+                    key, False, f"{found.where}: {found.fault.kind.value}: {found.fault.detail}"
+                )
+        if "ids" not in self.checks:
+            self.result(
+                "ids",
+                True,
+                f"{played}, each with a fresh random game_id (below 2**53), the first with "
+                f"seed {PROBE_SEED} (a 63-bit integer)",
+            )
+        for key in ("legal", "messages"):
+            if key not in self.checks:
+                self.result(key, True, played)
+        stats = percentiles(self.latencies)
+        if "deadline" not in self.checks:
+            detail = played
+            if stats:
+                detail += (
+                    f"; latency p50 {stats['p50']} ms, p90 {stats['p90']} ms, p99 "
+                    f"{stats['p99']} ms, max {stats['max']} ms (deadline {self.limits.move_ms} ms)"
+                )
+            self.result("deadline", True, detail)
+        crash = self.faults.get("games")
+        if crash is not None:
+            self.result(
+                "games",
+                False,
+                f"{crash.where}, after {self.played - 1} game(s): {crash.fault.detail}",
+            )
+        elif not self.proc.alive():
+            self.result(
+                "games",
+                False,
+                f"after {self.played} game(s): its process {self.proc.exit_summary()}",
+            )
+        else:
+            covered = [self.covered(game, table_sizes) for game in engines]
+            whole = all(c.complete for c in covered)
+            self.result(
+                "games",
+                True,
+                f"{self.played} games in one process"
+                + ("" if whole else " (stopped before covering every table size and seat)"),
+            )
+
+    def covered(self, game: Game, table_sizes: Sequence[int] | None) -> Coverage:
+        sizes = sorted({players for players, _ in seatings(game, table_sizes)})
+        return Coverage(
+            game=game.name, sizes=tuple(sizes), played=tuple(self.coverage.get(game.name, ()))
+        )
+
+    # -- 4. several games at once -----------------------------------------------------------
+
+    def interleave(self, game: Game) -> None:
+        """Several games at once (``tournaments.catalogue.interleaved``); for a bot that takes
+        batches, their turns come in batches, and every answer must be legal and for its own
+        game."""
+        peer = self.proc.peer
+        declared = peer.max_games
+        if declared < 2:
+            self.result("concurrent", True, "one game at a time (its hello has no max_games > 1)")
+            if peer.batch:
+                self.result(
+                    "batch", True, "says batch: true; one game at a time: batches of one turn"
+                )
+            else:
+                self.result("batch", True, "one message at a time (its hello has no batch)")
+            return
+        ok, detail, together = interleave(self.session, self.proc, game, self.rng, self.random_act)
+        self.result("concurrent", ok, f"says max_games {declared}; {detail}")
+        if not peer.batch:
+            self.result("batch", True, "one message at a time (its hello has no batch)")
+        elif not ok:
+            self.result("batch", None, "not judged: the games at once failed (see above)")
+        elif together < 2:  # a slow bot answers each turn alone, and so gets each alone
+            self.result("batch", True, "says batch: true; no two of its turns were sent together")
+        else:
+            self.result(
+                "batch", True, f"says batch: true; answered batches of up to {together} turns"
+            )
+
+    # -- 5. bye -----------------------------------------------------------------------------
+
+    def bye(self) -> None:
+        proc = self.proc
+        if proc.popen is None:
+            self.result("bye", None, "a remote bot: its process is not the arena's")
+            return
+        if not proc.alive():
+            self.result("bye", None, "its process had already stopped")
+            return
+        self.session.hub.send(proc.peer, messages.bye())
+        deadline = time.monotonic() + BYE_S
+        while proc.popen.poll() is None and time.monotonic() < deadline:
+            time.sleep(0.02)
+        code = proc.popen.poll()
+        if code is not None:
+            self.result("bye", True, "exited" + ("" if code == 0 else f" (with status {code})"))
+        elif self.checks.get("deadline") and self.checks["deadline"].ok is False:
+            self.result(
+                "bye",
+                None,
+                f"not judged: still running {BYE_S:g} s after bye, busy with the turns it "
+                "answered late (see the deadline check)",
+            )
+        else:
+            self.result("bye", False, f"still running {BYE_S:g} s after bye")
+
+
+def run_checks(
+    spec: BotSpec,
+    games: Sequence[str],
+    *,
+    per_game: int = 0,
+    table_sizes: Sequence[int] | None = None,
+    move_ms: int = 1000,
+    startup_ms: int = 10_000,
+    seed: int | None = None,
+    limits: Limits | None = None,
+    log_dir: Path | None = None,
+    sandbox: Sandbox | None = None,
+) -> ComplianceReport:
+    """Run every check on one process of ``spec`` for ``games``: every table size each game
+    allows (or those of ``table_sizes`` it allows) in every seat, at least ``per_game`` games
+    of each game. ``limits`` gives the process limits (its ``move_ms``, ``startup_ms`` and
+    ``max_faults`` are replaced). Raises UnknownGame, UsageProblem when ``table_sizes`` leaves
+    a game nothing, and SandboxError when a required sandbox is missing; the bot's own
+    failures are checks."""
+    engines = [get_game(name) for name in games]
+    for game in engines:
+        seatings(game, table_sizes)  # a bad --table-sizes: one line before anything starts
+    limits = replace(limits or Limits(), move_ms=move_ms, startup_ms=startup_ms, max_faults=3)
+    run = _CheckRun(spec, limits, log_dir, sandbox, random_seed() if seed is None else seed)
+    try:
+        if run.hello():
+            run.play_all(engines, table_sizes, per_game)
+            run.judge_games(engines, table_sizes)
+            if run.proc.alive():
+                run.interleave(engines[0])
+            run.bye()
+        log_path = (
+            run.proc.log_path
+            if run.proc is not None
+            else log_file(run.session.pool.log_dir, spec.name, run.label)
+        )
+    finally:
+        run.close()
+    checks = [
+        run.checks.get(key)
+        or Check(key=key, title=title, ok=None, detail="not run: an earlier check failed")
+        for key, title in TITLES.items()
+    ]
+    report = ComplianceReport(
+        bot=spec.name,
+        games=tuple(games),
+        checks=tuple(checks),
+        coverage=tuple(run.covered(game, table_sizes) for game in engines) if run.played else (),
+        latency_ms=percentiles(run.latencies),
+        games_played=run.played,
+    )
+    if not report.passed and log_path is not None:
+        report = replace(report, output=tuple(output_tail(log_path, OUTPUT_LINES)))
+    return report

@@ -1,0 +1,125 @@
+"""Phases: the order a run plays its games in, so that the processes of one entrant that play
+rotations of one deal are never alive at the same time.
+
+Every seat rotation of a table is played on the same deal, so between them the processes of an
+entrant that play a deal's rotations see every hand of it. Whatever channel they might use to
+pool what they saw (a file, a lock, a socket, the machine's load), they cannot use it if they
+are never alive together and nothing they leave survives them. So a run groups its deals into
+**batches** of consecutive deals (in plan order: repetition by repetition, table by table) and
+plays each batch rotation by rotation: a **phase** is one batch's games in one rotation. Every
+bot process of a phase is ended (and seen gone, its scratch and, as root, its uid's files
+removed) before any process of the next phase starts (``tournaments.run.playing``,
+``tournaments.run.runner``): a process plays each deal at most once, and those that play its other
+rotations start after it is gone. Within a phase processes serve many games, and many at once.
+(A bundled bot's next process may be made ready during a phase, as a warm start that runs none
+of the bot's code until its phase begins: ``arena.procs.warm``.)
+
+Batches hold ``WAVES`` times the games the run has in flight at once (at least ``MIN_DEALS``
+deals): enough that starting a phase's processes (a fraction of a second) and waiting for its
+last games cost little next to the phase, few enough that deals complete as the run goes (a
+batch's deals are complete when its last phase ends: replays, ratings of complete deals and a
+match's SPRT see them then). Batches are of one size, as near that as divides the plan's deals
+evenly; a run that may stop between batches (a match, stopped by its SPRT) starts with
+``FIRST_DEALS`` deals and doubles the batch up to that size, so that a clear result is seen
+after a few deals. Their boundaries follow from
+the plan and from how many games the run plays at once, so a run resumed with the same
+settings resumes in its earliest incomplete phase; with other settings it regroups what is
+pending, which is as safe.
+"""
+
+from __future__ import annotations
+
+import bisect
+import itertools
+import math
+from collections.abc import Iterable
+from dataclasses import dataclass, replace
+
+from tournaments.plans.schedule import PlannedGame
+
+#: A batch holds this many times the games a run has in flight at once (per rotation)...
+WAVES = 8
+#: ... and at least this many deals (one game at a time, smaller batches cost a third of a
+#: 540-game run's speed: every phase starts the entrants' processes again).
+MIN_DEALS = 256
+#: The first batch of a run that may stop between batches (then doubling up to the size above).
+FIRST_DEALS = 8
+
+
+@dataclass(frozen=True)
+class Phase:
+    """One batch of deals in one seat rotation: its games in plan order, its place in the run
+    (``index``), whether it is its batch's last (its deals are then complete), and the
+    entrants of the phase after it (``upcoming``: their processes may be made ready ahead,
+    ``arena.procs.warm``)."""
+
+    index: int
+    batch: int
+    rotation: int
+    games: tuple[tuple[int, PlannedGame], ...]
+    last_of_batch: bool
+    upcoming: tuple[str, ...] = ()
+
+    @property
+    def entrants(self) -> tuple[str, ...]:
+        """The entrants seated in its games, in order of first appearance."""
+        return tuple(dict.fromkeys(label for _, game in self.games for label in game.seating))
+
+
+def deals_per_batch(deals: int, in_flight: int) -> int:
+    """How many deals a batch holds, for a plan of ``deals`` deals played ``in_flight`` games
+    at once: about ``WAVES * in_flight`` (at least ``MIN_DEALS``), evened out over the plan."""
+    wanted = max(MIN_DEALS, WAVES * in_flight)
+    batches = max(1, round(deals / wanted))
+    return max(1, math.ceil(deals / batches))
+
+
+def batch_starts(deals: int, per_batch: int, *, growing: bool = False) -> list[int]:
+    """The first deal of each batch: every ``per_batch`` deals or, ``growing``, batches of
+    ``FIRST_DEALS`` deals doubling up to ``per_batch``."""
+    sizes = (min(per_batch, FIRST_DEALS << i) for i in itertools.count()) if growing else None
+    starts, at = [], 0
+    while at < max(deals, 1):
+        starts.append(at)
+        at += next(sizes) if sizes is not None else per_batch
+    return starts
+
+
+def phases(
+    pending: Iterable[tuple[int, PlannedGame]],
+    *,
+    tables: int,
+    per_batch: int,
+    deals: int = 0,
+    growing: bool = False,
+) -> list[Phase]:
+    """The phases of the ``pending`` games, batch by batch and rotation by rotation; ``tables``
+    is the number of tables (deals) of one repetition, ``per_batch`` the deals of a batch
+    (``growing``: from ``FIRST_DEALS``, doubling, over the plan's ``deals``)."""
+    pending = list(pending)
+    if not deals:
+        deals = 1 + max((g.repetition * tables + g.table for _, g in pending), default=0)
+    starts = batch_starts(deals, per_batch, growing=growing)
+    groups: dict[tuple[int, int], list[tuple[int, PlannedGame]]] = {}
+    for item in pending:
+        game = item[1]
+        deal = game.repetition * tables + game.table
+        batch = bisect.bisect_right(starts, deal) - 1
+        groups.setdefault((batch, game.rotation), []).append(item)
+    keys = sorted(groups)
+    plan = [
+        Phase(
+            index=index,
+            batch=batch,
+            rotation=rotation,
+            games=tuple(sorted(groups[batch, rotation], key=lambda item: item[1].index)),
+            last_of_batch=index + 1 == len(keys) or keys[index + 1][0] != batch,
+        )
+        for index, (batch, rotation) in enumerate(keys)
+    ]
+    return [
+        replace(phase, upcoming=plan[phase.index + 1].entrants)
+        if phase.index + 1 < len(plan)
+        else phase
+        for phase in plan
+    ]
