@@ -353,10 +353,19 @@ class SkyjoState(State):
             "discard": list(self.discard),
             "discard_top": self.discard[-1] if self.discard else None,
             "draw_count": len(self.pile),
+            "pile_cards": self._known_pile(),
             "drawer": self.current if self.drawn is not None else None,
             "round_scores": [list(r) for r in self.history],
             "totals": list(self.totals),
         }
+
+    def _known_pile(self) -> list[int] | None:
+        """After a reshuffle in this round, what everyone knows of the draw pile: its cards,
+        with a drawn card not yet shown, in ascending order (they were the discard pile, face
+        up for all; the order is hidden). None before a reshuffle."""
+        if not self.pile_public:
+            return None
+        return sorted(self.pile if self.drawn is None else [*self.pile, self.drawn])
 
     def _public_grid(self, seat: int) -> list[list[int | None]]:
         """``seat``'s grid row by row, face-up cards by value, other cells ``None``."""
@@ -435,7 +444,8 @@ class SkyjoState(State):
         self.lap_left = 0
         if self.ender is not None and self.phase is not Phase.OVER:
             self.lap_left = players - (self.current - self.ender) % players
-        self.discard, self.pile_public = list(view["discard"]), False
+        self.discard = list(view["discard"])
+        self.pile_public = view["pile_cards"] is not None
         table = lay_out(view, seat, players)
         self.cards, self.cells, self.removed = table.cards, table.cells, table.removed
         self.drawn, self.pile = table.drawn, table.pile
