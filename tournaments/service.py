@@ -43,7 +43,7 @@ from arena.procs.logs import logs_folder
 from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
 from arena.text import printable
-from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.catalogue.bot_sandbox import sandbox_for, sandbox_mode
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, needs_sandbox, plays
 from tournaments.catalogue.shipping import shipped_bots
 from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
@@ -59,6 +59,8 @@ from tournaments.matches.match import (
 )
 from tournaments.matches.sprt import Decision, SprtConfig, SprtError
 from tournaments.plans.schedule import (
+    MATCH_DEALS,
+    DealMode,
     TournamentKind,
     TournamentSpec,
     check_spec,
@@ -99,6 +101,7 @@ __all__ = [
     "ACCEPT_UNSANDBOXED",
     "BotProcesses",
     "Created",
+    "DealMode",
     "Decision",
     "FaultLimit",
     "FormatView",
@@ -177,7 +180,9 @@ def bot_processes(
     specs = list(specs)
     log_dir = logs_folder(db_path)
     log_dir.mkdir(parents=True, exist_ok=True)
-    box = sandbox_for(options.sandbox_mode(), db_path, folders, local=needs_sandbox(specs))
+    box = sandbox_for(
+        options.sandbox_mode(), db_path, folders, local=needs_sandbox(specs), specs=specs
+    )
     remote = None
     wanted = [spec.name for spec in specs if spec.remote]
     if options.listen is not None:
@@ -229,6 +234,7 @@ def create_tournament(
     per_entrant: int | None = None,
     rounds: int | None = None,
     advance: int | None = None,
+    deals: DealMode = DealMode.DUPLICATE,
 ) -> Created:
     """Validate everything, then write the whole plan (of a tournament played in rounds, its
     first round). Nothing is written on an error.
@@ -236,7 +242,8 @@ def create_tournament(
     With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant. A
     balanced tournament (``kind``) seats each entrant at ``per_entrant`` tables, a Swiss one
     plays ``rounds`` rounds, a knockout sends ``advance`` of each table on
-    (``tournaments.plans``).
+    (``tournaments.plans``). ``deals`` says whether a table's rotations share a deal
+    (``tournaments.plans.schedule``).
 
     The tournament gets a fresh secret key (kept in the key file beside the database): its
     deals are new even with a ``seed`` used before, and no bot can compute them."""
@@ -258,6 +265,7 @@ def create_tournament(
         per_entrant=per_entrant,
         rounds=rounds,
         advance=advance,
+        deals=deals,
     )
     key = new_key()
     spec = check_spec(spec, game)
@@ -269,7 +277,7 @@ def create_tournament(
     info = store.tournament(tid)
     remote = sorted({entrant.bot for entrant in info.entrants if found[entrant.bot].spec.remote})
     warnings = []
-    if remote and info.spec.table_size > 1:
+    if remote and info.spec.table_size > 1 and info.spec.deals is DealMode.DUPLICATE:
         warnings.append(
             f"remote bot(s) {', '.join(remote)} play every seat rotation of a deal over "
             "connections their owner controls, so they can remember its hands from one "
@@ -397,6 +405,7 @@ def prepare_run(
         )
     catalogue = Catalogue.of(store)
     specs, warnings = entrant_specs(catalogue, info)
+    code = catalogue.planned({e.name: (e.bot, e.version) for e in info.entrants})
     options = options or RunOptions()
     limits = options.limits(move_ms=info.spec.move_ms)
     at_once = games_per_worker or auto_games_per_worker(limits.move_ms)
@@ -406,6 +415,7 @@ def prepare_run(
         bots=specs,
         limits=limits,
         at_once=at_once,
+        code=code,
     )
     if cluster is None:
         processes = bot_processes(Path(store.path), options, specs.values(), catalogue.folders())
@@ -419,7 +429,7 @@ def prepare_run(
         config = replace(config, at_once=jobs)
     where = ClusterConfig(
         address=cluster,
-        sandbox=options.sandbox_mode(cluster=True),
+        sandbox=sandbox_mode(options.sandbox_mode(cluster=True), specs.values()),
         bots=shipped_bots(catalogue, info),
         tournament=key_id(key),
         unsandboxed_accepted=unsandboxed_accepted,
@@ -611,13 +621,16 @@ def plan_match(
     config: SprtConfig,
     faults: FaultLimit | None = None,
     sandbox: SandboxMode = SandboxMode.AUTO,
+    deals: DealMode = DealMode.DUPLICATE,
 ) -> PlannedMatch:
     """Check the match's bots and write its plan: NEW, BASE and fillers at one table, as many
     whole deals as fit in ``max_games`` games. NEW and BASE are SPECs
     (``tournaments.catalogue.targets``): a folder or a command line is registered first, after
     ``arena bot add``'s check (in the sandbox ``sandbox``). Raises UsageProblem for a match that
     cannot be played as asked and BotCheckError for a bot that fails its check (no match is
-    written)."""
+    written). A match plays duplicate deals only (``deals`` independent: UsageProblem)."""
+    if deals is not DealMode.DUPLICATE:
+        raise UsageProblem(MATCH_DEALS)
     if new == base:
         raise UsageProblem(
             f"NEW and BASE are the same bot ({new!r}): a match compares two different bots"
@@ -694,7 +707,11 @@ def run_match(
     Interrupted on Ctrl-C (the finished games are kept)."""
     try:
         return play_match_sprt(
-            store, match, prepared.config, jobs=prepared.jobs, on_status=on_status
+            store,
+            match,
+            prepared.config,
+            jobs=prepared.jobs,
+            on_status=on_status,
         )
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: go on with `arena match --resume {match.tid}`") from None

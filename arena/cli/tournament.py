@@ -17,13 +17,13 @@ from arena.cli.common import (
     parse_options,
 )
 from arena.cli.progress import ProgressBar
-from arena.cli.safety import accept_unsandboxed_option, run_options
+from arena.cli.safety import accept_unsandboxed_option, deals_option, run_options
 from arena.cli.storage import db_option
 from arena.text import printable
 from tournaments import published, reports, service
 from tournaments.errors import PlanError
 from tournaments.reports import format_table
-from tournaments.service import FormatView, RunOptions, TournamentKind
+from tournaments.service import DealMode, FormatView, RunOptions, TournamentKind
 from tournaments.store import game_lists
 from tournaments.store.facts import Store
 
@@ -125,6 +125,7 @@ def split_bots(text: str, copies: int) -> list[str]:
     help="A gauntlet: every table holds BOT, which meets the --bots (not listed "
     "there itself); the rest is planned as a round robin.",
 )
+@deals_option()
 @json_option()
 @db_option
 def create(
@@ -141,6 +142,7 @@ def create(
     options: tuple[str, ...],
     move_ms: int,
     gauntlet: str | None,
+    deals: DealMode,
     as_json: bool,
     store: Store,
 ) -> None:
@@ -178,6 +180,7 @@ def create(
         per_entrant=per_entrant,
         rounds=swiss_rounds,
         advance=advance,
+        deals=deals,
     )
     warn(created.warnings)
     tid, info = created.tid, created.info
@@ -187,7 +190,8 @@ def create(
         click.echo(
             f"created tournament {tid}: {info.games_total} games "
             f"({info.spec.game}, {len(info.entrants)} entrants, tables of "
-            f"{info.spec.table_size}{reports.format_words(info.spec)}); run it with "
+            f"{info.spec.table_size}{reports.format_words(info.spec)}, {info.spec.deals} deals); "
+            "run it with "
             f"`arena tournament run {tid}`"
         )
         echo_format(created.view)

@@ -20,7 +20,10 @@ a command bot's command names) and keeps every version registered; version 10 ad
 standing ladders; version 11 the runs' heartbeats (``tournaments.store.heartbeat``); version 12 the
 arena's process records: every bot process of a run (its entrant, run, phase, host, pid, start
 and end) and the process at each seat of each game; version 13 the games a run is playing
-(``runs.in_play``, written with its heartbeat); version 14 the formats of large fields
+(``runs.in_play``, written with its heartbeat); version 14 how a tournament deals (``deals``:
+``duplicate``, as every older tournament was planned, or ``independent``); version 15 marks
+the bot versions a participant uploaded (``uploaded``: that code runs only in the sandbox,
+wherever it is entered); version 16 the formats of large fields
 (``tournaments.plans``): a balanced tournament's tables per entrant (``per_entrant``), a Swiss
 tournament's or a knockout's number of rounds (``round_count``: the older ``rounds`` column
 holds the repetitions), a knockout's number going on from each table (``advance``), and the
@@ -522,8 +525,33 @@ def _games_in_play(db: Database, keys: KeyFile) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN in_play TEXT NOT NULL DEFAULT '[]'")
 
 
+def _deal_modes(db: Database, keys: KeyFile) -> None:
+    """Version 14: how a tournament deals (``tournaments.plans.schedule.DealMode``): every
+    rotation of a table on one deal (``duplicate``, every older tournament), or each game on
+    its own (``independent``)."""
+    db.execute("ALTER TABLE tournaments ADD COLUMN deals TEXT NOT NULL DEFAULT 'duplicate'")
+
+
+def _uploaded_versions(db: Database, keys: KeyFile) -> None:
+    """Version 15: ``bots.uploaded`` and ``bot_versions.uploaded`` mark code a participant
+    uploaded to a ladder (``tournaments.ladder.service.upload``): it runs only in the
+    sandbox, in any ladder, tournament or match it is entered in by name. Versions entered
+    into a ladder by upload before are marked from their ladder entries."""
+    for table in ("bots", "bot_versions"):
+        if "uploaded" not in db[table].columns_dict:  # (a test's schema 12 may hold it)
+            db.execute(f"ALTER TABLE {table} ADD COLUMN uploaded INTEGER NOT NULL DEFAULT 0")
+    db.execute(
+        "UPDATE bot_versions SET uploaded = 1 WHERE EXISTS (SELECT 1 FROM ladder_entries e "
+        "WHERE e.bot = bot_versions.bot AND e.version = bot_versions.version AND e.uploaded)"
+    )
+    db.execute(
+        "UPDATE bots SET uploaded = 1 WHERE EXISTS (SELECT 1 FROM bot_versions v "
+        "WHERE v.bot = bots.name AND v.version = bots.version AND v.uploaded)"
+    )
+
+
 def _formats(db: Database, keys: KeyFile) -> None:
-    """Version 14: the settings of balanced, Swiss and knockout tournaments, and the draw of
+    """Version 16: the settings of balanced, Swiss and knockout tournaments, and the draw of
     those played in rounds (NULL for the other kinds and every older tournament)."""
     db.execute("ALTER TABLE tournaments ADD COLUMN per_entrant INTEGER")
     db.execute("ALTER TABLE tournaments ADD COLUMN round_count INTEGER")
@@ -546,6 +574,8 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _runs,
     _process_records,
     _games_in_play,
+    _deal_modes,
+    _uploaded_versions,
     _formats,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
