@@ -53,11 +53,11 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_ladder import SimLadder, pl_places  # noqa: E402
 from tournaments.ladder.matchmaking import MatchParams  # noqa: E402
-from tournaments.ladder.values import LadderSettings  # noqa: E402
 from tournaments.plans import knockout, swiss  # noqa: E402
 from tournaments.plans.balanced import balance_of, balanced_tables  # noqa: E402
 from tournaments.plans.rounds import PlayedRound, RoundGame, RoundPlan  # noqa: E402
 from tournaments.ratings import PairCounts, batch_ratings  # noqa: E402
+from tournaments.store.ladder_values import LadderSettings  # noqa: E402
 
 Order = list[int]
 

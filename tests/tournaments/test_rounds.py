@@ -6,6 +6,7 @@ with nothing written."""
 from __future__ import annotations
 
 import random
+import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
@@ -15,7 +16,7 @@ from tests.tournaments import synthetic_record
 from tournaments import service
 from tournaments.errors import PlanError
 from tournaments.plans import knockout, swiss
-from tournaments.plans.schedule import TournamentKind, round_games
+from tournaments.plans.schedule import DealMode, TournamentKind, round_games
 from tournaments.rounds import format_view, plan_next_round, played_rounds
 from tournaments.store.facts import Store
 from tournaments.store.values import TournamentStatus
@@ -150,3 +151,47 @@ def test_bad_requests_write_nothing(
         with pytest.raises(PlanError, match=words):
             create(store, kind, bots, **settings)
         assert store.list_tournaments() == []
+
+
+@pytest.mark.parametrize(
+    ("kind", "settings"), [("swiss", {"rounds": 3}), ("knockout", {"advance": 1})]
+)
+def test_later_rounds_deal_as_the_tournament_does(
+    tmp_path: Path, kind: str, settings: dict[str, int]
+) -> None:
+    """With independent deals every game of every round has its own deal (a later round too,
+    not only the first, planned with the tournament); duplicate deals share one per table."""
+    rng = random.Random(4)
+    seeds: dict[DealMode, list[tuple[int, int, int]]] = {}
+    for deals in DealMode:
+        with Store.open(tmp_path / f"{deals}.db") as store:
+            tid = service.create_tournament(
+                store,
+                game_name="skull",
+                bots=["random", "first"] * 5
+                if kind == "swiss"
+                else ["random", "first", "random"] * 3,
+                table_size=3,
+                repetitions=2,
+                seed=7,
+                options={},
+                move_ms=1000,
+                kind=TournamentKind(kind),
+                deals=deals,
+                **settings,
+            ).tid
+            while True:
+                play_pending(store, tid, rng)
+                if plan_next_round(store, tid) is None:
+                    break
+            assert store.tournament(tid).status is TournamentStatus.DONE
+        conn = sqlite3.connect(tmp_path / f"{deals}.db")
+        seeds[deals] = conn.execute(
+            "SELECT round, table_index, deal_seed FROM games WHERE tournament_id = ?", (tid,)
+        ).fetchall()
+        conn.close()
+    independent, duplicate = seeds[DealMode.INDEPENDENT], seeds[DealMode.DUPLICATE]
+    assert len(independent) == len(duplicate) > 18, "more than the first round was played"
+    assert len({seed for _, _, seed in independent}) == len(independent), "two games, one deal"
+    tables = {(rep, table) for rep, table, _ in duplicate}
+    assert len({seed for _, _, seed in duplicate}) == len(tables), "one deal a table"
