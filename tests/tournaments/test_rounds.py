@@ -6,13 +6,12 @@ with nothing written."""
 from __future__ import annotations
 
 import random
-import sqlite3
 from dataclasses import replace
 from pathlib import Path
 
 import pytest
 
-from tests.tournaments import synthetic_record
+from tests.tournaments import game_rows, synthetic_record
 from tournaments import service
 from tournaments.errors import PlanError
 from tournaments.plans import knockout, swiss
@@ -185,11 +184,7 @@ def test_later_rounds_deal_as_the_tournament_does(
                 if plan_next_round(store, tid) is None:
                     break
             assert store.tournament(tid).status is TournamentStatus.DONE
-        conn = sqlite3.connect(tmp_path / f"{deals}.db")
-        seeds[deals] = conn.execute(
-            "SELECT round, table_index, deal_seed FROM games WHERE tournament_id = ?", (tid,)
-        ).fetchall()
-        conn.close()
+        seeds[deals] = game_rows(tmp_path / f"{deals}.db", tid, "round, table_index, deal_seed")
     independent, duplicate = seeds[DealMode.INDEPENDENT], seeds[DealMode.DUPLICATE]
     assert len(independent) == len(duplicate) > 18, "more than the first round was played"
     assert len({seed for _, _, seed in independent}) == len(independent), "two games, one deal"

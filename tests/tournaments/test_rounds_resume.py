@@ -6,14 +6,13 @@ from __future__ import annotations
 
 import os
 import signal
-import sqlite3
 import time
 import uuid
 from pathlib import Path
 
 import pytest
 
-from tests.tournaments import cli, create
+from tests.tournaments import cli, create, game_rows
 from tests.tournaments.test_runner import (
     arena_run,
     copy_database,
@@ -24,14 +23,9 @@ from tests.tournaments.test_runner import (
 
 
 def plan_rows(db: Path, tid: int) -> list[tuple]:
-    conn = sqlite3.connect(db)
-    rows = conn.execute(
-        "SELECT plan_index, round, table_index, rotation, deal_seed, seating, status "
-        "FROM games WHERE tournament_id = ? ORDER BY plan_index",
-        (tid,),
-    ).fetchall()
-    conn.close()
-    return rows
+    return game_rows(
+        db, tid, "plan_index, round, table_index, rotation, deal_seed, seating, status"
+    )
 
 
 @pytest.mark.parametrize(

@@ -370,15 +370,7 @@ def round_games(
         repetition = repetition_of(plan.number, deal, spec.repetitions)
         for table_no, table in enumerate(plan.tables):
             index = first_index + len(games)
-            games += table_games(
-                key,
-                spec.seed,
-                repetition,
-                table_no,
-                seatings(spec, table),
-                index,
-                deals=spec.deals,
-            )
+            games += spec_table_games(spec, key, repetition, table_no, table, index)
     return games
 
 
@@ -425,17 +417,7 @@ def iter_plan(spec: TournamentSpec, *, key: bytes) -> Iterator[PlannedGame]:
     index = 0
     for repetition in range(spec.repetitions):
         for table_no, table in enumerate(tables):
-            games = list(
-                table_games(
-                    key,
-                    spec.seed,
-                    repetition,
-                    table_no,
-                    seatings(spec, table),
-                    index,
-                    deals=spec.deals,
-                )
-            )
+            games = list(spec_table_games(spec, key, repetition, table_no, table, index))
             yield from games
             index += len(games)
 
@@ -478,6 +460,27 @@ def table_games(
             seating=tuple(seating),
             seat_seeds=seeds,
         )
+
+
+def spec_table_games(
+    spec: TournamentSpec,
+    key: bytes,
+    repetition: int,
+    table_no: int,
+    table: tuple[str, ...],
+    first_index: int,
+) -> Iterator[PlannedGame]:
+    """The games of ``table`` in ``spec``'s tournament: its seatings (``seatings``), dealt as
+    the tournament deals (``table_games``)."""
+    return table_games(
+        key,
+        spec.seed,
+        repetition,
+        table_no,
+        seatings(spec, table),
+        first_index,
+        deals=spec.deals,
+    )
 
 
 def plan(spec: TournamentSpec, game: Game | None = None, *, key: bytes) -> list[PlannedGame]:
