@@ -147,7 +147,11 @@ def knockout_rounds(field: Field, k: int, advance: int, deals: int) -> Outcome:
 
 def ladder(field: Field, k: int, games: int) -> Outcome:
     settings = LadderSettings(batch_games=max(4 * k * k, games // 4))
-    sim = SimLadder(field.elo, settings, field.rng)
+    # entry keys not by strength: matchmaking seats the lowest keys first, and a ladder that
+    # has not yet seated everyone ranks the unseated last
+    player = list(range(field.n))
+    field.rng.shuffle(player)
+    sim = SimLadder([field.elo[p] for p in player], settings, field.rng)
     for key in range(field.n):
         sim.enter(key)
     params = MatchParams(
@@ -162,7 +166,7 @@ def ladder(field: Field, k: int, games: int) -> Outcome:
             if sim.played >= games:
                 break
     order = sorted(range(field.n), key=lambda e: (-sim.ratings.skill(e).conservative, e))
-    return Outcome({"leaderboard": order}, sim.played)
+    return Outcome({"leaderboard": [player[key] for key in order]}, sim.played)
 
 
 def kendall_tau(order: Sequence[int], strength: Sequence[float]) -> float:
