@@ -324,7 +324,7 @@ def run_command(
 def echo_format(view: FormatView | None) -> None:
     """What a tournament's format shows besides its rankings (balance, standings, bracket)."""
     if view is not None and view.text():
-        click.echo("\n" + view.text())
+        click.echo("\n" + printable(view.text(), keep_lines=True))
 
 
 @tournament.command("list")
