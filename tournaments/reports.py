@@ -214,11 +214,12 @@ def los_table(batch: BatchRatings) -> str:
 
 
 def tournaments_table(infos: Sequence[TournamentInfo]) -> str:
-    headers = ["id", "game", "status", "entrants", "table", "reps", "games", "created"]
+    headers = ["id", "game", "kind", "status", "entrants", "table", "reps", "games", "created"]
     body = [
         [
             t.id,
             t.spec.game,
+            t.spec.kind.value,
             t.status.value,
             len(t.entrants),
             t.spec.table_size,
@@ -228,7 +229,7 @@ def tournaments_table(infos: Sequence[TournamentInfo]) -> str:
         ]
         for t in infos
     ]
-    return format_table(headers, body, align="rlllrrrl")
+    return format_table(headers, body, align="rllllrrrl")
 
 
 def tournaments_json(infos: Sequence[TournamentInfo]) -> list[dict[str, Any]]:
