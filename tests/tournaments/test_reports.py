@@ -157,6 +157,7 @@ def test_tournament_list_and_show() -> None:
     assert listing[2].split() == [
         "3",
         "skull",
+        "round-robin",
         "in-progress",
         "3",
         "3",
