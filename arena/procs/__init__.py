@@ -5,6 +5,8 @@
 (one private door per process, tokens, peers); ``remote`` lets bots started elsewhere join over
 TCP; ``sandbox`` (bubblewrap), ``limits`` (the ``Limits`` value, rlimits, cgroups, killing a
 process tree), ``identity`` (a uid of its own per bot as root), ``reach`` (folders a bot user
-may enter), ``lifetime``, ``procfs`` and ``janitor`` confine a bot and clean up after it;
+may enter), ``lifetime``, ``procfs``, ``seccomp`` (the system-call filter), ``ipc_namespaces``, ``specials``
+and ``janitor`` confine a bot and clean up after it (``probe`` tests once whether a way of
+confining works here);
 ``logs`` keeps its output. Nothing here knows a game's rules or a tournament.
 """
