@@ -253,18 +253,14 @@ def play_pending(
         unsandboxed_accepted=unsandboxed_accepted,
     )
     warn(prepared.warnings)
+    bar = ProgressBar(quiet=quiet)
     summary = service.run_tournament(
-        store, prepared, ProgressBar(quiet=quiet), on_round=None if quiet else round_done
+        store, prepared, bar, on_round=lambda done: bar.say(done.text())
     )
     if summary.failed:
         for line in summary.failed:
             click.echo(f"error: {line}", err=True)
         raise PlanError(f"{len(summary.failed)} game(s) could not be played; they stay pending")
-
-
-def round_done(done: service.RoundDone) -> None:
-    """One line on stderr as each round of a tournament played in rounds completes."""
-    click.echo(done.text(), err=True)
 
 
 @tournament.command("run")

@@ -100,6 +100,8 @@ def test_a_swiss_run_says_each_round_and_shows_the_standings(tmp_path: Path) -> 
     assert "round 1 of 2 played; first: " in output
     assert "round 2 planned: 6 games, sitting out: " in output
     assert "round 2 of 2 played" in output
+    bars = re.findall(r"\] (\d+)/(\d+) games", output)
+    assert bars and {total for _, total in bars} == {"12"}, "the bar counts both rounds' games"
     assert "standings after round 2" in output and "r1  r2" in output
     data = json.loads(cli("tournament", "show", str(tid), "--json", "--db", str(db)))
     final = data["format"]["standings"][-1]
