@@ -255,3 +255,27 @@ def test_an_answer_names_a_move_by_its_number_or_its_text_only() -> None:
         "bid:2",
     ]
     assert {choose(text, legal) for text in ["0", "4", "", "Pass", "१", "1 2", "bid"]} == {None}
+
+
+@pytest.mark.parametrize(
+    "args, message",
+    [
+        (["--human", "--bot", "random", "--bot", "human"], "give your seat once"),
+        (["--bot", "human", "--bot", "random", "--bot", "human"], "one person plays at most one"),
+        (["--human", "--seat", "3", "--bot", "random", "--bot", "random"], "seat 3 is not one of"),
+        (["--bot", "random"] * 3 + ["--human-time", "5"], "--human-time goes with"),
+        (["--human", "--bot", "random"], "skull takes 3-6 players, not 2"),
+    ],
+)
+def test_a_person_seat_asked_for_wrongly_is_a_clear_error(args: list[str], message: str) -> None:
+    result = CliRunner().invoke(main, ["play", "skull", *args], input="1\n")
+    assert result.exit_code != 0 and message in result.output
+    assert "Traceback" not in result.output and "your move" not in result.output
+
+
+def test_no_bot_can_be_registered_as_the_person(tmp_path: Path) -> None:
+    bot = tmp_path / "bot.py"
+    bot.write_text("")
+    argv = ["bot", "add", "human", "--game", "skull", "--db", str(tmp_path / "a.db")]
+    result = CliRunner().invoke(main, [*argv, "--", sys.executable, str(bot)])
+    assert result.exit_code != 0 and "stands for a person's seat" in result.output

@@ -180,7 +180,9 @@ class TerminalPerson:
             chosen = choose(line, legal)
             if chosen is not None:
                 return chosen
-            self.say(f"{printable(line.strip())!r} is not one of your moves.")
+            typed = line.strip()
+            shown = printable(typed[:60]) + ("..." if len(typed) > 60 else "")
+            self.say(f"'{shown}' is not one of your moves.")
             self._moves(legal)
 
     def _read(self, prompt: str, left: float | None) -> str | Leave | None:
