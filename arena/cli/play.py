@@ -5,6 +5,7 @@ readable log; the log and the seat's view are ``arena replay``'s too. A person m
 
 from __future__ import annotations
 
+import contextlib
 import json
 import sys
 
@@ -16,7 +17,7 @@ from arena.cli.safety import run_options
 from arena.games import get_game
 from arena.referee.record import Fault, GameRecord
 from arena.text import printable
-from tournaments.play import PERSON, GameRequest, game_request, play_game
+from tournaments.play import PERSON, game_request, play_game
 from tournaments.published import replay_steps, seat_data, seat_turns
 from tournaments.reports import format_table
 from tournaments.service import RunOptions
@@ -104,40 +105,12 @@ def play(
     request = game_request(game_name, bots, parse_options(options), person_seat=person_seat)
     if human_s is not None and request.person is None:
         raise click.UsageError(f"--human-time goes with --human (or --bot {PERSON})")
-    if request.person is not None:
-        record = play_person(request, seed, move_ms, max_faults, human_s, as_json, run_options)
+    person = None
+    if request.person is not None:  # the person at the terminal: stderr when stdout is JSON
+        person = TerminalPerson(request.game, request.bots, err=as_json)
         seat = None if human else seat
-    else:
-        record = play_game(
-            request,
-            seed=seed,
-            move_ms=move_ms,
-            max_faults=max_faults,
-            run_options=run_options,
-        )
-    if seat is not None:
-        show_seat(record, seat, as_json)
-    elif as_json:
-        echo_json(record.to_dict())
-    else:
-        show_log(record)
-
-
-def play_person(
-    request: GameRequest,
-    seed: int | None,
-    move_ms: int,
-    max_faults: int,
-    human_s: int | None,
-    as_json: bool,
-    run_options: RunOptions,
-) -> GameRecord:
-    """Play ``request`` with the person at the terminal in its person's seat (on stderr when
-    stdout carries the record as JSON). A second Ctrl-C stops at once: exit 130, nothing
-    recorded."""
-    person = TerminalPerson(request.game, request.bots, err=as_json)
     try:
-        with person.interrupts():
+        with person.interrupts() if person is not None else contextlib.nullcontext():
             record = play_game(
                 request,
                 seed=seed,
@@ -148,10 +121,19 @@ def play_person(
                 person_ms=None if human_s is None else human_s * 1000,
             )
     except KeyboardInterrupt:
+        if person is None:
+            raise
+        # the person's second Ctrl-C: the game stops unfinished
         click.echo("\nStopped: the game was not finished, and nothing of it is kept.", err=True)
         sys.exit(130)
-    click.echo("", err=as_json)
-    return record
+    if person is not None:
+        click.echo("", err=as_json)
+    if seat is not None:
+        show_seat(record, seat, as_json)
+    elif as_json:
+        echo_json(record.to_dict())
+    else:
+        show_log(record)
 
 
 def show_log(record: GameRecord, logs: GameLog | None = None) -> None:
