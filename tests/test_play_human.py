@@ -5,7 +5,7 @@ A scripted person reads each screen, answers with a move's number or its text, a
 types something that is no move first: it is refused and the moves listed again. Whole games of
 every game are played so; the record marks the person's moves as a person's. Each screen is the
 seat's own: it is what ``turn_screen`` makes of the seat's views, and the same when everything
-the seat cannot know is redrawn (``State.resample``: the information test the bots' views pass),
+the seat cannot know is redrawn (``seat_cannot_tell``: the information test the bots' views pass),
 and its table shows no face the referee's table does not show face up (the replay viewer's leak
 check). The end of the input and Ctrl-C leave the game as a forfeit; a second Ctrl-C stops.
 """
@@ -32,6 +32,7 @@ from arena.cli.person import choose, turn_screen
 from arena.cli.table import seat_scene
 from arena.games import get_game
 from arena.web.games import presentation
+from tests.games.conformance import seat_cannot_tell
 from tests.web.test_scenes import leaks
 
 ROOT = Path(__file__).resolve().parent.parent
@@ -175,9 +176,13 @@ def check_screens(game: str, record: dict, screens: list[tuple[str, list[str]]])
                 assert text[0].startswith(rules.title) and "Ctrl-C leaves" in text[1]
                 text = text[2:]
             assert [line for line in text if line] == lines  # the whole screen: nothing more
-            other = state.resample(1, rng)
-            again, _ = turn_screen(rules, names, 1, other.view(1), step, before, last)
-            assert again == lines, f"step {step}: the screen shows what seat 1 cannot know"
+            seat_cannot_tell(  # the bots' information test, on the screen
+                state,
+                1,
+                rng,
+                lambda s: turn_screen(rules, names, 1, s.view(1), step, before, last)[0],  # noqa: B023
+                where=f"step {step}",
+            )
             referee = table.full_scene(state.full(), names, frozenset(state.to_act()))
             assert leaks(1, seat_scene(game, state.view(1), names, {1}), referee) == []
             before, last = scene, joint[1]
