@@ -20,6 +20,7 @@ import os
 import select
 import signal
 import sys
+import termios
 import time
 from collections.abc import Iterator, Mapping, Sequence
 from typing import Any, TextIO
@@ -195,6 +196,7 @@ class TerminalPerson:
         try:
             if self.leaving:
                 return Leave("Ctrl-C")
+            self.lines.forget_typed_ahead()
             click.echo(prompt, nl=False, err=self.err)
             line = self.lines.read(left)
             if line is None:
@@ -219,8 +221,11 @@ class TerminalPerson:
             if self.prompting or self.leaving:
                 raise KeyboardInterrupt
             self.leaving = True
-            self.say("")
-            self.say("Ctrl-C: you leave the game at your next turn (Ctrl-C again stops at once).")
+            with contextlib.suppress(RuntimeError):  # a write it interrupted: said at the turn
+                self.say("")
+                self.say(
+                    "Ctrl-C: you leave the game at your next turn (Ctrl-C again stops at once)."
+                )
 
         try:
             previous = signal.signal(signal.SIGINT, interrupt)
@@ -245,6 +250,13 @@ class Lines:
         except (AttributeError, OSError, ValueError):
             self.fd = None
         self.pending = b""
+
+    def forget_typed_ahead(self) -> None:
+        """Drop what a person typed at a terminal before being asked (keys pressed while the
+        bots thought are no answer to a screen not yet seen); a pipe's lines are kept."""
+        if self.fd is not None and os.isatty(self.fd):
+            termios.tcflush(self.fd, termios.TCIFLUSH)
+            self.pending = b""
 
     def read(self, left: float | None) -> str | None:
         """The next line (with its newline; "" at the end of the input), or None when
