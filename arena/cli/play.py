@@ -45,6 +45,7 @@ from tournaments.store.gamelogs import GameLog, GameLogLine
     "--human-time",
     "human_s",
     type=click.IntRange(1, 86_400),
+    metavar="SECONDS",
     default=None,
     help="Seconds you have for each move (default: no limit). The bots have --move-time.",
 )
@@ -72,7 +73,10 @@ from tournaments.store.gamelogs import GameLog, GameLogLine
     help="Show the game as this seat saw it (its views and choices); with --human, the "
     "seat you take.",
 )
-@json_option("Machine-readable record: every action, chance outcome and fault.")
+@json_option(
+    "Machine-readable record: every action, chance outcome and fault (with a person at the "
+    "table, the dialogue goes to stderr)."
+)
 @run_options
 def play(
     game_name: str,
