@@ -5,7 +5,7 @@ from __future__ import annotations
 import msgpack
 import pytest
 
-from protocol.codec import decode, encode
+from protocol.codec import decode, decode_without_views, encode
 from protocol.errors import DecodeError, InvalidMessage, MessageTooLarge, ProtocolError
 from protocol.messages import action, hello, validate_from_arena, validate_from_bot
 
@@ -37,6 +37,61 @@ def test_oversized_input_is_refused_before_unpacking() -> None:
 def test_bad_bytes_raise_typed_protocol_errors(data: bytes, error: type) -> None:
     with pytest.raises(error):
         decode(data)
+    with pytest.raises(error):
+        decode_without_views(data)
+
+
+VIEW = {"seat": 1, "log": ["0:place", "1:bid:2"], "seats": [{"owned": 4}, {"owned": 3}]}
+TURN = {
+    "type": "turn",
+    "game_id": 7,
+    "request": 3,
+    "view": VIEW,
+    "legal": ["pass"],
+    "deadline_ms": 9,
+}
+START = {"type": "start", "game_id": 7, "game": "skull", "seat": 1, "players": 4, "seed": 5}
+END = {"type": "end", "game_id": 7, "result": {"places": [1, 2]}, "view": VIEW}
+
+
+def without_views(message: dict) -> dict:
+    """``message`` with its view, and its batch entries' views, as None."""
+    out = {key: None if key == "view" else value for key, value in message.items()}
+    if isinstance(message.get("messages"), list):
+        out["messages"] = [without_views(entry) for entry in message["messages"]]
+    return out
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        TURN,
+        START,
+        END,
+        {"type": "batch", "messages": [END, START, TURN, dict(TURN, game_id=8, request=4)]},
+        {"type": "bye"},
+        {"type": "turn", "nested": {"view": VIEW}, "view": 5},  # only a message's own view
+    ],
+)
+def test_a_bot_that_reads_no_view_decodes_everything_but_the_views(message: dict) -> None:
+    assert decode_without_views(encode(message)) == without_views(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "batch", "messages": [TURN, 3, TURN]},  # an entry that is no map
+        {"type": "batch", "messages": {"view": VIEW}},  # messages that are no list
+        {"type": "batch", "messages": [{"view": VIEW, 1: 2}]},  # a key that is no string
+    ],
+)
+def test_what_is_no_well_formed_message_is_decoded_as_it_is(message: dict) -> None:
+    data = msgpack.packb(message, strict_types=False)
+    if any(isinstance(entry, dict) and 1 in entry for entry in message["messages"]):
+        with pytest.raises(DecodeError):
+            decode_without_views(data)
+        return
+    assert decode_without_views(data) == decode(data)
 
 
 @pytest.mark.parametrize(
