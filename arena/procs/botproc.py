@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.errors import BotStartError, SandboxError
-from arena.procs import identity, reach, seccomp
+from arena.procs import identity, memview, reach, seccomp
 from arena.procs import limits as proclimits
 from arena.procs import sandbox as sandboxing
 from arena.procs.hub import Hub, Peer
@@ -322,6 +322,7 @@ def prepare(
         hub.revoke(label)
         raise BotStartError(f"bot {spec.name!r} could not be started: {exc}") from None
     plan = replace(plan, cgroups=tuple(g for g in cgroups if g is not None))
+    env = bot_environment(endpoint, token, plan.scratch or "/tmp")
     return Launch(
         spec=spec,
         hub=hub,
@@ -330,7 +331,7 @@ def prepare(
         sandbox=sandbox,
         output=output,
         argv=argv,
-        env=bot_environment(endpoint, token, plan.scratch or "/tmp"),
+        env=env if sandbox is None else sandbox.environment(env),
         cwd=cwd,
         plan=plan,
         cgroups=cgroups,
@@ -372,13 +373,16 @@ def _plan(
                 "folders searchable (chmod -R o+rX FOLDER), or run the arena as an ordinary user"
             )
     scratch = None if sandbox is not None else tempfile.mkdtemp(prefix="arena-bot-")
-    needed = [
-        *sandboxing.needed_paths(),
-        cwd,
-        *([spec.cwd] if spec.cwd else []),
-        *([folder] if folder else []),
-        *(path if os.path.isdir(path) else os.path.dirname(path) for path in named),
-    ]
+    if sandbox is not None:  # bubblewrap binds the bot's view and its socket's folder
+        needed = [memview.store().trees, *([folder] if folder else [])]
+    else:
+        needed = [
+            *sandboxing.needed_paths(),
+            cwd,
+            *([spec.cwd] if spec.cwd else []),
+            *([folder] if folder else []),
+            *(path if os.path.isdir(path) else os.path.dirname(path) for path in named),
+        ]
     view = reach.plan(needed) if separate else reach.View()
     if view and reach.problem() is not None:
         if scratch:
