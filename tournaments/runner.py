@@ -37,6 +37,7 @@ import logging
 import multiprocessing
 import os
 import queue
+import random
 import secrets
 import signal
 import time
@@ -48,9 +49,9 @@ from typing import TYPE_CHECKING, Any
 from arena.errors import RemoteError
 from arena.procs.lifetime import die_with_parent
 from tournaments.errors import BarrierError
-from tournaments.phases import Phase, deals_per_batch, phases
+from tournaments.phases import Phase, deals_per_batch, phases, shuffled
 from tournaments.playing import RunConfig, SessionRunner
-from tournaments.schedule import PlannedGame, tables_per_repetition
+from tournaments.schedule import PlannedGame, seatings_per_deal, tables_per_repetition
 from tournaments.sink import Executor, Progress, Sink
 from tournaments.store import Store
 from tournaments.values import ProcessRecord
@@ -105,8 +106,14 @@ def run(
     deals = tables * info.spec.repetitions
     per_batch = deals_per_batch(deals, max(1, jobs) * config.at_once)
     plan = phases(
-        pending, tables=tables, per_batch=per_batch, deals=deals, growing=until is not None
+        pending,
+        tables=tables,
+        per_batch=per_batch,
+        rotations=seatings_per_deal(info.spec),
+        deals=deals,
+        growing=until is not None,
     )
+    order = random.SystemRandom()
     sink = Sink(store, tid, progress)
     sink.report()
     played_phases = 0
@@ -130,7 +137,7 @@ def run(
                         if until():
                             break
                     try:
-                        executor.play(phase, sink)
+                        executor.play(shuffled(phase, order), sink)
                     finally:
                         sink.returned(list(sink.in_play))  # between phases none is in play
                     played_phases += 1
