@@ -30,15 +30,15 @@ from arena.keys.seeds import new_key  # noqa: E402
 from arena.procs.limits import Limits  # noqa: E402
 from arena.procs.sandbox import SandboxMode  # noqa: E402
 from tests.net import free_port  # noqa: E402
-from tournaments import cluster as cluster_module  # noqa: E402
-from tournaments.bot_sandbox import sandbox_for  # noqa: E402
-from tournaments.catalogue import Catalogue, bundled_bots, bundled_spec, plays  # noqa: E402
-from tournaments.cluster import BATCH_S, MAX_BATCH, ClusterConfig  # noqa: E402
-from tournaments.playing import RunConfig, auto_games_per_worker  # noqa: E402
-from tournaments.runner import run  # noqa: E402
-from tournaments.schedule import TournamentSpec, plan  # noqa: E402
-from tournaments.shipping import ship  # noqa: E402
-from tournaments.store import Store  # noqa: E402
+from tournaments.catalogue.bot_sandbox import sandbox_for  # noqa: E402
+from tournaments.catalogue.lookup import Catalogue, bundled_bots, bundled_spec, plays  # noqa: E402
+from tournaments.catalogue.shipping import ship  # noqa: E402
+from tournaments.plans.schedule import TournamentSpec, plan  # noqa: E402
+from tournaments.run import cluster as cluster_module  # noqa: E402
+from tournaments.run.cluster import BATCH_S, MAX_BATCH, ClusterConfig  # noqa: E402
+from tournaments.run.playing import RunConfig, auto_games_per_worker  # noqa: E402
+from tournaments.run.runner import run  # noqa: E402
+from tournaments.store.facts import Store  # noqa: E402
 
 ROOT = Path(__file__).resolve().parents[1]
 

@@ -51,7 +51,7 @@ from tournaments.ladder.rating import Ratings, fold_ready  # noqa: E402
 from tournaments.ladder.records import LadderGame, LadderStore  # noqa: E402
 from tournaments.ladder.skill import model  # noqa: E402
 from tournaments.ladder.values import Entry, EntryStatus, LadderSettings  # noqa: E402
-from tournaments.store import Store  # noqa: E402
+from tournaments.store.facts import Store  # noqa: E402
 
 TARGET_US = 1000.0
 

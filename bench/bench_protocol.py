@@ -42,7 +42,7 @@ from arena.referee import driver
 from arena.referee.game import GameSetup
 from arena.referee.session import Session
 from protocol.transport import default_endpoint
-from tournaments.catalogue import bundled_spec
+from tournaments.catalogue.lookup import bundled_spec
 
 
 def sample_turn(game_name: str, players: int) -> dict:

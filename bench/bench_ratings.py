@@ -23,7 +23,7 @@ sys.path.insert(0, str(Path(__file__).resolve().parent.parent))
 
 from bench.bench_store import arguments, planned_records, tournament_for  # noqa: E402
 from tournaments.ratings import PairCounts, batch_ratings  # noqa: E402
-from tournaments.store import Store  # noqa: E402
+from tournaments.store.facts import Store  # noqa: E402
 
 CHUNK = 10_000
 

@@ -22,8 +22,8 @@ sys.path.append(str(Path(__file__).resolve().parent.parent))  # the tests packag
 from arena.keys.seeds import new_key  # noqa: E402
 from arena.referee.record import GameRecord  # noqa: E402
 from tests.tournaments import synthetic_record  # noqa: E402
-from tournaments.schedule import TournamentSpec, plan  # noqa: E402
-from tournaments.store import Store  # noqa: E402
+from tournaments.plans.schedule import TournamentSpec, plan  # noqa: E402
+from tournaments.store.facts import Store  # noqa: E402
 
 BOTS = tuple(f"bot{i}" for i in range(8))
 

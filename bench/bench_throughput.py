@@ -4,7 +4,7 @@ Prints, in one run:
 
 (a) games/s of a 4-player Skull round robin among 6 SDK ``random`` bots, and (b) of a 4-player
     Skull King round robin among the bundled Skull King bots, each played as a tournament
-    (``tournaments.runner.run``, sandboxed where bubblewrap works) at ``--games-per-worker``
+    (``tournaments.run.runner.run``, sandboxed where bubblewrap works) at ``--games-per-worker``
     K = 1 and at the default K, next to the in-process limit: the same planned games played
     by the referee over ``InProcessSeat``s calling the same bot functions (no processes);
 (c) per-decision latency of one game at a time over the protocol (the K = 1 path), here and
@@ -45,9 +45,9 @@ CASES = {
 def _tournament(case: str, rounds: int):
     """A fresh store with the case's tournament planned: (store, tid, specs, folder)."""
     from arena.keys.seeds import new_key
-    from tournaments.catalogue import bundled_spec
-    from tournaments.schedule import TournamentSpec, plan
-    from tournaments.store import Store
+    from tournaments.catalogue.lookup import bundled_spec
+    from tournaments.plans.schedule import TournamentSpec, plan
+    from tournaments.store.facts import Store
 
     game, bots = CASES[case]
     folder = tempfile.mkdtemp(prefix="bench-throughput-")
@@ -74,9 +74,9 @@ def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict
     from arena.games import get_game
     from arena.procs.limits import Limits
     from arena.procs.sandbox import SandboxMode
-    from tournaments.bot_sandbox import sandbox_for
-    from tournaments.playing import RunConfig, auto_games_per_worker
-    from tournaments.runner import run
+    from tournaments.catalogue.bot_sandbox import sandbox_for
+    from tournaments.run.playing import RunConfig, auto_games_per_worker
+    from tournaments.run.runner import run
 
     store, tid, specs, folder = _tournament(case, rounds)
     db = Path(folder) / "bench.db"
@@ -193,7 +193,7 @@ def main() -> int:
         help="a checkout of older code to compare with (e.g. git worktree add /tmp/old REV)",
     )
     args = parser.parse_args()
-    from tournaments.playing import auto_games_per_worker
+    from tournaments.run.playing import auto_games_per_worker
 
     default_k = auto_games_per_worker(MOVE_MS)
 

@@ -21,12 +21,12 @@ from arena.games import get_game
 from arena.keys.seeds import new_key
 from arena.procs.limits import Limits
 from arena.procs.sandbox import SandboxMode
-from tournaments.bot_sandbox import sandbox_for
-from tournaments.catalogue import bundled_bots, bundled_spec, plays
-from tournaments.playing import RunConfig, auto_games_per_worker
-from tournaments.runner import run
-from tournaments.schedule import TournamentSpec, plan
-from tournaments.store import Store
+from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.catalogue.lookup import bundled_bots, bundled_spec, plays
+from tournaments.plans.schedule import TournamentSpec, plan
+from tournaments.run.playing import RunConfig, auto_games_per_worker
+from tournaments.run.runner import run
+from tournaments.store.facts import Store
 
 
 def entrants() -> list[str]:

@@ -92,8 +92,8 @@ def fill(db: str, games: int) -> int:
     except ImportError:  # an older tree's (--old): one flat arena package
         from arena.record import ActionRecord, Chooser, Fault, FaultKind, GameRecord, final_places
         from arena.seeds import new_key
-    from tournaments.schedule import TournamentSpec, plan
-    from tournaments.store import Store
+    from tournaments.plans.schedule import TournamentSpec, plan
+    from tournaments.store.facts import Store
 
     spec = TournamentSpec(
         game="skull", bots=BOTS, table_size=4, repetitions=max(1, -(-games // 280)), seed=1

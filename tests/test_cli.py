@@ -73,7 +73,7 @@ def test_the_command_list_shows_each_command_s_own_help() -> None:
 
 def test_listing_the_games_loads_no_database_wire_or_process_code() -> None:
     """``arena --help`` and ``arena games`` start fast: they import only what they use."""
-    heavy = ("sqlite_utils", "zmq", "msgpack", "numpy", "tournaments.store", "arena.procs")
+    heavy = ("sqlite_utils", "zmq", "msgpack", "numpy", "tournaments.store.facts", "arena.procs")
     probe = (
         "import sys, runpy; sys.argv = ['arena'] + sys.argv[1:]\n"
         "try:\n    runpy.run_module('arena', run_name='__main__')\n"
@@ -90,7 +90,7 @@ def test_listing_the_games_loads_no_database_wire_or_process_code() -> None:
 
 def test_the_commands_that_play_load_no_numpy_pandas_or_asyncio() -> None:
     """``arena play`` and ``arena demo`` start fast too: sqlite_utils comes without numpy and
-    pandas (``tournaments.sqlite``), and nothing brings asyncio (the door's connection count
+    pandas (``tournaments.store.sqlite``), and nothing brings asyncio (the door's connection count
     reads its monitor's events itself; CURVE's authenticator is imported only with CURVE). A
     later ``import numpy`` still works where numpy is installed."""
     heavy = ("numpy", "pandas", "asyncio")
@@ -338,7 +338,7 @@ def test_locked_database_is_a_clear_error(tmp_path: Path, monkeypatch) -> None:
     run("tournament", "list", db=db)
     holder = sqlite3.connect(db, timeout=0.1)
     holder.execute("BEGIN EXCLUSIVE")
-    monkeypatch.setattr("tournaments.store.DEFAULT_BUSY_TIMEOUT_MS", 200)
+    monkeypatch.setattr("tournaments.store.facts.DEFAULT_BUSY_TIMEOUT_MS", 200)
     try:
         result = CliRunner().invoke(
             main,

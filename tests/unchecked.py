@@ -8,10 +8,10 @@ import shlex
 from collections.abc import Sequence
 from pathlib import Path
 
-from tournaments.botcopies import BotCopies
-from tournaments.commandfiles import command_version, record
-from tournaments.store import Store
-from tournaments.values import BotInfo
+from tournaments.catalogue.botcopies import BotCopies
+from tournaments.catalogue.commandfiles import command_version, record
+from tournaments.store.facts import Store
+from tournaments.store.values import BotInfo
 
 
 def add_unchecked(

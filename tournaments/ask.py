@@ -30,13 +30,13 @@ from arena.referee.replay import state_at
 from arena.referee.seats import ProcessSeat, Start, Turn
 from arena.referee.session import Session
 from protocol import messages
-from tournaments.bot_sandbox import sandbox_for
-from tournaments.catalogue import Catalogue
+from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.catalogue.lookup import Catalogue
+from tournaments.catalogue.targets import bot_target
 from tournaments.errors import NotFound, TournamentError, UsageProblem
 from tournaments.service import RunOptions
-from tournaments.store import Store
-from tournaments.targets import bot_target
-from tournaments.withheld import deal_in_play, deal_withheld_reason
+from tournaments.store.facts import Store
+from tournaments.store.withheld import deal_in_play, deal_withheld_reason
 
 __all__ = ["Answer", "Asked", "RecordedTurn", "Withheld", "ask", "ask_bot", "recorded_turn"]
 
@@ -236,7 +236,7 @@ def ask(
     options: RunOptions,
     move_ms: int,
 ) -> Asked:
-    """``arena bot ask``: the bot of SPEC ``spec`` (``tournaments.targets``) answers seat
+    """``arena bot ask``: the bot of SPEC ``spec`` (``tournaments.catalogue.targets``) answers seat
     ``seat``'s turn at step ``step`` of stored game ``game_id``, run as ``options`` say
     (limits, sandbox) with ``move_ms`` to answer. Raises as ``recorded_turn`` and
     ``bot_target`` do."""

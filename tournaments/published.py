@@ -18,11 +18,11 @@ from arena.referee.replay import replay as replay_game
 from arena.referee.replay import seat_story
 from tournaments import reports
 from tournaments.errors import NotFound, TournamentError
-from tournaments.gamelogs import game_log
-from tournaments.matches import match_summary
+from tournaments.matches.match import match_summary
 from tournaments.ratings import Crosstable
-from tournaments.store import Store
-from tournaments.values import TournamentInfo, TournamentRatings
+from tournaments.store.facts import Store
+from tournaments.store.gamelogs import game_log
+from tournaments.store.values import TournamentInfo, TournamentRatings
 
 __all__ = [
     "crosstable_data",
@@ -174,8 +174,8 @@ def replayed(store: Store, game_id: int) -> GameRecord:
 def replay_data(store: Store, game_id: int) -> dict[str, Any]:
     """``arena replay GAME_ID --json``: every action and every chance outcome, the bot
     version each seat's entrant played with (a tournament runs the versions it was planned
-    with: ``tournaments.catalogue``), and what each seat's bot wrote during the game with the
-    step it was written at (``logs``: withheld as bot logs are, ``tournaments.gamelogs``)."""
+    with: ``tournaments.catalogue.lookup``), and what each seat's bot wrote during the game with the
+    step it was written at (``logs``: withheld as bot logs are, ``tournaments.store.gamelogs``)."""
     full = replayed(store, game_id)
     stored = store.game(game_id)
     versions = {e.name: e.version for e in store.tournament(stored.tournament_id).entrants}

@@ -11,9 +11,9 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.text import printable
+from tournaments.plans.schedule import seatings_per_deal
 from tournaments.ratings import BatchRatings, Crosstable
-from tournaments.schedule import seatings_per_deal
-from tournaments.values import RatingMethod, RatingRow, Standing, TournamentInfo
+from tournaments.store.values import RatingMethod, RatingRow, Standing, TournamentInfo
 
 __all__ = [
     "RankingRow",

@@ -31,19 +31,25 @@ from arena.procs.limits import Limits
 from arena.procs.logs import logs_folder
 from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
-from tournaments.bot_sandbox import sandbox_for
-from tournaments.catalogue import Catalogue, bundled_bots, needs_sandbox, plays
-from tournaments.cluster import ClusterConfig, check_sandbox, distributed_module
+from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.catalogue.lookup import Catalogue, bundled_bots, needs_sandbox, plays
+from tournaments.catalogue.shipping import shipped_bots
 from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
-from tournaments.matches import FaultLimit, MatchInfo, MatchProgress, MatchStatus, play_match_sprt
-from tournaments.playing import RunConfig, auto_games_per_worker
-from tournaments.runner import RunSummary, run
-from tournaments.schedule import TournamentKind, TournamentSpec, plan, seatings_per_deal
-from tournaments.shipping import shipped_bots
-from tournaments.sink import Progress
-from tournaments.sprt import SprtConfig
-from tournaments.store import Store
-from tournaments.values import TournamentInfo
+from tournaments.matches.match import (
+    FaultLimit,
+    MatchInfo,
+    MatchProgress,
+    MatchStatus,
+    play_match_sprt,
+)
+from tournaments.matches.sprt import SprtConfig
+from tournaments.plans.schedule import TournamentKind, TournamentSpec, plan, seatings_per_deal
+from tournaments.run.cluster import ClusterConfig, check_sandbox, distributed_module
+from tournaments.run.playing import RunConfig, auto_games_per_worker
+from tournaments.run.runner import RunSummary, run
+from tournaments.run.sink import Progress
+from tournaments.store.facts import Store
+from tournaments.store.values import TournamentInfo
 
 _DEFAULTS = Limits()
 
@@ -106,7 +112,7 @@ def bot_processes(
     if options.curve and options.listen is None:
         raise RemoteError("--curve secures remote bots' connections: give --listen too")
     if options.listen is not None:
-        from tournaments.remote import remote_config
+        from tournaments.catalogue.remote import remote_config
 
         with Store.open(db_path) as store:
             remote = remote_config(
@@ -237,7 +243,7 @@ def prepare_run(
     ``cluster`` (a Dask scheduler's address), the bots shipped to its workers (each driving
     ``games_per_worker`` games at once, or ``jobs`` if only that is given: docs/cluster.md); a
     sandbox mode other than ``required`` needs ``unsandboxed_accepted`` there
-    (``tournaments.cluster.check_sandbox``).
+    (``tournaments.run.cluster.check_sandbox``).
 
     A match is run by ``run_match`` (``matches=True`` lets it through). Raises UsageProblem for
     a request that cannot work as given, other ArenaErrors for the rest."""
@@ -350,10 +356,11 @@ def plan_match(
     sandbox: SandboxMode = SandboxMode.AUTO,
 ) -> PlannedMatch:
     """Check the match's bots and write its plan: NEW, BASE and fillers at one table, as many
-    whole deals as fit in ``max_games`` games. NEW and BASE are SPECs (``tournaments.targets``):
-    a folder or a command line is registered first, after ``arena bot add``'s check (in the
-    sandbox ``sandbox``). Raises UsageProblem for a match that cannot be played as asked and
-    BotCheckError for a bot that fails its check (no match is written)."""
+    whole deals as fit in ``max_games`` games. NEW and BASE are SPECs
+    (``tournaments.catalogue.targets``): a folder or a command line is registered first, after
+    ``arena bot add``'s check (in the sandbox ``sandbox``). Raises UsageProblem for a match that
+    cannot be played as asked and BotCheckError for a bot that fails its check (no match is
+    written)."""
     if new == base:
         raise UsageProblem(
             f"NEW and BASE are the same bot ({new!r}): a match compares two different bots"
@@ -367,7 +374,9 @@ def plan_match(
     fillers = [name.strip() for name in fill.split(",") if name.strip()]
     if k > 2 and not fillers:
         raise UsageProblem("--fill names the bots that fill the other seats")
-    from tournaments.targets import match_bot  # it registers through registry, which uses us
+    from tournaments.catalogue.targets import (
+        match_bot,  # it registers through registry, which uses us
+    )
 
     told: list[str] = []
     names_ = []

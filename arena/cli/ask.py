@@ -13,7 +13,7 @@ from arena.cli.storage import db_option
 from arena.text import printable
 from tournaments.ask import ask as ask_recorded
 from tournaments.service import RunOptions
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 
 @click.command("ask", context_settings={"ignore_unknown_options": True})

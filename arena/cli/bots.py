@@ -15,13 +15,18 @@ from arena.cli.storage import db_option
 from arena.procs.remote import check_listen
 from arena.procs.sandbox import SandboxMode
 from arena.text import printable
-from tournaments.catalogue import bundled_bots, bundled_version
-from tournaments.gamelogs import LogLine
-from tournaments.registry import BotCheckError, add_command_bot, add_folder_bot, update_bot
-from tournaments.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
+from tournaments.catalogue.lookup import bundled_bots, bundled_version
+from tournaments.catalogue.registry import (
+    BotCheckError,
+    add_command_bot,
+    add_folder_bot,
+    update_bot,
+)
+from tournaments.catalogue.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
 from tournaments.reports import format_table
-from tournaments.store import Store
-from tournaments.withheld import readable_logs
+from tournaments.store.facts import Store
+from tournaments.store.gamelogs import LogLine
+from tournaments.store.withheld import readable_logs
 
 
 @click.group()
@@ -247,7 +252,7 @@ def logs(
     each line with the time the arena read it and the game and step it was written at.
 
     A log is withheld while a tournament the bot is entered in has a deal to play."""
-    from tournaments.store import resolve_db_path
+    from tournaments.store.facts import resolve_db_path
 
     db = resolve_db_path(db_path)
     if game_id is not None or tid is not None:
@@ -265,8 +270,8 @@ def logs(
 
 def show_game_logs(db: Path, name: str, game_id: int | None, tid: int | None) -> None:
     """``arena bot logs NAME --game ID`` / ``--tournament ID``: the bot's lines of each game,
-    by step (``tournaments.gamelogs``)."""
-    from tournaments.gamelogs import bot_game_logs
+    by step (``tournaments.store.gamelogs``)."""
+    from tournaments.store.gamelogs import bot_game_logs
 
     if game_id is not None and tid is not None:
         raise click.UsageError("give --game or --tournament, not both")

@@ -1,4 +1,5 @@
-"""``arena bot check SPEC``: the compliance suite (``tournaments.compliance``) for any bot."""
+"""``arena bot check SPEC``: the compliance suite (``tournaments.catalogue.compliance``) for any
+bot."""
 
 from __future__ import annotations
 
@@ -12,11 +13,11 @@ from arena.cli.common import echo_json, move_time_option
 from arena.cli.safety import sandbox_option
 from arena.games import names
 from arena.procs.sandbox import SandboxMode
-from tournaments.bot_sandbox import sandbox_for
-from tournaments.catalogue import Catalogue
-from tournaments.compliance import run_checks
-from tournaments.store import resolve_db_path
-from tournaments.targets import bot_target
+from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.catalogue.compliance import run_checks
+from tournaments.catalogue.lookup import Catalogue
+from tournaments.catalogue.targets import bot_target
+from tournaments.store.facts import resolve_db_path
 
 
 def parse_sizes(text: str | None) -> list[int] | None:

@@ -17,8 +17,8 @@ from arena.cli.storage import db_option
 from arena.cli.tournament import play_pending
 from arena.games import get_game, names
 from tournaments import reports, service
-from tournaments.catalogue import bundled_bots, plays
-from tournaments.store import Store
+from tournaments.catalogue.lookup import bundled_bots, plays
+from tournaments.store.facts import Store
 
 #: Demo table sizes and repetitions per game (kept small: the whole demo runs in well under a
 #: minute on two cores).

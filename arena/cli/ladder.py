@@ -20,13 +20,13 @@ from arena.cli.safety import run_options, sandbox_option
 from arena.cli.storage import DB_HELP, db_option
 from arena.procs.sandbox import SandboxMode
 from arena.text import printable
-from tournaments.cluster import ACCEPT_UNSANDBOXED
 from tournaments.ladder import service
 from tournaments.ladder.records import LadderStore
 from tournaments.ladder.report import board_text, ladders_text
 from tournaments.ladder.values import LadderSettings
+from tournaments.run.cluster import ACCEPT_UNSANDBOXED
 from tournaments.service import RunOptions
-from tournaments.store import Store, resolve_db_path
+from tournaments.store.facts import Store, resolve_db_path
 
 
 @click.group()

@@ -25,11 +25,11 @@ from arena.cli.storage import db_option
 from arena.cli.tournament import warn
 from arena.text import printable
 from tournaments import service
-from tournaments.matches import FaultLimit, MatchInfo, MatchProgress, MatchStatus, match_info
+from tournaments.matches.match import FaultLimit, MatchInfo, MatchProgress, MatchStatus, match_info
+from tournaments.matches.sprt import Decision, SprtConfig, SprtError
 from tournaments.reports import format_table
 from tournaments.service import RunOptions
-from tournaments.sprt import Decision, SprtConfig, SprtError
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 EXIT = {Decision.H1: 0, Decision.H0: 1, Decision.CONTINUE: 2, Decision.FAULTS: 3}
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")

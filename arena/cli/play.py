@@ -20,12 +20,12 @@ from arena.referee.record import Fault, GameRecord
 from arena.referee.replay import seat_story, step_events
 from arena.referee.single import play_match
 from arena.text import printable
-from tournaments.catalogue import Catalogue
-from tournaments.gamelogs import GameLog, LogLine
+from tournaments.catalogue.lookup import Catalogue
 from tournaments.published import seat_data
 from tournaments.reports import format_table
 from tournaments.service import RunOptions, bot_processes
-from tournaments.store import resolve_db_path
+from tournaments.store.facts import resolve_db_path
+from tournaments.store.gamelogs import GameLog, LogLine
 
 
 @click.command()

@@ -9,8 +9,8 @@ from arena.cli.play import show_log, show_seat
 from arena.cli.storage import db_option
 from tournaments import published, reports
 from tournaments.errors import NotFound
-from tournaments.gamelogs import game_log
-from tournaments.store import Store
+from tournaments.store.facts import Store
+from tournaments.store.gamelogs import game_log
 
 
 def latest(store: Store) -> int:

@@ -8,7 +8,7 @@ from typing import Any
 
 import click
 
-from tournaments.store import Store, resolve_db_path
+from tournaments.store.facts import Store, resolve_db_path
 
 DB_HELP = "Results database (default: $ARENA_DB, else ./arena.db)."
 

@@ -21,12 +21,12 @@ from arena.cli.storage import db_option
 from arena.procs.sandbox import SandboxMode
 from arena.text import printable
 from tournaments import published, reports, service
-from tournaments.cluster import ACCEPT_UNSANDBOXED
 from tournaments.errors import PlanError
-from tournaments.matches import match_summary, summary_line
+from tournaments.matches.match import match_summary, summary_line
 from tournaments.reports import format_table
+from tournaments.run.cluster import ACCEPT_UNSANDBOXED
 from tournaments.service import RunOptions
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 
 @click.group()

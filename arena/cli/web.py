@@ -8,7 +8,7 @@ import webbrowser
 import click
 
 from arena.cli.storage import DB_HELP
-from tournaments.store import resolve_db_path
+from tournaments.store.facts import resolve_db_path
 
 
 @click.command()

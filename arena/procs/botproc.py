@@ -59,7 +59,7 @@ log = logging.getLogger(__name__)
 @dataclass(frozen=True)
 class BotSpec:
     """How to run a bot: a display name, the command line and an optional working folder
-    (``tournaments.catalogue`` says what a bot's name means).
+    (``tournaments.catalogue.lookup`` says what a bot's name means).
 
     A ``remote`` bot has no command: it is started by hand elsewhere and connects over TCP.
     A ``warm`` bot is a Python module run by this interpreter (``sys.executable -m MODULE``, as

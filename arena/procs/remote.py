@@ -13,7 +13,7 @@ bot reads the server's public key and its own key pair from ``ARENA_SERVER_KEY``
 ``ARENA_PUBLIC_KEY`` and ``ARENA_SECRET_KEY``.
 
 This module holds the arena side; storing tokens and keys is the tournament layer's job
-(``tournaments.remote``), behind the ``RemoteAccess`` protocol.
+(``tournaments.catalogue.remote``), behind the ``RemoteAccess`` protocol.
 """
 
 from __future__ import annotations

@@ -1,7 +1,7 @@
 """A warm start: a Python bot's interpreter made ready before the bot may run.
 
 Starting a Python bot costs most of its start-up before a line of the bot runs: the interpreter,
-ZeroMQ, msgpack and the SDK. A run plays in phases (``tournaments.phases``), and no process of
+ZeroMQ, msgpack and the SDK. A run plays in phases (``tournaments.run.phases``), and no process of
 an entrant may run while another of its processes that played another rotation of a deal is
 alive, so every phase would wait for all that again. The pool may instead start a bot's process
 ahead of its turn (``BotPool.prewarm``) as

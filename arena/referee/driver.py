@@ -57,7 +57,7 @@ def play(table: GameSetup, limits: Limits) -> GameRecord:
 def play_many(tables: Iterable[GameSetup], at_once: int, limits: Limits) -> Iterator[Played]:
     """Play ``tables`` under ``limits`` (consumed lazily, whenever fewer than ``at_once`` are
     in flight); yield each game as it finishes. The caller keeps each process within its
-    ``max_games`` (a game beyond it ends at once with an error): ``tournaments.playing``
+    ``max_games`` (a game beyond it ends at once with an error): ``tournaments.run.playing``
     starts a game only when its processes have a free slot."""
     driver = Driver()
     source = iter(tables)

@@ -156,7 +156,7 @@ def final_places(game_places: tuple[int, ...], forfeits: tuple[int, ...]) -> tup
 class Played:
     """A game the referee's driver finished: its record, or the text of the arena error (an
     arena bug, not a seat's fault) that stopped it; a tournament's runner adds the token of the
-    process at each seat (``tournaments.playing.ProcessRecord``). Plain values: it crosses
+    process at each seat (``tournaments.run.playing.ProcessRecord``). Plain values: it crosses
     process queues and the Dask cluster as it is."""
 
     game_id: int

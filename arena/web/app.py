@@ -32,9 +32,9 @@ from arena.web.readonly import ReadOnlyPool
 from arena.web.render import render
 from arena.web.site import Site
 from tournaments import published
-from tournaments.catalogue import bundled_bots
+from tournaments.catalogue.lookup import bundled_bots
 from tournaments.errors import NotFound
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 __all__ = ["STATIC", "create_app"]
 

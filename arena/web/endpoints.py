@@ -19,7 +19,7 @@ from arena.web.links import Links
 from arena.web.render import render
 from arena.web.site import DealInPlay, Site
 from tournaments.errors import NotFound, StoreError
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 log = logging.getLogger(__name__)
 

@@ -5,7 +5,7 @@ replay viewer loads its data (every perspective, packed) from ``game-ID.js`` nex
 and JavaScript are copied into ``static/``: the folder works from a web server and opened
 straight from disk. The database is opened read-only. Games whose deal is still being played
 in other seat rotations are left out (as the server refuses them), and so are the logs of
-bots with a deal still to be played (``tournaments.withheld``: the page says why).
+bots with a deal still to be played (``tournaments.store.withheld``: the page says why).
 """
 
 from __future__ import annotations
@@ -24,8 +24,8 @@ from arena.web.queries import GamesFilter
 from arena.web.readonly import open_readonly
 from arena.web.render import render
 from arena.web.site import Site
-from tournaments.catalogue import bundled_bots
-from tournaments.store import Store
+from tournaments.catalogue.lookup import bundled_bots
+from tournaments.store.facts import Store
 
 __all__ = ["ExportSummary", "export_site"]
 

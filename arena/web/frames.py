@@ -29,7 +29,7 @@ from arena.web.endings import ending
 from arena.web.moves import ScoreSheet, action_words, event_words, score_sheet
 from arena.web.packing import Pool
 from arena.web.scenes import full_scene, seat_scene
-from tournaments.gamelogs import GameLog
+from tournaments.store.gamelogs import GameLog
 
 __all__ = [
     "REFEREE",

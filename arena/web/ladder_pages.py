@@ -21,7 +21,7 @@ from arena.web.render import render
 from arena.web.site import Site
 from tournaments.ladder.board import EloCache, read_board, skill_history
 from tournaments.ladder.records import LadderStore
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 __all__ = ["ROUTES", "ladder_data"]
 

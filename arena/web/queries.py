@@ -5,7 +5,7 @@ sampled rating history, and whether a deal is still being played.
 Every function takes a ``Store`` (opened read-only by ``arena.web.readonly``) and only reads.
 Nothing returned holds a secret: no deal seed or action of a game whose deal is still in play,
 no bot command line or folder, no token. Whether a game's replay may be shown is decided in
-one place, ``tournaments.withheld`` (``REPLAY_SHOWN``: a deal's replays wait until every
+one place, ``tournaments.store.withheld`` (``REPLAY_SHOWN``: a deal's replays wait until every
 rotation of it is played), and whether a bot's log may be shown too.
 """
 
@@ -22,12 +22,12 @@ from typing import Any
 from arena.errors import ArenaError
 from arena.procs.logs import bot_logs, logs_folder
 from arena.text import printable
-from tournaments.catalogue import bundled_folder
+from tournaments.catalogue.lookup import bundled_folder
 from tournaments.errors import NotFound
 from tournaments.ratings import HistoryRow
-from tournaments.store import Store
-from tournaments.values import TournamentInfo
-from tournaments.withheld import REPLAY_SHOWN, TableInPlay, log_hold
+from tournaments.store.facts import Store
+from tournaments.store.values import TournamentInfo
+from tournaments.store.withheld import REPLAY_SHOWN, TableInPlay, log_hold
 
 __all__ = [
     "BadParameter",
@@ -414,7 +414,7 @@ def bot_log_text(store: Store, db_path: str, name: str, record: dict[str, Any]) 
     entrant and rotation it is of, the tournaments that entrant played in and when it was last
     written; how many log files were empty; or why the logs are not shown: a bot's log may tell
     its hands, so it is withheld while a deal of one of its tournaments is unfinished
-    (``tournaments.withheld``, the one place this is decided)."""
+    (``tournaments.store.withheld``, the one place this is decided)."""
     hold = log_hold(store, name)
     if hold is not None:
         return {
@@ -503,7 +503,7 @@ def iter_game_lines(open_store: Any, tid: int, *, chunk: int = 500) -> Iterator[
 
 
 def table_in_play(table: TableInPlay, *, now: datetime | None = None) -> dict[str, Any]:
-    """A game being played, as the live view shows it: its table (``tournaments.withheld``:
+    """A game being played, as the live view shows it: its table (``tournaments.store.withheld``:
     never its deal), with the seconds since it started."""
     now = now or datetime.now(timezone.utc)
     started = datetime.fromisoformat(table.started_at)

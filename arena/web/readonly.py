@@ -17,11 +17,11 @@ from contextlib import contextmanager
 from pathlib import Path
 from urllib.parse import quote
 
-from tournaments.database import DEFAULT_BUSY_TIMEOUT_MS, store_error
 from tournaments.errors import StoreError
-from tournaments.migrations import SCHEMA_VERSION
-from tournaments.sqlite import Database
-from tournaments.store import Store
+from tournaments.store.database import DEFAULT_BUSY_TIMEOUT_MS, store_error
+from tournaments.store.facts import Store
+from tournaments.store.migrations import SCHEMA_VERSION
+from tournaments.store.sqlite import Database
 
 __all__ = ["BUSY_TIMEOUT_MS", "ReadOnlyPool", "open_readonly"]
 

@@ -1,15 +1,15 @@
 """What a tournament page says of its run: done, running, stopped (and what to do about it)
 or not started, from the tournament's status and its last run's heartbeat
-(``tournaments.heartbeat``)."""
+(``tournaments.store.heartbeat``)."""
 
 from __future__ import annotations
 
 from dataclasses import dataclass
 from typing import Any
 
-from tournaments.heartbeat import RunState, run_state
-from tournaments.store import Store
-from tournaments.values import TournamentInfo, TournamentStatus
+from tournaments.store.facts import Store
+from tournaments.store.heartbeat import RunState, run_state
+from tournaments.store.values import TournamentInfo, TournamentStatus
 
 __all__ = ["RunStatus", "run_status"]
 

@@ -32,12 +32,13 @@ from arena.web.frames import (
 from arena.web.links import DOWNLOADS, Links
 from arena.web.queries import GamesFilter
 from arena.web.runs import run_status
-from tournaments import gamelogs, published, reports
+from tournaments import published, reports
 from tournaments.errors import NotFound
-from tournaments.schedule import TournamentKind
-from tournaments.store import Store
-from tournaments.values import TournamentInfo, TournamentStatus
-from tournaments.withheld import deal_in_play, deal_withheld_reason, tables_in_play
+from tournaments.plans.schedule import TournamentKind
+from tournaments.store import gamelogs
+from tournaments.store.facts import Store
+from tournaments.store.values import TournamentInfo, TournamentStatus
+from tournaments.store.withheld import deal_in_play, deal_withheld_reason, tables_in_play
 
 __all__ = ["Bundle", "DealInPlay", "Site"]
 

@@ -35,13 +35,13 @@ from arena.text import printable
 from arena.web.app import create_app
 from arena.web.endpoints import HEADERS, LINKS
 from arena.web.render import render
-from tournaments.compliance import ComplianceReport
+from tournaments.catalogue.compliance import ComplianceReport
+from tournaments.catalogue.registry import BotCheckError
 from tournaments.errors import ArchiveError, NotFound, StoreError, UsageProblem
 from tournaments.ladder import service, tokens
 from tournaments.ladder.bots import MAX_UPLOAD_BYTES
 from tournaments.ladder.records import LadderError, LadderStore, NotYourBot
-from tournaments.registry import BotCheckError
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 __all__ = ["MAX_BODY", "create_upload_app"]
 

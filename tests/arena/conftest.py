@@ -12,7 +12,7 @@ from arena.procs.botproc import BotSpec
 from arena.procs.hub import Hub
 from arena.procs.pool import BotPool
 from tests.arena.toygame import install
-from tournaments.catalogue import bundled_spec
+from tournaments.catalogue.lookup import bundled_spec
 
 ROGUES = Path(__file__).resolve().parent.parent / "rogues"
 

@@ -363,7 +363,7 @@ def test_bot_add_runs_the_same_checks(tmp_path: Path) -> None:
 
 
 def test_latency_percentiles_are_nearest_rank() -> None:
-    from tournaments.compliance import percentiles
+    from tournaments.catalogue.compliance import percentiles
 
     assert percentiles([]) == {}
     values = [float(v) for v in range(1, 101)]  # 1 .. 100 ms

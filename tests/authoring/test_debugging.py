@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.unchecked import add_unchecked
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 FLAWED = Path(__file__).resolve().parent / "bots" / "flawed.py"

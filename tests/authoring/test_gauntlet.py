@@ -79,8 +79,8 @@ def test_the_gauntlet_bot_is_not_also_an_opponent(tmp_path: Path) -> None:
 def test_older_tournaments_become_round_robins(tmp_path: Path) -> None:
     """Schema version 7 gives every tournament of an older database the kind it was."""
     from tests.tournaments import old_database
-    from tournaments.schedule import TournamentKind
-    from tournaments.store import Store
+    from tournaments.plans.schedule import TournamentKind
+    from tournaments.store.facts import Store
 
     db = tmp_path / "old.db"
     old_database(db)

@@ -15,7 +15,7 @@ from pathlib import Path
 import pytest
 
 from tests.unchecked import add_unchecked
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 #: skull_odds is some 150 Elo above random in skull: hypotheses 100 Elo apart on either side of

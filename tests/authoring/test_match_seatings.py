@@ -28,9 +28,9 @@ from arena.referee import driver
 from arena.referee.game import GameSetup
 from arena.referee.seats import InProcessSeat, Start
 from tests.unchecked import add_unchecked
-from tournaments.schedule import TournamentKind, TournamentSpec, plan
-from tournaments.sprt import DealCounts, SprtConfig, SprtStatus, deal_half_points, status
-from tournaments.store import Store
+from tournaments.matches.sprt import DealCounts, SprtConfig, SprtStatus, deal_half_points, status
+from tournaments.plans.schedule import TournamentKind, TournamentSpec, plan
+from tournaments.store.facts import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 LAST = Path(__file__).resolve().parent / "bots" / "last.py"

@@ -1,5 +1,5 @@
-"""The SPRT statistics of ``arena match`` (tournaments.sprt): bounds, LLR, Elo, and their error
-rates in simulated matches between bots of known strength."""
+"""The SPRT statistics of ``arena match`` (tournaments.matches.sprt): bounds, LLR, Elo, and their
+error rates in simulated matches between bots of known strength."""
 
 from __future__ import annotations
 
@@ -8,7 +8,7 @@ import random
 
 import pytest
 
-from tournaments.sprt import (
+from tournaments.matches.sprt import (
     DealCounts,
     Decision,
     SprtConfig,

@@ -141,7 +141,7 @@ def warm_processes(run_id: str) -> tuple[bool, dict[str, tuple[int, str]]]:
     (a sandbox, or a uid of their own: ``BotPool.prewarm``), and its warm processes waiting for
     their release: pool key -> pid and command line."""
     from arena.procs import identity
-    from tournaments.cluster_worker import _registry
+    from tournaments.run.cluster_worker import _registry
 
     with _registry.lock:
         run = _registry.runs.get(run_id)

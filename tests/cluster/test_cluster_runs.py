@@ -31,11 +31,11 @@ from tests.cluster.conftest import (
 from tests.tournaments import create
 from tests.tournaments.test_runner import cli, copy_database, done_count, results
 from tests.unchecked import add_unchecked
-from tournaments.cluster import ACCEPT_UNSANDBOXED as ACCEPT
-from tournaments.cluster import _Collector
-from tournaments.phases import Phase
-from tournaments.sink import Sink
-from tournaments.store import Store
+from tournaments.run.cluster import ACCEPT_UNSANDBOXED as ACCEPT
+from tournaments.run.cluster import _Collector
+from tournaments.run.phases import Phase
+from tournaments.run.sink import Sink
+from tournaments.store.facts import Store
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.cluster
@@ -294,10 +294,10 @@ def test_a_worker_never_plays_a_game_twice_in_a_run_and_a_closed_run_plays_nothi
     from arena.games import get_game
     from arena.procs.limits import Limits
     from arena.procs.sandbox import SandboxMode
-    from tournaments.catalogue import Catalogue
-    from tournaments.cluster_worker import ClusterRun, RunPlugin, play_games
-    from tournaments.playing import RunConfig
-    from tournaments.shipping import ship
+    from tournaments.catalogue.lookup import Catalogue
+    from tournaments.catalogue.shipping import ship
+    from tournaments.run.cluster_worker import ClusterRun, RunPlugin, play_games
+    from tournaments.run.playing import RunConfig
 
     with Store.open(template[0]) as store:
         game_id, planned = store.pending_games(template[1])[0]

@@ -15,8 +15,8 @@ from tests.fairness import pooling
 from tests.fairness.test_pooling import audit
 from tests.tournaments.test_runner import cli
 from tests.unchecked import add_unchecked
-from tournaments.cluster import ACCEPT_UNSANDBOXED
-from tournaments.store import Store
+from tournaments.run.cluster import ACCEPT_UNSANDBOXED
+from tournaments.store.facts import Store
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.cluster

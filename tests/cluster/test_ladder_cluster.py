@@ -13,7 +13,7 @@ from tests.cluster.conftest import LocalCluster
 from tests.ladder.conftest import cli, folder_bot, replay_openskill
 from tests.security.conftest import needs_bwrap
 from tournaments.ladder.records import LadderStore
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.cluster

@@ -1,6 +1,6 @@
-"""Bots shipped to cluster workers (``tournaments.shipping``), and Dask imported only when asked:
-a folder bot's archive is its registered copy and unpacks to that content or is refused; a bot
-registered before copies, or a remote one, cannot go to a cluster; without Dask, ``--cluster``
+"""Bots shipped to cluster workers (``tournaments.catalogue.shipping``), and Dask imported only when
+asked: a folder bot's archive is its registered copy and unpacks to that content or is refused; a
+bot registered before copies, or a remote one, cannot go to a cluster; without Dask, ``--cluster``
 says what to install."""
 
 from __future__ import annotations
@@ -18,13 +18,20 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from tests.unchecked import add_folder_unchecked, add_unchecked
-from tournaments.botcopies import BotFilesError, tree_digest
-from tournaments.catalogue import Catalogue
-from tournaments.cluster import INSTALL_HINT, distributed_module
+from tournaments.catalogue.botcopies import BotFilesError, tree_digest
+from tournaments.catalogue.lookup import Catalogue
+from tournaments.catalogue.oldversions import folder_version
+from tournaments.catalogue.shipping import (
+    ShippingKind,
+    missing_files,
+    pack,
+    ship,
+    unpack,
+    worker_spec,
+)
 from tournaments.errors import ClusterError
-from tournaments.oldversions import folder_version
-from tournaments.shipping import ShippingKind, missing_files, pack, ship, unpack, worker_spec
-from tournaments.store import Store
+from tournaments.run.cluster import INSTALL_HINT, distributed_module
+from tournaments.store.facts import Store
 
 
 def bot_folder(tmp_path: Path) -> Path:
@@ -87,7 +94,7 @@ def test_the_registered_code_travels_and_old_or_remote_bots_do_not(tmp_path: Pat
     target = unpack(ship(catalogue, "mybot"), tmp_path / "worker" / "mybot")
     assert (target / "bot.py").read_text() == "print('hi')\n"
     with Store.open(tmp_path / "arena.db") as store:
-        from tournaments.remote import add_remote_bot
+        from tournaments.catalogue.remote import add_remote_bot
 
         add_remote_bot(store, "far", ("skull",))
         store.add_bot(
@@ -137,7 +144,7 @@ def test_an_unreachable_scheduler_is_a_clear_error(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:
     pytest.importorskip("distributed")
-    monkeypatch.setattr("tournaments.cluster.CONNECT_S", 1.0)
+    monkeypatch.setattr("tournaments.run.cluster.CONNECT_S", 1.0)
     from tests.net import free_port
 
     db = str(tmp_path / "arena.db")

@@ -1,4 +1,4 @@
-"""Warm starts on a real Dask cluster's worker (``tournaments.cluster_worker``): while a phase
+"""Warm starts on a real Dask cluster's worker (``tournaments.run.cluster_worker``): while a phase
 plays, the worker makes the next phase's first processes of the bundled bots ready
 (``arena.procs.warm``); they wait through the barrier, are the processes that play the next
 phase, and are ended unused where that phase gives the worker no game, and when the run
@@ -30,12 +30,12 @@ def test_a_worker_readies_the_next_phase_and_ends_what_it_does_not_use(
     from arena.games import get_game
     from arena.procs.limits import Limits
     from arena.procs.sandbox import SandboxMode
-    from tournaments.catalogue import Catalogue
-    from tournaments.cluster_worker import PLUGIN_PREFIX, ClusterRun, RunPlugin, end_phase
-    from tournaments.cluster_worker import play_games as task
-    from tournaments.playing import RunConfig
-    from tournaments.schedule import PlannedGame
-    from tournaments.shipping import ship
+    from tournaments.catalogue.lookup import Catalogue
+    from tournaments.catalogue.shipping import ship
+    from tournaments.plans.schedule import PlannedGame
+    from tournaments.run.cluster_worker import PLUGIN_PREFIX, ClusterRun, RunPlugin, end_phase
+    from tournaments.run.cluster_worker import play_games as task
+    from tournaments.run.playing import RunConfig
 
     run = ClusterRun(
         run_id=f"warm-{secrets.token_hex(4)}",

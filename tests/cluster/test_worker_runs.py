@@ -1,4 +1,4 @@
-"""A worker's side of a cluster run, in this process (``tournaments.cluster_worker``): a run
+"""A worker's side of a cluster run, in this process (``tournaments.run.cluster_worker``): a run
 whose arena went quiet is closed with its bots, and the progress bar counts the workers."""
 
 from __future__ import annotations
@@ -15,13 +15,13 @@ from arena.cli.progress import ProgressBar  # noqa: E402
 from arena.games import get_game  # noqa: E402
 from arena.procs.limits import Limits  # noqa: E402
 from arena.procs.sandbox import SandboxMode  # noqa: E402
-from tournaments import cluster_worker  # noqa: E402
-from tournaments.catalogue import Catalogue  # noqa: E402
+from tournaments.catalogue.lookup import Catalogue  # noqa: E402
+from tournaments.catalogue.shipping import ship  # noqa: E402
 from tournaments.errors import ClusterError  # noqa: E402
-from tournaments.playing import RunConfig  # noqa: E402
-from tournaments.schedule import PlannedGame  # noqa: E402
-from tournaments.shipping import ship  # noqa: E402
-from tournaments.sink import Progress  # noqa: E402
+from tournaments.plans.schedule import PlannedGame  # noqa: E402
+from tournaments.run import cluster_worker  # noqa: E402
+from tournaments.run.playing import RunConfig  # noqa: E402
+from tournaments.run.sink import Progress  # noqa: E402
 
 
 def test_a_run_the_arena_stopped_renewing_is_closed_with_its_bots(tmp_path: Path) -> None:

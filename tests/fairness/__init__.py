@@ -8,9 +8,9 @@ from pathlib import Path
 from arena.games import get_game
 from arena.keys.seeds import new_key
 from arena.procs.botproc import BotSpec
-from tournaments.catalogue import bundled_spec
-from tournaments.schedule import TournamentSpec, plan
-from tournaments.store import Store
+from tournaments.catalogue.lookup import bundled_spec
+from tournaments.plans.schedule import TournamentSpec, plan
+from tournaments.store.facts import Store
 
 
 def with_rogue(

@@ -24,7 +24,7 @@ from arena.keys.seeds import bot_seeds
 from arena.procs.botproc import BotSpec
 from arena.procs.logs import bot_logs, log_texts
 from arena.referee.replay import replay
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 ROGUE = Path(__file__).resolve().parent.parent / "rogues" / "pooler.py"
 #: The rogue's name as an entrant: bots named so log under it.

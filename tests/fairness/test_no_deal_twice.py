@@ -24,10 +24,10 @@ from arena.procs.botproc import BotSpec
 from arena.procs.limits import Limits
 from arena.procs.logs import bot_logs, log_texts
 from tests.fairness import with_rogue
-from tournaments.playing import RunConfig
-from tournaments.runner import run
-from tournaments.schedule import TournamentSpec
-from tournaments.store import Store
+from tournaments.plans.schedule import TournamentSpec
+from tournaments.run.playing import RunConfig
+from tournaments.run.runner import run
+from tournaments.store.facts import Store
 
 ROGUE = Path(__file__).resolve().parent.parent / "rogues" / "memo.py"
 ENTRANTS = ("memo", "memo", "memo", "random")

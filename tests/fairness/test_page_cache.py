@@ -28,10 +28,10 @@ from arena.procs.logs import bot_logs, log_texts
 from arena.procs.sandbox import SandboxMode
 from tests.fairness import pooling, with_rogue
 from tests.fairness.test_pooling import audit
-from tournaments.bot_sandbox import sandbox_for
-from tournaments.playing import RunConfig, auto_games_per_worker
-from tournaments.runner import run
-from tournaments.schedule import TournamentSpec
+from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.plans.schedule import TournamentSpec
+from tournaments.run.playing import RunConfig, auto_games_per_worker
+from tournaments.run.runner import run
 
 ROGUE = Path(__file__).resolve().parent.parent / "rogues" / "pagecarry.py"
 NAME = "pagecarry"

@@ -30,11 +30,11 @@ from arena.procs.limits import Limits
 from arena.procs.sandbox import SandboxMode
 from tests.fairness import pooling, with_rogue
 from tests.unchecked import add_unchecked
-from tournaments.bot_sandbox import sandbox_for
-from tournaments.playing import RunConfig, auto_games_per_worker
-from tournaments.runner import RunSummary, Workers, run
-from tournaments.schedule import TournamentSpec
-from tournaments.store import Store
+from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.plans.schedule import TournamentSpec
+from tournaments.run.playing import RunConfig, auto_games_per_worker
+from tournaments.run.runner import RunSummary, Workers, run
+from tournaments.store.facts import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "skull-king"

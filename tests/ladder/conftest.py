@@ -16,10 +16,10 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from tests.web.conftest import browser, shots  # noqa: F401 - the browser tests' fixtures
-from tournaments.commandfiles import command_version, record
+from tournaments.catalogue.commandfiles import command_version, record
 from tournaments.ladder import service
 from tournaments.ladder.values import LadderSettings
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 RANDOM_BOT = """
 import random

@@ -15,9 +15,9 @@ from arena.procs import sandbox
 from tests.ladder.conftest import folder_bot, make_ladder
 from tests.ladder.test_uploads import Served, serve
 from tests.web.conftest import open_page, stop_server
+from tournaments.catalogue.shipping import pack
 from tournaments.ladder import service
-from tournaments.shipping import pack
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 pytestmark = pytest.mark.skipif(
     sandbox.available() is None, reason="uploaded bots run only in bubblewrap, missing here"

@@ -29,13 +29,13 @@ from tests.ladder.conftest import (
     register_unchecked,
     replay_openskill,
 )
-from tournaments import runner
 from tournaments.ladder import service
 from tournaments.ladder.board import read_board
 from tournaments.ladder.records import LadderStore, NotYourBot
 from tournaments.ladder.skill import INHERIT_SIGMA, SIGMA
 from tournaments.ladder.values import EntryStatus, LadderSettings
-from tournaments.store import Store
+from tournaments.run import runner
+from tournaments.store.facts import Store
 
 
 def games_of(db: Path) -> list[tuple]:

@@ -21,10 +21,10 @@ from arena.procs import sandbox
 from arena.web.uploads import create_upload_app
 from tests.ladder.conftest import ILLEGAL_BOT, cli, folder_bot, make_ladder
 from tests.web.conftest import Server, start_server, stop_server
+from tournaments.catalogue.shipping import pack
 from tournaments.ladder import service
 from tournaments.ladder.bots import MAX_UPLOAD_BYTES, uploads_root
-from tournaments.shipping import pack
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 pytestmark = pytest.mark.skipif(
     sandbox.available() is None, reason="uploaded bots run only in bubblewrap, missing here"

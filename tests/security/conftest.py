@@ -33,11 +33,11 @@ from arena.referee.record import Fault
 from protocol.transport import curve_client
 from tests.arena.conftest import bundled, hub, pool, rogue, toy  # noqa: F401 - fixtures
 from tests.arena.toygame import install
-from tournaments.bot_sandbox import sandbox_for
-from tournaments.playing import RunConfig, auto_games_per_worker
-from tournaments.runner import RunSummary, run
-from tournaments.schedule import TournamentSpec, plan
-from tournaments.store import Store
+from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.plans.schedule import TournamentSpec, plan
+from tournaments.run.playing import RunConfig, auto_games_per_worker
+from tournaments.run.runner import RunSummary, run
+from tournaments.store.facts import Store
 
 #: Small limits so that every rogue's effect is quick and small.
 LIMITS = Limits(

@@ -14,8 +14,8 @@ from click.testing import CliRunner
 
 from arena.cli import main
 from tests.security.conftest import needs_bwrap
-from tournaments.botcopies import BotCopies
-from tournaments.store import Store
+from tournaments.catalogue.botcopies import BotCopies
+from tournaments.store.facts import Store
 
 needs_root = pytest.mark.skipif(
     os.geteuid() != 0, reason="bots run as users of their own only when the arena runs as root"

@@ -33,11 +33,11 @@ from arena.procs.limits import Limits
 from arena.procs.logs import bot_logs, log_texts
 from arena.procs.sandbox import SandboxMode
 from tests.security.conftest import needs_bwrap
-from tournaments.bot_sandbox import sandbox_for
-from tournaments.playing import RunConfig
-from tournaments.runner import run
-from tournaments.schedule import TournamentSpec, plan
-from tournaments.store import Store
+from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.plans.schedule import TournamentSpec, plan
+from tournaments.run.playing import RunConfig
+from tournaments.run.runner import run
+from tournaments.store.facts import Store
 
 REPO = Path(__file__).resolve().parent.parent.parent
 ROGUES = REPO / "tests" / "rogues"

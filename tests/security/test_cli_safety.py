@@ -126,7 +126,7 @@ def test_parallel_tournament_with_a_crashing_rogue_loses_nothing(tmp_path) -> No
     # registration checks the bot: a crashing bot is refused, so it enters as a command spec
     assert invoke("bot", "add", "crasher", "--db", db, *command).exit_code == 1
     from tests.unchecked import add_unchecked
-    from tournaments.store import Store
+    from tournaments.store.facts import Store
 
     with Store.open(db) as store:
         add_unchecked(store, "crasher", [sys.executable, str(ROGUES / "crash_mid.py")])

@@ -15,9 +15,9 @@ import pytest
 from click.testing import CliRunner
 
 from arena.cli import main
-from tournaments import cluster
-from tournaments.cluster import ACCEPT_UNSANDBOXED
 from tournaments.errors import ClusterError
+from tournaments.run import cluster
+from tournaments.run.cluster import ACCEPT_UNSANDBOXED
 
 pytest.importorskip("distributed", reason="--cluster needs Dask distributed")
 

@@ -20,10 +20,10 @@ from arena.errors import BotStartError
 from arena.procs.botproc import BotSpec
 from arena.procs.pool import BotPool
 from tests.arena.conftest import bundled
+from tournaments.catalogue.oldversions import folder_version
 from tournaments.errors import TournamentError
-from tournaments.oldversions import folder_version
-from tournaments.playing import process_key
-from tournaments.store import Store
+from tournaments.run.playing import process_key
+from tournaments.store.facts import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -23,8 +23,8 @@ from arena.procs.remote import CurveKeys, RemoteConfig
 from tests.net import free_port
 from tests.security.conftest import dealer, hello, replies
 from tests.tournaments import old_database
-from tournaments.remote import StoredAccess, issue_token, server_keys
-from tournaments.store import Store
+from tournaments.catalogue.remote import StoredAccess, issue_token, server_keys
+from tournaments.store.facts import Store
 
 ROOT = Path(__file__).resolve().parents[2]
 

@@ -22,7 +22,7 @@ from arena.keys.keyfile import KeyFile, key_file_path, user_key_path
 from arena.keys.seeds import bot_seed, new_key
 from arena.procs.logs import bot_logs, log_texts, logs_folder
 from tests.security.conftest import needs_bwrap
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 SPY = Path(__file__).resolve().parents[1] / "rogues" / "spy.py"
 

@@ -28,7 +28,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.games.base import places_from_keys
 from arena.referee.record import ActionRecord, Chooser, Fault, FaultKind, GameRecord, final_places
-from tournaments.schedule import PlannedGame
+from tournaments.plans.schedule import PlannedGame
 
 
 def thinking_bot(folder: Path, think_s: float, *, pause_s: float = 0.0, every: int = 0) -> Path:

@@ -1,5 +1,5 @@
-"""The arena's copies of folder bots (``tournaments.botcopies``): what the digest covers, links
-kept inside the folder, read-only copies, and a copy altered behind the arena's back."""
+"""The arena's copies of folder bots (``tournaments.catalogue.botcopies``): what the digest covers,
+links kept inside the folder, read-only copies, and a copy altered behind the arena's back."""
 
 from __future__ import annotations
 
@@ -9,7 +9,7 @@ from pathlib import Path
 
 import pytest
 
-from tournaments.botcopies import BotCopies, BotFilesError, tree_digest
+from tournaments.catalogue.botcopies import BotCopies, BotFilesError, tree_digest
 
 
 def test_a_link_inside_the_folder_is_kept(tmp_path: Path) -> None:

@@ -13,8 +13,8 @@ import pytest
 
 from arena.errors import BotStartError
 from tests.unchecked import add_folder_unchecked
-from tournaments.botcopies import BotCopies
-from tournaments.catalogue import (
+from tournaments.catalogue.botcopies import BotCopies
+from tournaments.catalogue.lookup import (
     Catalogue,
     bundled_bots,
     bundled_folder,
@@ -24,9 +24,9 @@ from tournaments.catalogue import (
     needs_sandbox,
     plays,
 )
+from tournaments.catalogue.remote import add_remote_bot
 from tournaments.errors import NotFound
-from tournaments.remote import add_remote_bot
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 ROGUES = Path(__file__).resolve().parents[1] / "rogues"
 REPO = Path(__file__).resolve().parents[2]

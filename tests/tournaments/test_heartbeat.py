@@ -1,4 +1,4 @@
-"""A run's heartbeat (``tournaments.heartbeat``): a run opens a row, beats while it plays and
+"""A run's heartbeat (``tournaments.store.heartbeat``): a run opens a row, beats while it plays and
 closes it; a reader tells a running run from a stopped one by the row, its age, and (on the
 run's own host) whether its process is still there. Real SQLite files, real runs."""
 
@@ -17,10 +17,10 @@ from pathlib import Path
 import pytest
 
 from tests.tournaments.test_runner import create_skull
-from tournaments import heartbeat
-from tournaments.heartbeat import GONE_S, STALE_S, RunInfo, RunState, process_token, run_state
-from tournaments.migrations import SCHEMA_VERSION
-from tournaments.store import Store
+from tournaments.store import heartbeat
+from tournaments.store.facts import Store
+from tournaments.store.heartbeat import GONE_S, STALE_S, RunInfo, RunState, process_token, run_state
+from tournaments.store.migrations import SCHEMA_VERSION
 
 NOW = datetime(2030, 1, 1, tzinfo=timezone.utc)
 

@@ -13,8 +13,8 @@ from pathlib import Path
 import pytest
 
 from tests.tournaments import slow_tournament, thinking_bot
-from tournaments.store import Store
-from tournaments.withheld import tables_in_play
+from tournaments.store.facts import Store
+from tournaments.store.withheld import tables_in_play
 
 
 @pytest.fixture

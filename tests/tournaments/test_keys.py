@@ -20,9 +20,9 @@ from arena.errors import KeyFileError, MissingKey
 from arena.keys.keyfile import KeyFile, key_file_path, secret_paths, user_key_path
 from arena.keys.seeds import bot_seeds, key_id, new_key
 from tests.tournaments import cli, create, old_database
-from tournaments.migrations import SCHEMA_VERSION, user_version
-from tournaments.remote import server_keys
-from tournaments.store import Store
+from tournaments.catalogue.remote import server_keys
+from tournaments.store.facts import Store
+from tournaments.store.migrations import SCHEMA_VERSION, user_version
 
 
 def create_skull(db: Path, seed: str = "5") -> int:
@@ -194,7 +194,7 @@ def test_an_old_tournament_gets_a_key_on_its_first_run(tmp_path: Path, caplog) -
     with Store.open(db) as store:
         deals = [seed for (seed,) in store.db.execute("SELECT deal_seed FROM games")]
         assert store.db.execute("SELECT key_id FROM tournaments").fetchone()[0] is None
-        with caplog.at_level(logging.WARNING, logger="tournaments.store"):
+        with caplog.at_level(logging.WARNING, logger="tournaments.store.facts"):
             key = store.tournament_key(1)
         assert "planned before secret keys" in caplog.text
         assert store.tournament_key(1) == key

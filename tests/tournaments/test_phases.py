@@ -1,13 +1,14 @@
-"""Phases (``tournaments.phases``): batches of deals, each played in as many phases as a deal
-has rotations; every game once, no deal twice in a phase, an entrant's seat not the same through
-a phase, and a resumed run regroups what is left the same way."""
+"""Phases (``tournaments.run.phases``): batches of deals, each played in as many phases as a
+deal has rotations; every game once, no deal twice in a phase, an entrant's seat not the same
+through a phase, and a resumed run regroups what is left the same way."""
 
 from __future__ import annotations
 
 import random
 from collections import Counter
 
-from tournaments.phases import (
+from tournaments.plans.schedule import TournamentSpec, plan, tables_per_repetition
+from tournaments.run.phases import (
     FIRST_DEALS,
     MIN_DEALS,
     batch_starts,
@@ -15,7 +16,6 @@ from tournaments.phases import (
     phases,
     shuffled,
 )
-from tournaments.schedule import TournamentSpec, plan, tables_per_repetition
 
 KEY = bytes(range(32))
 SPEC = TournamentSpec(game="skull", bots=("a", "b", "c", "d", "e"), table_size=3, repetitions=4)

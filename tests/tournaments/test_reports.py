@@ -5,9 +5,9 @@ from __future__ import annotations
 import json
 
 from tournaments import reports
+from tournaments.plans.schedule import TournamentSpec
 from tournaments.ratings import GameResult, PairCounts, batch_ratings
-from tournaments.schedule import TournamentSpec
-from tournaments.values import (
+from tournaments.store.values import (
     EntrantInfo,
     RatingMethod,
     RatingRow,

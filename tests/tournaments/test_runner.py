@@ -15,7 +15,7 @@ from pathlib import Path
 
 from arena.keys.keyfile import key_file_path
 from tests.tournaments import cli, create, ctrl_c_reaches_it
-from tournaments.botcopies import BotCopies
+from tournaments.catalogue.botcopies import BotCopies
 
 BOTS = "random,first,random,random"
 

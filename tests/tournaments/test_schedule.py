@@ -15,14 +15,14 @@ from arena.errors import ArenaError, OptionError
 from arena.games.base import Game, OptionSpec
 from arena.keys.seeds import bot_seed, deal_seed
 from tournaments.errors import PlanError
-from tournaments.schedule import (
+from tournaments.plans.schedule import (
     PlannedGame,
     TournamentSpec,
     check_spec,
     entrant_names,
     plan_size,
 )
-from tournaments.schedule import (
+from tournaments.plans.schedule import (
     plan as keyed_plan,
 )
 
@@ -227,7 +227,7 @@ def test_checked_spec_has_all_options_typed() -> None:
 
 def test_gauntlet_tables_all_hold_the_gauntlet_entrant() -> None:
     from arena.games import get_game
-    from tournaments.schedule import TournamentKind, plan_size
+    from tournaments.plans.schedule import TournamentKind, plan_size
 
     spec = TournamentSpec(
         game="skull",
@@ -251,7 +251,7 @@ def test_gauntlet_tables_all_hold_the_gauntlet_entrant() -> None:
 
 
 def test_gauntlet_spec_errors() -> None:
-    from tournaments.schedule import TournamentKind
+    from tournaments.plans.schedule import TournamentKind
 
     with pytest.raises(PlanError, match="not entered"):
         check_spec(

@@ -15,14 +15,14 @@ from sqlite_utils import Database
 
 from arena.referee.record import Fault, FaultKind
 from tests.tournaments import synthetic_record
-from tournaments import store as store_module
 from tournaments.errors import DuplicateBot, NotFound, PlanError, StoreError, TournamentError
-from tournaments.migrations import SCHEMA_VERSION, migrate, user_version
+from tournaments.plans.schedule import PlannedGame, TournamentSpec
+from tournaments.plans.schedule import plan as keyed_plan
 from tournaments.ratings import PairCounts, batch_ratings, incremental_elo
-from tournaments.schedule import PlannedGame, TournamentSpec
-from tournaments.schedule import plan as keyed_plan
-from tournaments.store import Store, resolve_db_path
-from tournaments.values import BotKind, GameStatus, RatingMethod, TournamentStatus
+from tournaments.store import facts as store_module
+from tournaments.store.facts import Store, resolve_db_path
+from tournaments.store.migrations import SCHEMA_VERSION, migrate, user_version
+from tournaments.store.values import BotKind, GameStatus, RatingMethod, TournamentStatus
 
 SPEC = TournamentSpec(
     game="skull",

@@ -19,11 +19,11 @@ from click.testing import CliRunner, Result
 from sqlite_utils import Database
 
 from arena.cli import main
-from tournaments.botcopies import BOTS_FOLDER, BotCopies, tree_digest
-from tournaments.migrations import migrate
-from tournaments.oldversions import command_version as old_command_version
-from tournaments.oldversions import folder_version as old_folder_version
-from tournaments.store import Store
+from tournaments.catalogue.botcopies import BOTS_FOLDER, BotCopies, tree_digest
+from tournaments.catalogue.oldversions import command_version as old_command_version
+from tournaments.catalogue.oldversions import folder_version as old_folder_version
+from tournaments.store.facts import Store
+from tournaments.store.migrations import migrate
 
 BOT = textwrap.dedent("""
     import random, sys

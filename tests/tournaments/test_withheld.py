@@ -23,8 +23,8 @@ with warnings.catch_warnings():  # newer Starlette prefers httpx2 for its test c
 from arena.cli import main
 from arena.web.app import create_app
 from arena.web.export import export_site
-from tournaments.store import Store
-from tournaments.withheld import LogHold, log_hold
+from tournaments.store.facts import Store
+from tournaments.store.withheld import LogHold, log_hold
 
 #: What the bot writes to its standard error on every move: its hand, as a real bot might.
 HAND_LINE = "my hand: rose rose skull"

@@ -25,7 +25,7 @@ from arena.keys.keyfile import key_file_path
 from arena.web.app import create_app
 from arena.web.downloads import crosstable_csv
 from tests.web.conftest import EVIL, EVIL_LOG, SECRET_ARG, Played, cli, withheld_copy
-from tournaments.migrations import SCHEMA_VERSION
+from tournaments.store.migrations import SCHEMA_VERSION
 
 
 @pytest.fixture(scope="module")

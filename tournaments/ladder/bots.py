@@ -2,12 +2,12 @@
 
 An upload (``stage_archive``) is a tar archive (plain, gzip, bzip2 or xz) of a bot folder with
 its ``bot.toml`` at the top or in one folder at the top. It is size-limited before it is read,
-and unpacked by ``tournaments.shipping.unpack_archive`` (at most ``MAX_UNPACKED_BYTES`` and
-``MAX_FILES``; regular files, folders and links inside the folder only; no absolute or ``..``
+and unpacked by ``tournaments.catalogue.shipping.unpack_archive`` (at most ``MAX_UNPACKED_BYTES``
+and ``MAX_FILES``; regular files, folders and links inside the folder only; no absolute or ``..``
 names) into a staging folder of its own under ``<database>.ladder-uploads/``, hidden from
 every bot by the sandbox. It is then registered like any folder bot
-(``tournaments.registry.add_folder_bot``: copied into the arena's store of bot copies, checked
-from the copy, run from it) and the staging folder is removed (``Staged.close``).
+(``tournaments.catalogue.registry.add_folder_bot``: copied into the arena's store of bot copies,
+checked from the copy, run from it) and the staging folder is removed (``Staged.close``).
 """
 
 from __future__ import annotations
@@ -18,9 +18,9 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from tournaments.catalogue.registry import MANIFEST, BotCheckError
+from tournaments.catalogue.shipping import unpack_archive
 from tournaments.errors import ArchiveError
-from tournaments.registry import MANIFEST, BotCheckError
-from tournaments.shipping import unpack_archive
 
 __all__ = ["MAX_UPLOAD_BYTES", "Staged", "stage_archive", "uploads_root"]
 

@@ -1,7 +1,7 @@
 """Sending a bot to a ladder's upload server (``arena ladder submit --to URL --token T``).
 
-The folder is packed as the ladder would copy it (``tournaments.shipping.pack``: the files its
-version covers; a FIFO, a device or a link out of the folder is refused here), gzip-compressed
+The folder is packed as the ladder would copy it (``tournaments.catalogue.shipping.pack``: the files
+its version covers; a FIFO, a device or a link out of the folder is refused here), gzip-compressed
 and sent as the body of ``POST URL/api/ladders/NAME/submissions`` with the token in an
 ``Authorization: Bearer`` header. The server's answer (JSON: accepted or not, the check's
 report, the entry) comes back as it is.
@@ -18,11 +18,11 @@ from pathlib import Path
 from typing import Any
 from urllib.parse import quote, urlsplit
 
+from tournaments.catalogue.registry import load_manifest
+from tournaments.catalogue.shipping import pack
 from tournaments.errors import ClusterError
 from tournaments.ladder.bots import MAX_UPLOAD_BYTES
 from tournaments.ladder.records import LadderError
-from tournaments.registry import load_manifest
-from tournaments.shipping import pack
 
 __all__ = ["Sent", "send_folder", "submissions_url"]
 

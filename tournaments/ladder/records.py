@@ -1,5 +1,5 @@
 """A ladder's rows in the results database: ladders, entries, batches, seats, the skill cache
-and its history (schema: ``tournaments.migrations``, version 10).
+and its history (schema: ``tournaments.store.migrations``, version 10).
 
 ``LadderStore`` wraps an open ``Store`` (read-write, or the web's read-only one) and uses its
 connection, lock and write transactions: every change is one transaction, so a ladder killed
@@ -18,12 +18,12 @@ from dataclasses import dataclass
 from datetime import datetime, timezone
 from typing import Any, NamedTuple
 
-from tournaments.database import StorePart, guarded, json_tuples
 from tournaments.errors import NotFound, TournamentError
 from tournaments.ladder.skill import Skill
 from tournaments.ladder.values import Entry, EntryStatus, LadderInfo, LadderSettings
-from tournaments.schedule import PlannedGame, TournamentSpec
-from tournaments.values import GameStatus
+from tournaments.plans.schedule import PlannedGame, TournamentSpec
+from tournaments.store.database import StorePart, guarded, json_tuples
+from tournaments.store.values import GameStatus
 
 __all__ = ["LadderError", "LadderGame", "LadderStore", "Met", "NotYourBot", "SeatStats"]
 

@@ -8,7 +8,7 @@
 - ``run_ladder``: play batch after batch until stopped, or until the ladder holds a number
   of games: rate the batches played, plan the next from the skills (matchmaking), play it
   through the tournament runner (``tournaments.service.prepare_run`` and
-  ``tournaments.runner.run``: every fair-play rule of tournaments holds; the ``--jobs``
+  ``tournaments.run.runner.run``: every fair-play rule of tournaments holds; the ``--jobs``
   workers are started once for every batch), rate it;
 - ``leaderboard``, ``rebuild``: read the leaderboard; recompute the skill cache.
 
@@ -29,8 +29,9 @@ from typing import Any
 from arena.games import get_game
 from arena.keys.seeds import new_key, random_seed
 from arena.procs.sandbox import SandboxMode
-from tournaments.catalogue import Catalogue, bundled_bots, bundled_version, plays
-from tournaments.compliance import ComplianceReport
+from tournaments.catalogue.compliance import ComplianceReport
+from tournaments.catalogue.lookup import Catalogue, bundled_bots, bundled_version, plays
+from tournaments.catalogue.registry import BotCheckError, add_folder_bot, load_manifest
 from tournaments.errors import ClusterError, ClusterLost, Interrupted, NotFound, UsageProblem
 from tournaments.ladder import tokens
 from tournaments.ladder.board import read_board
@@ -47,12 +48,11 @@ from tournaments.ladder.values import (
     ladder_name_problem,
     participant_problem,
 )
-from tournaments.registry import BotCheckError, add_folder_bot, load_manifest
-from tournaments.runner import RunSummary, Workers, run
-from tournaments.schedule import TournamentKind, TournamentSpec, seatings, table_games
+from tournaments.plans.schedule import TournamentKind, TournamentSpec, seatings, table_games
+from tournaments.run.runner import RunSummary, Workers, run
+from tournaments.run.sink import Progress
 from tournaments.service import RunOptions, games_of, prepare_run
-from tournaments.sink import Progress
-from tournaments.store import Store
+from tournaments.store.facts import Store
 
 __all__ = [
     "BatchDone",
@@ -482,7 +482,7 @@ def run_ladder(
     finished games (None: never; with too few versions to meet it waits ``wait_s`` between
     looks for new entries). On a ``cluster``, a sandbox other than ``required`` needs
     ``unsandboxed_accepted`` (as for tournaments). The ``jobs`` worker processes are started
-    once and play every batch (``tournaments.runner.Workers``). Raises Interrupted on Ctrl-C
+    once and play every batch (``tournaments.run.runner.Workers``). Raises Interrupted on Ctrl-C
     (what finished is kept)."""
     lstore = LadderStore(store)
     ladder = lstore.ladder(ladder_name)

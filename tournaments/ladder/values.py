@@ -55,7 +55,7 @@ class LadderSettings:
 
     - ``batch_games``: games per matchmaking batch (each batch is planned from the skills of
       the games before it, and is played as one run: fresh bot processes, every rotation);
-      1024 is ``tournaments.phases.MIN_DEALS`` deals at tables of four, the fewest a
+      1024 is ``tournaments.run.phases.MIN_DEALS`` deals at tables of four, the fewest a
       tournament's phase holds: a smaller batch plays fewer games a second;
     - ``placement_games``: a bot version with fewer games is in placement: it is seated first;
     - ``max_batch_entries``: most bot versions in one batch (each needs one process per seat

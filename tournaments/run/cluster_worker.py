@@ -1,11 +1,11 @@
 """The worker side of tournaments on a Dask cluster: per-run bot pools, the game task and the
 end of a phase.
 
-The arena (``tournaments.cluster``) registers one ``RunPlugin`` per ``tournament run`` under a
+The arena (``tournaments.run.cluster``) registers one ``RunPlugin`` per ``tournament run`` under a
 fresh random run id. A worker opens the run on its first game: it unpacks the folder bots,
 resolves the sandbox here (the mode comes from the arena), and starts a driver thread that
 plays the run's games through one ``SessionRunner`` (``play_many``, N games at once), phase by
-phase as the arena hands them out (``tournaments.phases``): within a phase its processes serve
+phase as the arena hands them out (``tournaments.run.phases``): within a phase its processes serve
 game after game; when the arena ends the phase (``end_phase``, on every worker, once every game
 of the phase is answered), the worker ends every bot process it holds, sees them gone, and
 answers with their records. The arena starts the next phase only then: the barrier between
@@ -21,7 +21,7 @@ game, ends them unused, as the run's close does.
 - a game id is played at most once by a run on a worker: a second request for it (a game sent
   again after this worker was thought lost) is refused, and the arena plays it elsewhere.
 
-Everything here runs inside a ``dask worker`` process; only ``tournaments.cluster`` imports it.
+Everything here runs inside a ``dask worker`` process; only ``tournaments.run.cluster`` imports it.
 """
 
 from __future__ import annotations
@@ -52,11 +52,17 @@ from arena.procs import seccomp
 from arena.procs.sandbox import SandboxMode
 from arena.referee.record import Played
 from protocol import PROTOCOL_VERSION
+from tournaments.catalogue.shipping import (
+    ShippedBot,
+    ShippingKind,
+    missing_files,
+    unpack,
+    worker_spec,
+)
 from tournaments.errors import ClusterError
-from tournaments.playing import RunConfig, SessionRunner
-from tournaments.schedule import PlannedGame
-from tournaments.shipping import ShippedBot, ShippingKind, missing_files, unpack, worker_spec
-from tournaments.values import ProcessRecord
+from tournaments.plans.schedule import PlannedGame
+from tournaments.run.playing import RunConfig, SessionRunner
+from tournaments.store.values import ProcessRecord
 
 log = logging.getLogger(__name__)
 

@@ -2,15 +2,15 @@
 ``arena bot add``).
 
 A bot is registered only after it passes the compliance suite of ``arena bot check``
-(``tournaments.compliance``): it starts, says hello, echoes ids, plays a few games of each of
-its games legally and in time in one process, and exits on bye. It is checked as it will run:
+(``tournaments.catalogue.compliance``): it starts, says hello, echoes ids, plays a few games of each
+of its games legally and in time in one process, and exits on bye. It is checked as it will run:
 
 - a folder bot (``add_folder_bot``) is first copied into the arena's store
-  (``tournaments.botcopies``), and runs from that read-only copy, here and in every tournament;
-  its version is the copy's digest;
+  (``tournaments.catalogue.botcopies``), and runs from that read-only copy, here and in every
+  tournament; its version is the copy's digest;
 - a command bot (``add_command_bot``) has the files its command names hashed
-  (``tournaments.commandfiles``), checked again before each run; its version is the hash of its
-  command line and of those files.
+  (``tournaments.catalogue.commandfiles``), checked again before each run; its version is the hash
+  of its command line and of those files.
 
 Registering the same code again is the same version (nothing is checked again); new code is a
 new version, and the user is told so, and which unfinished tournaments keep the version they
@@ -32,15 +32,21 @@ from arena.games import names
 from arena.procs.botproc import BotSpec
 from arena.procs.logs import logs_folder
 from arena.procs.sandbox import Sandbox, SandboxMode, inside, named_paths, private_paths
-from tournaments.bot_sandbox import sandbox_for
-from tournaments.botcopies import BotCopies
-from tournaments.catalogue import Catalogue, bundled_bots, split_command
-from tournaments.commandfiles import command_version, record
-from tournaments.compliance import ComplianceReport, run_checks
+from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.catalogue.botcopies import BotCopies
+from tournaments.catalogue.commandfiles import command_version, record
+from tournaments.catalogue.compliance import ComplianceReport, run_checks
+from tournaments.catalogue.lookup import Catalogue, bundled_bots, split_command
+from tournaments.catalogue.remote import is_remote
 from tournaments.errors import DuplicateBot, NotFound
-from tournaments.remote import is_remote
-from tournaments.store import Store
-from tournaments.values import BotInfo, BotKind, GameStatus, TournamentStatus, bot_name_problem
+from tournaments.store.facts import Store
+from tournaments.store.values import (
+    BotInfo,
+    BotKind,
+    GameStatus,
+    TournamentStatus,
+    bot_name_problem,
+)
 
 MANIFEST = "bot.toml"
 #: Games of each of its games a bot plays under the referee in its entry check.
@@ -91,7 +97,7 @@ def load_manifest(folder: Path) -> Manifest:
 def check_bot(
     spec: BotSpec, games: Sequence[str], *, sandbox: Sandbox | None = None
 ) -> ComplianceReport:
-    """Run the compliance suite of ``arena bot check`` (``tournaments.compliance``) on the
+    """Run the compliance suite of ``arena bot check`` (``tournaments.catalogue.compliance``) on the
     bot, with a few games of each of ``games``, in ``sandbox`` (None: unsandboxed). Raises
     BotCheckError naming every failed check."""
     if not games:

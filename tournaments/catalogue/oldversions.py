@@ -4,7 +4,8 @@ Such a bot has no copy (a folder bot runs from its own folder) and no record of 
 files; its version is the hash these functions compute. Before it runs, the hash is computed
 again and must be its version: a bot changed since it was registered is refused (register it
 again with ``arena bot add ... --replace``: it then gets a copy, or its files recorded, and a
-version of the new kind, ``tournaments.botcopies`` and ``tournaments.commandfiles``).
+version of the new kind, ``tournaments.catalogue.botcopies`` and
+``tournaments.catalogue.commandfiles``).
 
 These hashes read regular files only (a link counts by its target, never followed; a FIFO or a
 device by its kind), up to ``MAX_HASHED_BYTES``. The folder hash skips the folders in

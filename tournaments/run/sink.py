@@ -1,8 +1,8 @@
 """Where a run's results go: the ``Sink`` every executor reports to (in the arena's process:
 each game stored once, the tally, the progress bar, process records, failures and the games in
 play), the ``Progress`` it reports for progress bars, and ``Executor``, how a run plays its
-phases (in this process, on ``--jobs`` workers: ``tournaments.runner``; on a cluster:
-``tournaments.cluster``).
+phases (in this process, on ``--jobs`` workers: ``tournaments.run.runner``; on a cluster:
+``tournaments.run.cluster``).
 """
 
 from __future__ import annotations
@@ -15,10 +15,10 @@ from typing import Protocol
 
 from arena.referee.record import Played
 from tournaments.errors import BarrierError
-from tournaments.phases import Phase
-from tournaments.schedule import PlannedGame
-from tournaments.store import Store
-from tournaments.values import ProcessRecord
+from tournaments.plans.schedule import PlannedGame
+from tournaments.run.phases import Phase
+from tournaments.store.facts import Store
+from tournaments.store.values import ProcessRecord
 
 log = logging.getLogger(__name__)
 

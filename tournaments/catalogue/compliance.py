@@ -14,7 +14,7 @@ a line per check in the protocol page's words:
    other seats played by the referee at random in this process, with only offered actions,
    well-formed maps and answers within the deadline (its latency percentiles are reported);
 4. **several games at once**: a bot whose hello says ``max_games`` > 1 plays a few games at
-   once in its process, their turns waiting together (``tournaments.interleaved``);
+   once in its process, their turns waiting together (``tournaments.catalogue.interleaved``);
 5. **bye**: it exits when told ``bye``.
 
 Every game is judged by the faults the driver records, one cause one check: the first fault
@@ -54,8 +54,8 @@ from arena.referee.replay import state_at
 from arena.referee.seats import InProcessSeat, ProcessSeat, Seat
 from arena.referee.session import Session
 from protocol import messages
+from tournaments.catalogue.interleaved import interleave
 from tournaments.errors import UsageProblem
-from tournaments.interleaved import interleave
 
 log = logging.getLogger(__name__)
 

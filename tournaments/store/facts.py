@@ -4,14 +4,14 @@
 bots' tokens), tournaments with their entrants and plans, played games with their actions,
 seats and faults. Its parts, over the same connection and write transactions, keep the rest:
 
-- ``store.results`` (``tournaments.results``): standings, head-to-head results and ratings,
+- ``store.results`` (``tournaments.store.results``): standings, head-to-head results and ratings,
   derived from the games (SQL views, and a rating cache that can be rebuilt at any time);
-- ``store.processes`` (``tournaments.process_records``): the arena's records of every bot
+- ``store.processes`` (``tournaments.store.process_records``): the arena's records of every bot
   process of a run, and their audit (``shared_deal_overlaps``);
-- ``store.runs`` (``tournaments.heartbeat``): the runs of a tournament and their heartbeats,
+- ``store.runs`` (``tournaments.store.heartbeat``): the runs of a tournament and their heartbeats,
   so that readers tell a running tournament from a stopped one.
 
-- ``Store.open(path)`` creates or migrates the file (see ``tournaments.migrations``), turns on
+- ``Store.open(path)`` creates or migrates the file (see ``tournaments.store.migrations``), turns on
   WAL mode (readers never wait for the writer), ``synchronous=NORMAL`` and a busy timeout.
 - ``create_tournament`` writes the whole plan in one transaction before any game is played.
 - ``record_game`` writes one finished game in one transaction, and only once (with the process
@@ -46,7 +46,9 @@ from typing import Any
 from arena.keys.keyfile import KeyFile
 from arena.keys.seeds import bot_seeds, deal_seed, key_id, new_key
 from arena.referee.record import Fault, FaultKind, GameRecord
-from tournaments.database import (
+from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
+from tournaments.plans.schedule import PlannedGame, TournamentSpec
+from tournaments.store.database import (
     DEFAULT_BUSY_TIMEOUT_MS,
     DEFAULT_DB,
     ENV_DB,
@@ -55,14 +57,12 @@ from tournaments.database import (
     resolve_db_path,
     store_error,
 )
-from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
-from tournaments.heartbeat import Runs
-from tournaments.migrations import SCHEMA_VERSION, migrate
-from tournaments.process_records import ProcessRecords
-from tournaments.results import Results
-from tournaments.schedule import PlannedGame, TournamentSpec
-from tournaments.sqlite import Database
-from tournaments.values import (
+from tournaments.store.heartbeat import Runs
+from tournaments.store.migrations import SCHEMA_VERSION, migrate
+from tournaments.store.process_records import ProcessRecords
+from tournaments.store.results import Results
+from tournaments.store.sqlite import Database
+from tournaments.store.values import (
     BotInfo,
     BotKind,
     EntrantInfo,
@@ -284,7 +284,8 @@ class Store:
             if not conn.execute("DELETE FROM bots WHERE name = ?", (name,)).rowcount:
                 raise NotFound(f"no bot named {name!r} is registered")
 
-    # -- remote bots' tokens (``tournaments.remote``: only hashes are stored) --------------
+    # -- remote bots' tokens (``tournaments.catalogue.remote``: only hashes are stored)
+    # --------------
 
     @guarded("storing a remote bot token")
     def add_token(

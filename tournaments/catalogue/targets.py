@@ -19,13 +19,13 @@ from pathlib import Path
 
 from arena.procs.botproc import BotSpec
 from arena.procs.sandbox import SandboxMode
-from tournaments.botcopies import tree_digest, version_of
-from tournaments.catalogue import Catalogue, bundled_bots, split_command
-from tournaments.commandfiles import command_version, record
+from tournaments.catalogue.botcopies import tree_digest, version_of
+from tournaments.catalogue.commandfiles import command_version, record
+from tournaments.catalogue.lookup import Catalogue, bundled_bots, split_command
+from tournaments.catalogue.registry import MANIFEST, add_command_bot, add_folder_bot, load_manifest
 from tournaments.errors import UsageProblem
-from tournaments.registry import MANIFEST, add_command_bot, add_folder_bot, load_manifest
-from tournaments.store import Store
-from tournaments.values import bot_name_problem
+from tournaments.store.facts import Store
+from tournaments.store.values import bot_name_problem
 
 __all__ = ["Target", "bot_target", "match_bot"]
 

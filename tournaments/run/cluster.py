@@ -3,7 +3,7 @@ barrier between phases.
 
 ``tournament run ID --cluster tcp://SCHEDULER:8786`` plays the pending games on the workers of a
 Dask ``distributed`` cluster; this process stays the only writer of the database and records
-each game as its answer arrives (``tournaments.runner``). Step by step:
+each game as its answer arrives (``tournaments.run.runner``). Step by step:
 
 1. refuse ``--sandbox auto`` or ``off`` unless the operator accepts that bots can run code on
    every worker (``check_sandbox``); connect to the scheduler (a clear error if it cannot be
@@ -16,8 +16,8 @@ each game as its answer arrives (``tournaments.runner``). Step by step:
    would otherwise live until its lease runs out), then register this run's configuration
    (``RunPlugin``, a fresh random run id: a resumed run never meets the processes of an
    earlier one) with limits, sandbox mode and the bots (folder bots as archives:
-   ``tournaments.shipping``);
-4. play the run's phases (``tournaments.phases``) one after the other. For each, hand each
+   ``tournaments.catalogue.shipping``);
+4. play the run's phases (``tournaments.run.phases``) one after the other. For each, hand each
    worker batches of the phase's games (one task per batch, pinned to that worker, never
    retried by Dask; a batch lasts about ``BATCH_S``, so short games share the cost of a task
    and long ones go one by one), at most ``AHEAD + 1`` batches at a time; renew the run's lease
@@ -48,15 +48,15 @@ from typing import TYPE_CHECKING, Any
 
 from arena.procs.sandbox import SandboxMode
 from arena.referee.record import Played
+from tournaments.catalogue.shipping import ShippedBot
 from tournaments.errors import ClusterError, ClusterLost
-from tournaments.phases import Phase
-from tournaments.playing import RunConfig
-from tournaments.schedule import PlannedGame
-from tournaments.shipping import ShippedBot
-from tournaments.values import ProcessRecord
+from tournaments.plans.schedule import PlannedGame
+from tournaments.run.phases import Phase
+from tournaments.run.playing import RunConfig
+from tournaments.store.values import ProcessRecord
 
 if TYPE_CHECKING:
-    from tournaments.sink import Sink
+    from tournaments.run.sink import Sink
 
 log = logging.getLogger(__name__)
 
@@ -154,7 +154,7 @@ def check_workers(
     """Check ``workers`` (default: all) before they get a game; returns those checked. Raises
     ClusterError listing every worker with a problem; warns of workers that run bots
     unsandboxed (``auto``)."""
-    from tournaments.cluster_worker import inspect_worker, local_versions
+    from tournaments.run.cluster_worker import inspect_worker, local_versions
 
     try:
         reports = client.run(
@@ -208,7 +208,7 @@ class _Flight:
 
 
 class ClusterExecutor:
-    """A run on a cluster (``tournaments.sink.Executor``): connected and checked, earlier
+    """A run on a cluster (``tournaments.run.sink.Executor``): connected and checked, earlier
     runs of the tournament closed, this run's configuration registered on the workers; then
     phase by phase; ``close`` unregisters it. Raises ClusterError (ClusterLost if the scheduler
     went away)."""
@@ -222,7 +222,7 @@ class ClusterExecutor:
         self.config = config
         check_sandbox(config)
         self.client = connect(config.address)  # first: a missing Dask is a clear error
-        from tournaments.cluster_worker import (
+        from tournaments.run.cluster_worker import (
             PLUGIN_PREFIX,
             ClusterRun,
             RunPlugin,
@@ -354,7 +354,7 @@ class _Collector:
         """The barrier: every worker ends every bot process of the run and answers once they
         are gone. A worker lost since it was first seen (left, or cannot answer) may hold
         processes until its lease on the run runs out: the next phase waits for that."""
-        from tournaments.cluster_worker import LEASE_MARGIN_S, LEASE_S, end_phase
+        from tournaments.run.cluster_worker import LEASE_MARGIN_S, LEASE_S, end_phase
 
         try:
             answers = self.client.run(end_phase, self.run_id, phase.index, on_error="return")
@@ -454,7 +454,7 @@ class _Collector:
 
     def _submit(self, phase: Phase, batch: list[tuple[int, PlannedGame]], worker: str) -> None:
         """One task of games, pinned to ``worker``, never retried by Dask."""
-        from tournaments.cluster_worker import play_games
+        from tournaments.run.cluster_worker import play_games
 
         self.submitted += 1
         future = self.client.submit(
@@ -478,7 +478,7 @@ class _Collector:
 
     def _renew(self) -> None:
         """Tell the workers the arena is still here (their lease on the run)."""
-        from tournaments.cluster_worker import renew
+        from tournaments.run.cluster_worker import renew
 
         now = time.monotonic()
         if now - self.renewed >= RENEW_S:

@@ -8,11 +8,12 @@ A bot's version names the code that runs, and is checked before it runs (``Catal
 
 - a bundled bot: the hash of its module (it changes when the arena is upgraded);
 - a folder bot: the digest of the arena's read-only copy of its folder, which it runs from
-  (``tournaments.botcopies``); every version registered keeps its copy;
+  (``tournaments.catalogue.botcopies``); every version registered keeps its copy;
 - a command bot: the hash of its command line and of the files it names, which are hashed
-  again before each run: a bot whose files changed is refused (``tournaments.commandfiles``);
+  again before each run: a bot whose files changed is refused
+  (``tournaments.catalogue.commandfiles``);
 - a bot registered before the arena kept copies: its old hash, computed again before it runs
-  (``tournaments.oldversions``).
+  (``tournaments.catalogue.oldversions``).
 
 A tournament runs each entrant's bot at the version it was planned with: a folder bot
 registered again since runs its planned copy; a command or bundled bot whose planned code is
@@ -36,13 +37,13 @@ from pathlib import Path
 
 from arena.errors import ArenaError, BotStartError
 from arena.procs.botproc import BotSpec
-from tournaments.botcopies import BotCopies, BotFilesError
-from tournaments.commandfiles import changes
+from tournaments.catalogue.botcopies import BotCopies, BotFilesError
+from tournaments.catalogue.commandfiles import changes
+from tournaments.catalogue.oldversions import command_version, folder_version
+from tournaments.catalogue.remote import is_remote
 from tournaments.errors import BotChanged, NotFound
-from tournaments.oldversions import command_version, folder_version
-from tournaments.remote import is_remote
-from tournaments.store import Store
-from tournaments.values import BotInfo
+from tournaments.store.facts import Store
+from tournaments.store.values import BotInfo
 
 #: The package of the bundled bots, and the file in it that lists them.
 BOTS_PACKAGE = "bots"

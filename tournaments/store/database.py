@@ -110,8 +110,9 @@ def json_tuples() -> Callable[[str], tuple[Any, ...]]:
 
 
 class OpenStore(Protocol):
-    """What a ``StorePart`` uses of the open store it belongs to (``tournaments.store.Store``):
-    its connection, file and lock, its write transactions and its tournaments' rows."""
+    """What a ``StorePart`` uses of the open store it belongs to
+    (``tournaments.store.facts.Store``): its connection, file and lock, its write transactions and
+    its tournaments' rows."""
 
     db: sqlite3.Connection
     path: Path

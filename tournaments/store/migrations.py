@@ -8,8 +8,8 @@ Version 1 holds the raw facts: bots, tournaments, entrants, games (with their co
 lists and outcomes), seats and faults. Version 2 adds what is derived from them and can be
 rebuilt at any time: ratings, rating history, and views (``standings``, ``head_to_head``,
 ``rankings``) that make the file read well in Datasette. Version 3 adds remote bots' tokens
-(hashed) and the arena's CURVE keys (``tournaments.remote``). Version 4 takes every secret out:
-the CURVE key pair moves to the key file beside the database (``arena.keys.keyfile``), and
+(hashed) and the arena's CURVE keys (``tournaments.catalogue.remote``). Version 4 takes every secret
+out: the CURVE key pair moves to the key file beside the database (``arena.keys.keyfile``), and
 tournaments get the public id of their secret key, which lives in that file too. Version 5
 writes the Skyjo options added later (``doubling``, ``discard_flip``) into older Skyjo
 tournaments, with the values they were played under; version 6 names the revealed bill of
@@ -17,7 +17,7 @@ older skull-bank showdowns by its position; version 7 adds tournament kinds (gau
 matches); version 8 drops the ``head_to_head`` and ``rankings`` views, which nothing read;
 version 9 records the code each bot version runs (the arena's copy of a folder bot, the files
 a command bot's command names) and keeps every version registered; version 10 adds the
-standing ladders; version 11 the runs' heartbeats (``tournaments.heartbeat``); version 12 the
+standing ladders; version 11 the runs' heartbeats (``tournaments.store.heartbeat``); version 12 the
 arena's process records: every bot process of a run (its entrant, run, phase, host, pid, start
 and end) and the process at each seat of each game; version 13 the games a run is playing
 (``runs.in_play``, written with its heartbeat).
@@ -36,7 +36,7 @@ from collections.abc import Callable
 
 from arena.keys.keyfile import KeyFile
 from tournaments.errors import StoreError
-from tournaments.sqlite import Database
+from tournaments.store.sqlite import Database
 
 __all__ = ["MIGRATIONS", "SCHEMA_VERSION", "migrate", "user_version"]
 
@@ -336,11 +336,12 @@ def _unread_views(db: Database, keys: KeyFile) -> None:
 
 def _bot_versions(db: Database, keys: KeyFile) -> None:
     """Version 9: the code each bot version runs. A folder bot registered from now on runs from
-    the arena's own copy of its folder (``tournaments.botcopies``), named by ``bots.digest``; a
-    command bot records the files its command names (``bots.files``: JSON ``[[path, sha256],
+    the arena's own copy of its folder (``tournaments.catalogue.botcopies``), named by
+    ``bots.digest``; a command bot records the files its command names (``bots.files``: JSON
+    ``[[path, sha256],
     ...]``), checked before each run. Both stay NULL for bots registered before, which are
-    checked against their old version hash (``tournaments.oldversions``). ``bot_versions`` keeps
-    every version registered (command, folder, copy, files, games), so that a tournament runs
+    checked against their old version hash (``tournaments.catalogue.oldversions``). ``bot_versions``
+    keeps every version registered (command, folder, copy, files, games), so that a tournament runs
     the version it was planned with; it starts with each bot's current version."""
     db.execute("ALTER TABLE bots ADD COLUMN digest TEXT")
     db.execute("ALTER TABLE bots ADD COLUMN files TEXT")
@@ -445,12 +446,12 @@ def _ladders(db: Database, keys: KeyFile) -> None:
 
 
 def _runs(db: Database, keys: KeyFile) -> None:
-    """Version 11: one row per ``tournament run`` with its heartbeat (``tournaments.heartbeat``):
-    where it runs (host, pid and what tells that process from a later one with the same pid),
-    when it started, its last beat, when it ended (NULL while it runs, or if it was killed).
-    And indexes for the web's lists: games by deal (whether a deal is still in play, which
-    withholds its replays, is asked of every game a page lists) and by time finished (the
-    latest games), and seats by entrant with their game (an entrant's games, two entrants'
+    """Version 11: one row per ``tournament run`` with its heartbeat
+    (``tournaments.store.heartbeat``): where it runs (host, pid and what tells that process from a
+    later one with the same pid), when it started, its last beat, when it ended (NULL while it runs,
+    or if it was killed). And indexes for the web's lists: games by deal (whether a deal is still in
+    play, which withholds its replays, is asked of every game a page lists) and by time finished
+    (the latest games), and seats by entrant with their game (an entrant's games, two entrants'
     games together, found from the index alone)."""
     db.execute("""
         CREATE TABLE runs (
@@ -471,7 +472,7 @@ def _runs(db: Database, keys: KeyFile) -> None:
 
 
 def _process_records(db: Database, keys: KeyFile) -> None:
-    """Version 12: the arena's process records (``tournaments.playing``). ``processes`` holds
+    """Version 12: the arena's process records (``tournaments.run.playing``). ``processes`` holds
     every bot process of a run: its entrant, the run and phase, where it ran and as which pid,
     when it started and ended (times as ISO text in UTC; ``confirmed`` 1 if the arena saw it
     gone at a phase's or the run's end, 0 if it ended unseen: left by a killed run, or on a
@@ -510,8 +511,9 @@ def _process_records(db: Database, keys: KeyFile) -> None:
 
 
 def _games_in_play(db: Database, keys: KeyFile) -> None:
-    """Version 13: the games a run is playing, as of its last beat (``tournaments.heartbeat``):
-    a JSON list of ``{"game_id", "started_at"}``, empty once the run ended (and in older rows)."""
+    """Version 13: the games a run is playing, as of its last beat
+    (``tournaments.store.heartbeat``): a JSON list of ``{"game_id", "started_at"}``, empty once the
+    run ended (and in older rows)."""
     db.execute("ALTER TABLE runs ADD COLUMN in_play TEXT NOT NULL DEFAULT '[]'")
 
 

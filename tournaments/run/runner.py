@@ -1,12 +1,12 @@
 """Running a tournament: play its pending games, many at a time, phase by phase, and record each.
 
-Games are played by a ``SessionRunner`` (``tournaments.playing``): in this process with
-``jobs=1``, else one per worker process, or on a Dask cluster's workers (``tournaments.cluster``).
-The run goes through its **phases** (``tournaments.phases``: a batch of deals in one seat
-rotation) one after the other; a phase ends only when every worker has played its games and
-ended every bot process it held, seen gone (a barrier: ``--jobs`` workers report to this
-process, Dask workers to the arena's collector), and only then does the next phase start a
-process. So no two processes of an entrant that play rotations of one deal are ever alive at
+Games are played by a ``SessionRunner`` (``tournaments.run.playing``): in this process with
+``jobs=1``, else one per worker process, or on a Dask cluster's workers
+(``tournaments.run.cluster``). The run goes through its **phases** (``tournaments.run.phases``: a
+batch of deals in one seat rotation) one after the other; a phase ends only when every worker has
+played its games and ended every bot process it held, seen gone (a barrier: ``--jobs`` workers
+report to this process, Dask workers to the arena's collector), and only then does the next phase
+start a process. So no two processes of an entrant that play rotations of one deal are ever alive at
 once, and no process plays a deal twice. Every bot process is recorded (``ProcessRecord``) with
 the games it played: ``ProcessRecords.shared_deal_overlaps`` audits it.
 
@@ -19,12 +19,12 @@ once, and a resumed run gives the results an uninterrupted one would. Workers se
 each game's record without its event log: the store keeps the actions, and replays rebuild
 the events with the engine.
 
-Every executor tells the ``Sink`` (``tournaments.sink``) which games are in play: the serial run
+Every executor tells the ``Sink`` (``tournaments.run.sink``) which games are in play: the serial run
 and each ``--jobs`` worker as each game starts (``SessionRunner``'s ``on_start``; a worker sends
 the parent a ``_Started``), the cluster as it hands a task's games to a worker (Dask answers a
 task only once it is done, so a task's games count as in play from then). A game leaves the list
 when its result (or its failure) comes back, and every phase ends with none; the run's heartbeat
-writes the list at each beat (``tournaments.heartbeat``), so readers see which games are being
+writes the list at each beat (``tournaments.store.heartbeat``), so readers see which games are being
 played.
 
 ``until`` (``arena match``'s SPRT) is asked between batches, once their deals are complete; a
@@ -49,15 +49,15 @@ from typing import TYPE_CHECKING, Any
 from arena.errors import RemoteError
 from arena.procs.lifetime import die_with_parent
 from tournaments.errors import BarrierError
-from tournaments.phases import Phase, deals_per_batch, phases, shuffled
-from tournaments.playing import RunConfig, SessionRunner
-from tournaments.schedule import PlannedGame, seatings_per_deal, tables_per_repetition
-from tournaments.sink import Executor, Progress, Sink
-from tournaments.store import Store
-from tournaments.values import ProcessRecord
+from tournaments.plans.schedule import PlannedGame, seatings_per_deal, tables_per_repetition
+from tournaments.run.phases import Phase, deals_per_batch, phases, shuffled
+from tournaments.run.playing import RunConfig, SessionRunner
+from tournaments.run.sink import Executor, Progress, Sink
+from tournaments.store.facts import Store
+from tournaments.store.values import ProcessRecord
 
 if TYPE_CHECKING:
-    from tournaments.cluster import ClusterConfig
+    from tournaments.run.cluster import ClusterConfig
 
 log = logging.getLogger(__name__)
 
@@ -91,7 +91,7 @@ def run(
     ``jobs`` worker processes (1: this one) each drive ``config.at_once`` games at once; the
     stored results are the same whatever both are. Remote bots (``config.remote``) join one
     listening process: ``jobs`` 1 only. With ``cluster`` the games are played on a Dask
-    cluster's workers (``tournaments.cluster``), still recorded here. ``until`` is asked after
+    cluster's workers (``tournaments.run.cluster``), still recorded here. ``until`` is asked after
     each batch of deals is complete: True stops the run. ``workers`` (``jobs`` > 1, no
     ``cluster``) keeps the worker processes for the next run (a ladder's next batch) rather
     than ending them. Raises KeyboardInterrupt after cleaning up if interrupted, BarrierError
@@ -160,7 +160,7 @@ def run(
 def _executor(config: RunConfig, jobs: int, cluster: ClusterConfig | None, sink: Sink) -> Executor:
     run_id = secrets.token_hex(6)
     if cluster is not None:
-        from tournaments.cluster import ClusterExecutor  # imports Dask: only when asked
+        from tournaments.run.cluster import ClusterExecutor  # imports Dask: only when asked
 
         def workers(count: int) -> None:
             sink.workers = count

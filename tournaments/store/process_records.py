@@ -6,7 +6,7 @@ written with the game by ``Store.record_game``). ``shared_deal_overlaps`` is the
 processes of one entrant that played rotations of one deal while both were alive (there must be
 none).
 
-``ProcessRecords`` is the part of an open ``tournaments.store.Store`` that the store hands out
+``ProcessRecords`` is the part of an open ``tournaments.store.facts.Store`` that the store hands out
 as ``store.processes``, over its connection and write transactions.
 """
 
@@ -15,8 +15,8 @@ from __future__ import annotations
 from collections.abc import Iterable
 from datetime import datetime, timezone
 
-from tournaments.database import StorePart, guarded
-from tournaments.values import ProcessRecord
+from tournaments.store.database import StorePart, guarded
+from tournaments.store.values import ProcessRecord
 
 __all__ = ["ProcessRecords"]
 

@@ -6,7 +6,7 @@ games in flight (``games_per_worker``, default ``auto_games_per_worker``) throug
 driver; a game starts only when each of its processes has a free slot (a process serves up to
 its hello's ``max_games`` games at once, one for bots that say nothing).
 
-A run is played in **phases** (``tournaments.phases``): a phase holds at most one seat rotation
+A run is played in **phases** (``tournaments.run.phases``): a phase holds at most one seat rotation
 of any deal. Within a phase an entrant's processes serve game after game (a second process
 starts only when the first has no free slot, up to ``replicas``); at the phase's end
 (``end_phase``) every local bot process is ended and confirmed gone, its scratch and (as root)
@@ -43,8 +43,8 @@ from arena.referee.game import GamePlay, GameSetup
 from arena.referee.record import Played
 from arena.referee.seats import ProcessSeat
 from arena.referee.session import Session
-from tournaments.schedule import PlannedGame
-from tournaments.values import ProcessRecord
+from tournaments.plans.schedule import PlannedGame
+from tournaments.store.values import ProcessRecord
 
 log = logging.getLogger(__name__)
 
@@ -84,7 +84,7 @@ PREPARE_PROCS = 32
 class RunConfig:
     """How a run plays its games, wherever they are played: one value for the serial run,
     each ``--jobs`` worker process and each Dask worker (which puts its own bots' specs, sandbox
-    and logs folder in it, ``tournaments.cluster_worker``).
+    and logs folder in it, ``tournaments.run.cluster_worker``).
 
     ``bots`` maps each entrant to how to run it; ``limits`` and ``sandbox`` (None: unsandboxed;
     ``tournaments.service`` resolves it) say how bot processes run, ``log_dir`` where their

@@ -7,8 +7,8 @@ run returns or raises. A run killed outright (SIGKILL, power loss) leaves its ro
 beat stops.
 
 Each beat also writes the games in play (``in_play``: a JSON list of ``{"game_id", "started_at"}``),
-as the run's executors told its ``Sink`` (``tournaments.runner``); the games are never written one
-by one as they start, so playing them costs nothing more. The row is closed with none. A reader
+as the run's executors told its ``Sink`` (``tournaments.run.runner``); the games are never written
+one by one as they start, so playing them costs nothing more. The row is closed with none. A reader
 asks ``Runs.in_play``, which gives none unless the run is alive (``run_state``): a stopped run's
 last list is stale.
 
@@ -16,8 +16,8 @@ last list is stale.
 ``STALE_S``, is a stopped run; on the run's own host a process that is gone (or a different
 process under the same pid) is a stopped run as soon as two beats are missed.
 
-``Runs`` is the part of an open ``tournaments.store.Store`` that keeps the ``runs`` table, handed
-out as ``store.runs``.
+``Runs`` is the part of an open ``tournaments.store.facts.Store`` that keeps the ``runs`` table,
+handed out as ``store.runs``.
 """
 
 from __future__ import annotations
@@ -35,9 +35,9 @@ from datetime import datetime, timezone
 from pathlib import Path
 from typing import Any
 
-from tournaments.database import StorePart, guarded
 from tournaments.errors import StoreError
-from tournaments.values import GameStatus
+from tournaments.store.database import StorePart, guarded
+from tournaments.store.values import GameStatus
 
 __all__ = [
     "BEAT_S",

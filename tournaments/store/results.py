@@ -2,14 +2,13 @@
 the crosstable and ratings (computed, and kept as a cache that ``current_ratings`` trusts only
 while it counts every finished game).
 
-``Results`` is the part of an open ``tournaments.store.Store`` that the store hands out as
+``Results`` is the part of an open ``tournaments.store.facts.Store`` that the store hands out as
 ``store.results``: it reads through the store's connection and writes the rating cache (the
 ``ratings`` and ``rating_history`` tables) in the store's write transactions.
 """
 
 from __future__ import annotations
 
-from tournaments.database import StorePart, guarded, json_tuples
 from tournaments.ratings import (
     DEFAULT_K,
     Crosstable,
@@ -19,7 +18,14 @@ from tournaments.ratings import (
     batch_ratings,
     incremental_elo,
 )
-from tournaments.values import GameStatus, RatingMethod, RatingRow, Standing, TournamentRatings
+from tournaments.store.database import StorePart, guarded, json_tuples
+from tournaments.store.values import (
+    GameStatus,
+    RatingMethod,
+    RatingRow,
+    Standing,
+    TournamentRatings,
+)
 
 
 class Results(StorePart):

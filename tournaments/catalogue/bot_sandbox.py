@@ -12,7 +12,7 @@ from arena.procs import identity
 from arena.procs import sandbox as sandboxing
 from arena.procs.logs import logs_folder
 from arena.procs.sandbox import Sandbox, SandboxMode
-from tournaments.botcopies import BotCopies
+from tournaments.catalogue.botcopies import BotCopies
 
 
 def sandbox_for(

@@ -53,7 +53,7 @@ class SprtError(TournamentError):
 class Decision(str, enum.Enum):
     """Where a match stands: H1 accepted (NEW is stronger), H0 accepted, go on, or stopped
     because NEW or BASE faulted past its limit (no verdict on strength: ``FAULTS`` never comes
-    from the test itself, see ``tournaments.matches``)."""
+    from the test itself, see ``tournaments.matches.match``)."""
 
     H1 = "H1"
     H0 = "H0"

@@ -1,12 +1,13 @@
 """Bots that travel to cluster workers: what each entrant is, and a folder bot's archive.
 
-A tournament on a Dask cluster (``tournaments.cluster``) plays its games on other machines, so
+A tournament on a Dask cluster (``tournaments.run.cluster``) plays its games on other machines, so
 each entrant is described by a ``ShippedBot`` value the workers can rebuild a ``BotSpec`` from:
 
 - a bundled bot by its name (it comes with the arena's package on the worker);
 - a command bot by its command line: the program and every file it names must already be on
   each worker (``missing_files`` says which are not);
-- a folder bot by a tar archive of the arena's copy of its folder (``tournaments.botcopies``) at
+- a folder bot by a tar archive of the arena's copy of its folder
+(``tournaments.catalogue.botcopies``) at
   the version the tournament was planned with, made here and unpacked on each worker into a
   private folder, whose content digest must be that copy's before anything runs. A folder bot
   registered before the arena kept copies is refused: register it again.
@@ -35,10 +36,10 @@ from pathlib import Path
 from typing import IO
 
 from arena.procs.botproc import BotSpec
-from tournaments.botcopies import SKIP_DIRS, BotFilesError, tree_digest
-from tournaments.catalogue import Catalogue, bundled_spec, relocated
+from tournaments.catalogue.botcopies import SKIP_DIRS, BotFilesError, tree_digest
+from tournaments.catalogue.lookup import Catalogue, bundled_spec, relocated
 from tournaments.errors import ArchiveError, ClusterError
-from tournaments.values import TournamentInfo
+from tournaments.store.values import TournamentInfo
 
 #: The largest folder bot archive sent to workers (it travels with the run to each worker).
 MAX_ARCHIVE_BYTES = 256 << 20

@@ -10,7 +10,7 @@ log is not read whole.
 
 A bot's log may tell its hand, so a game's lines are withheld while its deal is still being
 played in another seat rotation, as its replay is, and a bot's lines while its whole log is
-(both decided in ``tournaments.withheld``).
+(both decided in ``tournaments.store.withheld``).
 """
 
 from __future__ import annotations
@@ -23,8 +23,8 @@ from typing import Any
 
 from arena.procs.logs import bot_logs, game_lines, log_time, logs_folder
 from tournaments.errors import NotFound
-from tournaments.store import Store
-from tournaments.withheld import deal_in_play, deal_withheld_reason, log_hold
+from tournaments.store.facts import Store
+from tournaments.store.withheld import deal_in_play, deal_withheld_reason, log_hold
 
 __all__ = [
     "GameLog",

@@ -24,8 +24,8 @@ from pathlib import Path
 
 from arena.errors import RemoteError
 from arena.procs.remote import REMOTE_WAIT_MS, CurveKeys, RemoteConfig
-from tournaments.store import Store
-from tournaments.values import BotInfo
+from tournaments.store.facts import Store
+from tournaments.store.values import BotInfo
 
 __all__ = [
     "REMOTE_COMMAND",

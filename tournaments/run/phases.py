@@ -11,7 +11,7 @@ of every deal of its batch, deal ``d`` playing rotation ``(step + d) mod k`` in 
 phase number ``step`` (so an entrant does not sit in one seat through a phase and another in
 the next: its seat tells it nothing of the phase). Every bot process of a phase is ended (and
 seen gone, its scratch and, as root, its uid's files removed) before any process of the next
-phase starts (``tournaments.playing``, ``tournaments.runner``): a process plays each deal at
+phase starts (``tournaments.run.playing``, ``tournaments.run.runner``): a process plays each deal at
 most once, and those that play its other rotations start after it is gone. Within a phase
 processes serve many games, and many at once, in an order drawn afresh for each run
 (``shuffled``): the first game a phase's first process plays is no deal in particular.
@@ -40,7 +40,7 @@ import random
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
-from tournaments.schedule import PlannedGame
+from tournaments.plans.schedule import PlannedGame
 
 #: A batch holds this many times the games a run has in flight at once (per rotation)...
 WAVES = 8

@@ -12,7 +12,7 @@ file, until it is registered again (``arena bot add NAME --replace``).
 
 Not covered: a program found on ``PATH`` (``python3``, ``node``: the system's), a module of
 ``-m``, what a named folder holds, and what the program reads by itself. A folder bot
-(``tournaments.botcopies``) covers its whole folder.
+(``tournaments.catalogue.botcopies``) covers its whole folder.
 """
 
 from __future__ import annotations
@@ -22,7 +22,7 @@ import os
 import stat
 from collections.abc import Sequence
 
-from tournaments.botcopies import MAX_BYTES, VERSION_DIGITS, BotFilesError
+from tournaments.catalogue.botcopies import MAX_BYTES, VERSION_DIGITS, BotFilesError
 
 __all__ = ["changes", "command_version", "named_files", "record"]
 

@@ -1,17 +1,17 @@
 """Running a match (``arena match NEW BASE``): a one-table tournament stopped by its SPRT, or by
 its bots' faults.
 
-A match is stored as a tournament of kind ``match`` (``tournaments.schedule``): NEW, BASE and
+A match is stored as a tournament of kind ``match`` (``tournaments.plans.schedule``): NEW, BASE and
 the filler bots sit at one table, one deal per repetition, each deal played in every seating of
 ``schedule.seatings`` (at tables of three or more, the cyclic rotations of ``[NEW, BASE,
 fillers]`` and of its mirror image, so that NEW sits right before BASE as often as after it).
 Its ``sprt`` column holds who NEW and BASE are, the SPRT settings, the fault limit, the games of
 a deal and, once decided, the result. The runner plays the pending games in batches of deals,
-each batch seating by seating (``tournaments.phases``); between batches, once their deals are
-complete, it asks for the match's decision (the ``until`` hook of ``tournaments.runner.run``):
+each batch seating by seating (``tournaments.run.phases``); between batches, once their deals are
+complete, it asks for the match's decision (the ``until`` hook of ``tournaments.run.runner.run``):
 the completed deals are counted (``DealTally``) and the decision taken (``MatchStatus``): the
-test (``tournaments.sprt``) accepts H0 or H1, or NEW or BASE faulted past the ``FaultLimit`` (a
-broken bot measures nothing), or it goes on. The decision is a function of the stored results
+test (``tournaments.matches.sprt``) accepts H0 or H1, or NEW or BASE faulted past the ``FaultLimit``
+(a broken bot measures nothing), or it goes on. The decision is a function of the stored results
 only. Once decided, the run stops there and the match is done: its plan keeps only what was
 played (``Store.set_sprt``), so ``tournament show``, the web page and what ``arena match``
 printed agree. A run killed at any moment resumes like any tournament: the deals already
@@ -26,11 +26,7 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from tournaments.errors import TournamentError
-from tournaments.playing import RunConfig
-from tournaments.runner import run
-from tournaments.schedule import TournamentKind
-from tournaments.sink import Progress
-from tournaments.sprt import (
+from tournaments.matches.sprt import (
     DealCounts,
     Decision,
     SprtConfig,
@@ -38,8 +34,12 @@ from tournaments.sprt import (
     deal_half_points,
     status,
 )
-from tournaments.store import Store
-from tournaments.values import GameStatus
+from tournaments.plans.schedule import TournamentKind
+from tournaments.run.playing import RunConfig
+from tournaments.run.runner import run
+from tournaments.run.sink import Progress
+from tournaments.store.facts import Store
+from tournaments.store.values import GameStatus
 
 log = logging.getLogger(__name__)
 

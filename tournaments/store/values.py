@@ -13,8 +13,8 @@ from dataclasses import asdict, dataclass
 from typing import Any
 
 from arena.referee.record import ActionRecord, Fault, GameRecord
+from tournaments.plans.schedule import PlannedGame, TournamentSpec
 from tournaments.ratings import BatchRatings, Crosstable, EloRatings
-from tournaments.schedule import PlannedGame, TournamentSpec
 
 __all__ = [
     "BotInfo",
@@ -99,10 +99,10 @@ class BotInfo:
     the folder it was registered from (or None), kind, version, the games it plays, and how
     many games it has played.
 
-    ``digest`` names the arena's copy a folder bot runs from (``tournaments.botcopies``);
+    ``digest`` names the arena's copy a folder bot runs from (``tournaments.catalogue.botcopies``);
     ``files`` are the files a command bot's command names, with their SHA-256, checked before
     each run. Both are None for a bot registered before the arena kept them (checked against
-    its old version hash: ``tournaments.oldversions``)."""
+    its old version hash: ``tournaments.catalogue.oldversions``)."""
 
     name: str
     command: str
@@ -299,7 +299,7 @@ class StoredGame:
 
 @dataclass(frozen=True, kw_only=True)
 class ProcessRecord:
-    """One bot process of a run, as the arena records it (``tournaments.playing``): the
+    """One bot process of a run, as the arena records it (``tournaments.run.playing``): the
     entrant it served, the run and phase, where it ran (``host``) and as which pid, when it
     started and, once ended, when (``confirmed``: seen gone after being killed at the end of a
     phase or of the run; else marked ended, unseen, when a later run found it left by a killed

@@ -28,8 +28,8 @@ from pathlib import Path
 
 from arena.procs.logs import bot_logs, logs_folder, safe_name
 from tournaments.errors import NotFound, TournamentError
-from tournaments.store import Store
-from tournaments.values import GameStatus, TournamentStatus
+from tournaments.store.facts import Store
+from tournaments.store.values import GameStatus, TournamentStatus
 
 __all__ = [
     "REPLAY_SHOWN",
