@@ -365,6 +365,7 @@ def _plan(
     separate = identity.separate_users()
     named = sandboxing.named_paths(spec.argv, cwd)
     if separate:
+        identity.user_mask()  # read here: the child takes its uid without reading a file
         unreadable = reach.unreadable(named)
         if unreadable is not None:
             raise BotStartError(

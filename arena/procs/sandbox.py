@@ -319,6 +319,7 @@ def probe(bwrap: str) -> str | None:
     """None if ``bwrap`` can run a trivial sandboxed command here (as the uid a bot would
     have, under the system-call filter a bot would have), else why not (one line)."""
     syscall_filter = seccomp.bot_filter()
+    identity.user_mask()  # read here: the child takes its uid without reading a file
 
     def as_bot() -> None:
         if identity.separate_users():

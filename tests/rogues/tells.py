@@ -4,8 +4,8 @@ None of it names a card, but with any channel that outlives a process it would h
 process's games to another's: a name that is one per run or per database, a number that counts
 the machine's processes. Log lines, once each at the start:
 
-- ``tell-uid UID OUTSIDE``: its uid and the uid it has outside its user namespace (the second
-  field of ``/proc/self/uid_map``; its uid when there is none);
+- ``tell-uid UID ABOVE``: its uid, and the uid it has one user namespace up (the second field
+  of ``/proc/self/uid_map``);
 - ``tell-cwd PATH``, ``tell-argv WORD...``, ``tell-endpoint ARENA_ENDPOINT``;
 - ``tell-mount ROOT MOUNTPOINT`` per mount (``/proc/self/mountinfo``: where each mount comes
   from in its file system, and where it is).
@@ -21,7 +21,7 @@ import sys
 from _wire import reply, say, serve
 
 
-def outside_uid() -> str:
+def uid_above() -> str:
     try:
         with open("/proc/self/uid_map") as handle:
             fields = handle.read().split()
@@ -31,7 +31,7 @@ def outside_uid() -> str:
 
 
 def main() -> None:
-    say("tell-uid", os.getuid(), outside_uid())
+    say("tell-uid", os.getuid(), uid_above())
     say("tell-cwd", os.getcwd())
     say("tell-argv", *sys.argv)
     say("tell-endpoint", os.environ.get("ARENA_ENDPOINT", ""))
