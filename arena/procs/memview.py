@@ -251,11 +251,15 @@ class Store:
         links (skipped while another process makes or collects one)."""
         try:
             with _Flock(os.path.join(self.root, ".lock"), fcntl.LOCK_EX | fcntl.LOCK_NB):
+                removed = False
                 for name in os.listdir(self.trees):
                     if name.endswith(".lock"):
-                        self._collect_tree(name[: -len(".lock")])
+                        removed |= self._collect_tree(name[: -len(".lock")])
                     elif name.startswith(".new-"):
                         shutil.rmtree(os.path.join(self.trees, name), ignore_errors=True)
+                        removed = True
+                if not removed:  # every copy is linked from a view still there
+                    return
                 with os.scandir(self.files) as entries:
                     for entry in entries:
                         if entry.stat(follow_symlinks=False).st_nlink <= 1:
@@ -265,19 +269,21 @@ class Store:
         except OSError as exc:
             log.debug("views not collected: %s", exc)
 
-    def _collect_tree(self, name: str) -> None:
+    def _collect_tree(self, name: str) -> bool:
+        """Remove view ``name`` if no process holds it and none has for ``KEEP_S``."""
         lock = os.path.join(self.trees, f"{name}.lock")
         fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
             if time.time() - os.fstat(fd).st_mtime < KEEP_S:
-                return
+                return False
         except BlockingIOError:
-            return
+            return False
         finally:
             os.close(fd)
         shutil.rmtree(os.path.join(self.trees, name), ignore_errors=True)
         os.unlink(lock)
+        return True
 
     def close(self) -> None:
         """Let go of this process's views and collect what no one holds."""
