@@ -76,6 +76,7 @@ class Part:
 
     items: dict[str, Item] = field(default_factory=dict)
     sources: dict[str, str] = field(default_factory=dict)  # copy name -> source path
+    data: dict[str, bytes] = field(default_factory=dict)  # copy name -> content made here
     roots: list[str] = field(default_factory=list)  # the real path of each entry shown
     binaries: list[str] = field(default_factory=list)
     digest: str = ""
@@ -87,6 +88,16 @@ class Part:
         while path not in ("/", "") and path not in self.items:
             self.items[path] = Item(path, "dir")
             path = os.path.dirname(path)
+
+    def merged(self, other: Part) -> Part:
+        """A part showing both this one and ``other``."""
+        both = Part(
+            {**other.items, **self.items},
+            {**self.sources, **other.sources},
+            {**self.data, **other.data},
+            [*self.roots, *other.roots],
+        )
+        return both.seal()
 
     def seal(self) -> Part:
         """This part with its digest (of its content)."""
@@ -187,10 +198,12 @@ class Store:
     def _make(self, tree: str, parts: Sequence[Part]) -> None:
         items: dict[str, Item] = {}
         sources: dict[str, str] = {}
+        data: dict[str, bytes] = {}
         for part in parts:
             for path, item in part.items.items():
                 items.setdefault(path, item)
             sources.update(part.sources)
+            data.update(part.data)
         building = os.path.join(self.trees, f".new-{secrets.token_hex(8)}")
         try:
             os.mkdir(building, 0o755)
@@ -203,7 +216,9 @@ class Store:
                     os.symlink(item.target, at)
                 else:
                     os.makedirs(os.path.dirname(at), 0o755, exist_ok=True)
-                    os.link(self._copy(item.target, sources[item.target]), at)
+                    name = item.target
+                    made = self._keep(name, data[name]) if name in data else None
+                    os.link(made or self._copy(name, sources[name]), at)
             try:
                 os.rename(building, tree)
             except OSError as exc:  # made meanwhile by another process
@@ -212,6 +227,17 @@ class Store:
         finally:
             if os.path.isdir(building):
                 shutil.rmtree(building, ignore_errors=True)
+
+    def _keep(self, name: str, data: bytes) -> str:
+        """The store's copy ``name`` holding ``data`` (written if missing)."""
+        copy = os.path.join(self.files, name)
+        if not os.path.exists(copy):
+            temporary = os.path.join(self.files, f".new-{secrets.token_hex(8)}")
+            with open(temporary, "xb") as out:
+                out.write(data)
+            os.chmod(temporary, 0o444)
+            os.rename(temporary, copy)
+        return copy
 
     def _copy(self, name: str, source: str) -> str:
         """The store's copy ``name`` of ``source`` (made if missing)."""
@@ -399,6 +425,18 @@ def part(
         made.binaries.clear()
     for folder in folders:
         made.folder(folder)
+    return made.seal()
+
+
+def made_part(files: dict[str, bytes]) -> Part:
+    """The part of a view that shows files made here (view path -> content)."""
+    made = Part()
+    for path, data in sorted(files.items()):
+        name = "m" + hashlib.sha256(data).hexdigest()[: _DIGITS - 1]
+        made.folder(os.path.dirname(path))
+        made.add(Item(path, "file", name))
+        made.data[name] = data
+        made.roots.append(path)
     return made.seal()
 
 

@@ -37,6 +37,7 @@ import functools
 import importlib.util
 import logging
 import os
+import re
 import shutil
 import subprocess
 import sys
@@ -90,6 +91,12 @@ LOCALE_FOLDERS = ("/usr/lib/locale/C.utf8", "/usr/lib/locale/C.UTF-8")
 DOOR = "/run/arena"
 #: Where a bot sees its own folder (its working folder): the same for every bot.
 OWN = "/bot"
+#: Files of ``/proc`` that count what every process of the machine did since it started (the
+#: processes and threads started, page faults, interrupts, time spent waiting): a bot could
+#: add to a count for a process of a later phase to read. A bot reads them as they were at
+#: boot (every number 0), from ``PROC_COVERS`` in its view.
+COVERED_PROC = ("stat", "vmstat", "interrupts", "softirqs", "schedstat", "pressure")
+PROC_COVERS = "/run/arena-proc"
 #: Folders (``:``-separated) every sandboxed bot also sees: what its runtime loads beyond what
 #: ``arena.procs.runtime`` finds (a JVM's modules, a Python package outside the SDK).
 SHOW_ENV = "ARENA_SANDBOX_SHOW"
@@ -209,11 +216,10 @@ class Sandbox:
                 args += ["--ro-bind", f"{view.root}/{name}", f"/{name}"]
             else:
                 args += ["--symlink", kind, f"/{name}"]
+        args += ["--dev", "/dev", "--proc", "/proc"]
+        for name in _proc_covers():
+            args += ["--ro-bind", f"{view.root}{PROC_COVERS}/{name}", f"/proc/{name}"]
         args += [
-            "--dev",
-            "/dev",
-            "--proc",
-            "/proc",
             "--size",
             str(self.scratch_bytes),
             "--tmpfs",
@@ -267,7 +273,37 @@ def _common_part(
         *(Entry(path, whole=True) for path in show),
     ]
     present = [e for e in entries if os.path.lexists(e.path)]
-    return memview.part(present, hidden=hidden, folders=[DOOR])
+    return memview.part(present, hidden=hidden, folders=[DOOR]).merged(
+        memview.made_part(
+            {f"{PROC_COVERS}/{name}": data for name, data in _proc_covers().items()}
+        )
+    )
+
+
+@functools.cache
+def _proc_covers() -> dict[str, bytes]:
+    """What a bot reads in the files of ``COVERED_PROC`` (a folder's files by their paths):
+    the host's, every number made 0."""
+    found: dict[str, bytes] = {}
+    for name in COVERED_PROC:
+        path = os.path.join("/proc", name)
+        if os.path.isdir(path):
+            for inner in sorted(os.listdir(path)):
+                found[f"{name}/{inner}"] = _zeroed(os.path.join(path, inner))
+        elif os.path.isfile(path):
+            found[name] = _zeroed(path)
+    return {name: data for name, data in found.items() if data is not None}
+
+
+def _zeroed(path: str) -> bytes | None:
+    """The text of ``path`` with every number 0 (words such as ``cpu1`` kept), or None if it
+    cannot be read."""
+    try:
+        with open(path, "rb") as handle:
+            text = handle.read().decode("ascii", "replace")
+    except OSError:
+        return None
+    return re.sub(r"\b\d+(\.\d+)?\b", "0", text).encode()
 
 
 def _refuse_special_files(folders: Iterable[str | None]) -> None:
