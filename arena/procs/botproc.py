@@ -464,6 +464,12 @@ def _no_hello(hub: Hub, proc: BotProcess, timeout_ms: int | None) -> str:
     refused = hub.refusal(proc.hub_label)
     if timeout_ms is None:
         status = proc.exit_summary()
+        if refused is None and proc.sandboxed:  # maybe it missed a file it needs
+            return (
+                f"bot {name!r} stopped before saying hello ({status}); in the sandbox it sees "
+                f"only its runtime, its folder and the arena's packages: name the folders of "
+                f"what else it loads in ${sandboxing.SHOW_ENV} (docs/security.md)"
+            )
         if refused is None:
             return f"bot {name!r} stopped before saying hello ({status})"
         return f"bot {name!r} said a hello the arena refused ({refused}), then stopped ({status})"

@@ -460,6 +460,9 @@ def _walk(
     """Add folder ``real`` (shown whole by ``entry``, at ``entry.at`` if it says) and all it
     holds."""
     at = entry.at or real
+    inner = [h for h in hidden_but[0] if _inside(h, [real])]
+    if not inner:  # nothing below is hidden: no path needs a look
+        hidden_but = ((), ())
 
     def shown(path: str) -> str:
         return at + path[len(real) :]
@@ -469,7 +472,7 @@ def _walk(
         keep = []
         for name in sorted(folders):
             path = os.path.join(root, name)
-            if runtime.left_out(entry, name) or _hidden(path, *hidden_but):
+            if runtime.left_out(entry, name) or (inner and _hidden(path, *hidden_but)):
                 continue
             if os.path.islink(path):
                 made.add(Item(shown(path), "link", os.readlink(path)))
@@ -479,7 +482,7 @@ def _walk(
         folders[:] = keep
         for name in files:
             path = os.path.join(root, name)
-            if runtime.left_out(entry, name) or _hidden(path, *hidden_but):
+            if runtime.left_out(entry, name) or (inner and _hidden(path, *hidden_but)):
                 continue
             info = os.lstat(path)
             if budget is not None:

@@ -198,7 +198,12 @@ def left_out(entry: Entry, name: str) -> bool:
         return False
     if name in entry.left_out or name.split(".", 1)[0] in entry.left_out:
         return True
-    return any(p[0] == "*" and name.endswith(p[1:]) for p in entry.left_out)
+    return name.endswith(_suffixes(entry.left_out))
+
+
+@functools.lru_cache(maxsize=64)
+def _suffixes(left: frozenset[str]) -> tuple[str, ...]:
+    return tuple(p[1:] for p in left if p.startswith("*"))
 
 
 def _binaries_in(entry: Entry) -> list[str]:

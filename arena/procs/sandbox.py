@@ -274,9 +274,7 @@ def _common_part(
     ]
     present = [e for e in entries if os.path.lexists(e.path)]
     return memview.part(present, hidden=hidden, folders=[DOOR]).merged(
-        memview.made_part(
-            {f"{PROC_COVERS}/{name}": data for name, data in _proc_covers().items()}
-        )
+        memview.made_part({f"{PROC_COVERS}/{name}": data for name, data in _proc_covers().items()})
     )
 
 

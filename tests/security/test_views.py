@@ -1,0 +1,127 @@
+"""What a sandboxed bot sees is a small, known set, in memory (``arena.procs.memview``,
+``arena.procs.runtime``): its runtime, not all of ``/usr``; a Python bot that imports a
+package beyond the SDK stops with an error that says how to show it, and runs once the
+operator names its folder in ``$ARENA_SANDBOX_SHOW``; a script brings the program of its
+``#!`` line, a binary its loader and libraries; what it reads is memory-backed and leaves no
+access time. (The bundled bots, ``python bot.py`` command and folder bots and the Node example
+play sandboxed throughout the suite.)"""
+
+from __future__ import annotations
+
+import os
+import shutil
+import subprocess
+import sys
+from pathlib import Path
+
+import pytest
+from click.testing import CliRunner
+
+from arena.cli import main
+from arena.procs import memview, runtime
+from arena.procs import sandbox as sandboxing
+from tests.security.conftest import needs_bwrap
+
+pytestmark = needs_bwrap
+
+BOT = """
+import extra_rules
+from protocol.sdk import run_bot
+run_bot(lambda view, legal: legal[extra_rules.CHOICE], name="extra")
+"""
+
+
+def play(*bots: str, env: dict[str, str] | None = None) -> subprocess.CompletedProcess[str]:
+    argv = ["play", "skull", "--seed", "1", "--sandbox", "required"]
+    for bot in bots:
+        argv += ["--bot", bot]
+    return CliRunner().invoke(main, argv, env=env)
+
+
+@pytest.fixture
+def extra(tmp_path: Path) -> tuple[Path, Path]:
+    """A bot script importing ``extra_rules`` from a folder of its own (on PYTHONPATH)."""
+    library, bot = tmp_path / "library", tmp_path / "bot"
+    library.mkdir()
+    bot.mkdir()
+    (library / "extra_rules.py").write_text("CHOICE = 0\n")
+    (bot / "bot.py").write_text(BOT)
+    for path in (tmp_path, library, bot, *library.iterdir(), *bot.iterdir()):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    return library, bot / "bot.py"
+
+
+def test_a_package_beyond_the_sdk_is_a_clear_error_until_its_folder_is_shown(extra) -> None:
+    library, script = extra
+    path = os.pathsep.join(filter(None, [str(library), os.environ.get("PYTHONPATH")]))
+    command = f"{sys.executable} {script}"
+    missing = play(command, "random", "random", env={"PYTHONPATH": path})
+    assert missing.exit_code == 1
+    assert "No module named 'extra_rules'" in missing.output
+    assert "ARENA_SANDBOX_SHOW" in missing.output and "Traceback" not in missing.output
+    env = {"PYTHONPATH": path, "ARENA_SANDBOX_SHOW": str(library)}
+    shown = play(command, "random", "random", env=env)
+    assert shown.exit_code == 0, shown.output
+
+
+def test_a_script_runs_with_the_program_of_its_first_line(tmp_path: Path) -> None:
+    """A bot that is a script (``#!``: here the arena's Python) brings the runtime of the
+    program its first line names, which its command does not name."""
+    folder = tmp_path / "scripted"
+    folder.mkdir()
+    script = folder / "bot"
+    script.write_text(
+        f"#!{sys.executable}\nfrom protocol.sdk import run_bot\n"
+        "run_bot(lambda view, legal: legal[0], name='scripted')\n"
+    )
+    for path in (tmp_path, folder, script):
+        path.chmod(0o755)
+    done = play(str(script), "random", "random")
+    assert done.exit_code == 0, done.output
+
+
+def test_a_binary_brings_its_loader_and_libraries() -> None:
+    shell = shutil.which("sh")
+    assert shell is not None
+    found = runtime.program_runtime(shell, os.environ)
+    names = [os.path.basename(entry.path) for entry in found]
+    assert any(name.startswith("ld-linux") or name.startswith("ld-") for name in names)
+    assert any(name.startswith("libc.so") for name in names)
+
+
+def test_the_runtime_of_python_is_its_binary_libraries_and_library(tmp_path: Path) -> None:
+    found = runtime.program_runtime(sys.executable, os.environ)
+    paths = [entry.path for entry in found]
+    assert paths[0] == sys.executable
+    assert any(entry.whole and os.path.exists(os.path.join(entry.path, "os.py")) for entry in found)
+    assert any(os.path.basename(p).startswith("libc.so") for p in paths)
+    assert not any(p.rstrip("/") in ("/usr", "/usr/lib") for p in paths), "not all of /usr"
+    stdlib = next(e for e in found if e.whole and os.path.exists(os.path.join(e.path, "os.py")))
+    assert runtime.left_out(stdlib, "test") and runtime.left_out(stdlib, "x.opt-1.pyc")
+    assert not runtime.left_out(stdlib, "json")
+
+
+def test_every_file_of_a_view_is_in_memory_and_reads_leave_no_time(tmp_path: Path) -> None:
+    box = sandboxing.resolve("required")
+    argv = box.wrap(
+        [sys.executable, "-c", "open('/usr/lib/os-release', 'rb')"], cwd="/", ipc_dir=str(tmp_path)
+    )
+    bound = {argv[i + 2]: argv[i + 1] for i, arg in enumerate(argv) if arg == "--ro-bind"}
+    view = bound["/usr"][: -len("/usr")]
+    assert memview.problem(view) is None
+    files = [Path(root) / name for root, _, names in os.walk(view) for name in names]
+    assert len(files) > 100
+    before = {path: path.stat().st_atime_ns for path in files}
+    env = box.environment({"ARENA_ENDPOINT": "ipc:///x/bot.sock", "PATH": os.environ["PATH"]})
+    code = (
+        "import os\n"
+        "for root, _, names in os.walk('/usr'):\n"
+        "    for name in names:\n"
+        "        path = os.path.join(root, name)\n"
+        "        if os.path.isfile(path):\n"
+        "            open(path, 'rb').read(1)\n"
+    )
+    argv = box.wrap([sys.executable, "-c", code], cwd="/", ipc_dir=str(tmp_path))
+    done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
+    assert done.returncode == 0, done.stderr
+    assert {path: path.stat().st_atime_ns for path in files} == before
