@@ -134,6 +134,7 @@ class BotProcess:
     scratch: str | None = None
     user: int | None = None
     sandboxed: bool = False
+    view: str | None = None  # the memory-backed view it was started from, held until it is gone
     killed_because: str | None = None
 
     def __post_init__(self) -> None:
@@ -212,6 +213,7 @@ class Launch:
     cgroups: tuple[proclimits.BotCgroup | None, proclimits.BotCgroup | None]
     key: str = ""
     warm: bool = False
+    view: str | None = None
 
     def start(self) -> subprocess.Popen:
         """Start the child (raises BotStartError, having released what was prepared)."""
@@ -236,6 +238,7 @@ class Launch:
 
     def abandon(self) -> None:
         """Release what was prepared for a child that did not start."""
+        _release_view(self.view)
         self.output.abandon()
         for group in self.plan.cgroups:
             group.kill()
@@ -267,6 +270,7 @@ class Launch:
             memory_cgroup=self.cgroups[1],
             scratch=self.plan.scratch,
             sandboxed=self.sandbox is not None,
+            view=self.view,
             user=user,
         )
         if self.limits.max_procs > 0 and self.cgroups[0] is None and watchdog is not None:
@@ -303,10 +307,12 @@ def prepare(
     cwd = spec.cwd or os.getcwd()
     key = key or label
     output = CappedLog(log_path(log_dir, spec.name, key), cap=limits.log_bytes)
+    view = None
     try:
-        argv, folder = _command(spec, endpoint, cwd, sandbox, warm=warm)
+        argv, folder, view = _command(spec, endpoint, cwd, sandbox, warm=warm)
         plan = _plan(spec, cwd, folder, limits, sandbox)
     except (BotStartError, OSError) as exc:
+        _release_view(view)
         output.abandon()
         hub.revoke(label)
         if isinstance(exc, BotStartError):
@@ -316,6 +322,7 @@ def prepare(
     try:
         cgroups = proclimits.bot_cgroups(max_procs=limits.max_procs, memory_mb=limits.memory_mb)
     except OSError as exc:
+        _release_view(view)
         output.abandon()
         if plan.scratch:
             shutil.rmtree(plan.scratch, ignore_errors=True)
@@ -337,25 +344,33 @@ def prepare(
         cgroups=cgroups,
         key=key,
         warm=warm,
+        view=view,
     )
+
+
+def _release_view(view: str | None) -> None:
+    """Let go of a view held for a bot that is gone (or never started)."""
+    if view is not None:
+        memview.store().release(view)
 
 
 def _command(
     spec: BotSpec, endpoint: str, cwd: str, sandbox: Sandbox | None, *, warm: bool = False
-) -> tuple[list[str], str | None]:
-    """The command line to run (``warm``: its warm start's; wrapped in the sandbox, if any)
-    and the folder of the bot's own hub socket (raises BotStartError). The child gives that
-    folder to the bot's uid."""
+) -> tuple[list[str], str | None, str | None]:
+    """The command line to run (``warm``: its warm start's; wrapped in the sandbox, if any),
+    the folder of the bot's own hub socket (the child gives it to the bot's uid) and the view
+    the sandbox shows it, held (raises BotStartError)."""
     folder = ipc_folder(endpoint)
     if sandbox is not None and folder is None:
         raise BotStartError(f"sandboxed bots reach the arena over ipc://, not {endpoint}")
     argv = (warm_argv(spec) if warm else None) or list(spec.argv)
     if sandbox is None:
-        return argv, folder
+        return argv, folder, None
     try:
-        return sandbox.wrap(argv, cwd=cwd, ipc_dir=folder, own=spec.cwd), folder
+        wrapped = sandbox.wrap(argv, cwd=cwd, ipc_dir=folder, own=spec.cwd)
     except SandboxError as exc:
         raise BotStartError(f"bot {spec.name!r} was not started: {exc}") from None
+    return wrapped.argv, folder, wrapped.view
 
 
 def _plan(
@@ -583,6 +598,10 @@ def kill_all(procs: Iterable[BotProcess]) -> list[BotProcess]:
         if proc.output is not None:  # something left may hold the pipe: do not wait long
             wait = DRAIN_S if proc in left else max(DRAIN_S, drained_by - time.monotonic())
             proc.output.wait(wait)
+    for proc in procs:
+        if proc not in left:  # nothing of it runs: its view may go
+            _release_view(proc.view)
+            proc.view = None
     done = [p for p in procs if p.user is not None and not p.sandboxed and p.user not in survivors]
     if done:  # only once nothing of them can race the removal
         identity.remove_files_of_users({proc.user for proc in done})

@@ -15,8 +15,9 @@ Views share their files: one **store** per user of the arena, ``PLACE/arena-view
 (0711, the user's), holds each file copied once (``files/``, named by a digest of its source
 path and its stat: a changed source is a new copy) and each view (``trees/``, named by a
 digest of its content) as hard links to them. A process holds a shared ``flock`` on every view
-it used until it exits; ``collect`` (at a process's first view and at its exit) removes the
-views no live process has held for ``KEEP_S`` and the copies no view links. So the runtime of
+holds a view while a bot it started from it may run (``view`` takes it, ``release`` lets
+go); ``collect`` (at a process's first view and at its exit) removes the views no live process
+has held for ``KEEP_S`` and the copies no view links. So the runtime of
 the bots is copied once for many runs (about 100 MB for Python's, in a second or two), and
 stays in memory for an hour after the last run. Views of a given content have one name
 whatever the run, so nothing in a bot's mounts tells one run from another.
@@ -108,9 +109,10 @@ class Part:
 
 @dataclass(frozen=True)
 class View:
-    """A made view: its folder (``root``, the host's ``/`` for the bot) and what of it lies
-    in each top-level folder."""
+    """A made view: its name, its folder (``root``, the host's ``/`` for the bot) and what of
+    it lies in each top-level folder."""
 
+    name: str
     root: str
     tops: tuple[tuple[str, str], ...]  # (name, "dir" or link target)
 
@@ -147,7 +149,7 @@ class Store:
         self.root = os.path.join(place, f"arena-view-{os.geteuid()}")
         self.files = os.path.join(self.root, "files")
         self.trees = os.path.join(self.root, "trees")
-        self._held: dict[str, int] = {}  # view name -> its lock, held until exit
+        self._held: dict[str, tuple[int, int]] = {}  # view name -> (its lock, holders)
         self._views: dict[str, View] = {}
         self._lock = threading.Lock()
         self._ready = False
@@ -172,13 +174,14 @@ class Store:
         atexit.register(self.close)
 
     def view(self, parts: Sequence[Part]) -> View:
-        """The view holding ``parts``: made if no view of that content exists, and held (it
-        is not collected while this process lives)."""
+        """The view holding ``parts``, made if no view of that content exists, held once more
+        (no process collects it until ``release`` lets go of it as often)."""
         name = hashlib.sha256("/".join(p.digest for p in parts).encode()).hexdigest()[:_DIGITS]
         with self._lock:
-            found = self._views.get(name)
-            if found is not None:
-                return found
+            held = self._held.get(name)
+            if held is not None:
+                self._held[name] = (held[0], held[1] + 1)
+                return self._views[name]
             self._prepare()
             tree = os.path.join(self.trees, name)
             with _Flock(os.path.join(self.root, ".lock"), fcntl.LOCK_SH):
@@ -187,13 +190,33 @@ class Store:
                 fd = os.open(f"{tree}.lock", os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
                 fcntl.flock(fd, fcntl.LOCK_SH)
                 os.utime(fd)  # its last use: kept for KEEP_S after it
-                self._held[name] = fd
+            self._held[name] = (fd, 1)
             tops = []
             for entry in sorted(os.listdir(tree)):
                 path = os.path.join(tree, entry)
                 tops.append((entry, os.readlink(path) if os.path.islink(path) else "dir"))
-            found = self._views[name] = View(tree, tuple(tops))
+            found = self._views[name] = View(name, tree, tuple(tops))
             return found
+
+    def holding(self) -> tuple[str, ...]:
+        """The views this process holds now."""
+        with self._lock:
+            return tuple(self._held)
+
+    def release(self, name: str) -> None:
+        """Let go of view ``name`` once (a bot started from it is gone); at the last, it is
+        kept for ``KEEP_S`` for another run, then collected."""
+        with self._lock:
+            held = self._held.pop(name, None)
+            if held is None:
+                return
+            fd, holders = held
+            if holders > 1:
+                self._held[name] = (fd, holders - 1)
+                return
+            del self._views[name]
+            os.utime(fd)
+            os.close(fd)
 
     def _make(self, tree: str, parts: Sequence[Part]) -> None:
         items: dict[str, Item] = {}
@@ -314,7 +337,7 @@ class Store:
     def close(self) -> None:
         """Let go of this process's views and collect what no one holds."""
         with self._lock:
-            for fd in self._held.values():
+            for fd, _ in self._held.values():
                 os.utime(fd)
                 os.close(fd)
             self._held.clear()

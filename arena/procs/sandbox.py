@@ -118,6 +118,14 @@ class SandboxMode(str, enum.Enum):
         return self.value
 
 
+@dataclass(frozen=True)
+class Wrapped:
+    """A sandboxed command line and the name of the view it shows (``arena.procs.memview``)."""
+
+    argv: list[str]
+    view: str
+
+
 @dataclass(frozen=True, kw_only=True)
 class Sandbox:
     """How to wrap a bot command in bubblewrap.
@@ -152,8 +160,9 @@ class Sandbox:
 
     def wrap(
         self, argv: Sequence[str], *, cwd: str, ipc_dir: str, own: str | None = None
-    ) -> list[str]:
-        """The bwrap command line running ``argv`` in ``cwd``, reaching the hub in ``ipc_dir``.
+    ) -> Wrapped:
+        """The bwrap command line running ``argv`` in ``cwd``, reaching the hub in ``ipc_dir``,
+        and the view it shows, held for it (``memview.Store.release`` it once the bot is gone).
 
         ``own`` is the bot's own folder (shown even if it is among ``hide``). The working
         folder ``cwd`` is shown only as far as it is one of the shown folders (its own
@@ -234,7 +243,7 @@ class Sandbox:
         for path in under_tmp:
             args += ["--ro-bind", view.root + path, path]
         args += ["--ro-bind", os.path.abspath(ipc_dir), DOOR]
-        return [*args, "--remount-ro", "/", "--chdir", cwd, "--", *argv]
+        return Wrapped([*args, "--remount-ro", "/", "--chdir", cwd, "--", *argv], view.name)
 
 
 def _shown_folders(named: Sequence[str], program: str, own: str | None) -> list[str]:

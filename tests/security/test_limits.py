@@ -51,7 +51,7 @@ def test_sandbox_command_shows_a_memory_view_without_private_paths(tmp_path) -> 
     # the command names its working folder ("."): shown, without the private paths in it
     argv = box.wrap(
         ["python", "bot.py", "."], cwd=str(tmp_path), ipc_dir=str(tmp_path / "ipc"), own=str(own)
-    )
+    ).argv
     text = " ".join(argv)
     assert argv[0] == "bwrap" and argv[-4:] == ["--", "python", "bot.py", "."]
     for flag in (
@@ -83,7 +83,9 @@ def test_sandbox_command_shows_a_memory_view_without_private_paths(tmp_path) -> 
         "its runtime, not all of /usr"
     )
     assert f"--chdir {tmp_path}" in text
-    in_own = box.wrap(["python", str(own / "bot.py")], cwd=str(own), ipc_dir="/tmp/x", own=str(own))
+    in_own = box.wrap(
+        ["python", str(own / "bot.py")], cwd=str(own), ipc_dir="/tmp/x", own=str(own)
+    ).argv
     assert in_own[-3:] == ["--", "python", "/bot/bot.py"] and "--chdir /bot" in " ".join(in_own)
 
 
@@ -109,8 +111,10 @@ def test_sandbox_refuses_a_link_to_a_private_folder(tmp_path) -> None:
 
 
 def test_sandbox_shows_a_working_folder_it_does_not_name_empty(tmp_path) -> None:
-    argv = Sandbox(bwrap="bwrap").wrap(
-        ["python", "-m", "bots.random"], cwd=str(tmp_path), ipc_dir="/tmp/ipc"
+    argv = (
+        Sandbox(bwrap="bwrap")
+        .wrap(["python", "-m", "bots.random"], cwd=str(tmp_path), ipc_dir="/tmp/ipc")
+        .argv
     )
     text = " ".join(argv)
     assert f"--ro-bind {tmp_path} " not in text and f"--dir {tmp_path} " in text

@@ -105,7 +105,7 @@ def test_every_file_of_a_view_is_in_memory_and_reads_leave_no_time(tmp_path: Pat
     box = sandboxing.resolve("required")
     argv = box.wrap(
         [sys.executable, "-c", "open('/usr/lib/os-release', 'rb')"], cwd="/", ipc_dir=str(tmp_path)
-    )
+    ).argv
     bound = {argv[i + 2]: argv[i + 1] for i, arg in enumerate(argv) if arg == "--ro-bind"}
     view = bound["/usr"][: -len("/usr")]
     assert memview.problem(view) is None
@@ -121,7 +121,39 @@ def test_every_file_of_a_view_is_in_memory_and_reads_leave_no_time(tmp_path: Pat
         "        if os.path.isfile(path):\n"
         "            open(path, 'rb').read(1)\n"
     )
-    argv = box.wrap([sys.executable, "-c", code], cwd="/", ipc_dir=str(tmp_path))
+    argv = box.wrap([sys.executable, "-c", code], cwd="/", ipc_dir=str(tmp_path)).argv
     done = subprocess.run(argv, env=env, capture_output=True, text=True, timeout=120)
     assert done.returncode == 0, done.stderr
     assert {path: path.stat().st_atime_ns for path in files} == before
+
+
+def test_a_view_is_held_while_a_bot_of_it_runs_then_kept_then_collected(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    store = memview.Store(place=str(tmp_path))
+    shown = tmp_path / "shown"
+    shown.mkdir()
+    (shown / "a.txt").write_text("a")
+    part = memview.part([runtime.Entry(str(shown), whole=True)])
+    view = store.view([part])
+    assert store.view([part]) == view and store.holding() == (view.name,)
+    assert (Path(view.root + str(shown)) / "a.txt").read_text() == "a"
+    monkeypatch.setattr(memview, "KEEP_S", 0)
+    store.release(view.name)
+    store.collect()
+    assert os.path.isdir(view.root), "a bot of it still runs"
+    store.release(view.name)
+    assert store.holding() == ()
+    monkeypatch.setattr(memview, "KEEP_S", 3600)
+    store.collect()
+    assert os.path.isdir(view.root), "kept for the next run"
+    monkeypatch.setattr(memview, "KEEP_S", 0)
+    store.collect()
+    assert not os.path.exists(view.root) and not os.listdir(store.files)
+
+
+def test_a_run_lets_go_of_every_view_it_held(tmp_path: Path) -> None:
+    before = set(memview.store().holding())
+    done = play("random", "random", "random")
+    assert done.exit_code == 0, done.output
+    assert set(memview.store().holding()) == before
