@@ -17,7 +17,7 @@ MAX_TOKEN = 128
 MAX_ACTION = 256
 
 
-class ErrorCode(str, enum.Enum):
+class ErrorCode(enum.StrEnum):
     """Codes of ``error`` messages the arena sends."""
 
     BAD_TOKEN = "bad-token"  # unknown or already used token

@@ -1,5 +1,5 @@
-"""Every benchmark starts as the README gives it: ``python bench/NAME.py`` from the repository
-root, with no PYTHONPATH (the arena's packages installed, the tests package not)."""
+"""Every benchmark starts as docs/performance.md gives it: ``python bench/NAME.py`` from the
+repository root, with no PYTHONPATH (the arena's packages installed, the tests package not)."""
 
 from __future__ import annotations
 

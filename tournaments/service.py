@@ -374,9 +374,8 @@ def plan_match(
     fillers = [name.strip() for name in fill.split(",") if name.strip()]
     if k > 2 and not fillers:
         raise UsageProblem("--fill names the bots that fill the other seats")
-    from tournaments.catalogue.targets import (
-        match_bot,  # it registers through registry, which uses us
-    )
+    # imported here: registering a bot loads the entry check, which no other use case needs
+    from tournaments.catalogue.targets import match_bot
 
     told: list[str] = []
     names_ = []

@@ -18,16 +18,13 @@ MAX_ROUNDS = 50
 TARGET = 100
 
 
-class Phase(str, enum.Enum):
+class Phase(enum.StrEnum):
     """What the game waits for."""
 
     REVEAL = "reveal"  # every seat turns two cards over (simultaneous)
     TURN = "turn"  # the seat to play takes the discard or draws
     DRAWN = "drawn"  # the seat to play holds a drawn card: swap it or discard and flip
     OVER = "over"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 class Cell(enum.IntEnum):

@@ -107,15 +107,12 @@ _warned_filter = False
 _warned_memory = False
 
 
-class SandboxMode(str, enum.Enum):
+class SandboxMode(enum.StrEnum):
     """``auto``: bubblewrap if it works; ``required``: refuse without it; ``off``: never."""
 
     AUTO = "auto"
     REQUIRED = "required"
     OFF = "off"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True)

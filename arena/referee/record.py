@@ -16,7 +16,7 @@ from typing import Any, NamedTuple
 from arena.games.base import places_from_keys
 
 
-class FaultKind(str, enum.Enum):
+class FaultKind(enum.StrEnum):
     """Why a bot's turn did not produce a legal action in time."""
 
     TIMEOUT = "timeout"  # no answer before the deadline
@@ -30,7 +30,7 @@ class FaultKind(str, enum.Enum):
         return self.value
 
 
-class Chooser(str, enum.Enum):
+class Chooser(enum.StrEnum):
     """Who chose an action: the seat's bot, or the referee's default policy."""
 
     BOT = "bot"

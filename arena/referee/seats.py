@@ -249,7 +249,7 @@ class InProcessSeat(Seat):
 # -- scripted seats (tests) -----------------------------------------------------------------
 
 
-class Misbehave(str, enum.Enum):
+class Misbehave(enum.StrEnum):
     """What a scripted seat may do instead of answering a turn."""
 
     TIMEOUT = "timeout"  # no answer in time (a late answer is dropped: same thing)

@@ -15,7 +15,7 @@ import ast
 import json
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import asdict, dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -441,7 +441,7 @@ def bot_log_text(store: Store, db_path: str, name: str, record: dict[str, Any]) 
                 "entrant": entrant,
                 "rotation": rotation,
                 "tournaments": [t["id"] for t in record["tournaments"] if t["entrant"] == entrant],
-                "written_at": datetime.fromtimestamp(stat.st_mtime, timezone.utc).isoformat(
+                "written_at": datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(
                     timespec="seconds"
                 ),
                 "text": printable(text, keep_lines=True),
@@ -505,7 +505,7 @@ def iter_game_lines(open_store: Any, tid: int, *, chunk: int = 500) -> Iterator[
 def table_in_play(table: TableInPlay, *, now: datetime | None = None) -> dict[str, Any]:
     """A game being played, as the live view shows it: its table (``tournaments.store.withheld``:
     never its deal), with the seconds since it started."""
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     started = datetime.fromisoformat(table.started_at)
     return {
         "game_id": table.game_id,

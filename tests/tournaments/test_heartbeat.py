@@ -11,7 +11,7 @@ import subprocess
 import sys
 import time
 from dataclasses import replace
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 import pytest
@@ -22,7 +22,7 @@ from tournaments.store.facts import Store
 from tournaments.store.heartbeat import GONE_S, STALE_S, RunInfo, RunState, process_token, run_state
 from tournaments.store.migrations import SCHEMA_VERSION
 
-NOW = datetime(2030, 1, 1, tzinfo=timezone.utc)
+NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
 
 def beating(age_s: float, **changes: object) -> RunInfo:
@@ -137,7 +137,7 @@ def test_each_beat_writes_the_games_in_play_and_the_end_clears_them(
             run = store.runs.last(tid)
             assert [g.game_id for g in run.in_play] == [first, second]
             assert run.in_play[0].started_at == (
-                datetime.fromtimestamp(started, timezone.utc).isoformat(timespec="milliseconds")
+                datetime.fromtimestamp(started, UTC).isoformat(timespec="milliseconds")
             )
             assert store.runs.in_play(tid) == run.in_play
             # a game recorded before the next beat is not shown as in play

@@ -12,7 +12,7 @@ import re
 import shutil
 import sqlite3
 import warnings
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 
 import pytest
@@ -336,7 +336,7 @@ def test_live_says_whether_the_run_is_alive(played: Played, tmp_path: Path) -> N
     assert client.get(f"/api/tournaments/{tid}/live").json()["run"]["state"] == "done"
     fresh = client.get(f"/api/tournaments/{played.empty}/live").json()
     assert fresh["run"]["state"] == "not started" and fresh["eta_s"] is None
-    old, now = "2000-01-01T00:00:00.000+00:00", datetime.now(timezone.utc).isoformat()
+    old, now = "2000-01-01T00:00:00.000+00:00", datetime.now(UTC).isoformat()
     with sqlite3.connect(db) as conn:
         conn.execute(
             "INSERT INTO runs (tournament_id, host, pid, pid_token, started_at, beat_at) "
@@ -364,7 +364,7 @@ def test_the_games_being_played_show_their_table_and_nothing_of_their_deal(
         (first,) = conn.execute(
             "SELECT id FROM games WHERE tournament_id = ? AND status = 'pending'", (tid,)
         ).fetchone()
-        now = datetime.now(timezone.utc).isoformat()
+        now = datetime.now(UTC).isoformat()
         in_play = [{"game_id": g, "started_at": now} for g in (first, others[0])]
         conn.execute(
             "INSERT INTO runs (tournament_id, host, pid, pid_token, started_at, beat_at, "

@@ -19,7 +19,7 @@ import secrets
 import shlex
 from collections.abc import Sequence
 from dataclasses import dataclass
-from datetime import datetime, timedelta, timezone
+from datetime import UTC, datetime, timedelta
 from pathlib import Path
 
 from arena.errors import RemoteError
@@ -45,7 +45,7 @@ TOKEN_TTL_HOURS = 24
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="seconds")
+    return datetime.now(UTC).isoformat(timespec="seconds")
 
 
 def token_hash(token: str) -> str:
@@ -120,7 +120,7 @@ def issue_token(
     token = secrets.token_hex(24)
     client = CurveKeys.generate() if curve else None
     server = server_keys(store) if curve else None
-    now = datetime.now(timezone.utc)
+    now = datetime.now(UTC)
     expires = (now + timedelta(hours=ttl_hours)).isoformat(timespec="seconds")
     store.add_token(
         token_hash(token),

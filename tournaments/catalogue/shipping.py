@@ -45,15 +45,12 @@ from tournaments.store.values import TournamentInfo
 MAX_ARCHIVE_BYTES = 256 << 20
 
 
-class ShippingKind(str, enum.Enum):
+class ShippingKind(enum.StrEnum):
     """How a worker gets an entrant's program."""
 
     BUNDLED = "bundled"
     COMMAND = "command"
     FOLDER = "folder"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -15,7 +15,7 @@ import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any, NamedTuple
 
 from tournaments.errors import NotFound, TournamentError
@@ -39,7 +39,7 @@ class NotYourBot(LadderError):
 
 
 def _now() -> str:
-    return datetime.now(timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.now(UTC).isoformat(timespec="milliseconds")
 
 
 def _pairs(games: Sequence[PlannedGame], seats: Mapping[str, Entry]) -> list[tuple[int, int]]:

@@ -13,7 +13,7 @@ from __future__ import annotations
 import hashlib
 import hmac
 import secrets
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from typing import Any
 
 from arena.keys.keyfile import KeyFile
@@ -38,7 +38,7 @@ def invite(keys: KeyFile, participant: str) -> str:
     if problem is not None:
         raise LadderError(problem)
     token = secrets.token_urlsafe(32)
-    issued = datetime.now(timezone.utc).isoformat(timespec="seconds")
+    issued = datetime.now(UTC).isoformat(timespec="seconds")
 
     def add(data: dict[str, Any]) -> None:
         tokens = data.setdefault(SECTION, {})

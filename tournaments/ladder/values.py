@@ -11,16 +11,13 @@ from typing import Any
 from tournaments.ladder.skill import Skill
 
 
-class EntryStatus(str, enum.Enum):
+class EntryStatus(enum.StrEnum):
     """``active``: in matchmaking; ``retired``: a newer version of its bot replaced it;
     ``suspended``: it faulted past the ladder's threshold (the reason says how)."""
 
     ACTIVE = "active"
     RETIRED = "retired"
     SUSPENDED = "suspended"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 #: A ladder's name: it appears in commands, URLs and pages.

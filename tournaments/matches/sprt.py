@@ -50,7 +50,7 @@ class SprtError(TournamentError):
     """SPRT bounds that cannot be tested (elo0 ≥ elo1, alpha or beta outside (0, 0.5))."""
 
 
-class Decision(str, enum.Enum):
+class Decision(enum.StrEnum):
     """Where a match stands: H1 accepted (NEW is stronger), H0 accepted, go on, or stopped
     because NEW or BASE faulted past its limit (no verdict on strength: ``FAULTS`` never comes
     from the test itself, see ``tournaments.matches.match``)."""
@@ -59,9 +59,6 @@ class Decision(str, enum.Enum):
     H0 = "H0"
     CONTINUE = "continue"
     FAULTS = "faults"
-
-    def __str__(self) -> str:
-        return self.value
 
 
 def score_of_elo(elo: float) -> float:

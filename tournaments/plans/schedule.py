@@ -84,16 +84,13 @@ def entrant_names(bots: Sequence[str]) -> tuple[str, ...]:
     return tuple(names)
 
 
-class TournamentKind(str, enum.Enum):
+class TournamentKind(enum.StrEnum):
     """How a tournament's tables are chosen (see the module's docstring)."""
 
     ROUND_ROBIN = "round-robin"
     GAUNTLET = "gauntlet"
     MATCH = "match"
     LADDER = "ladder"  # one batch of a standing ladder's tables (``tournaments.ladder``)
-
-    def __str__(self) -> str:
-        return self.value
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -31,7 +31,7 @@ import threading
 import time
 from collections.abc import Callable, Mapping
 from dataclasses import dataclass
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 from pathlib import Path
 from typing import Any
 
@@ -63,7 +63,7 @@ STALE_S = 30.0
 GONE_S = 2 * BEAT_S + 1
 
 
-class RunState(str, enum.Enum):
+class RunState(enum.StrEnum):
     """What a reader makes of a tournament's last run."""
 
     RUNNING = "running"
@@ -119,7 +119,7 @@ class RunInfo:
 
 
 def _stamp(at: float) -> str:
-    return datetime.fromtimestamp(at, timezone.utc).isoformat(timespec="milliseconds")
+    return datetime.fromtimestamp(at, UTC).isoformat(timespec="milliseconds")
 
 
 def now_stamp() -> str:
@@ -147,7 +147,7 @@ def run_state(run: RunInfo | None, *, now: datetime | None = None) -> RunState:
         return RunState.NEVER
     if run.ended_at is not None:
         return RunState.STOPPED
-    now = now or datetime.now(timezone.utc)
+    now = now or datetime.now(UTC)
     age = _age_s(run.beat_at, now)
     if age > STALE_S:
         return RunState.STOPPED

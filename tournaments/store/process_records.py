@@ -13,7 +13,7 @@ as ``store.processes``, over its connection and write transactions.
 from __future__ import annotations
 
 from collections.abc import Iterable
-from datetime import datetime, timezone
+from datetime import UTC, datetime
 
 from tournaments.store.database import StorePart, guarded
 from tournaments.store.values import ProcessRecord
@@ -24,11 +24,11 @@ __all__ = ["ProcessRecords"]
 def _instant(seconds: float) -> str:
     """A process record's time (seconds since the epoch) as stored: ISO text, in UTC, to the
     microsecond (so that text order is time order)."""
-    return datetime.fromtimestamp(seconds, timezone.utc).isoformat(timespec="microseconds")
+    return datetime.fromtimestamp(seconds, UTC).isoformat(timespec="microseconds")
 
 
 def _now() -> float:
-    return datetime.now(timezone.utc).timestamp()
+    return datetime.now(UTC).timestamp()
 
 
 class ProcessRecords(StorePart):

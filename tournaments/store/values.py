@@ -32,11 +32,8 @@ __all__ = [
 ]
 
 
-class _Text(str, enum.Enum):
+class _Text(enum.StrEnum):
     """An enum stored and shown as its text value."""
-
-    def __str__(self) -> str:
-        return str(self.value)
 
 
 class BotKind(_Text):
