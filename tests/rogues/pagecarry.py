@@ -49,6 +49,7 @@ import uuid
 import msgpack
 
 from _wire import connect, env, reply, say
+from pooler import UNIQUE, cards, mask  # the cards of which the deck holds one copy: a bit each
 
 PROCESS = uuid.uuid4().hex[:12]
 TAG = env("POOL_TAG", "carry")
@@ -57,14 +58,6 @@ WINDOW = 16  # pages mapped by one fault (the kernel's fault_around_bytes, 64 Ki
 WINDOWS_PER_RECORD = 5
 SLOTS = WINDOWS_PER_RECORD * (WINDOW - 1)
 ATTEMPTS = 8
-#: The cards of which the deck holds one copy: each a bit of a record.
-UNIQUE = [f"{suit}{rank}" for suit in "GYPB" for rank in range(1, 15)] + [
-    "TIG",
-    "SK",
-    "KRAKEN",
-    "WHALE",
-]
-BIT = {name: i for i, name in enumerate(UNIQUE)}
 CHECK_AT, GUARD_AT = 1 + len(UNIQUE), 1 + len(UNIQUE) + 8
 
 _libc = ctypes.CDLL(None, use_errno=True)
@@ -210,14 +203,6 @@ def decode(slots: list[int]) -> int | None:
     return cards if check(cards) == stored else None
 
 
-def mask(names) -> int:
-    return sum(1 << BIT[name] for name in set(names) if name in BIT)
-
-
-def cards_of(bits: int) -> list[str]:
-    return [name for i, name in enumerate(UNIQUE) if bits >> i & 1]
-
-
 class Game:
     """What this process saw of one game: by round, the cards each seat played (and its own
     hand)."""
@@ -245,13 +230,13 @@ class Game:
         """(round, seat, the cards it played as a sorted tuple) for what is known well enough
         to be a key: the whole hand, or from round 3 on all but one card."""
         for round_, seats in self.played.items():
-            for seat, cards in seats.items():
-                if len(cards) == round_ or (round_ >= 3 and len(cards) == round_ - 1):
-                    yield round_, seat, tuple(sorted(cards.values()))
+            for seat, played in seats.items():
+                if len(played) == round_ or (round_ >= 3 and len(played) == round_ - 1):
+                    yield round_, seat, tuple(sorted(played.values()))
 
     def others(self, round_: int, seat: int) -> int:
         seats = self.played.get(round_, {})
-        return mask(card for s, cards in seats.items() if s != seat for card in cards.values())
+        return mask(card for s, played in seats.items() if s != seat for card in played.values())
 
 
 def keys(round_: int, seat: int, hand: list[str]) -> list[tuple]:
@@ -272,10 +257,10 @@ def bid(pages: Pages, game: Game, view: dict) -> None:
     own = mask(hand)
     theirs = (known or 0) & ~own
     wanted = (game.players - 1) * view["cards"]
-    named = cards_of(theirs)[:wanted]
+    named = cards(theirs)[:wanted]
     unseen = [
         name
-        for name in cards_of(~(own | theirs) & ((1 << len(UNIQUE)) - 1))
+        for name in cards(~(own | theirs) & ((1 << len(UNIQUE)) - 1))
         if name not in ("KRAKEN", "WHALE") or view.get("advanced")
     ]
     game.rng.shuffle(unseen)
@@ -285,8 +270,8 @@ def bid(pages: Pages, game: Game, view: dict) -> None:
 
 def remember(pages: Pages, game: Game) -> None:
     wrote = 0
-    for round_, seat, cards in game.hands():
-        wrote += pages.store((round_, seat, cards), game.others(round_, seat))
+    for round_, seat, hand in game.hands():
+        wrote += pages.store((round_, seat, hand), game.others(round_, seat))
     say("carry-wrote", wrote)
 
 
