@@ -17,10 +17,11 @@ path and its stat: a changed source is a new copy) and each view (``trees/``, na
 digest of its content) as hard links to them. A process holds a shared ``flock`` on every view
 holds a view while a bot it started from it may run (``view`` takes it, ``release`` lets
 go); ``collect`` (at a process's first view and at its exit) removes the views no live process
-has held for ``KEEP_S`` and the copies no view links. So the runtime of
-the bots is copied once for many runs (about 100 MB for Python's, in a second or two), and
-stays in memory for an hour after the last run. Views of a given content have one name
-whatever the run, so nothing in a bot's mounts tells one run from another.
+has held for ``KEEP_S`` and the copies no view links, and the last arena process of the user to
+exit removes them all. So the runtime of the bots (about 80 MB for Python's, copied in a second)
+is copied once for all the runs that overlap (a server and its commands, a suite of tests), and
+nothing stays in memory once no arena runs. Views of a given content have one name whatever
+the run, so nothing in a bot's mounts tells one run from another.
 """
 
 from __future__ import annotations
@@ -52,8 +53,11 @@ MEMORY_FILE_SYSTEMS = (0x01021994, 0x858458F6)
 MAX_FOLDER_BYTES = 1 << 30
 #: The most entries a folder shown whole may hold.
 MAX_FOLDER_ENTRIES = 100_000
-#: Seconds a view no process holds is kept (the next run starts without copying it again).
+#: Seconds a view no process holds is kept while other arena processes of the user run (a
+#: process started meanwhile finds it made); the last of them to exit removes every view.
 KEEP_S = 3600
+#: The file every arena process using a store holds a shared lock on.
+USERS = ".users"
 _DIGITS = 32
 
 
@@ -153,6 +157,7 @@ class Store:
         self._views: dict[str, View] = {}
         self._lock = threading.Lock()
         self._ready = False
+        self._user = -1  # a shared lock on USERS, held while this process may use the store
 
     def _prepare(self) -> None:
         if self._ready:
@@ -169,6 +174,9 @@ class Store:
                 or info.st_mode & 0o022
             ):
                 raise OSError(errno.EPERM, "not a folder of this user's alone", folder)
+        users = os.path.join(self.root, USERS)
+        self._user = os.open(users, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        fcntl.flock(self._user, fcntl.LOCK_SH)  # waits while the last process before empties it
         self._ready = True
         self.collect()
         atexit.register(self.close)
@@ -295,15 +303,16 @@ class Store:
             os.close(fd)
         return copy
 
-    def collect(self) -> None:
-        """Remove the views no live process has held for ``KEEP_S`` and the copies no view
-        links (skipped while another process makes or collects one)."""
+    def collect(self, *, keep_s: float | None = None) -> None:
+        """Remove the views no live process has held for ``keep_s`` (default ``KEEP_S``) and
+        the copies no view links (skipped while another process makes or collects one)."""
+        keep_s = KEEP_S if keep_s is None else keep_s
         try:
             with _Flock(os.path.join(self.root, ".lock"), fcntl.LOCK_EX | fcntl.LOCK_NB):
                 removed = False
                 for name in os.listdir(self.trees):
                     if name.endswith(".lock"):
-                        removed |= self._collect_tree(name[: -len(".lock")])
+                        removed |= self._collect_tree(name[: -len(".lock")], keep_s)
                     elif name.startswith(".new-"):
                         shutil.rmtree(os.path.join(self.trees, name), ignore_errors=True)
                         removed = True
@@ -318,13 +327,13 @@ class Store:
         except OSError as exc:
             log.debug("views not collected: %s", exc)
 
-    def _collect_tree(self, name: str) -> bool:
-        """Remove view ``name`` if no process holds it and none has for ``KEEP_S``."""
+    def _collect_tree(self, name: str, keep_s: float) -> bool:
+        """Remove view ``name`` if no process holds it and none has for ``keep_s``."""
         lock = os.path.join(self.trees, f"{name}.lock")
         fd = os.open(lock, os.O_RDONLY | os.O_CLOEXEC)
         try:
             fcntl.flock(fd, fcntl.LOCK_EX | fcntl.LOCK_NB)
-            if time.time() - os.fstat(fd).st_mtime < KEEP_S:
+            if time.time() - os.fstat(fd).st_mtime < keep_s:
                 return False
         except BlockingIOError:
             return False
@@ -335,15 +344,28 @@ class Store:
         return True
 
     def close(self) -> None:
-        """Let go of this process's views and collect what no one holds."""
+        """Let go of this process's views and collect what no one holds; the last process
+        of the user to close empties the store (nothing is left in memory after the arena)."""
         with self._lock:
             for fd, _ in self._held.values():
                 os.utime(fd)
                 os.close(fd)
             self._held.clear()
             self._views.clear()
-        if self._ready:
-            self.collect()
+            if not self._ready:
+                return
+            self._ready = False
+            last = False
+            try:
+                fcntl.flock(self._user, fcntl.LOCK_EX | fcntl.LOCK_NB)  # no other user left
+                last = True
+            except BlockingIOError:
+                pass
+            try:
+                self.collect(keep_s=0 if last else None)
+            finally:
+                os.close(self._user)
+                self._user = -1
 
 
 class _Flock:

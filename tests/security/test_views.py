@@ -157,3 +157,19 @@ def test_a_run_lets_go_of_every_view_it_held(tmp_path: Path) -> None:
     done = play("random", "random", "random")
     assert done.exit_code == 0, done.output
     assert set(memview.store().holding()) == before
+
+
+def test_the_last_arena_process_to_exit_leaves_nothing_in_memory(tmp_path: Path) -> None:
+    shown = tmp_path / "shown"
+    shown.mkdir()
+    (shown / "a.txt").write_text("a")
+    part = memview.part([runtime.Entry(str(shown), whole=True)])
+    first, second = memview.Store(place=str(tmp_path)), memview.Store(place=str(tmp_path))
+    view = first.view([part])
+    first.release(view.name)
+    assert second.view([part]) == view  # another arena process, running meanwhile
+    second.release(view.name)
+    first.close()
+    assert os.path.isdir(view.root), "kept while an arena process that may use it runs"
+    second.close()
+    assert not os.listdir(second.trees) and not os.listdir(second.files)
