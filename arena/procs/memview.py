@@ -18,7 +18,7 @@ digest of its content) as hard links to them. A process holds a shared ``flock``
 holds a view while a bot it started from it may run (``view`` takes it, ``release`` lets
 go); ``collect`` (at a process's first view and at its exit) removes the views no live process
 has held for ``KEEP_S`` and the copies no view links, and the last arena process of the user to
-exit removes them all. So the runtime of the bots (about 80 MB for Python's, copied in a second)
+exit removes them all (as does the first to start after a killed one). So the runtime of the bots (about 80 MB for Python's, copied in a second)
 is copied once for all the runs that overlap (a server and its commands, a suite of tests), and
 nothing stays in memory once no arena runs. Views of a given content have one name whatever
 the run, so nothing in a bot's mounts tells one run from another.
@@ -31,6 +31,7 @@ import errno
 import fcntl
 import hashlib
 import logging
+import multiprocessing.util
 import os
 import secrets
 import shutil
@@ -176,10 +177,17 @@ class Store:
                 raise OSError(errno.EPERM, "not a folder of this user's alone", folder)
         users = os.path.join(self.root, USERS)
         self._user = os.open(users, os.O_RDONLY | os.O_CREAT | os.O_CLOEXEC, 0o600)
+        try:  # no other arena process of the user: what is there was left by one killed
+            fcntl.flock(self._user, fcntl.LOCK_EX | fcntl.LOCK_NB)
+            alone = True
+        except BlockingIOError:
+            alone = False
         fcntl.flock(self._user, fcntl.LOCK_SH)  # waits while the last process before empties it
         self._ready = True
-        self.collect()
+        self.collect(keep_s=0 if alone else None)
         atexit.register(self.close)
+        # a --jobs worker ends with os._exit after multiprocessing's own exit handlers
+        multiprocessing.util.Finalize(None, self.close, exitpriority=0)
 
     def view(self, parts: Sequence[Part]) -> View:
         """The view holding ``parts``, made if no view of that content exists, held once more
