@@ -1,21 +1,27 @@
-"""Benchmark (issue 15): tournament throughput with many games at once per bot process.
+"""Benchmark (issues 15 and 34): tournament throughput with many games at once per bot process.
 
 Prints, in one run:
 
-(a) games/s of a 4-player Skull round robin among 6 SDK ``random`` bots, and (b) of a 4-player
-    Skull King round robin among the bundled Skull King bots, each played as a tournament
-    (``tournaments.run.runner.run``, sandboxed where bubblewrap works) at ``--games-per-worker``
-    K = 1 and at the default K, next to the in-process limit: the same planned games played
-    by the referee over ``InProcessSeat``s calling the same bot functions (no processes);
-(c) per-decision latency of one game at a time over the protocol (the K = 1 path), here and
-    with the old code of ``--old`` (a checkout of older code, e.g. made with ``git worktree
-    add``: its bench/bench_protocol.py's own function) measured in the same run; the old code's
-    tournament games/s too.
+(a) games/s of a 4-player Skull round robin among 6 SDK ``random`` bots (540 games), and (b) of
+    a 4-player Skull King round robin among the bundled Skull King bots (240 games), each
+    played as a tournament (``tournaments.run.runner.run``, sandboxed where bubblewrap works) at
+    ``--games-per-worker`` K = 1 and at the default K, next to the in-process limit: the same
+    planned games played by the referee over ``InProcessSeat``s calling the same bot functions
+    (no processes). Each tournament figure comes with its ratio to that limit and the CPU time
+    per decision of the arena's process (the referee; the decisions are those of the same games
+    in process: the games are the same). A bot's CPU per turn is ``bench_sdk.py``'s (sandboxed
+    bots are not the arena's reaped children, so their rusage is not seen here);
+(c) per-decision latency of one game at a time over the protocol (the K = 1 path).
 
-Each figure comes from a fresh subprocess (``--measure``) so each code base runs as itself.
-The machine may be shared: compare figures with their same-run baselines only.
+With ``--old PATH`` (a checkout of older code, e.g. made with ``git worktree add``) every
+tournament figure and (c) are measured over both trees, alternated ``--repeat`` times (this
+script's own functions over the old code), and the medians printed with the ratios new/old
+pair by pair. Each figure comes from a fresh subprocess (``--measure``) so each code base runs
+as itself. The machine may be shared: compare figures with their same-run baselines only
+(the load average is printed before and after).
 
-Run: python bench/bench_throughput.py [--rounds 9] [--jobs 1] [--old PATH]
+Run: python bench/bench_throughput.py [--rounds 9] [--king-rounds 60] [--jobs 1] [--old PATH]
+     [--repeat 3] [--json]
 """
 
 from __future__ import annotations
@@ -24,6 +30,7 @@ import argparse
 import importlib
 import json
 import os
+import statistics
 import subprocess
 import sys
 import tempfile
@@ -70,7 +77,8 @@ def _tournament(case: str, rounds: int):
 
 
 def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict:
-    """Games/s of one tournament run (K None: the code's default; old code: no K at all)."""
+    """Games/s of one tournament run (K None: the code's default), and the CPU seconds of this
+    process (the referee) over it."""
     from arena.games import get_game
     from arena.procs.limits import Limits
     from arena.procs.sandbox import SandboxMode
@@ -89,15 +97,23 @@ def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict
         sandbox=sandbox_for(SandboxMode.AUTO, db),
         log_dir=db.parent / "arena-logs",
     )
+    cpu = time.process_time()
     started = time.perf_counter()
     summary = run(store, tid, config, jobs=jobs)
     wall = time.perf_counter() - started
+    cpu = time.process_time() - cpu
     store.close()
-    return {"games": summary.played, "wall_s": wall, "rate": summary.played / wall}
+    return {
+        "games": summary.played,
+        "wall_s": wall,
+        "rate": summary.played / wall,
+        "cpu_s": cpu,
+    }
 
 
 def measure_in_process(case: str, rounds: int) -> dict:
-    """Games/s of the same planned games over in-process seats (the same bot functions)."""
+    """Games/s of the same planned games over in-process seats (the same bot functions), and
+    their decisions."""
     import random
 
     from arena.games import get_game
@@ -107,6 +123,7 @@ def measure_in_process(case: str, rounds: int) -> dict:
     from arena.referee.seats import InProcessSeat
 
     store, tid, specs, _ = _tournament(case, rounds)
+    decisions = 0
     info = store.tournament(tid)
     game = get_game(info.spec.game)
     pending = store.pending_games(tid)
@@ -119,11 +136,16 @@ def measure_in_process(case: str, rounds: int) -> dict:
             InProcessSeat(_act_of(modules[label], seed), label)
             for label, seed in zip(planned.seating, planned.bot_seeds(), strict=True)
         ]
-        table = GameSetup(game, seats, planned.deal_seed, {}, game_id, planned.bot_seeds())
-        driver.play(table, limits)
+        setup = GameSetup(game, seats, planned.deal_seed, {}, game_id, planned.bot_seeds())
+        decisions += sum(driver.play(setup, limits).decisions)
     wall = time.perf_counter() - started
     store.close()
-    return {"games": len(pending), "wall_s": wall, "rate": len(pending) / wall}
+    return {
+        "games": len(pending),
+        "wall_s": wall,
+        "rate": len(pending) / wall,
+        "decisions": decisions,
+    }
 
 
 def _act_of(module: Any, seed: int) -> Any:
@@ -149,19 +171,19 @@ def measure_latency(games: int) -> dict:
 
 
 def _run(code: Path, what: list[str]) -> dict:
-    """One measurement in a fresh process over the code base at ``code``."""
+    """One measurement in a fresh process over the code base at ``code`` (this script's own
+    functions: the old code's bench may not measure what this one does)."""
     env = dict(os.environ, PYTHONPATH=str(code))
-    script = code / "bench" / "bench_throughput.py"
-    if not script.exists():  # the old code has no such script: use this one over its code
-        script = Path(__file__).resolve()
     out = subprocess.run(
-        [sys.executable, str(script), "--measure", *what],
+        [sys.executable, str(Path(__file__).resolve()), "--measure", *what],
         env=env,
         cwd=str(code),
         capture_output=True,
         text=True,
-        check=True,
+        check=False,
     )
+    if out.returncode != 0:
+        raise SystemExit(f"measuring {what} over {code} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
 
 
@@ -178,12 +200,22 @@ def _measure(args: list[str]) -> int:
     return 0
 
 
+def _load() -> str:
+    return " ".join(f"{x:.2f}" for x in os.getloadavg())
+
+
+def _median(runs: list[dict], key: str) -> float:
+    return statistics.median(run[key] for run in runs)
+
+
 def main() -> int:
     if len(sys.argv) > 1 and sys.argv[1] == "--measure":
         return _measure(sys.argv[2:])
     parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
     parser.add_argument("--rounds", type=int, default=9, help="Skull: 9 rounds = 540 games")
-    parser.add_argument("--king-rounds", type=int, default=1, help="Skull King rounds")
+    parser.add_argument(
+        "--king-rounds", type=int, default=60, help="Skull King: 60 rounds = 240 games"
+    )
     parser.add_argument("--jobs", type=int, default=1)
     parser.add_argument("--latency-games", type=int, default=100)
     parser.add_argument(
@@ -192,34 +224,83 @@ def main() -> int:
         default=None,
         help="a checkout of older code to compare with (e.g. git worktree add /tmp/old REV)",
     )
+    parser.add_argument("--repeat", type=int, default=1, help="runs of each tree, alternated")
+    parser.add_argument("--skip-k1", action="store_true", help="only the default K")
+    parser.add_argument(
+        "--case",
+        action="append",
+        choices=("skull", "skull-king"),
+        help="only this case (repeatable; default: both)",
+    )
+    parser.add_argument("--json", action="store_true", help="print the figures as JSON")
     args = parser.parse_args()
     from tournaments.run.playing import auto_games_per_worker
 
     default_k = auto_games_per_worker(MOVE_MS)
-
-    old = args.old if args.old is not None and (args.old / "arena").is_dir() else None
-    print(f"jobs={args.jobs}; default K = {default_k}; shared machine: compare")
-    print("figures with their same-run baselines only.")
-    for case, rounds in (("skull", args.rounds), ("skull-king", args.king_rounds)):
+    old = args.old.resolve() if args.old is not None and (args.old / "arena").is_dir() else None
+    trees = {"new": ROOT, **({"old": old} if old is not None else {})}
+    report: dict[str, Any] = {"load_before": _load(), "default_k": default_k, "cases": {}}
+    if not args.json:
+        print(f"jobs={args.jobs}; default K = {default_k}; load {report['load_before']}")
+        print("shared machine: compare figures with their same-run baselines only.")
+    ks = [default_k] if args.skip_k1 else [1, default_k]
+    cases = (("skull", args.rounds), ("skull-king", args.king_rounds))
+    for letter, (case, rounds) in zip("ab", cases, strict=True):
+        if args.case and case not in args.case:
+            continue
         limit = _run(ROOT, ["in-process", case, str(rounds)])
-        print(f"\n({'a' if case == 'skull' else 'b'}) {case}: {limit['games']} games, 4 seats")
+        decisions = limit["decisions"]
+        runs: dict[str, dict[int, list[dict]]] = {name: {k: [] for k in ks} for name in trees}
+        for _ in range(args.repeat):
+            for k in ks:
+                for name, tree in trees.items():
+                    what = ["tournament", case, str(rounds), str(args.jobs), str(k)]
+                    runs[name][k].append(_run(tree, what))
+        figures = {
+            name: {
+                k: {
+                    "rate": _median(got, "rate"),
+                    "ratio": _median(got, "rate") / limit["rate"],
+                    "referee_cpu_us": _median(got, "cpu_s") / decisions * 1e6,
+                }
+                for k, got in per_k.items()
+            }
+            for name, per_k in runs.items()
+        }
+        report["cases"][case] = {"limit": limit, "figures": figures}
+        if args.json:
+            continue
+        games = limit["games"]
+        print(f"\n({letter}) {case}: {games} games, {decisions} decisions, 4 seats")
         print(f"  in-process limit (same games, same bot functions)  {limit['rate']:8.1f} games/s")
+        print("  tree  K     games/s  x limit   referee CPU/decision")
+        for name in trees:
+            for k in ks:
+                f = figures[name][k]
+                print(
+                    f"  {name:4s}  {k:<3d} {f['rate']:9.1f}  {f['ratio']:6.3f}x"
+                    f"  {f['referee_cpu_us']:13.1f} us"
+                )
         if old is not None:
-            base = _run(old, ["tournament", case, str(rounds), str(args.jobs), "none"])
-            print(
-                f"  old code (one game at a time per worker)           {base['rate']:8.1f} games/s"
-            )
-        for k in (1, default_k):
-            got = _run(ROOT, ["tournament", case, str(rounds), str(args.jobs), str(k)])
-            print(
-                f"  K = {k:<3d} games per worker                         {got['rate']:8.1f} games/s"
-            )
-    now = _run(ROOT, ["latency", str(args.latency_games)])
-    print(f"\n(c) one 4-player Skull game at a time: {now['decisions']} decisions")
-    print(f"  this code      {now['us']:8.1f} us per decision")
-    if old is not None:
-        was = _run(old, ["latency", str(args.latency_games)])
-        print(f"  old code       {was['us']:8.1f} us per decision")
+            for k in ks:
+                pairs = list(zip(runs["new"][k], runs["old"][k], strict=True))
+                rate = statistics.median(n["rate"] / o["rate"] for n, o in pairs)
+                cpu = statistics.median(n["cpu_s"] / o["cpu_s"] for n, o in pairs)
+                print(
+                    f"  new/old at K = {k}, pair by pair: games/s {rate:.2f}, referee CPU {cpu:.2f}"
+                )
+    latency = {
+        name: _run(tree, ["latency", str(args.latency_games)]) for name, tree in trees.items()
+    }
+    report["latency"] = latency
+    report["load_after"] = _load()
+    if args.json:
+        print(json.dumps(report, indent=2))
+        return 0
+    print(f"\n(c) one 4-player Skull game at a time: {latency['new']['decisions']} decisions")
+    for name in trees:
+        print(f"  {name} code  {latency[name]['us']:8.1f} us per decision")
+    print(f"\nload after: {report['load_after']}")
     return 0
 
 

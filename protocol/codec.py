@@ -11,7 +11,7 @@ from typing import Any
 
 import msgpack
 
-from protocol.errors import DecodeError, InvalidMessage, TooLarge
+from protocol.errors import DecodeError, InvalidMessage, MessageTooLarge
 
 #: Default bound for a message from a bot (an action is a few dozen bytes).
 MAX_BOT_MESSAGE = 64 * 1024
@@ -49,10 +49,10 @@ def _limits(max_bytes: int) -> dict[str, Any]:
 def decode(data: bytes, *, max_bytes: int = MAX_BOT_MESSAGE) -> dict[str, Any]:
     """Decode one message map, refusing anything over ``max_bytes`` or not a string-keyed map.
 
-    Raises TooLarge, DecodeError or InvalidMessage (all ProtocolError).
+    Raises MessageTooLarge, DecodeError or InvalidMessage (all ProtocolError).
     """
     if len(data) > max_bytes:
-        raise TooLarge(f"message of {len(data)} bytes is over the {max_bytes}-byte bound")
+        raise MessageTooLarge(f"message of {len(data)} bytes is over the {max_bytes}-byte bound")
     limits = _LIMITS.get(max_bytes) or _limits(max_bytes)
     try:
         value = msgpack.unpackb(data, **limits)

@@ -9,7 +9,7 @@ class ProtocolError(Exception):
     code = "protocol"
 
 
-class TooLarge(ProtocolError):
+class MessageTooLarge(ProtocolError):
     """A message over the size bound."""
 
     code = "too-large"

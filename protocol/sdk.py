@@ -29,13 +29,14 @@ import logging
 import os
 import random
 import sys
+import time
 from collections.abc import Callable
 from typing import Any
 
 from protocol import PROTOCOL_VERSION
 from protocol.codec import encode
 from protocol.errors import ConnectionClosed, ProtocolError
-from protocol.messages import hello, validate_from_arena
+from protocol.messages import batch, hello, validate_from_arena
 from protocol.transport import DealerSocket, fast_send
 
 log = logging.getLogger("protocol.sdk")
@@ -44,7 +45,7 @@ ActFunction = Callable[[dict[str, Any], list[str]], str]
 
 #: Games a function bot or a ``Bot`` subclass serves at once unless told otherwise (the arena
 #: caps what a bot declares at a limit of its own).
-SDK_MAX_GAMES = 32
+SDK_MAX_GAMES = 64
 
 
 class Bot:
@@ -153,8 +154,8 @@ class Player:
         game.bot.random.seed(seed)
         game.bot.start(msg)
 
-    def answer(self, msg: dict[str, Any]) -> bytes:
-        """The encoded ``action`` answering one ``turn``: the bot's choice, with the turn's ids."""
+    def action(self, msg: dict[str, Any]) -> dict[str, Any]:
+        """The ``action`` answering one ``turn``: the bot's choice, with the turn's ids."""
         game_id = msg["game_id"]
         game = self.games.get(game_id)
         if game is None:
@@ -162,9 +163,11 @@ class Player:
         elif game is not self._live:
             self._switch(game)
         choice = game.bot.turn(msg)
-        return encode(
-            {"type": "action", "game_id": game_id, "request": msg["request"], "action": choice}
-        )
+        return {"type": "action", "game_id": game_id, "request": msg["request"], "action": choice}
+
+    def answer(self, msg: dict[str, Any]) -> bytes:
+        """The encoded ``action`` answering one ``turn``."""
+        return encode(self.action(msg))
 
     def end(self, msg: dict[str, Any]) -> None:
         """A game is over: call ``end`` (in that game's randomness) and forget the game."""
@@ -234,12 +237,14 @@ def serve(
     curve: tuple[str, str, str] | None = None,
     name: str | None = None,
     max_games: int | None = None,
+    batch: bool = True,
 ) -> int:
     """Connect, say hello and answer the arena until ``bye``. Returns an exit status.
 
     ``bot`` is a function, a ``Bot`` subclass or a ``Bot`` instance (see the module's text);
-    ``max_games`` overrides the games it declares it serves at once. ``curve`` is ``(server
-    public key, own public key, own secret key)`` for CURVE.
+    ``max_games`` overrides the games it declares it serves at once; ``batch`` (the default)
+    declares that it takes several messages in one, and answers a batch's turns in one
+    message. ``curve`` is ``(server public key, own public key, own secret key)`` for CURVE.
     """
     player = Player(bot, name=name)
     games = player.max_games if max_games is None else max_games
@@ -248,7 +253,13 @@ def serve(
     sock = DealerSocket(endpoint, curve=curve)
     try:
         sock.send(
-            hello(token=token, name=player.name[:64], protocol=PROTOCOL_VERSION, max_games=games)
+            hello(
+                token=token,
+                name=player.name[:64],
+                protocol=PROTOCOL_VERSION,
+                max_games=games,
+                batch=batch,
+            )
         )
         reply = sock.recv(idle_timeout_ms)
         if reply is None:
@@ -264,7 +275,8 @@ def serve(
 def _answer(sock: DealerSocket, player: Player, idle_timeout_ms: int | None) -> int:
     """The main loop: handle each message as it comes, until ``bye`` (returns 0). Messages
     already queued are read without sleeping, so one wake-up serves the turns of many games;
-    checking for more before each read (a drain) cost ~20 µs a decision and saved nothing."""
+    checking for more before each read (a drain) cost ~20 µs a decision and saved nothing. A
+    ``batch`` is handled message by message and its turns answered in one ``batch``."""
     socket = sock.socket
     recv = sock.recv
     answer = player.answer
@@ -275,6 +287,9 @@ def _answer(sock: DealerSocket, player: Player, idle_timeout_ms: int | None) -> 
         kind = msg.get("type")
         if kind == "turn":
             fast_send(socket, answer(msg))
+        elif kind == "batch":
+            validate_from_arena(msg)
+            _answer_batch(socket, player, msg["messages"])
         elif kind == "start":
             validate_from_arena(msg)
             player.start(msg)
@@ -286,16 +301,66 @@ def _answer(sock: DealerSocket, player: Player, idle_timeout_ms: int | None) -> 
             validate_from_arena(msg)
 
 
-def run_bot(bot: BotSpec, *, name: str | None = None, max_games: int | None = None) -> None:
+#: The share of a turn's deadline after which the answers of a batch computed so far are sent
+#: at once, the rest following in another message (a slow bot's last turns are not late for
+#: its first ones).
+EARLY_SEND_SHARE = 0.25
+
+
+def _answer_batch(socket: Any, player: Player, messages: list[Any]) -> None:
+    """Handle a batch's messages in order; send its answers in one ``batch`` (sooner, in
+    parts, if answering takes more than ``EARLY_SEND_SHARE`` of the first turn's deadline)."""
+    answers: list[dict[str, Any]] = []
+    action = player.action
+    received = time.monotonic()
+    send_by: float | None = None
+    for msg in messages:
+        kind = msg.get("type") if type(msg) is dict else None
+        if kind == "turn":
+            answers.append(action(msg))
+            if send_by is None:
+                send_by = received + msg["deadline_ms"] * EARLY_SEND_SHARE / 1000.0
+            elif time.monotonic() > send_by:
+                fast_send(socket, encode(batch(answers)))
+                answers = []
+                send_by = time.monotonic() + msg["deadline_ms"] * EARLY_SEND_SHARE / 1000.0
+        elif kind == "start":
+            validate_from_arena(msg)
+            player.start(msg)
+        elif kind == "end":
+            player.end(msg)
+        else:
+            raise ProtocolError(f"a batch may hold start, turn and end, not {kind!r}")
+    if len(answers) == 1:
+        fast_send(socket, encode(answers[0]))
+    elif answers:
+        fast_send(socket, encode(batch(answers)))
+
+
+#: The environment variable that, set to ``0``, makes ``run_bot`` declare no batches.
+BATCH_ENV = "ARENA_BOT_BATCH"
+
+
+def run_bot(
+    bot: BotSpec,
+    *,
+    name: str | None = None,
+    max_games: int | None = None,
+    batch: bool | None = None,
+) -> None:
     """Run a bot (a function, a Bot subclass or a Bot instance) as this process's main loop,
-    then exit. ``max_games`` overrides the games it declares it serves at once (default: 32
-    for a function or a Bot subclass, 1 for a Bot instance)."""
+    then exit. ``max_games`` overrides the games it declares it serves at once (default: 64
+    for a function or a Bot subclass, 1 for a Bot instance); ``batch=False`` declares no
+    batches (every message alone, as protocol v1 began; default: batches, unless the
+    environment says ``ARENA_BOT_BATCH=0``)."""
     logging.basicConfig(level=logging.WARNING, stream=sys.stderr, format="%(name)s: %(message)s")
     endpoint = os.environ.get("ARENA_ENDPOINT")
     token = os.environ.get("ARENA_TOKEN")
     if not endpoint or not token:
         log.error("ARENA_ENDPOINT and ARENA_TOKEN must be set (the arena sets them)")
         raise SystemExit(2)
+    if batch is None:
+        batch = os.environ.get(BATCH_ENV, "1") != "0"
     try:
         status = serve(
             bot,
@@ -304,6 +369,7 @@ def run_bot(bot: BotSpec, *, name: str | None = None, max_games: int | None = No
             curve=curve_from_env(),
             name=name,
             max_games=max_games,
+            batch=batch,
         )
     except ProtocolError as exc:
         log.error("protocol error: %s", exc)

@@ -38,7 +38,7 @@ from tournaments.service import RunOptions
 from tournaments.store.facts import Store
 from tournaments.store.withheld import deal_in_play, deal_withheld_reason
 
-__all__ = ["Answer", "Asked", "RecordedTurn", "Withheld", "ask", "ask_bot", "recorded_turn"]
+__all__ = ["BotAnswer", "Asked", "RecordedTurn", "Withheld", "ask", "ask_bot", "recorded_turn"]
 
 #: Lines of the bot's output shown with its answer.
 OUTPUT_LINES = 40
@@ -127,7 +127,7 @@ def recorded_turn(store: Store, game_id: int, seat: int, step: int) -> RecordedT
 
 
 @dataclass(frozen=True, kw_only=True)
-class Answer:
+class BotAnswer:
     """The bot's answer to the turn (``action``, whether it was offered, how long it took),
     or what went wrong (``problem``, in the protocol page's words), and what it printed."""
 
@@ -153,7 +153,7 @@ def ask_bot(
     *,
     limits: Limits,
     sandbox: Sandbox | None,
-) -> Answer:
+) -> BotAnswer:
     """Start one process of ``spec``, send it ``turn`` (after its ``start``) and wait for its
     answer for ``limits.move_ms``."""
     with tempfile.TemporaryDirectory(prefix="arena-ask-") as folder:
@@ -162,13 +162,13 @@ def ask_bot(
             try:
                 proc = session.pool.get([(label, spec)])[0]
             except BotStartError as exc:
-                return Answer(problem=str(exc))
+                return BotAnswer(problem=str(exc))
             answer = _exchange(session, proc, turn, limits.move_ms)
             log_path = proc.log_path
             if proc.popen is not None and proc.alive():
                 session.hub.send(proc.peer, messages.bye())
         output = tuple(output_tail(log_path, OUTPUT_LINES)) if log_path else ()
-    return Answer(
+    return BotAnswer(
         action=answer.action,
         offered=answer.offered,
         ms=answer.ms,
@@ -177,7 +177,7 @@ def ask_bot(
     )
 
 
-def _exchange(session: Session, proc: Any, turn: RecordedTurn, move_ms: int) -> Answer:
+def _exchange(session: Session, proc: Any, turn: RecordedTurn, move_ms: int) -> BotAnswer:
     """The game's ``start`` and the turn, sent as the referee sends them (a process seat),
     then the answer or the fault, in the protocol page's words."""
     seat = ProcessSeat(session.hub, proc)
@@ -185,33 +185,33 @@ def _exchange(session: Session, proc: Any, turn: RecordedTurn, move_ms: int) -> 
         Start(turn.game_id, turn.game, turn.seat, turn.players, turn.options, turn.seed)
     )
     if why is not None:
-        return Answer(problem=f"crash: {why}")
+        return BotAnswer(problem=f"crash: {why}")
     seat.ask(Turn(turn.game_id, turn.view, turn.legal, move_ms, turn.step))
     pending = seat.pending
     while True:
         left_ms = (pending.deadline - time.monotonic()) * 1000.0
         if left_ms <= 0:
-            return Answer(
+            return BotAnswer(
                 problem=f"timeout: no answer within {move_ms} ms (the turn's deadline_ms)"
             )
         incoming = session.hub.receive(min(left_ms, 100.0), [seat.peer])
         if incoming is None:
             if not proc.alive():
-                return Answer(problem=f"crash: its process {proc.exit_summary()}")
+                return BotAnswer(problem=f"crash: its process {proc.exit_summary()}")
             continue
         elapsed = (incoming.at - pending.sent) * 1000.0
         if incoming.problem is not None:
-            return Answer(problem=f"malformed: {incoming.problem}", ms=elapsed)
+            return BotAnswer(problem=f"malformed: {incoming.problem}", ms=elapsed)
         message = incoming.message
         if message["request"] != pending.request or message["game_id"] != seat.wire_id:
-            return Answer(
+            return BotAnswer(
                 problem=f"wrong-id: answered request {message['request']} of game "
                 f"{message['game_id']}, not request {pending.request} of game {seat.wire_id} "
                 "(the ids the turn was sent with)",
                 ms=elapsed,
             )
         action = message["action"]
-        return Answer(action=action, offered=action in turn.legal, ms=elapsed)
+        return BotAnswer(action=action, offered=action in turn.legal, ms=elapsed)
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -220,7 +220,7 @@ class Asked:
 
     turn: RecordedTurn
     bot: str
-    answer: Answer
+    answer: BotAnswer
 
     def to_dict(self) -> dict[str, Any]:
         return {"turn": self.turn.to_dict(), "bot": self.bot, "answer": self.answer.to_dict()}

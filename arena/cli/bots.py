@@ -25,7 +25,7 @@ from tournaments.catalogue.registry import (
 from tournaments.catalogue.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
 from tournaments.reports import format_table
 from tournaments.store.facts import Store
-from tournaments.store.gamelogs import LogLine
+from tournaments.store.gamelogs import GameLogLine
 from tournaments.store.withheld import readable_logs
 
 
@@ -292,7 +292,7 @@ def show_game_logs(db: Path, name: str, game_id: int | None, tid: int | None) ->
         click.echo(f"{name} wrote nothing during the games of tournament {tid}")
 
 
-def log_line_text(line: LogLine) -> str:
+def log_line_text(line: GameLogLine) -> str:
     """One line of a game's log: its step (``*``: its process had several games open, so the
     line may be another's), seat and time, then the text, escaped."""
     step = "*" if line.shared else "-" if line.step is None else str(line.step)

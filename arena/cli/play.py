@@ -18,14 +18,14 @@ from arena.keys.keyfile import KeyFile
 from arena.keys.seeds import deal_seed, random_seed
 from arena.referee.record import Fault, GameRecord
 from arena.referee.replay import seat_story, step_events
-from arena.referee.single import play_match
+from arena.referee.single import play_game
 from arena.text import printable
 from tournaments.catalogue.lookup import Catalogue
 from tournaments.published import seat_data
 from tournaments.reports import format_table
 from tournaments.service import RunOptions, bot_processes
 from tournaments.store.facts import resolve_db_path
-from tournaments.store.gamelogs import GameLog, LogLine
+from tournaments.store.gamelogs import GameLog, GameLogLine
 
 
 @click.command()
@@ -97,7 +97,7 @@ def play(
     key = KeyFile.of_user().play_key()
     deal = deal_seed(key, random_seed() if seed is None else seed, 0, 0)
     processes = bot_processes(db_path, run_options, specs, catalogue.folders())
-    record = play_match(
+    record = play_game(
         game.name,
         specs,
         seed=deal,
@@ -152,7 +152,7 @@ def show_log(record: GameRecord, logs: GameLog | None = None) -> None:
     show_result(record)
 
 
-def _log_line(line: LogLine) -> str:
+def _log_line(line: GameLogLine) -> str:
     where = "shared" if line.shared else "start" if line.step is None else f"step {line.step}"
     return f"  > seat {line.seat} log ({where}): {printable(line.text)}"
 

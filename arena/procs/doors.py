@@ -57,12 +57,20 @@ def max_hello_bytes() -> int:
     """The longest encoding of a valid hello, whatever msgpack headers its sender picks.
 
     A map32 header; each key and string value a str32 (5-byte header) with 4 UTF-8 bytes per
-    character at its length bound (``MAX_TOKEN``, ``MAX_NAME``); each integer 9 bytes.
+    character at its length bound (``MAX_TOKEN``, ``MAX_NAME``); each integer 9 bytes, the
+    boolean one.
     """
-    keys = ("type", "protocol", "token", "name", "max_games")
+    keys = ("type", "protocol", "token", "name", "max_games", "batch")
     strings = (len("hello"), 4 * MAX_TOKEN, 4 * MAX_NAME)
     integers = 2  # protocol, max_games
-    return 5 + sum(5 + len(key) for key in keys) + sum(5 + n for n in strings) + 9 * integers
+    booleans = 1  # batch
+    return (
+        5
+        + sum(5 + len(key) for key in keys)
+        + sum(5 + n for n in strings)
+        + 9 * integers
+        + booleans
+    )
 
 
 #: Frames from strangers longer than this are dropped without being decoded.

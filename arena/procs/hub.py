@@ -10,9 +10,12 @@ which is only its own loss.
 
 The referee receives from the doors of the seats it waits for (``receive(ms, awaited)``, or
 ``receive_batch``: everything already queued on them, so one wake-up serves many turns), so no
-other process's traffic can delay a seat's answer. A process may serve several games at once:
-its hello's ``max_games``, capped at ``MAX_GAMES_PER_PROCESS`` (``Peer.max_games``). Waiting for
-hellos (``admit``) keeps any peer's message it reads for the next ``receive_batch``.
+other process's traffic can delay a seat's answer. ``receive_batch`` sleeps on the doors' file
+descriptors (one epoll set) and reads only the doors that woke, each to the end. What the hub
+holds for a peer that takes batches (``defer``/``flush``) goes out in one ``batch`` message.
+A process may serve several games at once: its hello's ``max_games``, capped at
+``MAX_GAMES_PER_PROCESS`` (``Peer.max_games``). Waiting for hellos (``admit``) keeps any
+peer's message it reads for the next ``receive_batch``.
 
 With a ``RemoteConfig`` the hub also listens on TCP for remote bots (``arena.procs.remote``): a
 hello there with a database-issued token makes the connection an idle peer of that bot, which the
@@ -25,6 +28,7 @@ import json
 import logging
 import os
 import secrets
+import select
 import shutil
 import tempfile
 import time
@@ -40,8 +44,8 @@ from arena.procs.doors import MAX_HELLO_BYTES, Door, raise_fd_limit, read_hello
 from arena.procs.remote import RemoteConfig, RemoteListener
 from protocol import PROTOCOL_VERSION
 from protocol.codec import MAX_BOT_MESSAGE, decode
-from protocol.errors import ProtocolError, TooLarge
-from protocol.messages import ErrorCode, error, validate_from_bot
+from protocol.errors import MessageTooLarge, ProtocolError
+from protocol.messages import ErrorCode, batch, error, validate_from_bot
 from protocol.transport import RouterSocket, ipc_folder
 
 #: Refused hellos logged as warnings; later ones are logged at debug level only.
@@ -50,18 +54,17 @@ WARN_REFUSALS = 5
 MAX_SOCKETS = 8192
 #: Remote connections remembered as having had their one hello attempt.
 REMOTE_STRANGERS = 4096
-_EVENTS = int(zmq.EVENTS)
-_POLLIN = int(zmq.POLLIN)
 #: The most games one bot process is given at once, whatever its hello's ``max_games`` says.
 MAX_GAMES_PER_PROCESS = 64
 #: Messages read from one source in one ``receive_batch`` (a flooder cannot make it endless).
 BATCH_PER_SOURCE = MAX_GAMES_PER_PROCESS + 8
 #: Messages of one peer kept by ``admit`` for the driver (a peer owes at most max_games).
 HELD_PER_PEER = MAX_GAMES_PER_PROCESS + 8
-#: The longest message a welcomed peer may send: its only valid message, an ``action``, is
-#: under 1.2 KB however it is encoded (widest msgpack headers, 256 four-byte characters).
-#: Anything longer is malformed without being decoded: a flood of heavy messages costs the
-#: referee no decoding time, which would delay the reading of other bots' answers.
+#: The longest message a welcomed peer that takes no batches may send: its only valid message,
+#: an ``action``, is under 1.2 KB however it is encoded (widest msgpack headers, 256 four-byte
+#: characters). Anything longer is malformed without being decoded: a flood of heavy messages
+#: costs the referee no decoding time, which would delay the reading of other bots' answers. A
+#: peer that takes batches may send up to the hub's bound (64 KiB: a ``batch`` of answers).
 MAX_ANSWER_BYTES = 4096
 
 
@@ -82,7 +85,8 @@ class Peer:
     ``peer_id`` is unique within the hub; ``route`` is the ZeroMQ routing id on ``router``.
     ``remote`` names the registered bot of a remote connection; ``door`` is a local bot's door.
     ``closed`` is set when the process is gone or the arena cut its connection (``cut``: why).
-    ``max_games`` is how many games it serves at once (its hello's, capped).
+    ``max_games`` is how many games it serves at once (its hello's, capped); ``batch``: its
+    hello said ``batch: true``, so what is held for it (``Hub.defer``) goes out in one message.
     """
 
     peer_id: bytes
@@ -96,6 +100,7 @@ class Peer:
     door: Door | None = None
     cut: str | None = None
     max_games: int = 1
+    batch: bool = False
 
 
 class Incoming(NamedTuple):
@@ -187,6 +192,14 @@ class Hub:
         self._outbox: list[tuple[Peer, dict[str, Any]]] | None = None  # see ``defer``
         self._held: deque[Incoming] = deque()  # peer messages read by ``admit``
         self._held_by: dict[bytes, int] = {}
+        # ``receive_batch`` sleeps on the sources' file descriptors (ZeroMQ's ZMQ_FD, one
+        # epoll set) and reads only those that woke; a source touched since it was last read
+        # to the end (a send, a partial read) may hold messages its descriptor did not signal,
+        # so it is read first (``_unread``).
+        self._epoll = select.epoll()
+        self._fds: dict[zmq.Socket, int] = {}
+        self._by_fd: dict[int, zmq.Socket] = {}
+        self._unread: set[zmq.Socket] = set()
         if remote is not None:
             try:
                 self.remote = RemoteListener(remote, max_message_bytes=max_message_bytes)
@@ -231,6 +244,7 @@ class Hub:
         """Forget ``label``'s door and peer (its process ended); later messages from it drop."""
         door = self.doors.pop(label, None)
         if door is not None:
+            self._unwatch(door.router.socket)
             door.close()
             self._sources = None
         peer = self.by_label.pop(label, None)
@@ -277,6 +291,7 @@ class Hub:
             self._outbox.append((peer, message))
         elif not peer.closed:
             peer.router.send(peer.route, message)
+            self._unread.add(peer.router.socket)
 
     def defer(self) -> None:
         """Hold what is sent until ``flush``: the referee sends the turns of a whole batch in
@@ -285,14 +300,32 @@ class Hub:
             self._outbox = []
 
     def flush(self) -> None:
-        """Send what was held, in order, and stop holding."""
+        """Send what was held, in order, and stop holding: to a peer that takes batches, all
+        that was held for it in one message (a ``batch``, or the message alone)."""
         outbox = self._outbox
         if outbox is None:
             return
         self._outbox = None
+        unread = self._unread
+        batches: dict[bytes, tuple[Peer, list[dict[str, Any]]]] = {}
         for peer, message in outbox:
-            if not peer.closed:
+            if peer.closed:
+                continue
+            if peer.batch:
+                held = batches.get(peer.peer_id)
+                if held is None:
+                    batches[peer.peer_id] = (peer, [message])
+                else:
+                    held[1].append(message)
+            else:
                 peer.router.send(peer.route, message)
+                unread.add(peer.router.socket)
+        for peer, held_messages in batches.values():
+            if len(held_messages) == 1:
+                peer.router.send(peer.route, held_messages[0])
+            else:
+                peer.router.send(peer.route, batch(held_messages))
+            unread.add(peer.router.socket)
 
     # -- receiving --------------------------------------------------------------------------
 
@@ -357,7 +390,9 @@ class Hub:
 
         ``most`` is what the caller knows the peers owe: with one game at a time each awaited
         peer owes one answer, and its door is read once (no look for more: a look is a call
-        into ZeroMQ); anything else it sent waits for the next call."""
+        into ZeroMQ; one ``zmq_poll`` over the doors, as cheap as a sleep on their descriptors
+        there); anything else it sent waits for the next call. With more owed, it sleeps on
+        the doors' descriptors (one epoll set) and reads each door that woke to the end."""
         if self._cut_wanted:
             self._cut_doors()
         if len(awaited) == 1 and not self._held:
@@ -365,6 +400,8 @@ class Hub:
             door = peer.door
             if door is not None and not peer.closed and not door.unbound:
                 # one local peer: one blocking receive, as ``_receive_one``
+                socket = door.router.socket
+                self._unread.add(socket)  # whatever this leaves there is read next time
                 got = door.router.recv_within(timeout_ms)
                 if got is None:
                     return []
@@ -373,7 +410,7 @@ class Hub:
                     return [self._from_peer(peer, got[1], at)]
                 raw: list[tuple[_Got, float]] = [(_Got(door, got[0], got[1], None), at)]
                 if most > 1:
-                    self._drain(door.router.socket, door, raw, min(most, BATCH_PER_SOURCE) - 1)
+                    self._read_all(socket, door, raw, min(most, BATCH_PER_SOURCE) - 1)
                 return self._after(raw, [])
         most = max(1, min(most, BATCH_PER_SOURCE))
         batch: list[Incoming] = []
@@ -386,13 +423,76 @@ class Hub:
         if not sources:
             return batch
         raw = []
-        items = [(socket, zmq.POLLIN) for socket in sources]
-        for socket, _ in zmq.zmq_poll(items, max(0, int(timeout_ms))):
-            door = sources[socket]
-            self._read_ready(socket, door, raw)  # the poll says one is waiting
-            if most > 1:
-                self._drain(socket, door, raw, most - 1)
-        return self._after(raw, batch)
+        if most == 1:  # one game at a time: each door owes one answer, read by one poll
+            items = [(socket, zmq.POLLIN) for socket in sources]
+            ready = zmq.zmq_poll(items, max(0, int(timeout_ms)))
+            self._unread.update(sources)  # the poll looked into them all (see ``_poll``)
+            for socket, _ in ready:
+                self._read_all(socket, sources[socket], raw, 1)
+            return self._after(raw, batch)
+        unread = self._unread
+        fds = self._fds
+        for socket, door in sources.items():
+            if socket not in fds:
+                self._watch(socket)
+            if socket in unread:
+                self._read_all(socket, door, raw, most)
+        wait = 0.0 if raw or batch else max(0.0, timeout_ms) / 1000.0
+        deadline = time.monotonic() + wait
+        by_fd = self._by_fd
+        while True:
+            events = self._epoll.poll(wait)
+            for fd, _ in events:
+                socket = by_fd.get(fd)
+                if socket is None:
+                    continue
+                if socket in sources:
+                    self._read_all(socket, sources[socket], raw, most)
+                else:  # not awaited now: its signal spent (no wake-up again for it), read later
+                    socket.getsockopt(zmq.EVENTS)
+                    unread.add(socket)
+            wait = deadline - time.monotonic()
+            if raw or not events or wait <= 0:
+                return self._after(raw, batch)
+
+    def _watch(self, socket: zmq.Socket) -> None:
+        """Sleep on ``socket``'s ZMQ_FD in ``receive_batch`` from now on (it is read once
+        first: what came before is not signalled)."""
+        fd = socket.getsockopt(zmq.FD)
+        self._epoll.register(fd, select.EPOLLIN)
+        self._fds[socket] = fd
+        self._by_fd[fd] = socket
+        self._unread.add(socket)
+
+    def _unwatch(self, socket: zmq.Socket) -> None:
+        """Stop sleeping on ``socket`` (before it closes)."""
+        fd = self._fds.pop(socket, None)
+        self._unread.discard(socket)
+        if fd is None:
+            return
+        self._by_fd.pop(fd, None)
+        try:
+            self._epoll.unregister(fd)
+        except (OSError, ValueError):
+            pass
+
+    def _read_all(
+        self, socket: zmq.Socket, door: Door | None, raw: list[tuple[_Got, float]], most: int
+    ) -> None:
+        """Read the messages queued on one source into ``raw`` (at most ``most``), each with
+        its read time (decoded later), to the end: its descriptor signals only news after
+        that. A source left with messages stays ``_unread``."""
+        for _ in range(most):
+            try:
+                if door is None:
+                    got = _Got(None, *self.remote.router.recv_with_user())
+                else:
+                    got = _Got(door, *door.router.recv(), None)
+            except zmq.Again:
+                self._unread.discard(socket)
+                return
+            raw.append((got, time.monotonic()))
+        self._unread.add(socket)
 
     def _after(self, raw: list[tuple[_Got, float]], batch: list[Incoming]) -> list[Incoming]:
         """Decode the messages read (a stranger's is handled), each with its read time."""
@@ -406,35 +506,11 @@ class Hub:
             self._cut_doors()
         return batch
 
-    def _drain(
-        self, socket: zmq.Socket, door: Door | None, raw: list[tuple[_Got, float]], most: int
-    ) -> None:
-        """Read up to ``most`` messages queued on one source into ``raw``, each with its read
-        time (decoded later). ZMQ_EVENTS says whether a message is waiting, without a failing
-        receive."""
-        for _ in range(most):
-            if not socket.getsockopt(_EVENTS) & _POLLIN:
-                return
-            self._read_ready(socket, door, raw)
-
-    def _read_ready(
-        self, socket: zmq.Socket, door: Door | None, raw: list[tuple[_Got, float]]
-    ) -> None:
-        """Read the message waiting on one source into ``raw`` with its read time (nothing if
-        none is waiting after all)."""
-        try:
-            if door is None:
-                got = _Got(None, *self.remote.router.recv_with_user())
-            else:
-                got = _Got(door, *door.router.recv(), None)
-        except zmq.Again:
-            return
-        raw.append((got, time.monotonic()))
-
     def _receive_one(self, peer: Peer, deadline: float) -> Incoming | None:
         """The hot path: one awaited local peer, one blocking receive on its door."""
         door = peer.door
         router = door.router
+        self._unread.add(router.socket)  # what this leaves there is read by receive_batch
         while True:
             remaining = (deadline - time.monotonic()) * 1000.0
             got = router.recv_within(remaining if remaining > 0 else 0)
@@ -477,6 +553,9 @@ class Hub:
     ) -> _Got | None:
         """One message from one of ``sources`` (ready sources take turns), or None."""
         ready = zmq.zmq_poll(items, max(0, int(remaining)))
+        # the poll looked into every source (their signals may be spent) and one message is
+        # read: whatever else is there, ``receive_batch`` reads first
+        self._unread.update(sources)
         if not ready:
             return None
         self._turn += 1
@@ -508,10 +587,13 @@ class Hub:
             return Incoming(
                 peer, None, ProtocolError(f"a message is one frame, got {len(frames)}"), now
             )
-        if len(frames[0]) > MAX_ANSWER_BYTES:
+        if len(frames[0]) > MAX_ANSWER_BYTES and not peer.batch:
             size = len(frames[0])
             return Incoming(
-                peer, None, TooLarge(f"{size} bytes: an action is under {MAX_ANSWER_BYTES}"), now
+                peer,
+                None,
+                MessageTooLarge(f"{size} bytes: an action is under {MAX_ANSWER_BYTES}"),
+                now,
             )
         try:
             message = decode(frames[0], max_bytes=self.max_message_bytes)
@@ -520,6 +602,10 @@ class Hub:
             return Incoming(peer, None, exc, now)
         if kind == "hello":
             return Incoming(peer, None, ProtocolError("hello sent twice"), now)
+        if kind == "batch" and not peer.batch:
+            return Incoming(
+                peer, None, ProtocolError("a batch from a bot whose hello said no batch"), now
+            )
         return Incoming(peer, message, None, now)
 
     # -- strangers and hellos ---------------------------------------------------------------
@@ -601,6 +687,7 @@ class Hub:
             route=route,
             door=door,
             max_games=capped_max_games(message.get("max_games", 1)),
+            batch=message.get("batch") is True,
         )
         door.peer = peer
         self.peers[peer.peer_id] = peer
@@ -630,6 +717,7 @@ class Hub:
             route=got.route,
             remote=bot,
             max_games=capped_max_games(message.get("max_games", 1)),
+            batch=message.get("batch") is True,
         )
         self.peers[peer.peer_id] = peer
         self._idle.setdefault(bot, []).append(peer)
@@ -655,6 +743,7 @@ class Hub:
     def close(self) -> None:
         for label in list(self.doors):
             self.revoke(label)
+        self._epoll.close()
         if self.remote is not None:
             self.remote.close()
         self._remove_folder()

@@ -326,10 +326,11 @@ class CappedLog:
 
 
 @dataclass(frozen=True)
-class LogLine:
-    """One line of a bot's log: when the arena read it (ISO time, "" in an old file), the
-    games its process had open then (``(game id, seat)``), the step of that game's last turn
-    when it had one game open (else None) and the text (raw: escape it to show it)."""
+class OutputLine:
+    """One line of a bot process's output as its log file keeps it: when the arena read it
+    (ISO time, "" in an old file), the games its process had open then (``(game id, seat)``),
+    the step of that game's last turn when it had one game open (else None) and the text
+    (raw: escape it to show it)."""
 
     at: str
     games: tuple[tuple[int, int], ...]
@@ -338,7 +339,7 @@ class LogLine:
     note: bool = False  # the arena's own line (output discarded), not the bot's
 
 
-def read_log(path: Path, *, since: str = "", until: str | None = None) -> Iterator[LogLine]:
+def read_log(path: Path, *, since: str = "", until: str | None = None) -> Iterator[OutputLine]:
     """The lines of one log file, with their context (see the module). With ``since`` (a
     time as the log writes it, ``2025-06-01T12:00:00.123Z``), only the lines from then on,
     found by bisection (a log is in time order; an older arena's unstamped lines come first),
@@ -358,7 +359,7 @@ def read_log(path: Path, *, since: str = "", until: str | None = None) -> Iterat
             found = _STAMPED.match(raw)
             if found is None:  # an older arena's log: the bot's text as it was
                 if known:
-                    yield LogLine("", (), None, raw.decode("utf-8", "replace"))
+                    yield OutputLine("", (), None, raw.decode("utf-8", "replace"))
                 continue
             at = found.group(1).decode()
             if until is not None and at > until:
@@ -368,7 +369,7 @@ def read_log(path: Path, *, since: str = "", until: str | None = None) -> Iterat
                 parsed = _parse_context(context)
                 if parsed is None:
                     if known:
-                        yield LogLine(at, games, None, context, note=True)
+                        yield OutputLine(at, games, None, context, note=True)
                 else:
                     games, known = parsed, True
                 continue
@@ -376,7 +377,7 @@ def read_log(path: Path, *, since: str = "", until: str | None = None) -> Iterat
                 continue
             tag = found.group(3).decode("ascii", "replace")
             step = int(tag[1:]) if tag[:1] == "s" and tag[1:].isdigit() else None
-            yield LogLine(at, games, step, found.group(4).decode("utf-8", "replace"))
+            yield OutputLine(at, games, step, found.group(4).decode("utf-8", "replace"))
 
 
 def _first_at(handle: BinaryIO, since: bytes) -> int:
@@ -435,7 +436,7 @@ class GameLine:
     seat: int
     file: str
     step: int | None
-    line: LogLine
+    line: OutputLine
 
     @property
     def shared(self) -> bool:

@@ -15,11 +15,15 @@ Each ``advance``:
 4. every ``LIVENESS_MS``, checks that the processes it waits for are alive.
 
 Routing decides whose fault a bad message is, always a seat of the process that sent it: an
-answer whose game id is not its request's game, or whose request was never sent, is a WRONG_ID
-fault of that request's seat or, when the request names none, of that process's oldest pending
-turn; a malformed message is the oldest pending turn's MALFORMED fault. A reply to a request
-that has already ended is dropped. A game's turns stay strictly sequential and each turn's
-deadline is its own: one game's slowness or faults never touch another game's accounting.
+answer whose game id is not its request's game is a WRONG_ID fault of that request's seat; one
+whose request was never sent, of the seat of the game its game id names or, when that names
+none waiting, of that process's oldest pending turn; a malformed message is the oldest pending
+turn's MALFORMED fault. A reply to a request that has already ended is dropped. A ``batch``
+from a process that takes them (``Peer.batch``) is routed entry by entry, each as if it had
+come alone: a malformed entry is a MALFORMED fault of the turn of the game it names (else of
+the request it names, else the oldest), never of another game's entry. A game's turns stay
+strictly sequential and each turn's deadline is its own: one game's slowness or faults never
+touch another game's accounting.
 """
 
 from __future__ import annotations
@@ -37,6 +41,7 @@ from arena.procs.limits import Limits
 from arena.referee.game import GamePlay, GameSetup
 from arena.referee.record import FaultKind, GameRecord, Played
 from arena.referee.seats import ProcessSeat, Reply, answer, fault
+from protocol.messages import entry_problem
 
 log = logging.getLogger(__name__)
 
@@ -44,33 +49,33 @@ log = logging.getLogger(__name__)
 LIVENESS_MS = 100
 
 
-def play(table: GameSetup, limits: Limits) -> GameRecord:
+def play(setup: GameSetup, limits: Limits) -> GameRecord:
     """Play one game under ``limits``. An arena error (not a seat's fault) is raised as an
     ArenaError."""
-    for done in play_many([table], 1, limits):
+    for done in play_many([setup], 1, limits):
         if done.error is not None:
             raise ArenaError(done.error)
         return done.record
-    raise ArenaError("the game was not played")  # unreachable: one table, one result
+    raise ArenaError("the game was not played")  # unreachable: one game, one result
 
 
-def play_many(tables: Iterable[GameSetup], at_once: int, limits: Limits) -> Iterator[Played]:
-    """Play ``tables`` under ``limits`` (consumed lazily, whenever fewer than ``at_once`` are
-    in flight); yield each game as it finishes. The caller keeps each process within its
-    ``max_games`` (a game beyond it ends at once with an error): ``tournaments.run.playing``
-    starts a game only when its processes have a free slot."""
+def play_many(setups: Iterable[GameSetup], at_once: int, limits: Limits) -> Iterator[Played]:
+    """Play the games of ``setups`` under ``limits`` (consumed lazily, whenever fewer than
+    ``at_once`` are in flight); yield each game as it finishes. The caller keeps each process
+    within its ``max_games`` (a game beyond it ends at once with an error):
+    ``tournaments.run.playing`` starts a game only when its processes have a free slot."""
     driver = Driver()
-    source = iter(tables)
+    source = iter(setups)
+
     plays = driver.plays
-    while True:
-        if len(plays) < at_once:
-            for table in itertools.islice(source, at_once - len(plays)):
-                driver.add(GamePlay(limits, table))
-        if not driver.active():
-            return
-        done = driver.advance()
-        if done:
-            yield from done
+
+    def fill() -> None:
+        room = at_once - len(plays)
+        if room > 0:
+            for setup in itertools.islice(source, room):
+                driver.add(GamePlay(limits, setup))
+
+    return driver.run(fill)
 
 
 class _Route(NamedTuple):
@@ -122,6 +127,15 @@ class Driver:
         self._defer()
         self._guard(play, play.begin)
         self._flush()
+
+    def run(self, fill: Callable[[], object]) -> Iterator[Played]:
+        """The loop over the games: ``fill`` starts games (``add``) before each wait; each game
+        is yielded as it finishes, until none is in flight after a ``fill``."""
+        while True:
+            fill()
+            if not self.active():
+                return
+            yield from self.advance()
 
     def fail(self, game_id: int, error: str) -> None:
         """A game that could not start: the next ``advance`` returns it with ``error``."""
@@ -224,10 +238,13 @@ class Driver:
             del self.peers[peer_id]
         return route
 
-    def _oldest(self, peer_id: bytes) -> tuple[int, _Route] | None:
-        """The peer's oldest pending turn still awaited (stale routes are dropped)."""
+    def _oldest(self, peer_id: bytes, before: float | None = None) -> tuple[int, _Route] | None:
+        """The peer's oldest pending turn still awaited (stale routes are dropped); with
+        ``before``, only one sent by then (a turn asked since was never seen by the bot)."""
         for request, route in list(self.routes.get(peer_id, {}).items()):
             if self._live(route, request):
+                if before is not None and route.seat.pending.sent > before:
+                    return None  # routes are in request order: the later ones are newer
                 return request, route
             self._pop_route(peer_id, request)
         return None
@@ -305,12 +322,37 @@ class Driver:
                         self._reply(route, reply)
 
     def _route(self, incoming: Incoming) -> None:
-        """One message from a process: the answer or fault of one of its own seats."""
+        """One message from a process: the answer or fault of one of its own seats, or of
+        several (a ``batch``: each entry is routed on its own, as if it had come alone; an entry
+        that names no waiting turn is judged after the others, as a lone malformed message)."""
         peer_id = incoming.peer.peer_id
         if incoming.problem is not None:
-            self._charge(peer_id, FaultKind.MALFORMED, str(incoming.problem)[:200], ends=True)
+            detail = str(incoming.problem)[:200]
+            self._charge(peer_id, FaultKind.MALFORMED, detail, ends=True, before=incoming.at)
             return
         message = incoming.message
+        if message["type"] != "batch":
+            self._answer(incoming, message)
+            return
+        unnamed: list[str] = []
+        for entry in message["messages"]:
+            problem = entry_problem(entry)
+            if problem is None:
+                self._answer(incoming, entry)
+                continue
+            named = entry if type(entry) is dict else {}
+            found = self._named(peer_id, named.get("game_id"), named.get("request"))
+            if found is None:
+                unnamed.append(problem[:200])
+            else:
+                self._fault_of(peer_id, found, FaultKind.MALFORMED, problem[:200], ends=True)
+        for problem in unnamed:
+            self._charge(peer_id, FaultKind.MALFORMED, problem, ends=True, before=incoming.at)
+
+    def _answer(self, incoming: Incoming, message: dict[str, Any]) -> None:
+        """One ``action`` (alone or a batch's entry): the answer to the turn its request names,
+        a stale reply (dropped) or a WRONG_ID fault."""
+        peer_id = incoming.peer.peer_id
         request = message["request"]
         routes = self.routes.get(peer_id)
         route = routes.get(request) if routes is not None else None
@@ -329,20 +371,54 @@ class Driver:
                 self._pop_route(peer_id, request)
             log.debug("dropped a stale reply from %s (request %d)", incoming.peer.label, request)
         else:
-            self._charge(peer_id, FaultKind.WRONG_ID, f"request id {request} was never sent")
+            detail = f"request id {request} was never sent"
+            self._charge(
+                peer_id, FaultKind.WRONG_ID, detail, game_id=message["game_id"], before=incoming.at
+            )
 
-    def _charge(self, peer_id: bytes, kind: FaultKind, detail: str, *, ends: bool = False) -> None:
-        """A fault of the peer's oldest pending turn (``ends``: that turn is over); dropped
-        when the peer has none (it is not waited for: nothing of it is at stake)."""
-        found = self._oldest(peer_id)
+    def _charge(
+        self,
+        peer_id: bytes,
+        kind: FaultKind,
+        detail: str,
+        *,
+        ends: bool = False,
+        game_id: object = None,
+        before: float | None = None,
+    ) -> None:
+        """A fault of one pending turn of the peer (``ends``: that turn is over): the turn of
+        the game ``game_id`` names, else its oldest (of those sent ``before``, when given);
+        dropped when the peer has none (nothing of it is at stake)."""
+        found = self._named(peer_id, game_id, None) or self._oldest(peer_id, before)
         if found is None:
             log.debug("dropped a bad message from a process with no pending turn: %s", detail)
             return
+        self._fault_of(peer_id, found, kind, detail, ends=ends)
+
+    def _fault_of(
+        self, peer_id: bytes, found: tuple[int, _Route], kind: FaultKind, detail: str, *, ends: bool
+    ) -> None:
         request, route = found
         if ends:
             self._pop_route(peer_id, request)
             route.seat.pending = None
         self._reply(route, fault(kind, detail, ends=ends))
+
+    def _named(self, peer_id: bytes, game_id: object, request: object) -> tuple[int, _Route] | None:
+        """The peer's pending turn of the game whose wire id is ``game_id``, else the pending
+        turn ``request`` names (None: neither names one)."""
+        routes = self.routes.get(peer_id)
+        if not routes:
+            return None
+        if type(game_id) is int:
+            for pending, route in routes.items():
+                if route.seat.wire_id == game_id and self._live(route, pending):
+                    return pending, route
+        if type(request) is int:
+            route = routes.get(request)
+            if route is not None and self._live(route, request):
+                return request, route
+        return None
 
 
 def _process_seats(play: GamePlay) -> list[ProcessSeat]:

@@ -80,16 +80,16 @@ class GamePlay:
     at once, and the step is applied as soon as its last answer is in (``take``); ``record``
     is set when the game is over."""
 
-    def __init__(self, limits: Limits, table: GameSetup) -> None:
+    def __init__(self, limits: Limits, setup: GameSetup) -> None:
         self.limits = limits
-        self.table = table
-        self.game = table.game
-        self.seed = table.seed
-        self.game_id = table.game_id
-        self.state: State = table.game.new(len(table.seats), table.seed, table.options)
+        self.setup = setup
+        self.game = setup.game
+        self.seed = setup.seed
+        self.game_id = setup.game_id
+        self.state: State = setup.game.new(len(setup.seats), setup.seed, setup.options)
         self.players = [
             _Player(index, seat, float(limits.time_bank_ms))
-            for index, seat in enumerate(table.seats)
+            for index, seat in enumerate(setup.seats)
         ]
         self.actions: list[ActionRecord] = []
         self.faults: list[Fault] = []
@@ -103,7 +103,7 @@ class GamePlay:
     def begin(self) -> None:
         """Tell every seat the game starts, then ask the first step."""
         self._started = time.perf_counter()
-        bot_seeds = self.table.bot_seeds
+        bot_seeds = self.setup.bot_seeds
         for player in self.players:
             seed = bot_seeds[player.index] if bot_seeds else random_seed()  # never the deal's
             why = player.seat.start(
@@ -159,7 +159,7 @@ class GamePlay:
             game=self.game.name,
             options=dict(state.options),
             seed=self.seed,
-            bots=tuple(self.table.names or [p.seat.label for p in self.players]),
+            bots=tuple(self.setup.names or [p.seat.label for p in self.players]),
             actions=tuple(sorted(self.actions, key=lambda a: (a.step, a.seat))),
             faults=tuple(self.faults),
             forfeits=forfeits,

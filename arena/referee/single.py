@@ -22,7 +22,7 @@ from arena.referee.session import Session
 PLAY_GAME_ID = 0
 
 
-def play_match(
+def play_game(
     game_name: str,
     specs: Sequence[BotSpec],
     *,
@@ -54,7 +54,7 @@ def play_match(
         seats = session.seats(
             [(f"seat{seat}:{spec.name}", spec) for seat, spec in enumerate(specs)], strict=True
         )
-        table = GameSetup(
+        setup = GameSetup(
             game,
             seats,
             seed=seed,
@@ -63,4 +63,4 @@ def play_match(
             bot_seeds=bot_seeds(key or new_key(), seed, len(specs)),
             names=[spec.name for spec in specs],
         )
-        return driver.play(table, limits)
+        return driver.play(setup, limits)

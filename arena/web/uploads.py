@@ -54,7 +54,7 @@ TOKEN_FIELD = "token"
 ARCHIVE_FIELD = "archive"
 
 
-class TooLarge(ArenaError):
+class UploadTooLarge(ArenaError):
     """A request body over ``MAX_BODY``."""
 
 
@@ -66,12 +66,12 @@ async def _body(request: Request) -> bytes:
     """The request's body, refused beyond ``MAX_BODY`` bytes (as it arrives)."""
     length = request.headers.get("content-length")
     if length is not None and (not length.isdigit() or int(length) > MAX_BODY):
-        raise TooLarge(f"the upload is over {MAX_UPLOAD_BYTES >> 20} MiB")
+        raise UploadTooLarge(f"the upload is over {MAX_UPLOAD_BYTES >> 20} MiB")
     chunks, size = [], 0
     async for chunk in request.stream():
         size += len(chunk)
         if size > MAX_BODY:
-            raise TooLarge(f"the upload is over {MAX_UPLOAD_BYTES >> 20} MiB")
+            raise UploadTooLarge(f"the upload is over {MAX_UPLOAD_BYTES >> 20} MiB")
         chunks.append(chunk)
     return b"".join(chunks)
 
@@ -99,7 +99,7 @@ async def _fields(request: Request) -> tuple[str | None, bytes]:
 
 
 def _status(exc: Exception) -> int:
-    if isinstance(exc, TooLarge):
+    if isinstance(exc, UploadTooLarge):
         return 413
     if isinstance(exc, Unauthorized):
         return 401

@@ -72,9 +72,11 @@ async function main() {
   }
   const sock = new zmq.Dealer({ linger: 1000, receiveTimeout: WELCOME_MS });
   sock.connect(endpoint);
-  // Its state is kept per game (the `games` map below), so it serves several games at once.
+  // Its state is kept per game (the `games` map below), so it serves several games at once;
+  // `batch: true`: the arena may send it several messages in one `batch` (the turns of all its
+  // games waiting at once), which it answers with one `batch` of actions.
   await sock.send(encoder.encode({
-    type: "hello", protocol: 1, token, name: "node-example", max_games: 8,
+    type: "hello", protocol: 1, token, name: "node-example", max_games: 8, batch: true,
   }));
   let reply;
   try {
@@ -90,30 +92,43 @@ async function main() {
   }
   sock.receiveTimeout = -1;
   const games = new Map(); // String(game_id) -> { name, random }
-  for (;;) {
-    const [frame] = await sock.receive();
-    const msg = decoder.decode(frame);
+
+  // One message (alone, or an entry of a batch); returns the action answering a turn, or null.
+  function handle(msg) {
     switch (msg.type) {
       case "start":
         games.set(String(msg.game_id), { name: msg.game, random: seeded(msg.seed) });
-        break;
+        return null;
       case "turn": {
         const game = games.get(String(msg.game_id)) || { name: "?", random: Math.random };
         const action = choose(game, msg.view, msg.legal);
-        await sock.send(encoder.encode({
-          type: "action", game_id: msg.game_id, request: msg.request, action,
-        }));
-        break;
+        return { type: "action", game_id: msg.game_id, request: msg.request, action };
       }
       case "end":
         games.delete(String(msg.game_id));
-        break;
-      case "bye":
-        sock.close();
-        process.exit(0);
-        break;
+        return null;
       default:
         console.error(`ignored a message of type ${msg.type}`);
+        return null;
+    }
+  }
+
+  for (;;) {
+    const [frame] = await sock.receive();
+    const msg = decoder.decode(frame);
+    if (msg.type === "bye") {
+      sock.close();
+      process.exit(0);
+    }
+    if (msg.type === "batch") {
+      // Its messages in order; every turn's answer in one batch (each echoes its own ids).
+      const answers = msg.messages.map(handle).filter((answer) => answer !== null);
+      if (answers.length > 0) {
+        await sock.send(encoder.encode({ type: "batch", messages: answers }));
+      }
+    } else {
+      const answer = handle(msg);
+      if (answer !== null) await sock.send(encoder.encode(answer));
     }
   }
 }

@@ -104,7 +104,7 @@ def test_a_huge_max_games_is_capped(tmp_path: Path, toy) -> None:
     entries = [("h1", many("huge")), ("h2", many("huge"))]
     count = MAX_GAMES_PER_PROCESS + 6
     with Session(LIMITS, log_dir=tmp_path) as session:
-        session.prestart(entries)
+        session.pool.prestart(entries)
         session.seats(entries, strict=True)
         assert session.hub.by_label["h1"].max_games == MAX_GAMES_PER_PROCESS
         mine = (

@@ -36,7 +36,7 @@ def test_a_bot_that_does_not_start_sits_absent_unless_strict(toy, tmp_path):
 def test_a_session_reuses_its_processes_game_after_game(toy, tmp_path):
     entries = [("a", bundled("random")), ("b", bundled("first"))]
     with Session(LIMITS, log_dir=tmp_path) as session:
-        session.prestart(entries)
+        session.pool.prestart(entries)
         records = [
             driver.play(
                 GameSetup(toy, session.seats(entries), seed, {"rounds": 1}, seed, [seed, seed]),
@@ -44,7 +44,7 @@ def test_a_session_reuses_its_processes_game_after_game(toy, tmp_path):
             )
             for seed in (1, 2, 1)
         ]
-        assert session.started == 2
+        assert session.pool.started == 2
     assert all(r.faults == () for r in records)
     assert records[0].joint_actions() == records[2].joint_actions(), "same seeds, same game"
     assert records[0].bots == ("a", "b"), "process seats are named by their pool key"
@@ -58,11 +58,11 @@ def test_the_bots_of_a_game_start_together_and_a_bad_one_is_named(toy, tmp_path)
     with Session(LIMITS, log_dir=tmp_path) as session:
         with pytest.raises(BotStartError, match="/nonexistent/bot"):
             session.seats(entries, strict=True)
-        started = {label: session.process(label) for label in ("a", "b")}
+        started = {label: session.pool.procs.get(label) for label in ("a", "b")}
         assert all(proc is not None and proc.running() for proc in started.values())
         seats = session.seats([entries[0], entries[2]], strict=True)
         assert [seat.proc for seat in seats] == [started["a"], started["b"]]
-        assert session.started == 2
+        assert session.pool.started == 2
 
 
 def test_waiting_for_exits_reaps_those_that_exit_and_leaves_the_others_running():

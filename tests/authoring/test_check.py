@@ -85,6 +85,7 @@ def test_a_good_bot_passes_every_check_of_every_game_it_names(tmp_path: Path) ->
         "deadline",
         "games",
         "concurrent",
+        "batch",
         "bye",
     }
     assert report["games"] == ["skull", "skyjo"]
@@ -94,8 +95,9 @@ def test_a_good_bot_passes_every_check_of_every_game_it_names(tmp_path: Path) ->
     assert coverage["skull"]["seats"] == {str(n): list(range(n)) for n in range(3, 7)}
     assert coverage["skyjo"]["table_sizes"] == list(range(2, 9)) and coverage["skyjo"]["complete"]
     concurrent = next(c for c in report["checks"] if c["check"] == "concurrent")
-    assert concurrent["detail"].startswith("says max_games 32; 6 skull games, 4 at a time")
+    assert concurrent["detail"].startswith("says max_games 64; 6 skull games, 4 at a time")
     assert "up to 4 waiting at once" in concurrent["detail"]
+    assert detail(report, "batch").startswith("says batch: true; answered batches of up to")
     latency = report["latency_ms"]
     assert set(latency) == {"p50", "p90", "p99", "max"}
     assert 0 <= latency["p50"] <= latency["p90"] <= latency["p99"] <= latency["max"]
@@ -115,7 +117,7 @@ def test_text_output_is_a_line_per_check(tmp_path: Path) -> None:
     )
     assert done.returncode == 0, done.stdout + done.stderr
     lines = [line for line in done.stdout.splitlines() if line.startswith("[")]
-    assert len(lines) == 8 and all(line.startswith("[pass] ") for line in lines)
+    assert len(lines) == 9 and all(line.startswith("[pass] ") for line in lines)
     assert "covered: skull-king: 2-8 players, every seat (35 games)" in done.stdout
     assert "all checks passed" in done.stdout
 
@@ -201,6 +203,24 @@ def test_a_bot_with_one_game_in_mind_fails_only_the_concurrent_check(tmp_path: P
     assert set(found.values()) == {"pass"}
     detail = next(c["detail"] for c in report["checks"] if c["check"] == "concurrent")
     assert "says max_games 4" in detail and "game_id" in detail
+
+
+def test_a_bot_that_crosses_the_ids_of_a_batch_fails_only_the_concurrent_check(
+    tmp_path: Path,
+) -> None:
+    """Alone, each of its games is fine (batches of one turn); answering a batch of several,
+    it gives two entries each other's game id: the check that sends batches fails it."""
+    code, report = check(
+        f"{sys.executable} {ROGUES / 'batcher.py'} crossed",
+        *("--game", "skull", "--table-sizes", "3", "--sandbox", "off"),
+        *("--db", str(tmp_path / "a.db")),
+    )
+    assert code == 1
+    found = results(report)
+    assert found.pop("concurrent") == "fail", report
+    assert found.pop("batch") == "skipped", report
+    assert set(found.values()) == {"pass"}, report
+    assert "wrong-id" in detail(report, "concurrent")
 
 
 @pytest.mark.parametrize(

@@ -51,6 +51,8 @@ def test_the_node_bot_passes_every_check_of_every_game(tmp_path: Path) -> None:
     assert report["games_played"] == 18 + 18 + 35 + 35
     assert all(coverage["complete"] for coverage in report["coverage"])
     assert {check["result"] for check in report["checks"]} == {"pass"}
+    batch = next(check["detail"] for check in report["checks"] if check["check"] == "batch")
+    assert batch.startswith("says batch: true; answered batches of up to"), batch
 
 
 def test_the_node_bot_plays_a_tournament_without_faults(tmp_path: Path) -> None:

@@ -6,7 +6,7 @@ import msgpack
 import pytest
 
 from protocol.codec import decode, encode
-from protocol.errors import DecodeError, InvalidMessage, ProtocolError, TooLarge
+from protocol.errors import DecodeError, InvalidMessage, MessageTooLarge, ProtocolError
 from protocol.messages import action, hello, validate_from_arena, validate_from_bot
 
 
@@ -20,7 +20,7 @@ def test_round_trip_of_every_bot_message() -> None:
 
 
 def test_oversized_input_is_refused_before_unpacking() -> None:
-    with pytest.raises(TooLarge):
+    with pytest.raises(MessageTooLarge):
         decode(b"\x00" * 70_000, max_bytes=65_536)
 
 
@@ -58,12 +58,12 @@ def test_invalid_bot_messages_name_the_problem(message: dict, text: str) -> None
 
 
 def test_protocol_errors_carry_stable_codes() -> None:
-    assert {TooLarge.code, DecodeError.code, InvalidMessage.code} == {
+    assert {MessageTooLarge.code, DecodeError.code, InvalidMessage.code} == {
         "too-large",
         "not-msgpack",
         "invalid",
     }
-    assert issubclass(TooLarge, ProtocolError)
+    assert issubclass(MessageTooLarge, ProtocolError)
 
 
 def test_sdk_side_validates_arena_messages() -> None:

@@ -21,6 +21,7 @@ def connect(
     protocol: int = 1,
     token: str | None = None,
     max_games: int | None = None,
+    batch: bool = False,
 ) -> zmq.Socket:
     sock = zmq.Context.instance().socket(zmq.DEALER)
     sock.setsockopt(zmq.LINGER, 2000)
@@ -34,6 +35,8 @@ def connect(
         }
         if max_games is not None:
             message["max_games"] = max_games
+        if batch:
+            message["batch"] = True
         sock.send(msgpack.packb(message))
     return sock
 

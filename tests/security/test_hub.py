@@ -238,6 +238,7 @@ def test_max_hello_bytes_holds_every_valid_hello() -> None:
     message = {
         **hello_message(token=widest * MAX_TOKEN, name=widest * MAX_NAME, protocol=-(2**63)),
         "max_games": 2**64 - 1,
+        "batch": True,
     }  # older bots send it; it is still valid
     assert validate_from_bot(message) == "hello"
     assert len(encode(message)) <= MAX_HELLO_BYTES < 1024

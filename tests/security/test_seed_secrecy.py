@@ -94,6 +94,7 @@ def test_a_tournament_bot_sees_no_deal_seed_and_no_key(arena_here: Path) -> None
     text, messages, reads = spied(logs_folder(db), "spy")
     starts = [m for m in messages if m["type"] == "start"]
     assert len(starts) == 3 and any(m["type"] == "turn" for m in messages)
+    assert "spy-batch:" in text, "the spy takes batches: what it was sent came in batches too"
     for deal in deals.values():
         assert str(deal) not in text, "a deal seed reached the bot"
     assert key.hex() not in text and key_file_path(db).read_text() not in text

@@ -89,6 +89,25 @@ def test_a_message_left_by_a_wait_on_its_door_alone_is_read_by_a_wait_on_several
     assert requests(hub.receive_batch(WAIT_MS, [a, b], most=1)) == [("a", 2)]
 
 
+def test_a_door_not_awaited_neither_wakes_the_wait_nor_loses_its_message(hub: Hub, two) -> None:
+    """A wait sleeps on every door it has seen: one not awaited now that signals (a stale
+    answer) must not end the wait early, again and again (a busy loop), and its message is
+    read once that door is awaited."""
+    sock_a, a, _, b = two
+    sock_c, c = welcome(hub, "c")
+    try:
+        assert hub.receive_batch(0, [b, c]) == []
+        sock_a.send(action(1))
+        time.sleep(SETTLE_S)
+        for _ in range(2):
+            started = time.monotonic()
+            assert hub.receive_batch(300, [b, c]) == []
+            assert time.monotonic() - started >= 0.25, "the wait ended early"
+        assert requests(hub.receive_batch(WAIT_MS, [a, b])) == [("a", 1)]
+    finally:
+        sock_c.close(0)
+
+
 def test_a_door_seen_ready_while_admitting_is_read_after(hub: Hub, two) -> None:
     """``admit`` reads one message of the doors that are ready; the others were looked into
     (their signal spent) and must still be read by the next wait."""

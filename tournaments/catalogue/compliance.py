@@ -15,6 +15,8 @@ a line per check in the protocol page's words:
    well-formed maps and answers within the deadline (its latency percentiles are reported);
 4. **several games at once**: a bot whose hello says ``max_games`` > 1 plays a few games at
    once in its process, their turns waiting together (``tournaments.catalogue.interleaved``);
+   one whose hello says ``batch: true`` gets them in batches, and must answer each turn of a
+   batch legally and for its own game (each entry is judged on its own);
 5. **bye**: it exits when told ``bye``.
 
 Every game is judged by the faults the driver records, one cause one check: the first fault
@@ -81,6 +83,7 @@ TITLES = {
     "deadline": "answers within the deadline",
     "games": "plays game after game in one process",
     "concurrent": "serves the games it says it serves at once (max_games)",
+    "batch": "answers a batch's turns, each for its own game (batch)",
     "bye": "exits on bye",
 }
 #: The check each kind of fault fails (a crash: playing game after game).
@@ -322,8 +325,8 @@ class _CheckRun:
             seeds[seat] = seed
         seats = self.seats(players, seat, ProcessSeat(self.session.hub, self.proc))
         names = [self.label if index == seat else seats[index].label for index in range(players)]
-        table = GameSetup(game, seats, deal, game_id=game_id, bot_seeds=seeds, names=names)
-        record = driver.play(table, self.limits)
+        setup = GameSetup(game, seats, deal, game_id=game_id, bot_seeds=seeds, names=names)
+        record = driver.play(setup, self.limits)
         self.played += 1
         self.coverage.setdefault(game.name, []).append((players, seat))
         mine = [a for a in record.actions if a.seat == seat and a.by is Chooser.BOT]
@@ -458,12 +461,32 @@ class _CheckRun:
     # -- 4. several games at once -----------------------------------------------------------
 
     def interleave(self, game: Game) -> None:
-        declared = self.proc.peer.max_games
+        """Several games at once (``tournaments.catalogue.interleaved``); for a bot that takes
+        batches, their turns come in batches, and every answer must be legal and for its own
+        game."""
+        peer = self.proc.peer
+        declared = peer.max_games
         if declared < 2:
             self.result("concurrent", True, "one game at a time (its hello has no max_games > 1)")
+            if peer.batch:
+                self.result(
+                    "batch", True, "says batch: true; one game at a time: batches of one turn"
+                )
+            else:
+                self.result("batch", True, "one message at a time (its hello has no batch)")
             return
-        ok, detail = interleave(self.session, self.proc, game, self.rng, self.random_act)
+        ok, detail, together = interleave(self.session, self.proc, game, self.rng, self.random_act)
         self.result("concurrent", ok, f"says max_games {declared}; {detail}")
+        if not peer.batch:
+            self.result("batch", True, "one message at a time (its hello has no batch)")
+        elif not ok:
+            self.result("batch", None, "not judged: the games at once failed (see above)")
+        elif together < 2:  # a slow bot answers each turn alone, and so gets each alone
+            self.result("batch", True, "says batch: true; no two of its turns were sent together")
+        else:
+            self.result(
+                "batch", True, f"says batch: true; answered batches of up to {together} turns"
+            )
 
     # -- 5. bye -----------------------------------------------------------------------------
 

@@ -4,7 +4,8 @@ A few games of one game are played at once on the bot's one process through the 
 driver (``arena.referee.driver``), as a tournament plays them: the bot holds one seat of each
 (a different seat from game to game), the other seats are played in this process at random.
 Each game's next turn is sent as soon as its previous one is answered, so turns of different
-games wait at the same time and reach the bot back to back; a game that ends is followed by a
+games wait at the same time and reach the bot back to back (in one ``batch`` message, to a bot
+whose hello says ``batch: true``); a game that ends is followed by a
 new one, so ``start`` and ``end`` messages arrive between other games' turns. The check is
 judged by the faults the driver records: every answer must carry its own turn's ``request``
 and ``game_id`` and one of that turn's actions, within that turn's deadline, in any order.
@@ -13,6 +14,7 @@ and ``game_id`` and one of that turn's actions, within that turn's deadline, in 
 from __future__ import annotations
 
 import random
+from collections import Counter
 from collections.abc import Callable, Iterator, Sequence
 from typing import Any
 
@@ -34,17 +36,24 @@ Act = Callable[[dict[str, Any], list[str]], str]
 
 
 class _Watch:
-    """The bot's seats in the games at once: how many turns were sent and the most that waited
-    for its answers at the same time."""
+    """The bot's seats in the games at once: how many turns were sent, the most that waited
+    for its answers at the same time, and when each was sent (turns sent together share the
+    moment: to a bot that takes batches, they went in one message)."""
 
     def __init__(self) -> None:
         self.seats: list[ProcessSeat] = []
         self.turns = 0
         self.most = 0
+        self.pending: list[Any] = []
 
-    def asked(self) -> None:
+    def asked(self, pending: Any) -> None:
         self.turns += 1
         self.most = max(self.most, sum(seat.pending is not None for seat in self.seats))
+        self.pending.append(pending)
+
+    def together(self) -> int:
+        """The most turns sent at one moment (in one batch, to a bot that takes batches)."""
+        return max(Counter(item.sent for item in self.pending).values(), default=0)
 
 
 class _WatchedSeat(ProcessSeat):
@@ -57,7 +66,7 @@ class _WatchedSeat(ProcessSeat):
 
     def ask(self, turn: Turn) -> Sequence[Any]:
         replies = super().ask(turn)
-        self.watch.asked()
+        self.watch.asked(self.pending)
         return replies
 
 
@@ -67,16 +76,17 @@ def interleave(
     game: Game,
     rng: random.Random,
     opponent: Callable[[], Act],
-) -> tuple[bool, str]:
+) -> tuple[bool, str, int]:
     """Play ``GAMES_IN_ALL`` games of ``game``, up to ``OPEN_AT_ONCE`` (or the bot's
     ``max_games``) at once, on the bot's process ``proc``; ``opponent()`` makes the play of
-    each other seat. Returns (passed, what happened in words)."""
+    each other seat. Returns (passed, what happened in words, the most turns sent together:
+    in one batch, to a bot that takes batches)."""
     at_once = min(proc.peer.max_games, OPEN_AT_ONCE)
     players = game.min_players
     watch = _Watch()
     faulty: list[tuple[int, Fault]] = []
 
-    def tables() -> Iterator[GameSetup]:
+    def setups() -> Iterator[GameSetup]:
         for index in range(GAMES_IN_ALL):
             if faulty:
                 return  # one fault says it: the games in flight finish, no new one starts
@@ -97,9 +107,9 @@ def interleave(
             )
 
     played = 0
-    for done in driver.play_many(tables(), at_once, session.limits):
+    for done in driver.play_many(setups(), at_once, session.limits):
         if done.error is not None:
-            return False, f"the arena could not play a game: {done.error}"
+            return False, f"the arena could not play a game: {done.error}", 0
         played += 1
         seat = next(i for i, name in enumerate(done.record.bots) if name == proc.label)
         steps: set[int] = set()
@@ -110,15 +120,24 @@ def interleave(
     waiting = f"up to {watch.most} waiting at once"
     if faulty:
         game_id, fault = faulty[0]
-        return False, (
-            f"{game.name} game {game_id}, step {fault.step}: {fault.kind.value}: "
-            f"{_in_words(fault)} ({at_once} games open at once, {waiting})"
+        return (
+            False,
+            (
+                f"{game.name} game {game_id}, step {fault.step}: {fault.kind.value}: "
+                f"{_in_words(fault)} ({at_once} games open at once, {waiting})"
+            ),
+            watch.together(),
         )
     if not proc.alive():
-        return False, f"its process stopped ({proc.exit_summary()})"
-    return True, (
-        f"{played} {game.name} games, {at_once} at a time in one process: "
-        f"{watch.turns} turns, {waiting}"
+        return False, f"its process stopped ({proc.exit_summary()})", watch.together()
+    batched = f", up to {watch.together()} in one batch" if proc.peer.batch else ""
+    return (
+        True,
+        (
+            f"{played} {game.name} games, {at_once} at a time in one process: "
+            f"{watch.turns} turns, {waiting}{batched}"
+        ),
+        watch.together(),
     )
 
 

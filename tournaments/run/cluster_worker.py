@@ -118,8 +118,8 @@ class ClusterRun:
 
 
 @dataclass(frozen=True, kw_only=True)
-class Answer:
-    """A game task's answer: the records of the processes started since the last answer (each
+class TaskResult:
+    """What a game task gives back: the records of the processes started since the last one (each
     comes before the games it played), each game played, the games refused (already played or
     started here: to be played elsewhere), where, and the worker's process count."""
 
@@ -500,7 +500,7 @@ def play_games(
     entrants: tuple[str, ...],
     games: list[tuple[int, PlannedGame]],
     upcoming: tuple[str, ...] = (),
-) -> Answer:
+) -> TaskResult:
     """The game task: play a batch of games of ``phase`` on this worker's processes of run
     ``run_id`` (up to the run's ``at_once`` at a time), and answer for each; ``upcoming``, the
     next phase's entrants, are made ready as warm starts meanwhile.
@@ -513,7 +513,7 @@ def play_games(
     waiting = [(game_id, run.submit(phase, entrants, game_id, g, upcoming)) for game_id, g in games]
     refused = tuple(game_id for game_id, future in waiting if future is None)
     played = tuple(future.result() for _, future in waiting if future is not None)
-    return Answer(
+    return TaskResult(
         worker=worker.address,
         started=run.started,
         played=played,

@@ -102,7 +102,7 @@ class RunConfig:
 
 
 class SessionRunner:
-    """Plays a tournament's planned games (tables) on one session, several at once, phase by
+    """Plays a tournament's planned games on one session, several at once, phase by
     phase: within a phase an entrant's processes serve game after game, a process never has
     more games open than its ``max_games``, and ``end_phase`` ends them all. ``on_start`` is
     told each game's id as it starts (the run's list of games in play)."""
@@ -148,7 +148,7 @@ class SessionRunner:
             if not keys:
                 keys.append(process_key(label, 0, self.specs[label]))
                 entries.append((keys[0], self.specs[label]))
-        self.session.prestart(entries)
+        self.session.pool.prestart(entries)
         following = [label for label in dict.fromkeys(upcoming) if not self.specs[label].remote]
         self._upcoming = [
             (process_key(label, 0, self.specs[label]), self.specs[label])
@@ -159,12 +159,12 @@ class SessionRunner:
         """End the next phase's warm processes unused, none of their bots' code run: this
         runner plays none of that phase's games (a cluster's worker that got none)."""
         self._upcoming = []
-        self.session.end_warm()
+        self.session.pool.end_warm()
 
     @property
     def started(self) -> int:
         """Bot processes started so far."""
-        return self.session.started
+        return self.session.pool.started
 
     @property
     def in_flight(self) -> int:
@@ -183,19 +183,20 @@ class SessionRunner:
         source = iter(games)
         backlog: list[tuple[int, PlannedGame]] = []
         more = True
-        while True:
+
+        def fill() -> None:
+            nonlocal more
             more = self._fill(source, backlog, at_once, more)
             if self._upcoming:  # this phase's processes have started: ready the next one's
-                self.session.prewarm(self._upcoming)
+                self.session.pool.prewarm(self._upcoming)
                 self._upcoming = []
-            if not self.driver.active():
-                if not more and not backlog:
-                    return
+            if not self.driver.active() and (more or backlog):
                 raise ArenaError("no game can start and none is in flight")
-            for played in self.driver.advance():
-                fresh, self._fresh = self._fresh, []
-                yield from fresh
-                yield self._finished(played)
+
+        for played in self.driver.run(fill):
+            fresh, self._fresh = self._fresh, []
+            yield from fresh
+            yield self._finished(played)
 
     def _finished(self, played: Played) -> Played:
         record = played.record
@@ -257,7 +258,7 @@ class SessionRunner:
         """Whether the process of ``key`` may take one more game: one not started (or not
         welcomed) yet may; one whose connection is closed is replaced once its games in
         flight have ended."""
-        proc = self.session.process(key)
+        proc = self.session.pool.procs.get(key)
         peer = proc.peer if proc is not None else None
         if peer is None:
             return True
@@ -270,7 +271,7 @@ class SessionRunner:
         by its first process's ``max_games``, enough to play as many games at once as a table
         has ``seats`` (one process for a bot that serves many games, a table's worth for one
         that serves one game at a time, as one process per rotation gave it before)."""
-        proc = self.session.process(keys[0]) if keys else None
+        proc = self.session.pool.procs.get(keys[0]) if keys else None
         peer = proc.peer if proc is not None else None
         per_process = peer.max_games if peer is not None else 1
         return max(1, math.ceil(seats / per_process))
@@ -295,7 +296,7 @@ class SessionRunner:
             proc = seat.proc if isinstance(seat, ProcessSeat) else None
             tokens.append(None if proc is None else self._note(label, proc).token)
         self._seated[game_id] = tuple(tokens)
-        table = GameSetup(
+        setup = GameSetup(
             self.game,
             seats,
             planned.deal_seed,
@@ -304,7 +305,7 @@ class SessionRunner:
             planned.bot_seeds(),
             planned.seating,
         )
-        self.driver.add(GamePlay(self.config.limits, table))
+        self.driver.add(GamePlay(self.config.limits, setup))
         if self.on_start is not None:
             self.on_start(game_id)
 
@@ -348,7 +349,7 @@ class SessionRunner:
         flight; remote connections stay."""
         if self.driver.active():
             raise ArenaError("a phase ends only once its games have")
-        records = self._ended(*self.session.end_local())
+        records = self._ended(*self.session.pool.end_local())
         self._replicas = {
             label: keys for label, keys in self._replicas.items() if self.specs[label].remote
         }
@@ -356,8 +357,8 @@ class SessionRunner:
 
     def close(self) -> list[ProcessRecord]:
         """End every process, remote connections too; the records of those ended now."""
-        records = self._ended(*self.session.end_local())
-        remote = self.session.processes()
+        records = self._ended(*self.session.pool.end_local())
+        remote = list(self.session.pool.procs.values())
         self.session.close()
         return records + self._ended(remote, [])
 

@@ -28,7 +28,7 @@ from tournaments.store.withheld import deal_in_play, deal_withheld_reason, log_h
 
 __all__ = [
     "GameLog",
-    "LogLine",
+    "GameLogLine",
     "bot_game_logs",
     "game_log",
     "tournament_games",
@@ -41,7 +41,7 @@ SLACK_S = 5.0
 
 
 @dataclass(frozen=True)
-class LogLine:
+class GameLogLine:
     """One line a seat's bot wrote during a game: the step it is shown at (None: before its
     first turn, or ``shared``), when the arena read it and the text (raw: escape it to show
     it); ``shared``: its process had other games open too, so it may be theirs."""
@@ -69,13 +69,13 @@ class GameLog:
 
     game_id: int
     tournament_id: int = 0
-    lines: tuple[LogLine, ...] = ()
+    lines: tuple[GameLogLine, ...] = ()
     withheld: str | None = None
     truncated: bool = False
 
-    def at_step(self) -> dict[int | None, list[LogLine]]:
+    def at_step(self) -> dict[int | None, list[GameLogLine]]:
         """The lines by the step they are shown at."""
-        steps: dict[int | None, list[LogLine]] = {}
+        steps: dict[int | None, list[GameLogLine]] = {}
         for line in self.lines:
             steps.setdefault(line.step, []).append(line)
         return steps
@@ -129,7 +129,7 @@ def game_log(
         found += game_lines(bot_logs(folder, name), game_id, mine, since=since, until=until)
     found.sort(key=lambda line: line.line.at)
     lines = tuple(
-        LogLine(
+        GameLogLine(
             seat=line.seat,
             step=None if line.shared else line.step,
             at=line.line.at,
