@@ -14,14 +14,15 @@ the views are made on disk anyway and ``problem`` says why (``--sandbox required
 Views share their files: one **store** per user of the arena, ``PLACE/arena-view-UID/``
 (0711, the user's), holds each file copied once (``files/``, named by a digest of its source
 path and its stat: a changed source is a new copy) and each view (``trees/``, named by a
-digest of its content) as hard links to them. A process holds a shared ``flock`` on every view
-holds a view while a bot it started from it may run (``view`` takes it, ``release`` lets
-go); ``collect`` (at a process's first view and at its exit) removes the views no live process
-has held for ``KEEP_S`` and the copies no view links, and the last arena process of the user to
-exit removes them all (as does the first to start after a killed one). So the runtime of the bots (about 80 MB for Python's, copied in a second)
-is copied once for all the runs that overlap (a server and its commands, a suite of tests), and
-nothing stays in memory once no arena runs. Views of a given content have one name whatever
-the run, so nothing in a bot's mounts tells one run from another.
+digest of its content) as hard links to them. A process holds a shared ``flock`` on a view
+while a bot it started from it may run (``view`` takes it, ``release`` lets go); ``collect``
+(at a process's first view and at its exit) removes the views no live process has held for
+``KEEP_S`` and the copies no view links, and the last arena process of the user to exit removes
+them all (as does the first to start after a killed one). So the runtime of the bots (about
+80 MB for Python's, copied in a second) is copied once for all the runs that overlap (a server
+and its commands, a suite of tests), and nothing stays in memory once no arena runs. Views of a
+given content have one name whatever the run, so nothing in a bot's mounts tells one run from
+another.
 """
 
 from __future__ import annotations
