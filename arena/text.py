@@ -1,5 +1,6 @@
-"""Showing text that a bot chose (its output, names, messages) without letting it act on a
-terminal: control and formatting characters are shown escaped, never passed through.
+"""Text that a bot chose (its output, names, messages) made safe: shown without letting it act
+on a terminal (``printable``: control and formatting characters are shown escaped, never passed
+through), and as a file name (``safe_name``).
 
 A bot's log may hold escape sequences that move the cursor, rewrite earlier lines, change the
 window title or reverse text direction on the operator's terminal. ``printable`` turns every
@@ -28,3 +29,9 @@ def printable(text: str, *, keep_lines: bool = False) -> str:
         else _escape(char)
         for char in text
     )
+
+
+def safe_name(text: str) -> str:
+    """A file name for a bot name or label (letters, digits, ``-_.#``; nothing else)."""
+    name = "".join(ch if ch.isalnum() or ch in "-_#." else "_" for ch in text)[:80]
+    return name.lstrip(".") or "_"

@@ -48,10 +48,15 @@ from tests.tournaments import synthetic_record  # noqa: E402
 from tournaments.ladder import service  # noqa: E402
 from tournaments.ladder.matchmaking import Candidate, MatchParams, pair, plan_batch  # noqa: E402
 from tournaments.ladder.rating import Ratings, fold_ready  # noqa: E402
-from tournaments.ladder.records import LadderGame, LadderStore  # noqa: E402
-from tournaments.ladder.skill import model  # noqa: E402
-from tournaments.ladder.values import Entry, EntryStatus, LadderSettings  # noqa: E402
+from tournaments.ratings.skill import model  # noqa: E402
 from tournaments.store.facts import Store  # noqa: E402
+from tournaments.store.ladder_values import (  # noqa: E402
+    Entry,
+    EntryStatus,
+    LadderGame,
+    LadderSettings,
+)
+from tournaments.store.ladders import LadderStore  # noqa: E402
 
 TARGET_US = 1000.0
 

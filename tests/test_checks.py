@@ -8,7 +8,9 @@ tools are part of the test extra, so a missing tool fails (a check that cannot r
 
 from __future__ import annotations
 
+import ast
 import os
+import re
 import shutil
 import subprocess
 from pathlib import Path
@@ -62,3 +64,33 @@ def test_no_modules_import_each_other_in_a_circle() -> None:
                 circle = ring[first:] + ring[:first]
                 circles.add(" -> ".join((*circle, circle[0])))
     assert not circles, "modules import each other in a circle:\n" + "\n".join(sorted(circles))
+
+
+#: Calls that run SQL on a connection (sqlite3's and sqlite-utils').
+_SQL_CALLS = {"execute", "executemany", "executescript", "query"}
+#: Words that start an SQL statement in a string.
+_SQL_WORDS = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|CREATE|DROP|ALTER|BEGIN)\b")
+
+
+def test_every_sql_statement_is_behind_the_store() -> None:
+    """Only ``tournaments/store/`` speaks SQL: a change of the schema touches the migrations and
+    that package only. Elsewhere no module runs a statement on a connection, nor holds one."""
+    found = []
+    for path in sorted([*ROOT.glob("arena/**/*.py"), *ROOT.glob("tournaments/**/*.py")]):
+        if path.is_relative_to(ROOT / "tournaments" / "store"):
+            continue
+        for node in ast.walk(ast.parse(path.read_text(encoding="utf-8"))):
+            where = f"{path.relative_to(ROOT)}:{getattr(node, 'lineno', 0)}"
+            if (
+                isinstance(node, ast.Call)
+                and isinstance(node.func, ast.Attribute)
+                and node.func.attr in _SQL_CALLS
+            ):
+                found.append(f"{where}: .{node.func.attr}(...)")
+            elif (
+                isinstance(node, ast.Constant)
+                and isinstance(node.value, str)
+                and _SQL_WORDS.match(node.value)
+            ):
+                found.append(f"{where}: {node.value[:40]!r}")
+    assert not found, "SQL outside tournaments/store/:\n" + "\n".join(found)

@@ -3,10 +3,13 @@ uses only the rooms below it; pyproject.toml's import contract keeps it so):
 
 - ``ladder/``: standing ladders (``arena ladder``): entries, matchmaking, OpenSkill, batches
   played as tournaments.
-- ``ask``: ``arena bot ask``, one recorded turn asked of a bot again.
+- ``ask``: ``arena bot ask``, one recorded turn asked of a bot again; ``bots``: the bots' use
+  cases (register, list, tokens, logs, ``arena bot check``); ``play``: ``arena play``, one
+  game between bots.
 - ``service``: the use cases the command line and the web call (create, prepare and run a
-  tournament, plan and run a match, set up bot processes); ``published``: the JSON data of
-  every view, for the CLI's ``--json`` and the web's API, so both always agree.
+  tournament, plan and run a match, the demo, set up bot processes), and the faces' door: it
+  names the values they take and return; ``published``: the JSON data of every view, for the
+  CLI's ``--json`` and the web's API, so both always agree.
 - ``matches/``: matches stopped by an SPRT (or by their bots' faults).
 - ``run/``: playing a plan: phase by phase, in this process, in ``--jobs`` workers or on a
   Dask cluster, each game recorded once.
@@ -19,6 +22,9 @@ uses only the rooms below it; pyproject.toml's import contract keeps it so):
   batch maximum-likelihood ratings from places.
 - ``errors``: the typed errors every room raises.
 
-Each room's ``__init__`` says what it holds and what it may not know. The packages import
-nothing themselves: a command loads only the modules it uses.
+Each room's ``__init__`` says what it holds and what it may not know. The faces
+(``arena.cli``, ``arena.web``) come in through one door: the use cases (``service``, ``play``,
+``bots``, ``ask``, ``ladder.service``), what they publish, their values and errors, the
+``Store`` and the store's read model; pyproject.toml's contract forbids them the rest. The
+packages import nothing themselves: a command loads only the modules it uses.
 """

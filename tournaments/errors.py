@@ -1,5 +1,6 @@
 """Typed errors of the tournaments package (all ArenaError, shown to users as one line):
-database problems, bad tournament specs, unknown ids and ratings that cannot be computed."""
+database problems, bad tournament specs, unknown ids, ratings that cannot be computed and
+ladder requests that cannot be done."""
 
 from __future__ import annotations
 
@@ -8,6 +9,10 @@ from arena.errors import ArenaError
 
 class StoreError(ArenaError):
     """The results database is corrupt, locked, or of an unknown schema."""
+
+
+class BadParameter(ArenaError):
+    """A filter or sort that the lists of games do not know (``tournaments.store.game_lists``)."""
 
 
 class TournamentError(ArenaError):
@@ -52,6 +57,15 @@ class ClusterLost(ClusterError):
 class BarrierError(TournamentError):
     """A bot process could not be confirmed gone at the end of a phase: the run stops there
     (what finished is recorded), since the next phase's processes must never meet it."""
+
+
+class LadderError(TournamentError):
+    """A ladder request that cannot be done (a name taken, a bot another participant owns, a
+    version already entered...)."""
+
+
+class NotYourBot(LadderError):
+    """A participant tried to replace a bot that another participant entered."""
 
 
 class UsageProblem(TournamentError):

@@ -2,37 +2,44 @@
 the web app's JSON endpoints (``arena serve``), one function per view, so both always agree.
 
 Each function reads through a ``Store`` (a read-only one works: none of them writes) and
-returns JSON-ready data. Nothing here holds a secret: tournament keys stay in the key file,
-and bots' command lines are not part of any of these views.
+returns JSON-ready data (``run_status``: what a tournament's page says of its run, from its
+status and its last run's heartbeat). Nothing here holds a secret: tournament keys stay in the
+key file, and bots' command lines are not part of any of these views.
 """
 
 from __future__ import annotations
 
-import json
 from collections.abc import Sequence
-from dataclasses import replace
+from dataclasses import dataclass, replace
 from typing import Any
 
 from arena.referee.record import GameRecord
+from arena.referee.replay import SeatTurn, seat_story, step_events
 from arena.referee.replay import replay as replay_game
-from arena.referee.replay import seat_story
 from tournaments import reports
+from tournaments.catalogue.lookup import bundled_bots, bundled_description
 from tournaments.errors import NotFound, TournamentError
 from tournaments.matches.match import match_summary
 from tournaments.ratings import Crosstable
+from tournaments.store.bot_records import bot_log_tails, bot_record
 from tournaments.store.facts import Store
 from tournaments.store.gamelogs import game_log
-from tournaments.store.values import TournamentInfo, TournamentRatings
+from tournaments.store.heartbeat import RunState, run_state
+from tournaments.store.values import TournamentInfo, TournamentRatings, TournamentStatus
 
 __all__ = [
+    "bot_data",
     "crosstable_data",
     "fault_summary",
-    "games_list",
+    "RunStatus",
     "ranking_rows",
     "rankings_data",
     "replay_data",
+    "replay_steps",
     "replayed",
+    "run_status",
     "seat_data",
+    "seat_turns",
     "tournament_data",
     "tournaments_data",
 ]
@@ -45,65 +52,21 @@ def tournaments_data(store: Store) -> list[dict[str, Any]]:
 
 def fault_summary(store: Store, tid: int) -> list[dict[str, Any]]:
     """Faults of tournament ``tid`` counted by entrant and kind."""
-    # faults first (CROSS JOIN keeps that order): there are few faults and many seats
-    rows = store.db.execute(
-        "SELECT s.entrant, f.kind, COUNT(*) FROM faults f CROSS JOIN seats s "
-        "ON s.game_id = f.game_id AND s.seat = f.seat WHERE s.tournament_id = ? "
-        "GROUP BY s.entrant, f.kind ORDER BY s.entrant, f.kind",
-        (tid,),
-    ).fetchall()
-    return [{"entrant": e, "kind": k, "count": n} for e, k, n in rows]
-
-
-def games_list(
-    store: Store, tid: int, *, entrant: str | None = None, faults: bool = False
-) -> list[dict[str, Any]]:
-    """``arena tournament games ID [--json]``: tournament ``tid``'s games in plan order, each
-    with its id, repetition, table, rotation, status, seating (entrant by seat), places and
-    forfeits once played, and its faults by seat and kind; with ``entrant``, only that
-    entrant's games; with ``faults``, only games with a fault. Nothing about a deal's cards
-    (no deal seed, no actions). Raises NotFound for an unknown tournament or entrant."""
-    info = store.tournament(tid)
-    where, params = "g.tournament_id = ?", [tid]
-    if entrant is not None:
-        if entrant not in {e.name for e in info.entrants}:
-            raise NotFound(
-                f"no entrant {entrant!r} in tournament {tid} "
-                f"(entrants: {', '.join(e.name for e in info.entrants)})"
-            )
-        where += " AND g.id IN (SELECT game_id FROM seats WHERE tournament_id = ? AND entrant = ?)"
-        params += [tid, entrant]
-    if faults:
-        where += " AND g.id IN (SELECT game_id FROM seats WHERE tournament_id = ? AND faults > 0)"
-        params.append(tid)
-    rows = store.db.execute(
-        "SELECT g.id, g.plan_index, g.round, g.table_index, g.rotation, g.status, g.seating, "
-        "json_extract(g.outcome, '$.places'), g.forfeits FROM games g "
-        f"WHERE {where} ORDER BY g.plan_index",
-        params,
-    ).fetchall()
-    by_game: dict[int, list[dict[str, Any]]] = {}
-    for game_id, seat, kind, count in store.db.execute(
-        "SELECT f.game_id, f.seat, f.kind, COUNT(*) FROM faults f JOIN games g ON g.id = f.game_id "
-        "WHERE g.tournament_id = ? GROUP BY f.game_id, f.seat, f.kind ORDER BY f.game_id, f.seat",
-        (tid,),
-    ).fetchall():
-        by_game.setdefault(game_id, []).append({"seat": seat, "kind": kind, "count": count})
     return [
-        {
-            "id": gid,
-            "plan_index": index,
-            "repetition": repetition,
-            "table": table,
-            "rotation": rotation,
-            "status": status,
-            "seating": json.loads(seating),
-            "places": json.loads(places) if places else None,
-            "forfeits": json.loads(forfeits) if forfeits else [],
-            "faults": by_game.get(gid, []),
-        }
-        for gid, index, repetition, table, rotation, status, seating, places, forfeits in rows
+        {"entrant": f.entrant, "kind": f.kind, "count": f.count}
+        for f in store.results.faults(tid=tid)
     ]
+
+
+def bot_data(store: Store, name: str) -> dict[str, Any]:
+    """A bot's page (the web's ``/bots/NAME`` and its JSON twin): its public record
+    (``tournaments.store.bot_records``), a bundled bot's description, and the end of its log
+    files unless they are withheld. Raises NotFound for a bot neither registered, bundled nor
+    entered in a tournament."""
+    record = bot_record(store, name, bundled=tuple(bundled_bots()))
+    record["description"] = bundled_description(name) if record["kind"] == "bundled" else None
+    record["log"] = bot_log_tails(store, name, record)
+    return record
 
 
 def ranking_rows(store: Store, tid: int) -> list[reports.RankingRow]:
@@ -190,23 +153,75 @@ def replay_data(store: Store, game_id: int) -> dict[str, Any]:
     return data
 
 
+def replay_steps(record: GameRecord) -> tuple[list[dict[str, Any]], list[list[dict[str, Any]]]]:
+    """A played game's events as the referee saw them: the deal's, then each step's (the text
+    log of ``arena play`` and ``arena replay``)."""
+    return step_events(
+        record.game, record.players, record.seed, record.options, record.joint_actions()
+    )
+
+
+def seat_turns(record: GameRecord, seat: int) -> list[SeatTurn]:
+    """The game as ``seat`` saw it, turn by turn: its views, offers and choices; never the
+    deal seed, the events or other seats' views."""
+    return list(
+        seat_story(
+            record.game, record.players, record.seed, record.options, record.joint_actions(), seat
+        )
+    )
+
+
 def seat_data(record: GameRecord, seat: int) -> dict[str, Any]:
     """The game as ``seat`` saw it (``arena replay --seat N --json``, ``arena play --seat N
     --json``): its views, offers and choices, and the result; never the deal seed, the events
     or other seats' views."""
     if not 0 <= seat < record.players:
         raise TournamentError(f"seat {seat} is not one of 0..{record.players - 1}")
-    story = seat_story(
-        record.game, record.players, record.seed, record.options, record.joint_actions(), seat
-    )
     return {
         "game": record.game,
         "options": record.options,
         "seat": seat,
         "bots": list(record.bots),
         "turns": [
-            {"step": t.step, "view": t.view, "legal": t.legal, "action": t.action} for t in story
+            {"step": t.step, "view": t.view, "legal": t.legal, "action": t.action}
+            for t in seat_turns(record, seat)
         ],
         "places": list(record.places),
         "scores": list(record.scores),
     }
+
+
+@dataclass(frozen=True)
+class RunStatus:
+    """What a tournament page says of its run: ``state`` is done, running, stopped or not
+    started; ``message`` says what to do about it (None when nothing is to be done)."""
+
+    state: str
+    message: str | None
+    started_at: str | None
+    games_at_once: int | None
+
+    def to_dict(self) -> dict[str, Any]:
+        return {
+            "state": self.state,
+            "message": self.message,
+            "started_at": self.started_at,
+            "games_at_once": self.games_at_once,
+        }
+
+
+def run_status(store: Store, info: TournamentInfo) -> RunStatus:
+    """Whether tournament ``info`` is done, running (its run's heartbeat is alive), stopped
+    (games left, and no live run) or not started."""
+    run = store.runs.last(info.id)
+    started = run.started_at if run else None
+    at_once = run.games_at_once if run else None
+    if info.status is TournamentStatus.DONE:
+        return RunStatus("done", None, started, at_once)
+    state = run_state(run)
+    if state is RunState.RUNNING:
+        return RunStatus("running", None, started, at_once)
+    command = f"arena tournament run {info.id}"
+    if info.status is TournamentStatus.PLANNED and state is RunState.NEVER:
+        return RunStatus("not started", f"not started: run `{command}` to play it", None, None)
+    return RunStatus("stopped", f"stopped: run `{command}` to finish", started, at_once)

@@ -13,8 +13,16 @@ for a request that cannot be meant as given, other ``ArenaError`` subclasses for
   ``--jobs`` worker processes or on a Dask cluster (one ``RunConfig`` for all of them);
 - ``plan_match`` then ``run_match``: NEW against BASE until an SPRT decides (or their faults
   stop the match);
+- ``create_demo``: ``arena demo``'s small round robin among the bundled bots of a game;
 - ``bot_processes``: the logs folder, the sandbox and the remote-bot configuration of any
-  command that runs bots (``arena play``, ``arena bot check`` too).
+  command that runs bots (``arena play`` too).
+
+This module is the faces' door to tournaments: besides its use cases it names the values they
+take and return (``RunOptions`` with ``SandboxMode``, ``Progress``, a match's ``MatchInfo``,
+``SprtConfig``, ``Decision``...), so that a face imports them from here and knows nothing of
+the rooms they come from (pyproject.toml's contract "the faces have one door"). The other
+doors are ``published`` and ``reports`` (what is shown), ``play``, ``bots`` and ``ask`` (the
+other use cases), ``ladder.service``, and the store's values, read model and ``Store`` itself.
 """
 
 from __future__ import annotations
@@ -24,14 +32,14 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.errors import RemoteError
-from arena.games import get_game
+from arena.games import get_game, names
 from arena.keys.seeds import key_id, new_key, random_seed
 from arena.procs.botproc import BotSpec
 from arena.procs.limits import Limits
 from arena.procs.logs import logs_folder
 from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
-from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.catalogue.bot_sandbox import sandbox_for, sandbox_mode
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, needs_sandbox, plays
 from tournaments.catalogue.shipping import shipped_bots
 from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
@@ -40,16 +48,69 @@ from tournaments.matches.match import (
     MatchInfo,
     MatchProgress,
     MatchStatus,
+    match_info,
+    match_summary,
     play_match_sprt,
+    summary_line,
 )
-from tournaments.matches.sprt import SprtConfig
-from tournaments.plans.schedule import TournamentKind, TournamentSpec, plan, seatings_per_deal
-from tournaments.run.cluster import ClusterConfig, check_sandbox, distributed_module
+from tournaments.matches.sprt import Decision, SprtConfig, SprtError
+from tournaments.plans.schedule import (
+    MATCH_DEALS,
+    DealMode,
+    TournamentKind,
+    TournamentSpec,
+    plan,
+    seatings_per_deal,
+)
+from tournaments.run.cluster import (
+    ACCEPT_UNSANDBOXED,
+    ClusterConfig,
+    check_sandbox,
+    distributed_module,
+)
 from tournaments.run.playing import RunConfig, auto_games_per_worker
-from tournaments.run.runner import RunSummary, run
+from tournaments.run.runner import RunSummary, Workers, run
 from tournaments.run.sink import Progress
 from tournaments.store.facts import Store
 from tournaments.store.values import TournamentInfo
+
+__all__ = [
+    # the use cases
+    "bot_processes",
+    "create_demo",
+    "create_tournament",
+    "demo_entrants",
+    "demo_games",
+    "entrant_specs",
+    "games_of",
+    "match_info",
+    "match_summary",
+    "plan_match",
+    "prepare_run",
+    "run_match",
+    "run_tournament",
+    "summary_line",
+    # their values
+    "ACCEPT_UNSANDBOXED",
+    "BotProcesses",
+    "Created",
+    "DealMode",
+    "Decision",
+    "FaultLimit",
+    "GoOn",
+    "MatchInfo",
+    "MatchProgress",
+    "MatchStatus",
+    "PlannedMatch",
+    "PreparedRun",
+    "Progress",
+    "RunOptions",
+    "RunSummary",
+    "SandboxMode",
+    "SprtConfig",
+    "SprtError",
+    "TournamentKind",
+]
 
 _DEFAULTS = Limits()
 
@@ -57,17 +118,26 @@ _DEFAULTS = Limits()
 @dataclass(frozen=True, kw_only=True)
 class RunOptions:
     """How a command that runs bots runs them, as the user gave it: process limits, the
-    sandbox mode and remote bots (``--listen``, ``--curve``)."""
+    sandbox mode (None: not given, see ``sandbox_mode``) and remote bots (``--listen``,
+    ``--curve``)."""
 
     time_bank_ms: int = 0
     memory_mb: int = _DEFAULTS.memory_mb
     cpu_s: int = _DEFAULTS.cpu_s
     max_procs: int = _DEFAULTS.max_procs
     log_bytes: int = _DEFAULTS.log_bytes
-    sandbox: SandboxMode = SandboxMode.AUTO
+    sandbox: SandboxMode | None = None
     listen: str | None = None
     curve: bool = False
     remote_wait_s: int = REMOTE_WAIT_MS // 1000
+
+    def sandbox_mode(self, *, cluster: bool = False) -> SandboxMode:
+        """The sandbox mode the user gave, else ``auto`` here and ``required`` on a cluster
+        (a worker's warning would go unseen there, and an unsandboxed bot can reach the
+        scheduler and through it run code on every worker)."""
+        if self.sandbox is not None:
+            return self.sandbox
+        return SandboxMode.REQUIRED if cluster else SandboxMode.AUTO
 
     def limits(self, **game: int) -> Limits:
         """Limits with these process limits and the given game limits (``move_ms``...)."""
@@ -100,7 +170,9 @@ def bot_processes(
     specs = list(specs)
     log_dir = logs_folder(db_path)
     log_dir.mkdir(parents=True, exist_ok=True)
-    box = sandbox_for(options.sandbox, db_path, folders, local=needs_sandbox(specs))
+    box = sandbox_for(
+        options.sandbox_mode(), db_path, folders, local=needs_sandbox(specs), specs=specs
+    )
     remote = None
     wanted = [spec.name for spec in specs if spec.remote]
     if options.listen is not None:
@@ -148,10 +220,12 @@ def create_tournament(
     move_ms: int,
     gauntlet: str | None = None,
     kind: TournamentKind = TournamentKind.ROUND_ROBIN,
+    deals: DealMode = DealMode.DUPLICATE,
 ) -> Created:
     """Validate everything, then write the whole plan. Nothing is written on an error.
 
-    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant.
+    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant;
+    ``deals`` says whether a table's rotations share a deal (``tournaments.plans.schedule``).
 
     The tournament gets a fresh secret key (kept in the key file beside the database): its
     deals are new even with a ``seed`` used before, and no bot can compute them."""
@@ -170,6 +244,7 @@ def create_tournament(
         move_ms=move_ms,
         gauntlet=gauntlet,
         kind=TournamentKind.GAUNTLET if gauntlet else kind,
+        deals=deals,
     )
     key = new_key()
     games = plan(spec, game, key=key)
@@ -179,13 +254,63 @@ def create_tournament(
     info = store.tournament(tid)
     remote = sorted({entrant.bot for entrant in info.entrants if found[entrant.bot].spec.remote})
     warnings = []
-    if remote and info.spec.table_size > 1:
+    if remote and info.spec.table_size > 1 and info.spec.deals is DealMode.DUPLICATE:
         warnings.append(
             f"remote bot(s) {', '.join(remote)} play every seat rotation of a deal over "
             "connections their owner controls, so they can remember its hands from one "
             "rotation to the next; local bots cannot (docs/security.md)"
         )
     return Created(tid=tid, info=info, warnings=tuple(warnings))
+
+
+#: ``arena demo``'s games, each with its table size and repetitions (kept small: the whole
+#: demo runs in well under a minute on two cores).
+DEMO = {
+    "skull": (4, 4),
+    "skull-bank": (4, 2),
+    "skull-king": (4, 2),
+    "skyjo": (4, 2),
+}
+#: Bundled bots left out of the demo (``first`` only mirrors the referee's default policy;
+#: ``ismcts`` thinks 200 ms a move, too slow for a demo).
+DEMO_SKIP = {"first", "ismcts"}
+
+
+def demo_games() -> list[str]:
+    """The games ``arena demo`` plays when none is named."""
+    known = names()
+    return [name for name in DEMO if name in known]
+
+
+def demo_entrants(game_name: str, table_size: int) -> list[str]:
+    """The demo's entrants of a game: every bundled bot that plays it (but those of
+    ``DEMO_SKIP``), and ``random`` enough times to fill a table."""
+    playing = [
+        name
+        for name, games in sorted(bundled_bots().items())
+        if plays(games, game_name) and name not in DEMO_SKIP
+    ]
+    strategy = [name for name in playing if name != "random"]
+    return strategy + ["random"] * max(2, table_size - len(strategy))
+
+
+def create_demo(store: Store, game_name: str, *, seed: int) -> Created:
+    """``arena demo``'s tournament of ``game_name``: a small round robin among the bundled
+    bots (``DEMO``: its table size and repetitions), with its own secret key, so that a fixed
+    ``seed`` reveals nothing of the deals."""
+    game = get_game(game_name)
+    size, repetitions = DEMO.get(game.name, (game.min_players, 1))
+    size = max(game.min_players, min(size, game.max_players))
+    return create_tournament(
+        store,
+        game_name=game.name,
+        bots=demo_entrants(game.name, size),
+        table_size=size,
+        repetitions=repetitions,
+        seed=seed,
+        options={},
+        move_ms=2000,
+    )
 
 
 def entrant_specs(
@@ -241,8 +366,9 @@ def prepare_run(
     """Everything tournament ``tid``'s run needs, checked before any game starts: its key, each
     entrant's bot, the limits, and the logs folder, sandbox and remote bots here or, with
     ``cluster`` (a Dask scheduler's address), the bots shipped to its workers (each driving
-    ``games_per_worker`` games at once, or ``jobs`` if only that is given: docs/cluster.md); a
-    sandbox mode other than ``required`` needs ``unsandboxed_accepted`` there
+    ``games_per_worker`` games at once, or ``jobs`` if only that is given: docs/cluster.md); the
+    sandbox is ``required`` there unless the options say otherwise (``RunOptions.sandbox_mode``),
+    and a mode other than ``required`` needs ``unsandboxed_accepted``
     (``tournaments.run.cluster.check_sandbox``).
 
     A match is run by ``run_match`` (``matches=True`` lets it through). Raises UsageProblem for
@@ -256,6 +382,7 @@ def prepare_run(
         )
     catalogue = Catalogue.of(store)
     specs, warnings = entrant_specs(catalogue, info)
+    code = catalogue.planned({e.name: (e.bot, e.version) for e in info.entrants})
     options = options or RunOptions()
     limits = options.limits(move_ms=info.spec.move_ms)
     at_once = games_per_worker or auto_games_per_worker(limits.move_ms)
@@ -265,6 +392,7 @@ def prepare_run(
         bots=specs,
         limits=limits,
         at_once=at_once,
+        code=code,
     )
     if cluster is None:
         processes = bot_processes(Path(store.path), options, specs.values(), catalogue.folders())
@@ -278,7 +406,7 @@ def prepare_run(
         config = replace(config, at_once=jobs)
     where = ClusterConfig(
         address=cluster,
-        sandbox=options.sandbox,
+        sandbox=sandbox_mode(options.sandbox_mode(cluster=True), specs.values()),
         bots=shipped_bots(catalogue, info),
         tournament=key_id(key),
         unsandboxed_accepted=unsandboxed_accepted,
@@ -288,14 +416,40 @@ def prepare_run(
     return PreparedRun(tid=tid, config=config, jobs=jobs, cluster=where, warnings=warnings)
 
 
-def run_tournament(
-    store: Store, prepared: PreparedRun, progress: Callable[[Progress], None] | None = None
-) -> RunSummary:
-    """Play the prepared tournament's pending games, recording each as it finishes.
+@dataclass(frozen=True, kw_only=True)
+class GoOn:
+    """How the user goes on with a run that stopped part-way, as the error says it: the
+    command to run again, what is kept (None: the tournament's games recorded so far) and
+    what running it again does."""
 
-    Raises Interrupted on Ctrl-C and ClusterError when the cluster is lost, each saying how
-    many games are recorded and how to finish (finished games are never lost)."""
+    command: str
+    kept: str | None = None
+    then: str = "finish"
+
+
+def run_tournament(
+    store: Store,
+    prepared: PreparedRun,
+    progress: Callable[[Progress], None] | None = None,
+    *,
+    workers: Workers | None = None,
+    go_on: GoOn | None = None,
+) -> RunSummary:
+    """Play the prepared tournament's pending games, recording each as it finishes (on the
+    kept ``workers`` if given: ``tournaments.run.runner.Workers``).
+
+    Raises Interrupted on Ctrl-C and ClusterError when the cluster is lost, each saying what
+    is kept and how to go on (``go_on``; by default, how many games are recorded and
+    ``arena tournament run ID``): finished games are never lost."""
     tid = prepared.tid
+    go_on = go_on or GoOn(command=f"arena tournament run {tid}")
+
+    def kept() -> str:
+        if go_on.kept is not None:
+            return go_on.kept
+        info = store.tournament(tid)
+        return f"{info.games_done}/{info.games_total} games are recorded"
+
     try:
         return run(
             store,
@@ -304,18 +458,15 @@ def run_tournament(
             jobs=prepared.jobs,
             progress=progress,
             cluster=prepared.cluster,
+            workers=workers,
         )
     except KeyboardInterrupt:
-        info = store.tournament(tid)
         raise Interrupted(
-            f"interrupted: {info.games_done}/{info.games_total} games are recorded; "
-            f"run `arena tournament run {tid}` again to finish"
+            f"interrupted: {kept()}; run `{go_on.command}` again to {go_on.then}"
         ) from None
     except ClusterLost as exc:
-        info = store.tournament(tid)
         raise ClusterError(
-            f"{exc}; {info.games_done}/{info.games_total} games are recorded: run "
-            f"`arena tournament run {tid} --cluster ADDRESS` again to finish"
+            f"{exc}; {kept()}: run `{go_on.command} --cluster ADDRESS` again to {go_on.then}"
         ) from None
 
 
@@ -354,13 +505,16 @@ def plan_match(
     config: SprtConfig,
     faults: FaultLimit | None = None,
     sandbox: SandboxMode = SandboxMode.AUTO,
+    deals: DealMode = DealMode.DUPLICATE,
 ) -> PlannedMatch:
     """Check the match's bots and write its plan: NEW, BASE and fillers at one table, as many
     whole deals as fit in ``max_games`` games. NEW and BASE are SPECs
     (``tournaments.catalogue.targets``): a folder or a command line is registered first, after
     ``arena bot add``'s check (in the sandbox ``sandbox``). Raises UsageProblem for a match that
     cannot be played as asked and BotCheckError for a bot that fails its check (no match is
-    written)."""
+    written). A match plays duplicate deals only (``deals`` independent: UsageProblem)."""
+    if deals is not DealMode.DUPLICATE:
+        raise UsageProblem(MATCH_DEALS)
     if new == base:
         raise UsageProblem(
             f"NEW and BASE are the same bot ({new!r}): a match compares two different bots"
@@ -437,7 +591,11 @@ def run_match(
     Interrupted on Ctrl-C (the finished games are kept)."""
     try:
         return play_match_sprt(
-            store, match, prepared.config, jobs=prepared.jobs, on_status=on_status
+            store,
+            match,
+            prepared.config,
+            jobs=prepared.jobs,
+            on_status=on_status,
         )
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: go on with `arena match --resume {match.tid}`") from None

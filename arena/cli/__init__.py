@@ -4,7 +4,8 @@ One module per group of commands (``bots``, ``check``, ``demo``, ``games``, ``la
 ``match``, ``play``, ``results``, ``tournament``, ``web``), loaded only when its command runs,
 and the options and helpers they share (``common``, ``progress``, ``safety``, ``storage``). Each
 command parses its arguments, calls one use case (``tournaments.service`` and the modules beside
-it) and prints what comes back.
+it: ``play``, ``bots``, ``ask``, ``ladder.service``) and prints what comes back; it imports
+nothing of how games are played or bots run (pyproject.toml: "the faces have one door").
 
 
 Every user error (a bad argument, an unknown game or bot, a bot that will not start, a corrupt

@@ -7,7 +7,7 @@ import json
 
 import click
 
-from arena.cli.common import echo_json, move_time_option
+from arena.cli.common import echo_json, json_option, move_time_option
 from arena.cli.safety import run_options
 from arena.cli.storage import db_option
 from arena.text import printable
@@ -22,7 +22,7 @@ from tournaments.store.facts import Store
 @click.option("--seat", type=int, required=True, metavar="N", help="The seat whose turn it is.")
 @click.option("--step", type=int, required=True, metavar="K", help="The step of that turn.")
 @move_time_option
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@json_option()
 @run_options
 @db_option
 def ask(

@@ -1,32 +1,22 @@
 """``arena bot``: register (after a check), list and remove bots; tokens for remote bots;
-bot logs."""
+bot logs (``tournaments.bots``)."""
 
 from __future__ import annotations
 
-import socket
 from collections.abc import Sequence
 from pathlib import Path
 
 import click
 
-from arena.cli.common import echo_json
+from arena.cli.common import echo_json, json_option
 from arena.cli.safety import sandbox_option
-from arena.cli.storage import db_option
-from arena.procs.remote import check_listen
-from arena.procs.sandbox import SandboxMode
+from arena.cli.storage import db_option, db_path_option
 from arena.text import printable
-from tournaments.catalogue.lookup import bundled_bots, bundled_version
-from tournaments.catalogue.registry import (
-    BotCheckError,
-    add_command_bot,
-    add_folder_bot,
-    update_bot,
-)
-from tournaments.catalogue.remote import TOKEN_TTL_HOURS, add_remote_bot, issue_token
+from tournaments import bots
 from tournaments.reports import format_table
-from tournaments.store.facts import Store
+from tournaments.service import SandboxMode
+from tournaments.store.facts import Store, resolve_db_path
 from tournaments.store.gamelogs import GameLogLine
-from tournaments.store.withheld import readable_logs
 
 
 @click.group()
@@ -82,9 +72,7 @@ def add(
     if remote:
         if command:
             raise click.UsageError("a remote bot has no command: it is started by hand")
-        if target in bundled_bots():
-            raise BotCheckError(f"{target!r} is the name of a bundled bot; choose another name")
-        info = add_remote_bot(store, target, games or ("skull",), replace=replace)
+        info = bots.add_remote(store, target, games or ("skull",), replace=replace)
         click.echo(
             f"registered remote bot {info.name}; give it a token with `arena bot token {info.name}`"
         )
@@ -94,15 +82,15 @@ def add(
         click.echo(f"checking {name} ({', '.join(chosen)})...", err=True)
 
     if command:
-        done = add_command_bot(
+        done = bots.add_command_bot(
             store, target, command, games=games, replace=replace, sandbox=sandbox, announce=announce
         )
     elif Path(target).is_dir():
-        done = add_folder_bot(
+        done = bots.add_folder_bot(
             store, Path(target), games=games, replace=replace, sandbox=sandbox, announce=announce
         )
     elif replace:
-        done = update_bot(store, target, games=games, sandbox=sandbox, announce=announce)
+        done = bots.update_bot(store, target, games=games, sandbox=sandbox, announce=announce)
     else:
         raise click.UsageError(
             f"{target!r} is not a folder; to register a command use "
@@ -125,33 +113,11 @@ def add(
 
 
 @bot.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@json_option()
 @db_option
 def list_bots(as_json: bool, store: Store) -> None:
     """List the bundled and registered bots."""
-    rows = [
-        {
-            "name": name,
-            "kind": "bundled",
-            "version": bundled_version(name),
-            "games": list(games),
-            "command": f"python -m bots.{name}",
-            "played": None,
-        }
-        for name, games in sorted(bundled_bots().items())
-    ]
-    for info in store.list_bots():
-        data = info.to_dict()
-        rows.append(
-            {
-                "name": info.name,
-                "kind": info.kind.value,
-                "version": info.version,
-                "games": data.get("games") or [],
-                "command": info.command,
-                "played": info.played,
-            }
-        )
+    rows = bots.listed(store)
     if as_json:
         echo_json(rows)
         return
@@ -201,7 +167,7 @@ def remove(name: str, store: Store) -> None:
     "--ttl",
     "ttl_hours",
     type=click.FloatRange(0.01, 24 * 365),
-    default=TOKEN_TTL_HOURS,
+    default=bots.TOKEN_TTL_HOURS,
     show_default=True,
     help="Hours the token stays valid if it is not used.",
 )
@@ -212,8 +178,7 @@ def token(name: str, endpoint: str | None, curve: bool, ttl_hours: float, store:
     The token is single use: ask for a new one for every start of the bot. Only its hash is
     stored; with --curve the bot's secret key is shown here once and stored nowhere.
     """
-    endpoint = check_listen(endpoint or f"tcp://{socket.gethostname()}:5555")
-    issued = issue_token(store, name, endpoint=endpoint, curve=curve, ttl_hours=ttl_hours)
+    issued = bots.token(store, name, endpoint=endpoint, curve=curve, ttl_hours=ttl_hours)
     click.echo(f"# remote bot {issued.bot}: single use, valid until {issued.expires_at}", err=True)
     click.echo(issued.exports())
 
@@ -237,13 +202,9 @@ def token(name: str, endpoint: str | None, curve: bool, ttl_hours: float, store:
     metavar="ID",
     help="Only what it wrote during the games of tournament ID, game by game.",
 )
-@click.option(
-    "--db",
-    "db_path",
-    default=None,
-    metavar="PATH",
-    help="Results database; the logs are in arena-logs/ next to it (default: "
-    "$ARENA_DB, else ./arena.db).",
+@db_path_option(
+    "Results database; the logs are in arena-logs/ next to it (default: "
+    "$ARENA_DB, else ./arena.db)."
 )
 def logs(
     name: str, only_list: bool, game_id: int | None, tid: int | None, db_path: str | None
@@ -252,13 +213,11 @@ def logs(
     each line with the time the arena read it and the game and step it was written at.
 
     A log is withheld while a tournament the bot is entered in has a deal to play."""
-    from tournaments.store.facts import resolve_db_path
-
     db = resolve_db_path(db_path)
     if game_id is not None or tid is not None:
         show_game_logs(db, name, game_id, tid)
         return
-    for path in readable_logs(db, name):
+    for path in bots.log_files(db, name):
         if only_list:
             click.echo(f"{path}  {path.stat().st_size} bytes")
             continue
@@ -270,13 +229,10 @@ def logs(
 
 def show_game_logs(db: Path, name: str, game_id: int | None, tid: int | None) -> None:
     """``arena bot logs NAME --game ID`` / ``--tournament ID``: the bot's lines of each game,
-    by step (``tournaments.store.gamelogs``)."""
-    from tournaments.store.gamelogs import bot_game_logs
-
+    by step (``tournaments.bots.game_logs``)."""
     if game_id is not None and tid is not None:
         raise click.UsageError("give --game or --tournament, not both")
-    with Store.open(db) as store:
-        found = bot_game_logs(store, name, game_id=game_id, tid=tid)
+    found = bots.game_logs(db, name, game_id=game_id, tid=tid)
     for log in found:
         click.echo(f"== game {log.game_id} (tournament {log.tournament_id}) ==")
         if log.withheld is not None:

@@ -1,22 +1,14 @@
-"""``arena bot check SPEC``: the compliance suite (``tournaments.catalogue.compliance``) for any
-bot."""
+"""``arena bot check SPEC``: the compliance suite for any bot (``tournaments.bots.check``)."""
 
 from __future__ import annotations
 
-import shutil
-import tempfile
-from pathlib import Path
-
 import click
 
-from arena.cli.common import echo_json, move_time_option
+from arena.cli.common import echo_json, json_option, move_time_option
 from arena.cli.safety import sandbox_option
-from arena.games import names
-from arena.procs.sandbox import SandboxMode
-from tournaments.catalogue.bot_sandbox import sandbox_for
-from tournaments.catalogue.compliance import run_checks
-from tournaments.catalogue.lookup import Catalogue
-from tournaments.catalogue.targets import bot_target
+from arena.cli.storage import db_path_option
+from tournaments import bots
+from tournaments.service import SandboxMode
 from tournaments.store.facts import resolve_db_path
 
 
@@ -74,15 +66,9 @@ def parse_sizes(text: str | None) -> list[int] | None:
     help="Milliseconds the bot has to start and say hello.",
 )
 @click.option("--seed", type=int, default=None, help="Seed of the deals (default: random).")
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@json_option()
 @sandbox_option
-@click.option(
-    "--db",
-    "db_path",
-    default=None,
-    metavar="PATH",
-    help="Database of registered bots (default: $ARENA_DB, else ./arena.db).",
-)
+@db_path_option("Database of registered bots (default: $ARENA_DB, else ./arena.db).")
 def check(
     spec: tuple[str, ...],
     games: tuple[str, ...],
@@ -110,34 +96,21 @@ def check(
     few games at once with their turns waiting together, and finally says bye. It says
     which table sizes and seats it covered.
     """
-    db = resolve_db_path(db_path)
-    catalogue = Catalogue.at(db)
-    target = bot_target(spec, catalogue)
-    bot, claimed = target.spec, target.games
-    chosen = games or tuple(g for g in claimed if g != "*") or tuple(names())
-    unknown = [g for g in chosen if g not in names()]
-    if unknown:
-        raise click.UsageError(
-            f"unknown game(s) {', '.join(unknown)} (games: {', '.join(names())})"
-        )
+    request = bots.check_request(spec, games=games, db_path=resolve_db_path(db_path))
+    if request.problem is not None:
+        raise click.UsageError(request.problem)
     sizes = parse_sizes(table_sizes)
     if not as_json:
-        click.echo(f"checking {bot.name} ({', '.join(chosen)})...", err=True)
-    log_dir = Path(tempfile.mkdtemp(prefix="arena-check-"))
-    try:
-        report = run_checks(
-            bot,
-            chosen,
-            per_game=per_game,
-            table_sizes=sizes,
-            move_ms=move_ms,
-            startup_ms=startup_ms,
-            seed=seed,
-            log_dir=log_dir,
-            sandbox=sandbox_for(sandbox, db, catalogue.folders()),
-        )
-    finally:
-        shutil.rmtree(log_dir, ignore_errors=True)
+        click.echo(f"checking {request.spec.name} ({', '.join(request.games)})...", err=True)
+    report = bots.check(
+        request,
+        per_game=per_game,
+        table_sizes=sizes,
+        move_ms=move_ms,
+        startup_ms=startup_ms,
+        seed=seed,
+        sandbox=sandbox,
+    )
     if as_json:
         echo_json(report.to_dict())
     else:

@@ -1,5 +1,5 @@
-"""Helpers shared by the CLI commands: the game options and move time options, option
-parsing and JSON output."""
+"""Helpers shared by the CLI commands: the game, move time, jobs and ``--json`` options,
+option parsing and JSON output."""
 
 from __future__ import annotations
 
@@ -27,6 +27,13 @@ move_time_option = click.option(
     show_default=True,
     help="Per-move deadline in milliseconds.",
 )
+
+
+def json_option(
+    help: str = "Print machine-readable JSON.",
+) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--json``: print machine-readable JSON (``as_json``)."""
+    return click.option("--json", "as_json", is_flag=True, help=help)
 
 
 def jobs_option(default: int = 1) -> Callable[[Callable[..., Any]], Callable[..., Any]]:

@@ -4,13 +4,13 @@ from __future__ import annotations
 
 import click
 
-from arena.cli.common import echo_json
+from arena.cli.common import echo_json, json_option
 from arena.games import all_games
 from tournaments.reports import format_table
 
 
 @click.command()
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@json_option()
 def games(as_json: bool) -> None:
     """List the games with their player counts and options."""
     listing = []

@@ -2,7 +2,6 @@
 
 from __future__ import annotations
 
-from dataclasses import replace
 from pathlib import Path
 
 import click
@@ -12,21 +11,20 @@ from arena.cli.common import (
     game_option,
     games_per_worker_option,
     jobs_option,
+    json_option,
     move_time_option,
     parse_options,
 )
 from arena.cli.progress import ProgressBar
-from arena.cli.safety import run_options, sandbox_option
-from arena.cli.storage import DB_HELP, db_option
-from arena.procs.sandbox import SandboxMode
+from arena.cli.safety import accept_unsandboxed_option, run_options, sandbox_option
+from arena.cli.storage import db_option, db_path_option
 from arena.text import printable
 from tournaments.ladder import service
-from tournaments.ladder.records import LadderStore
 from tournaments.ladder.report import board_text, ladders_text
-from tournaments.ladder.values import LadderSettings
-from tournaments.run.cluster import ACCEPT_UNSANDBOXED
-from tournaments.service import RunOptions
+from tournaments.ladder.submissions import BUDGET_S, CHECKERS
+from tournaments.service import RunOptions, SandboxMode
 from tournaments.store.facts import Store, resolve_db_path
+from tournaments.store.ladder_values import LadderDeals, LadderSettings
 
 
 @click.group()
@@ -73,7 +71,16 @@ def ladder() -> None:
     is_flag=True,
     help="A new version starts from scratch rather than from its predecessor's skill.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@click.option(
+    "--deals",
+    type=click.Choice([mode.value for mode in LadderDeals]),
+    default=LadderSettings.deals.value,
+    show_default=True,
+    help="Every rotation of a table on one deal (duplicate), each game its own deal "
+    "(independent: nothing to pool, where entrants are strangers), or auto: independent once "
+    "the ladder has an uploaded bot (docs/ladder.md).",
+)
+@json_option()
 @db_option
 def create(
     name: str,
@@ -85,15 +92,11 @@ def create(
     placement_games: int,
     fault_limit: int,
     no_inherit: bool,
+    deals: str,
     as_json: bool,
     store: Store,
 ) -> None:
     """Create ladder NAME for a game."""
-    if table_sizes is None:
-        from arena.games import get_game
-
-        game = get_game(game_name)
-        table_sizes = str(min(max(3, game.min_players), game.max_players))
     info = service.create_ladder(
         store,
         name=name,
@@ -106,13 +109,15 @@ def create(
             placement_games=placement_games,
             fault_limit=min(fault_limit, LadderSettings.fault_window),
             inherit=not no_inherit,
+            deals=LadderDeals(deals),
         ),
     )
     if as_json:
         echo_json(info.to_dict())
         return
     click.echo(
-        f"created ladder {info.name}: {info.game}, tables of {info.sizes_text()}; enter bots "
+        f"created ladder {info.name}: {info.game}, tables of {info.sizes_text()}, "
+        f"{info.settings.deals} deals; enter bots "
         f"with `arena ladder submit {info.name} BOT`, play with `arena ladder run {info.name}`"
     )
 
@@ -134,9 +139,9 @@ def create(
     help="Send FOLDER to the upload server at URL (`arena ladder serve`) instead.",
 )
 @click.option("--token", default=None, envvar="ARENA_LADDER_TOKEN", help="Your upload token.")
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@json_option()
 @sandbox_option
-@click.option("--db", "db_path", default=None, metavar="PATH", help=DB_HELP)
+@db_path_option()
 def submit(
     name: str,
     target: str,
@@ -187,7 +192,16 @@ def _send(name: str, target: str, url: str, token: str | None, as_json: bool) ->
     folder = Path(target)
     if not folder.is_dir():
         raise click.UsageError(f"{target!r} is not a folder: --to sends a folder bot")
-    sent = send_folder(url, name, token, folder)
+
+    said: list[str] = []
+
+    def waiting(answer: dict) -> None:
+        line = printable(str(answer.get("message") or answer.get("state")))
+        if not as_json and line not in said[-1:]:
+            said.append(line)
+            click.echo(line, err=True)
+
+    sent = send_folder(url, name, token, folder, waiting)
     if as_json:
         echo_json(sent.body)
     else:
@@ -216,13 +230,7 @@ def _send(name: str, target: str, url: str, token: str | None, as_json: bool) ->
     default=None,
     help="Play each batch on this Dask scheduler's workers (docs/cluster.md).",
 )
-@click.option(
-    ACCEPT_UNSANDBOXED,
-    "unsandboxed_accepted",
-    is_flag=True,
-    help="With --cluster and --sandbox auto or off: run although a bot a worker runs "
-    "unsandboxed can reach the Dask scheduler and through it run code on every worker.",
-)
+@accept_unsandboxed_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar; a line per batch.")
 @run_options
 @db_option
@@ -239,11 +247,6 @@ def run_command(
 ) -> None:
     """Play ladder NAME batch after batch until stopped (Ctrl-C, or killed: run it again to
     go on; nothing finished is lost), rating every game."""
-    sandbox_given = click.get_current_context().get_parameter_source("sandbox")
-    if cluster is not None and sandbox_given is click.core.ParameterSource.DEFAULT:
-        run_options = replace(run_options, sandbox=SandboxMode.REQUIRED)
-    if unsandboxed_accepted and cluster is None:
-        raise click.UsageError(f"{ACCEPT_UNSANDBOXED} is for runs with --cluster")
 
     def batch(done: service.BatchDone) -> None:
         s = done.summary
@@ -276,13 +279,13 @@ def run_command(
 
 @ladder.command()
 @click.argument("name", required=False)
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@json_option()
 @click.option("--no-elo", is_flag=True, help="Leave out the batch Elo (quicker on big ladders).")
 @db_option
 def show(name: str | None, as_json: bool, no_elo: bool, store: Store) -> None:
     """The leaderboard of ladder NAME (without NAME: the ladders)."""
     if name is None:
-        ladders = LadderStore(store).ladders()
+        ladders = service.ladders(store)
         if as_json:
             echo_json([info.to_dict() for info in ladders])
         else:
@@ -325,21 +328,37 @@ def rebuild(name: str, store: Store) -> None:
 
 
 @ladder.command()
-@click.option("--db", "db_path", default=None, metavar="PATH", help=DB_HELP)
+@db_path_option()
 @click.option("--host", default="127.0.0.1", show_default=True, help="Address to listen on.")
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=8001, show_default=True, help="Port."
 )
-def serve(db_path: str | None, host: str, port: int) -> None:
+@click.option(
+    "--checks",
+    type=click.IntRange(1, 64),
+    default=CHECKERS,
+    show_default=True,
+    help="Entry checks run at once (each of another participant; the others wait in turn).",
+)
+@click.option(
+    "--check-time",
+    type=click.FloatRange(1, 86_400),
+    default=BUDGET_S,
+    show_default=True,
+    metavar="SECONDS",
+    help="The time budget of one entry check: a bot whose check takes longer is refused.",
+)
+def serve(db_path: str | None, host: str, port: int, checks: int, check_time: float) -> None:
     """Accept uploads from invited participants (a web form and POST
-    /api/ladders/NAME/submissions), and show the ladders' pages. Each upload is unpacked
-    safely, checked in the sandbox, and enters only if it passes."""
+    /api/ladders/NAME/submissions), and show the ladders' pages. Each upload is answered at
+    once, unpacked safely, checked in the sandbox (participants in turn, each check within
+    --check-time), and enters only if it passes."""
     import uvicorn
 
     from arena.web.uploads import create_upload_app
 
     path = resolve_db_path(db_path)
-    app = create_upload_app(path)
+    app = create_upload_app(path, checkers=checks, budget_s=check_time)
     shown = "[" + host + "]" if ":" in host else host
     click.echo(f"accepting uploads to the ladders of {path} at http://{shown}:{port}/ladders")
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -17,18 +17,27 @@ from arena.cli.common import (
     game_option,
     games_per_worker_option,
     jobs_option,
+    json_option,
     move_time_option,
     parse_options,
 )
-from arena.cli.safety import run_options
+from arena.cli.safety import deals_option, run_options
 from arena.cli.storage import db_option
 from arena.cli.tournament import warn
 from arena.text import printable
 from tournaments import service
-from tournaments.matches.match import FaultLimit, MatchInfo, MatchProgress, MatchStatus, match_info
-from tournaments.matches.sprt import Decision, SprtConfig, SprtError
 from tournaments.reports import format_table
-from tournaments.service import RunOptions
+from tournaments.service import (
+    DealMode,
+    Decision,
+    FaultLimit,
+    MatchInfo,
+    MatchProgress,
+    MatchStatus,
+    RunOptions,
+    SprtConfig,
+    SprtError,
+)
 from tournaments.store.facts import Store
 
 EXIT = {Decision.H1: 0, Decision.H0: 1, Decision.CONTINUE: 2, Decision.FAULTS: 3}
@@ -126,8 +135,12 @@ class LiveLine:
     metavar="ID",
     help="Go on with match ID (after an interruption); no NEW BASE then.",
 )
+@deals_option(
+    help="A match plays duplicate deals only (its SPRT's unit is a deal in every seating); "
+    "independent is refused: play a gauntlet with --deals independent instead."
+)
 @click.option("--quiet", "-q", is_flag=True, help="No live SPRT line.")
-@click.option("--json", "as_json", is_flag=True, help="Print the result as JSON.")
+@json_option("Print the result as JSON.")
 @run_options
 @db_option
 def match(
@@ -144,6 +157,7 @@ def match(
     options: tuple[str, ...],
     move_ms: int,
     resume_id: int | None,
+    deals: DealMode,
     quiet: bool,
     as_json: bool,
     run_options: RunOptions,
@@ -167,7 +181,9 @@ def match(
     if resume_id is not None:
         if names:
             raise click.UsageError("--resume ID goes on with a match: give no NEW BASE")
-        current = match_info(store, resume_id)
+        if deals is not DealMode.DUPLICATE:
+            raise click.UsageError("--resume ID goes on with a match as planned: give no --deals")
+        current = service.match_info(store, resume_id)
     else:
         if len(names) != 2:
             raise click.UsageError(
@@ -188,7 +204,8 @@ def match(
             move_ms=move_ms,
             config=config,
             faults=FaultLimit(rate=fault_rate),
-            sandbox=run_options.sandbox,
+            sandbox=run_options.sandbox_mode(),
+            deals=deals,
         )
         for note in planned.notes:
             click.echo(note, err=True)

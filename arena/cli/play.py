@@ -1,8 +1,5 @@
-"""``arena play``: one game between bots over the real protocol, with a readable log.
-
-The deal comes from ``--seed`` and the user's secret key (``arena.keys.keyfile``): the same user
-with the same seed gets the same game, and no bot can compute the deal from the seed. The
-record keeps the deal seed itself, so the game replays anywhere.
+"""``arena play``: one game between bots over the real protocol (``tournaments.play``), with a
+readable log; the log and the seat's view are ``arena replay``'s too.
 """
 
 from __future__ import annotations
@@ -11,20 +8,15 @@ import json
 
 import click
 
-from arena.cli.common import echo_json, game_option, move_time_option, parse_options
+from arena.cli.common import echo_json, game_option, json_option, move_time_option, parse_options
 from arena.cli.safety import run_options
 from arena.games import get_game
-from arena.keys.keyfile import KeyFile
-from arena.keys.seeds import deal_seed, random_seed
 from arena.referee.record import Fault, GameRecord
-from arena.referee.replay import seat_story, step_events
-from arena.referee.single import play_game
 from arena.text import printable
-from tournaments.catalogue.lookup import Catalogue
-from tournaments.published import seat_data
+from tournaments.play import game_request, play_game
+from tournaments.published import replay_steps, seat_data, seat_turns
 from tournaments.reports import format_table
-from tournaments.service import RunOptions, bot_processes
-from tournaments.store.facts import resolve_db_path
+from tournaments.service import RunOptions
 from tournaments.store.gamelogs import GameLog, GameLogLine
 
 
@@ -62,12 +54,7 @@ from tournaments.store.gamelogs import GameLog, GameLogLine
     default=None,
     help="Show the game as this seat saw it (its views and choices).",
 )
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Machine-readable record: every action, chance outcome and fault.",
-)
+@json_option("Machine-readable record: every action, chance outcome and fault.")
 @run_options
 def play(
     game_name: str,
@@ -84,29 +71,17 @@ def play(
 
     Bot output goes to arena-logs/ next to the database ($ARENA_DB, else ./arena.db).
     """
-    game = get_game(game_name)
-    game.check_players(len(bots))
-    parsed = game.parse_options(parse_options(options))
+    request = game_request(game_name, bots, parse_options(options))
     if seat is not None and not 0 <= seat < len(bots):
         raise click.BadParameter(
             f"seat {seat} is not one of 0..{len(bots) - 1}", param_hint="--seat"
         )
-    db_path = resolve_db_path(None)
-    catalogue = Catalogue.at(db_path)
-    specs = [catalogue.resolve(text) for text in bots]
-    key = KeyFile.of_user().play_key()
-    deal = deal_seed(key, random_seed() if seed is None else seed, 0, 0)
-    processes = bot_processes(db_path, run_options, specs, catalogue.folders())
     record = play_game(
-        game.name,
-        specs,
-        seed=deal,
-        key=key,
-        options=parsed,
-        limits=run_options.limits(move_ms=move_ms, max_faults=max_faults),
-        log_dir=processes.log_dir,
-        sandbox=processes.sandbox,
-        remote=processes.remote,
+        request,
+        seed=seed,
+        move_ms=move_ms,
+        max_faults=max_faults,
+        run_options=run_options,
     )
     if seat is not None:
         show_seat(record, seat, as_json)
@@ -129,9 +104,7 @@ def show_log(record: GameRecord, logs: GameLog | None = None) -> None:
     for fault in record.faults:
         faults_by_step.setdefault(fault.step, []).append(fault)
     lines = logs.at_step() if logs is not None and logs.withheld is None else {}
-    deal, events = step_events(
-        record.game, record.players, record.seed, record.options, record.joint_actions()
-    )
+    deal, events = replay_steps(record)
     for event in deal:
         click.echo(game.format_event(event))
     for line in lines.get(None, []):  # before its first turn, or shared with other games
@@ -192,11 +165,7 @@ def show_seat(record: GameRecord, seat: int, as_json: bool) -> None:
     if as_json:
         echo_json(seat_data(record, seat))
         return
-    story = list(
-        seat_story(
-            record.game, record.players, record.seed, record.options, record.joint_actions(), seat
-        )
-    )
+    story = seat_turns(record, seat)
     click.echo(f"{record.game} as seen by seat {seat} ({record.bots[seat]})")
     for turn in story:
         click.echo(f"step {turn.step}: view {json.dumps(turn.view)}")

@@ -8,7 +8,7 @@ import time
 
 import click
 
-from tournaments.run.sink import Progress
+from tournaments.service import Progress
 
 
 def _clock(seconds: float | None) -> str:

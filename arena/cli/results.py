@@ -4,7 +4,7 @@ from __future__ import annotations
 
 import click
 
-from arena.cli.common import echo_json
+from arena.cli.common import echo_json, json_option
 from arena.cli.play import show_log, show_seat
 from arena.cli.storage import db_option
 from tournaments import published, reports
@@ -23,7 +23,7 @@ def latest(store: Store) -> int:
 @click.command()
 @click.argument("tid", metavar="[ID]", type=int, required=False)
 @click.option("--los", is_flag=True, help="Also print the likelihood-of-superiority matrix.")
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@json_option()
 @db_option
 def rankings(tid: int | None, los: bool, as_json: bool, store: Store) -> None:
     """Rankings of tournament ID (default: the latest): Elo ± 95 %, games, wins, places.
@@ -35,7 +35,7 @@ def rankings(tid: int | None, los: bool, as_json: bool, store: Store) -> None:
         echo_json(published.rankings_data(store, tid))
         return
     rated = store.results.compute_ratings(tid) if los else None
-    rows = reports.rankings(store.results.standings(tid), store.results.current_ratings(tid))
+    rows = published.ranking_rows(store, tid)
     click.echo(reports.tournament_text(store.tournament(tid), rows))
     if los and rated is not None:
         click.echo("\nlikelihood of superiority (%), row over column")
@@ -45,7 +45,7 @@ def rankings(tid: int | None, los: bool, as_json: bool, store: Store) -> None:
 @click.command()
 @click.argument("tid", metavar="ID", type=int)
 @click.option("--wdl", is_flag=True, help="Show wins-draws-losses instead of score %.")
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@json_option()
 @db_option
 def crosstable(tid: int, wdl: bool, as_json: bool, store: Store) -> None:
     """Head-to-head results between every pair of entrants of tournament ID."""
@@ -58,12 +58,7 @@ def crosstable(tid: int, wdl: bool, as_json: bool, store: Store) -> None:
 @click.command()
 @click.argument("game_id", metavar="GAME_ID", type=int)
 @click.option("--seat", type=int, default=None, help="Show the game as this seat saw it.")
-@click.option(
-    "--json",
-    "as_json",
-    is_flag=True,
-    help="Machine-readable: every action and every chance outcome (events).",
-)
+@json_option("Machine-readable: every action and every chance outcome (events).")
 @db_option
 def replay(game_id: int, seat: int | None, as_json: bool, store: Store) -> None:
     """Re-play a stored game from its deal seed and actions.

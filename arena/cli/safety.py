@@ -1,8 +1,10 @@
-"""CLI options for running untrusted bots: process limits, the sandbox and remote bots.
+"""CLI options for running untrusted bots: process limits, the sandbox, remote bots, a Dask
+cluster, and deals no one can pool.
 
 ``run_options`` adds the options to a command and hands it one ``RunOptions`` value
 (``tournaments.service``), which the use cases turn into limits, a sandbox and the remote-bot
-configuration.
+configuration; ``accept_unsandboxed_option`` adds the acceptance of unsandboxed bots on a
+cluster; ``deals_option`` the choice of duplicate or independent deals.
 """
 
 from __future__ import annotations
@@ -13,12 +15,9 @@ from typing import Any
 
 import click
 
-from arena.procs.limits import Limits
-from arena.procs.remote import REMOTE_WAIT_MS
-from arena.procs.sandbox import SandboxMode
-from tournaments.service import RunOptions
+from tournaments.service import ACCEPT_UNSANDBOXED, DealMode, RunOptions, SandboxMode
 
-_DEFAULTS = Limits()
+_DEFAULTS = RunOptions()
 
 
 #: ``--sandbox``: for every command that runs local bots (``arena bot add`` checks them too).
@@ -31,6 +30,27 @@ sandbox_option = click.option(
     help="Run bots in bubblewrap: auto (if it works here, else warn), required (refuse to run "
     "without it) or off.",
 )
+
+
+#: What ``--deals`` means for a tournament.
+DEALS_HELP = (
+    "duplicate: every seat rotation of a table on one deal (the luck of the deal cancels out); "
+    "independent: each game its own deal, so a bot's processes have no hand of another game "
+    "to pool (for entrants who are strangers; the cost in games: docs/security.md)."
+)
+
+
+def deals_option(help: str = DEALS_HELP) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--deals duplicate|independent``: whether a table's seat rotations share one deal
+    (given to the command as a ``DealMode``)."""
+    return click.option(
+        "--deals",
+        type=click.Choice([mode.value for mode in DealMode]),
+        default=DealMode.DUPLICATE.value,
+        show_default=True,
+        callback=lambda _ctx, _param, value: DealMode(value),
+        help=help,
+    )
 
 
 #: The fewest processes and threads that let a sandboxed Python bot with ZeroMQ start.
@@ -46,7 +66,8 @@ def _check_procs(ctx: click.Context, param: click.Parameter, value: int) -> int:
 
 
 def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
-    """Add the limit, sandbox and remote-bot options; pass ``run_options: RunOptions``."""
+    """Add the limit, sandbox and remote-bot options; pass ``run_options: RunOptions`` (its
+    ``sandbox`` None where ``--sandbox`` is not given: ``RunOptions.sandbox_mode``)."""
     names = (
         "time_bank_ms",
         "memory_mb",
@@ -62,6 +83,10 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
     @functools.wraps(function)
     def wrapper(*args: Any, **kwargs: Any) -> Any:
         values = {name: kwargs.pop(name) for name in names}
+        given = click.get_current_context().get_parameter_source("sandbox")
+        if given is click.core.ParameterSource.DEFAULT:
+            # not given: the use case chooses (auto, or required on a cluster)
+            values["sandbox"] = None
         return function(*args, run_options=RunOptions(**values), **kwargs)
 
     options = [
@@ -126,7 +151,7 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
             "--remote-wait",
             "remote_wait_s",
             type=click.IntRange(1, 86_400),
-            default=REMOTE_WAIT_MS // 1000,
+            default=_DEFAULTS.remote_wait_s,
             show_default=True,
             help="Seconds to wait for a remote bot to connect.",
         ),
@@ -134,3 +159,23 @@ def run_options(function: Callable[..., Any]) -> Callable[..., Any]:
     for option in reversed(options):
         wrapper = option(wrapper)
     return wrapper
+
+
+def accept_unsandboxed_option(function: Callable[..., Any]) -> Callable[..., Any]:
+    """Add the acceptance of bots run unsandboxed on a cluster's workers to a command with
+    ``--cluster`` (``unsandboxed_accepted``): given without ``--cluster``, a usage error."""
+
+    @functools.wraps(function)
+    def wrapper(*args: Any, cluster: str | None, unsandboxed_accepted: bool, **kwargs: Any) -> Any:
+        if unsandboxed_accepted and cluster is None:
+            raise click.UsageError(f"{ACCEPT_UNSANDBOXED} is for runs with --cluster")
+        return function(*args, cluster=cluster, unsandboxed_accepted=unsandboxed_accepted, **kwargs)
+
+    accept = click.option(
+        ACCEPT_UNSANDBOXED,
+        "unsandboxed_accepted",
+        is_flag=True,
+        help="With --cluster and --sandbox auto or off: run although a bot a worker runs "
+        "unsandboxed can reach the Dask scheduler and through it run code on every worker.",
+    )
+    return accept(wrapper)

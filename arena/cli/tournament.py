@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 from collections.abc import Iterable
-from dataclasses import replace
 
 import click
 
@@ -12,20 +11,19 @@ from arena.cli.common import (
     game_option,
     games_per_worker_option,
     jobs_option,
+    json_option,
     move_time_option,
     parse_options,
 )
 from arena.cli.progress import ProgressBar
-from arena.cli.safety import run_options
+from arena.cli.safety import accept_unsandboxed_option, deals_option, run_options
 from arena.cli.storage import db_option
-from arena.procs.sandbox import SandboxMode
 from arena.text import printable
 from tournaments import published, reports, service
 from tournaments.errors import PlanError
-from tournaments.matches.match import match_summary, summary_line
 from tournaments.reports import format_table
-from tournaments.run.cluster import ACCEPT_UNSANDBOXED
-from tournaments.service import RunOptions
+from tournaments.service import DealMode, RunOptions
+from tournaments.store import game_lists
 from tournaments.store.facts import Store
 
 
@@ -87,7 +85,8 @@ def split_bots(text: str, copies: int) -> list[str]:
     help="A gauntlet: every table holds BOT, which meets the --bots (not listed "
     "there itself); the rest is planned as a round robin.",
 )
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@deals_option()
+@json_option()
 @db_option
 def create(
     game_name: str,
@@ -99,6 +98,7 @@ def create(
     options: tuple[str, ...],
     move_ms: int,
     gauntlet: str | None,
+    deals: DealMode,
     as_json: bool,
     store: Store,
 ) -> None:
@@ -122,6 +122,7 @@ def create(
         options=parse_options(options),
         move_ms=move_ms,
         gauntlet=gauntlet,
+        deals=deals,
     )
     warn(created.warnings)
     tid, info = created.tid, created.info
@@ -131,7 +132,8 @@ def create(
         click.echo(
             f"created tournament {tid}: {info.games_total} games "
             f"({info.spec.game}, {len(info.entrants)} entrants, tables of "
-            f"{info.spec.table_size}); run it with `arena tournament run {tid}`"
+            f"{info.spec.table_size}, {info.spec.deals} deals); run it with "
+            f"`arena tournament run {tid}`"
         )
 
 
@@ -176,7 +178,7 @@ def play_pending(
 @jobs_option()
 @games_per_worker_option
 @click.option("--quiet", "-q", is_flag=True, help="No progress bar.")
-@click.option("--json", "as_json", is_flag=True, help="Print the final rankings as JSON.")
+@json_option("Print the final rankings as JSON.")
 @click.option(
     "--cluster",
     metavar="tcp://HOST:PORT",
@@ -185,13 +187,7 @@ def play_pending(
     help="Play the games on this Dask scheduler's workers, --jobs at once on each "
     "(docs/cluster.md). Env: ARENA_CLUSTER.",
 )
-@click.option(
-    ACCEPT_UNSANDBOXED,
-    "unsandboxed_accepted",
-    is_flag=True,
-    help="With --cluster and --sandbox auto or off: run although a bot a worker runs "
-    "unsandboxed can reach the Dask scheduler and through it run code on every worker.",
-)
+@accept_unsandboxed_option
 @run_options
 @db_option
 def run_command(
@@ -213,11 +209,6 @@ def run_command(
     through it run code on every worker; --sandbox auto or off there also needs
     --i-accept-bots-can-run-code-on-every-worker.
     """
-    sandbox_given = click.get_current_context().get_parameter_source("sandbox")
-    if cluster is not None and sandbox_given is click.core.ParameterSource.DEFAULT:
-        run_options = replace(run_options, sandbox=SandboxMode.REQUIRED)
-    if unsandboxed_accepted and cluster is None:
-        raise click.UsageError(f"{ACCEPT_UNSANDBOXED} is for runs with --cluster")
     play_pending(
         store,
         tid,
@@ -228,7 +219,7 @@ def run_command(
         cluster=cluster,
         unsandboxed_accepted=unsandboxed_accepted,
     )
-    rows = reports.rankings(store.results.standings(tid), store.results.current_ratings(tid))
+    rows = published.ranking_rows(store, tid)
     if as_json:
         echo_json(reports.rankings_json(rows))
     else:
@@ -236,7 +227,7 @@ def run_command(
 
 
 @tournament.command("list")
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@json_option()
 @db_option
 def list_command(as_json: bool, store: Store) -> None:
     """List the tournaments in the database."""
@@ -252,7 +243,7 @@ def list_command(as_json: bool, store: Store) -> None:
 
 @tournament.command()
 @click.argument("tid", metavar="ID", type=int)
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@json_option()
 @db_option
 def show(tid: int, as_json: bool, store: Store) -> None:
     """Show a tournament: its plan, progress, faults and rankings."""
@@ -260,12 +251,12 @@ def show(tid: int, as_json: bool, store: Store) -> None:
         echo_json(published.tournament_data(store, tid))
         return
     info = store.tournament(tid)
-    rows = reports.rankings(store.results.standings(tid), store.results.current_ratings(tid))
+    rows = published.ranking_rows(store, tid)
     faults = published.fault_summary(store, tid)
     click.echo(reports.tournament_text(info, rows))
-    match = match_summary(store, tid)
+    match = service.match_summary(store, tid)
     if match is not None:
-        click.echo(f"match      {printable(summary_line(match))}")
+        click.echo(f"match      {printable(service.summary_line(match))}")
     if faults:
         click.echo("\nfaults")
         click.echo(
@@ -281,7 +272,7 @@ def show(tid: int, as_json: bool, store: Store) -> None:
 @click.argument("tid", metavar="ID", type=int)
 @click.option("--entrant", default=None, metavar="NAME", help="Only this entrant's games.")
 @click.option("--faults", "only_faults", is_flag=True, help="Only games with a fault.")
-@click.option("--json", "as_json", is_flag=True, help="Print machine-readable JSON.")
+@json_option()
 @db_option
 def games_command(
     tid: int, entrant: str | None, only_faults: bool, as_json: bool, store: Store
@@ -289,7 +280,7 @@ def games_command(
     """List the games of tournament ID: id, repetition, table, rotation, seats, places and
     faults (by seat and kind). `arena replay GAME_ID` shows one; `arena bot logs NAME --game
     GAME_ID` what a bot wrote during it."""
-    games = published.games_list(store, tid, entrant=entrant, faults=only_faults)
+    games = game_lists.games_list(store, tid, entrant=entrant, faults=only_faults)
     if as_json:
         echo_json(games)
         return

@@ -7,12 +7,12 @@ import webbrowser
 
 import click
 
-from arena.cli.storage import DB_HELP
+from arena.cli.storage import db_path_option
 from tournaments.store.facts import resolve_db_path
 
 
 @click.command()
-@click.option("--db", "db_path", default=None, metavar="PATH", help=DB_HELP)
+@db_path_option()
 @click.option(
     "--host",
     default="127.0.0.1",
@@ -61,7 +61,7 @@ def serve(db_path: str | None, host: str, port: int, open_browser: bool) -> None
     help="Export only this tournament (default: all).",
 )
 @click.option("--no-replays", is_flag=True, help="Leave out the game replay pages.")
-@click.option("--db", "db_path", default=None, metavar="PATH", help=DB_HELP)
+@db_path_option()
 def export(folder: str, tid: int | None, no_replays: bool, db_path: str | None) -> None:
     """Write the web pages into DIR as static files (no server needed to view them)."""
     from arena.web.export import export_site

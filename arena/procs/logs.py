@@ -51,7 +51,7 @@ from dataclasses import dataclass
 from pathlib import Path
 from typing import BinaryIO
 
-from arena.text import printable
+from arena.text import printable, safe_name
 
 log = logging.getLogger(__name__)
 
@@ -67,12 +67,6 @@ MAX_LINE = 4096
 NO_GAME, SEVERAL, STARTED = "-", "*", "start"
 #: A stamped line: its time, then ``#`` (a context line) or a tag and `` | ``.
 _STAMPED = re.compile(rb"^(\d{4}-\d\d-\d\dT\d\d:\d\d:\d\d\.\d{3}Z) (?:# (.*)|(\S+) \| (.*))$")
-
-
-def safe_name(text: str) -> str:
-    """A file name for a bot name or label (letters, digits, ``-_.#``; nothing else)."""
-    name = "".join(ch if ch.isalnum() or ch in "-_#." else "_" for ch in text)[:80]
-    return name.lstrip(".") or "_"
 
 
 def logs_folder(db_path: Path) -> Path:

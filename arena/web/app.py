@@ -1,8 +1,8 @@
 """The web app (Starlette): pages and their JSON twins over one results database, read-only.
 
-Requests read the database through read-only connections (``arena.web.readonly``) kept in a
-small pool between requests; an idle reader holds no lock, so a running tournament never
-waits on the server. Errors become a clear page
+Requests read the database through read-only connections (``tournaments.store.readonly``)
+kept in a small pool between requests; an idle reader holds no lock, so a running tournament
+never waits on the server. Errors become a clear page
 (or ``{"error": ...}`` under ``/api/``) with a 4xx/5xx status and never a traceback: unknown
 ids 404, a deal still in play 409, bad parameters 400, a database that cannot be read
 (missing, corrupt, locked, another schema) 503; anything else is logged and answered 500.
@@ -24,17 +24,17 @@ from starlette.routing import BaseRoute, Mount, Route
 from starlette.staticfiles import StaticFiles
 
 from arena.errors import ArenaError
-from arena.web import downloads, queries
+from arena.web import downloads
 from arena.web.endpoints import HEADERS, LINKS, endpoint, error_response
 from arena.web.frames import REFEREE
-from arena.web.queries import GamesFilter
-from arena.web.readonly import ReadOnlyPool
 from arena.web.render import render
 from arena.web.site import Site
 from tournaments import published
-from tournaments.catalogue.lookup import bundled_bots
 from tournaments.errors import NotFound
+from tournaments.store import game_lists
 from tournaments.store.facts import Store
+from tournaments.store.game_lists import GamesFilter
+from tournaments.store.readonly import ReadOnlyPool
 
 __all__ = ["STATIC", "create_app"]
 
@@ -116,7 +116,7 @@ def history_api(request: Request, store: Store, site: Site) -> Any:
 @endpoint("json")
 def games_api(request: Request, store: Store, site: Site) -> Any:
     per_page = min(_int(request, "per_page", 50) or 50, 1000)
-    return queries.games_page(
+    return game_lists.games_page(
         store,
         _path_int(request, "tid"),
         games_filter=GamesFilter.from_params(request.query_params),
@@ -145,7 +145,7 @@ def games_jsonl(request: Request) -> Response:
             store.tournament(tid)
     except Exception as exc:  # noqa: BLE001 - every error becomes a response
         return error_response(exc, api=True)
-    lines = queries.iter_game_lines(pool.store, tid)
+    lines = game_lists.iter_game_lines(pool.store, tid)
     return StreamingResponse(
         downloads.jsonl(lines),
         media_type="application/x-ndjson",
@@ -246,7 +246,7 @@ def create_app(
         Mount("/static", app=StaticFiles(directory=STATIC), name="static"),
     ]
     app = Starlette(routes=routes, exception_handlers={404: not_found, 405: not_found})
-    app.state.site = Site(str(Path(db_path).expanduser()), bundled=tuple(bundled_bots()))
+    app.state.site = Site(str(Path(db_path).expanduser()))
     app.state.pool = ReadOnlyPool(db_path)
     if warm:
         threading.Thread(

@@ -1,7 +1,8 @@
 """Charts drawn on the server as inline SVG (no JavaScript, no charting library): Elo with its
 95 % interval as error bars, heat maps (likelihood of superiority, crosstable) with a scale,
-counts, tooltips and links, the rating history as a line chart, and a bot's rating across its
-tournaments. Every label is escaped: entrant names are chosen by bot owners.
+counts, tooltips and links, the rating history as a line chart (thinned: ``history_series``),
+and a bot's rating across its tournaments. Every label is escaped: entrant names are chosen by
+bot owners.
 
 Charts keep their natural size (a figure scrolls sideways on a narrow screen rather than
 shrinking the text). The heat maps' colours run from orange (0) through white (50 %) to purple
@@ -15,7 +16,16 @@ from dataclasses import dataclass
 
 from markupsafe import Markup, escape
 
-__all__ = ["PALETTE", "HeatCell", "TimelinePoint", "elo_bars", "heat_map", "line_chart", "timeline"]
+__all__ = [
+    "PALETTE",
+    "HeatCell",
+    "TimelinePoint",
+    "elo_bars",
+    "heat_map",
+    "history_series",
+    "line_chart",
+    "timeline",
+]
 
 PALETTE = (
     "#1f77b4",
@@ -211,6 +221,31 @@ def heat_map(
         "</svg>"
     )
     return Markup("".join(parts))
+
+
+def history_series(
+    history: Sequence[tuple[int, str, float]], entrants: Sequence[str], *, points: int = 200
+) -> dict[str, list[tuple[int, float]]]:
+    """Each entrant's incremental Elo after its games (``history``: rows of plan index,
+    entrant and rating), thinned for ``line_chart`` to about ``points`` points per entrant (a
+    row every so often, then each entrant's last row): linear in the points kept, not in the
+    history's length."""
+    stride = max(1, len(history) // (points * max(1, len(entrants))))
+    if stride > 1 and stride % 2 == 0:
+        stride += 1  # an odd stride does not keep landing on the same seat
+    by_entrant: dict[str, list[tuple[int, float]]] = {}
+    for index, entrant, rating in history[::stride]:
+        by_entrant.setdefault(entrant, []).append((index, rating))
+    seen: set[str] = set()
+    for index, entrant, rating in reversed(history):
+        if entrant not in seen:
+            seen.add(entrant)
+            series = by_entrant.setdefault(entrant, [])
+            if not series or series[-1][0] != index:
+                series.append((index, rating))
+            if len(seen) == len(entrants):
+                break
+    return {e: by_entrant[e] for e in entrants if e in by_entrant}
 
 
 def line_chart(

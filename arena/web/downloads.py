@@ -14,8 +14,8 @@ import json
 from collections.abc import Iterable, Iterator, Sequence
 from typing import Any
 
-from arena.web.queries import RawJSON
 from tournaments import reports
+from tournaments.store.game_lists import RawJSON
 
 __all__ = ["crosstable_csv", "jsonl", "rankings_csv"]
 

@@ -17,15 +17,15 @@ from dataclasses import dataclass
 from pathlib import Path
 
 from arena.errors import ArenaError
-from arena.web import downloads, queries
+from arena.web import downloads
 from arena.web.app import STATIC
 from arena.web.links import ExportLinks
-from arena.web.queries import GamesFilter
-from arena.web.readonly import open_readonly
 from arena.web.render import render
 from arena.web.site import Site
-from tournaments.catalogue.lookup import bundled_bots
+from tournaments.store import game_lists
 from tournaments.store.facts import Store
+from tournaments.store.game_lists import GamesFilter
+from tournaments.store.readonly import open_readonly
 
 __all__ = ["ExportSummary", "export_site"]
 
@@ -61,13 +61,13 @@ def export_site(
         raise ArenaError(f"{out} exists and is not a folder")
     out.mkdir(parents=True, exist_ok=True)
     shutil.copytree(STATIC, out / "static", dirs_exist_ok=True)
-    site = Site(str(Path(db_path).expanduser()), bundled=tuple(bundled_bots()))
+    site = Site(str(Path(db_path).expanduser()))
     pages = replayed = 0
     with open_readonly(site.db_path) as store:
         infos = store.list_tournaments()
         if tournament is not None:
             infos = [store.tournament(tournament)]
-        shown = queries.shown_games(store, [info.id for info in infos])
+        shown = game_lists.shown_games(store, [info.id for info in infos])
         skipped = sum(info.games_done for info in infos) - len(shown)  # deals in play
         if not replays:
             shown = set()
@@ -121,7 +121,7 @@ def _export_tournament(store: Store, site: Site, links: ExportLinks, out: Path, 
 def _data_files(store: Store, site: Site, tid: int) -> list[tuple[str, str]]:
     """A tournament's data files, by name (``links.DOWNLOADS``)."""
     bundle = site.bundle(store, tid)
-    lines = queries.iter_game_lines(lambda: contextlib.nullcontext(store), tid)
+    lines = game_lists.iter_game_lines(lambda: contextlib.nullcontext(store), tid)
     return [
         ("games.jsonl", "".join(downloads.jsonl(lines))),
         ("rankings.csv", downloads.rankings_csv(bundle.rows)),

@@ -10,8 +10,8 @@ import hashlib
 from collections.abc import Set
 from urllib.parse import quote, urlencode
 
-from arena.procs.logs import safe_name
-from arena.web.queries import GamesFilter
+from arena.text import safe_name
+from tournaments.store.game_lists import GamesFilter
 
 __all__ = ["DOWNLOADS", "ExportLinks", "Links"]
 

@@ -16,9 +16,10 @@ import time
 from collections import OrderedDict
 from collections.abc import Mapping
 from dataclasses import dataclass
+from datetime import UTC, datetime
 from typing import Any
 
-from arena.web import charts, queries
+from arena.web import charts
 from arena.web.frames import (
     REFEREE,
     Replay,
@@ -30,17 +31,37 @@ from arena.web.frames import (
     replay_script,
 )
 from arena.web.links import DOWNLOADS, Links
-from arena.web.queries import GamesFilter
-from arena.web.runs import run_status
 from tournaments import published, reports
-from tournaments.errors import NotFound
-from tournaments.plans.schedule import TournamentKind
-from tournaments.store import gamelogs
+from tournaments.errors import BadParameter, NotFound
+from tournaments.service import TournamentKind
+from tournaments.store import game_lists, gamelogs
 from tournaments.store.facts import Store
+from tournaments.store.game_lists import GamesFilter
 from tournaments.store.values import TournamentInfo, TournamentStatus
-from tournaments.store.withheld import deal_in_play, deal_withheld_reason, tables_in_play
+from tournaments.store.withheld import (
+    TableInPlay,
+    deal_in_play,
+    deal_withheld_reason,
+    tables_in_play,
+)
 
 __all__ = ["Bundle", "DealInPlay", "Site"]
+
+
+def table_in_play(table: TableInPlay, *, now: datetime | None = None) -> dict[str, Any]:
+    """A game being played, as the live view shows it: its table (``tournaments.store.withheld``:
+    never its deal), with the seconds since it started."""
+    now = now or datetime.now(UTC)
+    started = datetime.fromisoformat(table.started_at)
+    return {
+        "game_id": table.game_id,
+        "repetition": table.repetition,
+        "table": table.table,
+        "rotation": table.rotation,
+        "seats": list(table.seating),
+        "started_at": table.started_at,
+        "started_s": max(0.0, round((now - started).total_seconds(), 1)),
+    }
 
 
 class DealInPlay(NotFound):
@@ -69,9 +90,8 @@ class Site:
     LIVE_MIN_S = 2.0
     LIVE_SHARE = 0.02
 
-    def __init__(self, db_path: str, *, bundled: tuple[str, ...] = ()) -> None:
+    def __init__(self, db_path: str) -> None:
         self.db_path = db_path
-        self.bundled = bundled
         self._bundles: OrderedDict[tuple[int, int, str], Bundle] = OrderedDict()
         self._last: dict[int, Bundle] = {}
         self._samples: dict[int, list[tuple[float, int]]] = {}
@@ -89,7 +109,7 @@ class Site:
         statuses = tuple(status.value for status in TournamentStatus)
         game, status = params.get("game") or None, params.get("status") or None
         if status is not None and status not in statuses:
-            raise queries.BadParameter(f"status must be one of {', '.join(statuses)}")
+            raise BadParameter(f"status must be one of {', '.join(statuses)}")
         shown = [
             t
             for t in infos
@@ -98,7 +118,7 @@ class Site:
         ]
         return {
             "tournaments": shown,
-            "runs": {t.id: run_status(store, t) for t in shown},
+            "runs": {t.id: published.run_status(store, t) for t in shown},
             "games": sorted({t.spec.game for t in infos}),
             "statuses": statuses,
             "chosen": {"game": game, "status": status},
@@ -138,7 +158,7 @@ class Site:
         rated = store.results.compute_ratings(tid)
         rankings = published.rankings_data(store, tid, rated=rated, rows=rows)
         crosstable = published.crosstable_data(store, tid, crosstable=rated.crosstable)
-        history = queries.history_series(rated.elo.history, [e.name for e in info.entrants])
+        history = charts.history_series(rated.elo.history, [e.name for e in info.entrants])
         bundle = Bundle(
             info=info,
             rows=rows,
@@ -211,7 +231,7 @@ class Site:
                 h2h = pair | {"played": played(games_filter.entrant, games_filter.opponent)}
         return {
             "info": info,
-            "run": run_status(store, info),
+            "run": published.run_status(store, info),
             "live": self.live(store, tid, info=info),
             "rows": bundle.rows,
             "rated_games": bundle.info.games_done,
@@ -228,10 +248,10 @@ class Site:
             "history_chart": charts.line_chart(
                 {e: [(i + 1, r) for i, r in s] for e, s in bundle.history.items()}
             ),
-            "games": queries.games_page(
+            "games": game_lists.games_page(
                 store, tid, games_filter=games_filter, page=page, per_page=per_page, info=info
             ),
-            "recent": queries.recent_games(store, tid),
+            "recent": game_lists.recent_games(store, tid),
             "h2h": h2h,
             "entrants": labels,
             "downloads": DOWNLOADS,
@@ -265,7 +285,7 @@ class Site:
         allows (see ``LIVE_SHARE``). Rate, ETA and the games being played are given only while
         the run is alive."""
         info = info or store.tournament(tid)
-        run = run_status(store, info)
+        run = published.run_status(store, info)
         now = time.monotonic()
         with self._lock:
             samples = self._samples.setdefault(tid, [])
@@ -286,7 +306,7 @@ class Site:
             "tournament": tid,
             "status": info.status.value,
             "run": run.to_dict(),
-            "playing": [queries.table_in_play(table) for table in playing],
+            "playing": [table_in_play(table) for table in playing],
             "games_done": info.games_done,
             "games_total": info.games_total,
             "rate_per_s": None if rate is None else round(rate, 3),
@@ -298,11 +318,9 @@ class Site:
     # -- bots and games -----------------------------------------------------------------
 
     def bot(self, store: Store, name: str) -> dict[str, Any]:
-        """A bot's record (``queries.bot_record``), its description, its log, and its
-        rating in each of its tournaments (from their rankings: ``ratings``)."""
-        record = queries.bot_record(store, name, bundled=self.bundled)
-        record["description"] = queries.bot_description(name, record["kind"])
-        record["log"] = queries.bot_log_text(store, self.db_path, name, record)
+        """A bot's record, description and log (``published.bot_data``), and its rating in
+        each of its tournaments (from their rankings: ``ratings``)."""
+        record = published.bot_data(store, name)
         ratings = []
         for entry in record["tournaments"]:
             row = next(
@@ -397,6 +415,7 @@ class Site:
             "seats": list(range(record.players)),
             "names": list(stored.planned.seating),
             "sheet": replay.sheet,
+            "table": replay.table,
             "frames": len(replay.frames),
         }
 

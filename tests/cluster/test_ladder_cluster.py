@@ -12,8 +12,8 @@ import pytest
 from tests.cluster.conftest import LocalCluster
 from tests.ladder.conftest import cli, folder_bot, replay_openskill
 from tests.security.conftest import needs_bwrap
-from tournaments.ladder.records import LadderStore
 from tournaments.store.facts import Store
+from tournaments.store.ladders import LadderStore
 
 pytest.importorskip("distributed")
 pytestmark = pytest.mark.cluster

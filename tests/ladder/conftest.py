@@ -18,8 +18,8 @@ from arena.cli import main
 from tests.web.conftest import browser, shots  # noqa: F401 - the browser tests' fixtures
 from tournaments.catalogue.commandfiles import command_version, record
 from tournaments.ladder import service
-from tournaments.ladder.values import LadderSettings
 from tournaments.store.facts import Store
+from tournaments.store.ladder_values import LadderSettings
 
 RANDOM_BOT = """
 import random

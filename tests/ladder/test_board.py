@@ -7,7 +7,6 @@ from __future__ import annotations
 from pathlib import Path
 
 from arena.procs.sandbox import SandboxMode
-from arena.web.ladder_pages import ladder_data
 from tests.ladder.conftest import make_ladder
 from tournaments.ladder import service
 from tournaments.ladder.board import EloCache
@@ -45,7 +44,7 @@ def test_a_ladders_recent_games_wait_for_their_deal(tmp_path: Path) -> None:
     make_ladder(db, "3", ("random", "first", "skull_odds"), batch_games=12, placement_games=3)
     with Store.open(db) as store:
         service.run_ladder(store, "sk", RunOptions(sandbox=SandboxMode.OFF), until_games=12)
-        listed = {game["id"] for game in ladder_data(store, "sk")["recent"]}
+        listed = {game["id"] for game in service.ladder_page(store, "sk")["recent"]}
         latest = max(listed)
         deal, tid = store.db.execute(
             "SELECT deal_seed, tournament_id FROM games WHERE id = ?", (latest,)
@@ -59,5 +58,5 @@ def test_a_ladders_recent_games_wait_for_their_deal(tmp_path: Path) -> None:
         assert len(rotations) == 3 and rotations <= listed, "a complete deal is listed"
         store.db.execute("UPDATE games SET status = 'pending' WHERE id = ?", (latest,))
         # the deal's last rotation is still to be played: none of its games is listed
-        shown = {game["id"] for game in ladder_data(store, "sk")["recent"]}
+        shown = {game["id"] for game in service.ladder_page(store, "sk")["recent"]}
         assert not shown & rotations and shown, shown

@@ -28,8 +28,8 @@ from tests.ladder.conftest import (
 )
 from tests.tournaments.test_kill_anytime import assert_nothing_left
 from tournaments.ladder import service
-from tournaments.ladder.records import LadderStore
 from tournaments.store.facts import Store
+from tournaments.store.ladders import LadderStore
 
 #: When each run is killed: as it starts (after 0.8 s), once this many games are recorded
 #: (mid-batch), as the first batch's last game is recorded (rating and planning), mid-way

@@ -10,7 +10,7 @@ from hypothesis import strategies as st
 
 from tests.conftest import long_run
 from tournaments.ladder.matchmaking import Candidate, MatchParams, fair_share, pair, plan_batch
-from tournaments.ladder.skill import Skill
+from tournaments.ratings.skill import Skill
 
 
 @st.composite

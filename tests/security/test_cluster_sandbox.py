@@ -70,3 +70,30 @@ def test_the_words_are_for_cluster_runs_only(tournament) -> None:
     db, tid = tournament
     result = invoke("tournament", "run", tid, ACCEPT_UNSANDBOXED, "--db", db)
     assert result.exit_code == 2 and "is for runs with --cluster" in result.output
+
+
+def test_a_ladder_on_a_cluster_is_sandboxed_as_a_tournament_is(tmp_path, monkeypatch) -> None:
+    """The rule is the use case's (``RunOptions.sandbox_mode``), not one face's: a ladder's
+    batch on a cluster runs with ``required`` unless ``--sandbox`` is given, and ``auto`` there
+    needs the words too."""
+
+    def reached(address: str):
+        raise ClusterError(f"reached the scheduler at {address}")
+
+    monkeypatch.setattr(cluster, "connect", reached)
+    db = str(tmp_path / "arena.db")
+    assert invoke("ladder", "create", "sk", "--game", "skull", "--db", db).exit_code == 0
+    for bot, participant in (("random", "ann"), ("first", "bob"), ("skull_odds", "cat")):
+        entered = invoke("ladder", "submit", "sk", bot, "--participant", participant, "--db", db)
+        assert entered.exit_code == 0, entered.output
+    address = "tcp://127.0.0.1:8786"
+    run = ("ladder", "run", "sk", "--games", "1", "--cluster", address)
+    default = invoke(*run, "--db", db)
+    assert "reached the scheduler" in default.output, default.output
+    auto = invoke(*run, "--sandbox", "auto", "--db", db)
+    assert auto.exit_code == 1 and ACCEPT_UNSANDBOXED in auto.output, auto.output
+    assert "reached the scheduler" not in auto.output
+    words = invoke(*run, "--sandbox", "auto", ACCEPT_UNSANDBOXED, "--db", db)
+    assert "reached the scheduler" in words.output, words.output
+    alone = invoke("ladder", "run", "sk", "--games", "1", ACCEPT_UNSANDBOXED, "--db", db)
+    assert alone.exit_code == 2 and "is for runs with --cluster" in alone.output

@@ -19,13 +19,14 @@ from arena.procs import memview
 from arena.procs import sandbox as sandboxing
 from arena.procs.botproc import bot_environment, describe_exit
 from arena.procs.limits import Limits
-from arena.procs.logs import CappedLog, bot_logs, log_path, read_log, safe_name
+from arena.procs.logs import CappedLog, bot_logs, log_path, read_log
 from arena.procs.pool import BotPool
 from arena.procs.sandbox import Sandbox
 from arena.referee import driver
 from arena.referee.game import GameSetup
 from arena.referee.record import Chooser, FaultKind
 from arena.referee.seats import ProcessSeat
+from arena.text import safe_name
 from tests.arena.conftest import bundled, rogue
 from tests.security.conftest import survivors
 

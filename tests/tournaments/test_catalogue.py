@@ -70,7 +70,7 @@ def test_the_arena_never_imports_a_bot(tmp_path: Path) -> None:
         "import sys\n"
         "from click.testing import CliRunner\n"
         "from arena.cli import main\n"
-        "from arena.cli.demo import demo_entrants\n"
+        "from tournaments.service import demo_entrants\n"
         "result = CliRunner().invoke(main, ['bot', 'list', '--db', sys.argv[1]])\n"
         "assert result.exit_code == 0, result.output\n"
         "assert 'skull_odds' in result.output\n"

@@ -204,7 +204,7 @@ def test_locked_database_is_a_clear_error(
     db = serve_copy(played, tmp_path)
     with sqlite3.connect(db) as conn:
         conn.execute("PRAGMA journal_mode=DELETE")
-    monkeypatch.setattr("arena.web.readonly.BUSY_TIMEOUT_MS", 100)
+    monkeypatch.setattr("tournaments.store.readonly.BUSY_TIMEOUT_MS", 100)
     holder = sqlite3.connect(db, isolation_level=None)
     holder.execute("BEGIN EXCLUSIVE")
     try:

@@ -35,7 +35,7 @@ from arena.procs.sandbox import Sandbox, SandboxMode, inside, named_paths, priva
 from tournaments.catalogue.bot_sandbox import sandbox_for
 from tournaments.catalogue.botcopies import BotCopies
 from tournaments.catalogue.commandfiles import command_version, record
-from tournaments.catalogue.compliance import ComplianceReport, run_checks
+from tournaments.catalogue.compliance import CheckStop, ComplianceReport, run_checks
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, split_command
 from tournaments.catalogue.remote import is_remote
 from tournaments.errors import DuplicateBot, NotFound
@@ -43,8 +43,6 @@ from tournaments.store.facts import Store
 from tournaments.store.values import (
     BotInfo,
     BotKind,
-    GameStatus,
-    TournamentStatus,
     bot_name_problem,
 )
 
@@ -95,14 +93,21 @@ def load_manifest(folder: Path) -> Manifest:
 
 
 def check_bot(
-    spec: BotSpec, games: Sequence[str], *, sandbox: Sandbox | None = None
+    spec: BotSpec,
+    games: Sequence[str],
+    *,
+    sandbox: Sandbox | None = None,
+    stop: CheckStop | None = None,
 ) -> ComplianceReport:
     """Run the compliance suite of ``arena bot check`` (``tournaments.catalogue.compliance``) on the
-    bot, with a few games of each of ``games``, in ``sandbox`` (None: unsandboxed). Raises
-    BotCheckError naming every failed check."""
+    bot, with a few games of each of ``games``, in ``sandbox`` (None: unsandboxed), until
+    ``stop`` says (None: to its end). Raises BotCheckError naming every failed check, or why
+    the check was stopped."""
     if not games:
         raise BotCheckError("name at least one game the bot plays")
-    report = run_checks(spec, games, per_game=ADD_GAMES, move_ms=2000, sandbox=sandbox)
+    report = run_checks(spec, games, per_game=ADD_GAMES, move_ms=2000, sandbox=sandbox, stop=stop)
+    if report.stopped is not None:
+        raise BotCheckError(f"the check was stopped: {report.stopped}", report=report)
     if not report.passed:
         failed = "; ".join(f"{check.title}: {check.detail}" for check in report.failures())
         raise BotCheckError(f"check failed: {failed} (details: `arena bot check`)", report=report)
@@ -156,10 +161,14 @@ def add_folder_bot(
     replace: bool = False,
     sandbox: SandboxMode = SandboxMode.AUTO,
     announce: Announce | None = None,
+    uploaded: bool = False,
+    stop: CheckStop | None = None,
 ) -> Registered:
     """Copy the bot in ``folder`` (with its ``bot.toml``) into the arena's store, check it
     from the copy, in ``sandbox`` as a tournament would run it, and register it (``games``:
-    instead of the manifest's). Nothing is registered if anything fails."""
+    instead of the manifest's; ``uploaded``: code a participant uploaded, which then runs
+    only in the sandbox wherever it is entered; ``stop``: may end its check early). Nothing
+    is registered if anything fails."""
     manifest = load_manifest(folder)
     chosen = tuple(games or manifest.games)
     existing = _check_request(store, manifest.name, chosen, replace)
@@ -195,9 +204,10 @@ def add_folder_bot(
         added_at="",
         digest=copy.digest,
         files=(),
+        uploaded=uploaded,
     )
     try:
-        return _register(store, info, existing, sandbox, announce)
+        return _register(store, info, existing, sandbox, announce, stop)
     except BaseException:
         if copy.new and not _names_copy(store, copy.digest):
             copies.discard(copy)  # a bot that failed its check leaves nothing behind
@@ -288,19 +298,24 @@ def _register(
     existing: BotInfo | None,
     mode: SandboxMode,
     announce: Announce | None,
+    stop: CheckStop | None = None,
 ) -> Registered:
     """Check ``info`` as it will run (unless that code and those games are registered), then
     store it."""
     previous = existing.version if existing else None
     same = ("version", "command", "path", "games", "digest", "files")
-    if existing is not None and all(getattr(existing, k) == getattr(info, k) for k in same):
+    if (
+        existing is not None
+        and all(getattr(existing, k) == getattr(info, k) for k in same)
+        and existing.uploaded >= info.uploaded  # code now uploaded is marked (and checked)
+    ):
         return Registered(existing, previous, checked=False)
     catalogue = Catalogue.of(store)
     spec = catalogue.runnable(info).spec
     if announce is not None:
         announce(info.name, info.games)
-    box = sandbox_for(mode, Path(store.path), catalogue.folders())
-    report = check_bot(spec, info.games, sandbox=box)
+    box = sandbox_for(mode, Path(store.path), catalogue.folders(), specs=[spec])
+    report = check_bot(spec, info.games, sandbox=box, stop=stop)
     stored = store.add_bot(
         info.name,
         info.command,
@@ -310,6 +325,7 @@ def _register(
         replace=existing is not None,
         digest=info.digest,
         files=info.files,
+        uploaded=info.uploaded,
     )
     return Registered(stored, previous, warnings=_planned_before(store, stored), report=report)
 
@@ -317,13 +333,7 @@ def _register(
 def _planned_before(store: Store, info: BotInfo) -> tuple[str, ...]:
     """What to tell the owner of a bot just registered at a new version about the unfinished
     tournaments planned with another version of it."""
-    rows = store.db.execute(
-        "SELECT DISTINCT e.tournament_id, e.bot_version FROM entrants e JOIN tournaments t "
-        "ON t.id = e.tournament_id WHERE e.bot = ? AND e.bot_version != ? AND (t.status != ? "
-        "OR EXISTS (SELECT 1 FROM games g WHERE g.tournament_id = t.id AND g.status = ?)) "
-        "ORDER BY e.tournament_id",
-        (info.name, info.version, TournamentStatus.DONE.value, GameStatus.PENDING.value),
-    ).fetchall()
+    rows = store.unfinished_with_other_version(info.name, info.version)
     if info.digest is not None:
         keeps = "goes on with that version (its copy is kept)"
     else:

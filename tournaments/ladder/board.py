@@ -17,9 +17,10 @@ import time
 from collections.abc import Callable
 
 from tournaments.ladder.rating import current
-from tournaments.ladder.records import LadderStore
-from tournaments.ladder.values import Board, BoardLine, EntryStatus, LadderInfo
+from tournaments.ladder.values import Board, BoardLine
 from tournaments.ratings import PairCounts, Rated, batch_ratings
+from tournaments.store.ladder_values import EntryStatus, LadderInfo
+from tournaments.store.ladders import LadderStore
 
 __all__ = ["MAX_ELO_VERSIONS", "EloCache", "read_board", "skill_history"]
 

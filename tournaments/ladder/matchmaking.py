@@ -37,7 +37,7 @@ import math
 from collections.abc import Callable, Mapping, Sequence
 from dataclasses import dataclass
 
-from tournaments.ladder.skill import Skill
+from tournaments.ratings.skill import Skill
 
 __all__ = ["Candidate", "MatchParams", "fair_share", "pair", "plan_batch"]
 

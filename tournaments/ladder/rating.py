@@ -19,9 +19,9 @@ import logging
 from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
-from tournaments.ladder.records import LadderGame, LadderStore
-from tournaments.ladder.skill import Skill, inherited, initial, rate
-from tournaments.ladder.values import Entry, EntryStatus, LadderInfo
+from tournaments.ratings.skill import Skill, inherited, initial, rate
+from tournaments.store.ladder_values import Entry, EntryStatus, LadderGame, LadderInfo
+from tournaments.store.ladders import LadderStore
 
 __all__ = ["Ratings", "current", "fold_ready", "rebuild", "suspension"]
 

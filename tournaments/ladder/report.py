@@ -3,10 +3,11 @@
 from __future__ import annotations
 
 from arena.text import printable
-from tournaments.ladder.values import Board, LadderInfo
+from tournaments.ladder.values import Board
 from tournaments.reports import format_table
+from tournaments.store.ladder_values import LadderDeals, LadderInfo
 
-__all__ = ["board_text", "ladders_text"]
+__all__ = ["board_text", "deals_text", "ladders_text"]
 
 
 def _elo(line_elo: float | None, lo: float | None, hi: float | None) -> str:
@@ -21,7 +22,7 @@ def board_text(board: Board) -> str:
     ladder = board.ladder
     head = (
         f"ladder {printable(ladder.name)}: {ladder.game}, tables of {ladder.sizes_text()}, "
-        f"{board.games} games in {board.batches} batches"
+        f"{deals_text(board)}, {board.games} games in {board.batches} batches"
         + (f" ({board.pending} in play)" if board.pending else "")
     )
     rows = [
@@ -65,11 +66,21 @@ def board_text(board: Board) -> str:
     return f"{head}\n\n{table}{empty}{notes}"
 
 
+def deals_text(board: Board) -> str:
+    """How the next batch deals: ``independent deals``, ``duplicate deals``, with ``(auto)``
+    when the ladder's setting chose it from its uploads."""
+    auto = board.ladder.settings.deals is LadderDeals.AUTO
+    return f"{board.deals} deals" + (" (auto)" if auto else "")
+
+
 def ladders_text(ladders: list[LadderInfo]) -> str:
     if not ladders:
         return "no ladders yet; create one with `arena ladder create`"
     return format_table(
-        ["ladder", "game", "tables", "move ms", "created"],
-        [[i.name, i.game, i.sizes_text(), i.move_ms, i.created_at] for i in ladders],
-        align="lllrl",
+        ["ladder", "game", "tables", "deals", "move ms", "created"],
+        [
+            [i.name, i.game, i.sizes_text(), i.settings.deals, i.move_ms, i.created_at]
+            for i in ladders
+        ],
+        align="llllrl",
     )

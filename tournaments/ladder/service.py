@@ -3,17 +3,24 @@
 - ``create_ladder``: a ladder for one game, its table sizes, options and move time;
 - ``submit``: enter a bot here (a registered or bundled bot's name, or a folder: copied and
   checked) for a participant; ``upload``: enter an archive a participant sent (unpacked
-  safely, checked in the sandbox; refused with the check's report if it fails);
+  safely, checked in the sandbox; refused with the check's report if it fails), in two steps
+  the upload server takes apart: ``stage_upload`` (at once) and ``enter_upload`` (the entry
+  check, queued: ``tournaments.ladder.submissions``);
 - ``invite`` / ``revoke``: a participant's upload token (hashed in the key file);
 - ``run_ladder``: play batch after batch until stopped, or until the ladder holds a number
   of games: rate the batches played, plan the next from the skills (matchmaking), play it
-  through the tournament runner (``tournaments.service.prepare_run`` and
-  ``tournaments.run.runner.run``: every fair-play rule of tournaments holds; the ``--jobs``
-  workers are started once for every batch), rate it;
-- ``leaderboard``, ``rebuild``: read the leaderboard; recompute the skill cache.
+  through the tournament runner (``tournaments.service.prepare_run`` and ``run_tournament``:
+  every fair-play rule of tournaments holds; the ``--jobs`` workers are started once for every
+  batch), rate it;
+- ``ladders``, ``leaderboard``, ``ladder_page``, ``skill_series``: read the ladders, a
+  leaderboard (with its recent games: the web's page), its versions' skills over time;
+  ``rebuild_skills``: recompute the skill cache;
+- ``ladder``, ``participant_of``: what the upload server checks before it takes an upload.
 
 Faces parse, call one of these and print. Errors are typed (``LadderError``,
-``BotCheckError`` with the check's report, ``ArchiveError``, ``UsageProblem``...).
+``BotCheckError`` with the check's report, ``ArchiveError``, ``UsageProblem``...). Like
+``tournaments.service``, this module names the values its use cases take and return for the
+faces (``EloCache``, ``MAX_UPLOAD_BYTES``, ``ComplianceReport``...).
 """
 
 from __future__ import annotations
@@ -21,7 +28,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -29,18 +37,32 @@ from typing import Any
 from arena.games import get_game
 from arena.keys.seeds import new_key, random_seed
 from arena.procs.sandbox import SandboxMode
-from tournaments.catalogue.compliance import ComplianceReport
+from tournaments.catalogue.compliance import CheckStop, ComplianceReport
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, bundled_version, plays
-from tournaments.catalogue.registry import BotCheckError, add_folder_bot, load_manifest
-from tournaments.errors import ClusterError, ClusterLost, Interrupted, NotFound, UsageProblem
+from tournaments.catalogue.registry import (
+    BotCheckError,
+    Manifest,
+    add_folder_bot,
+    load_manifest,
+)
+from tournaments.errors import (
+    LadderError,
+    NotFound,
+    NotYourBot,
+    UsageProblem,
+)
 from tournaments.ladder import tokens
-from tournaments.ladder.board import read_board
-from tournaments.ladder.bots import stage_archive, uploads_root
+from tournaments.ladder.board import EloCache, read_board, skill_history
+from tournaments.ladder.bots import MAX_UPLOAD_BYTES, Staged, stage_archive, uploads_root
 from tournaments.ladder.matchmaking import Candidate, MatchParams, plan_batch
 from tournaments.ladder.rating import Folded, current, fold_ready, rebuild
-from tournaments.ladder.records import LadderError, LadderStore, NotYourBot
-from tournaments.ladder.values import (
-    Board,
+from tournaments.ladder.values import Board
+from tournaments.plans.schedule import TournamentKind, TournamentSpec, seatings, table_games
+from tournaments.run.runner import RunSummary, Workers
+from tournaments.run.sink import Progress
+from tournaments.service import GoOn, RunOptions, games_of, prepare_run, run_tournament
+from tournaments.store.facts import Store
+from tournaments.store.ladder_values import (
     Entry,
     EntryStatus,
     LadderInfo,
@@ -48,26 +70,39 @@ from tournaments.ladder.values import (
     ladder_name_problem,
     participant_problem,
 )
-from tournaments.plans.schedule import TournamentKind, TournamentSpec, seatings, table_games
-from tournaments.run.runner import RunSummary, Workers, run
-from tournaments.run.sink import Progress
-from tournaments.service import RunOptions, games_of, prepare_run
-from tournaments.store.facts import Store
+from tournaments.store.ladders import LadderStore
 
 __all__ = [
-    "BatchDone",
-    "LadderRun",
-    "Submission",
+    # the use cases
     "create_ladder",
     "invite",
+    "ladder",
+    "ladder_page",
+    "ladders",
     "leaderboard",
     "parse_sizes",
+    "participant_of",
     "rebuild_skills",
     "revoke",
     "run_ladder",
+    "skill_series",
+    "stage_upload",
+    "enter_upload",
+    "staged_bot",
     "submit",
     "upload",
+    # their values
+    "MAX_UPLOAD_BYTES",
+    "BatchDone",
+    "BotCheckError",
+    "ComplianceReport",
+    "EloCache",
+    "LadderRun",
+    "Submission",
 ]
+
+#: Recent games a ladder's page lists.
+RECENT = 20
 
 log = logging.getLogger(__name__)
 
@@ -92,16 +127,19 @@ def create_ladder(
     *,
     name: str,
     game_name: str,
-    table_sizes: str,
+    table_sizes: str | None,
     options: Mapping[str, Any],
     move_ms: int,
     settings: LadderSettings | None = None,
 ) -> LadderInfo:
-    """A new ladder; nothing is written on an error."""
+    """A new ladder, at tables of ``table_sizes`` (``N`` or ``MIN-MAX``; None: the game's
+    smallest table of 3 or more); nothing is written on an error."""
     problem = ladder_name_problem(name)
     if problem is not None:
         raise UsageProblem(problem)
     game = get_game(game_name)
+    if table_sizes is None:
+        table_sizes = str(min(max(3, game.min_players), game.max_players))
     low, high = parse_sizes(table_sizes)
     if low < max(2, game.min_players) or high > game.max_players:
         raise UsageProblem(
@@ -141,21 +179,17 @@ def _check_entry(lstore: LadderStore, ladder: LadderInfo, bot: str, participant:
         raise NotYourBot(f"bot {bot!r} belongs to another participant: choose another name")
 
 
-def _enter_folder(
+def _may_enter(
     store: Store,
+    lstore: LadderStore,
     ladder: LadderInfo,
-    folder: Path,
+    manifest: Manifest,
+    who: str,
     *,
-    participant: str | None,
     uploaded: bool,
-    sandbox: SandboxMode,
-) -> Submission:
-    """Register the folder bot in ``folder`` through the registry (copied into the arena's
-    store, checked from the copy in ``sandbox``) and enter it; a bot that fails its check
-    never enters (BotCheckError, with the report)."""
-    lstore = LadderStore(store)
-    manifest = load_manifest(folder)
-    who = participant or manifest.name
+) -> None:
+    """Refuse a bot ``who`` may not enter here: a name of another participant's (or, for an
+    upload, of a bot registered here by the organiser), a bot that does not play the game."""
     _check_entry(lstore, ladder, manifest.name, who)
     if uploaded and lstore.owner(manifest.name) is None:
         try:
@@ -172,7 +206,34 @@ def _enter_folder(
             f"{manifest.name}'s bot.toml says it plays {', '.join(manifest.games)}; "
             f"this ladder plays {ladder.game}"
         )
-    registered = add_folder_bot(store, folder, games=[ladder.game], replace=True, sandbox=sandbox)
+
+
+def _enter_folder(
+    store: Store,
+    ladder: LadderInfo,
+    folder: Path,
+    *,
+    participant: str | None,
+    uploaded: bool,
+    sandbox: SandboxMode,
+    stop: CheckStop | None = None,
+) -> Submission:
+    """Register the folder bot in ``folder`` through the registry (copied into the arena's
+    store, checked from the copy in ``sandbox``, until ``stop`` says) and enter it; a bot that
+    fails its check never enters (BotCheckError, with the report)."""
+    lstore = LadderStore(store)
+    manifest = load_manifest(folder)
+    who = participant or manifest.name
+    _may_enter(store, lstore, ladder, manifest, who, uploaded=uploaded)
+    registered = add_folder_bot(
+        store,
+        folder,
+        games=[ladder.game],
+        replace=True,
+        sandbox=sandbox,
+        uploaded=uploaded,
+        stop=stop,
+    )
     _not_in_play(lstore, ladder, manifest.name, registered.info.version)
     return _enter(
         lstore,
@@ -242,19 +303,65 @@ def submit(
     )
 
 
-#: One upload is checked at a time (each check runs bot processes).
-_UPLOADS = threading.Lock()
+#: The bots whose upload is being checked now: one upload of a name at a time.
+_ENTERING: set[str] = set()
+_ENTERING_LOCK = threading.Lock()
 
 
-def upload(store: Store, ladder_name: str, participant: str, archive: bytes) -> Submission:
-    """Enter a bot a participant uploaded as an archive (checked in the sandbox: bubblewrap is
-    required). Raises ArchiveError, BotCheckError (with the report), NotYourBot or
-    LadderError, and nothing enters."""
+@contextmanager
+def _entering(name: str) -> Iterator[None]:
+    """Hold bot name ``name`` while its upload is checked and entered (raises LadderError if
+    another upload of it is)."""
+    with _ENTERING_LOCK:
+        if name in _ENTERING:
+            raise LadderError(
+                f"an upload of bot {name!r} is being checked already: wait for its result"
+            )
+        _ENTERING.add(name)
+    try:
+        yield
+    finally:
+        with _ENTERING_LOCK:
+            _ENTERING.discard(name)
+
+
+def stage_upload(store: Store, ladder_name: str, participant: str, archive: bytes) -> Staged:
+    """The quick part of an upload: the ladder exists, the archive unpacks safely (into a
+    staging folder of its own) with a ``bot.toml``, and ``participant`` may enter that bot
+    here. Raises NotFound, ArchiveError, BotCheckError, NotYourBot or UsageProblem, leaving
+    nothing staged; else ``enter_upload`` takes the staged folder."""
     lstore = LadderStore(store)
     ladder = lstore.ladder(ladder_name)
-    with _UPLOADS:
-        staged = stage_archive(uploads_root(store.path), archive)
-        try:
+    staged = stage_archive(uploads_root(store.path), archive)
+    try:
+        manifest = load_manifest(staged.folder)
+        _may_enter(store, lstore, ladder, manifest, participant, uploaded=True)
+    except BaseException:
+        staged.close()
+        raise
+    return staged
+
+
+def staged_bot(staged: Staged) -> str:
+    """The name of the bot in a staged upload."""
+    return load_manifest(staged.folder).name
+
+
+def enter_upload(
+    store: Store,
+    ladder_name: str,
+    participant: str,
+    staged: Staged,
+    *,
+    stop: CheckStop | None = None,
+) -> Submission:
+    """The long part of an upload: the entry check, in the sandbox (bubblewrap is required),
+    until ``stop`` says, then its entry. The staging folder is removed either way. Raises
+    BotCheckError (with the report; also when ``stop`` stopped the check), NotYourBot or
+    LadderError, and nothing enters."""
+    try:
+        ladder = LadderStore(store).ladder(ladder_name)
+        with _entering(staged_bot(staged)):
             return _enter_folder(
                 store,
                 ladder,
@@ -262,9 +369,35 @@ def upload(store: Store, ladder_name: str, participant: str, archive: bytes) -> 
                 participant=participant,
                 uploaded=True,
                 sandbox=SandboxMode.REQUIRED,
+                stop=stop,
             )
-        finally:
-            staged.close()
+    finally:
+        staged.close()
+
+
+def upload(
+    store: Store,
+    ladder_name: str,
+    participant: str,
+    archive: bytes,
+    *,
+    stop: CheckStop | None = None,
+) -> Submission:
+    """Enter a bot a participant uploaded as an archive, at once: ``stage_upload`` then
+    ``enter_upload`` (the upload server queues the second: ``tournaments.ladder.submissions``).
+    Raises as they do, and nothing enters then."""
+    staged = stage_upload(store, ladder_name, participant, archive)
+    return enter_upload(store, ladder_name, participant, staged, stop=stop)
+
+
+def ladder(store: Store, ladder_name: str) -> LadderInfo:
+    """Ladder ``ladder_name``. Raises NotFound."""
+    return LadderStore(store).ladder(ladder_name)
+
+
+def participant_of(store: Store, token: str | None) -> str | None:
+    """The participant holding upload ``token`` (None: no token, or not a valid one)."""
+    return tokens.authenticate(store.keys, token)
 
 
 def invite(store: Store, participant: str) -> str:
@@ -279,9 +412,53 @@ def revoke(store: Store, participant: str) -> bool:
 # -- reading -------------------------------------------------------------------------------------
 
 
-def leaderboard(store: Store, ladder_name: str, *, elo: bool = True) -> Board:
+def ladders(store: Store) -> list[LadderInfo]:
+    """Every ladder, by name."""
+    return LadderStore(store).ladders()
+
+
+def leaderboard(
+    store: Store, ladder_name: str, *, elo: bool = True, cache: EloCache | None = None
+) -> Board:
+    """The ladder's leaderboard now (with its batch Elo unless ``elo`` is false; with
+    ``cache``, perhaps the fit of a few seconds before: ``tournaments.ladder.board``)."""
     lstore = LadderStore(store)
-    return read_board(lstore, lstore.ladder(ladder_name), elo=elo)
+    return read_board(lstore, lstore.ladder(ladder_name), elo=elo, cache=cache)
+
+
+def ladder_page(
+    store: Store, ladder_name: str, *, cache: EloCache | None = None, recent: int = RECENT
+) -> dict[str, Any]:
+    """A ladder's page (the web's ``/ladders/NAME`` and its JSON twin): its leaderboard, each
+    line with its entry's id and the bot it runs as, and its ``recent`` last games (each
+    seat's version and place)."""
+    lstore = LadderStore(store)
+    info = lstore.ladder(ladder_name)
+    board = read_board(lstore, info, cache=cache)
+    labels = {line.entry.id: line.entry.label for line in board.lines}
+    data = board.to_dict()
+    data["recent"] = [
+        {
+            "id": game["id"],
+            "finished_at": game["finished_at"],
+            "seats": [
+                {"label": labels.get(entry, "?"), "place": place}
+                for entry, place in zip(game["entries"], game["places"])
+            ],
+        }
+        for game in lstore.recent_games(info.id, recent)
+    ]
+    for line, out in zip(board.lines, data["lines"]):
+        out["entry"] = line.entry.id
+        out["runs_as"] = line.entry.runs_as
+    return data
+
+
+def skill_series(store: Store, ladder_name: str) -> dict[int, list[tuple[int, float]]]:
+    """Each version's conservative skill after its rated games, by entry id
+    (``tournaments.ladder.board.skill_history``)."""
+    lstore = LadderStore(store)
+    return skill_history(lstore, lstore.ladder(ladder_name))
 
 
 def rebuild_skills(store: Store, ladder_name: str) -> int:
@@ -313,18 +490,6 @@ class LadderRun:
     played: int = 0
     games: int = 0
     warnings: tuple[str, ...] = field(default=())
-
-
-def _options_for(lstore: LadderStore, ladder: LadderInfo, options: RunOptions) -> RunOptions:
-    """Uploaded bots always run in the sandbox: a ladder with any runs with it required."""
-    if not any(e.uploaded for e in lstore.entries(ladder.id)):
-        return options
-    if options.sandbox is SandboxMode.OFF:
-        raise UsageProblem(
-            f"ladder {ladder.name} has uploaded bots, which run only in the sandbox: "
-            "leave out --sandbox off"
-        )
-    return replace(options, sandbox=SandboxMode.REQUIRED)
 
 
 def plan_next(store: Store, ladder: LadderInfo) -> tuple[int | None, list[str]]:
@@ -383,11 +548,14 @@ def plan_next(store: Store, ladder: LadderInfo) -> tuple[int | None, list[str]]:
         seed=seed,
         move_ms=ladder.move_ms,
         kind=TournamentKind.LADDER,
+        deals=ladder.settings.deals.mode(uploads=any(e.uploaded for e in entries)),
     )
     games = []
     for number, table in enumerate(tables):
         labels = tuple(ready[k].runs_as for k in table)
-        games += table_games(key, seed, 0, number, seatings(spec, labels), len(games))
+        games += table_games(
+            key, seed, 0, number, seatings(spec, labels), len(games), deals=spec.deals
+        )
     return lstore.plan(ladder, spec, games, seats, key=key), warnings
 
 
@@ -425,7 +593,7 @@ def _play_batch(
     prepared = prepare_run(
         store,
         tid,
-        _options_for(LadderStore(store), ladder, options),
+        options,  # uploaded code makes the sandbox required (``sandbox_mode``)
         jobs=jobs,
         games_per_worker=games_per_worker,
         cluster=cluster,
@@ -434,26 +602,17 @@ def _play_batch(
     config = prepared.config
     if config.sandbox is not None:
         config = replace(config, sandbox=config.sandbox.hiding([str(uploads_root(store.path))]))
-    try:
-        summary = run(
-            store,
-            tid,
-            config,
-            jobs=prepared.jobs,
-            progress=progress,
-            cluster=prepared.cluster,
-            workers=workers,
-        )
-    except KeyboardInterrupt:
-        raise Interrupted(
-            f"interrupted: the ladder keeps every finished game; run "
-            f"`arena ladder run {ladder.name}` again to go on"
-        ) from None
-    except ClusterLost as exc:
-        raise ClusterError(
-            f"{exc}; the ladder keeps every finished game: run `arena ladder run "
-            f"{ladder.name} --cluster ADDRESS` again to go on"
-        ) from None
+    summary = run_tournament(
+        store,
+        replace(prepared, config=config),
+        progress,
+        workers=workers,
+        go_on=GoOn(
+            command=f"arena ladder run {ladder.name}",
+            kept="the ladder keeps every finished game",
+            then="go on",
+        ),
+    )
     if summary.failed:
         raise LadderError(
             f"{len(summary.failed)} game(s) of batch {tid} could not be played "

@@ -17,8 +17,8 @@ from datetime import UTC, datetime
 from typing import Any
 
 from arena.keys.keyfile import KeyFile
-from tournaments.ladder.records import LadderError
-from tournaments.ladder.values import participant_problem
+from tournaments.errors import LadderError
+from tournaments.store.ladder_values import participant_problem
 
 __all__ = ["authenticate", "invite", "participants", "revoke", "token_hash"]
 

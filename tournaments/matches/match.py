@@ -39,7 +39,6 @@ from tournaments.run.playing import RunConfig
 from tournaments.run.runner import run
 from tournaments.run.sink import Progress
 from tournaments.store.facts import Store
-from tournaments.store.values import GameStatus
 
 log = logging.getLogger(__name__)
 
@@ -268,12 +267,7 @@ class DealTally:
     def update(self) -> DealCounts:
         k = self.match.games_per_deal
         games: dict[int, dict[str, tuple[int, int, int, int]]] = {}  # plan index -> seats
-        rows = self.store.db.execute(
-            "SELECT g.plan_index, g.id, s.entrant, s.place, s.faults, s.forfeited "
-            "FROM games g JOIN seats s ON s.game_id = g.id "
-            "WHERE g.tournament_id = ? AND g.status = ? AND g.plan_index >= ?",
-            (self.match.tid, GameStatus.DONE.value, self._first_open * k),
-        ).fetchall()
+        rows = self.store.results.played_seats(self.match.tid, since=self._first_open * k)
         for index, game_id, entrant, place, faults, forfeited in rows:
             games.setdefault(index, {})[entrant] = (place, faults, forfeited, game_id)
         self._played = self._first_open * k + len(games)  # before the window: complete deals
@@ -306,17 +300,11 @@ class DealTally:
 
     def _count_faults(self, game_ids: list[int]) -> None:
         """Faults by kind of these games (each game counted once: it is in one new deal)."""
-        for start in range(0, len(set(game_ids)), 500):
-            chunk = sorted(set(game_ids))[start : start + 500]
-            marks = ",".join("?" * len(chunk))
-            for entrant, kind, count in self.store.db.execute(
-                "SELECT s.entrant, f.kind, COUNT(*) FROM faults f JOIN seats s "
-                "ON s.game_id = f.game_id AND s.seat = f.seat "
-                f"WHERE f.game_id IN ({marks}) GROUP BY s.entrant, f.kind",
-                chunk,
-            ).fetchall():
-                faults = self._entrants[entrant].faults
-                faults[kind] = faults.get(kind, 0) + count
+        if not game_ids:
+            return
+        for found in self.store.results.faults(games=game_ids):
+            faults = self._entrants[found.entrant].faults
+            faults[found.kind] = faults.get(found.kind, 0) + found.count
 
     def status(self) -> MatchStatus:
         counts = self.update()

@@ -29,6 +29,11 @@ after a few deals. Their boundaries follow from
 the plan and from how many games the run plays at once, so a run resumed with the same
 settings resumes in its earliest incomplete phase; with other settings it regroups what is
 pending, which is as safe.
+
+With **independent deals** (``tournaments.plans.schedule.DealMode``) no two games share a deal, so
+there is no rotation to keep apart: a phase is a whole batch, every rotation of its tables at once
+(``step`` None). Batches stay as they are (the same deals-per-batch, the same boundaries on
+resume); a run has a ``k``-th of the phases, so its bots' processes start ``k`` times less often.
 """
 
 from __future__ import annotations
@@ -53,14 +58,15 @@ FIRST_DEALS = 8
 
 @dataclass(frozen=True)
 class Phase:
-    """One rotation of each deal of a batch: its games in plan order, its place in the run
+    """One step of a batch: one rotation of each deal of the batch (``step`` None: every
+    rotation, with independent deals), its games in plan order, its place in the run
     (``index``) and in its batch (``step``), whether it is its batch's last (its deals are then
     complete), and the entrants of the phase after it (``upcoming``: their processes may be
     made ready ahead, ``arena.procs.warm``)."""
 
     index: int
     batch: int
-    step: int
+    step: int | None
     games: tuple[tuple[int, PlannedGame], ...]
     last_of_batch: bool
     upcoming: tuple[str, ...] = ()
@@ -98,12 +104,13 @@ def phases(
     rotations: int,
     deals: int = 0,
     growing: bool = False,
+    independent: bool = False,
 ) -> list[Phase]:
     """The phases of the ``pending`` games, batch by batch; ``tables`` is the number of
     tables (deals) of one repetition, ``per_batch`` the deals of a batch (``growing``: from
     ``FIRST_DEALS``, doubling, over the plan's ``deals``), ``rotations`` the number of
     rotations (seatings) of every deal in the plan: deal ``d`` plays rotation ``r`` in its
-    batch's phase ``(r - d) mod rotations``."""
+    batch's phase ``(r - d) mod rotations`` (with ``independent`` deals, one phase a batch)."""
     pending = list(pending)
     if not deals:
         deals = 1 + max((g.repetition * tables + g.table for _, g in pending), default=0)
@@ -113,13 +120,14 @@ def phases(
         game = item[1]
         deal = game.repetition * tables + game.table
         batch = bisect.bisect_right(starts, deal) - 1
-        groups.setdefault((batch, (game.rotation - deal) % rotations), []).append(item)
+        step = -1 if independent else (game.rotation - deal) % rotations
+        groups.setdefault((batch, step), []).append(item)
     keys = sorted(groups)
     plan = [
         Phase(
             index=index,
             batch=batch,
-            step=step,
+            step=None if step < 0 else step,
             games=tuple(sorted(groups[batch, step], key=lambda item: item[1].index)),
             last_of_batch=index + 1 == len(keys) or keys[index + 1][0] != batch,
         )

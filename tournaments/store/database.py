@@ -1,7 +1,9 @@
 """The results database's file: where it is, how it is opened, and its errors in words.
 
 ``resolve_db_path`` finds the file (the command line, ``$ARENA_DB``, ``./arena.db``);
-``connect`` opens it as the store does (autocommit, shared between threads, a busy timeout);
+``connect`` opens it as the store does (autocommit, shared between threads, a busy timeout),
+``connect_readonly`` as its readers do (``tournaments.store.readonly``), ``user_version`` reads
+the schema version of an open file;
 ``store_error`` turns an ``sqlite3`` error into a one-line StoreError; ``guarded`` serialises a
 method of an object with a lock and a path (``Store``, a ``StorePart``) and translates its
 sqlite3 errors; ``json_tuples`` parses the JSON arrays a query returns, each distinct text
@@ -20,6 +22,7 @@ import threading
 from collections.abc import Callable
 from pathlib import Path
 from typing import Any, ParamSpec, Protocol, TypeVar
+from urllib.parse import quote
 
 from tournaments.errors import StoreError
 
@@ -92,6 +95,30 @@ def connect(path: str, busy_timeout_ms: int) -> sqlite3.Connection:
     except sqlite3.Error as exc:
         raise store_error(path, exc, "opening") from exc
     return conn
+
+
+def connect_readonly(path: Path, busy_timeout_ms: int) -> sqlite3.Connection:
+    """A read-only connection to the file at ``path``: opened with an SQLite
+    ``file:...?mode=ro`` URI (nothing is written, a missing file is not created) and set to
+    refuse every write (``query_only``). Raises sqlite3.Error."""
+    conn = sqlite3.connect(
+        f"file:{quote(str(path.resolve()))}?mode=ro",
+        uri=True,
+        timeout=busy_timeout_ms / 1000,
+        isolation_level=None,
+        check_same_thread=False,
+    )
+    try:
+        conn.execute("PRAGMA query_only=ON")
+    except BaseException:
+        conn.close()
+        raise
+    return conn
+
+
+def user_version(conn: sqlite3.Connection) -> int:
+    """The schema version of the open file (0: no arena schema in it). Raises sqlite3.Error."""
+    return int(conn.execute("PRAGMA user_version").fetchone()[0])
 
 
 def json_tuples() -> Callable[[str], tuple[Any, ...]]:

@@ -10,7 +10,7 @@ import enum
 import json
 import re
 from dataclasses import asdict, dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.referee.record import ActionRecord, Fault, GameRecord
 from tournaments.plans.schedule import PlannedGame, TournamentSpec
@@ -99,7 +99,8 @@ class BotInfo:
     ``digest`` names the arena's copy a folder bot runs from (``tournaments.catalogue.botcopies``);
     ``files`` are the files a command bot's command names, with their SHA-256, checked before
     each run. Both are None for a bot registered before the arena kept them (checked against
-    its old version hash: ``tournaments.catalogue.oldversions``)."""
+    its old version hash: ``tournaments.catalogue.oldversions``). ``uploaded``: a participant
+    uploaded this code to a ladder: it runs only in the sandbox."""
 
     name: str
     command: str
@@ -111,6 +112,7 @@ class BotInfo:
     added_at: str
     digest: str | None = None
     files: tuple[tuple[str, str], ...] | None = None
+    uploaded: bool = False
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> BotInfo:
@@ -126,6 +128,7 @@ class BotInfo:
             added_at=row["added_at"],
             digest=row.get("digest"),
             files=None if files is None else tuple((str(p), str(h)) for p, h in json.loads(files)),
+            uploaded=bool(row.get("uploaded")),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -172,6 +175,7 @@ class TournamentInfo:
             move_ms=row["move_ms"],
             kind=row.get("kind") or "round-robin",
             gauntlet=row.get("gauntlet"),
+            deals=row.get("deals") or "duplicate",
         )
         return cls(
             id=row["id"],
@@ -379,3 +383,26 @@ class TournamentRatings:
     elo: EloRatings
     batch: BatchRatings
     crosstable: Crosstable
+
+
+@dataclass(frozen=True)
+class FaultCount:
+    """How many faults of one kind an entrant of a tournament made (``Results.faults``)."""
+
+    tournament_id: int
+    entrant: str
+    kind: str
+    count: int
+
+
+class PlayedSeat(NamedTuple):
+    """One seat of a finished game, as a match counts it (``Results.played_seats``): the
+    game's plan index and id, the entrant at the seat, its place, its faults and whether it
+    forfeited."""
+
+    plan_index: int
+    game_id: int
+    entrant: str
+    place: int
+    faults: int
+    forfeited: int

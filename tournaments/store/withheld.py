@@ -16,7 +16,7 @@ A game being played shows its table only: the repetition, the table, the seat ro
 at its seats and when it started. Never its deal (its seed is the deal) nor anything of its play:
 nothing of it is recorded yet, and its deal is in play.
 
-Logs live in one folder per bot name (``arena.procs.logs.safe_name``): every bot whose name maps
+Logs live in one folder per bot name (``arena.text.safe_name``): every bot whose name maps
 to that folder counts (two names of an old database may share one).
 """
 
@@ -26,7 +26,8 @@ import json
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.procs.logs import bot_logs, logs_folder, safe_name
+from arena.procs.logs import bot_logs, logs_folder
+from arena.text import safe_name
 from tournaments.errors import NotFound, TournamentError
 from tournaments.store.facts import Store
 from tournaments.store.values import GameStatus, TournamentStatus

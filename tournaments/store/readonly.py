@@ -1,9 +1,10 @@
-"""Opening the results database read-only for the web app.
+"""Opening the results database read-only (the web app's own connections: ``arena serve``,
+``arena export``, the ladders' pages).
 
-The file is opened with an SQLite ``file:...?mode=ro`` URI: nothing is ever written, a
-missing file is not created, and no migration runs. WAL mode (set by the arena when it
-writes) lets these readers run beside a tournament in progress without blocking it. A file
-that is not an arena database, or one of another schema version, is refused with a clear
+The file is opened read-only (``tournaments.store.database.connect_readonly``): nothing is
+ever written, a missing file is not created, and no migration runs. WAL mode (set by the arena
+when it writes) lets these readers run beside a tournament in progress without blocking it. A
+file that is not an arena database, or one of another schema version, is refused with a clear
 ``StoreError``.
 """
 
@@ -15,10 +16,14 @@ import threading
 from collections.abc import Iterator
 from contextlib import contextmanager
 from pathlib import Path
-from urllib.parse import quote
 
 from tournaments.errors import StoreError
-from tournaments.store.database import DEFAULT_BUSY_TIMEOUT_MS, store_error
+from tournaments.store.database import (
+    DEFAULT_BUSY_TIMEOUT_MS,
+    connect_readonly,
+    store_error,
+    user_version,
+)
 from tournaments.store.facts import Store
 from tournaments.store.migrations import SCHEMA_VERSION
 from tournaments.store.sqlite import Database
@@ -29,16 +34,12 @@ __all__ = ["BUSY_TIMEOUT_MS", "ReadOnlyPool", "open_readonly"]
 BUSY_TIMEOUT_MS = DEFAULT_BUSY_TIMEOUT_MS
 
 
-def _uri(path: Path) -> str:
-    return f"file:{quote(str(path.resolve()))}?mode=ro"
-
-
 def open_readonly(path: str | os.PathLike[str], *, busy_timeout_ms: int | None = None) -> Store:
     """A ``Store`` over a read-only connection to the arena database at ``path``.
 
     Raises StoreError if the file is missing, not an SQLite database, corrupt, locked, not an
     arena database, or of a schema version this arena does not read."""
-    timeout = (BUSY_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms) / 1000
+    timeout_ms = BUSY_TIMEOUT_MS if busy_timeout_ms is None else busy_timeout_ms
     where = Path(path).expanduser()
     name = str(where)
     if not where.is_file():
@@ -46,15 +47,11 @@ def open_readonly(path: str | os.PathLike[str], *, busy_timeout_ms: int | None =
             f"{name}: no such database file (run `arena demo` or create a tournament first)"
         )
     try:
-        conn = sqlite3.connect(
-            _uri(where), uri=True, timeout=timeout, isolation_level=None, check_same_thread=False
-        )
+        conn = connect_readonly(where, timeout_ms)
     except sqlite3.Error as exc:
         raise store_error(name, exc, "opening") from exc
     try:
-        version = conn.execute("PRAGMA user_version").fetchone()[0]
-        _check_version(name, version)
-        conn.execute("PRAGMA query_only=ON")
+        _check_version(name, user_version(conn))
     except sqlite3.Error as exc:
         conn.close()
         raise store_error(name, exc, "opening") from exc
@@ -102,7 +99,7 @@ class ReadOnlyPool:
         try:
             if identity != self._identity():
                 return False
-            _check_version(store.path, store.db.conn.execute("PRAGMA user_version").fetchone()[0])
+            _check_version(store.path, user_version(store.db.conn))
         except (OSError, sqlite3.Error, StoreError):
             return False
         return True

@@ -1,5 +1,6 @@
-"""A ladder's rows in the results database: ladders, entries, batches, seats, the skill cache
-and its history (schema: ``tournaments.store.migrations``, version 10).
+"""A ladder's rows in the results database (``tournaments.ladder``'s part of the store):
+ladders, entries, batches, seats, the skill cache and its history (schema:
+``tournaments.store.migrations``, version 10).
 
 ``LadderStore`` wraps an open ``Store`` (read-write, or the web's read-only one) and uses its
 connection, lock and write transactions: every change is one transaction, so a ladder killed
@@ -14,28 +15,25 @@ import json
 import sqlite3
 from collections.abc import Iterable, Iterator, Mapping, Sequence
 from contextlib import contextmanager
-from dataclasses import dataclass
 from datetime import UTC, datetime
-from typing import Any, NamedTuple
+from typing import Any
 
-from tournaments.errors import NotFound, TournamentError
-from tournaments.ladder.skill import Skill
-from tournaments.ladder.values import Entry, EntryStatus, LadderInfo, LadderSettings
+from tournaments.errors import LadderError, NotFound, NotYourBot
 from tournaments.plans.schedule import PlannedGame, TournamentSpec
+from tournaments.ratings.skill import Skill
 from tournaments.store.database import StorePart, guarded, json_tuples
+from tournaments.store.ladder_values import (
+    Entry,
+    EntryStatus,
+    LadderGame,
+    LadderInfo,
+    LadderSettings,
+    SeatStats,
+)
 from tournaments.store.values import GameStatus
 from tournaments.store.withheld import REPLAY_SHOWN
 
-__all__ = ["LadderError", "LadderGame", "LadderStore", "Met", "NotYourBot", "SeatStats"]
-
-
-class LadderError(TournamentError):
-    """A ladder request that cannot be done (a name taken, a bot another participant owns, a
-    version already entered...)."""
-
-
-class NotYourBot(LadderError):
-    """A participant tried to replace a bot that another participant entered."""
+__all__ = ["LadderStore", "Met"]
 
 
 def _now() -> str:
@@ -68,26 +66,6 @@ def _write_skills(
     conn.executemany(
         "INSERT INTO ladder_history (entry_id, game_id, mu, sigma) VALUES (?, ?, ?, ?)", history
     )
-
-
-class LadderGame(NamedTuple):
-    """A finished ladder game as ratings take it: its id (the rating order), its batch,
-    and each seat's entry id and place."""
-
-    id: int
-    batch: int
-    entries: tuple[int, ...]
-    places: tuple[int, ...]
-
-
-@dataclass(frozen=True, kw_only=True)
-class SeatStats:
-    """An entry's games, wins, summed places and games with a fault of its own."""
-
-    games: int
-    wins: int
-    place_sum: int
-    faulty: int
 
 
 class LadderStore(StorePart):

@@ -1,4 +1,5 @@
-"""Skill ratings of a ladder: OpenSkill's Plackett–Luce model, from the ``openskill`` package.
+"""Skill ratings of a ladder (``tournaments.ladder``): OpenSkill's Plackett–Luce model, from
+the ``openskill`` package.
 
 Each bot version has a skill: a Gaussian belief with mean ``mu`` and deviation ``sigma``
 (OpenSkill's defaults: 25 and 25/3). After each game every seat's skill is updated from the

@@ -1,63 +1,50 @@
-"""Read-only queries the web app needs beyond the Store's own: a tournament's games page by
-page (filtered and sorted), its latest games, its games as data lines, a bot's record, a
-sampled rating history, and whether a deal is still being played.
+"""A tournament's games as lists, read from the store: page by page, filtered and sorted (the
+web's games list), the latest finished, as data lines with their deals' actions (the web's
+download), in plan order with their faults (``arena tournament games``), and which of them may
+be replayed.
 
-Every function takes a ``Store`` (opened read-only by ``arena.web.readonly``) and only reads.
-Nothing returned holds a secret: no deal seed or action of a game whose deal is still in play,
-no bot command line or folder, no token. Whether a game's replay may be shown is decided in
-one place, ``tournaments.store.withheld`` (``REPLAY_SHOWN``: a deal's replays wait until every
-rotation of it is played), and whether a bot's log may be shown too.
+Every function takes a ``Store`` (a read-only one works: none of them writes). Nothing
+returned holds a secret: no deal seed or action of a game whose deal is still in play, no bot
+command line or folder. Whether a game's replay may be shown is decided in one place,
+``tournaments.store.withheld`` (``REPLAY_SHOWN``: a deal's replays wait until every rotation
+of it is played).
 """
 
 from __future__ import annotations
 
-import ast
 import json
-from collections.abc import Iterator, Mapping, Sequence
+from collections.abc import Callable, Iterator, Mapping, Sequence
+from contextlib import AbstractContextManager
 from dataclasses import asdict, dataclass
-from datetime import UTC, datetime
-from pathlib import Path
 from typing import Any
 
-from arena.errors import ArenaError
-from arena.procs.logs import bot_logs, logs_folder
-from arena.text import printable
-from tournaments.catalogue.lookup import bundled_folder
-from tournaments.errors import NotFound
-from tournaments.ratings import HistoryRow
+from tournaments.errors import BadParameter, NotFound
 from tournaments.store.facts import Store
 from tournaments.store.values import TournamentInfo
-from tournaments.store.withheld import REPLAY_SHOWN, TableInPlay, log_hold
+from tournaments.store.withheld import REPLAY_SHOWN
 
 __all__ = [
-    "BadParameter",
-    "RawJSON",
+    "FAULTS",
+    "SORTS",
+    "STATUSES",
+    "WITHHELD",
     "GamesFilter",
     "GamesPage",
-    "bot_description",
-    "bot_log_text",
-    "bot_record",
+    "RawJSON",
     "game_lines",
+    "games_list",
     "games_page",
-    "history_series",
     "iter_game_lines",
     "recent_games",
     "shown_games",
 ]
-
-#: Bytes of the end of each log file shown on a bot's page.
-LOG_TAIL_BYTES = 64 * 1024
 
 #: Why a played game has no replay link.
 WITHHELD = "replay withheld until every rotation of its deal is played"
 
 
 class RawJSON(str):
-    """JSON text read from the database, written out as it is (``downloads.jsonl``)."""
-
-
-class BadParameter(ArenaError):
-    """A filter or sort that is not one the lists know."""
+    """JSON text read from the database, written out as it is (the web's ``games.jsonl``)."""
 
 
 #: The columns a games list sorts by, and their SQL.
@@ -323,172 +310,9 @@ def shown_games(store: Store, tids: Sequence[int]) -> set[int]:
     return found
 
 
-def bot_record(
-    store: Store, name: str, *, bundled: Sequence[str] = (), limit: int = 50
-) -> dict[str, Any]:
-    """A bot's public record: kind, versions, tournaments, recent games and faults by kind.
-    Never its command line or folder. Raises NotFound for a bot neither registered, bundled
-    nor entered in a tournament."""
-    conn = store.db.conn
-    registered = conn.execute(
-        "SELECT kind, version, games, played, added_at FROM bots WHERE name = ?", (name,)
-    ).fetchone()
-    entries = conn.execute(
-        "SELECT e.tournament_id, e.label, e.bot_version, t.game, t.status, t.created_at, t.kind "
-        "FROM entrants e JOIN tournaments t ON t.id = e.tournament_id WHERE e.bot = ? "
-        "ORDER BY e.tournament_id, e.position",
-        (name,),
-    ).fetchall()
-    if registered is None and not entries and name not in bundled:
-        raise NotFound(f"no bot named {name!r} in {store.path}")
-    games = conn.execute(
-        "SELECT s.game_id, s.tournament_id, s.entrant, s.seat, s.place, s.score, s.faults, "
-        f"s.forfeited, t.game, {REPLAY_SHOWN} FROM seats s JOIN entrants e "
-        "ON e.tournament_id = s.tournament_id AND e.label = s.entrant "
-        "JOIN games g ON g.id = s.game_id JOIN tournaments t ON t.id = s.tournament_id "
-        "WHERE e.bot = ? ORDER BY s.game_id DESC LIMIT ?",
-        (name, limit),
-    ).fetchall()
-    faults = conn.execute(
-        "SELECT f.kind, COUNT(*) FROM faults f JOIN seats s ON s.game_id = f.game_id "
-        "AND s.seat = f.seat JOIN entrants e ON e.tournament_id = s.tournament_id "
-        "AND e.label = s.entrant WHERE e.bot = ? GROUP BY f.kind ORDER BY f.kind",
-        (name,),
-    ).fetchall()
-    kind = registered[0] if registered else "bundled" if name in bundled else "unregistered"
-    versions = sorted(
-        {entry[2] for entry in entries}
-        | ({registered[1]} if registered and registered[1] else set())
-    )
-    return {
-        "name": name,
-        "kind": kind,
-        "versions": versions,
-        "games_played": registered[3] if registered else None,
-        "plays": json.loads(registered[2]) if registered else [],
-        "added_at": registered[4] if registered else None,
-        "tournaments": [
-            {
-                "id": tid,
-                "entrant": label,
-                "version": version,
-                "game": game,
-                "status": status,
-                "created_at": created,
-                "kind": tkind,
-            }
-            for tid, label, version, game, status, created, tkind in entries
-        ],
-        "recent_games": [
-            {
-                "id": gid,
-                "tournament_id": tid,
-                "status": "done",
-                "game": game,
-                "entrant": label,
-                "seat": seat,
-                "place": place,
-                "score": score,
-                "faults": nf,
-                "forfeited": bool(forfeited),
-                "replay": bool(shown),
-                "withheld": None if shown else WITHHELD,
-            }
-            for gid, tid, label, seat, place, score, nf, forfeited, game, shown in games
-        ],
-        "faults": {kind_: n for kind_, n in faults},
-    }
-
-
-def _log_label(path: Path) -> tuple[str, int | None]:
-    """The entrant and seat rotation a log file is of (``LABEL.rotN.log``)."""
-    label = path.name.split(".log")[0]
-    base, _, rotation = label.rpartition(".rot")
-    if base and rotation.isdigit():
-        return base, int(rotation)
-    return label, None
-
-
-def bot_log_text(store: Store, db_path: str, name: str, record: dict[str, Any]) -> dict[str, Any]:
-    """The end of each of a bot's non-empty log files (control characters escaped), with the
-    entrant and rotation it is of, the tournaments that entrant played in and when it was last
-    written; how many log files were empty; or why the logs are not shown: a bot's log may tell
-    its hands, so it is withheld while a deal of one of its tournaments is unfinished
-    (``tournaments.store.withheld``, the one place this is decided)."""
-    hold = log_hold(store, name)
-    if hold is not None:
-        return {
-            "withheld": f"this bot's log is {hold.reason}",
-            "withheld_by": list(hold.tournaments),
-            "files": [],
-            "empty": 0,
-        }
-    files, empty = [], 0
-    for path in bot_logs(logs_folder(Path(db_path)), name):
-        stat = path.stat()
-        if stat.st_size == 0:
-            empty += 1
-            continue
-        with path.open("rb") as handle:
-            handle.seek(max(0, stat.st_size - LOG_TAIL_BYTES))
-            text = handle.read().decode("utf-8", errors="replace")
-        entrant, rotation = _log_label(path)
-        files.append(
-            {
-                "file": path.name,
-                "bytes": stat.st_size,
-                "truncated": stat.st_size > LOG_TAIL_BYTES,
-                "entrant": entrant,
-                "rotation": rotation,
-                "tournaments": [t["id"] for t in record["tournaments"] if t["entrant"] == entrant],
-                "written_at": datetime.fromtimestamp(stat.st_mtime, UTC).isoformat(
-                    timespec="seconds"
-                ),
-                "text": printable(text, keep_lines=True),
-            }
-        )
-    return {"withheld": None, "withheld_by": [], "files": files, "empty": empty}
-
-
-def bot_description(name: str, kind: str) -> str | None:
-    """A bundled bot's description: the first paragraph of its module's docstring (read as
-    text; the bot is not imported). None for other bots."""
-    folder = bundled_folder()
-    path = folder / f"{name}.py" if folder and kind == "bundled" else None
-    if path is None or not path.is_file():
-        return None
-    try:
-        doc = ast.get_docstring(ast.parse(path.read_text(encoding="utf-8")))
-    except (OSError, SyntaxError, UnicodeDecodeError):
-        return None
-    return " ".join(doc.split("\n\n")[0].split()) if doc else None
-
-
-def history_series(
-    history: Sequence[HistoryRow], entrants: Sequence[str], *, points: int = 200
-) -> dict[str, list[tuple[int, float]]]:
-    """Each entrant's incremental Elo after its games, thinned to about ``points`` points per
-    entrant (a row every so often, then each entrant's last row): linear in the points kept,
-    not in the history's length."""
-    stride = max(1, len(history) // (points * max(1, len(entrants))))
-    if stride > 1 and stride % 2 == 0:
-        stride += 1  # an odd stride does not keep landing on the same seat
-    by_entrant: dict[str, list[tuple[int, float]]] = {}
-    for index, entrant, rating in history[::stride]:
-        by_entrant.setdefault(entrant, []).append((index, rating))
-    seen: set[str] = set()
-    for index, entrant, rating in reversed(history):
-        if entrant not in seen:
-            seen.add(entrant)
-            series = by_entrant.setdefault(entrant, [])
-            if not series or series[-1][0] != index:
-                series.append((index, rating))
-            if len(seen) == len(entrants):
-                break
-    return {e: by_entrant[e] for e in entrants if e in by_entrant}
-
-
-def iter_game_lines(open_store: Any, tid: int, *, chunk: int = 500) -> Iterator[dict]:
+def iter_game_lines(
+    open_store: Callable[[], AbstractContextManager[Store]], tid: int, *, chunk: int = 500
+) -> Iterator[dict]:
     """Every game of ``tid`` as ``game_lines`` gives them, read ``chunk`` games at a time,
     each chunk through its own short read (``open_store()`` is a context manager giving a
     Store), so a long download never holds the database."""
@@ -502,17 +326,52 @@ def iter_game_lines(open_store: Any, tid: int, *, chunk: int = 500) -> Iterator[
         after = lines[-1]["plan_index"]
 
 
-def table_in_play(table: TableInPlay, *, now: datetime | None = None) -> dict[str, Any]:
-    """A game being played, as the live view shows it: its table (``tournaments.store.withheld``:
-    never its deal), with the seconds since it started."""
-    now = now or datetime.now(UTC)
-    started = datetime.fromisoformat(table.started_at)
-    return {
-        "game_id": table.game_id,
-        "repetition": table.repetition,
-        "table": table.table,
-        "rotation": table.rotation,
-        "seats": list(table.seating),
-        "started_at": table.started_at,
-        "started_s": max(0.0, round((now - started).total_seconds(), 1)),
-    }
+def games_list(
+    store: Store, tid: int, *, entrant: str | None = None, faults: bool = False
+) -> list[dict[str, Any]]:
+    """``arena tournament games ID [--json]``: tournament ``tid``'s games in plan order, each
+    with its id, repetition, table, rotation, status, seating (entrant by seat), places and
+    forfeits once played, and its faults by seat and kind; with ``entrant``, only that
+    entrant's games; with ``faults``, only games with a fault. Nothing about a deal's cards
+    (no deal seed, no actions). Raises NotFound for an unknown tournament or entrant."""
+    info = store.tournament(tid)
+    where, params = "g.tournament_id = ?", [tid]
+    if entrant is not None:
+        if entrant not in {e.name for e in info.entrants}:
+            raise NotFound(
+                f"no entrant {entrant!r} in tournament {tid} "
+                f"(entrants: {', '.join(e.name for e in info.entrants)})"
+            )
+        where += " AND g.id IN (SELECT game_id FROM seats WHERE tournament_id = ? AND entrant = ?)"
+        params += [tid, entrant]
+    if faults:
+        where += " AND g.id IN (SELECT game_id FROM seats WHERE tournament_id = ? AND faults > 0)"
+        params.append(tid)
+    rows = store.db.execute(
+        "SELECT g.id, g.plan_index, g.round, g.table_index, g.rotation, g.status, g.seating, "
+        "json_extract(g.outcome, '$.places'), g.forfeits FROM games g "
+        f"WHERE {where} ORDER BY g.plan_index",
+        params,
+    ).fetchall()
+    by_game: dict[int, list[dict[str, Any]]] = {}
+    for game_id, seat, kind, count in store.db.execute(
+        "SELECT f.game_id, f.seat, f.kind, COUNT(*) FROM faults f JOIN games g ON g.id = f.game_id "
+        "WHERE g.tournament_id = ? GROUP BY f.game_id, f.seat, f.kind ORDER BY f.game_id, f.seat",
+        (tid,),
+    ).fetchall():
+        by_game.setdefault(game_id, []).append({"seat": seat, "kind": kind, "count": count})
+    return [
+        {
+            "id": gid,
+            "plan_index": index,
+            "repetition": repetition,
+            "table": table,
+            "rotation": rotation,
+            "status": status,
+            "seating": json.loads(seating),
+            "places": json.loads(places) if places else None,
+            "forfeits": json.loads(forfeits) if forfeits else [],
+            "faults": by_game.get(gid, []),
+        }
+        for gid, index, repetition, table, rotation, status, seating, places, forfeits in rows
+    ]
