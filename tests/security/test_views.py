@@ -173,3 +173,33 @@ def test_the_last_arena_process_to_exit_leaves_nothing_in_memory(tmp_path: Path)
     assert os.path.isdir(view.root), "kept while an arena process that may use it runs"
     second.close()
     assert not os.listdir(second.trees) and not os.listdir(second.files)
+
+
+def test_all_a_sandboxed_process_finds_is_its_view_in_memory(tmp_path: Path) -> None:
+    """The boundary seen from inside: every file a sandboxed process finds, anywhere but the
+    kernel's own ``/proc``, ``/dev`` and ``/sys`` and its private ``/tmp``, is a file of its
+    view, memory-backed: some 1,600 files for a Python bot, not all of ``/usr``."""
+    box = sandboxing.resolve("required")
+    code = (
+        "import os\n"
+        "for root, folders, files in os.walk('/'):\n"
+        "    if root == '/':\n"
+        "        folders[:] = [f for f in folders if f not in ('proc', 'dev', 'sys', 'tmp')]\n"
+        "    for name in files:\n"
+        "        print(os.path.join(root, name))\n"
+    )
+    (tmp_path / "ipc").mkdir()
+    wrapped = box.wrap([sys.executable, "-c", code], cwd="/", ipc_dir=str(tmp_path / "ipc"))
+    try:
+        env = box.environment({"ARENA_ENDPOINT": "ipc:///x/bot.sock", "PATH": os.environ["PATH"]})
+        done = subprocess.run(wrapped.argv, env=env, capture_output=True, text=True, timeout=120)
+    finally:
+        memview.store().release(wrapped.view)
+    assert done.returncode == 0, done.stderr
+    found = done.stdout.split()
+    view = os.path.join(memview.store().trees, wrapped.view)
+    assert memview.problem(view) is None
+    assert [path for path in found if not os.path.lexists(view + path)] == []
+    assert any(path.endswith("/os.py") for path in found), "its runtime is there"
+    host = sum(len(files) for _, _, files in os.walk("/usr"))
+    assert len(found) < min(10_000, host / 4), "a small, known set, not all of /usr"
