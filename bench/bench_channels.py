@@ -30,10 +30,11 @@ import json
 import math
 import os
 import statistics
-import subprocess
 import sys
 import tempfile
 from pathlib import Path
+
+from bench_throughput import measure_over  # bench/ is on the path when run as a script
 
 HERE = Path(__file__).resolve().parent
 #: The modulus of the process counter channel: a writer starts at most this many processes.
@@ -209,18 +210,7 @@ def _window(noise: list[int]) -> int:
 
 
 def _run(code: Path, games: int) -> dict:
-    env = dict(os.environ, PYTHONPATH=str(code))
-    out = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--measure", str(games)],
-        env=env,
-        cwd=str(code),
-        capture_output=True,
-        text=True,
-        check=False,
-    )
-    if out.returncode != 0:
-        raise SystemExit(f"the measurement over {code} failed:\n{out.stderr[-3000:]}")
-    return json.loads(out.stdout.strip().splitlines()[-1])
+    return measure_over(Path(__file__), code, [str(games)])
 
 
 def _show(label: str, found: dict) -> None:
