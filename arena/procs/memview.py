@@ -276,7 +276,7 @@ class Store:
             with open(temporary, "xb") as out:
                 out.write(data)
             os.chmod(temporary, 0o444)
-            os.rename(temporary, copy)
+            _publish(temporary, copy)
         return copy
 
     def _copy(self, name: str, source: str) -> str:
@@ -307,7 +307,7 @@ class Store:
                 os.utime(out, ns=(info.st_atime_ns, info.st_mtime_ns))  # compiled modules check it
             finally:
                 os.close(out)
-            os.rename(temporary, copy)
+            _publish(temporary, copy)
         finally:
             os.close(fd)
         return copy
@@ -375,6 +375,19 @@ class Store:
             finally:
                 os.close(self._user)
                 self._user = -1
+
+
+def _publish(temporary: str, copy: str) -> None:
+    """Name the file ``temporary`` ``copy``, unless another process made a copy of that name
+    meanwhile (of the same content): a copy's name is never replaced, for a process that found
+    the one it replaced could not link it into its view (a file whose last name is gone cannot
+    be linked: ENOENT)."""
+    try:
+        os.link(temporary, copy)
+    except FileExistsError:
+        pass
+    finally:
+        os.unlink(temporary)
 
 
 class _Flock:
