@@ -13,7 +13,8 @@ the views are made on disk anyway and ``problem`` says why (``--sandbox required
 
 Views share their files: one **store** per user of the arena, ``PLACE/arena-view-UID/``
 (0711, the user's), holds each file copied once (``files/``, named by a digest of its source
-path and its stat: a changed source is a new copy) and each view (``trees/``, named by a
+path and its stat: a changed source is a new copy; the first process to make a copy wins,
+its name is never replaced) and each view (``trees/``, named by a
 digest of its content) as hard links to them. A process holds a shared ``flock`` on a view
 while a bot it started from it may run (``view`` takes it, ``release`` lets go); ``collect``
 (at a process's first view and at its exit) removes the views no live process has held for
