@@ -19,6 +19,7 @@ fault logs) lives in that game's ``GamePlay``.
 from __future__ import annotations
 
 import logging
+import operator
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,6 +40,9 @@ from arena.referee.record import (
 from arena.referee.seats import ProcessSeat, Reply, Seat, Start, Turn
 
 log = logging.getLogger(__name__)
+
+#: The order of a record's actions: by step, then seat (a step's answers come in any order).
+_STEP_SEAT = operator.attrgetter("step", "seat")
 
 
 #: The faults after which a seat forfeits at once: its bot is gone, or its person has left.
@@ -103,6 +107,7 @@ class GamePlay:
         self.playing: dict[bytes, tuple[int, ProcessSeat]] = {}  # process seats, by peer id
         self.joint: dict[int, tuple[str, int | None]] = {}  # this step's answers so far
         self.waiting: dict[int, ProcessSeat] = {}  # seats whose answer comes later
+        self.asked: list[int] = []  # seats asked since the driver last routed (``Driver._track``)
         self.record: GameRecord | None = None
         self._started = time.perf_counter()
 
@@ -166,7 +171,7 @@ class GamePlay:
             options=dict(state.options),
             seed=self.seed,
             bots=tuple(self.setup.names or [p.seat.label for p in self.players]),
-            actions=tuple(sorted(self.actions, key=lambda a: (a.step, a.seat))),
+            actions=tuple(sorted(self.actions, key=_STEP_SEAT)),
             faults=tuple(self.faults),
             forfeits=forfeits,
             scores=tuple(outcome.scores),
@@ -197,6 +202,7 @@ class GamePlay:
             replies = player.seat.ask(turn)
             if not replies:
                 self.waiting[index] = player.seat
+                self.asked.append(index)
             for reply in replies:
                 self._take(player, reply)
 
