@@ -8,8 +8,9 @@ choice to another), collects the answers until each deadline and applies the joi
 game's ``apply`` is the one check of legality. A timeout, an illegal action, a malformed
 message, a wrong request or game id, or a crash is a **fault**: the seat's move is made by the
 referee's default policy — the first action of the legal list, which is deterministic — and the
-fault is recorded. After ``limits.max_faults`` faults (at once for a crash) the seat forfeits:
-it is placed last and the default policy makes its remaining moves.
+fault is recorded. After ``limits.max_faults`` faults (at once for a crash, or for a person
+who leaves) the seat forfeits: it is placed last and the default policy makes its remaining
+moves.
 
 Everything that belongs to one game (fault counts, time banks, pending turns, the action and
 fault logs) lives in that game's ``GamePlay``.
@@ -44,6 +45,10 @@ log = logging.getLogger(__name__)
 _STEP_SEAT = operator.attrgetter("step", "seat")
 
 
+#: The faults after which a seat forfeits at once: its bot is gone, or its person has left.
+AT_ONCE = frozenset({FaultKind.CRASH, FaultKind.RESIGNED})
+
+
 def default_action(legal: Sequence[str]) -> str:
     """The referee's default policy: the first legal action (legal lists are ordered)."""
     return legal[0]
@@ -60,6 +65,7 @@ class _Player:
     forfeited: bool = False
     think_us: int = 0
     decisions: int = 0
+    by: Chooser = Chooser.BOT  # who the record says chose its answers (the seat's ``chooser``)
 
 
 @dataclass(frozen=True)
@@ -92,7 +98,7 @@ class GamePlay:
         self.game_id = setup.game_id
         self.state: State = setup.game.new(len(setup.seats), setup.seed, setup.options)
         self.players = [
-            _Player(index, seat, float(limits.time_bank_ms))
+            _Player(index, seat, float(limits.time_bank_ms), by=seat.chooser)
             for index, seat in enumerate(setup.seats)
         ]
         self.actions: list[ActionRecord] = []
@@ -249,13 +255,13 @@ class GamePlay:
                 player = self.players[index]
                 player.think_us += think
                 player.decisions += 1
-                self.actions.append(ActionRecord(self.step, index, action, Chooser.BOT, think))
+                self.actions.append(ActionRecord(self.step, index, action, player.by, think))
 
     def _fault(self, player: _Player, kind: FaultKind, detail: str) -> None:
         player.faults += 1
         self.faults.append(Fault(seat=player.index, step=self.step, kind=kind, detail=detail))
         log.info("fault: seat %d %s at step %d: %s", player.index, kind.value, self.step, detail)
-        if kind is FaultKind.CRASH or player.faults >= self.limits.max_faults:
+        if kind in AT_ONCE or player.faults >= self.limits.max_faults:
             self._forfeit(player)
 
     def _forfeit(self, player: _Player) -> None:
