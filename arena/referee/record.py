@@ -25,15 +25,18 @@ class FaultKind(enum.StrEnum):
     WRONG_ID = "wrong-id"  # a request id never issued, or another game's id
     CRASH = "crash"  # the bot process died or could not be reached
     PROTOCOL = "protocol"  # a message type that is not allowed at this point
+    RESIGNED = "resigned"  # a person left the game (Ctrl-C, end of input): forfeits at once
 
     def __str__(self) -> str:
         return self.value
 
 
 class Chooser(enum.StrEnum):
-    """Who chose an action: the seat's bot, or the referee's default policy."""
+    """Who chose an action: the seat's bot, a person at the terminal (``arena play --human``),
+    or the referee's default policy."""
 
     BOT = "bot"
+    PERSON = "person"
     REFEREE = "referee"
 
     def __str__(self) -> str:
