@@ -67,12 +67,15 @@ __all__ = [
 ]
 
 
-def add_remote(store: Store, name: str, games: Sequence[str], *, replace: bool = False) -> BotInfo:
-    """Register ``name`` as a remote bot playing ``games`` (no command, no check: it runs
-    elsewhere and joins with a token). Raises BotCheckError for a bundled bot's name."""
+def add_remote(
+    store: Store, name: str, games: Sequence[str] = (), *, replace: bool = False
+) -> BotInfo:
+    """Register ``name`` as a remote bot playing ``games`` (none: every game, as for a command
+    bot; no command, no check: it runs elsewhere and joins with a token). Raises BotCheckError
+    for a bundled bot's name."""
     if name in bundled_bots():
         raise BotCheckError(f"{name!r} is the name of a bundled bot; choose another name")
-    return add_remote_bot(store, name, games, replace=replace)
+    return add_remote_bot(store, name, tuple(games) or tuple(names()), replace=replace)
 
 
 def listed(store: Store) -> list[dict[str, Any]]:

@@ -516,7 +516,7 @@ def plan_match(
     told: list[str] = []
     names_ = []
     for text in (new, base):
-        name, note = match_bot(store, text, game.name, sandbox=sandbox)
+        name, note = match_bot(store, text, game.name, sandbox=sandbox, move_ms=move_ms)
         names_.append(name)
         told += [note] if note else []
     if names_[0] == names_[1]:

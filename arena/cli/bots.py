@@ -8,7 +8,7 @@ from pathlib import Path
 
 import click
 
-from arena.cli.common import echo_json, json_option
+from arena.cli.common import echo_json, json_option, move_time_option
 from arena.cli.safety import sandbox_option
 from arena.cli.storage import db_option, db_path_option
 from arena.text import printable
@@ -33,7 +33,7 @@ def bot() -> None:
     multiple=True,
     metavar="GAME",
     help="A game the bot plays (repeatable). Default: the bot.toml's games, a command "
-    "bot's games when registered again, else skull.",
+    "bot's games when registered again, else every game (as `arena bot check`).",
 )
 @click.option(
     "--replace",
@@ -47,6 +47,7 @@ def bot() -> None:
     help="A bot started by hand elsewhere that connects over TCP with a token from "
     "`arena bot token NAME` (no command, no check).",
 )
+@move_time_option
 @sandbox_option
 @db_option
 def add(
@@ -55,6 +56,7 @@ def add(
     games: tuple[str, ...],
     replace: bool,
     remote: bool,
+    move_ms: int,
     sandbox: SandboxMode,
     store: Store,
 ) -> None:
@@ -67,30 +69,31 @@ def add(
     arena bot add NAME --replace       the bot's new code, from where it was registered
     arena bot add NAME --remote        a bot that joins over TCP (see `arena bot token`)
 
-    The same code registered again is the same version; new code is a new version.
+    The check plays every move under --move-time, the deadline of every run that sets none:
+    a bot that will play under a longer one is checked with that --move-time, and a run with
+    a shorter one is stricter than its check. The same code registered again is the same
+    version; new code is a new version.
     """
     if remote:
         if command:
             raise click.UsageError("a remote bot has no command: it is started by hand")
-        info = bots.add_remote(store, target, games or ("skull",), replace=replace)
+        info = bots.add_remote(store, target, games, replace=replace)
         click.echo(
-            f"registered remote bot {info.name}; give it a token with `arena bot token {info.name}`"
+            f"registered remote bot {info.name} for {', '.join(info.games)}; give it a token "
+            f"with `arena bot token {info.name}`"
         )
         return
 
     def announce(name: str, chosen: Sequence[str]) -> None:
         click.echo(f"checking {name} ({', '.join(chosen)})...", err=True)
 
+    how = {"sandbox": sandbox, "announce": announce, "move_ms": move_ms}
     if command:
-        done = bots.add_command_bot(
-            store, target, command, games=games, replace=replace, sandbox=sandbox, announce=announce
-        )
+        done = bots.add_command_bot(store, target, command, games=games, replace=replace, **how)
     elif Path(target).is_dir():
-        done = bots.add_folder_bot(
-            store, Path(target), games=games, replace=replace, sandbox=sandbox, announce=announce
-        )
+        done = bots.add_folder_bot(store, Path(target), games=games, replace=replace, **how)
     elif replace:
-        done = bots.update_bot(store, target, games=games, sandbox=sandbox, announce=announce)
+        done = bots.update_bot(store, target, games=games, **how)
     else:
         raise click.UsageError(
             f"{target!r} is not a folder; to register a command use "
@@ -98,16 +101,17 @@ def add(
             f"`arena bot add {target} --replace`"
         )
     info = done.info
-    if done.previous is None:
-        click.echo(f"registered {info.name} version {info.version}")
-    elif not done.checked:
+    if not done.checked:
         click.echo(f"{info.name} is unchanged: version {info.version} is registered")
-    elif done.previous == info.version:
-        click.echo(f"registered {info.name} version {info.version} again")
     else:
-        click.echo(
-            f"registered {info.name} version {info.version}, a new version (was {done.previous})"
+        how = (
+            ""
+            if done.previous is None
+            else " again"
+            if done.previous == info.version
+            else f", a new version (was {done.previous})"
         )
+        click.echo(f"registered {info.name} version {info.version}{how}; {done.checked_text()}")
     for line in done.warnings:
         click.echo(f"note: {line}", err=True)
 

@@ -156,6 +156,7 @@ def submit(
         echo_json(
             {
                 "entry": done.entry.to_dict(),
+                "unchanged": done.unchanged,
                 "replaced": done.replaced.to_dict() if done.replaced else None,
                 "report": done.report.to_dict() if done.report else None,
             }
@@ -164,11 +165,7 @@ def submit(
     if done.report is not None:
         for line in done.report.lines()[1:]:
             click.echo(line)
-    replaced = f" (replacing {done.replaced.label})" if done.replaced else ""
-    click.echo(
-        f"entered {printable(done.entry.label)} version {done.entry.version} for "
-        f"{printable(done.entry.participant)}{replaced}"
-    )
+    click.echo(printable(done.message))
 
 
 def _send(name: str, target: str, url: str, token: str | None, as_json: bool) -> None:

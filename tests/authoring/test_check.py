@@ -382,6 +382,59 @@ def test_bot_add_runs_the_same_checks(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_bot_add_checks_at_the_deadline_the_bot_plays_under(tmp_path: Path) -> None:
+    """A bot slow now and then (1.5 s on one answer in 25) times out in runs at the default
+    deadline (1000 ms): it is refused at entry, unless it is checked, and so will play, under
+    a longer one; the answer says at which deadline and on which games it was checked."""
+    db = str(tmp_path / "a.db")
+    add = ("bot", "add", "sometimes", "--game", "skull", "--sandbox", "off", "--db", db)
+    bot = ("--", sys.executable, str(BOTS / "flawed.py"))
+    env = {"ARENA_BOT_FLAW": "now-and-then"}
+    refused = arena(*add, *bot, env=env)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "answers within the deadline" in refused.stderr
+    assert "(skull; 1000 ms a move)" in refused.stderr
+    assert "`arena bot check --move-time 1000`" in refused.stderr
+    assert "sometimes" not in arena("bot", "list", "--db", db).stdout
+    accepted = arena(*add, "--move-time", "2000", *bot, env=env)
+    assert accepted.returncode == 0, accepted.stderr
+    assert "; checked on skull at 2000 ms a move" in accepted.stdout
+
+
+def test_bot_add_without_a_game_checks_every_game_and_says_so(tmp_path: Path) -> None:
+    done = arena(
+        "bot",
+        "add",
+        "wrongtoken",
+        "--sandbox",
+        "off",
+        "--db",
+        str(tmp_path / "a.db"),
+        "--",
+        sys.executable,
+        str(BOTS / "flawed.py"),
+        env={"ARENA_BOT_FLAW": "hello-token"},
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "checking wrongtoken (skull, skull-bank, skull-king, skyjo)" in done.stderr
+    assert "check failed (skull, skull-bank, skull-king, skyjo; 1000 ms a move)" in done.stderr
+    assert "name those it plays with --game" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("says", "hinted"),
+    [("RangeError: integer out of range", True), ("KeyError: 'view'", False)],
+)
+def test_the_seed_hint_only_when_the_output_points_to_integers(
+    tmp_path: Path, says: str, hinted: bool
+) -> None:
+    """A crash before the first decision is blamed on the 63-bit seed only when the bot's
+    output speaks of decoding integers."""
+    code, report = flawed("crash-first", tmp_path, says=says)
+    assert code == 1 and failed(report) == ["games"]
+    assert ("Decode msgpack integers as 64-bit" in detail(report, "games")) is hinted
+
+
 def test_latency_percentiles_are_nearest_rank() -> None:
     from tournaments.catalogue.compliance import percentiles
 

@@ -34,6 +34,7 @@ from __future__ import annotations
 import logging
 import math
 import random
+import re
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -72,6 +73,13 @@ PROBE_GAME_ID = 7_340_033
 PROBE_SEED = (1 << 63) - 12_345
 #: Lines of the bot's output shown with a failed check.
 OUTPUT_LINES = 12
+#: What a bot's output says when it failed to decode a large integer (the probe seed): only
+#: then is a crash before its first decision blamed on the seed.
+INTEGER_TROUBLE = re.compile(
+    r"integer|int64|uint64|bigint|overflow|out of range|too (big|large)|precision|"
+    r"unpack|msgpack|decod",
+    re.IGNORECASE,
+)
 #: Offered actions listed with an illegal answer.
 OFFERED_SHOWN = 12
 
@@ -286,6 +294,7 @@ class _CheckRun:
         self.played = 0
         self.coverage: dict[str, list[tuple[int, int]]] = {}
         self.proc: BotProcess | None = None
+        self.probe_crash = False  # it crashed before its first decision of the probe seed
 
     def result(self, key: str, ok: bool | None, detail: str) -> None:
         self.checks[key] = Check(key=key, title=TITLES[key], ok=ok, detail=detail)
@@ -334,11 +343,7 @@ class _CheckRun:
         self.latencies += [a.think_us / 1000.0 for a in mine]
         found = self.judge(record, seat, f"{game.name} with {players} players, seat {seat}")
         if FaultKind.CRASH in found and seed is not None and not mine:
-            crash = self.faults["games"]
-            hint = f"; was it the seed {seed}? Decode msgpack integers as 64-bit"
-            self.faults["games"] = _Fault(
-                replace(crash.fault, detail=crash.fault.detail + hint), crash.where
-            )
+            self.probe_crash = True  # ``seed_hint`` says so if its output points to the seed
         return not found and self.proc.alive()
 
     def judge(self, record: GameRecord, seat: int, where: str) -> set[FaultKind]:
@@ -569,4 +574,20 @@ def run_checks(
     )
     if not report.passed and log_path is not None:
         report = replace(report, output=tuple(output_tail(log_path, OUTPUT_LINES)))
+        if run.probe_crash:
+            report = seed_hint(report)
     return report
+
+
+def seed_hint(report: ComplianceReport) -> ComplianceReport:
+    """A bot that crashed before its first decision of the first game, whose last output
+    speaks of decoding or of an integer, is told it may be its seed (a 63-bit integer); a
+    crash for any other reason is left as it is."""
+    if not any(INTEGER_TROUBLE.search(line) for line in report.output):
+        return report
+    hint = f"; was it the seed {PROBE_SEED}? Decode msgpack integers as 64-bit"
+    checks = tuple(
+        replace(check, detail=check.detail + hint) if check.key == "games" else check
+        for check in report.checks
+    )
+    return replace(report, checks=checks)

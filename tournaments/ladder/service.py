@@ -36,7 +36,12 @@ from arena.keys.seeds import new_key, random_seed
 from arena.procs.sandbox import SandboxMode
 from tournaments.catalogue.compliance import ComplianceReport
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, bundled_version, plays
-from tournaments.catalogue.registry import BotCheckError, add_folder_bot, load_manifest
+from tournaments.catalogue.registry import (
+    BotCheckError,
+    add_folder_bot,
+    check_again,
+    load_manifest,
+)
 from tournaments.errors import (
     LadderError,
     NotFound,
@@ -152,11 +157,26 @@ def create_ladder(
 @dataclass(frozen=True, kw_only=True)
 class Submission:
     """A version entered: its entry, the entry it replaced (if any), and the entry check's
-    report (None for a registered or bundled bot, checked when it was registered)."""
+    report (None for a registered or bundled bot, checked when it was registered);
+    ``unchanged``: that version was in play already, and nothing changed (the same code sent
+    again, as ``arena bot add --replace`` of the same code)."""
 
     entry: Entry
     replaced: Entry | None
     report: ComplianceReport | None
+    unchanged: bool = False
+
+    @property
+    def message(self) -> str:
+        """What the participant is told (the faces escape it)."""
+        entry = self.entry
+        if self.unchanged:
+            return (
+                f"{entry.label} version {entry.version} is in play already for "
+                f"{entry.participant}: the same code, nothing changed"
+            )
+        replaced = f", replacing {self.replaced.label}" if self.replaced else ""
+        return f"entered {entry.label} version {entry.version} for {entry.participant}{replaced}"
 
 
 def _check_entry(lstore: LadderStore, ladder: LadderInfo, bot: str, participant: str) -> None:
@@ -199,24 +219,39 @@ def _enter_folder(
             f"{manifest.name}'s bot.toml says it plays {', '.join(manifest.games)}; "
             f"this ladder plays {ladder.game}"
         )
-    registered = add_folder_bot(store, folder, games=[ladder.game], replace=True, sandbox=sandbox)
-    _not_in_play(lstore, ladder, manifest.name, registered.info.version)
+    registered = add_folder_bot(
+        store,
+        folder,
+        games=[ladder.game],
+        replace=True,
+        sandbox=sandbox,
+        move_ms=ladder.move_ms,
+    )
+    version = registered.info.version
+    playing = _in_play(lstore, ladder, manifest.name, version)
+    if playing is not None:
+        return Submission(entry=playing, replaced=None, report=None, unchanged=True)
+    report = registered.report
+    if not registered.checked:  # registered before: checked again at this ladder's deadline
+        report = check_again(store, registered.info, sandbox, move_ms=ladder.move_ms)
     return _enter(
         lstore,
         ladder,
         bot=manifest.name,
-        version=registered.info.version,
+        version=version,
         runs_as=manifest.name,
         participant=who,
         uploaded=uploaded,
-        report=registered.report,
+        report=report,
     )
 
 
-def _not_in_play(lstore: LadderStore, ladder: LadderInfo, bot: str, version: str) -> None:
+def _in_play(lstore: LadderStore, ladder: LadderInfo, bot: str, version: str) -> Entry | None:
+    """The active entry of ``bot`` at ``version`` in the ladder, if it is in play already."""
     for entry in lstore.entries(ladder.id):
         if entry.bot == bot and entry.version == version and entry.status is EntryStatus.ACTIVE:
-            raise LadderError(f"{bot} version {version} is in ladder {ladder.name} already")
+            return entry
+    return None
 
 
 def _enter(lstore: LadderStore, ladder: LadderInfo, **fields: Any) -> Submission:
@@ -256,7 +291,9 @@ def submit(
         raise UsageProblem(f"bot {target!r} does not play {ladder.game}")
     who = participant or target
     _check_entry(lstore, ladder, target, who)
-    _not_in_play(lstore, ladder, target, version)
+    playing = _in_play(lstore, ladder, target, version)
+    if playing is not None:
+        return Submission(entry=playing, replaced=None, report=None, unchanged=True)
     return _enter(
         lstore,
         ladder,
