@@ -193,8 +193,8 @@ def seat_data(record: GameRecord, seat: int) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RunStatus:
-    """What a tournament page says of its run: ``state`` is done, running, stopped or not
-    started; ``message`` says what to do about it (None when nothing is to be done)."""
+    """What a tournament page says of its run: ``state`` is done, cancelled, running, stopped
+    or not started; ``message`` says what to do about it (None when nothing is to be done)."""
 
     state: str
     message: str | None
@@ -218,6 +218,8 @@ def run_status(store: Store, info: TournamentInfo) -> RunStatus:
     at_once = run.games_at_once if run else None
     if info.status is TournamentStatus.DONE:
         return RunStatus("done", None, started, at_once)
+    if info.status is TournamentStatus.CANCELLED:
+        return RunStatus("cancelled", None, started, at_once)
     state = run_state(run)
     if state is RunState.RUNNING:
         return RunStatus("running", None, started, at_once)

@@ -13,6 +13,8 @@ for a request that cannot be meant as given, other ``ArenaError`` subclasses for
   ``--jobs`` worker processes or on a Dask cluster (one ``RunConfig`` for all of them);
 - ``plan_match`` then ``run_match``: NEW against BASE until an SPRT decides (or their faults
   stop the match);
+- ``cancel_tournament``: give up a tournament that will not be played to its end, keeping
+  what was played;
 - ``create_demo``: ``arena demo``'s small round robin among the bundled bots of a game;
 - ``bot_processes``: the logs folder, the sandbox and the remote-bot configuration of any
   command that runs bots (``arena play`` too).
@@ -42,7 +44,14 @@ from arena.procs.sandbox import Sandbox, SandboxMode
 from tournaments.catalogue.bot_sandbox import sandbox_for
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, needs_sandbox, plays
 from tournaments.catalogue.shipping import shipped_bots
-from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
+from tournaments.errors import (
+    BotChanged,
+    ClusterError,
+    ClusterLost,
+    Interrupted,
+    TournamentError,
+    UsageProblem,
+)
 from tournaments.matches.match import (
     FaultLimit,
     MatchInfo,
@@ -65,11 +74,13 @@ from tournaments.run.playing import RunConfig, auto_games_per_worker
 from tournaments.run.runner import RunSummary, Workers, run
 from tournaments.run.sink import Progress
 from tournaments.store.facts import Store
-from tournaments.store.values import TournamentInfo
+from tournaments.store.heartbeat import RunState, run_state
+from tournaments.store.values import TournamentInfo, TournamentStatus
 
 __all__ = [
     # the use cases
     "bot_processes",
+    "cancel_tournament",
     "create_demo",
     "create_tournament",
     "demo_entrants",
@@ -86,6 +97,7 @@ __all__ = [
     # their values
     "ACCEPT_UNSANDBOXED",
     "BotProcesses",
+    "Cancelled",
     "Created",
     "Decision",
     "FaultLimit",
@@ -300,6 +312,35 @@ def create_demo(store: Store, game_name: str, *, seed: int) -> Created:
     )
 
 
+def planned_advice(tid: int, version: str) -> str:
+    """What helps tournament ``tid`` when the code of a bot's ``version`` it was planned with is
+    gone (``{name}``: the bot's name, for ``Catalogue.find``)."""
+    return (
+        f"tournament {tid} plays version {version} as planned: put its files back as they "
+        f"were to play it, or give it up with `arena tournament cancel {tid}` (its games "
+        "played are kept); `arena bot add {name} --replace` registers the new code for new "
+        "tournaments only"
+    )
+
+
+def cancel_tournament(store: Store, tid: int) -> Cancelled:
+    """Give up tournament ``tid`` (a round robin, a gauntlet, a match or a ladder's batch)
+    that will not be played to its end: its games played are kept, with their ratings, and
+    its pending games dropped, so that it withholds nothing any more (its replays and its
+    bots' logs). Raises TournamentError for one that is finished or whose run is alive."""
+    info = store.tournament(tid)
+    if info.status.finished:
+        raise TournamentError(f"tournament {tid} is {info.status.value} already: nothing to cancel")
+    run = store.runs.last(tid)
+    if run_state(run) is RunState.RUNNING:
+        raise TournamentError(
+            f"tournament {tid} is being played (a run since {run.started_at[:19]}): stop that "
+            "run first"
+        )
+    dropped = store.cancel(tid)
+    return Cancelled(tid=tid, kept=info.games_done, dropped=dropped, kind=info.spec.kind)
+
+
 def entrant_specs(
     catalogue: Catalogue, info: TournamentInfo
 ) -> tuple[dict[str, BotSpec], tuple[str, ...]]:
@@ -313,7 +354,9 @@ def entrant_specs(
     for entrant in info.entrants:
         if entrant.bot not in found:
             try:
-                found[entrant.bot] = catalogue.find(entrant.bot, entrant.version).spec
+                found[entrant.bot] = catalogue.find(
+                    entrant.bot, entrant.version, advice=planned_advice(info.id, entrant.version)
+                ).spec
             except BotChanged as exc:
                 raise BotChanged(f"tournament {info.id}: {exc}") from None
             now = catalogue.registered.get(entrant.bot)
@@ -325,6 +368,16 @@ def entrant_specs(
                 )
         specs[entrant.name] = found[entrant.bot]
     return specs, tuple(warnings)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Cancelled:
+    """A tournament just cancelled: the games it kept (played) and dropped (never played)."""
+
+    tid: int
+    kept: int
+    dropped: int
+    kind: TournamentKind
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -362,6 +415,8 @@ def prepare_run(
     a request that cannot work as given, other ArenaErrors for the rest."""
     key = store.tournament_key(tid)  # a lost key file: one clear error before anything starts
     info = store.tournament(tid)
+    if info.status is TournamentStatus.CANCELLED:
+        raise TournamentError(f"tournament {tid} was cancelled: it plays no more games")
     if info.spec.kind is TournamentKind.MATCH and not matches:
         raise UsageProblem(
             f"tournament {tid} is a match, stopped by its SPRT: go on with "
