@@ -61,8 +61,9 @@ from tournaments.matches.match import (
     match_summary,
     play_match_sprt,
     summary_line,
+    verdict_text,
 )
-from tournaments.matches.sprt import Decision, SprtConfig, SprtError
+from tournaments.matches.sprt import Decision, SprtConfig, SprtError, elo_text
 from tournaments.plans.schedule import TournamentKind, TournamentSpec, plan, seatings_per_deal
 from tournaments.run.cluster import (
     ACCEPT_UNSANDBOXED,
@@ -84,6 +85,7 @@ __all__ = [
     "create_demo",
     "create_tournament",
     "demo_entrants",
+    "elo_text",
     "demo_games",
     "entrant_specs",
     "games_of",
@@ -94,6 +96,7 @@ __all__ = [
     "run_match",
     "run_tournament",
     "summary_line",
+    "verdict_text",
     # their values
     "ACCEPT_UNSANDBOXED",
     "BotProcesses",
@@ -535,7 +538,7 @@ def plan_match(
     *,
     new: str,
     base: str,
-    game_name: str,
+    game_name: str | None,
     fill: str,
     table_size: int | None,
     max_games: int,
@@ -549,14 +552,18 @@ def plan_match(
     """Check the match's bots and write its plan: NEW, BASE and fillers at one table, as many
     whole deals as fit in ``max_games`` games. NEW and BASE are SPECs
     (``tournaments.catalogue.targets``): a folder or a command line is registered first, after
-    ``arena bot add``'s check (in the sandbox ``sandbox``). Raises UsageProblem for a match that
+    ``arena bot add``'s check (in the sandbox ``sandbox``, at ``move_ms``). Without
+    ``game_name``, the one game both claim to play. Raises UsageProblem for a match that
     cannot be played as asked and BotCheckError for a bot that fails its check (no match is
     written)."""
     if new == base:
         raise UsageProblem(
             f"NEW and BASE are the same bot ({new!r}): a match compares two different bots"
         )
-    game = get_game(game_name)
+    # imported here: registering a bot loads the entry check, which no other use case needs
+    from tournaments.catalogue.targets import common_game, match_bot
+
+    game = get_game(game_name or common_game(store, (new, base)))
     k = table_size or max(2, game.min_players)
     if not game.min_players <= k <= game.max_players:
         raise UsageProblem(
@@ -565,9 +572,6 @@ def plan_match(
     fillers = [name.strip() for name in fill.split(",") if name.strip()]
     if k > 2 and not fillers:
         raise UsageProblem("--fill names the bots that fill the other seats")
-    # imported here: registering a bot loads the entry check, which no other use case needs
-    from tournaments.catalogue.targets import match_bot
-
     told: list[str] = []
     names_ = []
     for text in (new, base):

@@ -17,6 +17,7 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.games import names
 from arena.procs.botproc import BotSpec
 from arena.procs.sandbox import SandboxMode
 from tournaments.catalogue.botcopies import tree_digest, version_of
@@ -33,7 +34,7 @@ from tournaments.errors import UsageProblem
 from tournaments.store.facts import Store
 from tournaments.store.values import bot_name_problem
 
-__all__ = ["Target", "bot_target", "match_bot"]
+__all__ = ["Target", "bot_target", "common_game", "match_bot"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -85,6 +86,29 @@ def bot_target(words: tuple[str, ...] | list[str], catalogue: Catalogue) -> Targ
     if text in registered:
         claimed = registered[text].games
     return Target(spec=spec, games=tuple(claimed), command=text, named=named)
+
+
+def common_game(store: Store, texts: tuple[str, ...] | list[str]) -> str:
+    """The one game every bot of SPECs ``texts`` claims to play (``*``: any game), for a
+    match given no ``--game``. Raises UsageProblem when there is none, or several, or a
+    bot's games are not known (a command line claims none)."""
+    catalogue = Catalogue.of(store)
+    every = set(names())
+    claims = []
+    for text in texts:
+        words = [text] if Path(text).is_dir() else split_command(text)
+        games = bot_target(words, catalogue).games
+        claims.append(every if "*" in games else set(games) & every)
+    said = "; ".join(
+        f"{text} plays {', '.join(sorted(claim)) if claim != every else 'any game'}"
+        if claim
+        else f"{text} names no game"
+        for text, claim in zip(texts, claims)
+    )
+    common = set.intersection(*claims) if claims else set()
+    if len(common) != 1:
+        raise UsageProblem(f"give --game GAME: {said}")
+    return common.pop()
 
 
 def match_bot(
