@@ -227,7 +227,11 @@ def run_command(
         s = done.summary
         rate = s.played / s.elapsed_s if s.elapsed_s > 0 else 0.0
         leader = f"; leader {printable(done.leader)}" if done.leader else ""
-        click.echo(f"batch {done.tid}: {s.played} games, {rate:.1f} games/s{leader}", err=True)
+        click.echo(
+            f"batch {done.number} (tournament {done.tid}): {s.played} games, {rate:.1f} "
+            f"games/s{leader}",
+            err=True,
+        )
         for line in done.folded.suspended:
             click.echo(f"suspended {printable(line)}", err=True)
 
@@ -249,7 +253,8 @@ def run_command(
     )
     for line in result.warnings:
         click.echo(f"warning: {printable(line)}", err=True)
-    click.echo(board_text(service.leaderboard(store, name)))
+    board = service.leaderboard(store, name)
+    click.echo(board_text(board, service.run_state(store, board.ladder)))
 
 
 @ladder.command()
@@ -260,17 +265,18 @@ def run_command(
 def show(name: str | None, as_json: bool, no_elo: bool, store: Store) -> None:
     """The leaderboard of ladder NAME (without NAME: the ladders)."""
     if name is None:
-        ladders = service.ladders(store)
+        ladders = service.ladders_overview(store)
         if as_json:
-            echo_json([info.to_dict() for info in ladders])
+            echo_json(ladders)
         else:
             click.echo(ladders_text(ladders))
         return
     board = service.leaderboard(store, name, elo=not no_elo)
+    run = service.run_state(store, board.ladder)
     if as_json:
-        echo_json(board.to_dict())
+        echo_json(board.to_dict() | {"run": run})
     else:
-        click.echo(board_text(board))
+        click.echo(board_text(board, run))
 
 
 @ladder.command()

@@ -255,14 +255,16 @@ def line_chart(
     height: int = 260,
     x_title: str = "games played (plan order)",
     y_title: str = "incremental Elo",
+    pad: float = 10.0,
 ) -> Markup:
     """One line per entrant (x: game number in plan order, y: rating), with dots at the
-    points when they are few, axis titles and a legend."""
+    points when they are few, axis titles (``y_title``: what the values are) and a legend;
+    ``pad``: room above and below the values, in their unit."""
     points = [p for s in series.values() for p in s]
     if not points:
         return Markup('<p class="muted">No rating history yet.</p>')
     x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
-    y0, y1 = min(p[1] for p in points) - 10, max(p[1] for p in points) + 10
+    y0, y1 = min(p[1] for p in points) - pad, max(p[1] for p in points) + pad
     left, bottom = 58, 40
     legend_h = 20 * ((len(series) + 1) // 2) + 8
     plot_h = height - bottom

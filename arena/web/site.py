@@ -119,6 +119,7 @@ class Site:
         return {
             "tournaments": shown,
             "runs": {t.id: published.run_status(store, t) for t in shown},
+            "kinds": {t.id: reports.kind_text(t.spec) for t in shown},
             "games": sorted({t.spec.game for t in infos}),
             "statuses": statuses,
             "chosen": {"game": game, "status": status},
@@ -229,8 +230,13 @@ class Site:
             pair = pairs.get((games_filter.entrant, games_filter.opponent))
             if pair is not None:
                 h2h = pair | {"played": played(games_filter.entrant, games_filter.opponent)}
+        match = bundle.tournament.get("match")
         return {
             "info": info,
+            "heading": published.heading(store, info),
+            "sprt": None
+            if match is None
+            else published.match_view(match, finished=bundle.info.status.finished),
             "run": published.run_status(store, info),
             "live": self.live(store, tid, info=info),
             "rows": bundle.rows,
@@ -311,6 +317,8 @@ class Site:
             "games_total": info.games_total,
             "rate_per_s": None if rate is None else round(rate, 3),
             "eta_s": None if eta is None else round(eta, 1),
+            # a match's test may stop it sooner: its ETA is only a bound
+            "eta_bound": info.spec.kind is TournamentKind.MATCH,
             "rankings": last.tournament["rankings"],
             "rankings_games": last.info.games_done,
         }

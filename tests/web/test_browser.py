@@ -194,7 +194,7 @@ def test_lists_sort_and_filter(served: Server, played: Played, page: object) -> 
     page.goto(f"{served.url}/")
     page.select_option("select[name=game]", "skyjo")
     page.click("#tournaments-filter button")
-    games = page.locator("#tournaments tbody td:nth-child(2)").all_inner_texts()
+    games = page.locator("#tournaments tbody td:nth-child(3)").all_inner_texts()
     assert games == ["skyjo"]
     assert page.errors == []
 

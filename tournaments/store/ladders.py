@@ -23,6 +23,7 @@ from tournaments.plans.schedule import PlannedGame, TournamentSpec
 from tournaments.ratings.skill import Skill
 from tournaments.store.database import StorePart, guarded, json_tuples
 from tournaments.store.ladder_values import (
+    BatchRef,
     Entry,
     EntryStatus,
     LadderGame,
@@ -31,6 +32,7 @@ from tournaments.store.ladder_values import (
     SeatStats,
 )
 from tournaments.store.values import GameStatus
+from tournaments.store.withheld import REPLAY_SHOWN
 
 __all__ = ["LadderStore", "Met"]
 
@@ -294,6 +296,35 @@ class LadderStore(StorePart):
             )
         ]
 
+    @guarded("reading a batch")
+    def batch_of(self, tid: int) -> BatchRef | None:
+        """Tournament ``tid`` as a ladder's batch (None: it is none): its ladder, its number
+        and its tables' sizes."""
+        row = self.db.execute(
+            "SELECT l.name, b.number FROM ladder_batches b JOIN ladders l ON l.id = b.ladder_id "
+            "WHERE b.tournament_id = ?",
+            (tid,),
+        ).fetchone()
+        if row is None:
+            return None
+        sizes = tuple(
+            size
+            for (size,) in self.db.execute(
+                "SELECT DISTINCT json_array_length(seating) FROM games WHERE tournament_id = ? "
+                "ORDER BY 1",
+                (tid,),
+            )
+        )
+        return BatchRef(tid=tid, ladder=row[0], number=row[1], sizes=sizes)
+
+    @guarded("numbering batches")
+    def batch_number(self, tid: int) -> int | None:
+        """Batch ``tid``'s number in its ladder (None: no batch)."""
+        row = self.db.execute(
+            "SELECT number FROM ladder_batches WHERE tournament_id = ?", (tid,)
+        ).fetchone()
+        return None if row is None else int(row[0])
+
     @guarded("counting a batch's games")
     def pending_in(self, tid: int) -> int:
         return int(
@@ -420,11 +451,12 @@ class LadderStore(StorePart):
 
     @guarded("reading recent games")
     def recent_games(self, ladder_id: int, limit: int) -> list[dict[str, Any]]:
-        """The ladder's last ``limit`` finished games: id, batch, finish time, and each seat's
-        entry and place."""
+        """The ladder's last ``limit`` finished games: id, batch, finish time, each seat's
+        entry and place, and whether its replay may be shown (``withheld.REPLAY_SHOWN``: no
+        rotation of its deal is still to be played)."""
         rows = self.db.execute(
             "SELECT g.id, g.tournament_id, g.finished_at, g.seating, "
-            "json_extract(g.outcome, '$.places') FROM ladder_batches b "
+            f"json_extract(g.outcome, '$.places'), {REPLAY_SHOWN} FROM ladder_batches b "
             "JOIN games g ON g.tournament_id = b.tournament_id "
             "WHERE b.ladder_id = ? AND g.status = ? ORDER BY g.finished_at DESC, g.id DESC "
             "LIMIT ?",
@@ -438,8 +470,9 @@ class LadderStore(StorePart):
                 "finished_at": finished,
                 "entries": [labels[tid, label] for label in json.loads(seating)],
                 "places": json.loads(places),
+                "replay": bool(shown),
             }
-            for gid, tid, finished, seating, places in rows
+            for gid, tid, finished, seating, places, shown in rows
         ]
 
     # -- skills -------------------------------------------------------------------------------
