@@ -223,10 +223,15 @@ def fetch(client: httpx.Client, paths: list[str]) -> tuple[float, int, int]:
     return (time.perf_counter() - start) * 1000, wire, raw
 
 
-def addresses(kind: str, big: int, small: int, game: int) -> dict[str, list[str] | None]:
-    """What each row of the table fetches, in the new tree and in the old one (None: the old
-    arena has no such page)."""
-    new = kind == "new"
+def packs_replays(tree: Path) -> bool:
+    """Whether ``tree`` serves a game's replay data as one packed script with the pages of its
+    time (the browser view's second round); an older arena served a script per perspective."""
+    return "replay.js" in (tree / "arena" / "web" / "app.py").read_text()
+
+
+def addresses(tree: Path, big: int, small: int, game: int) -> dict[str, list[str] | None]:
+    """What each row of the table fetches in ``tree`` (None: that arena has no such page)."""
+    new = packs_replays(tree)
     replay = (
         [f"/games/{game}/replay.js"]
         if new
@@ -252,10 +257,10 @@ def addresses(kind: str, big: int, small: int, game: int) -> dict[str, list[str]
     }
 
 
-def page_table(servers: dict[str, tuple[str, tuple[int, int, int]]]) -> None:
+def page_table(servers: dict[str, tuple[str, tuple[int, int, int], Path]]) -> None:
     """Each address first, then warm (median of WARM), old and new alternating."""
     kinds = list(servers)
-    rows = {k: addresses(k, *servers[k][1]) for k in kinds}
+    rows = {k: addresses(servers[k][2], *servers[k][1]) for k in kinds}
     clients = {k: httpx.Client(base_url=servers[k][0], timeout=600) for k in kinds}
     head = " | ".join(f"{k} first | {k} warm | {k} weight" for k in kinds)
     print(f"| address | {head} |")
@@ -466,7 +471,7 @@ def main() -> None:
             for kind, tree in trees.items():
                 proc, url = serve(tree, os.path.join(folder, f"{kind}.db"))
                 procs.append(proc)
-                servers[kind] = (url, built[kind])
+                servers[kind] = (url, built[kind], tree)
             page_table(servers)
             jsonl_download(servers["new"][0], built["new"][0])
         finally:

@@ -18,9 +18,13 @@ shown, everything hidden drawn at random) and runs iterations of a single-observ
   randomness; random where no heuristic exists); the reward is the bot's place, scaled from
   1 (first) to 0 (last). In the bank variant, whose games run long, a playout stops after two
   rounds and scores the standing then (places by bills held); in Skull King it stops at the
-  end of the round and scores the places by that round's points; in Skyjo it stops there too
-  and scores the bot's margin in that round's points over the others' mean;
+  end of the round and scores the places by that round's points;
 * **decide**: the most visited action at the root.
+
+Skyjo is searched otherwise (``RoundSearch``): a flat search over the heuristic's few best
+actions, each played out on the same determinizations to the end of the round by the
+heuristic and scored by the totals then; an action replaces the heuristic's choice only when
+the paired differences show it better with confidence.
 
 Options (command line, or ``ARENA_BOT_*`` variables, which the arena passes to bots):
 ``--move-ms`` (``ARENA_BOT_MOVE_MS``, default 200; 0 = no clock) thinking time per move, cut to
@@ -45,6 +49,8 @@ from dataclasses import dataclass, field
 from typing import Any
 
 from arena.games import Game, State, get_game, places_from_keys
+from arena.games.skyjo_cards import TARGET as SKYJO_TARGET
+from bots import skyjo_greedy
 from protocol.sdk import Bot
 
 GAMES = ("*",)
@@ -62,19 +68,32 @@ HEURISTICS = {
 }
 #: Rounds a playout looks ahead in a game whose end is far (then it scores the standing of the
 #: moment: the place of the bot by ``outcome()``); other games play out to the end.
-HORIZONS = {"skull-bank": 2, "skyjo": 1, "skull-king": 1}
+HORIZONS = {"skull-bank": 2, "skull-king": 1}
 #: Games whose cut playouts score the places by the points made during the playout alone
 #: rather than the standing (a round changes a standing too little): each seat's running
 #: total, as a key where smaller is better.
 ROUND_POINTS: dict[str, Callable[[Any], list[float]]] = {
-    "skyjo": lambda state: list(state.totals),
     "skull-king": lambda state: [-score for score in state.scores],
 }
-#: Games whose cut playouts score the margin of those points rather than the places: the bot's
-#: points against the others' mean, ``MARGINS[game]`` points apart mapping to 0 and 1. In Skyjo
-#: the place in one round ignores how much a round costs (ending a round one is not lowest in
-#: doubles one's points but changes no place).
-MARGINS = {"skyjo": 40.0}
+#: Games searched by ``RoundSearch`` instead of the tree: the heuristic bot's ranking of the
+#: legal actions (best first, one per class of equivalent actions) that the search considers.
+RANKINGS: dict[str, Callable[[dict[str, Any], list[str]], list[str]]] = {
+    "skyjo": skyjo_greedy.ranked,
+}
+#: ``RoundSearch``: how many of the ranked actions it compares (the heuristic's choice included).
+CANDIDATES = 3
+#: ``RoundSearch``: how sure (in standard errors of the paired mean) the search must be that an
+#: action beats the heuristic's choice before it plays it.
+CONFIDENCE = 2.5
+#: ``RoundSearch``: the fewest paired samples from which it may play another action than the
+#: heuristic's (fewer give too rough an estimate of their spread).
+MIN_SAMPLES = 10
+#: ``RoundSearch``: spread of one round's score difference between two players (Skyjo, greedy
+#: against greedy: about 14 points), which scales the value of a lead at the round's end.
+ROUND_SPREAD = 14.0
+#: ``RoundSearch``: the fewest points a round is taken to add to the highest total, when the
+#: number of rounds left is estimated from the pace so far.
+MIN_PACE = 10.0
 #: Share of playout moves drawn uniformly instead of by the heuristic (diversity).
 EPSILON = 0.1
 #: Weight of the bias towards the heuristic's choice (a reward bonus of BIAS / (visits + 1)).
@@ -199,7 +218,6 @@ class Search:
     policy: Policy
     horizon: int | None = None
     points: Callable[[Any], list[float]] | None = None
-    margin: float | None = None
     iterations_done: int = 0
 
     def node(self, view: dict[str, Any], legal: list[str]) -> Node:
@@ -232,15 +250,6 @@ class Search:
                 -legal.index(action),
             ),
         )
-
-    def scored(self, made: Sequence[float]) -> float:
-        """The reward of a cut playout from the points (keys, smaller is better) each seat
-        made in it: by places, or by the bot's margin over the others' mean."""
-        if self.margin is None:
-            return reward_of_places(places_from_keys(made), self.seat)
-        others = [points for seat, points in enumerate(made) if seat != self.seat]
-        edge = sum(others) / len(others) - made[self.seat]
-        return min(1.0, max(0.0, 0.5 + edge / self.margin))
 
     def iterate(self, state: State, root: Node) -> None:
         """One iteration from a determinized ``state``: descend the bot's information sets,
@@ -282,11 +291,127 @@ class Search:
             value = reward(state, self.seat)
         elif last_round is not None and self.points is not None and before is not None:
             made = [now - then for now, then in zip(self.points(state), before)]
-            value = self.scored(made)
+            value = reward_of_places(places_from_keys(made), self.seat)
         else:
             value = 0.5
         for visited, action in path:
             visited.update(action, value)
+
+
+def normal_cdf(x: float) -> float:
+    return 0.5 * (1.0 + math.erf(x / math.sqrt(2.0)))
+
+
+def standing_value(state: Any, seat: int, target: float) -> float:
+    """``seat``'s expected share of the pairwise results of the game (1: ahead of everyone),
+    from the totals at the end of a round (smaller is better). Over, its place. Otherwise each
+    rival's lead is weighed by the chance that it lasts: the rounds still to come add a spread
+    of ``ROUND_SPREAD`` per round, and at least one round is still to come; the rounds left
+    are the highest total's distance to ``target`` at the pace of the rounds so far."""
+    if state.is_over():
+        return reward(state, seat)
+    totals = state.totals
+    highest = max(totals)
+    pace = max(MIN_PACE, highest / max(1, len(state.history)))
+    spread = ROUND_SPREAD * math.sqrt(max(1.0, (target - highest) / pace))
+    mine = totals[seat]
+    rivals = [total for other, total in enumerate(totals) if other != seat]
+    return sum(normal_cdf((total - mine) / spread) for total in rivals) / len(rivals)
+
+
+@dataclass
+class RoundSearch:
+    """The search of one Skyjo game for one seat: a flat search over the heuristic's best
+    actions, compared on common determinizations.
+
+    Each iteration draws one determinization (``State.resample``) and one seed for the chance
+    after it, and plays every candidate action from that same start: the bot's action, then
+    every seat (the bot's included) by the heuristic, without random moves, to the end of the
+    round, scored by ``standing_value``. The candidates are compared by their paired
+    differences to the heuristic's own choice, which cancel part of the luck of the deal; an
+    action replaces that choice only when its mean difference is ``CONFIDENCE`` standard
+    errors above zero, over at least ``MIN_SAMPLES`` determinizations. See ``docs/bots.md``."""
+
+    game: Game
+    seat: int
+    players: int
+    options: dict[str, Any]
+    rng: random.Random
+    settings: Settings
+    policy: Policy
+    ranking: Callable[[dict[str, Any], list[str]], list[str]]
+    target: float = SKYJO_TARGET
+    iterations_done: int = 0
+
+    def candidates(self, view: dict[str, Any], legal: list[str]) -> list[str]:
+        """The heuristic's choice, then its next best actions, ``CANDIDATES`` in all; the
+        heuristic's choice alone where it has no ranking (the opening reveal)."""
+        chosen = self.policy(view, legal)
+        if view["phase"] not in ("turn", "drawn"):
+            return [chosen]
+        others = [action for action in self.ranking(view, legal) if action != chosen]
+        return [chosen, *others[: CANDIDATES - 1]]
+
+    def rebuild(self, view: dict[str, Any]) -> State:
+        """A state rebuilt from the bot's view (``Game.from_view``), its hidden cards drawn."""
+        return self.game.from_view(view, self.seat, self.players, self.options, self.rng)
+
+    def determinized(self, base: State) -> State:
+        """One determinization: every card the bot cannot see drawn afresh (``resample``)."""
+        return base.resample(self.seat, self.rng)
+
+    def playout(self, state: State, round_: int) -> float:
+        """Every seat by the heuristic to the end of round ``round_``; its standing value."""
+        policy = self.policy
+        while not state.is_over() and current_round(state) == round_:
+            state.apply(
+                {seat: policy(state.view(seat), state.legal(seat)) for seat in state.to_act()}
+            )
+        return standing_value(state, self.seat, self.target)
+
+    def decide(self, view: dict[str, Any], legal: list[str], stop_at: float | None) -> str:
+        if len(legal) == 1:
+            return legal[0]
+        actions = self.candidates(view, legal)
+        if len(actions) == 1:
+            return actions[0]
+        base = self.rebuild(view)
+        round_ = current_round(base)
+        sums = [0.0] * len(actions)
+        squares = [0.0] * len(actions)
+        samples = playouts = 0
+        started = time.monotonic()
+        while playouts + len(actions) <= max(self.settings.iterations, len(actions)):
+            determinized = self.determinized(base)
+            chance = self.rng.getrandbits(64)
+            values: list[float] = []
+            for action in actions:
+                if stop_at is not None and playouts:
+                    now = time.monotonic()
+                    if now + (now - started) / playouts > stop_at:
+                        break
+                state = determinized.clone()
+                state.rng = random.Random(chance)
+                state.apply({self.seat: action})
+                values.append(self.playout(state, round_))
+                playouts += 1
+            if len(values) < len(actions):
+                break
+            samples += 1
+            for index, value in enumerate(values):
+                edge = value - values[0]
+                sums[index] += edge
+                squares[index] += edge * edge
+        self.iterations_done += playouts
+        best, best_bound = 0, 0.0
+        for index in range(1, len(actions)) if samples >= MIN_SAMPLES else ():
+            mean = sums[index] / samples
+            error = math.sqrt(max(0.0, squares[index] / samples - mean * mean) / (samples - 1))
+            bound = mean - CONFIDENCE * error
+            if bound > best_bound:
+                best, best_bound = index, bound
+        log.debug("%d playouts in %.0f ms", playouts, (time.monotonic() - started) * 1000)
+        return actions[best]
 
 
 class Ismcts(Bot):
@@ -297,25 +422,31 @@ class Ismcts(Bot):
     def __init__(self, settings: Settings | None = None) -> None:
         super().__init__()
         self.settings = settings or Settings()
-        self.search: Search | None = None
+        self.search: Search | RoundSearch | None = None
         self.deadline_ms: int | None = None
 
     def start(self, info: dict[str, Any]) -> None:
         rng = random.Random(info["seed"])
         game = get_game(info["game"])
         act = heuristic(game.name)
+        ranking = RANKINGS.get(game.name)
+        table = {
+            "game": game,
+            "seat": int(info["seat"]),
+            "players": int(info["players"]),
+            "options": game.parse_options(info.get("options") or {}),
+            "rng": rng,
+            "settings": self.settings,
+        }
+        if ranking is not None and act is not None:
+            self.search = RoundSearch(**table, policy=act, ranking=ranking)
+            return
         self.search = Search(
-            game=game,
-            seat=int(info["seat"]),
-            players=int(info["players"]),
-            options=game.parse_options(info.get("options") or {}),
-            rng=rng,
-            settings=self.settings,
+            **table,
             prior=act,
             policy=playout_policy(act, rng),
             horizon=HORIZONS.get(game.name),
             points=ROUND_POINTS.get(game.name),
-            margin=MARGINS.get(game.name),
         )
 
     def turn(self, message: dict[str, Any]) -> str:

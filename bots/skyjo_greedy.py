@@ -16,7 +16,7 @@ from __future__ import annotations
 import random
 from collections.abc import Sequence
 from dataclasses import dataclass
-from typing import Any
+from typing import Any, NamedTuple
 
 GAMES = ("skyjo",)
 
@@ -33,8 +33,7 @@ END_MARGIN = 2.0  # how clearly lowest the bot wants to be before ending a round
 END_BONUS = 3.0  # worth of ending a round the bot expects to win
 
 
-@dataclass(frozen=True)
-class Spot:
+class Spot(NamedTuple):
     """One of our live cells, precomputed so that a placement costs a few operations."""
 
     index: int
@@ -86,13 +85,14 @@ def unseen_cards(
 ) -> tuple[tuple[tuple[int, float], ...], float]:
     """The distribution of a card we have not seen, and its mean."""
     counts = dict(CARD_COUNTS)
-    seen = list(view["discard"])
-    if view.get("drawn") is not None:
-        seen.append(view["drawn"])
-    for cells in flat:
-        seen.extend(v for v in cells if v is not None)
-    for value in seen:
+    for value in view["discard"]:
         counts[value] -= 1
+    if view.get("drawn") is not None:
+        counts[view["drawn"]] -= 1
+    for cells in flat:
+        for value in cells:
+            if value is not None:
+                counts[value] -= 1
     total = max(1, sum(c for c in counts.values() if c > 0))
     unseen = tuple((v, c / total) for v, c in counts.items() if c > 0)
     return unseen, sum(v * p for v, p in unseen)
@@ -100,24 +100,29 @@ def unseen_cards(
 
 def spot(grid: Sequence[int | None], index: int, mean: float, columns: bool) -> Spot:
     old = grid[index]
-    others = [grid[j] for j in OTHERS_IN_COLUMN[index]]
+    above, below = OTHERS_IN_COLUMN[index]
+    first, second = grid[above], grid[below]
     worth = mean if old is None else float(old)
     bonus: dict[int, float] = {}
     completes = None
     if columns:
-        for value in set(v for v in others if v is not None and v > 0):
-            bonus[value] = PAIR_WEIGHT * value
-        if others[0] is not None and others[0] == others[1]:
-            bonus[others[0]] = 3.0 * others[0]  # the whole column goes
-            completes = others[0]
-        if old is not None and old > 0 and old in others:
+        if first is not None and first > 0:
+            bonus[first] = PAIR_WEIGHT * first
+        if second is not None and second > 0:
+            bonus[second] = PAIR_WEIGHT * second
+        if first is not None and first == second:
+            bonus[first] = 3.0 * first  # the whole column goes
+            completes = first
+        if old is not None and old > 0 and (old == first or old == second):
             worth -= PAIR_WEIGHT * old
     return Spot(index, worth, bonus, old is None, completes if old is None else None)
 
 
 def estimate(cells: Sequence[int | None], dead: set[int], mean: float) -> float:
     """A rival's expected final score: face-up cards, unseen ones at the mean, a last turn."""
-    score = sum(mean if v is None else v for i, v in enumerate(cells) if COLUMN_OF[i] not in dead)
+    if dead:
+        cells = [v for i, v in enumerate(cells) if COLUMN_OF[i] not in dead]
+    score = sum(mean if v is None else v for v in cells)
     return score - LAST_TURN_GAIN
 
 
@@ -203,6 +208,53 @@ def choose_reveal() -> str:
     """Two cards of one column: a pair there is a start on removing it."""
     column = random.randrange(COLS)
     return f"reveal:0,{column}+1,{column}"
+
+
+def cell_class(grid: Sequence[int | None], index: int) -> tuple[int | None, tuple[int, ...]]:
+    """What a cell of our grid is to the rules and to us: its card (None: face down) and the
+    face-up cards among the other two of its column. Columns are interchangeable, and so are
+    the cells of one column, so two cells of one class are worth the same to every decision."""
+    above, below = OTHERS_IN_COLUMN[index]
+    return grid[index], tuple(sorted(v for v in (grid[above], grid[below]) if v is not None))
+
+
+def ranked(view: dict[str, Any], legal: list[str]) -> list[str]:
+    """The legal actions of a turn (phase ``turn`` or ``drawn``), best first by this bot's own
+    valuation (points saved, as ``act`` weighs them), one per class of equivalent cells
+    (``cell_class``): what a search may consider in its place."""
+    sit = read(view)
+    spots = {p.index: p for p in sit.spots}
+    grid = [v for row in view["grids"][view["seat"]] for v in row]
+    flip = best_flip(sit)[0]
+    worths: dict[str, float] = {}
+    for action in legal:
+        kind, _, name = action.partition(":")
+        if kind == "draw":
+            table = placement_table(sit)
+            worths[action] = sum(p * max(table[v], flip) for v, p in sit.unseen)
+            continue
+        if kind == "discard":
+            worths[action] = 0.0
+            continue
+        row, col = name.split(",")
+        place = spots[int(row) * COLS + int(col)]
+        if kind == "discard-flip":
+            worths[action] = flip_value(sit, place)
+        else:
+            card = view["discard_top"] if kind == "take-discard" else view["drawn"]
+            worths[action] = place_value(sit, card, place)
+    seen: set[tuple[str, Any]] = set()
+    best: list[str] = []
+    for action in sorted(legal, key=lambda a: -worths[a]):
+        kind, _, name = action.partition(":")
+        key: tuple[str, Any] = (kind, None)
+        if name:
+            row, col = name.split(",")
+            key = (kind, cell_class(grid, int(row) * COLS + int(col)))
+        if key not in seen:
+            seen.add(key)
+            best.append(action)
+    return best
 
 
 def act(view: dict, legal: list[str]) -> str:

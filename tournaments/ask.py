@@ -243,6 +243,8 @@ def ask(
     catalogue = Catalogue.of(store)
     target = bot_target(spec, catalogue)
     turn = recorded_turn(store, game_id, seat, step)
-    box = sandbox_for(options.sandbox_mode(), Path(store.path), catalogue.folders())
+    box = sandbox_for(
+        options.sandbox_mode(), Path(store.path), catalogue.folders(), specs=[target.spec]
+    )
     answer = ask_bot(target.spec, turn, limits=options.limits(move_ms=move_ms), sandbox=box)
     return Asked(turn=turn, bot=target.spec.name, answer=answer)

@@ -197,7 +197,7 @@ def check(
             startup_ms=startup_ms,
             seed=seed,
             log_dir=log_dir,
-            sandbox=sandbox_for(sandbox, request.db_path, request.folders),
+            sandbox=sandbox_for(sandbox, request.db_path, request.folders, specs=[request.spec]),
         )
     finally:
         shutil.rmtree(log_dir, ignore_errors=True)

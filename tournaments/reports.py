@@ -260,7 +260,7 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
         f"tournament {info.id}: {spec.game} ({options}), a {kind_text(spec)}",
         f"status     {info.status.value}, {info.games_done}/{info.games_total} games played",
         f"tables     {spec.table_size} players, {spec.repetitions} repetition(s), "
-        f"seed {spec.seed}, {spec.move_ms} ms per move"
+        f"seed {spec.seed}, {spec.move_ms} ms per move, {spec.deals} deals"
         + (
             f"; each deal in {seatings_per_deal(spec)} seatings (every rotation, and mirrored)"
             if seatings_per_deal(spec) != spec.table_size

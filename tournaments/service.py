@@ -41,7 +41,7 @@ from arena.procs.limits import Limits
 from arena.procs.logs import logs_folder
 from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
-from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.catalogue.bot_sandbox import sandbox_for, sandbox_mode
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, needs_sandbox, plays
 from tournaments.catalogue.shipping import shipped_bots
 from tournaments.errors import (
@@ -64,7 +64,14 @@ from tournaments.matches.match import (
     verdict_text,
 )
 from tournaments.matches.sprt import Decision, SprtConfig, SprtError, elo_text
-from tournaments.plans.schedule import TournamentKind, TournamentSpec, plan, seatings_per_deal
+from tournaments.plans.schedule import (
+    MATCH_DEALS,
+    DealMode,
+    TournamentKind,
+    TournamentSpec,
+    plan,
+    seatings_per_deal,
+)
 from tournaments.run.cluster import (
     ACCEPT_UNSANDBOXED,
     ClusterConfig,
@@ -102,6 +109,7 @@ __all__ = [
     "BotProcesses",
     "Cancelled",
     "Created",
+    "DealMode",
     "Decision",
     "FaultLimit",
     "GoOn",
@@ -177,7 +185,9 @@ def bot_processes(
     specs = list(specs)
     log_dir = logs_folder(db_path)
     log_dir.mkdir(parents=True, exist_ok=True)
-    box = sandbox_for(options.sandbox_mode(), db_path, folders, local=needs_sandbox(specs))
+    box = sandbox_for(
+        options.sandbox_mode(), db_path, folders, local=needs_sandbox(specs), specs=specs
+    )
     remote = None
     wanted = [spec.name for spec in specs if spec.remote]
     if options.listen is not None:
@@ -225,10 +235,12 @@ def create_tournament(
     move_ms: int,
     gauntlet: str | None = None,
     kind: TournamentKind = TournamentKind.ROUND_ROBIN,
+    deals: DealMode = DealMode.DUPLICATE,
 ) -> Created:
     """Validate everything, then write the whole plan. Nothing is written on an error.
 
-    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant.
+    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant;
+    ``deals`` says whether a table's rotations share a deal (``tournaments.plans.schedule``).
 
     The tournament gets a fresh secret key (kept in the key file beside the database): its
     deals are new even with a ``seed`` used before, and no bot can compute them."""
@@ -247,6 +259,7 @@ def create_tournament(
         move_ms=move_ms,
         gauntlet=gauntlet,
         kind=TournamentKind.GAUNTLET if gauntlet else kind,
+        deals=deals,
     )
     key = new_key()
     games = plan(spec, game, key=key)
@@ -256,7 +269,7 @@ def create_tournament(
     info = store.tournament(tid)
     remote = sorted({entrant.bot for entrant in info.entrants if found[entrant.bot].spec.remote})
     warnings = []
-    if remote and info.spec.table_size > 1:
+    if remote and info.spec.table_size > 1 and info.spec.deals is DealMode.DUPLICATE:
         warnings.append(
             f"remote bot(s) {', '.join(remote)} play every seat rotation of a deal over "
             "connections their owner controls, so they can remember its hands from one "
@@ -427,6 +440,7 @@ def prepare_run(
         )
     catalogue = Catalogue.of(store)
     specs, warnings = entrant_specs(catalogue, info)
+    code = catalogue.planned({e.name: (e.bot, e.version) for e in info.entrants})
     options = options or RunOptions()
     limits = options.limits(move_ms=info.spec.move_ms)
     at_once = games_per_worker or auto_games_per_worker(limits.move_ms)
@@ -436,6 +450,7 @@ def prepare_run(
         bots=specs,
         limits=limits,
         at_once=at_once,
+        code=code,
     )
     if cluster is None:
         processes = bot_processes(Path(store.path), options, specs.values(), catalogue.folders())
@@ -449,7 +464,7 @@ def prepare_run(
         config = replace(config, at_once=jobs)
     where = ClusterConfig(
         address=cluster,
-        sandbox=options.sandbox_mode(cluster=True),
+        sandbox=sandbox_mode(options.sandbox_mode(cluster=True), specs.values()),
         bots=shipped_bots(catalogue, info),
         tournament=key_id(key),
         unsandboxed_accepted=unsandboxed_accepted,
@@ -548,6 +563,7 @@ def plan_match(
     config: SprtConfig,
     faults: FaultLimit | None = None,
     sandbox: SandboxMode = SandboxMode.AUTO,
+    deals: DealMode = DealMode.DUPLICATE,
 ) -> PlannedMatch:
     """Check the match's bots and write its plan: NEW, BASE and fillers at one table, as many
     whole deals as fit in ``max_games`` games. NEW and BASE are SPECs
@@ -555,7 +571,9 @@ def plan_match(
     ``arena bot add``'s check (in the sandbox ``sandbox``, at ``move_ms``). Without
     ``game_name``, the one game both claim to play. Raises UsageProblem for a match that
     cannot be played as asked and BotCheckError for a bot that fails its check (no match is
-    written)."""
+    written). A match plays duplicate deals only (``deals`` independent: UsageProblem)."""
+    if deals is not DealMode.DUPLICATE:
+        raise UsageProblem(MATCH_DEALS)
     if new == base:
         raise UsageProblem(
             f"NEW and BASE are the same bot ({new!r}): a match compares two different bots"
@@ -632,7 +650,11 @@ def run_match(
     Interrupted on Ctrl-C (the finished games are kept)."""
     try:
         return play_match_sprt(
-            store, match, prepared.config, jobs=prepared.jobs, on_status=on_status
+            store,
+            match,
+            prepared.config,
+            jobs=prepared.jobs,
+            on_status=on_status,
         )
     except KeyboardInterrupt:
         raise Interrupted(f"interrupted: go on with `arena match --resume {match.tid}`") from None

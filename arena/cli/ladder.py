@@ -21,9 +21,10 @@ from arena.cli.storage import db_option, db_path_option
 from arena.text import printable
 from tournaments.ladder import service
 from tournaments.ladder.report import board_text, ladders_text
+from tournaments.ladder.submissions import BUDGET_S, CHECKERS
 from tournaments.service import RunOptions, SandboxMode
 from tournaments.store.facts import Store, resolve_db_path
-from tournaments.store.ladder_values import LadderSettings
+from tournaments.store.ladder_values import LadderDeals, LadderSettings
 
 
 @click.group()
@@ -70,6 +71,15 @@ def ladder() -> None:
     is_flag=True,
     help="A new version starts from scratch rather than from its predecessor's skill.",
 )
+@click.option(
+    "--deals",
+    type=click.Choice([mode.value for mode in LadderDeals]),
+    default=LadderSettings.deals.value,
+    show_default=True,
+    help="Every rotation of a table on one deal (duplicate), each game its own deal "
+    "(independent: nothing to pool, where entrants are strangers), or auto: independent once "
+    "the ladder has an uploaded bot (docs/ladder.md).",
+)
 @json_option()
 @db_option
 def create(
@@ -82,6 +92,7 @@ def create(
     placement_games: int,
     fault_limit: int,
     no_inherit: bool,
+    deals: str,
     as_json: bool,
     store: Store,
 ) -> None:
@@ -98,13 +109,15 @@ def create(
             placement_games=placement_games,
             fault_limit=min(fault_limit, LadderSettings.fault_window),
             inherit=not no_inherit,
+            deals=LadderDeals(deals),
         ),
     )
     if as_json:
         echo_json(info.to_dict())
         return
     click.echo(
-        f"created ladder {info.name}: {info.game}, tables of {info.sizes_text()}; enter bots "
+        f"created ladder {info.name}: {info.game}, tables of {info.sizes_text()}, "
+        f"{info.settings.deals} deals; enter bots "
         f"with `arena ladder submit {info.name} BOT`, play with `arena ladder run {info.name}`"
     )
 
@@ -176,7 +189,16 @@ def _send(name: str, target: str, url: str, token: str | None, as_json: bool) ->
     folder = Path(target)
     if not folder.is_dir():
         raise click.UsageError(f"{target!r} is not a folder: --to sends a folder bot")
-    sent = send_folder(url, name, token, folder)
+
+    said: list[str] = []
+
+    def waiting(answer: dict) -> None:
+        line = printable(str(answer.get("message") or answer.get("state")))
+        if not as_json and line not in said[-1:]:
+            said.append(line)
+            click.echo(line, err=True)
+
+    sent = send_folder(url, name, token, folder, waiting)
     if as_json:
         echo_json(sent.body)
     else:
@@ -314,16 +336,32 @@ def rebuild(name: str, store: Store) -> None:
 @click.option(
     "--port", type=click.IntRange(0, 65535), default=8001, show_default=True, help="Port."
 )
-def serve(db_path: str | None, host: str, port: int) -> None:
+@click.option(
+    "--checks",
+    type=click.IntRange(1, 64),
+    default=CHECKERS,
+    show_default=True,
+    help="Entry checks run at once (each of another participant; the others wait in turn).",
+)
+@click.option(
+    "--check-time",
+    type=click.FloatRange(1, 86_400),
+    default=BUDGET_S,
+    show_default=True,
+    metavar="SECONDS",
+    help="The time budget of one entry check: a bot whose check takes longer is refused.",
+)
+def serve(db_path: str | None, host: str, port: int, checks: int, check_time: float) -> None:
     """Accept uploads from invited participants (a web form and POST
-    /api/ladders/NAME/submissions), and show the ladders' pages. Each upload is unpacked
-    safely, checked in the sandbox, and enters only if it passes."""
+    /api/ladders/NAME/submissions), and show the ladders' pages. Each upload is answered at
+    once, unpacked safely, checked in the sandbox (participants in turn, each check within
+    --check-time), and enters only if it passes."""
     import uvicorn
 
     from arena.web.uploads import create_upload_app
 
     path = resolve_db_path(db_path)
-    app = create_upload_app(path)
+    app = create_upload_app(path, checkers=checks, budget_s=check_time)
     shown = "[" + host + "]" if ":" in host else host
     click.echo(f"accepting uploads to the ladders of {path} at http://{shown}:{port}/ladders")
     uvicorn.run(app, host=host, port=port, log_level="warning")

@@ -24,7 +24,7 @@ from arena.cli.common import (
     move_time_option,
     parse_options,
 )
-from arena.cli.safety import run_options
+from arena.cli.safety import deals_option, run_options
 from arena.cli.storage import db_option
 from arena.cli.tournament import warn
 from arena.errors import ArenaError
@@ -33,6 +33,7 @@ from tournaments import service
 from tournaments.errors import Interrupted, UsageProblem
 from tournaments.reports import format_table
 from tournaments.service import (
+    DealMode,
     Decision,
     FaultLimit,
     MatchInfo,
@@ -176,6 +177,10 @@ class LiveLine:
     metavar="ID",
     help="Go on with match ID (after an interruption); no NEW BASE then.",
 )
+@deals_option(
+    help="A match plays duplicate deals only (its SPRT's unit is a deal in every seating); "
+    "independent is refused: play a gauntlet with --deals independent instead."
+)
 @click.option("--quiet", "-q", is_flag=True, help="No live SPRT line.")
 @json_option("Print the result as JSON.")
 @run_options
@@ -194,6 +199,7 @@ def match(
     options: tuple[str, ...],
     move_ms: int,
     resume_id: int | None,
+    deals: DealMode,
     quiet: bool,
     as_json: bool,
     run_options: RunOptions,
@@ -226,6 +232,8 @@ def match(
     if resume_id is not None:
         if names:
             raise click.UsageError("--resume ID goes on with a match: give no NEW BASE")
+        if deals is not DealMode.DUPLICATE:
+            raise click.UsageError("--resume ID goes on with a match as planned: give no --deals")
         current = service.match_info(store, resume_id)
     else:
         if len(names) != 2:
@@ -246,6 +254,7 @@ def match(
             config=config,
             faults=FaultLimit(rate=fault_rate),
             sandbox=run_options.sandbox_mode(),
+            deals=deals,
         )
         for note in planned.notes:
             click.echo(note, err=True)

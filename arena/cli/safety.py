@@ -1,10 +1,10 @@
-"""CLI options for running untrusted bots: process limits, the sandbox, remote bots and a
-Dask cluster.
+"""CLI options for running untrusted bots: process limits, the sandbox, remote bots, a Dask
+cluster, and deals no one can pool.
 
 ``run_options`` adds the options to a command and hands it one ``RunOptions`` value
 (``tournaments.service``), which the use cases turn into limits, a sandbox and the remote-bot
 configuration; ``accept_unsandboxed_option`` adds the acceptance of unsandboxed bots on a
-cluster.
+cluster; ``deals_option`` the choice of duplicate or independent deals.
 """
 
 from __future__ import annotations
@@ -15,7 +15,7 @@ from typing import Any
 
 import click
 
-from tournaments.service import ACCEPT_UNSANDBOXED, RunOptions, SandboxMode
+from tournaments.service import ACCEPT_UNSANDBOXED, DealMode, RunOptions, SandboxMode
 
 _DEFAULTS = RunOptions()
 
@@ -30,6 +30,27 @@ sandbox_option = click.option(
     help="Run bots in bubblewrap: auto (if it works here, else warn), required (refuse to run "
     "without it) or off.",
 )
+
+
+#: What ``--deals`` means for a tournament.
+DEALS_HELP = (
+    "duplicate: every seat rotation of a table on one deal (the luck of the deal cancels out); "
+    "independent: each game its own deal, so a bot's processes have no hand of another game "
+    "to pool (for entrants who are strangers; the cost in games: docs/security.md)."
+)
+
+
+def deals_option(help: str = DEALS_HELP) -> Callable[[Callable[..., Any]], Callable[..., Any]]:
+    """``--deals duplicate|independent``: whether a table's seat rotations share one deal
+    (given to the command as a ``DealMode``)."""
+    return click.option(
+        "--deals",
+        type=click.Choice([mode.value for mode in DealMode]),
+        default=DealMode.DUPLICATE.value,
+        show_default=True,
+        callback=lambda _ctx, _param, value: DealMode(value),
+        help=help,
+    )
 
 
 #: The fewest processes and threads that let a sandboxed Python bot with ZeroMQ start.

@@ -16,13 +16,13 @@ from arena.cli.common import (
     parse_options,
 )
 from arena.cli.progress import ProgressBar
-from arena.cli.safety import accept_unsandboxed_option, run_options
+from arena.cli.safety import accept_unsandboxed_option, deals_option, run_options
 from arena.cli.storage import db_option
 from arena.text import printable
 from tournaments import published, reports, service
 from tournaments.errors import PlanError
 from tournaments.reports import format_table
-from tournaments.service import RunOptions
+from tournaments.service import DealMode, RunOptions
 from tournaments.store import game_lists
 from tournaments.store.facts import Store
 
@@ -85,6 +85,7 @@ def split_bots(text: str, copies: int) -> list[str]:
     help="A gauntlet: every table holds BOT, which meets the --bots (not listed "
     "there itself); the rest is planned as a round robin.",
 )
+@deals_option()
 @json_option()
 @db_option
 def create(
@@ -97,6 +98,7 @@ def create(
     options: tuple[str, ...],
     move_ms: int,
     gauntlet: str | None,
+    deals: DealMode,
     as_json: bool,
     store: Store,
 ) -> None:
@@ -120,6 +122,7 @@ def create(
         options=parse_options(options),
         move_ms=move_ms,
         gauntlet=gauntlet,
+        deals=deals,
     )
     warn(created.warnings)
     tid, info = created.tid, created.info
@@ -129,7 +132,8 @@ def create(
         click.echo(
             f"created tournament {tid}: {info.games_total} games "
             f"({info.spec.game}, {len(info.entrants)} entrants, tables of "
-            f"{info.spec.table_size}); run it with `arena tournament run {tid}`"
+            f"{info.spec.table_size}, {info.spec.deals} deals); run it with "
+            f"`arena tournament run {tid}`"
         )
 
 

@@ -2,11 +2,11 @@
 
 from __future__ import annotations
 
-import importlib
 from collections.abc import Iterator
 
 from arena.errors import UnknownGame
 from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
+from arena.games.registry import Registry
 
 __all__ = [
     "Game",
@@ -20,8 +20,6 @@ __all__ = [
     "names",
 ]
 
-_REGISTRY: dict[str, Game] = {}
-
 #: Modules of the bundled games; each calls ``register`` on import.
 BUNDLED = (
     "arena.games.skull",
@@ -29,40 +27,27 @@ BUNDLED = (
     "arena.games.skull_king",
     "arena.games.skyjo",
 )
-_loaded = False
+_GAMES: Registry[Game] = Registry(BUNDLED)
 
 
 def register(game: Game) -> Game:
     """Register a game instance under ``game.name`` (replacing any earlier one)."""
-    _REGISTRY[game.name] = game
-    return game
-
-
-def _load_bundled() -> None:
-    global _loaded
-    if _loaded:
-        return
-    _loaded = True
-    for module in BUNDLED:
-        importlib.import_module(module)
+    return _GAMES.add(game.name, game)
 
 
 def get_game(name: str) -> Game:
     """The registered game called ``name``; raises UnknownGame."""
-    _load_bundled()
-    try:
-        return _REGISTRY[name]
-    except KeyError:
-        known = ", ".join(sorted(_REGISTRY))
-        raise UnknownGame(f"unknown game {name!r} (games: {known})") from None
+    game = _GAMES.get(name)
+    if game is None:
+        known = ", ".join(_GAMES.names())
+        raise UnknownGame(f"unknown game {name!r} (games: {known})")
+    return game
 
 
 def names() -> list[str]:
-    _load_bundled()
-    return sorted(_REGISTRY)
+    return _GAMES.names()
 
 
 def all_games() -> Iterator[Game]:
-    _load_bundled()
-    for name in sorted(_REGISTRY):
-        yield _REGISTRY[name]
+    for name in _GAMES.names():
+        yield get_game(name)

@@ -276,6 +276,13 @@ class State(ABC):
             self.events.append(event)
 
 
+def plain_event(event: Mapping[str, Any]) -> str:
+    """An event as its type and its fields (``key=value``): the line of an event a game has no
+    words for."""
+    rest = " ".join(f"{k}={v}" for k, v in event.items() if k != "type")
+    return f"{event['type']} {rest}".rstrip()
+
+
 class Game(ABC):
     """A game's metadata and factory. One instance is registered per game name.
 
@@ -356,7 +363,24 @@ class Game(ABC):
             raise GameError(f"not a {self.name} view of seat {seat}: {error}") from None
         return state
 
+    # -- the game's words: each game words its own actions and events (OpenSpiel's
+    # ``action_to_string``), in a module of its own beside its rules whose three functions
+    # the game takes as these methods (``action_words = staticmethod(skyjo_words.action_words)``).
+
+    def action_words(self, action: str) -> str:
+        """An action in plain words for a move list ("bids 3", "plays the Kraken", "puts the
+        drawn card into row 1, column 2"): what the seat that chose it did, read from the
+        action alone. The action itself where the game has no words for it."""
+        return action
+
     def format_event(self, event: Mapping[str, Any]) -> str:
-        """One readable line for an event of the full log. Games may override."""
-        rest = " ".join(f"{k}={v}" for k, v in event.items() if k != "type")
-        return f"{event['type']} {rest}".rstrip()
+        """One readable line for an event of the full log (``arena play``, ``arena replay``):
+        every field it holds. Its type and fields where the game has no words for it."""
+        return plain_event(event)
+
+    def event_detail(self, event: Mapping[str, Any]) -> str | None:
+        """What an event of the full log tells beyond the actions that led to it (the disc
+        turned over, the card drawn, who took the trick), in plain words for the referee's
+        move list; None for an event the actions' words already tell (and where the game has
+        no words for it)."""
+        return None

@@ -24,8 +24,8 @@ from abc import abstractmethod
 from collections.abc import Mapping
 from typing import Any, ClassVar
 
+from arena.games import discs_words
 from arena.games.base import Game, Outcome, State, places_from_keys
-from arena.games.discs_events import describe
 from arena.games.discs_kit import (
     DISCS_EACH,
     GOOD,
@@ -522,11 +522,14 @@ class DiscState(State):
 
 
 class DiscGame(Game):
-    """Registry entry of a disc game: 3-6 players, no options, readable event lines."""
+    """Registry entry of a disc game: 3-6 players, no options, its words
+    (``arena.games.discs_words``)."""
 
     state_class: ClassVar[type[DiscState]]
     min_players = 3
     max_players = MAX_SEATS
 
-    def format_event(self, event: Mapping[str, Any]) -> str:
-        return describe(event) or super().format_event(event)
+    # its words (``arena.games.discs_words``)
+    action_words = staticmethod(discs_words.action_words)
+    format_event = staticmethod(discs_words.format_event)
+    event_detail = staticmethod(discs_words.event_detail)

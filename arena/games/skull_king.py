@@ -15,7 +15,7 @@ from collections.abc import Iterable, Mapping, Sequence
 from typing import Any
 
 from arena.errors import GameError
-from arena.games import register
+from arena.games import register, skull_king_words
 from arena.games.base import ALONE, Game, OptionSpec, Outcome, State, places_from_keys
 from arena.games.skull_king_cards import (
     BIDDING,
@@ -507,28 +507,10 @@ class SkullKing(Game):
         plays = sum(cards_in_round(r, players) for r in range(1, ROUNDS + 1))
         return ROUNDS + players * plays
 
-    def format_event(self, event: Mapping[str, Any]) -> str:
-        kind = event.get("type")
-        if kind == "deal":
-            hands = " | ".join(" ".join(h) for h in event["hands"])
-            return (
-                f"round {event['round']}: dealer {event['dealer']} deals "
-                f"{event['cards']} each: {hands}"
-            )
-        if kind == "bids":
-            return f"bids {event['bids']}"
-        if kind == "play":
-            return f"seat {event['seat']} plays {event['card']}"
-        if kind == "trick":
-            who = "nobody" if event["winner"] is None else f"seat {event['winner']}"
-            extra = f" (+{event['bonus']})" if event.get("bonus") else ""
-            loot = f", loot {event['loot']}" if event.get("loot") else ""
-            return f"trick to {who}{extra}{loot}; seat {event['next']} leads"
-        if kind == "round":
-            return f"round {event['round']} points {event['points']} totals {event['scores']}"
-        if kind == "end":
-            return f"game over: scores {event['scores']} places {event['places']}"
-        return super().format_event(event)
+    # its words (``arena.games.skull_king_words``)
+    action_words = staticmethod(skull_king_words.action_words)
+    format_event = staticmethod(skull_king_words.format_event)
+    event_detail = staticmethod(skull_king_words.event_detail)
 
 
 register(SkullKing())

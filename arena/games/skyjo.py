@@ -11,11 +11,11 @@ The opening reveal is one simultaneous step in which each seat picks a pair of i
 from __future__ import annotations
 
 import copy
-from collections.abc import Iterable, Mapping
+from collections.abc import Mapping
 from random import Random
 from typing import Any
 
-from arena.games import register
+from arena.games import register, skyjo_words
 from arena.games.base import ALONE, Game, OptionSpec, Outcome, State, per_step, places_from_keys
 from arena.games.skyjo_actions import (
     CELL_NAMES,
@@ -353,10 +353,19 @@ class SkyjoState(State):
             "discard": list(self.discard),
             "discard_top": self.discard[-1] if self.discard else None,
             "draw_count": len(self.pile),
+            "pile_cards": self._known_pile(),
             "drawer": self.current if self.drawn is not None else None,
             "round_scores": [list(r) for r in self.history],
             "totals": list(self.totals),
         }
+
+    def _known_pile(self) -> list[int] | None:
+        """After a reshuffle in this round, what everyone knows of the draw pile: its cards,
+        with a drawn card not yet shown, in ascending order (they were the discard pile, face
+        up for all; the order is hidden). None before a reshuffle."""
+        if not self.pile_public:
+            return None
+        return sorted(self.pile if self.drawn is None else [*self.pile, self.drawn])
 
     def _public_grid(self, seat: int) -> list[list[int | None]]:
         """``seat``'s grid row by row, face-up cards by value, other cells ``None``."""
@@ -435,7 +444,8 @@ class SkyjoState(State):
         self.lap_left = 0
         if self.ender is not None and self.phase is not Phase.OVER:
             self.lap_left = players - (self.current - self.ender) % players
-        self.discard, self.pile_public = list(view["discard"]), False
+        self.discard = list(view["discard"])
+        self.pile_public = view["pile_cards"] is not None
         table = lay_out(view, seat, players)
         self.cards, self.cells, self.removed = table.cards, table.cells, table.removed
         self.drawn, self.pile = table.drawn, table.pile
@@ -465,10 +475,6 @@ class SkyjoState(State):
         if hidden_drawn:
             self.drawn = pile_cards.pop()
         self.pile = pile_cards
-
-
-def _cards(cards: Iterable[int]) -> str:
-    return " ".join(str(c) for c in cards)
 
 
 class SkyjoGame(Game):
@@ -506,39 +512,10 @@ class SkyjoGame(Game):
         turns = TURNS_PER_PLAYER_CAP * players + players - 1
         return MAX_ROUNDS * (1 + 2 * turns)
 
-    def format_event(self, event: Mapping[str, Any]) -> str:
-        kind = event["type"]
-        seat = event.get("seat")
-        if kind == "deal":
-            grids = "; ".join(f"seat {s}: {_cards(g)}" for s, g in enumerate(event["grids"]))
-            return (
-                f"round {event['round']} dealt: {grids}; discard {event['discard']}; "
-                f"pile (top last) {_cards(event['pile'])}"
-            )
-        if kind in ("reveal", "final-reveal"):
-            shown = ", ".join(f"{c}={v}" for c, v in zip(event["cells"], event["cards"]))
-            return f"seat {seat} {kind}s {shown}"
-        if kind in ("take-discard", "swap"):
-            return (
-                f"seat {seat} {kind}s {event['card']} into {event['cell']}, "
-                f"discarding {event['replaced']}"
-            )
-        if kind == "discard-flip":
-            return (
-                f"seat {seat} discards {event['card']} and turns over {event['cell']}"
-                f" = {event['flipped']}"
-            )
-        if kind == "discard":
-            return f"seat {seat} discards {event['card']} and turns nothing over"
-        if kind == "remove-column":
-            return f"seat {seat} removes column {event['column']} of {event['card']}s"
-        if kind == "round-end":
-            return (
-                f"round {event['round']} ends (ender {event['ender']}, capped "
-                f"{event['capped']}): cards {event['raw']}, scores {event['scores']}, "
-                f"totals {event['totals']}"
-            )
-        return super().format_event(event)
+    # its words (``arena.games.skyjo_words``)
+    action_words = staticmethod(skyjo_words.action_words)
+    format_event = staticmethod(skyjo_words.format_event)
+    event_detail = staticmethod(skyjo_words.event_detail)
 
 
 register(SkyjoGame())

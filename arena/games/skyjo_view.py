@@ -52,8 +52,9 @@ def lay_out(view: Mapping[str, Any], seat: int, players: int) -> Table:
     them; what it hides filled in from the unseen cards in deck order. Raises ValueError if the
     cards do not add up to the deck.
 
-    The view does not tell whether the draw pile was made from the discard pile this round
-    (whose contents a seat that watched would know): the pile is drawn from all unseen cards.
+    After a reshuffle in the round the view shows the draw pile's cards (``pile_cards``, with a
+    drawn card not yet shown): the pile and another seat's drawn card are dealt from those, the
+    face-down cards from the rest.
     """
     unseen = Counter(DECK)
     unseen.subtract(view["discard"])
@@ -80,10 +81,23 @@ def lay_out(view: Mapping[str, Any], seat: int, players: int) -> Table:
         unseen[drawn] -= 1
     if any(count < 0 for count in unseen.values()):
         raise ValueError("it shows more cards of a value than the deck holds")
-    hidden = list(unseen.elements())
     down = [(s, i) for s in range(players) for i in range(CELLS) if cells[s][i] is Cell.DOWN]
-    if len(hidden) != len(down) + view["draw_count"] + (drawer not in (None, seat)):
+    if sum(unseen.values()) != len(down) + view["draw_count"] + (drawer not in (None, seat)):
         raise ValueError("its cards do not add up to the deck")
+    if view["pile_cards"] is None:
+        hidden = list(unseen.elements())
+    else:
+        piled = Counter(view["pile_cards"])
+        if drawn is not None:
+            piled[drawn] -= 1  # our own drawn card: in the pile's pool, but in sight
+        face_down = unseen - piled
+        if (
+            min(piled.values(), default=0) < 0
+            or piled - unseen
+            or sum(face_down.values()) != len(down)
+        ):
+            raise ValueError("its draw pile's cards do not match the cards out of sight")
+        hidden = list(face_down.elements()) + list(piled.elements())
     for (s, i), card in zip(down, hidden):
         grids[s][i] = card
     pile = hidden[len(down) :]

@@ -56,10 +56,18 @@ def derive(key: bytes, *parts: object) -> int:
     return int.from_bytes(digest[:8], "big") & _SEED_MASK
 
 
-def deal_seed(key: bytes, seed: int, round_: int, table: int) -> int:
+def deal_seed(
+    key: bytes, seed: int, round_: int, table: int, *, rotation: int | None = None
+) -> int:
     """The deal seed of table ``table`` in round ``round_`` of a game or tournament seeded
-    ``seed`` (``arena play`` uses round 0, table 0)."""
-    return derive(key, "deal", seed, round_, table)
+    ``seed`` (``arena play`` uses round 0, table 0): one deal for every seat rotation of the
+    table (duplicate deals); with ``rotation``, that rotation's own deal (independent deals).
+
+    The parts are whole numbers joined with ``:``, so a rotation's deal (five parts) is never
+    a table's (four)."""
+    if rotation is None:
+        return derive(key, "deal", seed, round_, table)
+    return derive(key, "deal", seed, round_, table, rotation)
 
 
 def bot_seed(key: bytes, deal_seed: int, seat: int) -> int:

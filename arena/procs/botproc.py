@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.errors import BotStartError, SandboxError
-from arena.procs import identity, reach, seccomp
+from arena.procs import identity, ipc_namespaces, reach, seccomp
 from arena.procs import limits as proclimits
 from arena.procs import sandbox as sandboxing
 from arena.procs.hub import Hub, Peer
@@ -64,6 +64,7 @@ class BotSpec:
     A ``remote`` bot has no command: it is started by hand elsewhere and connects over TCP.
     A ``warm`` bot is a Python module run by this interpreter (``sys.executable -m MODULE``, as
     the bundled bots are) whose process the pool may start ahead of its turn (``warm_argv``).
+    A ``sandboxed_only`` bot (code a participant uploaded) never starts without a sandbox.
     """
 
     name: str
@@ -71,6 +72,7 @@ class BotSpec:
     cwd: str | None = None
     remote: bool = False
     warm: bool = False
+    sandboxed_only: bool = False
 
 
 def warm_argv(spec: BotSpec) -> list[str] | None:
@@ -298,6 +300,10 @@ def prepare(
     released what it made)."""
     if spec.remote:
         raise BotStartError(f"bot {spec.name!r} is remote: it is not started by the arena")
+    if spec.sandboxed_only and sandbox is None:
+        raise BotStartError(
+            f"bot {spec.name!r} was uploaded by a participant: it runs only in the sandbox"
+        )
     token = hub.issue_token(label)
     endpoint = hub.endpoint_of(label)  # this process's own door
     cwd = spec.cwd or os.getcwd()
@@ -396,6 +402,7 @@ def _plan(
         user=separate,
         scratch=scratch,
         own_ipc=folder if separate else None,
+        ipc_namespace=separate and sandbox is None and ipc_namespaces.available(),
         syscall_filter=seccomp.bot_filter(),
     )
 

@@ -13,8 +13,10 @@ A pid is reused once its process is reaped, so a bot's detached leftovers could 
 of a later bot whose first process got that pid: the child kills every process of its uid
 before it takes it (``kill_as_user``). Everything a bot leaves is found by its uid:
 ``kill_user`` kills every process of the uid (however it detached), ``remove_files_of`` deletes
-what the uid owns in the world-writable places. An ordinary (non-root) arena cannot switch
-uid: its bots run as the arena's user.
+what the uid owns in the world-writable places. Its System V IPC objects and POSIX queues are
+in an IPC namespace of its own (``arena.procs.ipc_namespaces``), gone with it; where none can
+be made, ``remove_ipc_of`` removes its System V objects by creator as well as by owner. An
+ordinary (non-root) arena cannot switch uid: its bots run as the arena's user.
 """
 
 from __future__ import annotations
@@ -200,22 +202,27 @@ def remove_files_of_users(uids: Collection[int], places: Iterable[str] = WORLD_W
     return removed
 
 
-#: System V IPC objects: (the /proc table, the column of the owner's uid, how to remove one).
-_IPC_TABLES = (("shm", "uid", "shmctl"), ("msg", "uid", "msgctl"), ("sem", "uid", "semctl"))
+#: System V IPC objects: (the /proc table, how to remove one).
+_IPC_TABLES = (("shm", "shmctl"), ("msg", "msgctl"), ("sem", "semctl"))
+#: The columns of a System V object's owner and of its creator: an owner can give an object
+#: to another uid (``IPC_SET``), its creator stays.
+_IPC_USERS = ("uid", "cuid")
 _IPC_RMID = 0
 
 
 def remove_ipc_of(uid: int) -> int:
-    """Remove the System V shared memory segments, message queues and semaphore sets owned by
-    ``uid`` (they outlive their processes, memory included). Returns how many were removed."""
+    """Remove the System V shared memory segments, message queues and semaphore sets that
+    ``uid`` created or owns (they outlive their processes, memory included). Returns how many
+    were removed. (A bot in an IPC namespace of its own leaves none here:
+    ``arena.procs.ipc_namespaces``.)"""
     return remove_ipc_of_users({uid})
 
 
 def remove_ipc_of_users(uids: Collection[int]) -> int:
     """``remove_ipc_of`` for several uids."""
-    owners = {str(uid) for uid in uids}
+    users = {str(uid) for uid in uids}
     removed = 0
-    for table, owner, call in _IPC_TABLES:
+    for table, call in _IPC_TABLES:
         try:
             lines = Path(f"/proc/sysvipc/{table}").read_text().splitlines()
         except OSError:
@@ -223,7 +230,7 @@ def remove_ipc_of_users(uids: Collection[int]) -> int:
         header = lines[0].split() if lines else []
         for line in lines[1:]:
             fields = dict(zip(header, line.split()))
-            if fields.get(owner) in owners:
+            if any(fields.get(column) in users for column in _IPC_USERS):
                 ident = int(line.split()[1])
                 remove = getattr(_libc(), call)
                 result = (

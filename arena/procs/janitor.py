@@ -9,6 +9,7 @@ started with a pool's first bot, told over a pipe what each bot holds (``registe
 cgroups and scratch folder before it starts, then its process group and, as root, its uid).
 When the pipe closes -- the arena process is gone, or its pool closed normally -- it kills
 whatever is still registered, removes what those bots' uids left in the world-writable places
+(and the System V objects they created or own, where bots have no IPC namespace of their own)
 and their scratch folders, and exits. It never outlives the arena by more than that.
 
 Run as ``python -m arena.procs.janitor``; the pipe is its standard input.

@@ -37,7 +37,7 @@ from collections.abc import Callable, Mapping
 from dataclasses import dataclass
 from pathlib import Path
 
-from arena.procs import identity, reach
+from arena.procs import identity, ipc_namespaces, reach
 from arena.procs.lifetime import die_with_parent, no_new_privileges
 from arena.procs.procfs import each_process
 from arena.procs.reach import View
@@ -309,13 +309,15 @@ class ChildPlan:
     user: bool = False
     scratch: str | None = None
     own_ipc: str | None = None  # the bot's own hub socket folder, given to its uid
+    ipc_namespace: bool = False  # an IPC namespace of its own (``arena.procs.ipc_namespaces``)
     syscall_filter: Filter | None = None  # installed last (``arena.procs.seccomp``)
 
 
 def child_setup(plan: ChildPlan) -> Callable[[], None]:
     """The function run in the child between fork and exec: join the cgroups, set rlimits
-    (memory, CPU time, file size, no core), make the needed folders reachable, then (``user``)
-    give the scratch folder to the bot's own uid and become it; never gain privileges again;
+    (memory, CPU time, file size, no core), make the needed folders reachable, enter an IPC
+    namespace of its own (``ipc_namespace``), then (``user``) give the scratch folder to the
+    bot's own uid and become it; never gain privileges again;
     install the system-call filter (an error there stops the start: the bot never runs
     without the filter it was planned with)."""
     procs_files = list(dict.fromkeys(group.procs_file for group in plan.cgroups))
@@ -341,6 +343,8 @@ def child_setup(plan: ChildPlan) -> Callable[[], None]:
         if plan.file_bytes > 0:
             resource.setrlimit(resource.RLIMIT_FSIZE, (plan.file_bytes, plan.file_bytes))
         reach.enter(plan.view)
+        if plan.ipc_namespace:
+            ipc_namespaces.enter()
         if plan.user:
             uid = identity.uid_of(os.getpid())
             identity.kill_as_user(uid)  # what a dead bot whose first pid was ours left behind

@@ -3,11 +3,13 @@ referee (everything) and as each seat saw it, in one pass.
 
 Frame ``k`` of a game without round ends is the table after ``k`` joint steps, with what led
 to it (the actions of the step before and their faults). A step that ends a round gets a frame
-of its own first (``arena.web.endings``): the table *at* the end of the round, with that step's
-actions; the frame after it is the next round's deal. A seat's frames come from that seat's
-``view`` only, and carry only that seat's own actions and faults: another seat's action at a
-simultaneous step (which disc it placed) is not that seat's to know, and the view shows its
-public effects.
+of its own first (``Presentation.round_end``): the table *at* the end of the round, with that
+step's actions; the frame after it is the next round's deal. A seat's frames come from that
+seat's ``view`` only, and carry only that seat's own actions and faults: another seat's action
+at a simultaneous step (which disc it placed) is not that seat's to know, and the view shows its
+public effects. The game draws its own tables (its presentation, found through the game:
+``arena.web.games``) and words its own actions and events (``Game.action_words``,
+``Game.event_detail``).
 
 ``build_replay`` gives every perspective at once (a ``Replay``); ``perspective_frames`` one of
 them as plain JSON (the API); ``packed`` all of them as one compact document for the viewer,
@@ -25,10 +27,8 @@ from typing import Any
 
 from arena.games import get_game
 from arena.referee.record import GameRecord
-from arena.web.endings import ending
-from arena.web.moves import ScoreSheet, action_words, event_words, score_sheet
+from arena.web.games import Presentation, ScoreSheet, presentation
 from arena.web.packing import Pool
-from arena.web.scenes import full_scene, seat_scene
 from tournaments.store.gamelogs import GameLog
 
 __all__ = [
@@ -63,7 +63,8 @@ class Frame:
 @dataclass(frozen=True)
 class Replay:
     """Every frame of a game, for the referee and each seat (scenes, actions, faults by
-    perspective; the referee's details of each step), its jump marks and its score sheet."""
+    perspective; the referee's details of each step), its jump marks and its score sheet, and
+    the game's presentation that drew them (``table``: its legend explains the table)."""
 
     game: str
     players: int
@@ -76,6 +77,7 @@ class Replay:
     faults: dict[str, list[list[list[Any]]]]
     details: list[list[str]]
     sheet: ScoreSheet
+    table: Presentation
 
     @property
     def perspectives(self) -> list[str]:
@@ -88,14 +90,6 @@ class Replay:
             if not marks or marks[-1]["label"] != frame.label:
                 marks.append({"label": frame.label, "frame": frame.index})
         return marks
-
-
-def _label(game: str, data: dict[str, Any]) -> str:
-    """Where a frame stands (round, and trick in Skull King)."""
-    mark = f"round {data.get('round')}"
-    if game == "skull-king":
-        mark += f" trick {len(data.get('tricks') or []) + 1}"
-    return mark
 
 
 def _ordinal(n: int) -> str:
@@ -118,11 +112,13 @@ def build_replay(record: GameRecord, names: Sequence[str]) -> Replay:
     ReplayMismatch if the game does not end with its stored places (another version of
     the rules)."""
     game, players = record.game, record.players
-    state = get_game(game).new(players, record.seed, record.options)
+    rules = get_game(game)
+    table = presentation(rules)
+    state = rules.new(players, record.seed, record.options)
     seats = range(players)
     acts: dict[int, list[list[Any]]] = {}
     for action in record.actions:
-        words = action_words(game, action.action)
+        words = rules.action_words(action.action)
         acts.setdefault(action.step, []).append(
             [action.seat, action.action, action.by.value, words]
         )
@@ -153,13 +149,13 @@ def build_replay(record: GameRecord, names: Sequence[str]) -> Replay:
     ) -> None:
         frames.append(Frame(len(frames), step, kind, label))
         details.append(said)
-        referee = full_scene(game, full, names, acting)
+        referee = table.full_scene(full, names, acting)
         referee["banner"] = banner
         scenes[REFEREE].append(referee)
         actions[REFEREE].append(done)
         faults[REFEREE].append(faulted)
         for seat in seats:
-            scene = seat_scene(game, views[seat], names, acting)
+            scene = table.seat_scene(views[seat], names, acting)
             scene["banner"] = banner
             scenes[str(seat)].append(scene)
             actions[str(seat)].append([a for a in done if a[0] == seat])
@@ -167,19 +163,18 @@ def build_replay(record: GameRecord, names: Sequence[str]) -> Replay:
 
     full = state.full()
     views = {seat: state.view(seat) for seat in seats}
-    add(0, START, _label(game, full), full, views, frozenset(state.to_act()), None, [], [], [])
+    add(0, START, table.label(full), full, views, frozenset(state.to_act()), None, [], [], [])
     for k, joint in enumerate(record.joint_actions()):
         logged = len(state.events)
-        label = _label(game, full)
         state.apply(dict(joint))
         events = state.events[logged:]
         after = state.full()
         done, faulted = acts.get(k, []), fault_rows.get(k, [])
-        said = event_words(game, events)
-        end = ending(game, full, views, events, after)
+        said = [words for words in map(rules.event_detail, events) if words]
+        end = table.round_end(full, views, events, after)
         if end is not None:
             ends.append(len(frames))
-            round_over = f"{label.split(' trick')[0]} ends"
+            round_over = f"{table.round_label(full)} ends"
             add(
                 k + 1,
                 ENDING,
@@ -199,7 +194,7 @@ def build_replay(record: GameRecord, names: Sequence[str]) -> Replay:
         add(
             k + 1,
             OVER if over else MOVE,
-            "game over" if over else _label(game, full),
+            "game over" if over else table.label(full),
             full,
             views,
             frozenset(state.to_act()),
@@ -210,7 +205,7 @@ def build_replay(record: GameRecord, names: Sequence[str]) -> Replay:
         )
     if tuple(state.outcome().places) != tuple(record.game_places):
         raise ReplayMismatch("the game does not replay to its stored result")
-    sheet = score_sheet(game, players, names, state.events)
+    sheet = table.score_sheet(players, names, state.events)
     sheet.frames.extend(ends[i] if i < len(ends) else None for i in range(len(sheet.rows)))
     return Replay(
         game=game,
@@ -224,6 +219,7 @@ def build_replay(record: GameRecord, names: Sequence[str]) -> Replay:
         faults=faults,
         details=details,
         sheet=sheet,
+        table=table,
     )
 
 

@@ -423,6 +423,7 @@ class Site:
             "seats": list(range(record.players)),
             "names": list(stored.planned.seating),
             "sheet": replay.sheet,
+            "table": replay.table,
             "frames": len(replay.frames),
         }
 

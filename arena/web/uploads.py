@@ -4,30 +4,41 @@ It serves every read-only page of ``arena serve`` (``arena.web.app``), plus, for
 holding a token the organiser issued (``arena ladder invite NAME``):
 
 - ``GET /ladders/NAME/submit``: a form (token, archive of a bot folder);
-- ``POST /ladders/NAME/submit``: the form's upload; the answer is a page with the check's
-  report;
+- ``POST /ladders/NAME/submit``: the form's upload; the answer sends the browser to the
+  upload's page (below), or shows why it was refused at once;
+- ``GET /ladders/NAME/submissions/ID``: an upload's page: waiting, being checked (it reloads
+  itself every two seconds), then the result with the check's report;
 - ``POST /api/ladders/NAME/submissions``: the same for programs (``curl``, ``arena ladder
   submit --to``): the archive as the body with ``Authorization: Bearer TOKEN``, or a
-  multipart form with fields ``token`` and ``archive``; the answer is JSON.
+  multipart form with fields ``token`` and ``archive``; the answer (JSON, 202) names the
+  upload's status (``status_url``);
+- ``GET /api/ladders/NAME/submissions/ID``: the upload's status, then its result (JSON);
+  ``DELETE`` cancels it.
 
-A request body is read up to ``MAX_BODY`` bytes and refused beyond (413) before anything is
-parsed; the token is checked before the archive is looked at (401). The archive is unpacked
-safely and the bot checked in the sandbox (``tournaments.ladder.service.upload``); it enters
+Every upload is answered at once. A request body is read up to ``MAX_BODY`` bytes and refused
+beyond (413) before anything is parsed; the ladder (404) and the token (401) are checked
+before the archive is looked at; the archive is unpacked safely and its bot's name checked
+(``service.stage_upload``: 422, 403), and the upload waits for its entry check in its
+participant's queue (``tournaments.ladder.submissions``: in turn with the others', within a
+time budget, cancelled once no one asks for its status; 429 for too many at once). It enters
 only if the check passes, and the participant sees the report either way. A participant can
-replace only their own bots (403). Uploads are checked one at a time.
+replace only their own bots (403).
 """
 
 from __future__ import annotations
 
 import logging
+from collections.abc import AsyncIterator
+from contextlib import asynccontextmanager
 from dataclasses import replace
 from pathlib import Path
 from typing import Any
+from urllib.parse import quote
 
 from starlette.applications import Starlette
 from starlette.concurrency import run_in_threadpool
 from starlette.requests import Request
-from starlette.responses import HTMLResponse, JSONResponse, Response
+from starlette.responses import HTMLResponse, JSONResponse, RedirectResponse, Response
 from starlette.routing import Route
 
 from arena.errors import ArenaError, SandboxError
@@ -45,6 +56,16 @@ from tournaments.errors import (
 )
 from tournaments.ladder import service
 from tournaments.ladder.service import MAX_UPLOAD_BYTES, BotCheckError, ComplianceReport
+from tournaments.ladder.submissions import (
+    BUDGET_S,
+    CHECKERS,
+    LEASE_S,
+    Cancelled,
+    State,
+    TooManyUploads,
+    UploadQueue,
+    UploadStatus,
+)
 from tournaments.store.facts import Store
 
 __all__ = ["MAX_BODY", "create_upload_app"]
@@ -56,6 +77,8 @@ MAX_BODY = MAX_UPLOAD_BYTES + (64 << 10)
 #: Form fields: the token and the archive.
 TOKEN_FIELD = "token"
 ARCHIVE_FIELD = "archive"
+#: Seconds between the reloads of an upload's page while it waits or is checked.
+RELOAD_S = 2
 
 
 class UploadTooLarge(ArenaError):
@@ -111,6 +134,10 @@ def _status(exc: Exception) -> int:
         return 403
     if isinstance(exc, NotFound):
         return 404
+    if isinstance(exc, Cancelled):
+        return 409
+    if isinstance(exc, TooManyUploads):
+        return 429
     if isinstance(exc, (BotCheckError, ArchiveError, LadderError, UsageProblem)):
         return 422
     if isinstance(exc, (StoreError, SandboxError)):
@@ -120,26 +147,19 @@ def _status(exc: Exception) -> int:
     return 500
 
 
-def _submit(db_path: Path, ladder: str, token: str | None, archive: bytes) -> dict[str, Any]:
-    """Authenticate, then enter the archive (in a worker thread: the check runs bots)."""
-    with Store.open(db_path) as store:
+def _queue(request: Request) -> UploadQueue:
+    return request.app.state.upload_queue
+
+
+def _accept(queue: UploadQueue, ladder: str, token: str | None, archive: bytes) -> UploadStatus:
+    """Check the ladder and the token, then queue the archive for its check (in a worker
+    thread: unpacking takes a moment)."""
+    with Store.open(queue.db_path) as store:
         service.ladder(store, ladder)  # an unknown ladder: 404 before anything else
         participant = service.participant_of(store, token)
-        if participant is None:
-            raise Unauthorized(
-                "no valid token: ask the organiser for one (`arena ladder invite NAME`)"
-            )
-        done = service.upload(store, ladder, participant, archive)
-    report = _public(done.report)
-    replaced = f", replacing {done.replaced.label}" if done.replaced else ""
-    return {
-        "accepted": True,
-        "message": f"entered {done.entry.label} (version {done.entry.version}) for "
-        f"{done.entry.participant}{replaced}",
-        "entry": done.entry.to_dict(),
-        "report": report.to_dict() if report else None,
-        "report_lines": report.lines() if report else [],
-    }
+    if participant is None:
+        raise Unauthorized("no valid token: ask the organiser for one (`arena ladder invite NAME`)")
+    return queue.submit(ladder, participant, archive)
 
 
 def _public(report: ComplianceReport | None) -> ComplianceReport | None:
@@ -148,65 +168,171 @@ def _public(report: ComplianceReport | None) -> ComplianceReport | None:
     return None if report is None else replace(report, output=())
 
 
+def _urls(status: UploadStatus) -> dict[str, str]:
+    ladder, upload = quote(status.ladder, safe=""), quote(status.id, safe="")
+    return {
+        "status_url": f"/api/ladders/{ladder}/submissions/{upload}",
+        "page_url": f"/ladders/{ladder}/submissions/{upload}",
+    }
+
+
+def _answer(status: UploadStatus) -> dict[str, Any]:
+    """What an upload's status says: waiting or being checked (``accepted`` None), entered,
+    or refused or cancelled (with the error, its HTTP ``code``, and the check's report)."""
+    answer: dict[str, Any] = {
+        "id": status.id,
+        "state": status.state.value,
+        "ladder": status.ladder,
+        "participant": status.participant,
+        "bot": status.bot,
+        **_urls(status),
+    }
+    if status.state is State.QUEUED:
+        ahead = f" ({status.ahead} upload(s) before it)" if status.ahead else ""
+        return {**answer, "accepted": None, "ahead": status.ahead,
+                "message": f"{status.bot} waits for its check{ahead}"}  # fmt: skip
+    if status.state is State.CHECKING:
+        return {**answer, "accepted": None, "message": f"{status.bot} is being checked"}
+    if status.done is not None:
+        done = status.done
+        report = _public(done.report)
+        replaced = f", replacing {done.replaced.label}" if done.replaced else ""
+        return {
+            **answer,
+            "accepted": True,
+            "message": f"entered {done.entry.label} (version {done.entry.version}) for "
+            f"{done.entry.participant}{replaced}",
+            "entry": done.entry.to_dict(),
+            "report": report.to_dict() if report else None,
+            "report_lines": report.lines() if report else [],
+        }
+    return {**answer, **_refused(status.error or ArenaError("refused"))}
+
+
 def _refused(exc: Exception) -> dict[str, Any]:
     report = _public(getattr(exc, "report", None))
-    if _status(exc) == 500:
-        log.exception("an upload failed")
+    code = _status(exc)
+    if code == 500:
+        log.error("an upload failed: %s", exc, exc_info=exc)
         message = "the server met an unexpected error; see its log"
     else:
         message = str(exc)
     return {
         "accepted": False,
+        "code": code,
         "error": message,
         "report": report.to_dict() if report else None,
         "report_lines": report.lines() if report else [],
     }
 
 
-async def _handle(request: Request) -> tuple[int, dict[str, Any]]:
+async def _upload(request: Request) -> tuple[int, dict[str, Any]]:
+    """An upload, queued (202 and its status) or refused at once (the error's status)."""
     ladder = str(request.path_params["name"])
     try:
         token, archive = await _fields(request)
-        answer = await run_in_threadpool(_submit, request.app.state.db_path, ladder, token, archive)
-        return 201, answer
+        status = await run_in_threadpool(_accept, _queue(request), ladder, token, archive)
+        return 202, _answer(status)
     except Exception as exc:  # noqa: BLE001 - every refusal becomes an answer
         return _status(exc), _refused(exc)
 
 
+def _found(request: Request) -> UploadStatus | None:
+    """The upload the path names, in the ladder it names (asking renews its lease)."""
+    status = _queue(request).status(str(request.path_params["upload"]))
+    if status is None or status.ladder != str(request.path_params["name"]):
+        return None
+    return status
+
+
+def _unknown() -> dict[str, Any]:
+    return {"accepted": False, "code": 404, "error": "no such upload (or it was long ago)"}
+
+
 async def submissions_api(request: Request) -> Response:
-    status, answer = await _handle(request)
-    return JSONResponse(answer, status, headers=HEADERS)
+    status, answer = await _upload(request)
+    headers = dict(HEADERS)
+    if status == 202:
+        headers["Location"] = answer["status_url"]
+    return JSONResponse(answer, status, headers=headers)
+
+
+async def submission_api(request: Request) -> Response:
+    found = _found(request)
+    if found is not None and request.method == "DELETE":
+        found = _queue(request).cancel(found.id) or found
+    if found is None:
+        return JSONResponse(_unknown(), 404, headers=HEADERS)
+    return JSONResponse(_answer(found), headers=HEADERS)
 
 
 async def submit_page(request: Request) -> Response:
-    name = str(request.path_params["name"])
     if request.method == "GET":
-        return HTMLResponse(_page(name, None, None), headers=HEADERS)
-    status, answer = await _handle(request)
-    return HTMLResponse(_page(name, status, answer), status, headers=HEADERS)
+        return HTMLResponse(_page(request, None, None), headers=HEADERS)
+    status, answer = await _upload(request)
+    if status == 202:
+        return RedirectResponse(answer["page_url"], 303, headers=HEADERS)
+    return HTMLResponse(_page(request, status, answer), status, headers=HEADERS)
 
 
-def _page(name: str, status: int | None, answer: dict[str, Any] | None) -> str:
+async def submission_page(request: Request) -> Response:
+    found = _found(request)
+    if found is None:
+        return HTMLResponse(_page(request, 404, _unknown()), 404, headers=HEADERS)
+    answer = _answer(found)
+    headers = dict(HEADERS)
+    if answer["accepted"] is None:
+        headers["Refresh"] = str(RELOAD_S)
+    return HTMLResponse(_page(request, answer.get("code", 200), answer), headers=headers)
+
+
+def _page(request: Request, status: int | None, answer: dict[str, Any] | None) -> str:
     lines = [printable(str(line)) for line in (answer or {}).get("report_lines", [])]
     return render(
         "upload.html",
         LINKS,
-        ladder=name,
+        ladder=str(request.path_params["name"]),
         status=status,
         answer=answer,
         report_lines=lines,
         max_mib=MAX_UPLOAD_BYTES >> 20,
+        budget=f"{_queue(request).budget_s:g} s",
     )
 
 
-def create_upload_app(db_path: str | Path) -> Starlette:
+def create_upload_app(
+    db_path: str | Path,
+    *,
+    checkers: int = CHECKERS,
+    budget_s: float = BUDGET_S,
+    lease_s: float = LEASE_S,
+) -> Starlette:
     """The upload server of the database at ``db_path``: every read-only page, plus the
-    upload form and API (see the module's docstring)."""
+    upload form and API (see the module's docstring); ``checkers`` entry checks at once, each
+    within ``budget_s`` seconds, an upload cancelled once no one asked for its status in
+    ``lease_s`` seconds."""
     routes = [
         Route("/ladders/{name}/submit", submit_page, methods=["GET", "POST"]),
+        Route("/ladders/{name}/submissions/{upload}", submission_page),
         Route("/api/ladders/{name}/submissions", submissions_api, methods=["POST"]),
+        Route(
+            "/api/ladders/{name}/submissions/{upload}", submission_api, methods=["GET", "DELETE"]
+        ),
     ]
     app = create_app(db_path, extra=routes)
-    app.state.db_path = Path(db_path).expanduser()
+    path = Path(db_path).expanduser()
+    app.state.db_path = path
     app.state.uploads = True
+
+    @asynccontextmanager
+    async def lifespan(app: Starlette) -> AsyncIterator[None]:
+        app.state.upload_queue = UploadQueue(
+            path, checkers=checkers, budget_s=budget_s, lease_s=lease_s
+        )
+        try:
+            yield
+        finally:
+            await run_in_threadpool(app.state.upload_queue.close)
+
+    app.router.lifespan_context = lifespan
     return app

@@ -301,7 +301,9 @@ def test_fillers_results_and_faults_are_shown_and_do_not_stop_the_match(tmp_path
     assert len(result["deal_scores"]) == 2 * 6 + 1
 
 
-def test_the_live_line_shows_deal_scores_faults_and_a_bound_on_the_time_left(tmp_path: Path) -> None:
+def test_the_live_line_shows_deal_scores_faults_and_a_bound_on_the_time_left(
+    tmp_path: Path,
+) -> None:
     db = tmp_path / "m.db"
     registered_illegal(db)
     done = arena(

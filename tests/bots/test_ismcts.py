@@ -6,13 +6,16 @@ from __future__ import annotations
 import json
 import random
 from pathlib import Path
+from typing import Any
 
 import pytest
 from click.testing import CliRunner
 
 import bots.ismcts as bot
 from arena.cli import main
-from arena.games import State, get_game
+from arena.games import Outcome, State, get_game, places_from_keys
+from arena.games.skyjo_cards import DECK, Cell
+from bots import skyjo_greedy
 
 GAMES = ("skull", "skull-bank", "skull-king", "skyjo")
 
@@ -125,3 +128,156 @@ def test_it_beats_random_in_a_tournament(tmp_path: Path, monkeypatch: pytest.Mon
     assert shown["games_done"] == 12
     assert rows["ismcts"]["faults"] == 0
     assert rows["ismcts"]["wins"] >= 8
+
+
+def skyjo_decisions(players: int, seed: int, every: int) -> list[tuple[State, int]]:
+    """Every ``every``-th decision of a turn (phases ``turn`` and ``drawn``) along a game of
+    ``skyjo_greedy`` bots: copies of the true state and the seat to act."""
+    state = get_game("skyjo").new(players, seed)
+    random.seed(seed)
+    found = []
+    count = 0
+    while not state.is_over():
+        (seat, *others) = state.to_act()
+        if not others and state.view(seat)["phase"] in ("turn", "drawn"):
+            count += 1
+            if count % every == 0:
+                found.append((state.clone(), seat))
+        state.apply({s: skyjo_greedy.act(state.view(s), state.legal(s)) for s in state.to_act()})
+    return found
+
+
+def test_skyjo_determinizations_show_the_bot_exactly_its_view() -> None:
+    """Each determinization the Skyjo search plays from is one the bot cannot tell from the
+    truth: its view of it is its view, card for card (its face-up cards, its drawn card, the
+    others' grids and the discard pile), and the cards it cannot see make up the rest of the
+    deck. Over several determinizations its own face-down cards, like the others', vary."""
+    positions = skyjo_decisions(4, 11, every=9)
+    assert any(state.view(seat)["drawn"] is not None for state, seat in positions)
+    assert any(state.view(seat)["ender"] not in (None, seat) for state, seat in positions)
+    for state, seat in positions:
+        search = started("skyjo", seat, 4, 5, 40).search
+        assert isinstance(search, bot.RoundSearch)
+        view = state.view(seat)
+        base = search.rebuild(view)
+        own_hidden = set()
+        for _ in range(6):
+            determinized = search.determinized(base)
+            assert determinized.view(seat) == view
+            full = determinized.full()
+            cards = [
+                card
+                for grid, cells in zip(full["cards"], full["cells"])
+                for card, cell in zip(grid, cells)
+                if cell != Cell.GONE
+            ]
+            cards += full["discard"] + full["pile"]
+            cards += [full["drawn"]] if full["drawn"] is not None else []
+            assert sorted(cards) == sorted(DECK)
+            own_hidden.add(
+                tuple(
+                    card
+                    for card, cell in zip(full["cards"][seat], full["cells"][seat])
+                    if cell == Cell.DOWN
+                )
+            )
+        assert len(own_hidden) > 1 or not any(own_hidden)
+
+
+def test_skyjo_determinizations_keep_face_down_cards_out_of_a_reshuffled_pile() -> None:
+    """After a reshuffle the draw pile is the old discard pile, which everyone saw: a face-down
+    card (the bot's own too) is none of its cards. So every determinization holds face down
+    exactly the cards the truth does, only elsewhere, and the pile the rest."""
+    state = get_game("skyjo").new(8, 21)
+    random.seed(21)
+    while not (state.full()["pile_public"] and state.to_act() == (state.current,)):
+        state.apply({s: skyjo_greedy.act(state.view(s), state.legal(s)) for s in state.to_act()})
+    seat = state.current
+    truth = state.full()
+
+    def face_down(full: dict[str, Any]) -> list[int]:
+        return sorted(
+            card
+            for grid, cells in zip(full["cards"], full["cells"])
+            for card, cell in zip(grid, cells)
+            if cell == Cell.DOWN
+        )
+
+    for player in (seat, (seat + 1) % 8):
+        search = started("skyjo", player, 8, 3, 40).search
+        assert isinstance(search, bot.RoundSearch)
+        base = search.rebuild(state.view(player))
+        spread = set()
+        for _ in range(5):
+            drawn = search.determinized(base).full()
+            assert face_down(drawn) == face_down(truth)
+            spread.add(tuple(drawn["cards"][player]))
+        assert len(spread) > 1
+
+
+def test_skyjo_determinizations_depend_on_the_view_alone() -> None:
+    """Two true states that show the bot the same view (the second redraws every card the bot
+    cannot see) give the same determinizations, draw for draw; and the other seats' face-down
+    cards in them match the true ones no more often than chance would."""
+    matched = hidden = 0
+    for truth, seat in skyjo_decisions(3, 12, every=7):
+        other = truth.resample(seat, random.Random(1))
+        assert other.view(seat) == truth.view(seat)
+        assert other.full()["cards"] != truth.full()["cards"]
+        runs = []
+        for state in (truth, other):
+            search = started("skyjo", seat, 3, 9, 40).search
+            assert isinstance(search, bot.RoundSearch)
+            base = search.rebuild(state.view(seat))
+            runs.append([search.determinized(base).full() for _ in range(3)])
+        assert runs[0] == runs[1]
+        for drawn in runs[0]:
+            for s in range(3):
+                for i, cell in enumerate(drawn["cells"][s]):
+                    if s != seat and cell == Cell.DOWN:
+                        hidden += 1
+                        matched += drawn["cards"][s][i] == truth.full()["cards"][s][i]
+    assert hidden > 100 and matched / hidden < 0.25  # chance: about 0.08; a leak: 1
+
+
+def test_skyjo_search_considers_the_heuristics_best_actions() -> None:
+    """The candidates: the heuristic's own choice first, then its next best, no two alike (one
+    cell per class of equivalent cells), every one legal; at most ``CANDIDATES``."""
+    for state, seat in skyjo_decisions(3, 13, every=5):
+        view, legal = state.view(seat), state.legal(seat)
+        search = started("skyjo", seat, 3, 1, 40).search
+        assert isinstance(search, bot.RoundSearch)
+        random.seed(0)
+        chosen = skyjo_greedy.act(view, legal)
+        candidates = search.candidates(view, legal)
+        assert candidates[0] == chosen
+        assert 1 <= len(candidates) <= bot.CANDIDATES and set(candidates) <= set(legal)
+        ranked = skyjo_greedy.ranked(view, legal)
+        assert (
+            ranked[0] == chosen
+            and candidates[1:] == [a for a in ranked if a != chosen][: bot.CANDIDATES - 1]
+        )
+
+
+def test_the_standing_value_follows_the_totals() -> None:
+    """At a round's end: level totals are worth one half, a lead more, the more the fewer
+    rounds are left; at the game's end, the place."""
+
+    class Standing:
+        def __init__(self, totals: list[int], rounds: int, over: bool = False) -> None:
+            self.totals, self.history, self.over = totals, [totals] * rounds, over
+
+        def is_over(self) -> bool:
+            return self.over
+
+        def outcome(self) -> Any:
+            return Outcome(
+                scores=tuple(map(float, self.totals)), places=places_from_keys(self.totals)
+            )
+
+    value = bot.standing_value
+    assert value(Standing([20, 20, 20], 1), 0, 100) == pytest.approx(0.5)
+    assert value(Standing([10, 20, 20], 1), 0, 100) > 0.5 > value(Standing([30, 20, 20], 1), 0, 100)
+    assert value(Standing([50, 60], 2), 0, 100) < value(Standing([80, 90], 4), 0, 100) < 1
+    assert value(Standing([50, 110, 60], 3, over=True), 0, 100) == 1.0
+    assert value(Standing([50, 110, 60], 3, over=True), 2, 100) == 0.5

@@ -11,10 +11,11 @@ import logging
 import math
 import random
 import time
+from typing import Any
 
 import pytest
 
-from arena.games import get_game
+from arena.games import State, get_game
 from bots import skyjo_greedy
 from tests.bots.match import mean_decision_seconds
 
@@ -137,3 +138,50 @@ def test_skips_the_flip_only_where_the_option_allows_it() -> None:
                 moves[seat] = action
             state.apply(moves)
     assert chosen["mandatory"] == 0 and chosen["optional"] > 0
+
+
+def decisions(players: int, seed: int, every: int) -> list[tuple[State, int]]:
+    """Every ``every``-th decision of a turn (phases ``turn`` and ``drawn``) along a game of the
+    bot against itself: copies of the true state and the seat to act."""
+    state = GAME.new(players, seed)
+    random.seed(seed)
+    found = []
+    while not state.is_over():
+        (seat, *others) = state.to_act()
+        if not others and state.view(seat)["phase"] in ("turn", "drawn"):
+            if state.steps % every == 0:
+                found.append((state.clone(), seat))
+        state.apply({s: skyjo_greedy.act(state.view(s), state.legal(s)) for s in state.to_act()})
+    return found
+
+
+def action_class(grid: list[int | None], action: str) -> tuple[Any, ...]:
+    """An action's kind and the class of the cell it names (``skyjo_greedy.cell_class``)."""
+    name, _, cell = action.partition(":")
+    if not cell:
+        return (name,)
+    row, col = (int(part) for part in cell.split(","))
+    return (name, skyjo_greedy.cell_class(grid, row * 4 + col))
+
+
+def test_skyjo_ranking_keeps_one_action_per_class_of_equivalent_cells() -> None:
+    checked = 0
+    for state, seat in decisions(2, 14, every=3):
+        view, legal = state.view(seat), state.legal(seat)
+        grid = [value for row in view["grids"][seat] for value in row]
+        ranked = skyjo_greedy.ranked(view, legal)
+        assert set(ranked) <= set(legal)
+        kinds = {action_class(grid, action) for action in ranked}
+        assert len(kinds) == len(ranked)
+        assert kinds == {action_class(grid, action) for action in legal}
+        checked += 1
+    assert checked > 20
+
+
+def test_ranking_starts_with_the_bots_own_choice() -> None:
+    checked = 0
+    for state, seat in decisions(3, 15, every=2):
+        view, legal = state.view(seat), state.legal(seat)
+        assert skyjo_greedy.ranked(view, legal)[0] == skyjo_greedy.act(view, legal)
+        checked += 1
+    assert checked > 50

@@ -29,7 +29,7 @@ from tests.cluster.conftest import (
     warm_processes,
 )
 from tests.tournaments import create
-from tests.tournaments.test_runner import cli, copy_database, done_count, results
+from tests.tournaments.test_runner import cli, copy_database, create_skull, done_count, results
 from tests.unchecked import add_unchecked
 from tournaments.run.cluster import ACCEPT_UNSANDBOXED as ACCEPT
 from tournaments.run.cluster import _Collector
@@ -169,6 +169,26 @@ def test_a_cluster_run_stores_what_a_local_run_does(
     else:  # unsandboxed as an ordinary user a bot could reach a waiting process: none is made
         assert warm == [{}, {}, {}]
     assert still_running(played.union(*warm)) == set(), "nothing of the run is left"
+
+
+def test_independent_deals_on_a_cluster_store_what_a_local_run_does(
+    cluster: LocalCluster, tmp_path: Path
+) -> None:
+    """A tournament with independent deals (every game its own deal) plays on the cluster as
+    it does locally, in one phase (no rotation to keep apart)."""
+    local, remote = tmp_path / "local.db", tmp_path / "cluster.db"
+    tid, total = create_skull(local, 2, "--deals", "independent"), 2 * 4 * 3
+    copy_database(local, remote)
+    cli("tournament", "run", str(tid), "--jobs", "2", "--quiet", "--db", str(local))
+    out = cli(
+        "tournament", "run", str(tid), "--cluster", cluster.address, "--jobs", "2",
+        "--sandbox", "auto", ACCEPT, "--db", str(remote),
+    )  # fmt: skip
+    assert f"{total}/{total} games played" in out
+    assert results(remote, tid) == results(local, tid)
+    with Store.open(remote) as store:
+        assert len({record.phase for record in store.processes.of(tid)}) == 1
+        assert store.processes.shared_deal_overlaps(tid) == []
 
 
 def test_a_killed_worker_loses_nothing(

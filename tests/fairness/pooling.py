@@ -14,8 +14,10 @@ its mean in standard deviations: with no information flowing it is about normal,
 
 from __future__ import annotations
 
+import ctypes
 import math
 import sys
+import zlib
 from dataclasses import dataclass
 from pathlib import Path
 
@@ -27,19 +29,23 @@ from arena.referee.replay import replay
 from tournaments.store.facts import Store
 
 ROGUE = Path(__file__).resolve().parent.parent / "rogues" / "pooler.py"
+#: The channels of the IPC rogue (``tests/rogues/ipcpool.py``: the same rogue, through System V
+#: shared memory given away to another uid, or a POSIX message queue).
+IPC_CHANNELS = ("sysv", "mqueue")
 #: The rogue's name as an entrant: bots named so log under it.
 NAME = "pooler"
 #: A z above this is evidence that information flowed between the rogue's processes.
 BOUND = 4.5
 
 
-def spec(*, warm: bool = False) -> BotSpec:
+def spec(*, warm: bool = False, channel: str = "lock") -> BotSpec:
     """The rogue as a script or (``warm``) as a module the arena may start warm, ahead of its
-    turn (``arena.procs.warm``), as it does the bundled bots."""
+    turn (``arena.procs.warm``), as it does the bundled bots; the IPC rogue for its channels."""
+    script = ROGUE.with_name("ipcpool.py") if channel in IPC_CHANNELS else ROGUE
     if warm:
-        argv = (sys.executable, "-m", ROGUE.stem)
-        return BotSpec(name=NAME, argv=argv, cwd=str(ROGUE.parent), warm=True)
-    return BotSpec(name=NAME, argv=(sys.executable, str(ROGUE)))
+        argv = (sys.executable, "-m", script.stem)
+        return BotSpec(name=NAME, argv=argv, cwd=str(script.parent), warm=True)
+    return BotSpec(name=NAME, argv=(sys.executable, str(script)))
 
 
 def command_lines(*log_dirs: Path) -> list[str]:
@@ -52,6 +58,21 @@ def command_lines(*log_dirs: Path) -> list[str]:
         for line in log_texts(path)
         if line.startswith("pool-start")
     ]
+
+
+def ipc_left(tag: str) -> list[str]:
+    """What the IPC rogue of run ``tag`` left in this process's IPC namespace (its System V
+    segment, its POSIX queue), removed now: a run without IPC namespaces leaves both."""
+    libc = ctypes.CDLL(None, use_errno=True)
+    left = []
+    key = ctypes.c_int32(zlib.crc32(b"arena-pool-" + tag.encode()) | 1).value
+    segment = libc.shmget(key, ctypes.c_size_t(0), 0)
+    if segment >= 0:
+        left.append(f"System V segment {segment}")
+        libc.shmctl(segment, 0, None)  # IPC_RMID
+    if libc.mq_unlink(f"/arena-pool-{tag}".encode()) == 0:
+        left.append("POSIX message queue")
+    return left
 
 
 def environment(channel: str, tag: str) -> dict[str, str]:

@@ -10,6 +10,11 @@ opponents' cards at each bidding. With processes of two rotations of a deal aliv
 it names most of them (``pooling.Evidence``); with the arena's phases it can name no more than
 a bot knowing only its own hand. The process records show why: no two processes of an
 entrant that played rotations of one deal were ever alive at the same moment.
+
+Some channels outlive every process, whoever made them: unsandboxed as root, the IPC rogue
+(``tests/rogues/ipcpool.py``) keeps its records in a System V segment it gives away to another
+uid, or in a POSIX message queue; each bot process's own IPC namespace takes them with it, and
+where none can be made, the segment is removed by its creator.
 """
 
 from __future__ import annotations
@@ -26,14 +31,18 @@ from pathlib import Path
 import pytest
 
 from arena.games import get_game
+from arena.procs import ipc_namespaces
 from arena.procs.limits import Limits
 from arena.procs.sandbox import SandboxMode
 from tests.fairness import pooling, with_rogue
 from tests.unchecked import add_unchecked
 from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.ladder import service as ladder_service
+from tournaments.ladder.values import LadderSettings
 from tournaments.plans.schedule import TournamentSpec
 from tournaments.run.playing import RunConfig, auto_games_per_worker
 from tournaments.run.runner import RunSummary, Workers, run
+from tournaments.service import RunOptions
 from tournaments.store.facts import Store
 
 ROOT = Path(__file__).resolve().parents[2]
@@ -76,15 +85,17 @@ def tournament(
     workers: Workers | None = None,
     *,
     warm: bool = False,
+    channel: str = "lock",
 ) -> tuple[Store, int, RunSummary]:
     """A Skull King round robin of the rogue, random and first (three deals, every rotation),
     run in this process (``jobs`` 1) or in worker processes (``workers``: kept ones); ``warm``:
-    the rogue's processes are made ready ahead of their phase, as the bundled bots' are."""
+    the rogue's processes are made ready ahead of their phase, as the bundled bots' are;
+    ``channel`` chooses the rogue (``pooling.spec``)."""
     db = folder / "arena.db"
     spec = TournamentSpec(
         game=GAME, bots=(pooling.NAME, "random", "first"), table_size=3, repetitions=3, seed=5
     )
-    store, tid, specs = with_rogue(db, spec, pooling.spec(warm=warm))
+    store, tid, specs = with_rogue(db, spec, pooling.spec(warm=warm, channel=channel))
     config = RunConfig(
         game=get_game(GAME),
         options=get_game(GAME).parse_options({}),
@@ -112,6 +123,12 @@ def tournament(
         ),
         pytest.param("lock", 1, None, "auto", True, id="locks-warm-starts"),
         pytest.param("socket", 2, None, "off", True, id="socket-warm-unsandboxed", marks=as_root),
+        pytest.param(
+            "sysv", 1, None, "off", False, id="sysv-given-away-unsandboxed", marks=as_root
+        ),
+        pytest.param("sysv", 2, None, "off", False, id="sysv-given-away-two-jobs", marks=as_root),
+        pytest.param("mqueue", 1, None, "off", False, id="mqueue-unsandboxed", marks=as_root),
+        pytest.param("mqueue", 2, None, "off", False, id="mqueue-two-jobs", marks=as_root),
     ],
 )
 def test_processes_of_an_entrant_cannot_pool_a_deal(
@@ -123,9 +140,16 @@ def test_processes_of_an_entrant_cannot_pool_a_deal(
     sandbox: str,
     warm: bool,
 ) -> None:
-    for name, value in pooling.environment(channel, uuid.uuid4().hex[:12]).items():
+    tag = uuid.uuid4().hex[:12]
+    for name, value in pooling.environment(channel, tag).items():
         monkeypatch.setenv(name, value)
-    store, tid, summary = tournament(tmp_path, jobs, at_once, sandbox, warm=warm)
+    try:
+        store, tid, summary = tournament(
+            tmp_path, jobs, at_once, sandbox, warm=warm, channel=channel
+        )
+    finally:
+        left = pooling.ipc_left(tag) if channel in pooling.IPC_CHANNELS else []
+    assert left == [], "what the bot made in System V IPC or a POSIX queue died with it"
     started = pooling.command_lines(tmp_path / "arena-logs")
     assert len(started) >= summary.phases, "a process of the rogue in every phase"
     warmed = [line for line in started if "arena.procs.warm" in line]
@@ -148,6 +172,27 @@ def test_processes_of_an_entrant_cannot_pool_a_deal(
             if "PermissionError" in line or "not permitted" in line or "No locks" in line
         ]
         assert denied == [], "the channel works here"
+
+
+@as_root
+def test_without_ipc_namespaces_a_given_away_segment_goes_by_its_creator(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """Where bots cannot get IPC namespaces (root without CAP_SYS_ADMIN), the segment the
+    rogue gave to another uid is removed at each phase's end by its creator's uid."""
+    monkeypatch.setattr(ipc_namespaces, "problem", lambda: "none in this test")
+    tag = uuid.uuid4().hex[:12]
+    for name, value in pooling.environment("sysv", tag).items():
+        monkeypatch.setenv(name, value)
+    try:
+        store, tid, _ = tournament(tmp_path, 1, None, "off", channel="sysv")
+    finally:
+        left = pooling.ipc_left(tag)
+    assert left == [], "the segment is removed"
+    with store:
+        evidence = pooling.evidence(store, tid, tmp_path / "arena-logs")
+        assert evidence.z < pooling.BOUND, f"the rogue's processes pooled a deal: {evidence}"
+        audit(store, tid)
 
 
 def test_a_match_gives_them_no_more(tmp_path: Path) -> None:
@@ -205,3 +250,46 @@ def test_kept_workers_play_run_after_run_and_keep_the_phases(
     assert len(seen[0]) == 2 and seen[1] == seen[0], "the second run played on the same workers"
     assert not set(seen[2]) & set(seen[1]), "workers that cannot go on are replaced"
     assert workers.pids == ()
+
+
+@as_root
+@pytest.mark.parametrize(("channel", "jobs"), [("sysv", 1), ("mqueue", 2)])
+def test_a_ladder_batch_gives_the_ipc_rogue_nothing_unsandboxed(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch, channel: str, jobs: int
+) -> None:
+    """A ladder's batch is a run like any other: the IPC rogue, entered as a folder bot (not
+    uploaded: uploaded code never runs unsandboxed), pools nothing with ``--sandbox off``."""
+    folder = tmp_path / "pooler"
+    folder.mkdir(mode=0o755)
+    for name in ("ipcpool.py", "pooler.py", "_wire.py"):
+        (folder / name).write_bytes((pooling.ROGUE.parent / name).read_bytes())
+        (folder / name).chmod(0o644)
+    (folder / "bot.toml").write_text(
+        f'name = "{pooling.NAME}"\ncommand = "{sys.executable} ipcpool.py"\ngames = ["{GAME}"]\n'
+    )
+    db = tmp_path / "data" / "arena.db"
+    db.parent.mkdir()
+    tag = uuid.uuid4().hex[:12]
+    for name, value in pooling.environment(channel, tag).items():
+        monkeypatch.setenv(name, value)
+    with Store.open(db) as store:
+        ladder_service.create_ladder(
+            store, name="skk", game_name=GAME, table_sizes="3", options={}, move_ms=MOVE_MS,
+            settings=LadderSettings(batch_games=18),
+        )  # fmt: skip
+        for bot in (str(folder), "random", "first"):
+            ladder_service.submit(store, "skk", bot, sandbox=SandboxMode.OFF)
+    try:
+        with Store.open(db) as store:
+            ladder_service.run_ladder(
+                store, "skk", RunOptions(sandbox=SandboxMode.OFF), jobs=jobs, until_games=18
+            )
+    finally:
+        left = pooling.ipc_left(tag)
+    assert left == [], "what the bot made in System V IPC or a POSIX queue died with it"
+    with Store.open(db) as store:
+        (tid,) = [t for (t,) in store.db.execute("SELECT tournament_id FROM ladder_batches")]
+        evidence = pooling.evidence(store, tid, db.parent / "arena-logs")
+        assert evidence.biddings >= 6 * 10, "the rogue bid in every round of its games"
+        assert evidence.z < pooling.BOUND, f"the rogue's processes pooled a deal: {evidence}"
+        audit(store, tid)

@@ -19,7 +19,7 @@ from __future__ import annotations
 import argparse
 import json
 import random
-from collections.abc import Iterator
+from collections.abc import Callable, Iterator
 from dataclasses import dataclass, field
 from pathlib import Path
 from typing import Any
@@ -144,22 +144,28 @@ def text(case: Case) -> str:
     return "\n".join(render(case)) + "\n"
 
 
-def main() -> None:
-    parser = argparse.ArgumentParser(description=__doc__.splitlines()[0])
+def write_or_compare(
+    folder: Path, text_of: Callable[[Case], str], description: str, why: str
+) -> None:
+    """The command line of a folder of golden files, one per case: say of each whether it
+    comes out the same; with ``--write``, rewrite them (only for ``why``)."""
+    parser = argparse.ArgumentParser(description=description)
     parser.add_argument(
-        "--write",
-        action="store_true",
-        help="rewrite the golden files (only for a deliberate rules change)",
+        "--write", action="store_true", help=f"rewrite the golden files (only for {why})"
     )
     args = parser.parse_args()
-    FOLDER.mkdir(exist_ok=True)
+    folder.mkdir(exist_ok=True)
     for case in CASES:
-        body = text(case)
-        path = FOLDER / case.filename
+        body = text_of(case)
+        path = folder / case.filename
         if args.write:
             path.write_text(body, encoding="utf-8")
         same = path.exists() and path.read_text(encoding="utf-8") == body
         print(f"{case.filename}: {len(body)} bytes, {'same' if same else 'DIFFERENT'}")
+
+
+def main() -> None:
+    write_or_compare(FOLDER, text, __doc__.splitlines()[0], "a deliberate rules change")
 
 
 if __name__ == "__main__":

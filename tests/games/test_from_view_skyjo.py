@@ -145,11 +145,19 @@ def test_removed_columns_and_a_reshuffled_pile_are_rebuilt() -> None:
     reveal(state, *["0,0+1,0"] * 8)
     rng = Random(2)
     while not state.pile_public:
+        assert state.view(0)["pile_cards"] is None
         play(state, "draw")
         if state.drawn is not None and not state.pile_public:
             play(state, "swap:0,0")
+    assert state.drawn is not None  # the draw that emptied the pile came from the new one
+    known = sorted([*state.pile, state.drawn])
     for seat in range(8):
-        check_rebuilt(state, seat, rebuilt(state, seat, rng))
+        assert state.view(seat)["pile_cards"] == known
+        other = rebuilt(state, seat, rng)
+        check_rebuilt(state, seat, other)
+        assert other.pile_public
+        pool = other.pile + ([other.drawn] if other.current != seat else [])
+        assert sorted(pool) == sorted(state.pile + ([state.drawn] if state.current != seat else []))
     found = 0
     for seed in range(40):  # random games now and then complete a column
         removed = new(2, seed=seed)

@@ -16,14 +16,16 @@ CONTEXT = 3
 SHOWN = 12
 
 
-def first_difference(expected: list[str], actual: list[str]) -> str:
-    """Where two playthroughs part: the step and a short unified diff around it."""
+def first_difference(expected: list[str], actual: list[str], part: str = "step") -> str:
+    """Where two playthroughs part: the step (or the ``part`` whose lines start with that
+    word) and a short unified diff around it."""
     index = next(
         (i for i, (a, b) in enumerate(zip(expected, actual)) if a != b),
         min(len(expected), len(actual)),
     )
     step = next(
-        (line for line in reversed(expected[: index + 1]) if line.startswith("step ")), "the header"
+        (line for line in reversed(expected[: index + 1]) if line.startswith(f"{part} ")),
+        "the header",
     )
     start = max(0, index - CONTEXT)
     stop = index + SHOWN

@@ -16,11 +16,13 @@ import math
 import sqlite3
 import sys
 import threading
+import warnings
 from collections import defaultdict
 from pathlib import Path
 
 import pytest
 
+from arena.web.app import create_app
 from tests.ladder.conftest import (
     ILLEGAL_BOT,
     cli,
@@ -32,11 +34,16 @@ from tests.ladder.conftest import (
 from tournaments.errors import NotYourBot
 from tournaments.ladder import service
 from tournaments.ladder.board import read_board
+from tournaments.plans.schedule import DealMode
 from tournaments.ratings.skill import INHERIT_SIGMA, SIGMA
 from tournaments.run import runner
 from tournaments.store.facts import Store
-from tournaments.store.ladder_values import EntryStatus, LadderSettings
+from tournaments.store.ladder_values import EntryStatus, LadderDeals, LadderSettings
 from tournaments.store.ladders import LadderStore
+
+with warnings.catch_warnings():  # newer Starlette prefers httpx2 for its test client
+    warnings.simplefilter("ignore")
+    from starlette.testclient import TestClient
 
 
 def games_of(db: Path) -> list[tuple]:
@@ -236,3 +243,50 @@ def test_batches_on_two_jobs_share_their_workers_and_keep_the_rules(
     assert started == [1]  # ... on the workers started once
     games = games_of(db)
     assert len(games) == 72 and all(status == "done" for *_, status, _, _ in games)
+
+
+def test_a_ladder_with_independent_deals_plays_a_batch(tmp_path: Path) -> None:
+    """``--deals independent``: the batch keeps every table in all its seat rotations, each
+    game on its own deal, played in one phase; the board and the batch say so."""
+    db = tmp_path / "arena.db"
+    cli("ladder", "create", "sk", "--game", "skull", "--table-sizes", "3", "--batch-games", "24",
+        "--deals", "independent", "--db", str(db))  # fmt: skip
+    for bot in ("random", "first", "skull_odds", "random_2"):
+        with Store.open(db) as store:
+            if bot == "random_2":
+                register_unchecked(store, bot, [sys.executable, "-m", "bots.random"])
+            service.submit(store, "sk", bot)
+    with Store.open(db) as store:
+        done = service.run_ladder(store, "sk", until_games=1)
+        assert done.batches == 1 and done.played == done.games == 24
+        (tid,) = LadderStore(store).batches(LadderStore(store).ladder("sk").id, rated=True)
+        assert store.tournament(tid).spec.deals is DealMode.INDEPENDENT
+        assert len({r.phase for r in store.processes.of(tid)}) == 1
+        assert service.leaderboard(store, "sk").to_dict()["deals"] == "independent"
+    tables: dict[int, list] = defaultdict(list)
+    for _, table, rotation, deal, seating, status, _, _ in games_of(db):
+        assert status == "done"
+        tables[table].append((rotation, deal, tuple(json.loads(seating))))
+    deals = [deal for games in tables.values() for _, deal, _ in games]
+    assert len(deals) == len(set(deals)) == 24, "two games share a deal"
+    for games in tables.values():
+        base = games[0][2]
+        assert sorted(r for r, _, _ in games) == [0, 1, 2]
+        assert {s for _, _, s in games} == {base[r:] + base[:r] for r in range(3)}
+    assert "independent deals, 24 games" in cli("ladder", "show", "sk", "--db", str(db))
+    assert "independent" in cli("ladder", "show", "--db", str(db))
+    page = TestClient(create_app(db)).get("/ladders/sk").text
+    assert '<span id="ladder-deals">independent deals</span>' in page
+
+
+def test_auto_deals_are_independent_once_a_ladder_has_uploads() -> None:
+    assert LadderSettings().deals is LadderDeals.AUTO
+    assert LadderDeals.AUTO.mode(uploads=False) is DealMode.DUPLICATE
+    assert LadderDeals.AUTO.mode(uploads=True) is DealMode.INDEPENDENT
+    assert LadderDeals.DUPLICATE.mode(uploads=True) is DealMode.DUPLICATE
+    assert LadderDeals.INDEPENDENT.mode(uploads=False) is DealMode.INDEPENDENT
+    stored = LadderSettings(deals=LadderDeals.INDEPENDENT).to_dict()
+    assert stored["deals"] == "independent"
+    assert LadderSettings.from_dict(stored).deals is LadderDeals.INDEPENDENT
+    older = {k: v for k, v in stored.items() if k != "deals"}  # a ladder stored before
+    assert LadderSettings.from_dict(older).deals is LadderDeals.AUTO

@@ -2,17 +2,27 @@
 real archives sent over HTTP, the entry check in the bubblewrap sandbox, real bot processes
 and SQLite. Two participants upload; a broken bot is refused with its report; only the
 owner may replace a bot; tokens are kept hashed outside the database; hostile archives
-(traversal, links out, devices, bombs, oversize) are refused and leave nothing behind; the
-ladder plays and its leaderboard changes."""
+(traversal, links out, devices, bombs, sparse files, paths thousands of folders deep,
+oversize) are refused and leave nothing behind; the ladder plays and its leaderboard changes.
+Every upload is answered at once (queued for its check, 202) and its status asked for until
+its result (``result``); a slow upload holds up no other participant's, its check stops at
+its time budget, and an upload cancelled or no longer waited for stops its check."""
 
 from __future__ import annotations
 
 import gzip
 import io
+import os
+import shutil
+import subprocess
 import tarfile
+import time
+import uuid
 from collections.abc import Iterator
+from contextlib import contextmanager
 from dataclasses import dataclass
 from pathlib import Path
+from typing import Any
 
 import httpx
 import pytest
@@ -21,6 +31,7 @@ from arena.procs import sandbox
 from arena.web.uploads import create_upload_app
 from tests.ladder.conftest import ILLEGAL_BOT, cli, folder_bot, make_ladder
 from tests.web.conftest import Server, start_server, stop_server
+from tournaments.catalogue.botcopies import BotCopies
 from tournaments.catalogue.shipping import pack
 from tournaments.ladder import service
 from tournaments.ladder.bots import MAX_UPLOAD_BYTES, uploads_root
@@ -38,9 +49,10 @@ class Served:
     server: Server
 
 
-def serve(db: Path) -> Served:
-    """The upload server of ``db`` (``arena ladder serve``'s app) on a free port."""
-    running = start_server(db, create_upload_app(db))
+def serve(db: Path, **queue: float) -> Served:
+    """The upload server of ``db`` (``arena ladder serve``'s app, its queue's settings
+    ``queue``) on a free port."""
+    running = start_server(db, create_upload_app(db, **queue))  # type: ignore[arg-type]
     return Served(running.url, db, running)
 
 
@@ -69,6 +81,13 @@ def hostile(*members: tuple[tarfile.TarInfo, bytes | None]) -> bytes:
     return buffer.getvalue()
 
 
+def declared(name: str, size: int) -> tuple:
+    """A regular file whose header declares ``size`` bytes that the archive does not hold."""
+    info = tarfile.TarInfo(name)
+    info.size = size
+    return info, None
+
+
 def member(name: str, kind: bytes = tarfile.REGTYPE, data: bytes = b"x", **extra) -> tuple:
     info = tarfile.TarInfo(name)
     info.type = kind
@@ -81,8 +100,30 @@ def member(name: str, kind: bytes = tarfile.REGTYPE, data: bytes = b"x", **extra
 def post(served: Served, token: str | None, body: bytes) -> httpx.Response:
     headers = {"Authorization": f"Bearer {token}"} if token else {}
     return httpx.post(
-        f"{served.url}/api/ladders/sk/submissions", content=body, headers=headers, timeout=300
+        f"{served.url}/api/ladders/sk/submissions", content=body, headers=headers, timeout=60
     )
+
+
+def result(
+    served: Served, queued: httpx.Response, waiting: tuple[httpx.Response, ...] = ()
+) -> dict[str, Any]:
+    """The result of a queued upload (202): its status asked for until it is final (and the
+    status of the ``waiting`` ones meanwhile, as their uploaders would)."""
+    assert queued.status_code == 202, queued.text
+    url = served.url + queued.json()["status_url"]
+    assert queued.headers["location"] == queued.json()["status_url"]
+    while True:
+        answer = httpx.get(url, timeout=60).json()
+        if answer["accepted"] is not None:
+            return answer
+        for other in waiting:
+            state(served, other)
+        time.sleep(0.2)
+
+
+def state(served: Served, queued: httpx.Response) -> str:
+    """A queued upload's state now (asking renews its lease)."""
+    return httpx.get(served.url + queued.json()["status_url"], timeout=60).json()["state"]
 
 
 def test_two_participants_upload_a_broken_bot_is_refused_and_the_ladder_plays(
@@ -94,11 +135,10 @@ def test_two_participants_upload_a_broken_bot_is_refused_and_the_ladder_plays(
     before = httpx.get(f"{served.url}/api/ladders/sk").json()
 
     good = post(served, alice, tgz(folder_bot(shared, "alices_bot")))
-    assert good.status_code == 201, good.text
-    answer = good.json()
+    answer = result(served, good)
     assert answer["accepted"] and answer["entry"]["participant"] == "alice"
     assert answer["entry"]["uploaded"] and any("[pass]" in x for x in answer["report_lines"])
-    assert answer["report"]["output"] == [] and str(served.db.parent) not in good.text
+    assert answer["report"]["output"] == [] and str(served.db.parent) not in str(answer)
 
     # bob's first bot is broken: refused with the check's report, and nothing enters
     broken = folder_bot(shared / "b", "bobs_bot", source=ILLEGAL_BOT)
@@ -106,11 +146,10 @@ def test_two_participants_upload_a_broken_bot_is_refused_and_the_ladder_plays(
         f"{served.url}/api/ladders/sk/submissions",
         data={"token": bob},
         files={"archive": ("bot.tgz", tgz(broken), "application/gzip")},
-        timeout=300,
+        timeout=60,
     )
-    assert refused.status_code == 422, refused.text
-    body = refused.json()
-    assert not body["accepted"] and "check failed" in body["error"]
+    body = result(served, refused)
+    assert not body["accepted"] and body["code"] == 422 and "check failed" in body["error"]
     assert any("[FAIL]" in line and "offered" in line for line in body["report_lines"])
     with Store.open(served.db) as store:
         assert "bobs_bot" not in {info.name for info in store.list_bots()}
@@ -132,8 +171,12 @@ def test_two_participants_upload_a_broken_bot_is_refused_and_the_ladder_plays(
 
     with Store.open(served.db) as store:
         service.run_ladder(store, "sk", until_games=1)
+        # a ladder with uploads deals each game its own deal (``--deals auto``, the default)
+        deals = {t.spec.deals.value for t in store.list_tournaments()}
     after = httpx.get(f"{served.url}/api/ladders/sk").json()
     assert before["games"] == 0 and after["games"] > 0
+    assert deals == {"independent"}  # no batch before the uploads: every batch has them
+    assert (before["deals"], after["deals"]) == ("duplicate", "independent")
     lines = {line["bot"]: line for line in after["lines"]}
     assert set(lines) == {"random", "first", "alices_bot", "bobs_bot"}
     assert lines["alices_bot"]["games"] > 0 and lines["bobs_bot"]["games"] > 0
@@ -153,9 +196,14 @@ def test_two_participants_upload_a_broken_bot_is_refused_and_the_ladder_plays(
         (hostile(member("fifo", tarfile.FIFOTYPE)), "not a regular"),
         (gzip.compress(b"\0" * (80 << 20)), "unpacks to more"),
         (b"this is no archive", "archive"),
+        (hostile(member("/".join(["a"] * 2100) + "/f")), "folders deep"),
+        (hostile(declared("big", 100 << 20)), "declare more"),
     ],
-    ids=["dotdot", "absolute", "link-absolute", "link-out", "device", "fifo", "bomb", "junk"],
-)
+    ids=[
+        "dotdot", "absolute", "link-absolute", "link-out", "device", "fifo", "bomb", "junk",
+        "deep", "declared",
+    ],
+)  # fmt: skip
 def test_a_hostile_archive_is_refused_and_leaves_nothing(
     served: Served, archive: bytes, why: str
 ) -> None:
@@ -195,3 +243,161 @@ def test_the_read_only_server_has_no_upload_path(tmp_path: Path) -> None:
         assert "submit a bot" not in httpx.get(f"{server.url}/ladders/sk").text
     finally:
         stop_server(server)
+
+
+needs_gnu_tar = pytest.mark.skipif(
+    shutil.which("tar") is None
+    or "GNU tar" not in subprocess.run(["tar", "--version"], capture_output=True, text=True).stdout,
+    reason="GNU tar makes the sparse archives",
+)
+
+
+@needs_gnu_tar
+@pytest.mark.parametrize("form", ["gnu", "pax-1.0"])
+def test_a_sparse_member_is_refused_and_leaves_nothing(
+    served: Served, shared: Path, tmp_path: Path, form: str
+) -> None:
+    """A few hundred bytes that declare a file of 1 GiB (GNU's sparse member, or PAX's) are
+    refused at once: nothing staged, copied or registered."""
+    folder = folder_bot(tmp_path, "sparse_bot")
+    with open(folder / "big", "wb") as big:
+        big.truncate(1 << 30)  # a hole: no data
+    options = ["--format=gnu"] if form == "gnu" else ["--format=pax", "--sparse-version=1.0"]
+    archive = tmp_path / "bot.tgz"
+    subprocess.run(
+        ["tar", "--sparse", *options, "-czf", str(archive), "-C", str(folder), "."], check=True
+    )
+    assert archive.stat().st_size < 1024
+    with Store.open(served.db) as store:
+        token = service.invite(store, "mallory")
+    answer = post(served, token, archive.read_bytes())
+    assert answer.status_code == 422, answer.text
+    assert "sparse file" in answer.json()["error"]
+    root = uploads_root(served.db)
+    assert not root.exists() or not any(root.iterdir())
+    copies = BotCopies.beside(served.db).root
+    assert not copies.exists() or not any(copies.iterdir())
+    with Store.open(served.db) as store:
+        assert "sparse_bot" not in {info.name for info in store.list_bots()}
+
+
+#: A valid bot that thinks 1.5 s a move (in time: the check's deadline is 2 s): its check,
+#: every seat of every table size, takes minutes. Its command line carries a marker.
+SLOW_BOT = """
+import random, time
+from protocol.sdk import run_bot
+
+def act(view, legal):
+    time.sleep(1.5)
+    return random.choice(legal)
+
+run_bot(act, name={name!r})
+"""
+
+
+def slow_bot(parent: Path, name: str) -> tuple[bytes, str]:
+    """A slow bot's archive, and the marker in its processes' command lines."""
+    marker = f"slow-{uuid.uuid4().hex[:10]}"
+    folder = folder_bot(parent, name, source=SLOW_BOT)
+    manifest = (folder / "bot.toml").read_text().replace("bot.py", f"bot.py {marker}")
+    (folder / "bot.toml").write_text(manifest)
+    return tgz(folder), marker
+
+
+def running(marker: str) -> list[int]:
+    """The processes whose command line holds ``marker``."""
+    found = []
+    for name in os.listdir("/proc"):
+        try:
+            with open(f"/proc/{name}/cmdline", "rb") as cmdline:
+                if marker.encode() in cmdline.read():
+                    found.append(int(name))
+        except (OSError, ValueError):
+            continue
+    return found
+
+
+def gone(marker: str) -> bool:
+    """Whether the processes of ``marker`` are gone (given the time a kill takes)."""
+    deadline = time.monotonic() + 60
+    while running(marker) and time.monotonic() < deadline:
+        time.sleep(0.1)
+    return running(marker) == []
+
+
+def test_a_slow_upload_holds_up_no_one_and_stops_when_cancelled(
+    served: Served, shared: Path
+) -> None:
+    with Store.open(served.db) as store:
+        mallory = service.invite(store, "mallory")
+        alice = service.invite(store, "alice")
+    archive, marker = slow_bot(shared, "mallorys_bot")
+    slow = post(served, mallory, archive)
+    assert slow.status_code == 202 and slow.json()["accepted"] is None, slow.text
+    while state(served, slow) != "checking":
+        time.sleep(0.2)
+    # her next upload waits for her first, though a checker is free; a third is refused
+    second = post(served, mallory, slow_bot(shared / "2", "mallorys_bot")[0])
+    assert second.status_code == 202 and state(served, second) == "queued"
+    third = post(served, mallory, slow_bot(shared / "3", "mallorys_bot")[0])
+    assert third.status_code == 429 and "wait for their results" in third.json()["error"]
+    # another participant's upload is answered at once and checked meanwhile
+    quick = post(served, alice, tgz(folder_bot(shared, "alices_bot")))
+    assert quick.status_code == 202
+    entered = result(served, quick, waiting=(slow, second))
+    assert entered["accepted"] and entered["entry"]["participant"] == "alice"
+    assert state(served, slow) == "checking", "the slow check still runs"
+    # cancelled: its check stops, its processes are gone, nothing of it enters
+    url = served.url + slow.json()["status_url"]
+    cancelled = httpx.delete(url, timeout=60).json()
+    assert cancelled["state"] in ("checking", "cancelled")
+    final = result(served, slow)
+    assert final["state"] == "cancelled" and "its uploader cancelled it" in final["error"]
+    httpx.delete(served.url + second.json()["status_url"], timeout=60)
+    assert result(served, second)["state"] == "cancelled"
+    assert gone(marker)
+    with Store.open(served.db) as store:
+        assert "mallorys_bot" not in {info.name for info in store.list_bots()}
+    root = uploads_root(served.db)
+    assert not any(root.iterdir()), "nothing staged is left"
+
+
+@contextmanager
+def mallory_on(tmp_path: Path, **queue: float) -> Iterator[tuple[Served, str]]:
+    """An upload server of its own (its queue's settings ``queue``), and mallory's token."""
+    db = tmp_path / "arena.db"
+    make_ladder(db, bots=("random", "first"))
+    served = serve(db, **queue)
+    try:
+        with Store.open(db) as store:
+            yield served, service.invite(store, "mallory")
+    finally:
+        stop_server(served.server)
+
+
+def test_a_check_over_its_budget_is_refused(tmp_path: Path, shared: Path) -> None:
+    with mallory_on(tmp_path, budget_s=4) as (served, token):
+        archive, marker = slow_bot(shared, "mallorys_bot")
+        answer = result(served, post(served, token, archive))
+        assert not answer["accepted"] and answer["state"] == "refused" and answer["code"] == 422
+        assert "over its time budget of 4 s" in answer["error"]
+        assert "the check was stopped" in answer["report_lines"][-1]
+        assert gone(marker)
+        with Store.open(served.db) as store:
+            assert "mallorys_bot" not in {info.name for info in store.list_bots()}
+
+
+def test_an_upload_no_one_waits_for_is_cancelled(tmp_path: Path, shared: Path) -> None:
+    """Its uploader went away (no one asks for its status): its check stops."""
+    with mallory_on(tmp_path, lease_s=10) as (served, token):
+        archive, marker = slow_bot(shared, "mallorys_bot")
+        queued = post(served, token, archive)
+        assert queued.status_code == 202
+        deadline = time.monotonic() + 60
+        while not running(marker) and time.monotonic() < deadline:  # its check starts
+            time.sleep(0.1)
+        assert gone(marker), "no one asked: the check stopped"
+        final = result(served, queued)
+        assert final["state"] == "cancelled" and "no one asked for its result" in final["error"]
+        with Store.open(served.db) as store:
+            assert "mallorys_bot" not in {info.name for info in store.list_bots()}

@@ -166,6 +166,7 @@ def test_a_database_from_before_the_games_in_play_opens_with_its_runs(tmp_path: 
     tid = create_skull(db, 1)
     with Store.open(db) as store:
         store.db.execute("ALTER TABLE runs DROP COLUMN in_play")  # as schema 12 left it
+        store.db.execute("ALTER TABLE tournaments DROP COLUMN deals")
         store.db.execute("PRAGMA user_version = 12")
         store.runs.begin(tid, host="h", pid=1, pid_token=None, at="2030-01-01T00:00:00+00:00")
     with Store.open(db) as store:

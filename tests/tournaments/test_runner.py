@@ -20,8 +20,11 @@ from tournaments.catalogue.botcopies import BotCopies
 BOTS = "random,first,random,random"
 
 
-def create_skull(db: Path, rounds: int = 2) -> int:
-    return create(db, BOTS, "--table-size", "3", "--rounds", str(rounds), "--seed", "42")[0]
+def create_skull(db: Path, rounds: int = 2, *options: str) -> int:
+    """A Skull tournament of ``BOTS`` at tables of 3 (4 tables, 12 games a repetition)."""
+    return create(db, BOTS, "--table-size", "3", "--rounds", str(rounds), "--seed", "42", *options)[
+        0
+    ]
 
 
 def copy_database(source: Path, target: Path) -> None:
@@ -119,28 +122,34 @@ def processes_with(marker: str) -> set[int]:
     return pids
 
 
-def test_kill_minus_nine_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
-    reference, killed = tmp_path / "reference.db", tmp_path / "killed.db"
-    ref_id = tid = create_skull(reference, rounds=3)
-    copy_database(reference, killed)
-    cli("tournament", "run", str(ref_id), "--quiet", "--db", str(reference))
-    total = 3 * 4 * 3
+def kill_minus_nine_then_resume(db: Path, tid: int, total: int) -> None:
+    """Run tournament ``tid`` of ``db`` (``total`` games) with ``--jobs 2``, kill the arena
+    process with SIGKILL once 5 games are recorded, check that no worker or bot outlives it,
+    and run it again to the end."""
     marker = uuid.uuid4().hex
-    proc = arena_run(killed, tid, marker)
+    proc = arena_run(db, tid, marker)
     deadline = time.monotonic() + 60
-    while done_count(killed, tid) < 5 and time.monotonic() < deadline:
+    while done_count(db, tid) < 5 and time.monotonic() < deadline:
         time.sleep(0.05)
     assert len(processes_with(marker)) > 3, "workers and bots are running"
     os.kill(proc.pid, signal.SIGKILL)  # the arena process only, mid-run
     proc.wait(10)
-    partial = done_count(killed, tid)
+    partial = done_count(db, tid)
     assert 5 <= partial < total, "killed mid-run"
     deadline = time.monotonic() + 10
     while processes_with(marker) and time.monotonic() < deadline:
         time.sleep(0.1)
     assert processes_with(marker) == set(), "no worker or bot outlives a killed arena"
-    output = cli("tournament", "run", str(tid), "--quiet", "--db", str(killed))
+    output = cli("tournament", "run", str(tid), "--quiet", "--db", str(db))
     assert f"{total}/{total} games played" in output
+
+
+def test_kill_minus_nine_then_resume_equals_uninterrupted(tmp_path: Path) -> None:
+    reference, killed = tmp_path / "reference.db", tmp_path / "killed.db"
+    ref_id = tid = create_skull(reference, rounds=3)
+    copy_database(reference, killed)
+    cli("tournament", "run", str(ref_id), "--quiet", "--db", str(reference))
+    kill_minus_nine_then_resume(killed, tid, 3 * 4 * 3)
     assert results(killed, tid) == results(reference, ref_id)
 
 

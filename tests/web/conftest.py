@@ -115,6 +115,12 @@ def withheld_copy(played: Played, folder: Path) -> tuple[Path, int, list[int]]:
     db = folder / "withheld.db"
     shutil.copy(played.db, db)
     tid = played.tournaments["skull"]
+    return db, tid, first_pending_again(db, tid)
+
+
+def first_pending_again(db: Path, tid: int) -> list[int]:
+    """Make tournament ``tid``'s first game (rotation 0 of its first table) pending again, as
+    if a run had stopped before it; the ids of its other games, still played."""
     with sqlite3.connect(db) as conn:
         first, *others = [
             gid
@@ -130,7 +136,7 @@ def withheld_copy(played: Played, folder: Path) -> tuple[Path, int, list[int]]:
             (first,),
         )
         conn.execute("UPDATE tournaments SET status = 'in-progress' WHERE id = ?", (tid,))
-    return db, tid, others
+    return others
 
 
 @dataclass

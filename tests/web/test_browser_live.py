@@ -200,7 +200,7 @@ def test_live_page_lists_the_games_being_played(
 ) -> None:
     db = tmp_path / "playing.db"
     thinker = thinking_bot(shared, 0.05)  # never too long: games of seconds, without faults
-    tid, _ = slow_tournament(db, thinker, "--rounds", "3", "--move-time", "2000")
+    tid, _ = slow_tournament(db, thinker, "--rounds", "5", "--move-time", "2000")
     server = start_server(db)
     page = open_page(browser)
     proc = None
@@ -208,20 +208,20 @@ def test_live_page_lists_the_games_being_played(
         page.goto(f"{server.url}/tournaments/{tid}")
         assert page.locator("#playing li").count() == 0
         assert page.inner_text("#playing-none") == "No game is being played."
-        proc = run(db, tid, "--games-per-worker", "2")  # six phases of one or two games
+        proc = run(db, tid, "--games-per-worker", "2")  # ten phases of one or two games
         # the list follows the run (between two phases it is empty for a moment)
         wait_playing(page, proc)
         check_playing(page, db, tid)
+        deadline = time.monotonic() + 120  # the served HTML lists them too (no script)
+        while not served_playing(page.url):
+            assert time.monotonic() < deadline and proc.poll() is None
+            time.sleep(0.2)
         page.locator("#playing-section").screenshot(path=str(shots / "playing.png"))
         page.set_viewport_size({"width": PHONE[0], "height": PHONE[1]})  # a phone's width
         wait_playing(page, proc)
         check_playing(page, db, tid)
         page.screenshot(path=str(shots / "playing-phone.png"), full_page=True)
         page.set_viewport_size({"width": DESKTOP[0], "height": DESKTOP[1]})
-        deadline = time.monotonic() + 120  # the served HTML lists them too (no script)
-        while not served_playing(page.url):
-            assert time.monotonic() < deadline and proc.poll() is None
-            time.sleep(0.2)
         assert proc.wait(timeout=300) == 0, proc.stderr.read()
         page.wait_for_function(
             "() => document.getElementById('live-status').textContent === 'done'",

@@ -1,7 +1,8 @@
 """Replay frames of random games of every game: every step draws; a seat's scene never shows a
 face that is not face up on the referee's table (another seat's hidden card); the two panes
 agree on every public fact; every round's end is a frame of its own that shows how it ended;
-moves read as words; the packed form gives back every frame."""
+moves read as words; the packed form gives back every frame. A game is drawn by the
+presentation registered for it, and a game without one replays with plain tables."""
 
 from __future__ import annotations
 
@@ -12,7 +13,9 @@ from dataclasses import replace
 import pytest
 
 from arena.games import get_game
-from arena.referee.record import ActionRecord, GameRecord
+from arena.games.registry import Registry
+from arena.referee.record import GameRecord
+from arena.web import games as presentations
 from arena.web.frames import (
     ENDING,
     OVER,
@@ -22,38 +25,18 @@ from arena.web.frames import (
     packed,
     perspective_frames,
 )
-from arena.web.moves import action_words
+from arena.web.games import Presentation
 from arena.web.packing import unpack
+from arena.web.scenes import scene
+from tests.arena.toygame import install
+from tests.web.golden_replays import played_record
 
 GAMES = ["skull", "skull-bank", "skull-king", "skyjo"]
 
 
 def random_record(game_name: str, players: int, seed: int) -> GameRecord:
-    game = get_game(game_name)
-    options = game.parse_options(None)
-    state, rng, actions, step = game.new(players, seed, options), random.Random(seed), [], 0
-    while not state.is_over():
-        joint = {seat: rng.choice(state.legal(seat)) for seat in state.to_act()}
-        actions += [ActionRecord(step, seat, action) for seat, action in joint.items()]
-        state.apply(joint)
-        step += 1
-    outcome = state.outcome()
-    return GameRecord(
-        game=game_name,
-        options=options,
-        seed=seed,
-        bots=tuple(f"<b>bot{i}</b>" for i in range(players)),
-        actions=tuple(actions),
-        faults=(),
-        forfeits=(),
-        scores=tuple(outcome.scores),
-        game_places=tuple(outcome.places),
-        places=tuple(outcome.places),
-        think_us=(0,) * players,
-        decisions=(0,) * players,
-        wall_ms=0.0,
-        events=tuple(state.events),
-    )
+    names = [f"<b>bot{i}</b>" for i in range(players)]
+    return played_record(game_name, players, seed, None, random.Random(seed), names)
 
 
 def leaks(seat: int, mine: dict, referee: dict) -> list[str]:
@@ -185,7 +168,7 @@ def test_packed_replay_gives_back_every_frame(replayed) -> None:
 def test_moves_read_as_words(game: str) -> None:
     record = random_record(game, 4, seed=3)
     for action in {a.action for a in record.actions}:
-        words = action_words(game, action)
+        words = get_game(game).action_words(action)
         assert words != action and not re.search(r"\d,\d|:|\b[GYPB]\d+\b|ESC|PIR", words), words
 
 
@@ -196,3 +179,33 @@ def test_a_game_that_does_not_replay_to_its_result_is_refused() -> None:
         wrong = replace(record, game_places=(9, 9, 9))
     with pytest.raises(ReplayMismatch):
         build_replay(wrong, wrong.bots)
+
+
+def test_a_game_without_a_presentation_replays_with_plain_tables() -> None:
+    install()
+    record = random_record("toy", 3, seed=2)
+    replay = build_replay(record, record.bots)
+    assert len(replay.frames) == 1 + 1 + max(a.step for a in record.actions)
+    assert {f.kind for f in replay.frames[1:-1]} == {"move"} and replay.frames[-1].kind == OVER
+    assert all(s["seats"] == [] for s in replay.scenes[REFEREE])
+    assert [a[3] for step in replay.actions[REFEREE] for a in step] == [
+        a.action for a in record.actions
+    ]
+    assert replay.details == [[]] * len(replay.frames) and replay.sheet.columns == ()
+
+
+def test_the_presentation_registered_for_a_game_draws_it(monkeypatch: pytest.MonkeyPatch) -> None:
+    class ToyTable(Presentation):
+        name = "toy"
+
+        def full_scene(self, full: dict, names: object, acting: frozenset[int]) -> dict:
+            return scene("toy", [("totals", full["totals"])], [], [])
+
+    monkeypatch.setattr(presentations, "PRESENTATIONS", Registry(()))
+    presentations.register(ToyTable())
+    install()
+    record = random_record("toy", 2, seed=4)
+    replay = build_replay(record, record.bots)
+    last = replay.scenes[REFEREE][-1]
+    assert last["caption"] == "toy" and last["info"] == [["totals", str(list(record.scores))]]
+    assert replay.scenes["0"][-1]["caption"] == "as seen by seat 0"  # the plain seat pane

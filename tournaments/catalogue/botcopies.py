@@ -16,7 +16,8 @@ What a copy holds, and what its digest covers, in a fixed order (names sorted by
 - every symbolic link: its path and its target, kept as a link. A link must stay inside the
   folder: one that is absolute, or leads out of the folder (through ``..`` or through other
   links), is refused, naming it;
-- nothing else: a FIFO, a socket or a device is refused, naming it. Caches and version control
+- nothing else: a FIFO, a socket or a device is refused, naming it; so is a folder nested
+  over ``MAX_DEPTH`` levels deep. Caches and version control
   (``SKIP_DIRS``: ``__pycache__``, ``.git``...) are left out; ``node_modules`` and the like are
   copied, since they run.
 
@@ -27,7 +28,10 @@ is at most ``MAX_BYTES`` and ``MAX_ENTRIES``.
 
 Copies are read-only (files 0444, or 0555 when executable; folders 0555) and owned by the
 arena's user; ``arena-bots/`` itself is 0711 (a bot user reaches a copy by its full digest but
-lists none), and the sandbox hides the whole store but the bot's own copy.
+lists none), and the sandbox hides the whole store but the bot's own copy. Their owner could
+still change them (an unsandboxed bot of an ordinary user runs as that user), so a copy's
+content is hashed again whenever a bot is about to run from it (``BotCopies.checked``: before
+each run and each of its phases), and an altered copy is refused.
 """
 
 from __future__ import annotations
@@ -43,7 +47,7 @@ from collections.abc import Iterator
 from dataclasses import dataclass
 from pathlib import Path
 
-from tournaments.errors import TournamentError
+from tournaments.errors import BotChanged, TournamentError
 
 __all__ = [
     "BOTS_FOLDER",
@@ -63,9 +67,11 @@ BOTS_FOLDER = "arena-bots"
 SKIP_DIRS = frozenset(
     {"__pycache__", ".git", ".hg", ".svn", ".mypy_cache", ".pytest_cache", ".ruff_cache"}
 )
-#: The most bytes of files, and the most entries, a bot folder may hold.
+#: The most bytes of files, and the most entries, a bot folder may hold, and how deep its
+#: folders may nest (a path of thousands of levels would exhaust the walk's recursion).
 MAX_BYTES = 1 << 30
 MAX_ENTRIES = 100_000
+MAX_DEPTH = 64
 #: Hex digits of the digest that make a folder bot's version.
 VERSION_DIGITS = 12
 _CHUNK = 1 << 20
@@ -189,6 +195,8 @@ def _walk(dir_fd: int, rel: str, visit: _Digest, counted: list[int]) -> None:
         if stat.S_ISDIR(info.st_mode):
             if name in SKIP_DIRS:
                 continue
+            if path.count("/") >= MAX_DEPTH:
+                raise BotFilesError(f"{shown} is nested over {MAX_DEPTH} folders deep")
             fd = os.open(name, _DIR_FLAGS, dir_fd=dir_fd)
             try:
                 visit.folder(path)
@@ -278,6 +286,21 @@ class BotCopies:
             raise BotFilesError(
                 f"the arena's copy {path} of this bot version is gone (a database moves with "
                 f"its {BOTS_FOLDER}/ folder); register the bot again"
+            )
+        return path
+
+    def checked(self, digest: str) -> Path:
+        """The copy with ``digest``, its content hashed again and found to be that digest's.
+        Raises BotFilesError if it is gone, BotChanged if it was altered."""
+        path = self.find(digest)
+        try:
+            found = tree_digest(path)
+        except BotFilesError as exc:
+            found = f"unreadable ({exc})"
+        if found != digest:
+            raise BotChanged(
+                f"the arena's copy {path} was altered since it was made (its content is now "
+                f"{found[:VERSION_DIGITS]}, not {digest[:VERSION_DIGITS]})"
             )
         return path
 

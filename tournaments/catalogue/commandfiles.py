@@ -10,6 +10,12 @@ are found and hashed again (``changes``): if one changed or went missing, or the
 names another file (a relative path run from another folder), the bot is refused, naming the
 file, until it is registered again (``arena bot add NAME --replace``).
 
+Every run checks them again before each phase's processes start, and before each process
+starts (``tournaments.catalogue.lookup.PlannedCode``): a file changed during a run stops it.
+A file that any user may write (mode ``o+w``, or in a folder any user may write without the
+sticky bit) is refused: the bot itself could rewrite it, between a check and the moment a
+process reads it.
+
 Not covered: a program found on ``PATH`` (``python3``, ``node``: the system's), a module of
 ``-m``, what a named folder holds, and what the program reads by itself. A folder bot
 (``tournaments.catalogue.botcopies``) covers its whole folder.
@@ -46,15 +52,18 @@ def named_files(argv: Sequence[str], cwd: str) -> list[str]:
 
 
 def _sha256(path: str, budget: list[int]) -> str:
-    """The SHA-256 of a regular file (opened without blocking: a FIFO swapped in is refused)."""
+    """The SHA-256 of a regular file (opened without blocking: a FIFO swapped in is refused)
+    that not every user may change."""
     digest = hashlib.sha256()
     try:
         fd = os.open(path, os.O_RDONLY | os.O_NONBLOCK | os.O_CLOEXEC)
     except OSError as exc:
         raise BotFilesError(f"cannot read {path}: {exc.strerror}") from None
     with os.fdopen(fd, "rb") as file:
-        if not stat.S_ISREG(os.fstat(fd).st_mode):
+        mode = os.fstat(fd).st_mode
+        if not stat.S_ISREG(mode):
             raise BotFilesError(f"{path} is not a regular file")
+        _not_writable_by_all(path, mode)
         for chunk in iter(lambda: file.read(1 << 20), b""):
             budget[0] -= len(chunk)
             if budget[0] < 0:
@@ -63,6 +72,26 @@ def _sha256(path: str, budget: list[int]) -> str:
                 )
             digest.update(chunk)
     return digest.hexdigest()
+
+
+def _not_writable_by_all(path: str, mode: int) -> None:
+    """Raise BotFilesError if any user may change the file at ``path`` (of ``mode``): write
+    it, or replace it in its folder."""
+    if mode & stat.S_IWOTH:
+        raise BotFilesError(
+            f"{path} may be written by any user (mode {stat.S_IMODE(mode):04o}), a bot's own "
+            f"processes included: make it `chmod o-w {path}`"
+        )
+    folder = os.path.dirname(path)
+    try:
+        folder_mode = os.stat(folder).st_mode
+    except OSError:
+        return
+    if folder_mode & stat.S_IWOTH and not folder_mode & stat.S_ISVTX:
+        raise BotFilesError(
+            f"{path} is in {folder}, where any user (a bot's own processes included) may "
+            f"replace it: make it `chmod o-w {folder}`"
+        )
 
 
 def record(argv: Sequence[str], cwd: str) -> tuple[FileRecord, ...]:

@@ -26,15 +26,21 @@ is dropped by the driver, as the protocol says, never failed. A check that canno
 an earlier one failed is reported as skipped. Every wait is bounded (start-up, each move's
 deadline, three faults per game, the first game with a fault ends the games, a few seconds
 after bye), so a program that is no bot at all (``cat``, ``sleep 100``, ``yes``) fails in
-bounded time.
+bounded time. A bot that passes but slowly can still take long (every seat of every table
+size, each move up to its deadline): a ``CheckStop`` bounds the whole check by a time budget
+and lets another thread cancel it; either kills the bot's process at once (its game ends) and
+the check fails, saying why.
 """
 
 from __future__ import annotations
 
 import logging
 import math
+import os
 import random
 import re
+import signal
+import threading
 import time
 from collections.abc import Callable, Iterable, Sequence
 from dataclasses import dataclass, field, replace
@@ -62,7 +68,7 @@ from tournaments.errors import UsageProblem
 
 log = logging.getLogger(__name__)
 
-__all__ = ["Check", "ComplianceReport", "Coverage", "run_checks", "seatings"]
+__all__ = ["Check", "CheckStop", "ComplianceReport", "Coverage", "run_checks", "seatings"]
 
 #: Seconds a bot has to exit after ``bye``.
 BYE_S = 3.0
@@ -197,10 +203,11 @@ class ComplianceReport:
     latency_ms: dict[str, float] = field(default_factory=dict)
     games_played: int = 0
     output: tuple[str, ...] = ()
+    stopped: str | None = None  # why the check stopped before its end (``CheckStop``)
 
     @property
     def passed(self) -> bool:
-        return all(check.ok for check in self.checks)
+        return self.stopped is None and all(check.ok for check in self.checks)
 
     def failures(self) -> list[Check]:
         return [check for check in self.checks if check.ok is False]
@@ -213,9 +220,12 @@ class ComplianceReport:
         if self.output and not self.passed:
             out.append("its last output:")
             out += [f"  {line}" for line in self.output]
-        out.append(
-            "all checks passed" if self.passed else f"{len(self.failures())} check(s) failed"
-        )
+        if self.stopped is not None:
+            out.append(f"the check was stopped: {self.stopped}")
+        elif self.passed:
+            out.append("all checks passed")
+        else:
+            out.append(f"{len(self.failures())} check(s) failed")
         return out
 
     def to_dict(self) -> dict[str, Any]:
@@ -228,6 +238,7 @@ class ComplianceReport:
             "latency_ms": dict(self.latency_ms),
             "checks": [check.to_dict() for check in self.checks],
             "output": list(self.output),
+            "stopped": self.stopped,
         }
 
 
@@ -259,6 +270,46 @@ def seatings(game: Game, table_sizes: Iterable[int] | None = None) -> list[tuple
             f"table sizes {_listed(sorted(set(table_sizes or ())))}"
         )
     return [(players, seat) for players in sizes for seat in range(players)]
+
+
+class CheckStop:
+    """Stops a check before its end: when its time budget (``budget_s``, counted from its
+    start; None: none) is used up, or when ``cancel`` is called (from any thread). The bot's
+    process is killed then, so that its game ends at once, and no other game starts."""
+
+    def __init__(self, budget_s: float | None = None) -> None:
+        self.budget_s = budget_s
+        self._why: str | None = None
+        self._event = threading.Event()
+        self._lock = threading.Lock()
+
+    def cancel(self, why: str) -> None:
+        """Stop the check (the first reason given is kept)."""
+        with self._lock:
+            self._why = self._why or why
+        self._event.set()
+
+    @property
+    def why(self) -> str | None:
+        """Why the check was stopped (None: it was not)."""
+        return self._why
+
+    def watch(self, run: _CheckRun) -> threading.Thread:
+        """Watch ``run`` from a thread of its own until it ends or must stop."""
+
+        def watch() -> None:
+            if not self._event.wait(self.budget_s) and not run.done.is_set():
+                self.cancel(f"it took over its time budget of {self.budget_s:g} s")
+            if not run.done.is_set():
+                run.kill()
+
+        thread = threading.Thread(target=watch, name="check-stop", daemon=True)
+        thread.start()
+        return thread
+
+    def end(self) -> None:
+        """The check ended: the watching thread goes."""
+        self._event.set()
 
 
 @dataclass(frozen=True)
@@ -295,6 +346,19 @@ class _CheckRun:
         self.coverage: dict[str, list[tuple[int, int]]] = {}
         self.proc: BotProcess | None = None
         self.probe_crash = False  # it crashed before its first decision of the probe seed
+        self.done = threading.Event()  # the check has ended (nothing left to stop)
+        self.stopped = False  # stop before the next game (``kill``)
+
+    def kill(self) -> None:
+        """(from another thread) Stop: no game starts any more, and the bot's process (its
+        process group, its sandbox) is killed, so that a game being played ends now."""
+        self.stopped = True
+        proc = self.proc
+        if proc is not None and proc.popen is not None:
+            try:
+                os.killpg(proc.popen.pid, signal.SIGKILL)
+            except OSError:
+                pass
 
     def result(self, key: str, ok: bool | None, detail: str) -> None:
         self.checks[key] = Check(key=key, title=TITLES[key], ok=ok, detail=detail)
@@ -326,8 +390,10 @@ class _CheckRun:
         ]
 
     def play(self, game: Game, players: int, seat: int, game_id: int, seed: int | None) -> bool:
-        """One game with the bot at ``seat``; False once the games must stop (a fault, or its
-        process is gone)."""
+        """One game with the bot at ``seat``; False once the games must stop (a fault, its
+        process is gone, or the check is stopped)."""
+        if self.stopped:
+            return False
         deal = self.rng.getrandbits(62)
         seeds = list(bot_seeds(self.key, deal, players))
         if seed is not None:
@@ -533,20 +599,23 @@ def run_checks(
     limits: Limits | None = None,
     log_dir: Path | None = None,
     sandbox: Sandbox | None = None,
+    stop: CheckStop | None = None,
 ) -> ComplianceReport:
     """Run every check on one process of ``spec`` for ``games``: every table size each game
     allows (or those of ``table_sizes`` it allows) in every seat, at least ``per_game`` games
     of each game. ``limits`` gives the process limits (its ``move_ms``, ``startup_ms`` and
-    ``max_faults`` are replaced). Raises UnknownGame, UsageProblem when ``table_sizes`` leaves
-    a game nothing, and SandboxError when a required sandbox is missing; the bot's own
+    ``max_faults`` are replaced); ``stop`` may end the check early (then it fails: the
+    report's ``stopped`` says why). Raises UnknownGame, UsageProblem when ``table_sizes``
+    leaves a game nothing, and SandboxError when a required sandbox is missing; the bot's own
     failures are checks."""
     engines = [get_game(name) for name in games]
     for game in engines:
         seatings(game, table_sizes)  # a bad --table-sizes: one line before anything starts
     limits = replace(limits or Limits(), move_ms=move_ms, startup_ms=startup_ms, max_faults=3)
     run = _CheckRun(spec, limits, log_dir, sandbox, random_seed() if seed is None else seed)
+    watching = stop.watch(run) if stop is not None else None
     try:
-        if run.hello():
+        if run.hello() and not run.stopped:
             run.play_all(engines, table_sizes, per_game)
             run.judge_games(engines, table_sizes)
             if run.proc.alive():
@@ -558,6 +627,10 @@ def run_checks(
             else log_file(run.session.pool.log_dir, spec.name, run.label)
         )
     finally:
+        run.done.set()
+        if stop is not None and watching is not None:
+            stop.end()
+            watching.join()
         run.close()
     checks = [
         run.checks.get(key)
@@ -571,6 +644,7 @@ def run_checks(
         coverage=tuple(run.covered(game, table_sizes) for game in engines) if run.played else (),
         latency_ms=percentiles(run.latencies),
         games_played=run.played,
+        stopped=stop.why if stop is not None and run.stopped else None,
     )
     if not report.passed and log_path is not None:
         report = replace(report, output=tuple(output_tail(log_path, OUTPUT_LINES)))

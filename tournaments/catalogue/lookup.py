@@ -17,8 +17,10 @@ A bot's version names the code that runs, and is checked before it runs (``Catal
 
 A tournament runs each entrant's bot at the version it was planned with: a folder bot
 registered again since runs its planned copy; a command or bundled bot whose planned code is
-gone is refused. Registered bots' folders are hidden from every other bot by the sandbox, like
-the store of copies; a remote bot runs elsewhere and needs no sandbox here.
+gone is refused. Code a participant uploaded (a version marked ``uploaded``, or any version
+whose copy is the same content) runs only in the sandbox, whatever it is entered in
+(``BotSpec.sandboxed_only``). Registered bots' folders are hidden from every other bot by the
+sandbox, like the store of copies; a remote bot runs elsewhere and needs no sandbox here.
 """
 
 from __future__ import annotations
@@ -202,6 +204,17 @@ class Catalogue:
     def known(self) -> list[str]:
         return sorted(set(bundled_bots()) | set(self.registered))
 
+    @functools.cached_property
+    def _uploaded_copies(self) -> frozenset[str]:
+        """The digests of the copies of every version a participant uploaded."""
+        infos = [*self.registered.values(), *self.versions.values()]
+        return frozenset(info.digest for info in infos if info.uploaded and info.digest)
+
+    def uploaded(self, info: BotInfo) -> bool:
+        """Whether bot version ``info`` runs code a participant uploaded: it is marked so, or
+        its copy holds the content of one that is."""
+        return info.uploaded or (info.digest is not None and info.digest in self._uploaded_copies)
+
     def runnable(self, info: BotInfo, *, advice: str = REGISTER_AGAIN) -> Runnable:
         """How to run registered bot version ``info``, once its code is checked to be that
         version's. Raises BotChanged (naming what changed, then ``advice``) or BotFilesError."""
@@ -209,13 +222,18 @@ class Catalogue:
             return Runnable(BotSpec(name=info.name, argv=(), remote=True), info.version)
         argv = split_command(info.command)
         todo = advice.format(name=info.name)
+        only = self.uploaded(info)
         if info.digest is not None:
             if self.copies is None:
                 raise BotFilesError(f"bot {info.name!r} runs from a copy: open its database")
-            copy = str(self.copies.find(info.digest))
+            try:
+                copy = str(self.copies.checked(info.digest))
+            except BotChanged as exc:
+                why = f"bot {info.name!r} version {info.version}: {exc}; {todo}"
+                raise BotChanged(why) from None
             if info.path:
                 argv = relocated(argv, info.path, copy)
-            spec = BotSpec(name=info.name, argv=argv, cwd=copy)
+            spec = BotSpec(name=info.name, argv=argv, cwd=copy, sandboxed_only=only)
             return Runnable(spec, info.version, digest=info.digest)
         if info.path:  # a folder bot registered before the arena kept copies
             now = folder_version(Path(info.path))
@@ -224,7 +242,8 @@ class Catalogue:
                     f"bot {info.name!r} changed since version {info.version} was registered: "
                     f"its folder {info.path} now hashes to {now}; {todo}"
                 )
-            return Runnable(BotSpec(name=info.name, argv=argv, cwd=info.path), info.version)
+            spec = BotSpec(name=info.name, argv=argv, cwd=info.path, sandboxed_only=only)
+            return Runnable(spec, info.version)
         if info.files is None:  # a command bot registered before its files were recorded
             changed = None if command_version(argv) == info.version else "one of its files"
         else:
@@ -234,7 +253,7 @@ class Catalogue:
                 f"bot {info.name!r} is not the code of its version {info.version}: "
                 f"{changed}; {todo}"
             )
-        return Runnable(BotSpec(name=info.name, argv=argv), info.version)
+        return Runnable(BotSpec(name=info.name, argv=argv, sandboxed_only=only), info.version)
 
     def find(self, name: str, version: str | None = None, *, advice: str | None = None) -> Runnable:
         """How to run the bot called ``name`` at ``version`` (None: its current one), its code
@@ -294,9 +313,45 @@ class Catalogue:
             )
         return command_spec(text)
 
+    def planned(self, versions: Mapping[str, tuple[str, str]]) -> PlannedCode:
+        """The code of a run whose entrants run ``versions`` (entrant -> bot and version), to
+        be checked again during the run (``PlannedCode``)."""
+        bots = {bot for bot, _ in versions.values()}
+        return PlannedCode(
+            Catalogue(
+                {name: info for name, info in self.registered.items() if name in bots},
+                self.copies,
+                {key: info for key, info in self.versions.items() if key[0] in bots},
+            ),
+            dict(versions),
+        )
+
     def folders(self) -> list[str]:
         """The folders registered bots were registered from (the sandbox hides each from every
         other bot; a bot runs from its copy, or, registered before copies, from its folder)."""
         found = [info.path for info in self.registered.values() if info.path]
         found += [info.path for info in self.versions.values() if info.path]
         return list(dict.fromkeys(found))
+
+
+@dataclass(frozen=True)
+class PlannedCode:
+    """The code each entrant of a run was planned with (``versions``: entrant -> bot and
+    version), checked again (``check``) by the run before each phase and by its executors
+    before each process starts (``tournaments.run.runner``, ``tournaments.run.playing``): a
+    command bot's files hashed, a folder bot's copy hashed, a bundled bot's module hashed,
+    each against its version. It travels with the run's configuration to ``--jobs`` workers
+    (a few records: only the run's bots), not to a cluster's."""
+
+    catalogue: Catalogue
+    versions: Mapping[str, tuple[str, str]]
+
+    def check(self, entrants: Iterable[str]) -> None:
+        """Raise BotChanged, naming the bot and what changed, if the code of any of
+        ``entrants`` is no longer that of its version (entrants it does not know are not
+        checked)."""
+        for bot, version in dict.fromkeys(self.versions[e] for e in entrants if e in self.versions):
+            try:
+                self.catalogue.find(bot, version)
+            except BotFilesError as exc:  # a file gone, unreadable, or writable by all
+                raise BotChanged(f"bot {bot!r} version {version}: {exc}") from None

@@ -41,7 +41,7 @@ from arena.procs.sandbox import Sandbox, SandboxMode, inside, named_paths, priva
 from tournaments.catalogue.bot_sandbox import sandbox_for
 from tournaments.catalogue.botcopies import BotCopies
 from tournaments.catalogue.commandfiles import command_version, record
-from tournaments.catalogue.compliance import ComplianceReport, run_checks
+from tournaments.catalogue.compliance import CheckStop, ComplianceReport, run_checks
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, split_command
 from tournaments.catalogue.remote import is_remote
 from tournaments.errors import DuplicateBot, NotFound
@@ -108,14 +108,20 @@ def check_bot(
     sandbox: Sandbox | None = None,
     move_ms: int = DEFAULT_MOVE_MS,
     every_game: bool = False,
+    stop: CheckStop | None = None,
 ) -> ComplianceReport:
     """Run the compliance suite of ``arena bot check`` (``tournaments.catalogue.compliance``) on the
     bot, with a few games of each of ``games``, in ``sandbox`` (None: unsandboxed), each move
-    within ``move_ms``. Raises BotCheckError naming every failed check (``every_game``: the
-    games were every game, none having been named, and the error says how to name them)."""
+    within ``move_ms``, until ``stop`` says (None: to its end). Raises BotCheckError naming
+    every failed check (``every_game``: the games were every game, none having been named, and
+    the error says how to name them), or why the check was stopped."""
     if not games:
         raise BotCheckError("name at least one game the bot plays")
-    report = run_checks(spec, games, per_game=ADD_GAMES, move_ms=move_ms, sandbox=sandbox)
+    report = run_checks(
+        spec, games, per_game=ADD_GAMES, move_ms=move_ms, sandbox=sandbox, stop=stop
+    )
+    if report.stopped is not None:
+        raise BotCheckError(f"the check was stopped: {report.stopped}", report=report)
     if not report.passed:
         failed = "; ".join(f"{check.title}: {check.detail}" for check in report.failures())
         named = (
@@ -188,11 +194,14 @@ def add_folder_bot(
     sandbox: SandboxMode = SandboxMode.AUTO,
     announce: Announce | None = None,
     move_ms: int = DEFAULT_MOVE_MS,
+    uploaded: bool = False,
+    stop: CheckStop | None = None,
 ) -> Registered:
     """Copy the bot in ``folder`` (with its ``bot.toml``) into the arena's store, check it
     from the copy, in ``sandbox`` as a tournament would run it, each move within ``move_ms``,
-    and register it (``games``: instead of the manifest's). Nothing is registered if anything
-    fails."""
+    and register it (``games``: instead of the manifest's; ``uploaded``: code a participant
+    uploaded, which then runs only in the sandbox wherever it is entered; ``stop``: may end
+    its check early). Nothing is registered if anything fails."""
     manifest = load_manifest(folder)
     chosen = tuple(games or manifest.games)
     existing = _check_request(store, manifest.name, chosen, replace)
@@ -228,9 +237,10 @@ def add_folder_bot(
         added_at="",
         digest=copy.digest,
         files=(),
+        uploaded=uploaded,
     )
     try:
-        return _register(store, info, existing, sandbox, announce, move_ms=move_ms)
+        return _register(store, info, existing, sandbox, announce, move_ms=move_ms, stop=stop)
     except BaseException:
         if copy.new and not _names_copy(store, copy.digest):
             copies.discard(copy)  # a bot that failed its check leaves nothing behind
@@ -332,16 +342,21 @@ def _register(
     *,
     move_ms: int,
     every_game: bool = False,
+    stop: CheckStop | None = None,
 ) -> Registered:
     """Check ``info`` as it will run, each move within ``move_ms`` (unless that code and
     those games are registered), then store it."""
     previous = existing.version if existing else None
     same = ("version", "command", "path", "games", "digest", "files")
-    if existing is not None and all(getattr(existing, k) == getattr(info, k) for k in same):
+    if (
+        existing is not None
+        and all(getattr(existing, k) == getattr(info, k) for k in same)
+        and existing.uploaded >= info.uploaded  # code now uploaded is marked (and checked)
+    ):
         return Registered(existing, previous, checked=False, move_ms=move_ms)
     if announce is not None:
         announce(info.name, info.games)
-    report = check_again(store, info, mode, move_ms=move_ms, every_game=every_game)
+    report = check_again(store, info, mode, move_ms=move_ms, every_game=every_game, stop=stop)
     stored = store.add_bot(
         info.name,
         info.command,
@@ -351,6 +366,7 @@ def _register(
         replace=existing is not None,
         digest=info.digest,
         files=info.files,
+        uploaded=info.uploaded,
     )
     return Registered(
         stored, previous, warnings=_planned_before(store, stored), report=report, move_ms=move_ms
@@ -364,14 +380,18 @@ def check_again(
     *,
     move_ms: int = DEFAULT_MOVE_MS,
     every_game: bool = False,
+    stop: CheckStop | None = None,
 ) -> ComplianceReport:
     """The entry check of bot version ``info`` (registered, or about to be) as it will run:
     from its copy or command line, in sandbox ``mode``, each move within ``move_ms`` (a
-    ladder checks the same code again at its own deadline). Raises BotCheckError."""
+    ladder checks the same code again at its own deadline), until ``stop`` says. Raises
+    BotCheckError."""
     catalogue = Catalogue.of(store)
     spec = catalogue.runnable(info).spec
-    box = sandbox_for(mode, Path(store.path), catalogue.folders())
-    return check_bot(spec, info.games, sandbox=box, move_ms=move_ms, every_game=every_game)
+    box = sandbox_for(mode, Path(store.path), catalogue.folders(), specs=[spec])
+    return check_bot(
+        spec, info.games, sandbox=box, move_ms=move_ms, every_game=every_game, stop=stop
+    )
 
 
 def _planned_before(store: Store, info: BotInfo) -> tuple[str, ...]:

@@ -13,7 +13,9 @@ each entrant is described by a ``ShippedBot`` value the workers can rebuild a ``
   registered before the arena kept copies is refused: register it again.
 
 Archives hold regular files, folders and symbolic links only, and are unpacked with tarfile's
-``data`` filter: no absolute names, no ``..``, no link out of the bot's folder, no device.
+``data`` filter: no absolute names, no ``..``, no link out of the bot's folder, no device, no
+sparse file (a few bytes that declare a gigabyte), no path deeper than a bot folder may be;
+the sizes its files declare count against its limit before anything is written.
 ``unpack_archive`` is the one safe unpacking of the arena: a ladder's uploads use it too. A
 folder holding anything else (a FIFO, a device, a link out of the folder) is refused here,
 before the run starts, naming the file: every worker would refuse it and stop the run.
@@ -36,7 +38,7 @@ from pathlib import Path
 from typing import IO
 
 from arena.procs.botproc import BotSpec
-from tournaments.catalogue.botcopies import SKIP_DIRS, BotFilesError, tree_digest
+from tournaments.catalogue.botcopies import MAX_DEPTH, SKIP_DIRS, BotFilesError, tree_digest
 from tournaments.catalogue.lookup import Catalogue, bundled_spec, relocated
 from tournaments.errors import ArchiveError, ClusterError
 from tournaments.store.values import TournamentInfo
@@ -56,7 +58,8 @@ class ShippingKind(enum.StrEnum):
 @dataclass(frozen=True, kw_only=True)
 class ShippedBot:
     """One bot as a worker receives it. ``archive`` holds a folder bot's files (tar bytes);
-    ``digest`` is the content digest its unpacked files must have (``tree_digest``)."""
+    ``digest`` is the content digest its unpacked files must have (``tree_digest``);
+    ``sandboxed_only``: code a participant uploaded, which a worker runs only in its sandbox."""
 
     kind: ShippingKind
     name: str
@@ -66,6 +69,7 @@ class ShippedBot:
     digest: str = ""
     archive: bytes = b""
     files: tuple[str, ...] = ()  # files a command bot's arguments name (absolute paths)
+    sandboxed_only: bool = False
 
 
 def shipped_bots(catalogue: Catalogue, info: TournamentInfo) -> dict[str, ShippedBot]:
@@ -104,7 +108,12 @@ def ship(catalogue: Catalogue, name: str, version: str | None = None) -> Shipped
             if not arg.startswith("-") and (os.sep in arg or os.path.isfile(arg))
         )
         return ShippedBot(
-            kind=ShippingKind.COMMAND, name=name, argv=spec.argv, version=found.version, files=named
+            kind=ShippingKind.COMMAND,
+            name=name,
+            argv=spec.argv,
+            version=found.version,
+            files=named,
+            sandboxed_only=spec.sandboxed_only,
         )
     if found.digest is None:
         raise ClusterError(
@@ -119,6 +128,7 @@ def ship(catalogue: Catalogue, name: str, version: str | None = None) -> Shipped
         version=found.version,
         digest=found.digest,
         archive=pack(Path(spec.cwd)),
+        sandboxed_only=spec.sandboxed_only,
     )
 
 
@@ -210,23 +220,27 @@ def unpack_archive(
     archive: bytes, target: Path, *, max_bytes: int, max_files: int = 100_000
 ) -> None:
     """Unpack a tar archive (plain, gzip, bzip2 or xz) into ``target``, made here (an old one
-    is replaced) and readable by bot users, safely: at most ``max_bytes`` unpacked and
-    ``max_files`` entries; regular files, folders and links only (no device, FIFO or socket);
-    tarfile's ``data`` filter (no absolute name, no ``..``, no link out of ``target``, no
-    set-id bits). Raises ArchiveError naming the first problem; nothing is left on an error."""
+    is replaced) and readable by bot users, safely: at most ``max_bytes`` unpacked (as read,
+    and as its files declare) and ``max_files`` entries; regular files, folders and links only
+    (no device, FIFO or socket, no sparse file); at most ``MAX_DEPTH`` folders deep; tarfile's
+    ``data`` filter (no absolute name, no ``..``, no link out of ``target``, no set-id bits).
+    Raises ArchiveError naming the first problem; nothing is left on an error."""
     if target.exists():
         shutil.rmtree(target)
     target.mkdir(parents=True, mode=0o755)
     try:
         with tarfile.open(fileobj=io.BytesIO(_decompressed(archive, max_bytes)), mode="r:") as tar:
-            members = tar.getmembers()
-            if len(members) > max_files:
-                raise ArchiveError(f"it holds more than {max_files} files")
-            for member in members:
-                if member.name.startswith(("/", "\\")):
-                    raise ArchiveError(f"{member.name!r} is an absolute name")
-                if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
-                    raise ArchiveError(f"{member.name!r} is not a regular file, a folder or a link")
+            members, declared = [], 0
+            for member in tar:  # each checked before the next header is read
+                members.append(member)
+                if len(members) > max_files:
+                    raise ArchiveError(f"it holds more than {max_files} files")
+                _check_member(member)
+                declared += member.size if member.isreg() else 0
+                if declared > max_bytes:
+                    raise ArchiveError(
+                        f"its files declare more than {max_bytes >> 20} MiB ({member.name!r})"
+                    )
             tar.extractall(target, members=members, filter="data")
     except (tarfile.TarError, OSError, ArchiveError) as exc:
         shutil.rmtree(target, ignore_errors=True)
@@ -246,17 +260,35 @@ def unpack_archive(
                 os.chmod(path, os.lstat(path).st_mode & 0o755 | 0o444)
 
 
+def _check_member(member: tarfile.TarInfo) -> None:
+    """Raise ArchiveError, naming the member, for what is never unpacked: an absolute name, a
+    path deeper than a bot folder may be, a sparse file, anything but a regular file, a folder
+    or a link."""
+    name = member.name
+    if name.startswith(("/", "\\")):
+        raise ArchiveError(f"{name!r} is an absolute name")
+    if name.strip("/").count("/") >= MAX_DEPTH:
+        raise ArchiveError(f"{name[:60]!r}... is nested over {MAX_DEPTH} folders deep")
+    if member.issparse():
+        raise ArchiveError(f"{name!r} is a sparse file (it declares {member.size} bytes)")
+    if not (member.isreg() or member.isdir() or member.issym() or member.islnk()):
+        raise ArchiveError(f"{name!r} is not a regular file, a folder or a link")
+
+
 def worker_spec(bot: ShippedBot, folder: Path | None = None) -> BotSpec:
     """How a worker runs ``bot``: a bundled bot with this machine's Python, a folder bot in
     its unpacked ``folder`` (arguments that named files of the copy renamed)."""
     if bot.kind is ShippingKind.BUNDLED:
         return bundled_spec(bot.name)
     if bot.kind is ShippingKind.COMMAND:
-        return BotSpec(name=bot.name, argv=bot.argv)
+        return BotSpec(name=bot.name, argv=bot.argv, sandboxed_only=bot.sandboxed_only)
     if folder is None or bot.folder is None:
         raise ClusterError(f"bot {bot.name!r} is a folder bot: unpack it first")
     return BotSpec(
-        name=bot.name, argv=relocated(bot.argv, bot.folder, str(folder)), cwd=str(folder)
+        name=bot.name,
+        argv=relocated(bot.argv, bot.folder, str(folder)),
+        cwd=str(folder),
+        sandboxed_only=bot.sandboxed_only,
     )
 
 

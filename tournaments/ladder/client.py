@@ -3,20 +3,25 @@
 The folder is packed as the ladder would copy it (``tournaments.catalogue.shipping.pack``: the files
 its version covers; a FIFO, a device or a link out of the folder is refused here), gzip-compressed
 and sent as the body of ``POST URL/api/ladders/NAME/submissions`` with the token in an
-``Authorization: Bearer`` header. The server's answer (JSON: accepted or not, the check's
-report, the entry) comes back as it is.
+``Authorization: Bearer`` header. The server answers at once: refused (why), or queued for its
+entry check with the URL of its status, which the client then asks for every ``POLL_S``
+seconds (each answer is shown to ``waiting``) until it is final: entered or refused, with the
+check's report. Interrupted (Ctrl-C), it cancels the upload (``DELETE`` on its status) before
+it stops: an upload no one waits for is cancelled by the server anyway.
 """
 
 from __future__ import annotations
 
 import gzip
 import json
+import time
 import urllib.error
 import urllib.request
+from collections.abc import Callable
 from dataclasses import dataclass
 from pathlib import Path
 from typing import Any
-from urllib.parse import quote, urlsplit
+from urllib.parse import quote, urljoin, urlsplit
 
 from tournaments.catalogue.registry import load_manifest
 from tournaments.catalogue.shipping import pack
@@ -25,13 +30,16 @@ from tournaments.ladder.bots import MAX_UPLOAD_BYTES
 
 __all__ = ["Sent", "send_folder", "submissions_url"]
 
-#: Seconds to wait for the server's answer (it checks the bot before answering).
-TIMEOUT_S = 600
+#: Seconds to wait for each of the server's answers.
+TIMEOUT_S = 60
+#: Seconds between two looks at a queued upload's status.
+POLL_S = 1.0
 
 
 @dataclass(frozen=True, kw_only=True)
 class Sent:
-    """The server's answer: its HTTP status and JSON body."""
+    """The server's final answer: its HTTP status (a queued upload's result: 201 if it
+    entered, else the refusal's ``code``) and JSON body."""
 
     status: int
     body: dict[str, Any]
@@ -48,8 +56,15 @@ def submissions_url(base: str, ladder: str) -> str:
     return f"{base.rstrip('/')}/api/ladders/{quote(ladder, safe='')}/submissions"
 
 
-def send_folder(base: str, ladder: str, token: str, folder: Path) -> Sent:
-    """Pack ``folder`` and send it to ladder ``ladder`` on the server at ``base``."""
+def send_folder(
+    base: str,
+    ladder: str,
+    token: str,
+    folder: Path,
+    waiting: Callable[[dict[str, Any]], None] | None = None,
+) -> Sent:
+    """Pack ``folder``, send it to ladder ``ladder`` on the server at ``base`` and wait for
+    its result (``waiting`` sees each answer while it waits or is checked)."""
     load_manifest(folder)  # a clear error here before anything is sent
     try:
         body = gzip.compress(pack(folder), mtime=0)
@@ -63,6 +78,28 @@ def send_folder(base: str, ladder: str, token: str, folder: Path) -> Sent:
         method="POST",
         headers={"Authorization": f"Bearer {token}", "Content-Type": "application/gzip"},
     )
+    sent = _ask(base, request)
+    if sent.status != 202 or not isinstance(sent.body.get("status_url"), str):
+        return sent
+    status_url = urljoin(base, sent.body["status_url"])
+    try:
+        while sent.body.get("accepted") is None:
+            if waiting is not None:
+                waiting(sent.body)
+            time.sleep(POLL_S)
+            sent = _ask(base, urllib.request.Request(status_url))
+    except KeyboardInterrupt:
+        try:
+            _ask(base, urllib.request.Request(status_url, method="DELETE"))
+        except LadderError:
+            pass
+        raise
+    code = 201 if sent.body.get("accepted") else sent.body.get("code", sent.status)
+    return Sent(status=int(code), body=sent.body)
+
+
+def _ask(base: str, request: urllib.request.Request) -> Sent:
+    """One request to the server: its status and JSON answer."""
     try:
         with urllib.request.urlopen(request, timeout=TIMEOUT_S) as answer:  # noqa: S310
             return Sent(status=answer.status, body=_json(answer.read()))

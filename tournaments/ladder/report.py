@@ -8,8 +8,9 @@ from typing import Any
 from arena.text import printable
 from tournaments.ladder.values import Board
 from tournaments.reports import format_table
+from tournaments.store.ladder_values import LadderDeals
 
-__all__ = ["board_text", "ladders_text"]
+__all__ = ["board_text", "deals_text", "ladders_text"]
 
 
 def _elo(line_elo: float | None, lo: float | None, hi: float | None) -> str:
@@ -26,7 +27,7 @@ def board_text(board: Board, run: Mapping[str, Any] | None = None) -> str:
     ladder = board.ladder
     head = (
         f"ladder {printable(ladder.name)}: {ladder.game}, tables of {ladder.sizes_text()}, "
-        f"{board.games} games in {board.batches} batches"
+        f"{deals_text(board)}, {board.games} games in {board.batches} batches"
         + (f"; leader {printable(board.leader)}" if board.leader else "")
     )
     if run is not None:
@@ -73,18 +74,26 @@ def board_text(board: Board, run: Mapping[str, Any] | None = None) -> str:
     return f"{head}\n\n{table}{empty}{notes}"
 
 
+def deals_text(board: Board) -> str:
+    """How the next batch deals: ``independent deals``, ``duplicate deals``, with ``(auto)``
+    when the ladder's setting chose it from its uploads."""
+    auto = board.ladder.settings.deals is LadderDeals.AUTO
+    return f"{board.deals} deals" + (" (auto)" if auto else "")
+
+
 def ladders_text(ladders: list[Mapping[str, Any]]) -> str:
-    """The ladders (``service.ladders_overview``): game, tables, move time, leader, games,
-    run state, creation."""
+    """The ladders (``service.ladders_overview``): game, tables, deals, move time, leader,
+    games, run state, creation."""
     if not ladders:
         return "no ladders yet; create one with `arena ladder create`"
     return format_table(
-        ["ladder", "game", "tables", "move ms", "leader", "games", "run", "created"],
+        ["ladder", "game", "tables", "deals", "move ms", "leader", "games", "run", "created"],
         [
             [
                 i["name"],
                 i["game"],
                 i["table_sizes"],
+                i["settings"]["deals"],
                 i["move_ms"],
                 i["leader"] or "-",
                 i["games"],
@@ -93,5 +102,5 @@ def ladders_text(ladders: list[Mapping[str, Any]]) -> str:
             ]
             for i in ladders
         ],
-        align="lllrlrll",
+        align="llllrlrll",
     )

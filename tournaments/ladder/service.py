@@ -3,7 +3,9 @@
 - ``create_ladder``: a ladder for one game, its table sizes, options and move time;
 - ``submit``: enter a bot here (a registered or bundled bot's name, or a folder: copied and
   checked) for a participant; ``upload``: enter an archive a participant sent (unpacked
-  safely, checked in the sandbox; refused with the check's report if it fails);
+  safely, checked in the sandbox; refused with the check's report if it fails), in two steps
+  the upload server takes apart: ``stage_upload`` (at once) and ``enter_upload`` (the entry
+  check, queued: ``tournaments.ladder.submissions``);
 - ``invite`` / ``revoke``: a participant's upload token (hashed in the key file);
 - ``run_ladder``: play batch after batch until stopped, or until the ladder holds a number
   of games: rate the batches played, plan the next from the skills (matchmaking), play it
@@ -26,7 +28,8 @@ from __future__ import annotations
 import logging
 import threading
 import time
-from collections.abc import Callable, Mapping
+from collections.abc import Callable, Iterator, Mapping
+from contextlib import contextmanager
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 from typing import Any
@@ -34,10 +37,11 @@ from typing import Any
 from arena.games import get_game
 from arena.keys.seeds import new_key, random_seed
 from arena.procs.sandbox import SandboxMode
-from tournaments.catalogue.compliance import ComplianceReport
+from tournaments.catalogue.compliance import CheckStop, ComplianceReport
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, bundled_version, plays
 from tournaments.catalogue.registry import (
     BotCheckError,
+    Manifest,
     add_folder_bot,
     check_again,
     load_manifest,
@@ -50,7 +54,7 @@ from tournaments.errors import (
 )
 from tournaments.ladder import tokens
 from tournaments.ladder.board import EloCache, read_board, skill_history
-from tournaments.ladder.bots import MAX_UPLOAD_BYTES, stage_archive, uploads_root
+from tournaments.ladder.bots import MAX_UPLOAD_BYTES, Staged, stage_archive, uploads_root
 from tournaments.ladder.matchmaking import Candidate, MatchParams, plan_batch
 from tournaments.ladder.rating import Folded, current, fold_ready, rebuild
 from tournaments.ladder.values import Board
@@ -86,6 +90,9 @@ __all__ = [
     "run_ladder",
     "run_state",
     "skill_series",
+    "stage_upload",
+    "enter_upload",
+    "staged_bot",
     "submit",
     "upload",
     # their values
@@ -191,21 +198,17 @@ def _check_entry(lstore: LadderStore, ladder: LadderInfo, bot: str, participant:
         raise NotYourBot(f"bot {bot!r} belongs to another participant: choose another name")
 
 
-def _enter_folder(
+def _may_enter(
     store: Store,
+    lstore: LadderStore,
     ladder: LadderInfo,
-    folder: Path,
+    manifest: Manifest,
+    who: str,
     *,
-    participant: str | None,
     uploaded: bool,
-    sandbox: SandboxMode,
-) -> Submission:
-    """Register the folder bot in ``folder`` through the registry (copied into the arena's
-    store, checked from the copy in ``sandbox``) and enter it; a bot that fails its check
-    never enters (BotCheckError, with the report)."""
-    lstore = LadderStore(store)
-    manifest = load_manifest(folder)
-    who = participant or manifest.name
+) -> None:
+    """Refuse a bot ``who`` may not enter here: a name of another participant's (or, for an
+    upload, of a bot registered here by the organiser), a bot that does not play the game."""
     _check_entry(lstore, ladder, manifest.name, who)
     if uploaded and lstore.owner(manifest.name) is None:
         try:
@@ -222,6 +225,25 @@ def _enter_folder(
             f"{manifest.name}'s bot.toml says it plays {', '.join(manifest.games)}; "
             f"this ladder plays {ladder.game}"
         )
+
+
+def _enter_folder(
+    store: Store,
+    ladder: LadderInfo,
+    folder: Path,
+    *,
+    participant: str | None,
+    uploaded: bool,
+    sandbox: SandboxMode,
+    stop: CheckStop | None = None,
+) -> Submission:
+    """Register the folder bot in ``folder`` through the registry (copied into the arena's
+    store, checked from the copy in ``sandbox``, until ``stop`` says) and enter it; a bot that
+    fails its check never enters (BotCheckError, with the report)."""
+    lstore = LadderStore(store)
+    manifest = load_manifest(folder)
+    who = participant or manifest.name
+    _may_enter(store, lstore, ladder, manifest, who, uploaded=uploaded)
     registered = add_folder_bot(
         store,
         folder,
@@ -229,6 +251,8 @@ def _enter_folder(
         replace=True,
         sandbox=sandbox,
         move_ms=ladder.move_ms,
+        uploaded=uploaded,
+        stop=stop,
     )
     version = registered.info.version
     playing = _in_play(lstore, ladder, manifest.name, version)
@@ -236,7 +260,7 @@ def _enter_folder(
         return Submission(entry=playing, replaced=None, report=None, unchanged=True)
     report = registered.report
     if not registered.checked:  # registered before: checked again at this ladder's deadline
-        report = check_again(store, registered.info, sandbox, move_ms=ladder.move_ms)
+        report = check_again(store, registered.info, sandbox, move_ms=ladder.move_ms, stop=stop)
     return _enter(
         lstore,
         ladder,
@@ -309,19 +333,65 @@ def submit(
     )
 
 
-#: One upload is checked at a time (each check runs bot processes).
-_UPLOADS = threading.Lock()
+#: The bots whose upload is being checked now: one upload of a name at a time.
+_ENTERING: set[str] = set()
+_ENTERING_LOCK = threading.Lock()
 
 
-def upload(store: Store, ladder_name: str, participant: str, archive: bytes) -> Submission:
-    """Enter a bot a participant uploaded as an archive (checked in the sandbox: bubblewrap is
-    required). Raises ArchiveError, BotCheckError (with the report), NotYourBot or
-    LadderError, and nothing enters."""
+@contextmanager
+def _entering(name: str) -> Iterator[None]:
+    """Hold bot name ``name`` while its upload is checked and entered (raises LadderError if
+    another upload of it is)."""
+    with _ENTERING_LOCK:
+        if name in _ENTERING:
+            raise LadderError(
+                f"an upload of bot {name!r} is being checked already: wait for its result"
+            )
+        _ENTERING.add(name)
+    try:
+        yield
+    finally:
+        with _ENTERING_LOCK:
+            _ENTERING.discard(name)
+
+
+def stage_upload(store: Store, ladder_name: str, participant: str, archive: bytes) -> Staged:
+    """The quick part of an upload: the ladder exists, the archive unpacks safely (into a
+    staging folder of its own) with a ``bot.toml``, and ``participant`` may enter that bot
+    here. Raises NotFound, ArchiveError, BotCheckError, NotYourBot or UsageProblem, leaving
+    nothing staged; else ``enter_upload`` takes the staged folder."""
     lstore = LadderStore(store)
     ladder = lstore.ladder(ladder_name)
-    with _UPLOADS:
-        staged = stage_archive(uploads_root(store.path), archive)
-        try:
+    staged = stage_archive(uploads_root(store.path), archive)
+    try:
+        manifest = load_manifest(staged.folder)
+        _may_enter(store, lstore, ladder, manifest, participant, uploaded=True)
+    except BaseException:
+        staged.close()
+        raise
+    return staged
+
+
+def staged_bot(staged: Staged) -> str:
+    """The name of the bot in a staged upload."""
+    return load_manifest(staged.folder).name
+
+
+def enter_upload(
+    store: Store,
+    ladder_name: str,
+    participant: str,
+    staged: Staged,
+    *,
+    stop: CheckStop | None = None,
+) -> Submission:
+    """The long part of an upload: the entry check, in the sandbox (bubblewrap is required),
+    until ``stop`` says, then its entry. The staging folder is removed either way. Raises
+    BotCheckError (with the report; also when ``stop`` stopped the check), NotYourBot or
+    LadderError, and nothing enters."""
+    try:
+        ladder = LadderStore(store).ladder(ladder_name)
+        with _entering(staged_bot(staged)):
             return _enter_folder(
                 store,
                 ladder,
@@ -329,9 +399,25 @@ def upload(store: Store, ladder_name: str, participant: str, archive: bytes) -> 
                 participant=participant,
                 uploaded=True,
                 sandbox=SandboxMode.REQUIRED,
+                stop=stop,
             )
-        finally:
-            staged.close()
+    finally:
+        staged.close()
+
+
+def upload(
+    store: Store,
+    ladder_name: str,
+    participant: str,
+    archive: bytes,
+    *,
+    stop: CheckStop | None = None,
+) -> Submission:
+    """Enter a bot a participant uploaded as an archive, at once: ``stage_upload`` then
+    ``enter_upload`` (the upload server queues the second: ``tournaments.ladder.submissions``).
+    Raises as they do, and nothing enters then."""
+    staged = stage_upload(store, ladder_name, participant, archive)
+    return enter_upload(store, ladder_name, participant, staged, stop=stop)
 
 
 def ladder(store: Store, ladder_name: str) -> LadderInfo:
@@ -500,18 +586,6 @@ class LadderRun:
     warnings: tuple[str, ...] = field(default=())
 
 
-def _options_for(lstore: LadderStore, ladder: LadderInfo, options: RunOptions) -> RunOptions:
-    """Uploaded bots always run in the sandbox: a ladder with any runs with it required."""
-    if not any(e.uploaded for e in lstore.entries(ladder.id)):
-        return options
-    if options.sandbox is SandboxMode.OFF:
-        raise UsageProblem(
-            f"ladder {ladder.name} has uploaded bots, which run only in the sandbox: "
-            "leave out --sandbox off"
-        )
-    return replace(options, sandbox=SandboxMode.REQUIRED)
-
-
 def plan_next(store: Store, ladder: LadderInfo) -> tuple[int | None, list[str]]:
     """Plan the next batch from the skills so far (``matchmaking.plan_batch``) and write it;
     its tournament id (None: too few versions can meet) and warnings."""
@@ -568,11 +642,14 @@ def plan_next(store: Store, ladder: LadderInfo) -> tuple[int | None, list[str]]:
         seed=seed,
         move_ms=ladder.move_ms,
         kind=TournamentKind.LADDER,
+        deals=ladder.settings.deals.mode(uploads=any(e.uploaded for e in entries)),
     )
     games = []
     for number, table in enumerate(tables):
         labels = tuple(ready[k].runs_as for k in table)
-        games += table_games(key, seed, 0, number, seatings(spec, labels), len(games))
+        games += table_games(
+            key, seed, 0, number, seatings(spec, labels), len(games), deals=spec.deals
+        )
     return lstore.plan(ladder, spec, games, seats, key=key), warnings
 
 
@@ -619,7 +696,7 @@ def _play_batch(
     prepared = prepare_run(
         store,
         tid,
-        _options_for(LadderStore(store), ladder, options),
+        options,  # uploaded code makes the sandbox required (``sandbox_mode``)
         jobs=jobs,
         games_per_worker=games_per_worker,
         cluster=cluster,

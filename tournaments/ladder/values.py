@@ -7,6 +7,7 @@ from __future__ import annotations
 from dataclasses import dataclass, field
 from typing import Any
 
+from tournaments.plans.schedule import DealMode
 from tournaments.ratings.skill import Skill
 from tournaments.store.ladder_values import Entry, LadderInfo
 
@@ -80,10 +81,17 @@ class Board:
         first = self.lines[0] if self.lines else None
         return first.entry.label if first is not None and first.rank == 1 else None
 
+    @property
+    def deals(self) -> DealMode:
+        """How the ladder's next batch deals (its setting; ``auto``: whether it has uploads)."""
+        uploads = any(line.entry.uploaded for line in self.lines)
+        return self.ladder.settings.deals.mode(uploads=uploads)
+
     def to_dict(self) -> dict[str, Any]:
         return {
             "ladder": self.ladder.to_dict(),
             "leader": self.leader,
+            "deals": self.deals.value,
             "games": self.games,
             "batches": self.batches,
             "pending": self.pending,

@@ -9,6 +9,15 @@ lists every game before anything is played:
   deals: seat order and the luck of the deal cancel out across the rotations);
 - the whole set is repeated ``repetitions`` times, each repetition with fresh deal seeds.
 
+With **independent deals** (``DealMode.INDEPENDENT``: ``--deals independent``, for entrants who
+are strangers) the tables, rotations and seats are the same, but every game (each rotation of
+each table) has its own deal seed: no two games share a deal, so nothing a bot sees or is told
+in one game, by any channel, names a hidden card of another. Seats stay balanced (at each table
+every entrant sits in every seat once); the luck of the deal no longer cancels, so ratings need
+more games for the same precision (``docs/security.md`` measures how many). A match is
+duplicate only (``check_spec``): its entrants are one author's NEW and BASE, and its SPRT's unit
+is a deal.
+
 A batch of a standing **ladder** (``tournaments.ladder``) is a tournament whose tables its
 matchmaking chose (``table_games`` writes each one's rotations, as here).
 
@@ -46,11 +55,13 @@ from tournaments.errors import PlanError
 
 __all__ = [
     "MAX_PLANNED_GAMES",
+    "DealMode",
     "PlannedGame",
     "TournamentKind",
     "TournamentSpec",
     "check_spec",
     "entrant_names",
+    "game_deal_seed",
     "plan",
     "plan_size",
     "seatings",
@@ -93,6 +104,24 @@ class TournamentKind(enum.StrEnum):
     LADDER = "ladder"  # one batch of a standing ladder's tables (``tournaments.ladder``)
 
 
+class DealMode(enum.StrEnum):
+    """How a table's seat rotations are dealt (see the module's docstring): one deal for all
+    of them (``duplicate``: the luck of the deal cancels out), or one deal each
+    (``independent``: no two games share a deal, so there is nothing to pool)."""
+
+    DUPLICATE = "duplicate"
+    INDEPENDENT = "independent"
+
+
+#: Why a match cannot have independent deals (``check_spec``, ``arena match --deals``).
+MATCH_DEALS = (
+    "a match plays duplicate deals only: its SPRT's unit is a deal played in every seating "
+    "(independent deals would need another unit and many more games), and NEW and BASE are "
+    "one author's bots; to measure a stranger's bot on independent deals, play a gauntlet "
+    "(`arena tournament create --gauntlet BOT --deals independent`)"
+)
+
+
 @dataclass(frozen=True, kw_only=True)
 class TournamentSpec:
     """What a tournament is: game, options, bots, table size, repetitions, seed.
@@ -101,7 +130,8 @@ class TournamentSpec:
     ``entrants`` are the unique entrant names used everywhere else (seating, results,
     ratings). ``repetitions`` is how many times the whole round robin is played.
     ``move_ms`` is the per-decision deadline the runner gives each bot. ``kind`` says how
-    tables are chosen; a gauntlet's ``gauntlet`` is the entrant every table holds.
+    tables are chosen; a gauntlet's ``gauntlet`` is the entrant every table holds. ``deals``
+    says whether a table's rotations share one deal or each have their own.
     """
 
     game: str
@@ -113,11 +143,13 @@ class TournamentSpec:
     move_ms: int = 1000
     kind: TournamentKind = TournamentKind.ROUND_ROBIN
     gauntlet: str | None = None
+    deals: DealMode = DealMode.DUPLICATE
 
     def __post_init__(self) -> None:
         object.__setattr__(self, "bots", tuple(self.bots))
         object.__setattr__(self, "options", dict(self.options))
         object.__setattr__(self, "kind", TournamentKind(self.kind))
+        object.__setattr__(self, "deals", DealMode(self.deals))
 
     @property
     def entrants(self) -> tuple[str, ...]:
@@ -138,6 +170,7 @@ class TournamentSpec:
             "move_ms": self.move_ms,
             "kind": self.kind.value,
             "gauntlet": self.gauntlet,
+            "deals": self.deals.value,
         }
 
 
@@ -206,6 +239,8 @@ def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec
         raise PlanError("a gauntlet names the entrant every table holds (and only a gauntlet)")
     if spec.gauntlet is not None and spec.gauntlet not in entrants:
         raise PlanError(f"the gauntlet's entrant {spec.gauntlet!r} is not entered")
+    if spec.kind is TournamentKind.MATCH and spec.deals is not DealMode.DUPLICATE:
+        raise PlanError(MATCH_DEALS)
     if spec.kind is TournamentKind.MATCH and len(entrants) != spec.table_size:
         raise PlanError(
             f"a match seats all its {len(entrants)} entrants at one table of {spec.table_size}"
@@ -256,10 +291,28 @@ def iter_plan(spec: TournamentSpec, *, key: bytes) -> Iterator[PlannedGame]:
     for repetition in range(spec.repetitions):
         for table_no, table in enumerate(tables):
             games = list(
-                table_games(key, spec.seed, repetition, table_no, seatings(spec, table), index)
+                table_games(
+                    key,
+                    spec.seed,
+                    repetition,
+                    table_no,
+                    seatings(spec, table),
+                    index,
+                    deals=spec.deals,
+                )
             )
             yield from games
             index += len(games)
+
+
+def game_deal_seed(
+    key: bytes, seed: int, repetition: int, table_no: int, rotation: int, deals: DealMode
+) -> int:
+    """The deal seed of one game of a plan: its table's (duplicate deals) or its own
+    (independent deals), keyed with ``key`` from the tournament ``seed``."""
+    if deals is DealMode.DUPLICATE:
+        return deal_seed(key, seed, repetition, table_no)
+    return deal_seed(key, seed, repetition, table_no, rotation=rotation)
 
 
 def table_games(
@@ -269,12 +322,18 @@ def table_games(
     table_no: int,
     seatings: Sequence[tuple[str, ...]],
     first_index: int,
+    *,
+    deals: DealMode = DealMode.DUPLICATE,
 ) -> Iterator[PlannedGame]:
-    """One table's games on one deal, keyed with ``key`` from the tournament ``seed``, one per
-    seating (rotation ``r`` plays ``seatings[r]``), numbered from plan index ``first_index``."""
-    deal = deal_seed(key, seed, repetition, table_no)
-    seeds = bot_seeds(key, deal, len(seatings[0]))
+    """One table's games, keyed with ``key`` from the tournament ``seed``, one per seating
+    (rotation ``r`` plays ``seatings[r]``), numbered from plan index ``first_index``: on one
+    deal, or (``deals`` independent) each on its own."""
+    players = len(seatings[0])
+    deal, seeds = -1, ()  # the table's deal, reused by each rotation (duplicate deals)
     for rotation, seating in enumerate(seatings):
+        if rotation == 0 or deals is not DealMode.DUPLICATE:
+            deal = game_deal_seed(key, seed, repetition, table_no, rotation, deals)
+            seeds = bot_seeds(key, deal, players)
         yield PlannedGame(
             index=first_index + rotation,
             repetition=repetition,

@@ -241,7 +241,7 @@ class ClusterExecutor:
             checked = check_workers(self.client, config)
             run = ClusterRun(
                 run_id=secrets.token_hex(8),
-                config=run_config,
+                config=replace(run_config, code=None),  # the arena's side checks its files
                 bots=dict(config.bots),
                 sandbox=config.sandbox,
                 tournament=config.tournament,

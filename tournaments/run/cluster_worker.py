@@ -223,7 +223,7 @@ class WorkerRun:
         except BaseException:
             shutil.rmtree(self.folder, ignore_errors=True)
             raise
-        self.config = replace(run.config, bots=specs, sandbox=box, log_dir=logs)
+        self.config = replace(run.config, bots=specs, sandbox=box, log_dir=logs, code=None)
         self.runner = SessionRunner(self.config, run=run.run_id, host=host or "worker")
         self.thread = threading.Thread(target=self._drive, name=f"arena-run-{run.run_id}")
         self.thread.daemon = True

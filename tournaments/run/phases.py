@@ -25,6 +25,11 @@ after a few deals. Their boundaries follow from
 the plan and from how many games the run plays at once, so a run resumed with the same
 settings resumes in its earliest incomplete phase; with other settings it regroups what is
 pending, which is as safe.
+
+With **independent deals** (``tournaments.plans.schedule.DealMode``) no two games share a deal, so
+there is no rotation to keep apart: a phase is a whole batch, every rotation of its tables at once
+(``rotation`` None). Batches stay as they are (the same deals-per-batch, the same boundaries on
+resume); a run has a ``k``-th of the phases, so its bots' processes start ``k`` times less often.
 """
 
 from __future__ import annotations
@@ -48,14 +53,14 @@ FIRST_DEALS = 8
 
 @dataclass(frozen=True)
 class Phase:
-    """One batch of deals in one seat rotation: its games in plan order, its place in the run
-    (``index``), whether it is its batch's last (its deals are then complete), and the
-    entrants of the phase after it (``upcoming``: their processes may be made ready ahead,
-    ``arena.procs.warm``)."""
+    """One batch of deals in one seat rotation (``rotation`` None: in all of them, with
+    independent deals): its games in plan order, its place in the run (``index``), whether it
+    is its batch's last (its deals are then complete), and the entrants of the phase after it
+    (``upcoming``: their processes may be made ready ahead, ``arena.procs.warm``)."""
 
     index: int
     batch: int
-    rotation: int
+    rotation: int | None
     games: tuple[tuple[int, PlannedGame], ...]
     last_of_batch: bool
     upcoming: tuple[str, ...] = ()
@@ -92,10 +97,12 @@ def phases(
     per_batch: int,
     deals: int = 0,
     growing: bool = False,
+    independent: bool = False,
 ) -> list[Phase]:
-    """The phases of the ``pending`` games, batch by batch and rotation by rotation; ``tables``
-    is the number of tables (deals) of one repetition, ``per_batch`` the deals of a batch
-    (``growing``: from ``FIRST_DEALS``, doubling, over the plan's ``deals``)."""
+    """The phases of the ``pending`` games, batch by batch and rotation by rotation (with
+    ``independent`` deals, one phase a batch); ``tables`` is the number of tables (deals) of
+    one repetition, ``per_batch`` the deals of a batch (``growing``: from ``FIRST_DEALS``,
+    doubling, over the plan's ``deals``)."""
     pending = list(pending)
     if not deals:
         deals = 1 + max((g.repetition * tables + g.table for _, g in pending), default=0)
@@ -105,13 +112,13 @@ def phases(
         game = item[1]
         deal = game.repetition * tables + game.table
         batch = bisect.bisect_right(starts, deal) - 1
-        groups.setdefault((batch, game.rotation), []).append(item)
+        groups.setdefault((batch, -1 if independent else game.rotation), []).append(item)
     keys = sorted(groups)
     plan = [
         Phase(
             index=index,
             batch=batch,
-            rotation=rotation,
+            rotation=None if rotation < 0 else rotation,
             games=tuple(sorted(groups[batch, rotation], key=lambda item: item[1].index)),
             last_of_batch=index + 1 == len(keys) or keys[index + 1][0] != batch,
         )

@@ -30,7 +30,7 @@ import time
 from collections.abc import Callable, Iterable, Iterator, Mapping
 from dataclasses import dataclass, replace
 from pathlib import Path
-from typing import Any
+from typing import TYPE_CHECKING, Any
 
 from arena.errors import ArenaError
 from arena.games.base import Game
@@ -43,8 +43,12 @@ from arena.referee.game import GamePlay, GameSetup
 from arena.referee.record import Played
 from arena.referee.seats import ProcessSeat
 from arena.referee.session import Session
+from tournaments.errors import BotChanged
 from tournaments.plans.schedule import PlannedGame
 from tournaments.store.values import ProcessRecord
+
+if TYPE_CHECKING:
+    from tournaments.catalogue.lookup import PlannedCode
 
 log = logging.getLogger(__name__)
 
@@ -89,7 +93,9 @@ class RunConfig:
     ``bots`` maps each entrant to how to run it; ``limits`` and ``sandbox`` (None: unsandboxed;
     ``tournaments.service`` resolves it) say how bot processes run, ``log_dir`` where their
     output goes; ``at_once`` is how many games each worker drives at once; ``remote`` lets
-    remote bots join (one listening process: ``jobs`` 1 only)."""
+    remote bots join (one listening process: ``jobs`` 1 only); ``code`` is the code each
+    entrant was planned with, hashed again before each of its processes starts (and by the
+    run between phases: ``tournaments.run.runner``; None: not checked)."""
 
     game: Game
     options: Mapping[str, Any]
@@ -99,6 +105,7 @@ class RunConfig:
     sandbox: Sandbox | None = None
     log_dir: Path | None = None
     remote: RemoteConfig | None = None
+    code: PlannedCode | None = None
 
 
 class SessionRunner:
@@ -144,6 +151,8 @@ class SessionRunner:
         local = [label for label in dict.fromkeys(entrants) if not self.specs[label].remote]
         entries = []
         for label in local[:PREPARE_PROCS]:
+            if self._changed([label]) is not None:
+                continue  # its games fail to start, and the run stops at the phase's end
             keys = self._replicas.setdefault(label, [])
             if not keys:
                 keys.append(process_key(label, 0, self.specs[label]))
@@ -281,6 +290,15 @@ class SessionRunner:
     ) -> None:
         """Start one game, its seats' processes started if need be (a game that cannot be
         set up comes back from the driver with its error)."""
+        starting = [
+            label
+            for label, (key, spec) in zip(planned.seating, entries, strict=True)
+            if not spec.remote and not self._running(key)
+        ]
+        changed = self._changed(starting)
+        if changed is not None:  # the game stays pending; the run stops at the phase's end
+            self.driver.fail(game_id, changed)
+            return
         for label, (key, _) in zip(planned.seating, entries, strict=True):
             keys = self._replicas.setdefault(label, [])
             if key not in keys:
@@ -308,6 +326,26 @@ class SessionRunner:
         self.driver.add(GamePlay(self.config.limits, setup))
         if self.on_start is not None:
             self.on_start(game_id)
+
+    def _running(self, key: str) -> bool:
+        """Whether pool entry ``key`` has a process, not known to be gone (else a game starts
+        one). No system call: a death not yet seen is checked at the next phase."""
+        proc = self.session.pool.procs.get(key)
+        if proc is None or (proc.peer is not None and proc.peer.closed):
+            return False
+        return proc.popen is None or proc.popen.returncode is None
+
+    def _changed(self, labels: list[str]) -> str | None:
+        """Why the code of a process of ``labels`` about to start is no longer its entrant's
+        planned version (None: it is, or the run checks no code)."""
+        if self.config.code is None or not labels:
+            return None
+        try:
+            self.config.code.check(labels)
+        except BotChanged as exc:
+            log.error("%s", exc)
+            return str(exc)
+        return None
 
     def _note(self, label: str, proc: BotProcess) -> ProcessRecord:
         """The record of ``label``'s process ``proc``, made (and queued to be yielded) the

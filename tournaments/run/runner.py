@@ -41,14 +41,14 @@ import secrets
 import signal
 import time
 from collections import deque
-from collections.abc import Callable, Iterator
+from collections.abc import Callable, Iterable, Iterator
 from dataclasses import dataclass
 from typing import TYPE_CHECKING, Any
 
 from arena.errors import RemoteError
 from arena.procs.lifetime import die_with_parent
-from tournaments.errors import BarrierError
-from tournaments.plans.schedule import PlannedGame, tables_per_repetition
+from tournaments.errors import BarrierError, BotChanged
+from tournaments.plans.schedule import DealMode, PlannedGame, tables_per_repetition
 from tournaments.run.phases import Phase, deals_per_batch, phases
 from tournaments.run.playing import RunConfig, SessionRunner
 from tournaments.run.sink import Executor, Progress, Sink
@@ -93,9 +93,13 @@ def run(
     cluster's workers (``tournaments.run.cluster``), still recorded here. ``until`` is asked after
     each batch of deals is complete: True stops the run. ``workers`` (``jobs`` > 1, no
     ``cluster``) keeps the worker processes for the next run (a ladder's next batch) rather
-    than ending them. Raises KeyboardInterrupt after cleaning up if interrupted, BarrierError
-    if a bot process could not be seen gone at a phase's end (finished games are already
-    stored either way).
+    than ending them. ``config.code`` (the code the entrants were planned with) is checked
+    again here before each phase (and by each process start, in the executors: a game whose
+    process would run changed code fails to start and stays pending). Raises
+    KeyboardInterrupt after cleaning up if interrupted, BarrierError if a bot process could
+    not be seen gone at a phase's end, BotChanged if a bot's code changed during the run (the
+    run stops there; finished games are already stored either way, the games it could not
+    start stay pending).
     """
     if config.remote is not None and jobs > 1:
         raise RemoteError("remote bots join one listening arena process: use --jobs 1")
@@ -105,7 +109,12 @@ def run(
     deals = tables * info.spec.repetitions
     per_batch = deals_per_batch(deals, max(1, jobs) * config.at_once)
     plan = phases(
-        pending, tables=tables, per_batch=per_batch, deals=deals, growing=until is not None
+        pending,
+        tables=tables,
+        per_batch=per_batch,
+        deals=deals,
+        growing=until is not None,
+        independent=info.spec.deals is DealMode.INDEPENDENT,
     )
     sink = Sink(store, tid, progress)
     sink.report()
@@ -129,11 +138,14 @@ def run(
                     if until is not None and phase.index and plan[phase.index - 1].last_of_batch:
                         if until():
                             break
+                    _check_code(config, phase.entrants, sink, f"before its phase {phase.index + 1}")
                     try:
                         executor.play(phase, sink)
                     finally:
                         sink.returned(list(sink.in_play))  # between phases none is in play
                     played_phases += 1
+                if sink.failed:  # some failed to start: was it a bot changed in the last phase?
+                    _check_code(config, config.bots, sink, "at its end")
             finally:
                 sink.processes = kept.release() if kept is not None else executor.close(sink)
     if sink.played:
@@ -148,6 +160,21 @@ def run(
         phases=played_phases,
         failed=tuple(sink.failed),
     )
+
+
+def _check_code(config: RunConfig, entrants: Iterable[str], sink: Sink, when: str) -> None:
+    """Hash the code of ``entrants`` again (``config.code``), between phases (no game in
+    flight): a bot changed during the run stops it here, ``when`` says where."""
+    if config.code is None:
+        return
+    try:
+        config.code.check(entrants)
+    except BotChanged as exc:
+        raise BotChanged(
+            f"{exc}; it changed during the run, which stops {when}: {sink.done} of "
+            f"{sink.total} games are recorded, the rest stay pending (put the files back and "
+            "run again, or plan a new tournament with the new version)"
+        ) from None
 
 
 def _executor(config: RunConfig, jobs: int, cluster: ClusterConfig | None, sink: Sink) -> Executor:

@@ -44,10 +44,10 @@ from datetime import UTC, datetime, timedelta
 from typing import Any
 
 from arena.keys.keyfile import KeyFile
-from arena.keys.seeds import bot_seeds, deal_seed, key_id, new_key
+from arena.keys.seeds import bot_seeds, key_id, new_key
 from arena.referee.record import Fault, FaultKind, GameRecord
 from tournaments.errors import DuplicateBot, NotFound, PlanError, TournamentError
-from tournaments.plans.schedule import PlannedGame, TournamentSpec
+from tournaments.plans.schedule import PlannedGame, TournamentSpec, game_deal_seed
 from tournaments.store.database import (
     DEFAULT_BUSY_TIMEOUT_MS,
     DEFAULT_DB,
@@ -202,12 +202,15 @@ class Store:
         replace: bool = False,
         digest: str | None = None,
         files: Sequence[tuple[str, str]] | None = None,
+        uploaded: bool = False,
     ) -> BotInfo:
         """Register a bot: its command line as text, the folder it was registered from (or
         None), the games it plays, and what its version runs (``digest``: the arena's copy of a
         folder bot; ``files``: the files a command bot's command names, with their SHA-256).
-        The version is kept among the bot's versions (``bot_version``). Raises DuplicateBot
-        unless ``replace`` (which keeps its count of games played and its date added)."""
+        The version is kept among the bot's versions (``bot_version``); ``uploaded`` marks it
+        as code a participant uploaded, for good (a version once marked stays so). Raises
+        DuplicateBot unless ``replace`` (which keeps its count of games played and its date
+        added)."""
         problem = bot_name_problem(name)
         if problem is not None:
             raise TournamentError(problem)
@@ -222,28 +225,23 @@ class Store:
                 raise DuplicateBot(f"a bot named {name!r} is already registered")
             played, added = old if old else (0, now)
             conn.execute(
-                "INSERT OR REPLACE INTO bots (name, command, path, kind, version, "
-                "games, played, added_at, digest, files) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
-                (
-                    name,
-                    command,
-                    path,
-                    kind.value,
-                    version,
-                    _dumps(list(games)),
-                    played,
-                    added,
-                    digest,
-                    files_json,
-                ),
-            )
-            conn.execute(
                 "INSERT INTO bot_versions (bot, version, command, path, digest, files, games, "
-                "added_at) VALUES (?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bot, version) DO UPDATE "
-                "SET command = excluded.command, path = excluded.path, digest = excluded.digest, "
-                "files = excluded.files, games = excluded.games",
-                (name, version, command, path, digest, files_json, _dumps(list(games)), now),
-            )
+                "added_at, uploaded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?) ON CONFLICT (bot, version) "
+                "DO UPDATE SET command = excluded.command, path = excluded.path, "
+                "digest = excluded.digest, files = excluded.files, games = excluded.games, "
+                "uploaded = MAX(uploaded, excluded.uploaded)",
+                (name, version, command, path, digest, files_json, _dumps(list(games)), now,
+                 int(uploaded)),
+            )  # fmt: skip
+            (uploaded,) = conn.execute(
+                "SELECT uploaded FROM bot_versions WHERE bot = ? AND version = ?", (name, version)
+            ).fetchone()
+            conn.execute(
+                "INSERT OR REPLACE INTO bots (name, command, path, kind, version, games, played, "
+                "added_at, digest, files, uploaded) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                (name, command, path, kind.value, version, _dumps(list(games)), played, added,
+                 digest, files_json, uploaded),
+            )  # fmt: skip
         return BotInfo(
             name=name,
             command=command,
@@ -255,6 +253,7 @@ class Store:
             added_at=added,
             digest=digest,
             files=None if files is None else tuple((p, h) for p, h in files),
+            uploaded=bool(uploaded),
         )
 
     @guarded("listing bot versions")
@@ -355,13 +354,15 @@ class Store:
             if not set(game.seating) <= set(entrant_bots):
                 raise PlanError(f"planned game {game.index} seats unknown entrants")
         first = planned_games[0] if planned_games else None
-        if first and first.deal_seed != deal_seed(key, spec.seed, first.repetition, first.table):
-            raise PlanError("the plan was not made with this key")
+        if first and first.deal_seed != game_deal_seed(
+            key, spec.seed, first.repetition, first.table, first.rotation, spec.deals
+        ):
+            raise PlanError(f"the plan was not made with this key and {spec.deals} deals")
         with self.write() as conn:
             cursor = conn.execute(
                 "INSERT INTO tournaments (game, options, table_size, rounds, seed, move_ms, "
-                "created_at, status, key_id, kind, gauntlet) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "created_at, status, key_id, kind, gauntlet, deals) "
+                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     spec.game,
                     _dumps(dict(spec.options)),
@@ -374,6 +375,7 @@ class Store:
                     key_id(key),
                     spec.kind.value,
                     spec.gauntlet,
+                    spec.deals.value,
                 ),
             )
             tid = int(cursor.lastrowid or 0)

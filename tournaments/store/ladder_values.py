@@ -10,6 +10,8 @@ import re
 from dataclasses import asdict, dataclass, fields
 from typing import Any, NamedTuple
 
+from tournaments.plans.schedule import DealMode
+
 
 class EntryStatus(enum.StrEnum):
     """``active``: in matchmaking; ``retired``: a newer version of its bot replaced it;
@@ -18,6 +20,23 @@ class EntryStatus(enum.StrEnum):
     ACTIVE = "active"
     RETIRED = "retired"
     SUSPENDED = "suspended"
+
+
+class LadderDeals(enum.StrEnum):
+    """How a ladder's batches deal (``tournaments.plans.schedule.DealMode``): ``duplicate`` or
+    ``independent`` always, or ``auto``: independent once the ladder has an uploaded entry
+    (its participants are then strangers to the organiser and to each other), duplicate
+    before (``docs/ladder.md`` says why)."""
+
+    AUTO = "auto"
+    DUPLICATE = "duplicate"
+    INDEPENDENT = "independent"
+
+    def mode(self, *, uploads: bool) -> DealMode:
+        """The deal mode of a batch planned now, for a ladder with (or without) uploads."""
+        if self is LadderDeals.AUTO:
+            return DealMode.INDEPENDENT if uploads else DealMode.DUPLICATE
+        return DealMode(self.value)
 
 
 #: A ladder's name: it appears in commands, URLs and pages.
@@ -60,7 +79,9 @@ class LadderSettings:
     - ``fault_window`` and ``fault_limit``: a version is suspended when at least
       ``fault_limit`` of its last ``fault_window`` games had a fault of its own;
     - ``inherit``: a new version of a bot starts from its predecessor's mu (with a wider sigma)
-      rather than from scratch.
+      rather than from scratch;
+    - ``deals``: how its batches deal (``LadderDeals``; ladders stored before it was a
+      setting get the default, ``auto``).
     """
 
     batch_games: int = 1024
@@ -69,9 +90,15 @@ class LadderSettings:
     fault_window: int = 20
     fault_limit: int = 5
     inherit: bool = True
+    deals: LadderDeals = LadderDeals.AUTO
+
+    def __post_init__(self) -> None:
+        object.__setattr__(self, "deals", LadderDeals(self.deals))
 
     def to_dict(self) -> dict[str, Any]:
-        return asdict(self)
+        data = asdict(self)
+        data["deals"] = self.deals.value
+        return data
 
     @classmethod
     def from_dict(cls, data: dict[str, Any]) -> LadderSettings:

@@ -20,7 +20,10 @@ a command bot's command names) and keeps every version registered; version 10 ad
 standing ladders; version 11 the runs' heartbeats (``tournaments.store.heartbeat``); version 12 the
 arena's process records: every bot process of a run (its entrant, run, phase, host, pid, start
 and end) and the process at each seat of each game; version 13 the games a run is playing
-(``runs.in_play``, written with its heartbeat).
+(``runs.in_play``, written with its heartbeat); version 14 how a tournament deals (``deals``:
+``duplicate``, as every older tournament was planned, or ``independent``); version 15 marks
+the bot versions a participant uploaded (``uploaded``: that code runs only in the sandbox,
+wherever it is entered).
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -517,6 +520,31 @@ def _games_in_play(db: Database, keys: KeyFile) -> None:
     db.execute("ALTER TABLE runs ADD COLUMN in_play TEXT NOT NULL DEFAULT '[]'")
 
 
+def _deal_modes(db: Database, keys: KeyFile) -> None:
+    """Version 14: how a tournament deals (``tournaments.plans.schedule.DealMode``): every
+    rotation of a table on one deal (``duplicate``, every older tournament), or each game on
+    its own (``independent``)."""
+    db.execute("ALTER TABLE tournaments ADD COLUMN deals TEXT NOT NULL DEFAULT 'duplicate'")
+
+
+def _uploaded_versions(db: Database, keys: KeyFile) -> None:
+    """Version 15: ``bots.uploaded`` and ``bot_versions.uploaded`` mark code a participant
+    uploaded to a ladder (``tournaments.ladder.service.upload``): it runs only in the
+    sandbox, in any ladder, tournament or match it is entered in by name. Versions entered
+    into a ladder by upload before are marked from their ladder entries."""
+    for table in ("bots", "bot_versions"):
+        if "uploaded" not in db[table].columns_dict:  # (a test's schema 12 may hold it)
+            db.execute(f"ALTER TABLE {table} ADD COLUMN uploaded INTEGER NOT NULL DEFAULT 0")
+    db.execute(
+        "UPDATE bot_versions SET uploaded = 1 WHERE EXISTS (SELECT 1 FROM ladder_entries e "
+        "WHERE e.bot = bot_versions.bot AND e.version = bot_versions.version AND e.uploaded)"
+    )
+    db.execute(
+        "UPDATE bots SET uploaded = 1 WHERE EXISTS (SELECT 1 FROM bot_versions v "
+        "WHERE v.bot = bots.name AND v.version = bots.version AND v.uploaded)"
+    )
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -532,6 +560,8 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _runs,
     _process_records,
     _games_in_play,
+    _deal_modes,
+    _uploaded_versions,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

@@ -107,7 +107,8 @@ class BotInfo:
     ``digest`` names the arena's copy a folder bot runs from (``tournaments.catalogue.botcopies``);
     ``files`` are the files a command bot's command names, with their SHA-256, checked before
     each run. Both are None for a bot registered before the arena kept them (checked against
-    its old version hash: ``tournaments.catalogue.oldversions``)."""
+    its old version hash: ``tournaments.catalogue.oldversions``). ``uploaded``: a participant
+    uploaded this code to a ladder: it runs only in the sandbox."""
 
     name: str
     command: str
@@ -119,6 +120,7 @@ class BotInfo:
     added_at: str
     digest: str | None = None
     files: tuple[tuple[str, str], ...] | None = None
+    uploaded: bool = False
 
     @classmethod
     def from_row(cls, row: dict[str, Any]) -> BotInfo:
@@ -134,6 +136,7 @@ class BotInfo:
             added_at=row["added_at"],
             digest=row.get("digest"),
             files=None if files is None else tuple((str(p), str(h)) for p, h in json.loads(files)),
+            uploaded=bool(row.get("uploaded")),
         )
 
     def to_dict(self) -> dict[str, Any]:
@@ -180,6 +183,7 @@ class TournamentInfo:
             move_ms=row["move_ms"],
             kind=row.get("kind") or "round-robin",
             gauntlet=row.get("gauntlet"),
+            deals=row.get("deals") or "duplicate",
         )
         return cls(
             id=row["id"],
