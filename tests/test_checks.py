@@ -68,8 +68,9 @@ def test_no_modules_import_each_other_in_a_circle() -> None:
 
 #: Calls that run SQL on a connection (sqlite3's and sqlite-utils').
 _SQL_CALLS = {"execute", "executemany", "executescript", "query"}
-#: Words that start an SQL statement in a string.
-_SQL_WORDS = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|CREATE|DROP|ALTER|BEGIN)\b")
+#: Words that start an SQL statement in a string, with more of it after them (``"DELETE"``
+#: alone is an HTTP method).
+_SQL_WORDS = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|CREATE|DROP|ALTER|BEGIN)\b\s*\S")
 
 
 def test_every_sql_statement_is_behind_the_store() -> None:

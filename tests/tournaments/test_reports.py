@@ -154,8 +154,11 @@ def test_tournament_list_and_show() -> None:
         games_total=3,
     )
     listing = reports.tournaments_table([info]).splitlines()
+    assert listing[0].split()[:3] == ["id", "kind", "game"]
     assert listing[2].split() == [
         "3",
+        "round",
+        "robin",
         "skull",
         "in-progress",
         "3",
