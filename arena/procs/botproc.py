@@ -84,6 +84,19 @@ def warm_argv(spec: BotSpec) -> list[str] | None:
     return [argv[0], "-m", "arena.procs.warm", *argv[2:]]
 
 
+#: The names by which a bot's command runs the arena's own Python (``sys.executable``, with
+#: the SDK importable), whatever the server's ``PATH`` holds, sandboxed or not.
+PYTHON_NAMES = frozenset({"python", "python3"})
+
+
+def with_interpreter(argv: tuple[str, ...] | list[str]) -> list[str]:
+    """``argv`` with a first word of ``PYTHON_NAMES`` replaced by the arena's own interpreter."""
+    words = list(argv)
+    if words and words[0] in PYTHON_NAMES:
+        words[0] = sys.executable
+    return words
+
+
 #: Environment variables passed on to bots (plus the prefixes below); nothing else is.
 PASS_ENV = frozenset(
     {
@@ -354,7 +367,7 @@ def _command(
     folder = ipc_folder(endpoint)
     if sandbox is not None and folder is None:
         raise BotStartError(f"sandboxed bots reach the arena over ipc://, not {endpoint}")
-    argv = (warm_argv(spec) if warm else None) or list(spec.argv)
+    argv = (warm_argv(spec) if warm else None) or with_interpreter(spec.argv)
     if sandbox is None:
         return argv, folder
     try:

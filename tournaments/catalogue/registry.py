@@ -80,7 +80,9 @@ class Manifest:
 
 
 def load_manifest(folder: Path) -> Manifest:
-    """Read and check ``folder/bot.toml`` (keys: name, command, games)."""
+    """Read and check ``folder/bot.toml`` (keys: name, command, games; docs/authoring.md):
+    ``command`` is a string, split into words as a POSIX shell splits them (``shlex``, no
+    expansion), or a list of words, kept as they are."""
     path = folder / MANIFEST
     if not path.is_file():
         raise BotCheckError(f"{folder} has no {MANIFEST} (needs name, command and games)")
@@ -92,8 +94,13 @@ def load_manifest(folder: Path) -> Manifest:
     problem = bot_name_problem(name.strip() if isinstance(name, str) else name)
     if problem is not None:
         raise BotCheckError(f"{path}: {problem}")
+    if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
+        command = shlex.join(command)  # a list is the words themselves, none split again
     if not isinstance(command, str) or not command.strip():
-        raise BotCheckError(f"{path}: 'command' must be a command line (a string)")
+        raise BotCheckError(
+            f"{path}: 'command' must be a command line: a string (split as a shell splits "
+            'words: "python bot.py --fast") or a list of words (["python", "bot.py"])'
+        )
     if isinstance(games, str):
         games = [games]
     if not isinstance(games, list) or not all(isinstance(g, str) for g in games) or not games:
