@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from arena.games import options_text
 from arena.text import printable
 from tournaments.plans.schedule import TournamentSpec, seatings_per_deal
 from tournaments.ratings import BatchRatings, Crosstable
@@ -255,7 +256,7 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
     """A tournament's header (spec, progress, entrants with the bot version each plays) followed
     by its rankings, if any."""
     spec = info.spec
-    options = ", ".join(f"{k}={v}" for k, v in sorted(spec.options.items())) or "defaults"
+    options = options_text(spec.options)
     lines = [
         f"tournament {info.id}: {spec.game} ({options}), a {kind_text(spec)}",
         f"status     {info.status.value}, {info.games_done}/{info.games_total} games played",

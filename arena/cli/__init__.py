@@ -30,7 +30,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "bot": (
         "arena.cli.bots",
         "bot",
-        "Register, list and remove bots; tokens for remote bots; bot logs.",
+        "Check a bot (bot check), ask it a recorded turn (bot ask), register, list, logs.",
     ),
     "crosstable": (
         "arena.cli.results",
@@ -152,7 +152,14 @@ class ArenaGroup(click.Group):
 @click.version_option(__version__, prog_name="arena")
 @click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
 def main(verbose: int) -> None:
-    """Run bots that play imperfect-information table games against each other."""
+    """Run bots that play imperfect-information table games against each other.
+
+    \b
+    A bot author's first commands:
+      arena bot check SPEC                             does it speak the protocol?
+      arena bot ask SPEC --game ID --seat N --step K   its answer to a recorded turn
+      arena match NEW BASE                             is NEW stronger than BASE?
+    """
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(
         level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"

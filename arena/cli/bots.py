@@ -10,7 +10,7 @@ import click
 
 from arena.cli.common import echo_json, json_option, move_time_option
 from arena.cli.safety import sandbox_option
-from arena.cli.storage import db_option, db_path_option
+from arena.cli.storage import db_option, db_path_option, read_db_option
 from arena.text import printable
 from tournaments import bots
 from tournaments.reports import format_table
@@ -21,7 +21,7 @@ from tournaments.store.gamelogs import GameLogLine
 
 @click.group()
 def bot() -> None:
-    """Register, list and remove bots; tokens for remote bots; bot logs."""
+    """Check a bot (bot check), ask it a recorded turn (bot ask), register, list, logs."""
 
 
 @bot.command("add", context_settings={"ignore_unknown_options": True})
@@ -118,9 +118,11 @@ def add(
 
 @bot.command("list")
 @json_option()
-@db_option
+@read_db_option
 def list_bots(as_json: bool, store: Store) -> None:
-    """List the bundled and registered bots."""
+    """List the bundled and registered bots. A command bot whose files changed since its
+    version was registered is marked "(changed)", and why is said on stderr: it will not run
+    until `arena bot add NAME --replace` registers the new code."""
     rows = bots.listed(store)
     if as_json:
         echo_json(rows)
@@ -132,7 +134,7 @@ def list_bots(as_json: bool, store: Store) -> None:
                 [
                     r["name"],
                     r["kind"],
-                    r["version"],
+                    r["version"] + (" (changed)" if r["changed"] else ""),
                     ",".join(r["games"]) or "-",
                     "-" if r["played"] is None else r["played"],
                     r["command"],
@@ -142,6 +144,9 @@ def list_bots(as_json: bool, store: Store) -> None:
             align="lllrrl",
         )
     )
+    for row in rows:
+        if row["changed"]:
+            click.echo(f"changed: {printable(row['changed'])}", err=True)
 
 
 @bot.command("remove")
@@ -233,14 +238,16 @@ def logs(
 
 def show_game_logs(db: Path, name: str, game_id: int | None, tid: int | None) -> None:
     """``arena bot logs NAME --game ID`` / ``--tournament ID``: the bot's lines of each game,
-    by step (``tournaments.bots.game_logs``)."""
+    by step (``tournaments.bots.game_logs``); exit status 1 if any was withheld."""
     if game_id is not None and tid is not None:
         raise click.UsageError("give --game or --tournament, not both")
     found = bots.game_logs(db, name, game_id=game_id, tid=tid)
+    withheld = 0
     for log in found:
         click.echo(f"== game {log.game_id} (tournament {log.tournament_id}) ==")
         if log.withheld is not None:
             click.echo(f"withheld: {log.withheld}")
+            withheld += 1
             continue
         if not log.lines:
             click.echo(f"{name} wrote nothing during game {log.game_id}")
@@ -250,6 +257,11 @@ def show_game_logs(db: Path, name: str, game_id: int | None, tid: int | None) ->
             click.echo(f"(only the first {len(log.lines)} lines)")
     if tid is not None and not found:
         click.echo(f"{name} wrote nothing during the games of tournament {tid}")
+    if withheld:  # as ``arena bot logs NAME`` exits for the same withholding
+        raise click.ClickException(
+            f"{withheld} of {len(found)} game log(s) of {name} withheld (shown once their "
+            "deals are complete)"
+        )
 
 
 def log_line_text(line: GameLogLine) -> str:

@@ -79,6 +79,16 @@ class OptionSpec:
         return value
 
 
+def options_text(options: Mapping[str, Any]) -> str:
+    """Game options as they are given (``--option KEY=VALUE``): ``advanced=false, rounds=10``,
+    sorted by name; ``defaults`` for none."""
+
+    def value(v: Any) -> str:
+        return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+    return ", ".join(f"{k}={value(v)}" for k, v in sorted(options.items())) or "defaults"
+
+
 @dataclass(frozen=True)
 class Outcome:
     """The result of a finished game: a score per seat and a place per seat (1 = best).

@@ -312,7 +312,8 @@ def line_chart(
 @dataclass(frozen=True)
 class TimelinePoint:
     """A bot's rating in one tournament: where it goes on the time axis, the rating and its
-    95 % interval, and a tooltip."""
+    95 % interval, a tooltip, and its ``series`` (the game: ratings of different games are not
+    on one scale, so only points of one series are joined)."""
 
     label: str
     elo: float
@@ -320,10 +321,12 @@ class TimelinePoint:
     hi: float | None
     tip: str
     href: str | None = None
+    series: str = ""
 
 
 def timeline(points: Sequence[TimelinePoint], *, height: int = 240) -> Markup:
-    """A bot's rating in each of its tournaments, oldest first (x), with 95 % intervals."""
+    """A bot's rating in each of its tournaments, oldest first (x), with 95 % intervals; a
+    line joins a point to the previous one of its series only (its game)."""
     if not points:
         return Markup('<p class="muted">No rated tournament yet.</p>')
     step, left, bottom = 64, 58, 56
@@ -340,15 +343,16 @@ def timeline(points: Sequence[TimelinePoint], *, height: int = 240) -> Markup:
         f'<text x="{(left + width) / 2:.0f}" y="{height - 4}" text-anchor="middle" '
         'class="axis-title">tournaments, oldest first</text>'
     )
-    previous = None
+    previous: dict[str, tuple[float, float]] = {}
     for i, p in enumerate(points):
         cx = left + step * i + step / 2
-        if previous is not None:
+        before = previous.get(p.series)
+        if before is not None:
             parts.append(
-                f'<line x1="{previous[0]:.1f}" y1="{previous[1]:.1f}" x2="{cx:.1f}" '
-                f'y2="{y(p.elo):.1f}" class="grid"/>'
+                f'<line x1="{before[0]:.1f}" y1="{before[1]:.1f}" x2="{cx:.1f}" '
+                f'y2="{y(p.elo):.1f}" class="grid joins"/>'
             )
-        previous = (cx, y(p.elo))
+        previous[p.series] = (cx, y(p.elo))
         body = f"<title>{escape(p.tip)}</title>"
         if p.lo is not None and p.hi is not None:
             body += (

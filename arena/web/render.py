@@ -9,6 +9,7 @@ from typing import Any
 from jinja2 import Environment, PackageLoader, select_autoescape
 
 from arena import __version__
+from arena.games import options_text
 from arena.web.links import Links
 
 __all__ = ["render"]
@@ -25,6 +26,7 @@ def _environment() -> Environment:
     env.filters["num"] = lambda v, d=0: "-" if v is None else f"{v:.{d}f}"
     env.filters["duration"] = duration
     env.filters["when"] = when
+    env.filters["options"] = options_text
     return env
 
 

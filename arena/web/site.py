@@ -352,7 +352,8 @@ class Site:
         return record
 
     def bot_page(self, store: Store, name: str, *, links: Links) -> dict[str, Any]:
-        """A bot's page: its record and a chart of its rating in each of its tournaments."""
+        """A bot's page: its record and a chart of its rating in each of its tournaments (a
+        line through those of one game only)."""
         record = self.bot(store, name)
         points = [
             charts.TimelinePoint(
@@ -365,6 +366,7 @@ class Site:
                     f"{r['entrant']}: {r['elo']:.0f} over {r['games']} games"
                 ),
                 href=links.tournament(r["tournament"]),
+                series=r["game"],
             )
             for r in record["ratings"]
         ]

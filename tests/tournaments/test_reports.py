@@ -175,3 +175,26 @@ def test_tournament_list_and_show() -> None:
     assert data["id"] == 3 and data["rankings"][0]["entrant"] == "a"
     assert data["crosstable"]["entrants"] == ["a", "b", "c"]
     assert reports.tournaments_json([info])[0]["status"] == "in-progress"
+
+
+def test_options_are_said_as_they_are_given() -> None:
+    """``advanced=false``, as ``--option`` takes it, never Python's ``advanced=False``."""
+    spec = TournamentSpec(
+        game="skull_king",
+        options={"rounds": 5, "advanced": False},
+        bots=("a", "b"),
+        table_size=2,
+        seed=1,
+    )
+    info = TournamentInfo(
+        id=1,
+        spec=spec,
+        created_at="2026-01-02T03:04:05.000+00:00",
+        status=TournamentStatus.PLANNED,
+        entrants=tuple(EntrantInfo(name=x, bot=x, version="v") for x in "ab"),
+        games_done=0,
+        games_total=2,
+    )
+    assert "tournament 1: skull_king (advanced=false, rounds=5), a round robin" in (
+        reports.tournament_text(info)
+    )

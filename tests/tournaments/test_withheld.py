@@ -127,6 +127,9 @@ def test_a_run_stopped_part_way_withholds_every_entrant_of_the_bot(
     with Store.open(db) as store:
         assert log_hold(store, "chatty") == LogHold("chatty", (tid,))
     assert set(shown_everywhere(db, tmp_path).values()) == {False}
+    # the same withholding, asked by tournament: exit status 1, as `arena bot logs chatty`
+    out = arena("bot", "logs", "chatty", "--tournament", str(tid), "--db", str(db), code=1)
+    assert "withheld:" in out and HAND_LINE not in out
 
 
 def test_a_match_decided_early_shows_the_log(db: Path, tmp_path: Path) -> None:

@@ -191,6 +191,10 @@ def test_lists_sort_and_filter(served: Server, played: Played, page: object) -> 
     names = page.locator("#rankings tbody td:nth-child(2)").all_inner_texts()
     assert names == sorted(names, key=str.lower)
     assert page.get_attribute("#rankings th[aria-sort]", "aria-sort") == "ascending"
+    page.click("#rankings thead button:text-is('wins')")  # more is better: the best first
+    wins = [int(w) for w in page.locator("#rankings tbody td:nth-child(8)").all_inner_texts()]
+    assert wins == sorted(wins, reverse=True)
+    assert page.get_attribute("#rankings th[aria-sort]", "aria-sort") == "descending"
     page.goto(f"{served.url}/")
     page.select_option("select[name=game]", "skyjo")
     page.click("#tournaments-filter button")
