@@ -41,7 +41,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arena.errors import BotStartError, SandboxError
+from arena.errors import BotRefused, BotStartError, SandboxError
 from arena.procs import identity, ipc_namespaces, reach, seccomp
 from arena.procs import limits as proclimits
 from arena.procs import sandbox as sandboxing
@@ -456,7 +456,9 @@ def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> N
                 continue
             reason = hub.rejection(label)
             if reason is not None:
-                raise _start_error(proc, f"bot {proc.spec.name!r} was refused: {reason}")
+                raise _start_error(
+                    proc, f"bot {proc.spec.name!r} was refused: {reason}", refused=True
+                )
             if not proc.alive():
                 time.sleep(0.02)
                 if hub.by_label.get(label) is None:
@@ -490,9 +492,12 @@ def _no_hello(hub: Hub, proc: BotProcess, timeout_ms: int | None) -> str:
     )
 
 
-def _start_error(proc: BotProcess, message: str) -> BotStartError:
-    """A BotStartError that names the label of the process that failed (``.label``)."""
-    return BotStartError(message, label=proc.label)
+def _start_error(
+    proc: BotProcess, message: str, *, refused: bool = False
+) -> BotStartError:
+    """A BotStartError (``refused``: a BotRefused) that names the label of the process that
+    failed (``.label``)."""
+    return (BotRefused if refused else BotStartError)(message, label=proc.label)
 
 
 def stop(

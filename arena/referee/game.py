@@ -39,6 +39,9 @@ from arena.referee.seats import ProcessSeat, Reply, Seat, Start, Turn
 
 log = logging.getLogger(__name__)
 
+#: Faults after which a seat forfeits at once: its process is gone, or was never accepted.
+FORFEIT_AT_ONCE = frozenset({FaultKind.CRASH, FaultKind.REFUSED})
+
 
 def default_action(legal: Sequence[str]) -> str:
     """The referee's default policy: the first legal action (legal lists are ordered)."""
@@ -117,7 +120,7 @@ class GamePlay:
                 )
             )
             if why is not None:
-                self._fault(player, FaultKind.CRASH, why)
+                self._fault(player, player.seat.start_fault, why)
             elif isinstance(player.seat, ProcessSeat):
                 if player.seat.peer.peer_id in self.playing:
                     raise ArenaError(f"one connection would play two seats ({player.seat.label})")
@@ -249,7 +252,7 @@ class GamePlay:
         player.faults += 1
         self.faults.append(Fault(seat=player.index, step=self.step, kind=kind, detail=detail))
         log.info("fault: seat %d %s at step %d: %s", player.index, kind.value, self.step, detail)
-        if kind is FaultKind.CRASH or player.faults >= self.limits.max_faults:
+        if kind in FORFEIT_AT_ONCE or player.faults >= self.limits.max_faults:
             self._forfeit(player)
 
     def _forfeit(self, player: _Player) -> None:

@@ -100,8 +100,9 @@ TITLES = {
     "batch": "answers a batch's turns, each for its own game (batch)",
     "bye": "exits on bye",
 }
-#: The check each kind of fault fails (a crash: playing game after game).
+#: The check each kind of fault fails (a crash, or a process refused: playing game after game).
 FAILS = {
+    FaultKind.REFUSED: "games",
     FaultKind.WRONG_ID: "ids",
     FaultKind.ILLEGAL: "legal",
     FaultKind.MALFORMED: "messages",
@@ -109,6 +110,11 @@ FAILS = {
     FaultKind.TIMEOUT: "deadline",
     FaultKind.CRASH: "games",
 }
+
+
+def _played_before(games: int) -> str:
+    """How many whole games the bot played before it stopped, in words."""
+    return "in its first game" if games <= 0 else f"after {games} whole game(s)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -503,25 +509,33 @@ class _CheckRun:
         crash = self.faults.get("games")
         if crash is not None:
             self.result(
-                "games",
-                False,
-                f"{crash.where}, after {self.played - 1} game(s): {crash.fault.detail}",
-            )
+                "games", False, f"{crash.where}, {_played_before(self.played - 1)}: "
+                f"{crash.fault.kind.value}: {crash.fault.detail}"
+            )  # fmt: skip
         elif not self.proc.alive():
             self.result(
                 "games",
                 False,
-                f"after {self.played} game(s): its process {self.proc.exit_summary()}",
+                f"{_played_before(self.played)}: its process {self.proc.exit_summary()}",
             )
         else:
             covered = [self.covered(game, table_sizes) for game in engines]
-            whole = all(c.complete for c in covered)
-            self.result(
-                "games",
-                True,
-                f"{self.played} games in one process"
-                + ("" if whole else " (stopped before covering every table size and seat)"),
-            )
+            if all(c.complete for c in covered):
+                self.result("games", True, f"{self.played} games in one process")
+            elif self.faults or self.stopped:  # the games stopped early: nothing to judge
+                self.result(
+                    "games",
+                    None,
+                    f"not judged: the games stopped after {self.played} game(s), "
+                    + ("at the first fault (above)" if self.faults else "the check was stopped"),
+                )
+            else:
+                self.result(
+                    "games",
+                    True,
+                    f"{self.played} games in one process (stopped before covering every table "
+                    "size and seat)",
+                )
 
     def covered(self, game: Game, table_sizes: Sequence[int] | None) -> Coverage:
         sizes = sorted({players for players, _ in seatings(game, table_sizes)})
