@@ -492,9 +492,7 @@ def _no_hello(hub: Hub, proc: BotProcess, timeout_ms: int | None) -> str:
     )
 
 
-def _start_error(
-    proc: BotProcess, message: str, *, refused: bool = False
-) -> BotStartError:
+def _start_error(proc: BotProcess, message: str, *, refused: bool = False) -> BotStartError:
     """A BotStartError (``refused``: a BotRefused) that names the label of the process that
     failed (``.label``)."""
     return (BotRefused if refused else BotStartError)(message, label=proc.label)
