@@ -189,3 +189,19 @@ def test_a_fault_list_names_the_step_it_links_to(played: Played) -> None:
     faults = page.split('id="fault-list"')[1].split("</ul>")[0]
     links = re.findall(r'<a href="#step=(\d+)">([^<]*)</a>', faults)
     assert links and all(text == f"step {frame}" for frame, text in links), links
+
+
+def test_the_replays_last_step_says_who_forfeited(played: Played) -> None:
+    """The game-over banner places a seat that forfeited last and says so (it gave the place
+    alone, as if that seat had lost on the table)."""
+    from starlette.testclient import TestClient
+
+    from arena.web.app import create_app
+
+    games = played.json("tournament", "games", str(played.tid))
+    game = next(g for g in games if g["forfeits"])
+    client = TestClient(create_app(played.db))
+    frames = client.get(f"/api/games/{game['id']}/frames/referee").json()["frames"]
+    banner = frames[-1]["scene"]["banner"]
+    for seat in game["forfeits"]:
+        assert f"seat {seat} ({game['seating'][seat]}, forfeited)" in banner, banner
