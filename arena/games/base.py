@@ -298,7 +298,8 @@ class Game(ABC):
 
     ``state_class`` is the class of the game's states: ``_new`` builds one with
     ``state_class(players, seed, options)`` unless a game overrides it, and ``from_view``
-    rebuilds one with its ``bare`` and ``load_view``."""
+    rebuilds one with its ``bare`` and ``load_view``. ``lower_score_wins``: a smaller score is
+    the better one (Skyjo's points), so that tables of scores sort the best first."""
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -306,6 +307,7 @@ class Game(ABC):
     max_players: ClassVar[int]
     options: ClassVar[Mapping[str, OptionSpec]] = {}
     state_class: ClassVar[type[State] | None] = None
+    lower_score_wins: ClassVar[bool] = False
 
     @property
     def default_options(self) -> dict[str, Any]:

@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from arena.errors import UnknownGame
+from arena.games import get_game
 from arena.web import charts
 from arena.web.frames import (
     REFEREE,
@@ -46,6 +48,15 @@ from tournaments.store.withheld import (
 )
 
 __all__ = ["Bundle", "DealInPlay", "Site"]
+
+
+def _score_first(game: str) -> str:
+    """How a column of ``game``'s scores sorts on its first click: the best first (``asc``
+    where the lowest score wins)."""
+    try:
+        return "asc" if get_game(game).lower_score_wins else "desc"
+    except UnknownGame:
+        return "desc"
 
 
 def table_in_play(table: TableInPlay, *, now: datetime | None = None) -> dict[str, Any]:
@@ -233,6 +244,7 @@ class Site:
         match = bundle.tournament.get("match")
         return {
             "info": info,
+            "score_first": _score_first(info.spec.game),
             "heading": published.heading(store, info),
             "sprt": None
             if match is None

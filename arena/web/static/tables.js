@@ -1,6 +1,7 @@
 // Sortable tables: a table with class "sortable" gets a button in each header that has
 // data-sort ("num" or "text"); a click sorts its rows by that column (again: the other way).
-// A column whose higher values are better (data-first="desc": Elo, wins) sorts best first.
+// A column whose higher values are better (data-first="desc": Elo, wins; scores, unless the
+// lowest score wins, as in Skyjo) sorts the best first.
 // The order is kept per table id, and applied again when the live page swaps a table in
 // (window.arenaTables). Cells sort by their data-value, else their text.
 (function () {
