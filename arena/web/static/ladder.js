@@ -1,8 +1,7 @@
 // Live ladder page: polls the ladder's JSON twin; when its games, batches, run state or games
 // left change, the page's own parts (the run, the leaderboard, the chart, the recent games)
 // are replaced by those of the same page fetched again (at most every few seconds), so every
-// part stays true. The page's HTML is the server's own, escaped template: it is parsed inert
-// (DOMParser) and its nodes moved in; a part holding the focus is left for the next time.
+// part stays true (sections.js puts them in).
 (function () {
   "use strict";
   var box = document.getElementById("ladder-live");
@@ -10,7 +9,7 @@
   if (!url) { return; }
   var SECTIONS = ["ladder-live", "board-section", "chart-section", "recent-section"];
   var POLL_MS = 2000, IDLE_MS = 5000, REFRESH_MS = 3000;
-  var lastRefresh = 0, refreshes = 0;
+  var lastRefresh = 0;
   var $ = function (id) { return document.getElementById(id); };
 
   function shown() {
@@ -25,22 +24,7 @@
 
   function refresh() {
     lastRefresh = Date.now();
-    return fetch(location.href, {cache: "no-store"}).then(function (r) {
-      if (!r.ok) { throw new Error("status " + r.status); }
-      return r.text();
-    }).then(function (html) {
-      var fresh = new DOMParser().parseFromString(html, "text/html");
-      SECTIONS.forEach(function (id) {
-        var old = $(id), now = fresh.getElementById(id);
-        if (!old || !now || old.contains(document.activeElement)) { return; }
-        if (old.tagName === "SECTION" && old.querySelector("details[open]") && now.querySelector("details")) {
-          now.querySelector("details").open = true;  // a legend being read stays open
-        }
-        old.replaceWith(document.importNode(now, true));
-      });
-      refreshes += 1;
-      document.body.setAttribute("data-live-refreshes", refreshes);
-    }).catch(function () {});
+    return window.arenaSections(SECTIONS);
   }
 
   function poll() {

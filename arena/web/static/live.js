@@ -1,10 +1,9 @@
 // Live tournament page: polls the live JSON endpoint; the rate and ETA follow it, and when
 // the games played, the run's state or the ratings change, the page's own sections (progress,
 // rankings, charts, faults, latest games, the games list) are replaced by those of the same
-// page fetched again (at most every few seconds). The page's HTML is the server's own,
-// escaped template: it is parsed inert (DOMParser) and its nodes moved in; text from the JSON
-// goes through textContent only. A section holding the focus is left for the next time. The
-// "Playing now" list is rebuilt from the JSON at every poll (empty unless the run is alive).
+// page fetched again (at most every few seconds; sections.js puts them in); text from the
+// JSON goes through textContent only. The "Playing now" list is rebuilt from the JSON at
+// every poll (empty unless the run is alive).
 (function () {
   "use strict";
   var first = document.getElementById("live");
@@ -12,7 +11,7 @@
   if (!url) { return; }
   var SECTIONS = ["live", "sprt-section", "rankings-section", "charts", "faults-section", "recent-section", "games-section"];
   var POLL_MS = 2000, IDLE_MS = 4000, REFRESH_MS = 2000;
-  var lastRefresh = 0, refreshing = false, refreshes = 0;
+  var lastRefresh = 0, refreshing = false;
   var $ = function (id) { return document.getElementById(id); };
 
   function duration(s) {
@@ -79,20 +78,7 @@
   function refresh() {
     refreshing = true;
     lastRefresh = Date.now();
-    return fetch(location.href, {cache: "no-store"}).then(function (r) {
-      if (!r.ok) { throw new Error("status " + r.status); }
-      return r.text();
-    }).then(function (html) {
-      var fresh = new DOMParser().parseFromString(html, "text/html");
-      SECTIONS.forEach(function (id) {
-        var old = $(id), now = fresh.getElementById(id);
-        if (!old || !now || old.contains(document.activeElement)) { return; }
-        old.replaceWith(document.importNode(now, true));
-      });
-      if (window.arenaTables) { window.arenaTables(); }
-      refreshes += 1;
-      document.body.setAttribute("data-live-refreshes", refreshes);
-    }).then(function () { refreshing = false; }, function () { refreshing = false; });
+    return window.arenaSections(SECTIONS).then(function () { refreshing = false; });
   }
 
   function poll() {
