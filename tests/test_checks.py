@@ -68,8 +68,8 @@ def test_no_modules_import_each_other_in_a_circle() -> None:
 
 #: Calls that run SQL on a connection (sqlite3's and sqlite-utils').
 _SQL_CALLS = {"execute", "executemany", "executescript", "query"}
-#: Words that start an SQL statement in a string, with more of it after them (``"DELETE"``
-#: alone is an HTTP method).
+#: Words that start an SQL statement in a string (a statement goes on after its first word:
+#: the HTTP method ``"DELETE"`` alone is not one).
 _SQL_WORDS = re.compile(r"^\s*(SELECT|INSERT|UPDATE|DELETE|PRAGMA|CREATE|DROP|ALTER|BEGIN)\b\s*\S")
 
 

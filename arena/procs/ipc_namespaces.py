@@ -24,10 +24,10 @@ import ctypes
 import functools
 import logging
 import os
-import shutil
 import subprocess
 
 from arena.procs.lifetime import _libc
+from arena.procs.probe import run_true
 
 log = logging.getLogger(__name__)
 
@@ -50,21 +50,13 @@ def problem() -> str | None:
     if os.geteuid() != 0:
         return "only root can give bots IPC namespaces of their own without a sandbox"
     try:
-        result = subprocess.run(
-            [shutil.which("true") or "/bin/true"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            timeout=30,
-            check=False,
-            preexec_fn=enter,
-        )
+        status = run_true(enter)
     except subprocess.SubprocessError:
         return "the kernel refused a new IPC namespace (no CAP_SYS_ADMIN here?)"
     except OSError as exc:
         return f"IPC namespaces could not be tested here: {exc}"
-    if result.returncode != 0:
-        return f"IPC namespaces do not work here (true exited {result.returncode})"
+    if status != 0:
+        return f"IPC namespaces do not work here (true exited {status})"
     return None
 
 

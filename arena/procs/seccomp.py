@@ -27,7 +27,6 @@ import functools
 import logging
 import os
 import platform
-import shutil
 import struct
 import subprocess
 import sys
@@ -35,6 +34,7 @@ from collections.abc import Callable
 from dataclasses import dataclass
 
 from arena.procs.lifetime import no_new_privileges
+from arena.procs.probe import run_true
 
 log = logging.getLogger(__name__)
 
@@ -362,15 +362,7 @@ def problem() -> str | None:
         )
     built = Filter(arch, program(arch))
     try:
-        result = subprocess.run(
-            [shutil.which("true") or "/bin/true"],
-            stdin=subprocess.DEVNULL,
-            stdout=subprocess.DEVNULL,
-            stderr=subprocess.DEVNULL,
-            timeout=30,
-            check=False,
-            preexec_fn=_install_and_check(built),
-        )
+        status = run_true(_install_and_check(built))
     except subprocess.SubprocessError:
         return (
             "the system-call filter does not work here (the kernel refused it, "
@@ -378,8 +370,8 @@ def problem() -> str | None:
         )
     except OSError as exc:
         return f"the system-call filter could not be tested here: {exc}"
-    if result.returncode != 0:
-        return f"the system-call filter does not work here (true exited {result.returncode})"
+    if status != 0:
+        return f"the system-call filter does not work here (true exited {status})"
     return None
 
 

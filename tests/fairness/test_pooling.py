@@ -38,12 +38,12 @@ from tests.fairness import pooling, with_rogue
 from tests.unchecked import add_unchecked
 from tournaments.catalogue.bot_sandbox import sandbox_for
 from tournaments.ladder import service as ladder_service
-from tournaments.ladder.values import LadderSettings
 from tournaments.plans.schedule import TournamentSpec
 from tournaments.run.playing import RunConfig, auto_games_per_worker
 from tournaments.run.runner import RunSummary, Workers, run
 from tournaments.service import RunOptions
 from tournaments.store.facts import Store
+from tournaments.store.ladder_values import LadderSettings
 
 ROOT = Path(__file__).resolve().parents[2]
 GAME = "skull-king"

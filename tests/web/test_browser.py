@@ -185,6 +185,7 @@ def test_lists_sort_and_filter(served: Server, played: Played, page: object) -> 
     page.select_option("select[name=status]", "pending")
     page.click("#games-filter button")
     assert "status=pending" in page.url and "order=desc" in page.url
+    page.wait_for_load_state()  # the address changes when the answer starts, the page after
     assert page.locator("#no-games").count() == 1
     page.goto(f"{served.url}/tournaments/{tid}")
     page.click("#rankings thead button:text('entrant')")

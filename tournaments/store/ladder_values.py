@@ -11,6 +11,7 @@ from dataclasses import asdict, dataclass, fields
 from typing import Any, NamedTuple
 
 from tournaments.plans.schedule import DealMode
+from tournaments.store.values import BOT_NAME, bot_name_problem
 
 
 class EntryStatus(enum.StrEnum):
@@ -39,20 +40,15 @@ class LadderDeals(enum.StrEnum):
         return DealMode(self.value)
 
 
-#: A ladder's name: it appears in commands, URLs and pages.
-LADDER_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
+#: A ladder's name: it appears in commands, URLs and pages, and has a bot name's form.
+LADDER_NAME = BOT_NAME
 #: A participant's name (an invitation's): shown on the leaderboard.
 PARTICIPANT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_. @+-]{0,63}")
 
 
 def ladder_name_problem(name: object) -> str | None:
     """Why ``name`` cannot name a ladder, or None if it can."""
-    if isinstance(name, str) and LADDER_NAME.fullmatch(name):
-        return None
-    return (
-        f"bad ladder name {name!r}: 1-64 letters, digits, '_', '-' or '.', starting with a "
-        "letter or digit"
-    )
+    return bot_name_problem(name, what="ladder")
 
 
 def participant_problem(name: object) -> str | None:

@@ -88,12 +88,13 @@ def _plain(value: Any) -> Any:
 BOT_NAME = re.compile(r"[A-Za-z0-9][A-Za-z0-9_.-]{0,63}")
 
 
-def bot_name_problem(name: object) -> str | None:
-    """Why ``name`` cannot be a registered bot's name, or None if it can."""
+def bot_name_problem(name: object, *, what: str = "bot") -> str | None:
+    """Why ``name`` cannot be a registered bot's name (or, ``what`` = ``"ladder"``, another
+    name of the same form), or None if it can."""
     if isinstance(name, str) and BOT_NAME.fullmatch(name):
         return None
     return (
-        f"bad bot name {name!r}: 1-64 letters, digits, '_', '-' or '.', starting with a "
+        f"bad {what} name {name!r}: 1-64 letters, digits, '_', '-' or '.', starting with a "
         "letter or digit"
     )
 
