@@ -170,12 +170,13 @@ def measure_latency(games: int) -> dict:
     return {"us": micros, "decisions": decisions}
 
 
-def _run(code: Path, what: list[str]) -> dict:
-    """One measurement in a fresh process over the code base at ``code`` (this script's own
-    functions: the old code's bench may not measure what this one does)."""
+def measure_over(script: Path, code: Path, what: list[str]) -> dict:
+    """One measurement by ``script --measure WHAT...`` in a fresh process over the code base at
+    ``code`` (the script's own functions: the old code's bench may not measure what this one
+    does): the JSON of its last line."""
     env = dict(os.environ, PYTHONPATH=str(code))
     out = subprocess.run(
-        [sys.executable, str(Path(__file__).resolve()), "--measure", *what],
+        [sys.executable, str(script.resolve()), "--measure", *what],
         env=env,
         cwd=str(code),
         capture_output=True,
@@ -185,6 +186,10 @@ def _run(code: Path, what: list[str]) -> dict:
     if out.returncode != 0:
         raise SystemExit(f"measuring {what} over {code} failed:\n{out.stderr[-3000:]}")
     return json.loads(out.stdout.strip().splitlines()[-1])
+
+
+def _run(code: Path, what: list[str]) -> dict:
+    return measure_over(Path(__file__), code, what)
 
 
 def _measure(args: list[str]) -> int:

@@ -42,7 +42,7 @@ from dataclasses import dataclass, field, replace
 from pathlib import Path
 
 from arena.errors import BotRefused, BotStartError, SandboxError
-from arena.procs import identity, ipc_namespaces, reach, seccomp
+from arena.procs import identity, ipc_namespaces, memview, reach, seccomp
 from arena.procs import limits as proclimits
 from arena.procs import sandbox as sandboxing
 from arena.procs.hub import Hub, Peer
@@ -149,6 +149,7 @@ class BotProcess:
     scratch: str | None = None
     user: int | None = None
     sandboxed: bool = False
+    view: str | None = None  # the memory-backed view it was started from, held until it is gone
     killed_because: str | None = None
 
     def __post_init__(self) -> None:
@@ -227,6 +228,7 @@ class Launch:
     cgroups: tuple[proclimits.BotCgroup | None, proclimits.BotCgroup | None]
     key: str = ""
     warm: bool = False
+    view: str | None = None
 
     def start(self) -> subprocess.Popen:
         """Start the child (raises BotStartError, having released what was prepared)."""
@@ -251,6 +253,7 @@ class Launch:
 
     def abandon(self) -> None:
         """Release what was prepared for a child that did not start."""
+        _release_view(self.view)
         self.output.abandon()
         for group in self.plan.cgroups:
             group.kill()
@@ -282,6 +285,7 @@ class Launch:
             memory_cgroup=self.cgroups[1],
             scratch=self.plan.scratch,
             sandboxed=self.sandbox is not None,
+            view=self.view,
             user=user,
         )
         if self.limits.max_procs > 0 and self.cgroups[0] is None and watchdog is not None:
@@ -322,10 +326,12 @@ def prepare(
     cwd = spec.cwd or os.getcwd()
     key = key or label
     output = CappedLog(log_path(log_dir, spec.name, key), cap=limits.log_bytes)
+    view = None
     try:
-        argv, folder = _command(spec, endpoint, cwd, sandbox, warm=warm)
+        argv, folder, view = _command(spec, endpoint, cwd, sandbox, warm=warm)
         plan = _plan(spec, cwd, folder, limits, sandbox)
     except (BotStartError, OSError) as exc:
+        _release_view(view)
         output.abandon()
         hub.revoke(label)
         if isinstance(exc, BotStartError):
@@ -335,12 +341,14 @@ def prepare(
     try:
         cgroups = proclimits.bot_cgroups(max_procs=limits.max_procs, memory_mb=limits.memory_mb)
     except OSError as exc:
+        _release_view(view)
         output.abandon()
         if plan.scratch:
             shutil.rmtree(plan.scratch, ignore_errors=True)
         hub.revoke(label)
         raise BotStartError(f"bot {spec.name!r} could not be started: {exc}") from None
     plan = replace(plan, cgroups=tuple(g for g in cgroups if g is not None))
+    env = bot_environment(endpoint, token, plan.scratch or "/tmp")
     return Launch(
         spec=spec,
         hub=hub,
@@ -349,31 +357,39 @@ def prepare(
         sandbox=sandbox,
         output=output,
         argv=argv,
-        env=bot_environment(endpoint, token, plan.scratch or "/tmp"),
+        env=env if sandbox is None else sandbox.environment(env),
         cwd=cwd,
         plan=plan,
         cgroups=cgroups,
         key=key,
         warm=warm,
+        view=view,
     )
+
+
+def _release_view(view: str | None) -> None:
+    """Let go of a view held for a bot that is gone (or never started)."""
+    if view is not None:
+        memview.store().release(view)
 
 
 def _command(
     spec: BotSpec, endpoint: str, cwd: str, sandbox: Sandbox | None, *, warm: bool = False
-) -> tuple[list[str], str | None]:
-    """The command line to run (``warm``: its warm start's; wrapped in the sandbox, if any)
-    and the folder of the bot's own hub socket (raises BotStartError). The child gives that
-    folder to the bot's uid."""
+) -> tuple[list[str], str | None, str | None]:
+    """The command line to run (``warm``: its warm start's; wrapped in the sandbox, if any),
+    the folder of the bot's own hub socket (the child gives it to the bot's uid) and the view
+    the sandbox shows it, held (raises BotStartError)."""
     folder = ipc_folder(endpoint)
     if sandbox is not None and folder is None:
         raise BotStartError(f"sandboxed bots reach the arena over ipc://, not {endpoint}")
     argv = (warm_argv(spec) if warm else None) or with_interpreter(spec.argv)
     if sandbox is None:
-        return argv, folder
+        return argv, folder, None
     try:
-        return sandbox.wrap(argv, cwd=cwd, ipc_dir=folder, own=spec.cwd), folder
+        wrapped = sandbox.wrap(argv, cwd=cwd, ipc_dir=folder, own=spec.cwd)
     except SandboxError as exc:
         raise BotStartError(f"bot {spec.name!r} was not started: {exc}") from None
+    return wrapped.argv, folder, wrapped.view
 
 
 def _plan(
@@ -383,6 +399,7 @@ def _plan(
     separate = identity.separate_users()
     named = sandboxing.named_paths(spec.argv, cwd)
     if separate:
+        identity.user_mask()  # read here: the child takes its uid without reading a file
         unreadable = reach.unreadable(named)
         if unreadable is not None:
             raise BotStartError(
@@ -391,13 +408,16 @@ def _plan(
                 "folders searchable (chmod -R o+rX FOLDER), or run the arena as an ordinary user"
             )
     scratch = None if sandbox is not None else tempfile.mkdtemp(prefix="arena-bot-")
-    needed = [
-        *sandboxing.needed_paths(),
-        cwd,
-        *([spec.cwd] if spec.cwd else []),
-        *([folder] if folder else []),
-        *(path if os.path.isdir(path) else os.path.dirname(path) for path in named),
-    ]
+    if sandbox is not None:  # bubblewrap binds the bot's view and its socket's folder
+        needed = [memview.store().trees, *([folder] if folder else [])]
+    else:
+        needed = [
+            *sandboxing.needed_paths(),
+            cwd,
+            *([spec.cwd] if spec.cwd else []),
+            *([folder] if folder else []),
+            *(path if os.path.isdir(path) else os.path.dirname(path) for path in named),
+        ]
     view = reach.plan(needed) if separate else reach.View()
     if view and reach.problem() is not None:
         if scratch:
@@ -481,6 +501,12 @@ def _no_hello(hub: Hub, proc: BotProcess, timeout_ms: int | None) -> str:
     refused = hub.refusal(proc.hub_label)
     if timeout_ms is None:
         status = proc.exit_summary()
+        if refused is None and proc.sandboxed:  # maybe it missed a file it needs
+            return (
+                f"bot {name!r} stopped before saying hello ({status}); in the sandbox it sees "
+                f"only its runtime, its folder and the arena's packages: name the folders of "
+                f"what else it loads in ${sandboxing.SHOW_ENV} (docs/security.md)"
+            )
         if refused is None:
             return f"bot {name!r} stopped before saying hello ({status})"
         return f"bot {name!r} said a hello the arena refused ({refused}), then stopped ({status})"
@@ -595,6 +621,10 @@ def kill_all(procs: Iterable[BotProcess]) -> list[BotProcess]:
         if proc.output is not None:  # something left may hold the pipe: do not wait long
             wait = DRAIN_S if proc in left else max(DRAIN_S, drained_by - time.monotonic())
             proc.output.wait(wait)
+    for proc in procs:
+        if proc not in left:  # nothing of it runs: its view may go
+            _release_view(proc.view)
+            proc.view = None
     done = [p for p in procs if p.user is not None and not p.sandboxed and p.user not in survivors]
     if done:  # only once nothing of them can race the removal
         identity.remove_files_of_users({proc.user for proc in done})

@@ -1,7 +1,10 @@
 """Bot users: when the arena runs as root, every bot process runs as a uid of its own.
 
-The uid (and gid) of a bot is ``USER_BASE`` plus the pid of the bot's first process: unique
-among live processes machine-wide without any table. With pids below 2**22 the range is
+The uid (and gid) of a bot is ``USER_BASE`` plus the pid of the bot's first process mixed (by
+exclusive or) with a secret of the machine (``MASK_FILE``, drawn at the first bot since boot,
+readable by root alone): unique among live processes machine-wide without any table, and
+telling a bot nothing of its pid, which counts the machine's process starts (a bot could
+advance the count for a later one to read). With pids below 2**22 the range is
 2100000000-2104194304: above the ranges distributions give users and services, systemd's
 container ranges and SSSD's default id mapping (up to 2000200000), below systemd's "foreign"
 range (from 2147352576) and 2**31. The child takes it in its pre-exec function, as
@@ -37,8 +40,12 @@ from arena.procs.procfs import each_process
 log = logging.getLogger(__name__)
 _libc = functools.cache(lambda: ctypes.CDLL(None, use_errno=True))
 
-#: Bot uids and gids are USER_BASE + the pid of the bot's first process.
+#: Bot uids and gids are USER_BASE + the pid of the bot's first process ^ the mask.
 USER_BASE = 2_100_000_000
+#: Pids are below this (Linux's largest ``pid_max``): the mask's range.
+PID_LIMIT = 1 << 22
+#: The machine's mask, shared by every arena process as root (``/run``: root's, gone at boot).
+MASK_FILE = "/run/arena-uid-mask"
 #: The places any user may write to on a usual Linux system (cleaned after each bot).
 WORLD_WRITABLE = ("/tmp", "/var/tmp", "/dev/shm", "/run/lock", "/dev/mqueue")
 
@@ -49,8 +56,41 @@ def separate_users() -> bool:
 
 
 def uid_of(pid: int) -> int:
-    """The uid (and gid) of the bot whose first process is ``pid``."""
-    return USER_BASE + pid
+    """The uid (and gid) of the bot whose first process is ``pid`` (call ``user_mask`` before
+    a fork whose child calls this: the mask is read once per process)."""
+    return USER_BASE + (pid ^ user_mask())
+
+
+@functools.cache
+def user_mask() -> int:
+    """The machine's mask of bot uids (``MASK_FILE``), drawn by the first arena process that
+    needs it; 0 where it cannot be kept (then a uid is its pid plus ``USER_BASE``)."""
+    drawn = int.from_bytes(os.urandom(4), "little") % PID_LIMIT
+    writing = f"{MASK_FILE}.{os.getpid()}"
+    try:  # written whole, then linked in: a reader never sees half of it
+        fd = os.open(writing, os.O_WRONLY | os.O_CREAT | os.O_TRUNC | os.O_NOFOLLOW, 0o600)
+        with os.fdopen(fd, "w") as out:
+            out.write(f"{drawn}\n")
+        try:
+            os.link(writing, MASK_FILE)
+        except FileExistsError:
+            pass
+        finally:
+            os.unlink(writing)
+    except OSError as exc:
+        log.debug("bot uids are their pids plus %d: %s", USER_BASE, exc)
+        return 0
+    try:
+        fd = os.open(MASK_FILE, os.O_RDONLY | os.O_NOFOLLOW)
+        with os.fdopen(fd) as handle:
+            info = os.fstat(handle.fileno())
+            text = handle.read()
+        if info.st_uid != 0 or info.st_mode & 0o077:
+            raise OSError(f"{MASK_FILE} is not root's alone")
+        return int(text) % PID_LIMIT
+    except (OSError, ValueError) as exc:
+        log.warning("bot uids are their pids plus %d: %s", USER_BASE, exc)
+        return 0
 
 
 def become(uid: int) -> None:

@@ -7,7 +7,7 @@ A ladder's page reads the leaderboard in one snapshot of the database
 (``tournaments.ladder.service.ladder_page``), so it counts every game recorded when it was
 read, each once; ``static/ladder.js`` polls the JSON twin and, when games are recorded or the
 run changes, puts in the page's parts fetched again (the run, the leaderboard, the chart, the
-recent games: all of it stays true). A recent game links to its replay only once its deal is
+recent games: all of it stays true). A recent game is listed (with its link) only once its deal is
 complete (no link answers 409).
 """
 

@@ -104,11 +104,12 @@ class Evidence:
         )
 
 
-def evidence(store: Store, tid: int, *log_dirs: Path) -> Evidence:
-    """The evidence of tournament ``tid`` from the rogue's logs in ``log_dirs`` (a cluster's
-    workers keep theirs) and the stored games (whose deals the test replays: the game id a bot
-    gets is opaque, so each bidding's deal is found from its ``start`` seed and seat, with the
-    tournament's key)."""
+def evidence(store: Store, tid: int, *log_dirs: Path, name: str = NAME) -> Evidence:
+    """The evidence of tournament ``tid`` from the logs in ``log_dirs`` (a cluster's workers
+    keep theirs) of the rogue entered as ``name`` (any rogue that logs the ``pool`` lines of
+    this one: ``tests/rogues/pagecarry.py`` too) and the stored games (whose deals the test
+    replays: the game id a bot gets is opaque, so each bidding's deal is found from its
+    ``start`` seed and seat, with the tournament's key)."""
     key = store.tournament_key(tid)
     hands: dict[tuple[int, int], tuple[int, int, dict[int, list]]] = {}
     options: dict = {}
@@ -126,7 +127,7 @@ def evidence(store: Store, tid: int, *log_dirs: Path) -> Evidence:
             hands[seed, seat] = (players, len(deck(bool(options.get("advanced")))), deals)
     biddings = named_total = hits = partnered = 0
     mean = variance = 0.0
-    for path in (path for log_dir in log_dirs for path in bot_logs(log_dir, NAME)):
+    for path in (path for log_dir in log_dirs for path in bot_logs(log_dir, name)):
         for line in log_texts(path):
             words = line.split()
             if len(words) < 6 or words[0] != "pool":

@@ -23,6 +23,7 @@ import pytest
 import zmq
 
 from arena.keys.seeds import new_key
+from arena.procs import identity, memview
 from arena.procs import sandbox as sandboxing
 from arena.procs.botproc import BotSpec
 from arena.procs.hub import Hub
@@ -273,3 +274,14 @@ __all__ = [
     "run_with_rogue",
     "survivors",
 ]
+
+
+def leave_no_views() -> None:
+    """End of an arena run as a bot's uid, which no process will have again: remove its store
+    of memory-backed views (``arena.procs.memview``; the last process of a user to exit empties
+    it, and leaves its empty folders). Nothing for any other user (root's arenas share one)."""
+    if os.geteuid() < identity.USER_BASE:
+        return
+    store = memview.store()
+    store.close()
+    shutil.rmtree(store.root, ignore_errors=True)

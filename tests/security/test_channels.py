@@ -185,8 +185,11 @@ if sys.argv[3] == "session":  # KEYCTL_JOIN_SESSION_KEYRING: a new session keyri
     libc = ctypes.CDLL(None, use_errno=True)
     libc.syscall.restype = ctypes.c_long
     assert libc.syscall({"x86_64": 250, "aarch64": 219}[platform.machine()], 1, None) > 0
+from tests.security.conftest import leave_no_views
 from tests.security.test_channels import play
-print(json.dumps(dataclasses.asdict(play(Path(sys.argv[1]), sys.argv[2], sys.argv[4]))))
+played = play(Path(sys.argv[1]), sys.argv[2], sys.argv[4])
+leave_no_views()
+print(json.dumps(dataclasses.asdict(played)))
 """
 
 

@@ -255,7 +255,7 @@ def test_what_a_dead_bot_left_under_its_uid_is_killed_and_nothing_else() -> None
     import subprocess
     import sys
 
-    uid = identity.USER_BASE + 4_190_000  # above any pid here: no bot has this uid
+    uid = identity.USER_BASE + identity.PID_LIMIT + 7  # past the bots' range: none has it
     left = subprocess.Popen(["sleep", "60"], user=uid, group=uid)
     other = subprocess.Popen(["sleep", "60"], user=uid + 1, group=uid + 1)
     own = subprocess.Popen(["sleep", "60"])

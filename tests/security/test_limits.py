@@ -15,6 +15,7 @@ import pytest
 
 from arena.errors import SandboxError
 from arena.procs import limits as proclimits
+from arena.procs import memview
 from arena.procs import sandbox as sandboxing
 from arena.procs.botproc import bot_environment, describe_exit
 from arena.procs.limits import Limits
@@ -32,19 +33,26 @@ from tests.security.conftest import survivors
 # -- sandbox -------------------------------------------------------------------------------
 
 
-def test_sandbox_command_shows_an_allow_list_and_covers_private_paths(tmp_path) -> None:
+def binds(argv: list[str]) -> dict[str, str]:
+    """What a bwrap command line binds read-only: target -> source."""
+    return {argv[i + 2]: argv[i + 1] for i, arg in enumerate(argv) if arg == "--ro-bind"}
+
+
+def test_sandbox_command_shows_a_memory_view_without_private_paths(tmp_path) -> None:
     secret = tmp_path / "secret"
-    secret.mkdir()
-    (secret / "inner").mkdir()
+    (secret / "inner").mkdir(parents=True)
+    (secret / "inner" / "key").write_text("k")
     own = secret / "bot"  # a folder bot inside a hidden folder still sees its own
     own.mkdir()
+    (own / "bot.py").write_text("pass\n")
+    (tmp_path / "bot.py").write_text("pass\n")
     db = tmp_path / "arena.db"
     db.write_bytes(b"")
     box = Sandbox(bwrap="bwrap").hiding([secret, secret / "inner", db, "/nonexistent"])
-    # the command names its working folder ("."): shown, with the private paths in it covered
+    # the command names its working folder ("."): shown, without the private paths in it
     argv = box.wrap(
         ["python", "bot.py", "."], cwd=str(tmp_path), ipc_dir=str(tmp_path / "ipc"), own=str(own)
-    )
+    ).argv
     text = " ".join(argv)
     assert argv[0] == "bwrap" and argv[-4:] == ["--", "python", "bot.py", "."]
     for flag in (
@@ -56,17 +64,30 @@ def test_sandbox_command_shows_an_allow_list_and_covers_private_paths(tmp_path) 
         "--disable-userns",
     ):
         assert flag in argv
-    assert "--ro-bind / /" not in text, "an allow-list, not the whole file system"
-    assert "--ro-bind /usr /usr" in text and "--tmpfs /tmp" in text
-    assert "--remount-ro / " in text, "nothing writable but /tmp and /dev/shm"
-    assert f"--ro-bind {tmp_path} {tmp_path}" in text, "a folder its command names"
-    assert f"--tmpfs {secret} " in text and f"--remount-ro {secret}" in text, "covered"
-    assert f"--ro-bind /dev/null {db}" in text
-    assert text.index(f"--tmpfs {secret} ") < text.index(f"--ro-bind {own} {own}"), (
-        "its own folder, read-only, shown inside the cover"
+    bound = binds(argv)
+    assert "/" not in bound, "an allow-list, not the whole file system"
+    view = bound["/usr"][: -len("/usr")]
+    assert memview.problem(view) is None, "every file it reads is in memory"
+    assert all(
+        source.startswith(view) for target, source in bound.items() if target != "/run/arena"
     )
-    assert "/nonexistent" not in text
+    assert bound["/run/arena"] == str(tmp_path / "ipc"), "its hub socket's folder"
+    assert bound[str(tmp_path)] == view + str(tmp_path), "a folder its command names"
+    assert "--tmpfs /tmp" in text and "--remount-ro / " in text, "nothing else writable"
+    shown = Path(view + str(tmp_path))
+    assert (shown / "bot.py").read_text() == "pass\n"
+    assert Path(view + "/bot/bot.py").is_file(), "its own folder, where it always is"
+    assert not (shown / "arena.db").exists() and not (shown / "secret").exists()
+    assert not Path(view + "/nonexistent").exists()
+    assert not (shown / "bot.py").stat().st_mode & 0o222, "read-only"
+    assert Path("/usr/bin/sh").exists() and not Path(view + "/usr/bin/sh").exists(), (
+        "its runtime, not all of /usr"
+    )
     assert f"--chdir {tmp_path}" in text
+    in_own = box.wrap(
+        ["python", str(own / "bot.py")], cwd=str(own), ipc_dir="/tmp/x", own=str(own)
+    ).argv
+    assert in_own[-3:] == ["--", "python", "/bot/bot.py"] and "--chdir /bot" in " ".join(in_own)
 
 
 def test_sandbox_refuses_a_command_naming_a_private_file(tmp_path) -> None:
@@ -91,8 +112,10 @@ def test_sandbox_refuses_a_link_to_a_private_folder(tmp_path) -> None:
 
 
 def test_sandbox_shows_a_working_folder_it_does_not_name_empty(tmp_path) -> None:
-    argv = Sandbox(bwrap="bwrap").wrap(
-        ["python", "-m", "bots.random"], cwd=str(tmp_path), ipc_dir="/tmp/ipc"
+    argv = (
+        Sandbox(bwrap="bwrap")
+        .wrap(["python", "-m", "bots.random"], cwd=str(tmp_path), ipc_dir="/tmp/ipc")
+        .argv
     )
     text = " ".join(argv)
     assert f"--ro-bind {tmp_path} " not in text and f"--dir {tmp_path} " in text

@@ -27,7 +27,7 @@ REPO = Path(__file__).resolve().parent.parent.parent
 SCRIPT = """
 import dataclasses, json, os, sys
 from pathlib import Path
-from tests.security.conftest import LIMITS, rogue, run_with_rogue
+from tests.security.conftest import LIMITS, leave_no_views, rogue, run_with_rogue
 folder, mode, name = Path(sys.argv[1]), sys.argv[2], sys.argv[3]
 for key, value in (("DB", folder / "arena.db"), ("KEYS", folder / "arena.keys"),
                    ("LOGS", folder / "arena-logs"), ("REFEREE", os.getpid())):
@@ -35,6 +35,7 @@ for key, value in (("DB", folder / "arena.db"), ("KEYS", folder / "arena.keys"),
 (folder / "arena.keys").write_text("secret")
 limits = dataclasses.replace(LIMITS, startup_ms=30_000)
 outcome = run_with_rogue(folder, rogue(name), sandbox=mode, limits=limits)
+leave_no_views()
 print(json.dumps({"uid": os.getuid(), "kinds": outcome.kinds, "others": len(outcome.other_faults),
                   "done": outcome.done, "log": outcome.log()}))
 """

@@ -497,8 +497,8 @@ def ladder_page(
 ) -> dict[str, Any]:
     """A ladder's page (the web's ``/ladders/NAME`` and its JSON twin): its leaderboard, each
     line with its entry's id and the bot it runs as, its leader, its run's state
-    (``run_state``) and its ``recent`` last games (each seat's version and place, and whether
-    the replay may be shown yet)."""
+    (``run_state``) and its ``recent`` last games whose deals are complete (each seat's version
+    and place)."""
     lstore = LadderStore(store)
     info = lstore.ladder(ladder_name)
     with lstore.snapshot():
@@ -512,7 +512,6 @@ def ladder_page(
         {
             "id": game["id"],
             "finished_at": game["finished_at"],
-            "replay": game["replay"],
             "seats": [
                 {"label": labels.get(entry, "?"), "place": place}
                 for entry, place in zip(game["entries"], game["places"])

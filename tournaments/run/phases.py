@@ -6,11 +6,15 @@ entrant that play a deal's rotations see every hand of it. Whatever channel they
 pool what they saw (a file, a lock, a socket, the machine's load), they cannot use it if they
 are never alive together and nothing they leave survives them. So a run groups its deals into
 **batches** of consecutive deals (in plan order: repetition by repetition, table by table) and
-plays each batch rotation by rotation: a **phase** is one batch's games in one rotation. Every
-bot process of a phase is ended (and seen gone, its scratch and, as root, its uid's files
-removed) before any process of the next phase starts (``tournaments.run.playing``,
-``tournaments.run.runner``): a process plays each deal at most once, and those that play its other
-rotations start after it is gone. Within a phase processes serve many games, and many at once.
+plays each batch in as many **phases** as a deal has rotations: each phase holds one rotation
+of every deal of its batch, deal ``d`` playing rotation ``(step + d) mod k`` in the batch's
+phase number ``step`` (so an entrant does not sit in one seat through a phase and another in
+the next: its seat tells it nothing of the phase). Every bot process of a phase is ended (and
+seen gone, its scratch and, as root, its uid's files removed) before any process of the next
+phase starts (``tournaments.run.playing``, ``tournaments.run.runner``): a process plays each deal at
+most once, and those that play its other rotations start after it is gone. Within a phase
+processes serve many games, and many at once, in an order drawn afresh for each run
+(``shuffled``): the first game a phase's first process plays is no deal in particular.
 (A bundled bot's next process may be made ready during a phase, as a warm start that runs none
 of the bot's code until its phase begins: ``arena.procs.warm``.)
 
@@ -28,7 +32,7 @@ pending, which is as safe.
 
 With **independent deals** (``tournaments.plans.schedule.DealMode``) no two games share a deal, so
 there is no rotation to keep apart: a phase is a whole batch, every rotation of its tables at once
-(``rotation`` None). Batches stay as they are (the same deals-per-batch, the same boundaries on
+(``step`` None). Batches stay as they are (the same deals-per-batch, the same boundaries on
 resume); a run has a ``k``-th of the phases, so its bots' processes start ``k`` times less often.
 """
 
@@ -37,6 +41,7 @@ from __future__ import annotations
 import bisect
 import itertools
 import math
+import random
 from collections.abc import Iterable
 from dataclasses import dataclass, replace
 
@@ -53,14 +58,15 @@ FIRST_DEALS = 8
 
 @dataclass(frozen=True)
 class Phase:
-    """One batch of deals in one seat rotation (``rotation`` None: in all of them, with
-    independent deals): its games in plan order, its place in the run (``index``), whether it
-    is its batch's last (its deals are then complete), and the entrants of the phase after it
-    (``upcoming``: their processes may be made ready ahead, ``arena.procs.warm``)."""
+    """One step of a batch: one rotation of each deal of the batch (``step`` None: every
+    rotation, with independent deals), its games in plan order, its place in the run
+    (``index``) and in its batch (``step``), whether it is its batch's last (its deals are then
+    complete), and the entrants of the phase after it (``upcoming``: their processes may be
+    made ready ahead, ``arena.procs.warm``)."""
 
     index: int
     batch: int
-    rotation: int | None
+    step: int | None
     games: tuple[tuple[int, PlannedGame], ...]
     last_of_batch: bool
     upcoming: tuple[str, ...] = ()
@@ -95,14 +101,16 @@ def phases(
     *,
     tables: int,
     per_batch: int,
+    rotations: int,
     deals: int = 0,
     growing: bool = False,
     independent: bool = False,
 ) -> list[Phase]:
-    """The phases of the ``pending`` games, batch by batch and rotation by rotation (with
-    ``independent`` deals, one phase a batch); ``tables`` is the number of tables (deals) of
-    one repetition, ``per_batch`` the deals of a batch (``growing``: from ``FIRST_DEALS``,
-    doubling, over the plan's ``deals``)."""
+    """The phases of the ``pending`` games, batch by batch; ``tables`` is the number of
+    tables (deals) of one repetition, ``per_batch`` the deals of a batch (``growing``: from
+    ``FIRST_DEALS``, doubling, over the plan's ``deals``), ``rotations`` the number of
+    rotations (seatings) of every deal in the plan: deal ``d`` plays rotation ``r`` in its
+    batch's phase ``(r - d) mod rotations`` (with ``independent`` deals, one phase a batch)."""
     pending = list(pending)
     if not deals:
         deals = 1 + max((g.repetition * tables + g.table for _, g in pending), default=0)
@@ -112,17 +120,18 @@ def phases(
         game = item[1]
         deal = game.repetition * tables + game.table
         batch = bisect.bisect_right(starts, deal) - 1
-        groups.setdefault((batch, -1 if independent else game.rotation), []).append(item)
+        step = -1 if independent else (game.rotation - deal) % rotations
+        groups.setdefault((batch, step), []).append(item)
     keys = sorted(groups)
     plan = [
         Phase(
             index=index,
             batch=batch,
-            rotation=None if rotation < 0 else rotation,
-            games=tuple(sorted(groups[batch, rotation], key=lambda item: item[1].index)),
+            step=None if step < 0 else step,
+            games=tuple(sorted(groups[batch, step], key=lambda item: item[1].index)),
             last_of_batch=index + 1 == len(keys) or keys[index + 1][0] != batch,
         )
-        for index, (batch, rotation) in enumerate(keys)
+        for index, (batch, step) in enumerate(keys)
     ]
     return [
         replace(phase, upcoming=plan[phase.index + 1].entrants)
@@ -130,3 +139,12 @@ def phases(
         else phase
         for phase in plan
     ]
+
+
+def shuffled(phase: Phase, rng: random.Random) -> Phase:
+    """``phase`` with its games in an order drawn from ``rng`` (``runner.run`` draws one per
+    run from the system's randomness): which game a process of the phase plays first, or
+    which its first process is given, says nothing of the deal."""
+    games = list(phase.games)
+    rng.shuffle(games)
+    return replace(phase, games=tuple(games))

@@ -37,6 +37,7 @@ import logging
 import multiprocessing
 import os
 import queue
+import random
 import secrets
 import signal
 import time
@@ -48,8 +49,13 @@ from typing import TYPE_CHECKING, Any
 from arena.errors import RemoteError
 from arena.procs.lifetime import die_with_parent
 from tournaments.errors import BarrierError, BotChanged
-from tournaments.plans.schedule import DealMode, PlannedGame, tables_per_repetition
-from tournaments.run.phases import Phase, deals_per_batch, phases
+from tournaments.plans.schedule import (
+    DealMode,
+    PlannedGame,
+    seatings_per_deal,
+    tables_per_repetition,
+)
+from tournaments.run.phases import Phase, deals_per_batch, phases, shuffled
 from tournaments.run.playing import RunConfig, SessionRunner
 from tournaments.run.sink import Executor, Progress, Sink
 from tournaments.store.facts import Store
@@ -112,10 +118,12 @@ def run(
         pending,
         tables=tables,
         per_batch=per_batch,
+        rotations=seatings_per_deal(info.spec),
         deals=deals,
         growing=until is not None,
         independent=info.spec.deals is DealMode.INDEPENDENT,
     )
+    order = random.SystemRandom()
     sink = Sink(store, tid, progress)
     sink.report()
     played_phases = 0
@@ -140,7 +148,7 @@ def run(
                             break
                     _check_code(config, phase.entrants, sink, f"before its phase {phase.index + 1}")
                     try:
-                        executor.play(phase, sink)
+                        executor.play(shuffled(phase, order), sink)
                     finally:
                         sink.returned(list(sink.in_play))  # between phases none is in play
                     played_phases += 1

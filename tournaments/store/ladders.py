@@ -451,15 +451,16 @@ class LadderStore(StorePart):
 
     @guarded("reading recent games")
     def recent_games(self, ladder_id: int, limit: int) -> list[dict[str, Any]]:
-        """The ladder's last ``limit`` finished games: id, batch, finish time, each seat's
-        entry and place, and whether its replay may be shown (``withheld.REPLAY_SHOWN``: no
-        rotation of its deal is still to be played)."""
+        """The ladder's last ``limit`` finished games whose deal is complete (as a replay
+        waits: ``REPLAY_SHOWN``; before, a game's seats and places tell the seats of the deal's
+        other rotations who held what): id, batch, finish time, and each seat's entry and
+        place."""
         rows = self.db.execute(
             "SELECT g.id, g.tournament_id, g.finished_at, g.seating, "
-            f"json_extract(g.outcome, '$.places'), {REPLAY_SHOWN} FROM ladder_batches b "
+            "json_extract(g.outcome, '$.places') FROM ladder_batches b "
             "JOIN games g ON g.tournament_id = b.tournament_id "
-            "WHERE b.ladder_id = ? AND g.status = ? ORDER BY g.finished_at DESC, g.id DESC "
-            "LIMIT ?",
+            f"WHERE b.ladder_id = ? AND g.status = ? AND {REPLAY_SHOWN} "
+            "ORDER BY g.finished_at DESC, g.id DESC LIMIT ?",
             (ladder_id, GameStatus.DONE.value, limit),
         ).fetchall()
         labels = self._seat_entries(ladder_id, tids=sorted({row[1] for row in rows}))
@@ -470,9 +471,8 @@ class LadderStore(StorePart):
                 "finished_at": finished,
                 "entries": [labels[tid, label] for label in json.loads(seating)],
                 "places": json.loads(places),
-                "replay": bool(shown),
             }
-            for gid, tid, finished, seating, places, shown in rows
+            for gid, tid, finished, seating, places in rows
         ]
 
     # -- skills -------------------------------------------------------------------------------
