@@ -1,7 +1,8 @@
 """Always plays the first legal action (the same choice as the referee's default policy).
 
 It draws no random numbers, so the SDK need not keep the global ``random`` module's state per
-game (``global_random = False``) when its games interleave.
+game (``global_random = False``) when its games interleave, and reads no view, so the SDK need
+not build them (``reads_view = False``).
 """
 
 from typing import Any
@@ -14,6 +15,7 @@ GAMES = ("*",)
 class FirstBot(Bot):
     name = "first"
     global_random = False
+    reads_view = False
 
     def act(self, view: dict[str, Any], legal: list[str]) -> str:
         return legal[0]

@@ -59,6 +59,10 @@ class Bot:
     #: Whether the SDK seeds and, between games, swaps the global ``random`` module for this
     #: bot. A bot that draws only from ``self.random`` may set it False and save that work.
     global_random = True
+    #: Whether the bot reads its views. A bot that never does may set it False: the SDK then
+    #: skips the views it receives without building them (``act`` gets None for the view, as
+    #: do ``turn`` and ``end`` in their message's ``view``), most of such a bot's CPU a turn.
+    reads_view = True
 
     def __init__(self) -> None:
         self.random = random.Random(0)
@@ -135,6 +139,7 @@ class Player:
             self.name = name or bot.name
             kind = type(bot)
         self._global_random = bool(bot.global_random)  # the class's, or the instance's own
+        self.reads_view = bool(bot.reads_view)
         self._end_hook = kind.end is not Bot.end
         self.games: dict[int, _Game] = {}
         self._live: _Game | None = None
@@ -280,8 +285,9 @@ def _answer(sock: DealerSocket, player: Player, idle_timeout_ms: int | None) -> 
     socket = sock.socket
     recv = sock.recv
     answer = player.answer
+    views = player.reads_view
     while True:
-        msg = recv(idle_timeout_ms)
+        msg = recv(idle_timeout_ms, views=views)
         if msg is None:
             raise ConnectionClosed("the arena went quiet")
         kind = msg.get("type")

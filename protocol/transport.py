@@ -19,7 +19,7 @@ from typing import Any
 
 import zmq
 
-from protocol.codec import MAX_ARENA_MESSAGE, MAX_BOT_MESSAGE, decode, encode
+from protocol.codec import MAX_ARENA_MESSAGE, MAX_BOT_MESSAGE, decode, decode_without_views, encode
 
 #: Messages a peer may have waiting in the arena before ZeroMQ stops reading from it.
 RECEIVE_HWM = 100
@@ -204,11 +204,15 @@ class DealerSocket:
     def send(self, message: dict[str, Any]) -> None:
         self.socket.send(encode(message))
 
-    def recv(self, timeout_ms: int | None = None) -> dict[str, Any] | None:
-        """The next message as a map, or None on timeout."""
+    def recv(self, timeout_ms: int | None = None, *, views: bool = True) -> dict[str, Any] | None:
+        """The next message as a map, or None on timeout; with ``views`` False, its views are
+        not decoded (``protocol.codec.decode_without_views``)."""
         if timeout_ms is not None and not self.socket.poll(timeout_ms, zmq.POLLIN):
             return None
-        return decode(self.socket.recv(), max_bytes=self.max_message_bytes)
+        data = self.socket.recv()
+        if views:
+            return decode(data, max_bytes=self.max_message_bytes)
+        return decode_without_views(data, max_bytes=self.max_message_bytes)
 
     def close(self) -> None:
         self.socket.close()

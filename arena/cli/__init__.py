@@ -2,7 +2,8 @@
 
 One module per group of commands (``bots``, ``check``, ``demo``, ``games``, ``ladder``,
 ``match``, ``play``, ``results``, ``tournament``, ``web``), loaded only when its command runs,
-and the options and helpers they share (``common``, ``progress``, ``safety``, ``storage``). Each
+the options and helpers they share (``common``, ``progress``, ``safety``, ``storage``), and the
+person at the terminal who plays a seat in ``arena play --human`` (``person``, ``table``). Each
 command parses its arguments, calls one use case (``tournaments.service`` and the modules beside
 it: ``play``, ``bots``, ``ask``, ``ladder.service``) and prints what comes back; it imports
 nothing of how games are played or bots run (pyproject.toml: "the faces have one door").

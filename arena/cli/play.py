@@ -1,19 +1,23 @@
 """``arena play``: one game between bots over the real protocol (``tournaments.play``), with a
-readable log; the log and the seat's view are ``arena replay``'s too.
+readable log; the log and the seat's view are ``arena replay``'s too. A person may take a seat
+(``--human``, or ``human`` among the bots): the terminal asks them (``arena.cli.person``).
 """
 
 from __future__ import annotations
 
+import contextlib
 import json
+import sys
 
 import click
 
 from arena.cli.common import echo_json, game_option, json_option, move_time_option, parse_options
+from arena.cli.person import TerminalPerson
 from arena.cli.safety import run_options
 from arena.games import get_game, options_text
 from arena.referee.record import Fault, GameRecord
 from arena.text import printable
-from tournaments.play import game_request, play_game
+from tournaments.play import PERSON, game_request, play_game
 from tournaments.published import replay_steps, seat_data, seat_turns
 from tournaments.reports import format_table
 from tournaments.service import RunOptions
@@ -29,7 +33,21 @@ from tournaments.store.gamelogs import GameLog, GameLogLine
     required=True,
     metavar="SPEC",
     help="A bot per seat, in seat order: a bundled bot's name, a registered bot, "
-    "or a command line (quote it).",
+    f"or a command line (quote it); {PERSON} for a seat you play yourself.",
+)
+@click.option(
+    "--human",
+    is_flag=True,
+    help="Take a seat yourself (--seat, default 0): the terminal shows your seat's view "
+    "and asks your moves.",
+)
+@click.option(
+    "--human-time",
+    "human_s",
+    type=click.IntRange(1, 86_400),
+    metavar="SECONDS",
+    default=None,
+    help="Seconds you have for each move (default: no limit). The bots have --move-time.",
 )
 @click.option(
     "--seed",
@@ -52,13 +70,19 @@ from tournaments.store.gamelogs import GameLog, GameLogLine
     "seat",
     type=int,
     default=None,
-    help="Show the game as this seat saw it (its views and choices).",
+    help="Show the game as this seat saw it (its views and choices); with --human, the "
+    "seat you take.",
 )
-@json_option("Machine-readable record: every action, chance outcome and fault.")
+@json_option(
+    "Machine-readable record: every action, chance outcome and fault (with a person at the "
+    "table, the dialogue goes to stderr)."
+)
 @run_options
 def play(
     game_name: str,
     bots: tuple[str, ...],
+    human: bool,
+    human_s: int | None,
     seed: int | None,
     options: tuple[str, ...],
     move_ms: int,
@@ -69,20 +93,45 @@ def play(
 ) -> None:
     """Play one GAME between bots and print the log and the result.
 
+    With --human (or a bot SPEC human) you play a seat from the terminal: at each of your
+    moves it shows what your seat may know, what changed since your last move and your legal
+    moves; answer with a move's number or its text (? shows the rules). Ctrl-C or the end
+    of the input leaves the game: your seat forfeits and the bots finish it.
+
     Bot output goes to arena-logs/ next to the database ($ARENA_DB, else ./arena.db).
     """
-    request = game_request(game_name, bots, parse_options(options))
-    if seat is not None and not 0 <= seat < len(bots):
-        raise click.BadParameter(
-            f"seat {seat} is not one of 0..{len(bots) - 1}", param_hint="--seat"
-        )
-    record = play_game(
-        request,
-        seed=seed,
-        move_ms=move_ms,
-        max_faults=max_faults,
-        run_options=run_options,
-    )
+    if human and PERSON in bots:
+        raise click.UsageError(f"give your seat once: --human, or --bot {PERSON}")
+    players = len(bots) + human
+    if seat is not None and not 0 <= seat < players:
+        raise click.BadParameter(f"seat {seat} is not one of 0..{players - 1}", param_hint="--seat")
+    person_seat = (seat or 0) if human else None
+    request = game_request(game_name, bots, parse_options(options), person_seat=person_seat)
+    if human_s is not None and request.person is None:
+        raise click.UsageError(f"--human-time goes with --human (or --bot {PERSON})")
+    person = None
+    if request.person is not None:  # the person at the terminal: stderr when stdout is JSON
+        person = TerminalPerson(request.game, request.bots, err=as_json)
+        seat = None if human else seat
+    try:
+        with person.interrupts() if person is not None else contextlib.nullcontext():
+            record = play_game(
+                request,
+                seed=seed,
+                move_ms=move_ms,
+                max_faults=max_faults,
+                run_options=run_options,
+                person=person,
+                person_ms=None if human_s is None else human_s * 1000,
+            )
+    except KeyboardInterrupt:
+        if person is None:
+            raise
+        # the person's second Ctrl-C: the game stops unfinished
+        click.echo("\nStopped: the game was not finished, and nothing of it is kept.", err=True)
+        sys.exit(130)
+    if person is not None:
+        click.echo("", err=as_json)
     if seat is not None:
         show_seat(record, seat, as_json)
     elif as_json:

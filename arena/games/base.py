@@ -379,6 +379,10 @@ class Game(ABC):
     # ``action_to_string``), in a module of its own beside its rules whose three functions
     # the game takes as these methods (``action_words = staticmethod(skyjo_words.action_words)``).
 
+    #: The rules in short, for a person at the table (``arena play --human``: ``?``); the
+    #: whole rules are the game's page under docs/games/.
+    rules_summary: ClassVar[str] = ""
+
     def action_words(self, action: str) -> str:
         """An action in plain words for a move list ("bids 3", "plays the Kraken", "puts the
         drawn card into row 1, column 2"): what the seat that chose it did, read from the

@@ -1,7 +1,8 @@
 """The words of the disc games (``skull``, ``skull-bank``), which ``DiscGame`` gives as its own:
 each action in plain words (``action_words``), each event as a line of the full log
 (``format_event``) and what an event tells beyond the actions (``event_detail``: the disc turned
-over, the disc drawn blind), for the referee's move list."""
+over, the disc drawn blind), for the referee's move list; and each game's rules in short
+(``SKULL_RULES``, ``BANK_RULES``: a person's ``?`` at the table)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,35 @@ from typing import Any
 
 from arena.games.base import plain_event
 
-__all__ = ["action_words", "event_detail", "format_event"]
+__all__ = ["BANK_RULES", "SKULL_RULES", "action_words", "event_detail", "format_event"]
+
+#: Skull in short (the whole: docs/games/skull.md).
+SKULL_RULES = """\
+Skull: each player owns 4 discs, 3 flowers and 1 skull; the second success wins.
+- Setup: everyone places one disc face down at once. Then, in turn, place another disc on
+  top of your stack (place:flower / place:skull) or open the auction with bid:N (at most
+  the discs on all mats). With an empty hand you must bid.
+- Auction: in turn, raise (bid:N) or pass; the last bidder is the challenger.
+- Challenge: your own stack is turned over first, top first; then flip:SEAT turns over the
+  top disc of another stack, until N flowers (a success) or a skull (a failure).
+- Failure: on another's skull, its owner takes one of your discs blind; on your own, you
+  discard one (discard:flower / discard:skull). No discs left: you are out.
+- Places: the winner, then those still in by successes and discs, then the eliminated."""
+
+#: Skull & Roses, bank variant, in short (the whole: docs/games/skull-bank.md).
+BANK_RULES = """\
+Skull & Roses (bank variant): each player owns 4 bills, 3 roses and 1 skull; the last
+player with bills wins.
+- Ante: everyone puts one bill face down at once. Then, in turn from the dealer, add a bill
+  (add:rose / add:skull) or claim:N (at most the bills on the table): you become the dealer.
+- Every other player answers once: agree, disagree or raise:M (the raiser becomes the
+  dealer; answering starts again). If all agree, the button passes left and that player
+  must raise. If anyone disagreed: showdown.
+- Showdown: the dealer's own row is revealed first, then reveal:SEAT,POS any other bill
+  (POS 0 is the bottom), N bills or until a skull.
+- Only roses: every player who disagreed loses a bill, drawn blind. A skull: the dealer and
+  everyone who agreed lose one (the skull's owner gives one, give:rose / give:skull, when a
+  loser). No bills left: you are out."""
 
 
 def action_words(action: str) -> str:

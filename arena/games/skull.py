@@ -17,7 +17,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from arena.games import register
+from arena.games import discs_words, register
 from arena.games.base import ALONE
 from arena.games.discs import OVER, SKULL, DiscGame, DiscState, numbered, phase_of
 
@@ -332,6 +332,7 @@ class Skull(DiscGame):
     name = "skull"
     title = "Skull"
     state_class = SkullState
+    rules_summary = discs_words.SKULL_RULES
 
     def max_steps(self, players: int, options: Mapping[str, Any]) -> int:
         """Rounds x steps per round.

@@ -21,7 +21,7 @@ import logging
 from collections.abc import Mapping
 from typing import Any
 
-from arena.games import register
+from arena.games import discs_words, register
 from arena.games.base import ALONE
 from arena.games.discs import (
     DISCS_EACH,
@@ -365,6 +365,7 @@ class SkullBank(DiscGame):
     name = "skull-bank"
     title = "Skull & Roses (bank variant)"
     state_class = BankState
+    rules_summary = discs_words.BANK_RULES
 
     def max_steps(self, players: int, options: Mapping[str, Any]) -> int:
         """At most ``MAX_ROUNDS`` rounds of at most ``4n^2 + 7n + 2`` steps.

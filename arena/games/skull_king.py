@@ -511,6 +511,7 @@ class SkullKing(Game):
     action_words = staticmethod(skull_king_words.action_words)
     format_event = staticmethod(skull_king_words.format_event)
     event_detail = staticmethod(skull_king_words.event_detail)
+    rules_summary = skull_king_words.RULES
 
 
 register(SkullKing())

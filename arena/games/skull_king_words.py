@@ -1,7 +1,8 @@
 """The words of Skull King, which ``SkullKing`` gives as its own: each card in plain words
 (``card_words``), each action (``action_words``), each event as a line of the full log
 (``format_event``) and what an event tells beyond the actions (``event_detail``: who took a
-trick), for the referee's move list."""
+trick), for the referee's move list; and the rules in short (``RULES``: a person's ``?`` at the
+table)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,29 @@ from typing import Any
 
 from arena.games.base import plain_event
 
-__all__ = ["SPECIAL", "SUITS", "action_words", "card_words", "event_detail", "format_event"]
+__all__ = [
+    "RULES",
+    "SPECIAL",
+    "SUITS",
+    "action_words",
+    "card_words",
+    "event_detail",
+    "format_event",
+]
+
+#: Skull King in short (the whole: docs/games/skull-king.md).
+RULES = """\
+Skull King: ten rounds; round r deals r cards each. Bid exactly the tricks you will take.
+- Bidding: everyone bids at once (bid:N, 0 to the cards dealt); then all bids are shown.
+- Tricks: the leader plays any card, then each in turn (play:CARD). Follow the lead suit
+  with a numbered card if you can; special cards may always be played.
+- Winner: Mermaid with the Skull King: the first Mermaid; else the Skull King; else the first
+  Pirate (or Tigress as a Pirate); else the first Mermaid; else the highest black (trump);
+  else the highest of the lead suit; only Escapes: the first card played.
+- Suits: green G, yellow Y, purple P, black B (trump), 1-14. ESC Escape, PIR Pirate,
+  TIG Tigress (play:TIG:pirate or play:TIG:escape), SK Skull King, MER Mermaid.
+- Scoring: bid b >= 1 made: 20 per trick plus bonuses; missed: -10 per trick off. Bid 0
+  made: 10 per card dealt; missed: -10 per card dealt. Highest total wins."""
 
 #: The colour of each suit, by its letter.
 SUITS = {"G": "green", "Y": "yellow", "P": "purple", "B": "black"}

@@ -517,6 +517,7 @@ class SkyjoGame(Game):
     action_words = staticmethod(skyjo_words.action_words)
     format_event = staticmethod(skyjo_words.format_event)
     event_detail = staticmethod(skyjo_words.event_detail)
+    rules_summary = skyjo_words.RULES
 
 
 register(SkyjoGame())

@@ -1,7 +1,8 @@
 """The words of Skyjo, which ``SkyjoGame`` gives as its own: each action in plain words
 (``action_words``), each event as a line of the full log (``format_event``) and what an event
 tells beyond the actions (``event_detail``: the card drawn, the cards turned over, a column
-removed), for the referee's move list."""
+removed), for the referee's move list; and the rules in short (``RULES``: a person's ``?`` at
+the table)."""
 
 from __future__ import annotations
 
@@ -10,7 +11,21 @@ from typing import Any
 
 from arena.games.base import plain_event
 
-__all__ = ["action_words", "cell_words", "event_detail", "format_event"]
+__all__ = ["RULES", "action_words", "cell_words", "event_detail", "format_event"]
+
+#: Skyjo in short (the whole: docs/games/skyjo.md).
+RULES = """\
+Skyjo: the lowest total wins. Cards -2 to 12; each player has a grid of 3 rows and 4
+columns, face down. A cell R,C is row R (0-2), column C (0-3): row R+1, column C+1.
+- Each round begins with everyone turning over two of their cards at once (reveal:R,C+R,C).
+- Your turn: take-discard:R,C (the discard's top replaces that card), or draw, then
+  swap:R,C (the drawn card replaces that card) or discard-flip:R,C (discard it and turn
+  over a face-down card). The card replaced goes face up on the discard pile.
+- Three equal face-up cards in a column are removed.
+- When a player has no face-down card left, everyone else has one more turn; then all cards
+  are turned and summed. The player who ended the round doubles their score unless it is
+  the lowest.
+- The game ends after the round in which a total reaches 100."""
 
 
 def cell_words(name: str) -> str:

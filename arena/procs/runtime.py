@@ -36,7 +36,7 @@ from collections.abc import Iterable, Mapping
 from dataclasses import dataclass
 
 #: Packages of the arena's interpreter a bot needs: the SDK's dependencies.
-SDK_PACKAGES = ("zmq", "msgpack")
+SDK_PACKAGES = ("zmq", "msgpack", "ormsgpack")
 #: Parts of a Python standard library no bot needs (large, or needing what the sandbox lacks).
 STDLIB_LEFT_OUT = frozenset(
     {

@@ -40,7 +40,7 @@ from arena.procs.hub import Hub, Incoming, Peer
 from arena.procs.limits import Limits
 from arena.referee.game import GamePlay, GameSetup
 from arena.referee.record import FaultKind, GameRecord, Played
-from arena.referee.seats import ProcessSeat, Reply, answer, fault
+from arena.referee.seats import ProcessSeat, Reply, fault
 from protocol.messages import entry_problem
 
 log = logging.getLogger(__name__)
@@ -182,18 +182,25 @@ class Driver:
         self._done.append(Played(play.game_id, play.record if error is None else None, why))
 
     def _track(self, play: GamePlay) -> None:
-        """Route the turns ``play`` has just asked (sent at the next ``_flush``)."""
-        for index, seat in play.waiting.items():
+        """Route the turns ``play`` has asked since the last time (``GamePlay.asked``; they
+        are sent at the next ``_flush``)."""
+        asked = play.asked
+        if not asked:
+            return
+        waiting = play.waiting
+        for index in asked:
+            seat = waiting.get(index)
+            if seat is None or seat.pending is None:
+                continue
             item = seat.pending
-            if item is None:
-                continue
             peer = seat.peer
-            routes = self.routes.setdefault(peer.peer_id, {})
-            if item.request in routes:
-                continue
+            routes = self.routes.get(peer.peer_id)
+            if routes is None:
+                routes = self.routes[peer.peer_id] = {}
+                self.peers[peer.peer_id] = peer
             routes[item.request] = _Route(play, index, seat)
-            self.peers[peer.peer_id] = peer
             self._fresh.append(item)
+        asked.clear()
 
     def _defer(self) -> None:
         if self.hub is not None:
@@ -356,17 +363,28 @@ class Driver:
         request = message["request"]
         routes = self.routes.get(peer_id)
         route = routes.get(request) if routes is not None else None
-        if route is not None and self._live(route, request):
-            seat = route.seat
-            if message["game_id"] != seat.wire_id:
-                detail = f"game id {message['game_id']} is not this game's ({seat.wire_id})"
-                self._reply(route, fault(FaultKind.WRONG_ID, detail, ends=False))
+        if route is not None:  # ``_live`` and ``_pop_route`` inlined: this runs every decision
+            play, index, seat = route
+            item = seat.pending
+            if (
+                item is not None
+                and item.request == request
+                and play.waiting.get(index) is seat
+                and id(play) in self.plays
+            ):
+                if message["game_id"] != seat.wire_id:
+                    detail = f"game id {message['game_id']} is not this game's ({seat.wire_id})"
+                    self._reply(route, fault(FaultKind.WRONG_ID, detail, ends=False))
+                    return
+                del routes[request]
+                if not routes:
+                    del self.routes[peer_id]
+                    del self.peers[peer_id]
+                seat.pending = None
+                reply = Reply(message["action"], None, "", (incoming.at - item.sent) * 1000.0)
+                self._guard(play, play.take, index, reply)
                 return
-            self._pop_route(peer_id, request)
-            sent = seat.pending.sent
-            seat.pending = None
-            self._reply(route, answer(message["action"], (incoming.at - sent) * 1000.0))
-        elif route is not None or 1 <= request <= incoming.peer.last_request:
+        if route is not None or 1 <= request <= incoming.peer.last_request:
             if route is not None:
                 self._pop_route(peer_id, request)
             log.debug("dropped a stale reply from %s (request %d)", incoming.peer.label, request)

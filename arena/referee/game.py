@@ -8,8 +8,9 @@ choice to another), collects the answers until each deadline and applies the joi
 game's ``apply`` is the one check of legality. A timeout, an illegal action, a malformed
 message, a wrong request or game id, or a crash is a **fault**: the seat's move is made by the
 referee's default policy — the first action of the legal list, which is deterministic — and the
-fault is recorded. After ``limits.max_faults`` faults (at once for a crash) the seat forfeits:
-it is placed last and the default policy makes its remaining moves.
+fault is recorded. After ``limits.max_faults`` faults (at once for a crash, or for a person
+who leaves) the seat forfeits: it is placed last and the default policy makes its remaining
+moves.
 
 Everything that belongs to one game (fault counts, time banks, pending turns, the action and
 fault logs) lives in that game's ``GamePlay``.
@@ -18,6 +19,7 @@ fault logs) lives in that game's ``GamePlay``.
 from __future__ import annotations
 
 import logging
+import operator
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
@@ -39,8 +41,13 @@ from arena.referee.seats import ProcessSeat, Reply, Seat, Start, Turn
 
 log = logging.getLogger(__name__)
 
-#: Faults after which a seat forfeits at once: its process is gone, or was never accepted.
-FORFEIT_AT_ONCE = frozenset({FaultKind.CRASH, FaultKind.REFUSED})
+#: The order of a record's actions: by step, then seat (a step's answers come in any order).
+_STEP_SEAT = operator.attrgetter("step", "seat")
+
+
+#: The faults after which a seat forfeits at once: its bot is gone or was never accepted, or
+#: its person has left.
+AT_ONCE = frozenset({FaultKind.CRASH, FaultKind.REFUSED, FaultKind.RESIGNED})
 
 
 def default_action(legal: Sequence[str]) -> str:
@@ -59,6 +66,7 @@ class _Player:
     forfeited: bool = False
     think_us: int = 0
     decisions: int = 0
+    by: Chooser = Chooser.BOT  # who the record says chose its answers (the seat's ``chooser``)
 
 
 @dataclass(frozen=True)
@@ -91,7 +99,7 @@ class GamePlay:
         self.game_id = setup.game_id
         self.state: State = setup.game.new(len(setup.seats), setup.seed, setup.options)
         self.players = [
-            _Player(index, seat, float(limits.time_bank_ms))
+            _Player(index, seat, float(limits.time_bank_ms), by=seat.chooser)
             for index, seat in enumerate(setup.seats)
         ]
         self.actions: list[ActionRecord] = []
@@ -100,6 +108,7 @@ class GamePlay:
         self.playing: dict[bytes, tuple[int, ProcessSeat]] = {}  # process seats, by peer id
         self.joint: dict[int, tuple[str, int | None]] = {}  # this step's answers so far
         self.waiting: dict[int, ProcessSeat] = {}  # seats whose answer comes later
+        self.asked: list[int] = []  # seats asked since the driver last routed (``Driver._track``)
         self.record: GameRecord | None = None
         self._started = time.perf_counter()
 
@@ -163,7 +172,7 @@ class GamePlay:
             options=dict(state.options),
             seed=self.seed,
             bots=tuple(self.setup.names or [p.seat.label for p in self.players]),
-            actions=tuple(sorted(self.actions, key=lambda a: (a.step, a.seat))),
+            actions=tuple(sorted(self.actions, key=_STEP_SEAT)),
             faults=tuple(self.faults),
             forfeits=forfeits,
             scores=tuple(outcome.scores),
@@ -194,6 +203,7 @@ class GamePlay:
             replies = player.seat.ask(turn)
             if not replies:
                 self.waiting[index] = player.seat
+                self.asked.append(index)
             for reply in replies:
                 self._take(player, reply)
 
@@ -246,13 +256,13 @@ class GamePlay:
                 player = self.players[index]
                 player.think_us += think
                 player.decisions += 1
-                self.actions.append(ActionRecord(self.step, index, action, Chooser.BOT, think))
+                self.actions.append(ActionRecord(self.step, index, action, player.by, think))
 
     def _fault(self, player: _Player, kind: FaultKind, detail: str) -> None:
         player.faults += 1
         self.faults.append(Fault(seat=player.index, step=self.step, kind=kind, detail=detail))
         log.info("fault: seat %d %s at step %d: %s", player.index, kind.value, self.step, detail)
-        if kind in FORFEIT_AT_ONCE or player.faults >= self.limits.max_faults:
+        if kind in AT_ONCE or player.faults >= self.limits.max_faults:
             self._forfeit(player)
 
     def _forfeit(self, player: _Player) -> None:

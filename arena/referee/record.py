@@ -26,15 +26,18 @@ class FaultKind(enum.StrEnum):
     CRASH = "crash"  # the bot process died or could not be reached
     PROTOCOL = "protocol"  # a message type that is not allowed at this point
     REFUSED = "refused"  # the arena refused its hello (protocol version, token): it never played
+    RESIGNED = "resigned"  # a person left the game (Ctrl-C, end of input): forfeits at once
 
     def __str__(self) -> str:
         return self.value
 
 
 class Chooser(enum.StrEnum):
-    """Who chose an action: the seat's bot, or the referee's default policy."""
+    """Who chose an action: the seat's bot, a person at the terminal (``arena play --human``),
+    or the referee's default policy."""
 
     BOT = "bot"
+    PERSON = "person"
     REFEREE = "referee"
 
     def __str__(self) -> str:

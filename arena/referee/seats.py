@@ -1,4 +1,4 @@
-"""The seats a referee plays over: one interface, three kinds.
+"""The seats a referee plays over: one interface, four kinds.
 
 A seat takes part in a game in three moves: ``start`` (a game begins: is the seat ready?),
 ``ask`` (a turn: the seat's view and legal list, with a deadline; the answer is an action or a
@@ -14,6 +14,10 @@ whoever sits there:
   games share a deal, nor where a game stands in the plan.
 - ``InProcessSeat``: a Python ``act(view, legal) -> str`` called directly. An exception is a
   crash, an answer that is not a string is malformed, one past the deadline is a timeout.
+- ``PersonSeat``: a person (``Person``: ``arena play --human`` reads one from the terminal),
+  asked in this process like an in-process seat and waited for: a person has no deadline unless
+  the seat is given one. Leaving the game (Ctrl-C, the end of the input) is a RESIGNED fault,
+  which forfeits the seat at once; the actions it chose are recorded as a person's.
 - ``ScriptedSeat``: a list of answers and misbehaviours, for tests.
 
 Whether an answer is *legal* is not the seat's business: the game's ``apply`` checks it once.
@@ -28,11 +32,11 @@ import time
 from abc import ABC, abstractmethod
 from collections.abc import Callable, Iterable, Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any, NamedTuple, Protocol
 
 from arena.procs.botproc import BotProcess
 from arena.procs.hub import Hub, Peer
-from arena.referee.record import FaultKind
+from arena.referee.record import Chooser, FaultKind
 from protocol import messages
 
 log = logging.getLogger(__name__)
@@ -95,9 +99,11 @@ def fault(kind: FaultKind, detail: str, *, ends: bool = True) -> Reply:
 
 class Seat(ABC):
     """One player of one game. ``label`` names it (the bot's name by default in records);
-    ``start_fault`` is the kind of the fault when ``start`` says it cannot play."""
+    ``chooser`` is who the record says chose its answers; ``start_fault`` is the kind of the
+    fault when ``start`` says it cannot play."""
 
     label: str = "?"
+    chooser: Chooser = Chooser.BOT
     start_fault: FaultKind = FaultKind.CRASH
 
     @abstractmethod
@@ -256,6 +262,63 @@ class InProcessSeat(Seat):
 
     def end(self, game_id: int, result: Mapping[str, Any], view: dict[str, Any]) -> None:
         return None
+
+
+# -- a person ------------------------------------------------------------------------------
+
+
+@dataclass(frozen=True)
+class Leave:
+    """A person's answer that is no action: they leave the game (``why``: Ctrl-C, the end of
+    the input)."""
+
+    why: str
+
+
+class Person(Protocol):
+    """Someone who plays a seat from outside the program (``arena play --human``: a person at
+    the terminal). They are shown what a bot in the seat would be sent, no more: the start,
+    each turn (the seat's view and legal list) and the end (the result and the last view)."""
+
+    def start(self, start: Start) -> None:
+        """A game begins."""
+
+    def decide(self, turn: Turn, time_ms: float | None) -> str | Leave:
+        """The action chosen for ``turn`` (one of ``turn.legal``), or ``Leave``; ``time_ms``
+        is the time the person has (None: no deadline; ``turn.deadline_ms`` is a bot's)."""
+
+    def end(self, result: Mapping[str, Any], view: dict[str, Any]) -> None:
+        """The game is over: its result and the seat's last view."""
+
+
+class PersonSeat(Seat):
+    """A ``Person`` asked in this process, and waited for: no deadline unless ``time_ms``
+    gives one (an answer after it is a timeout, and the default policy moves). Leaving is a
+    RESIGNED fault: the seat forfeits at once and the default policy plays on for it."""
+
+    chooser = Chooser.PERSON
+
+    def __init__(self, person: Person, *, time_ms: float | None = None, label: str = "human"):
+        self.person = person
+        self.time_ms = time_ms
+        self.label = label
+
+    def start(self, start: Start) -> str | None:
+        self.person.start(start)
+        return None
+
+    def ask(self, turn: Turn) -> Sequence[Reply]:
+        started = time.perf_counter()
+        chosen = self.person.decide(turn, self.time_ms)
+        elapsed_ms = (time.perf_counter() - started) * 1000.0
+        if isinstance(chosen, Leave):
+            return (fault(FaultKind.RESIGNED, f"the person left the game: {chosen.why}"[:300]),)
+        if self.time_ms is not None and elapsed_ms > self.time_ms:
+            return (fault(FaultKind.TIMEOUT, f"no answer within {round(self.time_ms)} ms"),)
+        return (answer(chosen, elapsed_ms),)
+
+    def end(self, game_id: int, result: Mapping[str, Any], view: dict[str, Any]) -> None:
+        self.person.end(result, view)
 
 
 # -- scripted seats (tests) -----------------------------------------------------------------

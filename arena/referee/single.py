@@ -1,4 +1,5 @@
-"""Play one game between bot specs (``arena play``): one fresh process per seat."""
+"""Play one game between bot specs (``arena play``): one fresh process per seat, and any seat
+played in this process (a person's: ``arena play --human``)."""
 
 from __future__ import annotations
 
@@ -15,6 +16,7 @@ from arena.procs.sandbox import Sandbox
 from arena.referee import driver
 from arena.referee.game import GameSetup
 from arena.referee.record import GameRecord
+from arena.referee.seats import Seat
 from arena.referee.session import Session
 
 #: The id of an ``arena play`` game: no stored game has it (ids start at 1), so the lines its
@@ -27,6 +29,7 @@ def play_game(
     specs: Sequence[BotSpec],
     *,
     seed: int,
+    here: Mapping[int, Seat] | None = None,
     key: bytes | None = None,
     options: Mapping[str, Any] | None = None,
     limits: Limits = Limits(),
@@ -37,6 +40,9 @@ def play_game(
 ) -> GameRecord:
     """Play one game of ``game_name`` with one fresh process per seat; return its record.
 
+    ``specs`` are the bots of the seats, in order, but for the seats of ``here``: seats
+    played in this process (a ``PersonSeat``), by their index.
+
     ``seed`` is the deal seed (the record keeps it); each bot gets a seed derived from it with
     the secret ``key`` (default: a fresh random key, when no one needs to reproduce the bots'
     seeds).
@@ -45,22 +51,36 @@ def play_game(
     it); remote bots connect through ``remote``. Raises UnknownGame, PlayerCountError,
     OptionError or BotStartError (or RemoteError) before any play.
     """
+    here = dict(here or {})
+    players = len(specs) + len(here)
     game = get_game(game_name)
-    game.check_players(len(specs))
+    game.check_players(players)
+    if any(not 0 <= index < players for index in here):
+        raise ValueError(f"a seat played here is not one of 0..{players - 1}")
     parsed = game.parse_options(options)
+    bots = iter(specs)
+    order = [here.get(index) or next(bots) for index in range(players)]
     with Session(
         limits, log_dir=log_dir, sandbox=sandbox, remote=remote, endpoint=endpoint
     ) as session:
-        seats = session.seats(
-            [(f"seat{seat}:{spec.name}", spec) for seat, spec in enumerate(specs)], strict=True
+        started = iter(
+            session.seats(
+                [
+                    (f"seat{index}:{spec.name}", spec)
+                    for index, spec in enumerate(order)
+                    if isinstance(spec, BotSpec)
+                ],
+                strict=True,
+            )
         )
+        seats = [spec if isinstance(spec, Seat) else next(started) for spec in order]
         setup = GameSetup(
             game,
             seats,
             seed=seed,
             options=parsed,
             game_id=PLAY_GAME_ID,
-            bot_seeds=bot_seeds(key or new_key(), seed, len(specs)),
-            names=[spec.name for spec in specs],
+            bot_seeds=bot_seeds(key or new_key(), seed, players),
+            names=[spec.label if isinstance(spec, Seat) else spec.name for spec in order],
         )
         return driver.play(setup, limits)

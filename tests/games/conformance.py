@@ -7,6 +7,7 @@ registry, so a new game plugs in by registering itself.
 from __future__ import annotations
 
 import random
+from collections.abc import Callable
 from typing import Any
 
 import msgpack
@@ -132,6 +133,28 @@ def check_illegal(game: Game, players: int, seed: int, options: dict | None = No
         steps += 1
 
 
+def seat_cannot_tell(
+    state: State,
+    seat: int,
+    rng: random.Random,
+    shown: Callable[[State], Any] | None = None,
+    *,
+    where: str = "",
+) -> State:
+    """The information test at one point of a game: a copy of ``state`` with everything
+    ``seat`` cannot know redrawn (``resample``) shows the seat the same thing — its view
+    (packed), or what ``shown`` makes of a state for it (a person's screen in ``arena play
+    --human``) — and the same seats to act and legal actions. Returns the copy."""
+    other = state.resample(seat, rng)
+    show = shown or (lambda s: packed(s.view(seat)))
+    assert show(other) == show(state), (
+        f"what seat {seat} is shown changed when only hidden information changed ({where})"
+    )
+    assert other.to_act() == state.to_act()
+    assert other.legal(seat) == state.legal(seat)
+    return other
+
+
 def check_information(
     game: Game, players: int, seed: int, options: dict | None = None, *, every: int = 1
 ) -> int:
@@ -147,12 +170,7 @@ def check_information(
     while not state.is_over():
         if step % every == 0:
             for seat in range(players):
-                other = state.resample(seat, rng)
-                assert packed(other.view(seat)) == packed(state.view(seat)), (
-                    f"seat {seat}'s view changed when only hidden information changed (step {step})"
-                )
-                assert other.to_act() == state.to_act()
-                assert other.legal(seat) == state.legal(seat)
+                other = seat_cannot_tell(state, seat, rng, where=f"step {step}")
                 if packed(other.full()) != packed(state.full()):
                     changed += 1
                 # the resampled state is a consistent game: it plays on to the end

@@ -2,12 +2,27 @@
 
 from __future__ import annotations
 
+import enum
+import random
+from typing import NamedTuple
+
 import msgpack
 import pytest
+from hypothesis import given, settings
+from hypothesis import strategies as st
 
-from protocol.codec import decode, encode
+from arena import games
+from protocol.codec import decode, decode_without_views, encode
 from protocol.errors import DecodeError, InvalidMessage, MessageTooLarge, ProtocolError
-from protocol.messages import action, hello, validate_from_arena, validate_from_bot
+from protocol.messages import (
+    action,
+    batch,
+    end,
+    hello,
+    turn,
+    validate_from_arena,
+    validate_from_bot,
+)
 
 
 def test_round_trip_of_every_bot_message() -> None:
@@ -37,6 +52,61 @@ def test_oversized_input_is_refused_before_unpacking() -> None:
 def test_bad_bytes_raise_typed_protocol_errors(data: bytes, error: type) -> None:
     with pytest.raises(error):
         decode(data)
+    with pytest.raises(error):
+        decode_without_views(data)
+
+
+VIEW = {"seat": 1, "log": ["0:place", "1:bid:2"], "seats": [{"owned": 4}, {"owned": 3}]}
+TURN = {
+    "type": "turn",
+    "game_id": 7,
+    "request": 3,
+    "view": VIEW,
+    "legal": ["pass"],
+    "deadline_ms": 9,
+}
+START = {"type": "start", "game_id": 7, "game": "skull", "seat": 1, "players": 4, "seed": 5}
+END = {"type": "end", "game_id": 7, "result": {"places": [1, 2]}, "view": VIEW}
+
+
+def without_views(message: dict) -> dict:
+    """``message`` with its view, and its batch entries' views, as None."""
+    out = {key: None if key == "view" else value for key, value in message.items()}
+    if isinstance(message.get("messages"), list):
+        out["messages"] = [without_views(entry) for entry in message["messages"]]
+    return out
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        TURN,
+        START,
+        END,
+        {"type": "batch", "messages": [END, START, TURN, dict(TURN, game_id=8, request=4)]},
+        {"type": "bye"},
+        {"type": "turn", "nested": {"view": VIEW}, "view": 5},  # only a message's own view
+    ],
+)
+def test_a_bot_that_reads_no_view_decodes_everything_but_the_views(message: dict) -> None:
+    assert decode_without_views(encode(message)) == without_views(message)
+
+
+@pytest.mark.parametrize(
+    "message",
+    [
+        {"type": "batch", "messages": [TURN, 3, TURN]},  # an entry that is no map
+        {"type": "batch", "messages": {"view": VIEW}},  # messages that are no list
+        {"type": "batch", "messages": [{"view": VIEW, 1: 2}]},  # a key that is no string
+    ],
+)
+def test_what_is_no_well_formed_message_is_decoded_as_it_is(message: dict) -> None:
+    data = msgpack.packb(message, strict_types=False)
+    if any(isinstance(entry, dict) and 1 in entry for entry in message["messages"]):
+        with pytest.raises(DecodeError):
+            decode_without_views(data)
+        return
+    assert decode_without_views(data) == decode(data)
 
 
 @pytest.mark.parametrize(
@@ -91,3 +161,109 @@ def test_sdk_side_validates_arena_messages() -> None:
                 "legal": ["a"],
             }
         )
+
+
+# -- encode: msgpack's bytes, whichever packer makes them -----------------------------------
+
+_PACKER = msgpack.Packer(use_bin_type=True)
+
+
+class _Phase(enum.StrEnum):
+    BID = "bid"
+
+
+class _Pair(NamedTuple):
+    a: int
+    b: str
+
+
+def _packed_or_error(value: object) -> bytes | type:
+    """msgpack's own bytes for ``value``, or the type of the error it raises."""
+    try:
+        return _PACKER.pack(value)
+    except Exception as exc:  # noqa: BLE001 - the error's type is what is compared
+        return type(exc)
+
+
+def _encoded_or_error(value: object) -> bytes | type:
+    try:
+        return encode(value)  # type: ignore[arg-type]
+    except Exception as exc:  # noqa: BLE001
+        return type(exc)
+
+
+_SCALARS = (
+    st.none()
+    | st.booleans()
+    | st.integers(min_value=-(2**64), max_value=2**65)
+    | st.floats(allow_nan=True, allow_infinity=True)
+    | st.text(max_size=300)
+    | st.binary(max_size=300)
+    | st.sampled_from([_Phase.BID, _Pair(1, "x"), (1, "a"), "a\udc80", 2**64 - 1, -(2**63)])
+)
+_KEYS = st.text(max_size=40) | st.integers(-3, 3) | st.just(_Phase.BID)
+_VALUES = st.recursive(
+    _SCALARS,
+    lambda inner: (
+        st.lists(inner, max_size=20)
+        | st.tuples(inner, inner)
+        | st.dictionaries(_KEYS, inner, max_size=20)
+    ),
+    max_leaves=60,
+)
+
+
+@given(st.dictionaries(st.text(max_size=20), _VALUES, max_size=8))
+@settings(max_examples=200, deadline=None)
+def test_encode_gives_msgpacks_bytes_or_its_error(message: dict) -> None:
+    """Whatever a message holds (subclasses of str and int, named tuples, ints past 64 bits,
+    keys that are no strings, strings that are no valid Unicode), ``encode`` gives the bytes
+    msgpack's packer gives, or fails with msgpack's error."""
+    assert _encoded_or_error(message) == _packed_or_error(message)
+
+
+@pytest.mark.parametrize("depth", [200, 600, 2000])
+def test_deep_nesting_is_packed_or_refused_as_msgpack_does(depth: int) -> None:
+    """Past ormsgpack's own depth bound, msgpack's packer decides (bytes or its error)."""
+    deep: list = []
+    inner = deep
+    for _ in range(depth):
+        inner.append([])
+        inner = inner[0]
+    assert _encoded_or_error({"v": deep}) == _packed_or_error({"v": deep})
+
+
+@pytest.mark.parametrize("name", games.names())
+def test_every_message_of_a_game_encodes_to_msgpacks_bytes(name: str) -> None:
+    """The turns and ends of random games of each game, at each table size, are sent as the
+    same bytes as msgpack packs them (bots that do not batch get today's protocol byte for
+    byte), alone and in a batch."""
+    game = games.get_game(name)
+    rng = random.Random(7)
+    sent = 0
+    for players in range(game.min_players, game.max_players + 1):
+        state = game.new(players, 11 + players, None)
+        held = []
+        while not state.is_over():
+            step = {}
+            for seat in state.to_act():
+                legal = state.legal(seat)
+                held.append(
+                    turn(
+                        game_id=2**53 - 1,
+                        request=sent,
+                        view=state.view(seat),
+                        legal=legal,
+                        deadline_ms=2000,
+                    )
+                )
+                step[seat] = rng.choice(legal)
+            state.apply(step)
+        held.extend(
+            end(game_id=5, result={"scores": [1.5] * players}, view=state.view(s))
+            for s in range(players)
+        )
+        for message in [*held, batch(held[-64:])]:
+            assert encode(message) == _PACKER.pack(message)
+            sent += 1
+    assert sent > 10

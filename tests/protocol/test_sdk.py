@@ -19,7 +19,7 @@ from typing import Any
 import pytest
 
 from protocol.sdk import SDK_MAX_GAMES, Bot, serve
-from tests.protocol.wire import BotThread, ScriptedArena, play
+from tests.protocol.wire import WAIT_MS, BotThread, ScriptedArena, play
 
 ROOT = Path(__file__).resolve().parents[2]
 SEEDS = {1: 11, 2: 22, 3: 33, 4: 2**63 - 1}
@@ -85,6 +85,42 @@ class OwnRandomOnly(Drawing):
 
     def act(self, view: dict[str, Any], legal: list[str]) -> str:
         return legal[self.random.randrange(len(legal))]
+
+
+class Blind(Bot):
+    """Reads no view (the SDK does not build them): sees what it is handed."""
+
+    reads_view = False
+    seen: list[Any] = []
+
+    def turn(self, message: dict[str, Any]) -> str:
+        Blind.seen.append((message["view"], message["deadline_ms"]))
+        return message["legal"][-1]
+
+    def end(self, info: dict[str, Any]) -> None:
+        Blind.seen.append(info["view"])
+
+
+def test_a_bot_that_reads_no_view_gets_none_and_everything_else(arena: ScriptedArena) -> None:
+    Blind.seen.clear()
+    thread = run(arena, Blind)
+    arena.start(1, SEEDS[1])
+    arena.start(2, SEEDS[2])
+    assert play(arena, [[1, 2], [2]]) == {1: ["move:49"], 2: ["move:49", "move:49"]}
+    view = {"seat": 0, "log": ["0:place"]}
+    turns = [
+        {"type": "turn", "game_id": game, "request": 10 + game, "view": view, "legal": ["a", "b"]}
+        for game in (1, 2)
+    ]
+    arena.send({"type": "batch", "messages": [dict(turn, deadline_ms=7) for turn in turns]})
+    answers = arena.receive()
+    assert [(a["game_id"], a["request"], a["action"]) for a in answers["messages"]] == [
+        (1, 11, "b"),
+        (2, 12, "b"),
+    ]
+    arena.end(1)
+    finish(arena, thread)
+    assert Blind.seen == [(None, WAIT_MS)] * 3 + [(None, 7)] * 2 + [None]
 
 
 @pytest.mark.parametrize(

@@ -60,6 +60,10 @@ def bundled_folder() -> Path | None:
     return Path(locations[0]) if locations else None
 
 
+#: The SPEC of a seat a person plays (``arena play --bot human``): never a bot's name.
+PERSON = "human"
+
+
 @functools.cache
 def bundled_bots() -> dict[str, tuple[str, ...]]:
     """Bundled bot names with the games each plays (``("*",)`` for any game)."""

@@ -42,7 +42,7 @@ from tournaments.catalogue.bot_sandbox import sandbox_for
 from tournaments.catalogue.botcopies import BotCopies
 from tournaments.catalogue.commandfiles import command_version, record
 from tournaments.catalogue.compliance import CheckStop, ComplianceReport, run_checks
-from tournaments.catalogue.lookup import Catalogue, bundled_bots, split_command
+from tournaments.catalogue.lookup import PERSON, Catalogue, bundled_bots, split_command
 from tournaments.catalogue.remote import is_remote
 from tournaments.errors import DuplicateBot, NotFound
 from tournaments.store.facts import Store
@@ -177,6 +177,8 @@ def _check_request(store: Store, name: str, games: Sequence[str], replace: bool)
         raise BotCheckError(problem)
     if name in bundled_bots():
         raise BotCheckError(f"{name!r} is the name of a bundled bot; choose another name")
+    if name == PERSON:
+        raise BotCheckError(f"{name!r} stands for a person's seat; choose another name")
     unknown = [g for g in games if g not in names()]
     if unknown:
         raise BotCheckError(f"unknown game(s) {', '.join(unknown)} (games: {', '.join(names())})")
