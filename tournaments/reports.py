@@ -10,8 +10,9 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from arena.games import options_text
 from arena.text import printable
-from tournaments.plans.schedule import seatings_per_deal
+from tournaments.plans.schedule import TournamentSpec, seatings_per_deal
 from tournaments.ratings import BatchRatings, Crosstable
 from tournaments.store.values import RatingMethod, RatingRow, Standing, TournamentInfo
 
@@ -20,6 +21,7 @@ __all__ = [
     "crosstable_json",
     "crosstable_table",
     "format_table",
+    "kind_text",
     "los_table",
     "rankings",
     "rankings_json",
@@ -212,11 +214,27 @@ def los_table(batch: BatchRatings) -> str:
     return format_table(headers, body, align="rl" + "r" * len(ranked))
 
 
+#: How each kind of tournament is called (a kind not listed: its name, its dashes spaced).
+KIND_WORDS = {
+    "round-robin": "round robin",
+    "gauntlet": "gauntlet",
+    "match": "match",
+    "ladder": "ladder batch",
+}
+
+
+def kind_text(spec: TournamentSpec) -> str:
+    """``round robin``, ``gauntlet of mybot``, ``match``, ``ladder batch``... (``KIND_WORDS``)."""
+    words = KIND_WORDS.get(spec.kind.value, spec.kind.value.replace("-", " "))
+    return f"{words} of {spec.gauntlet}" if spec.gauntlet else words
+
+
 def tournaments_table(infos: Sequence[TournamentInfo]) -> str:
-    headers = ["id", "game", "status", "entrants", "table", "reps", "games", "created"]
+    headers = ["id", "kind", "game", "status", "entrants", "table", "reps", "games", "created"]
     body = [
         [
             t.id,
+            kind_text(t.spec),
             t.spec.game,
             t.status.value,
             len(t.entrants),
@@ -227,25 +245,20 @@ def tournaments_table(infos: Sequence[TournamentInfo]) -> str:
         ]
         for t in infos
     ]
-    return format_table(headers, body, align="rlllrrrl")
+    return format_table(headers, body, align="rllllrrrl")
 
 
 def tournaments_json(infos: Sequence[TournamentInfo]) -> list[dict[str, Any]]:
-    return [t.to_dict() for t in infos]
+    return [t.to_dict() | {"kind_text": kind_text(t.spec)} for t in infos]
 
 
 def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> str:
     """A tournament's header (spec, progress, entrants with the bot version each plays) followed
     by its rankings, if any."""
     spec = info.spec
-    options = ", ".join(f"{k}={v}" for k, v in sorted(spec.options.items())) or "defaults"
+    options = options_text(spec.options)
     lines = [
-        f"tournament {info.id}: {spec.game} ({options})"
-        + (
-            ""
-            if spec.kind.value == "round-robin"
-            else f", a {spec.kind.value}" + (f" of {spec.gauntlet}" if spec.gauntlet else "")
-        ),
+        f"tournament {info.id}: {spec.game} ({options}), a {kind_text(spec)}",
         f"status     {info.status.value}, {info.games_done}/{info.games_total} games played",
         f"tables     {spec.table_size} players, {spec.repetitions} repetition(s), "
         f"seed {spec.seed}, {spec.move_ms} ms per move, {spec.deals} deals"
@@ -269,7 +282,7 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
 def tournament_json(
     info: TournamentInfo, rows: Sequence[RankingRow] = (), crosstable: Crosstable | None = None
 ) -> dict[str, Any]:
-    data = info.to_dict()
+    data = info.to_dict() | {"kind_text": kind_text(info.spec)}
     data["rankings"] = rankings_json(rows)
     if crosstable is not None:
         data["crosstable"] = crosstable_json(crosstable)

@@ -1,4 +1,4 @@
-"""``arena tournament``: create (plan), run, list and show round-robin tournaments."""
+"""``arena tournament``: create (plan), run, cancel, list and show round-robin tournaments."""
 
 from __future__ import annotations
 
@@ -224,6 +224,23 @@ def run_command(
         echo_json(reports.rankings_json(rows))
     else:
         click.echo(reports.tournament_text(store.tournament(tid), rows))
+
+
+@tournament.command("cancel")
+@click.argument("tid", metavar="ID", type=int)
+@db_option
+def cancel_command(tid: int, store: Store) -> None:
+    """Give up tournament ID for good (a round robin, gauntlet, match or ladder batch that
+    cannot or will not be played to its end: a bot's planned code gone, say).
+
+    Its games played are kept, with their ratings; the games it had not played are dropped,
+    so it withholds nothing any more: its replays and its bots' logs are shown. A run of it
+    still alive must be stopped first."""
+    done = service.cancel_tournament(store, tid)
+    click.echo(
+        f"cancelled tournament {done.tid}: {done.kept} game(s) played are kept, "
+        f"{done.dropped} never played are dropped; it withholds no replay or log any more"
+    )
 
 
 @tournament.command("list")
