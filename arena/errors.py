@@ -53,6 +53,11 @@ class BotStartError(BotError):
         self.label = label
 
 
+class BotRefused(BotStartError):
+    """The arena refused a bot process's hello (its protocol version, its token, its hello):
+    the bot is not what the arena speaks to, whatever it does next."""
+
+
 class SandboxError(ArenaError):
     """The bot sandbox was required but cannot be used here."""
 

@@ -429,3 +429,53 @@ def test_bot_add_from_a_folder_with_a_manifest(tmp_path: Path) -> None:
     ranks = json.loads(run("rankings", str(tid), "--json", db=db).output)["rankings"]
     assert {r["entrant"] for r in ranks} == {"firstbot", "random", "random#2"}
     assert all(r["faults"] == 0 for r in ranks)
+
+
+def test_the_help_names_an_authors_first_commands() -> None:
+    listed = run("--help").output
+    assert "arena bot check SPEC" in listed and "arena bot ask SPEC" in listed
+
+
+def test_a_read_only_command_creates_no_database(
+    tmp_path: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """``arena bot list`` in an empty folder lists the bundled bots and leaves the folder
+    empty (it used to create ./arena.db)."""
+    monkeypatch.chdir(tmp_path)
+    monkeypatch.delenv("ARENA_DB", raising=False)
+    listed = run("bot", "list")
+    assert listed.exit_code == 0 and "random" in listed.output
+    assert list(tmp_path.iterdir()) == []
+
+
+def test_errors_come_in_one_style() -> None:
+    """A usage mistake and an arena error both say ``arena: error:`` (never click's
+    ``Error:``), with their exit codes."""
+    done = subprocess.run(
+        [sys.executable, "-m", "arena", "tournament", "show", "nope"],
+        capture_output=True,
+        text=True,
+        timeout=60,
+    )
+    assert done.returncode == 2 and done.stderr.startswith("arena: error: "), done.stderr
+    assert "\nError:" not in done.stderr and "Traceback" not in done.stderr
+
+
+def test_bot_list_marks_a_command_bot_whose_files_changed(tmp_path: Path) -> None:
+    """Its version is the code it was registered with: once its file is edited, the list says
+    so (it showed the old version with no mark), and why."""
+    from tests.unchecked import add_unchecked
+    from tournaments.store.facts import Store
+
+    db, script = tmp_path / "a.db", tmp_path / "mine.py"
+    script.write_text("print('v1')\n")
+    with Store.open(db) as store:
+        add_unchecked(store, "mine", [sys.executable, str(script)])
+    before = json.loads(run("bot", "list", "--json", db=db).output)
+    assert next(r for r in before if r["name"] == "mine")["changed"] is None
+    script.write_text("print('v2')\n")
+    listed = CliRunner().invoke(main, ["bot", "list", "--db", str(db)])
+    line = next(x for x in listed.stdout.splitlines() if x.startswith("mine "))
+    assert "(changed)" in line and f"{script} has changed" in listed.stderr
+    rows = json.loads(run("bot", "list", "--json", db=db).output)
+    assert f"{script} has changed" in next(r for r in rows if r["name"] == "mine")["changed"]

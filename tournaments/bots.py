@@ -28,6 +28,7 @@ from arena.procs.botproc import BotSpec
 from arena.procs.remote import check_listen
 from arena.procs.sandbox import SandboxMode
 from tournaments.catalogue.bot_sandbox import sandbox_for
+from tournaments.catalogue.botcopies import BotFilesError
 from tournaments.catalogue.compliance import ComplianceReport, run_checks
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, bundled_version
 from tournaments.catalogue.registry import (
@@ -40,7 +41,7 @@ from tournaments.catalogue.registry import (
 )
 from tournaments.catalogue.remote import TOKEN_TTL_HOURS, IssuedToken, add_remote_bot, issue_token
 from tournaments.catalogue.targets import bot_target
-from tournaments.errors import UsageProblem
+from tournaments.errors import BotChanged, UsageProblem
 from tournaments.store.facts import Store
 from tournaments.store.gamelogs import GameLog, bot_game_logs
 from tournaments.store.values import BotInfo
@@ -67,17 +68,33 @@ __all__ = [
 ]
 
 
-def add_remote(store: Store, name: str, games: Sequence[str], *, replace: bool = False) -> BotInfo:
-    """Register ``name`` as a remote bot playing ``games`` (no command, no check: it runs
-    elsewhere and joins with a token). Raises BotCheckError for a bundled bot's name."""
+def add_remote(
+    store: Store, name: str, games: Sequence[str] = (), *, replace: bool = False
+) -> BotInfo:
+    """Register ``name`` as a remote bot playing ``games`` (none: every game, as for a command
+    bot; no command, no check: it runs elsewhere and joins with a token). Raises BotCheckError
+    for a bundled bot's name."""
     if name in bundled_bots():
         raise BotCheckError(f"{name!r} is the name of a bundled bot; choose another name")
-    return add_remote_bot(store, name, games, replace=replace)
+    return add_remote_bot(store, name, tuple(games) or tuple(names()), replace=replace)
+
+
+def _changed(catalogue: Catalogue, info: BotInfo) -> str | None:
+    """Why a registered command bot's files are no longer its version's code (None: they
+    are; a folder bot runs from its copy, a remote bot elsewhere: never changed here)."""
+    if info.digest is not None or info.path or not info.files:
+        return None
+    try:
+        catalogue.runnable(info)
+    except (BotChanged, BotFilesError) as exc:
+        return str(exc)
+    return None
 
 
 def listed(store: Store) -> list[dict[str, Any]]:
-    """The bundled bots, then the registered ones: name, kind, version, games, command and
-    games played (None for a bundled bot)."""
+    """The bundled bots, then the registered ones: name, kind, version, games, command,
+    games played (None for a bundled bot) and, for a command bot whose files changed since
+    its version was registered, what changed (``changed``; None otherwise)."""
     rows: list[dict[str, Any]] = [
         {
             "name": name,
@@ -89,6 +106,9 @@ def listed(store: Store) -> list[dict[str, Any]]:
         }
         for name, games in sorted(bundled_bots().items())
     ]
+    catalogue = Catalogue.of(store)
+    for row in rows:
+        row["changed"] = None
     for info in store.list_bots():
         data = info.to_dict()
         rows.append(
@@ -99,6 +119,7 @@ def listed(store: Store) -> list[dict[str, Any]]:
                 "games": data.get("games") or [],
                 "command": info.command,
                 "played": info.played,
+                "changed": _changed(catalogue, info),
             }
         )
     return rows

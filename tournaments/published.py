@@ -9,7 +9,7 @@ key file, and bots' command lines are not part of any of these views.
 
 from __future__ import annotations
 
-from collections.abc import Sequence
+from collections.abc import Mapping, Sequence
 from dataclasses import dataclass, replace
 from typing import Any
 
@@ -19,13 +19,16 @@ from arena.referee.replay import replay as replay_game
 from tournaments import reports, rounds
 from tournaments.catalogue.lookup import bundled_bots, bundled_description
 from tournaments.errors import NotFound, TournamentError
-from tournaments.matches.match import match_summary
+from tournaments.matches.match import match_summary, verdict_text
+from tournaments.matches.sprt import elo_text
+from tournaments.plans.schedule import TournamentKind
 from tournaments.ratings import Crosstable
 from tournaments.rounds import FormatView
 from tournaments.store.bot_records import bot_log_tails, bot_record
 from tournaments.store.facts import Store
 from tournaments.store.gamelogs import game_log
 from tournaments.store.heartbeat import RunState, run_state
+from tournaments.store.ladders import LadderStore
 from tournaments.store.values import TournamentInfo, TournamentRatings, TournamentStatus
 
 __all__ = [
@@ -33,7 +36,11 @@ __all__ = [
     "crosstable_data",
     "fault_summary",
     "format_view",
+    "half_points",
+    "heading",
+    "match_view",
     "RunStatus",
+    "run_command",
     "ranking_rows",
     "rankings_data",
     "replay_data",
@@ -99,6 +106,7 @@ def tournament_data(
     view = rounds.format_view(store, info)
     if view is not None:
         data["format"] = view.to_dict()
+    data["ladder"] = heading(store, info)["ladder"]
     match = match_summary(store, tid)
     if match is not None:
         data["match"] = match
@@ -205,13 +213,14 @@ def seat_data(record: GameRecord, seat: int) -> dict[str, Any]:
 
 @dataclass(frozen=True)
 class RunStatus:
-    """What a tournament page says of its run: ``state`` is done, running, stopped or not
-    started; ``message`` says what to do about it (None when nothing is to be done)."""
+    """What a tournament page says of its run: ``state`` is done, cancelled, running, stopped
+    or not started; ``message`` says what to do about it (None when nothing is to be done)."""
 
     state: str
     message: str | None
     started_at: str | None
     games_at_once: int | None
+    stopped_at: str | None = None  # a stopped run's end, or its last beat
 
     def to_dict(self) -> dict[str, Any]:
         return {
@@ -219,21 +228,104 @@ class RunStatus:
             "message": self.message,
             "started_at": self.started_at,
             "games_at_once": self.games_at_once,
+            "stopped_at": self.stopped_at,
         }
 
 
+def run_command(store: Store, info: TournamentInfo) -> str:
+    """The command that plays tournament ``info``'s pending games: a ladder's batch is played
+    by its ladder's run, a match goes on with ``--resume``."""
+    if info.spec.kind is TournamentKind.LADDER:
+        batch = LadderStore(store).batch_of(info.id)
+        if batch is not None:
+            return f"arena ladder run {batch.ladder}"
+    if info.spec.kind is TournamentKind.MATCH:
+        return f"arena match --resume {info.id}"
+    return f"arena tournament run {info.id}"
+
+
 def run_status(store: Store, info: TournamentInfo) -> RunStatus:
-    """Whether tournament ``info`` is done, running (its run's heartbeat is alive), stopped
-    (games left, and no live run) or not started."""
+    """Whether tournament ``info`` is done, cancelled, running (its run's heartbeat is
+    alive), stopped (games left, and no live run) or not started."""
     run = store.runs.last(info.id)
     started = run.started_at if run else None
     at_once = run.games_at_once if run else None
     if info.status is TournamentStatus.DONE:
         return RunStatus("done", None, started, at_once)
+    if info.status is TournamentStatus.CANCELLED:
+        return RunStatus("cancelled", None, started, at_once)
     state = run_state(run)
     if state is RunState.RUNNING:
         return RunStatus("running", None, started, at_once)
-    command = f"arena tournament run {info.id}"
+    command = run_command(store, info)
     if info.status is TournamentStatus.PLANNED and state is RunState.NEVER:
         return RunStatus("not started", f"not started: run `{command}` to play it", None, None)
-    return RunStatus("stopped", f"stopped: run `{command}` to finish", started, at_once)
+    stopped = run.ended_at or run.beat_at if run else None
+    return RunStatus("stopped", f"stopped: run `{command}` to finish", started, at_once, stopped)
+
+
+def half_points(half: int) -> str:
+    """``0``, ``½``, ``1``, ``1½``...: a number of half points in points."""
+    whole, half_left = divmod(half, 2)
+    return ("" if whole == 0 and half_left else str(whole)) + ("½" if half_left else "")
+
+
+def match_view(summary: Mapping[str, Any], *, finished: bool) -> dict[str, Any]:
+    """A match's SPRT as its page shows it, as fishtest's test page does
+    (``match_summary``'s data): the hypotheses and error rates, the LLR against its bounds,
+    the verdict, the Elo difference with its interval (once it means something), the score,
+    the deal scores (the pentanomial counts at tables of two) and the fault limit, each said
+    in words; ``finished``: the match plays no more games."""
+    config, now, faults = summary["config"], summary["status"], summary["faults"]
+    result = summary.get("result")
+    state = result or ("inconclusive" if finished else "running")
+    return {
+        "new": summary["new"],
+        "base": summary["base"],
+        "elo0": f"{config['elo0']:g}",
+        "elo1": f"{config['elo1']:g}",
+        "alpha": f"{config['alpha']:g}",
+        "beta": f"{config['beta']:g}",
+        "llr": now["llr"],
+        "lower": now["lower"],
+        "upper": now["upper"],
+        "llr_text": f"{now['llr']:+.2f}",
+        "bounds_text": f"[{now['lower']:+.2f}, {now['upper']:+.2f}]",
+        "state": state,
+        "verdict": verdict_text(summary, finished=finished),
+        "elo_text": elo_text(now["elo"], now["elo_lo"], now["elo_hi"]),
+        "interval": now["elo_lo"] is not None,
+        "score_text": f"{100 * now['score']:.1f}%",
+        "deals": now["deals"],
+        "games": now["games"],
+        "games_per_deal": summary["games_per_deal"],
+        "deal_scores": [
+            {"points": half_points(half), "deals": count}
+            for half, count in enumerate(now["deal_scores"])
+        ],
+        "fault_limit": f"more than {faults['rate']:.0%} of its games, once it has played "
+        f"{faults['games']}",
+        "stopped": summary.get("stopped"),
+    }
+
+
+def heading(store: Store, info: TournamentInfo) -> dict[str, Any]:
+    """How a tournament's page names it, by its kind (``reports.kind_text``): ``Match 7:
+    new vs base``, ``Ladder sk, batch 3`` (with the ladder, its batch number and its
+    tables' sizes), ``Tournament 7: ... a round robin``."""
+    spec = info.spec
+    words = reports.kind_text(spec)
+    data: dict[str, Any] = {"kind": spec.kind.value, "words": words, "ladder": None}
+    if spec.kind is TournamentKind.MATCH:
+        sprt = store.sprt(info.id) or {}
+        data["title"] = (
+            f"Match {info.id}: {sprt.get('new', '?')} vs {sprt.get('base', '?')}, {spec.game}"
+        )
+        return data
+    batch = LadderStore(store).batch_of(info.id) if spec.kind is TournamentKind.LADDER else None
+    if batch is not None:
+        data["ladder"] = batch.to_dict()
+        data["title"] = f"Ladder {batch.ladder}, batch {batch.number}: {spec.game}"
+        return data
+    data["title"] = f"Tournament {info.id}: {spec.game}, a {words}"
+    return data

@@ -10,6 +10,7 @@ from collections.abc import Sequence
 from dataclasses import asdict, dataclass
 from typing import Any
 
+from arena.games import options_text
 from arena.text import printable
 from tournaments.plans.schedule import TournamentKind, TournamentSpec, seatings_per_deal
 from tournaments.ratings import BatchRatings, Crosstable
@@ -20,6 +21,7 @@ __all__ = [
     "crosstable_json",
     "crosstable_table",
     "format_table",
+    "kind_text",
     "los_table",
     "rankings",
     "rankings_json",
@@ -213,13 +215,31 @@ def los_table(batch: BatchRatings) -> str:
     return format_table(headers, body, align="rl" + "r" * len(ranked))
 
 
+#: How each kind of tournament is called (a kind not listed: its name, its dashes spaced).
+KIND_WORDS = {
+    "round-robin": "round robin",
+    "gauntlet": "gauntlet",
+    "match": "match",
+    "ladder": "ladder batch",
+    "balanced": "balanced tournament",
+    "swiss": "Swiss tournament",
+    "knockout": "knockout",
+}
+
+
+def kind_text(spec: TournamentSpec) -> str:
+    """``round robin``, ``gauntlet of mybot``, ``match``, ``ladder batch``... (``KIND_WORDS``)."""
+    words = KIND_WORDS.get(spec.kind.value, spec.kind.value.replace("-", " "))
+    return f"{words} of {spec.gauntlet}" if spec.gauntlet else words
+
+
 def tournaments_table(infos: Sequence[TournamentInfo]) -> str:
-    headers = ["id", "game", "kind", "status", "entrants", "table", "reps", "games", "created"]
+    headers = ["id", "kind", "game", "status", "entrants", "table", "reps", "games", "created"]
     body = [
         [
             t.id,
+            kind_text(t.spec),
             t.spec.game,
-            t.spec.kind.value,
             t.status.value,
             len(t.entrants),
             t.spec.table_size,
@@ -233,7 +253,7 @@ def tournaments_table(infos: Sequence[TournamentInfo]) -> str:
 
 
 def tournaments_json(infos: Sequence[TournamentInfo]) -> list[dict[str, Any]]:
-    return [t.to_dict() for t in infos]
+    return [t.to_dict() | {"kind_text": kind_text(t.spec)} for t in infos]
 
 
 def format_words(spec: TournamentSpec) -> str:
@@ -252,15 +272,10 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
     """A tournament's header (spec, progress, entrants with the bot version each plays) followed
     by its rankings, if any."""
     spec = info.spec
-    options = ", ".join(f"{k}={v}" for k, v in sorted(spec.options.items())) or "defaults"
+    options = options_text(spec.options)
     lines = [
         f"tournament {info.id}: {spec.game} ({options})"
-        + (
-            ""
-            if spec.kind.value == "round-robin"
-            else format_words(spec)
-            or f", a {spec.kind.value}" + (f" of {spec.gauntlet}" if spec.gauntlet else "")
-        ),
+        + (format_words(spec) or f", a {kind_text(spec)}"),
         f"status     {info.status.value}, {info.games_done}/{info.games_total} games played",
         f"tables     {spec.table_size} players, {spec.repetitions} repetition(s), "
         f"seed {spec.seed}, {spec.move_ms} ms per move, {spec.deals} deals"
@@ -284,7 +299,7 @@ def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> st
 def tournament_json(
     info: TournamentInfo, rows: Sequence[RankingRow] = (), crosstable: Crosstable | None = None
 ) -> dict[str, Any]:
-    data = info.to_dict()
+    data = info.to_dict() | {"kind_text": kind_text(info.spec)}
     data["rankings"] = rankings_json(rows)
     if crosstable is not None:
         data["crosstable"] = crosstable_json(crosstable)

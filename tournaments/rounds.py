@@ -87,8 +87,8 @@ def plan_next_round(store: Store, tid: int) -> RoundPlanned | None:
     rounds so far are complete and it has rounds left; else None. Raises PlanError."""
     info = store.tournament(tid)
     spec = info.spec
-    if not spec.kind.in_rounds or spec.rounds is None:
-        return None
+    if not spec.kind.in_rounds or spec.rounds is None or info.status.finished:
+        return None  # (a cancelled tournament plays no more rounds)
     rounds = played_rounds(store, info)
     if len(rounds) >= spec.rounds or any(not r.complete for r in rounds):
         return None

@@ -16,6 +16,8 @@ for a request that cannot be meant as given, other ``ArenaError`` subclasses for
   complete (``tournaments.rounds``), on the same workers;
 - ``plan_match`` then ``run_match``: NEW against BASE until an SPRT decides (or their faults
   stop the match);
+- ``cancel_tournament``: give up a tournament that will not be played to its end, keeping
+  what was played;
 - ``create_demo``: ``arena demo``'s small round robin among the bundled bots of a game;
 - ``bot_processes``: the logs folder, the sandbox and the remote-bot configuration of any
   command that runs bots (``arena play`` too).
@@ -46,7 +48,14 @@ from arena.text import printable
 from tournaments.catalogue.bot_sandbox import sandbox_for, sandbox_mode
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, needs_sandbox, plays
 from tournaments.catalogue.shipping import shipped_bots
-from tournaments.errors import BotChanged, ClusterError, ClusterLost, Interrupted, UsageProblem
+from tournaments.errors import (
+    BotChanged,
+    ClusterError,
+    ClusterLost,
+    Interrupted,
+    TournamentError,
+    UsageProblem,
+)
 from tournaments.matches.match import (
     FaultLimit,
     MatchInfo,
@@ -56,8 +65,9 @@ from tournaments.matches.match import (
     match_summary,
     play_match_sprt,
     summary_line,
+    verdict_text,
 )
-from tournaments.matches.sprt import Decision, SprtConfig, SprtError
+from tournaments.matches.sprt import Decision, SprtConfig, SprtError, elo_text
 from tournaments.plans.schedule import (
     MATCH_DEALS,
     DealMode,
@@ -79,14 +89,17 @@ from tournaments.run.playing import RunConfig, auto_games_per_worker
 from tournaments.run.runner import RunSummary, Workers, run
 from tournaments.run.sink import Progress
 from tournaments.store.facts import Store
+from tournaments.store.heartbeat import RunState, run_state
 from tournaments.store.values import TournamentInfo, TournamentStatus
 
 __all__ = [
     # the use cases
     "bot_processes",
+    "cancel_tournament",
     "create_demo",
     "create_tournament",
     "demo_entrants",
+    "elo_text",
     "demo_games",
     "entrant_specs",
     "games_of",
@@ -97,9 +110,11 @@ __all__ = [
     "run_match",
     "run_tournament",
     "summary_line",
+    "verdict_text",
     # their values
     "ACCEPT_UNSANDBOXED",
     "BotProcesses",
+    "Cancelled",
     "Created",
     "DealMode",
     "Decision",
@@ -336,6 +351,36 @@ def create_demo(store: Store, game_name: str, *, seed: int) -> Created:
     )
 
 
+def planned_advice(tid: int, version: str) -> str:
+    """What helps tournament ``tid`` when the code of a bot's ``version`` it was planned with is
+    gone (``{name}``: the bot's name, for ``Catalogue.find``)."""
+    return (
+        f"tournament {tid} plays version {version} as planned: put its files back as they "
+        f"were to play it, or give it up with `arena tournament cancel {tid}` (its games "
+        "played are kept); `arena bot add {name} --replace` registers the new code for new "
+        "tournaments only"
+    )
+
+
+def cancel_tournament(store: Store, tid: int) -> Cancelled:
+    """Give up tournament ``tid`` (a round robin, a gauntlet, a match or a ladder's batch)
+    that will not be played to its end: its games played are kept, with their ratings, and
+    its pending games dropped, so that it withholds nothing any more (its replays and its
+    bots' logs); a Swiss tournament or knockout plans no later round. Raises TournamentError
+    for one that is finished or whose run is alive."""
+    info = store.tournament(tid)
+    if info.status.finished:
+        raise TournamentError(f"tournament {tid} is {info.status.value} already: nothing to cancel")
+    run = store.runs.last(tid)
+    if run_state(run) is RunState.RUNNING:
+        raise TournamentError(
+            f"tournament {tid} is being played (a run since {run.started_at[:19]}): stop that "
+            "run first"
+        )
+    dropped = store.cancel(tid)
+    return Cancelled(tid=tid, kept=info.games_done, dropped=dropped, kind=info.spec.kind)
+
+
 def entrant_specs(
     catalogue: Catalogue, info: TournamentInfo
 ) -> tuple[dict[str, BotSpec], tuple[str, ...]]:
@@ -349,7 +394,9 @@ def entrant_specs(
     for entrant in info.entrants:
         if entrant.bot not in found:
             try:
-                found[entrant.bot] = catalogue.find(entrant.bot, entrant.version).spec
+                found[entrant.bot] = catalogue.find(
+                    entrant.bot, entrant.version, advice=planned_advice(info.id, entrant.version)
+                ).spec
             except BotChanged as exc:
                 raise BotChanged(f"tournament {info.id}: {exc}") from None
             now = catalogue.registered.get(entrant.bot)
@@ -361,6 +408,16 @@ def entrant_specs(
                 )
         specs[entrant.name] = found[entrant.bot]
     return specs, tuple(warnings)
+
+
+@dataclass(frozen=True, kw_only=True)
+class Cancelled:
+    """A tournament just cancelled: the games it kept (played) and dropped (never played)."""
+
+    tid: int
+    kept: int
+    dropped: int
+    kind: TournamentKind
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -398,6 +455,8 @@ def prepare_run(
     a request that cannot work as given, other ArenaErrors for the rest."""
     key = store.tournament_key(tid)  # a lost key file: one clear error before anything starts
     info = store.tournament(tid)
+    if info.status is TournamentStatus.CANCELLED:
+        raise TournamentError(f"tournament {tid} was cancelled: it plays no more games")
     if info.spec.kind is TournamentKind.MATCH and not matches:
         raise UsageProblem(
             f"tournament {tid} is a match, stopped by its SPRT: go on with "
@@ -611,7 +670,7 @@ def plan_match(
     *,
     new: str,
     base: str,
-    game_name: str,
+    game_name: str | None,
     fill: str,
     table_size: int | None,
     max_games: int,
@@ -626,7 +685,8 @@ def plan_match(
     """Check the match's bots and write its plan: NEW, BASE and fillers at one table, as many
     whole deals as fit in ``max_games`` games. NEW and BASE are SPECs
     (``tournaments.catalogue.targets``): a folder or a command line is registered first, after
-    ``arena bot add``'s check (in the sandbox ``sandbox``). Raises UsageProblem for a match that
+    ``arena bot add``'s check (in the sandbox ``sandbox``, at ``move_ms``). Without
+    ``game_name``, the one game both claim to play. Raises UsageProblem for a match that
     cannot be played as asked and BotCheckError for a bot that fails its check (no match is
     written). A match plays duplicate deals only (``deals`` independent: UsageProblem)."""
     if deals is not DealMode.DUPLICATE:
@@ -635,7 +695,10 @@ def plan_match(
         raise UsageProblem(
             f"NEW and BASE are the same bot ({new!r}): a match compares two different bots"
         )
-    game = get_game(game_name)
+    # imported here: registering a bot loads the entry check, which no other use case needs
+    from tournaments.catalogue.targets import common_game, match_bot
+
+    game = get_game(game_name or common_game(store, (new, base)))
     k = table_size or max(2, game.min_players)
     if not game.min_players <= k <= game.max_players:
         raise UsageProblem(
@@ -644,13 +707,10 @@ def plan_match(
     fillers = [name.strip() for name in fill.split(",") if name.strip()]
     if k > 2 and not fillers:
         raise UsageProblem("--fill names the bots that fill the other seats")
-    # imported here: registering a bot loads the entry check, which no other use case needs
-    from tournaments.catalogue.targets import match_bot
-
     told: list[str] = []
     names_ = []
     for text in (new, base):
-        name, note = match_bot(store, text, game.name, sandbox=sandbox)
+        name, note = match_bot(store, text, game.name, sandbox=sandbox, move_ms=move_ms)
         names_.append(name)
         told += [note] if note else []
     if names_[0] == names_[1]:

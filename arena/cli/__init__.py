@@ -31,7 +31,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "bot": (
         "arena.cli.bots",
         "bot",
-        "Register, list and remove bots; tokens for remote bots; bot logs.",
+        "Check a bot (bot check), ask it a recorded turn (bot ask), register, list, logs.",
     ),
     "crosstable": (
         "arena.cli.results",
@@ -87,10 +87,36 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
 }
 
 
+def usage_error(exc: click.UsageError) -> None:
+    """A usage mistake in the arena's one style of error: ``arena: error: ...`` first, then
+    the command's usage and where its help is."""
+    click.echo(f"arena: error: {exc.format_message()}", err=True)
+    ctx = exc.ctx
+    if ctx is not None:
+        names = ctx.help_option_names or ["--help"]
+        click.echo(f"{ctx.get_usage()}\n(`{ctx.command_path} {names[0]}` for help)", err=True)
+
+
 class ArenaGroup(click.Group):
     """The ``arena`` group: commands loaded on first use (``COMMANDS``); an ArenaError becomes
     a one-line message and exit status 1 (a UsageProblem a usage error, exit status 2;
-    Interrupted exit status 130)."""
+    Interrupted exit status 130). Every error is said in one style: ``arena: error: ...``."""
+
+    def main(self, *args: object, standalone_mode: bool = True, **extra: object) -> object:
+        if not standalone_mode:
+            return super().main(*args, standalone_mode=False, **extra)  # type: ignore[arg-type]
+        try:
+            code = super().main(*args, standalone_mode=False, **extra)  # type: ignore[arg-type]
+        except click.UsageError as exc:
+            usage_error(exc)
+            sys.exit(exc.exit_code)
+        except click.ClickException as exc:
+            click.echo(f"arena: error: {exc.format_message()}", err=True)
+            sys.exit(exc.exit_code)
+        except click.Abort:
+            click.echo("arena: interrupted", err=True)
+            sys.exit(130)
+        sys.exit(code if isinstance(code, int) else 0)
 
     def list_commands(self, ctx: click.Context) -> list[str]:
         return sorted(COMMANDS)
@@ -127,7 +153,14 @@ class ArenaGroup(click.Group):
 @click.version_option(__version__, prog_name="arena")
 @click.option("-v", "--verbose", count=True, help="More log output (-v info, -vv debug).")
 def main(verbose: int) -> None:
-    """Run bots that play imperfect-information table games against each other."""
+    """Run bots that play imperfect-information table games against each other.
+
+    \b
+    A bot author's first commands:
+      arena bot check SPEC                             does it speak the protocol?
+      arena bot ask SPEC --game ID --seat N --step K   its answer to a recorded turn
+      arena match NEW BASE                             is NEW stronger than BASE?
+    """
     level = logging.WARNING if verbose == 0 else logging.INFO if verbose == 1 else logging.DEBUG
     logging.basicConfig(
         level=level, stream=sys.stderr, format="%(levelname)s %(name)s: %(message)s"

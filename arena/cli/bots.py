@@ -8,9 +8,9 @@ from pathlib import Path
 
 import click
 
-from arena.cli.common import echo_json, json_option
+from arena.cli.common import echo_json, json_option, move_time_option
 from arena.cli.safety import sandbox_option
-from arena.cli.storage import db_option, db_path_option
+from arena.cli.storage import db_option, db_path_option, read_db_option
 from arena.text import printable
 from tournaments import bots
 from tournaments.reports import format_table
@@ -21,7 +21,7 @@ from tournaments.store.gamelogs import GameLogLine
 
 @click.group()
 def bot() -> None:
-    """Register, list and remove bots; tokens for remote bots; bot logs."""
+    """Check a bot (bot check), ask it a recorded turn (bot ask), register, list, logs."""
 
 
 @bot.command("add", context_settings={"ignore_unknown_options": True})
@@ -33,7 +33,7 @@ def bot() -> None:
     multiple=True,
     metavar="GAME",
     help="A game the bot plays (repeatable). Default: the bot.toml's games, a command "
-    "bot's games when registered again, else skull.",
+    "bot's games when registered again, else every game (as `arena bot check`).",
 )
 @click.option(
     "--replace",
@@ -47,6 +47,7 @@ def bot() -> None:
     help="A bot started by hand elsewhere that connects over TCP with a token from "
     "`arena bot token NAME` (no command, no check).",
 )
+@move_time_option
 @sandbox_option
 @db_option
 def add(
@@ -55,6 +56,7 @@ def add(
     games: tuple[str, ...],
     replace: bool,
     remote: bool,
+    move_ms: int,
     sandbox: SandboxMode,
     store: Store,
 ) -> None:
@@ -67,30 +69,31 @@ def add(
     arena bot add NAME --replace       the bot's new code, from where it was registered
     arena bot add NAME --remote        a bot that joins over TCP (see `arena bot token`)
 
-    The same code registered again is the same version; new code is a new version.
+    The check plays every move under --move-time, the deadline of every run that sets none:
+    a bot that will play under a longer one is checked with that --move-time, and a run with
+    a shorter one is stricter than its check. The same code registered again is the same
+    version; new code is a new version.
     """
     if remote:
         if command:
             raise click.UsageError("a remote bot has no command: it is started by hand")
-        info = bots.add_remote(store, target, games or ("skull",), replace=replace)
+        info = bots.add_remote(store, target, games, replace=replace)
         click.echo(
-            f"registered remote bot {info.name}; give it a token with `arena bot token {info.name}`"
+            f"registered remote bot {info.name} for {', '.join(info.games)}; give it a token "
+            f"with `arena bot token {info.name}`"
         )
         return
 
     def announce(name: str, chosen: Sequence[str]) -> None:
         click.echo(f"checking {name} ({', '.join(chosen)})...", err=True)
 
+    how = {"sandbox": sandbox, "announce": announce, "move_ms": move_ms}
     if command:
-        done = bots.add_command_bot(
-            store, target, command, games=games, replace=replace, sandbox=sandbox, announce=announce
-        )
+        done = bots.add_command_bot(store, target, command, games=games, replace=replace, **how)
     elif Path(target).is_dir():
-        done = bots.add_folder_bot(
-            store, Path(target), games=games, replace=replace, sandbox=sandbox, announce=announce
-        )
+        done = bots.add_folder_bot(store, Path(target), games=games, replace=replace, **how)
     elif replace:
-        done = bots.update_bot(store, target, games=games, sandbox=sandbox, announce=announce)
+        done = bots.update_bot(store, target, games=games, **how)
     else:
         raise click.UsageError(
             f"{target!r} is not a folder; to register a command use "
@@ -98,25 +101,28 @@ def add(
             f"`arena bot add {target} --replace`"
         )
     info = done.info
-    if done.previous is None:
-        click.echo(f"registered {info.name} version {info.version}")
-    elif not done.checked:
+    if not done.checked:
         click.echo(f"{info.name} is unchanged: version {info.version} is registered")
-    elif done.previous == info.version:
-        click.echo(f"registered {info.name} version {info.version} again")
     else:
-        click.echo(
-            f"registered {info.name} version {info.version}, a new version (was {done.previous})"
+        how = (
+            ""
+            if done.previous is None
+            else " again"
+            if done.previous == info.version
+            else f", a new version (was {done.previous})"
         )
+        click.echo(f"registered {info.name} version {info.version}{how}; {done.checked_text()}")
     for line in done.warnings:
         click.echo(f"note: {line}", err=True)
 
 
 @bot.command("list")
 @json_option()
-@db_option
+@read_db_option
 def list_bots(as_json: bool, store: Store) -> None:
-    """List the bundled and registered bots."""
+    """List the bundled and registered bots. A command bot whose files changed since its
+    version was registered is marked "(changed)", and why is said on stderr: it will not run
+    until `arena bot add NAME --replace` registers the new code."""
     rows = bots.listed(store)
     if as_json:
         echo_json(rows)
@@ -128,7 +134,7 @@ def list_bots(as_json: bool, store: Store) -> None:
                 [
                     r["name"],
                     r["kind"],
-                    r["version"],
+                    r["version"] + (" (changed)" if r["changed"] else ""),
                     ",".join(r["games"]) or "-",
                     "-" if r["played"] is None else r["played"],
                     r["command"],
@@ -138,6 +144,9 @@ def list_bots(as_json: bool, store: Store) -> None:
             align="lllrrl",
         )
     )
+    for row in rows:
+        if row["changed"]:
+            click.echo(f"changed: {printable(row['changed'])}", err=True)
 
 
 @bot.command("remove")
@@ -229,14 +238,16 @@ def logs(
 
 def show_game_logs(db: Path, name: str, game_id: int | None, tid: int | None) -> None:
     """``arena bot logs NAME --game ID`` / ``--tournament ID``: the bot's lines of each game,
-    by step (``tournaments.bots.game_logs``)."""
+    by step (``tournaments.bots.game_logs``); exit status 1 if any was withheld."""
     if game_id is not None and tid is not None:
         raise click.UsageError("give --game or --tournament, not both")
     found = bots.game_logs(db, name, game_id=game_id, tid=tid)
+    withheld = 0
     for log in found:
         click.echo(f"== game {log.game_id} (tournament {log.tournament_id}) ==")
         if log.withheld is not None:
             click.echo(f"withheld: {log.withheld}")
+            withheld += 1
             continue
         if not log.lines:
             click.echo(f"{name} wrote nothing during game {log.game_id}")
@@ -246,6 +257,11 @@ def show_game_logs(db: Path, name: str, game_id: int | None, tid: int | None) ->
             click.echo(f"(only the first {len(log.lines)} lines)")
     if tid is not None and not found:
         click.echo(f"{name} wrote nothing during the games of tournament {tid}")
+    if withheld:  # as ``arena bot logs NAME`` exits for the same withholding
+        raise click.ClickException(
+            f"{withheld} of {len(found)} game log(s) of {name} withheld (shown once their "
+            "deals are complete)"
+        )
 
 
 def log_line_text(line: GameLogLine) -> str:

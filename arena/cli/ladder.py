@@ -169,6 +169,7 @@ def submit(
         echo_json(
             {
                 "entry": done.entry.to_dict(),
+                "unchanged": done.unchanged,
                 "replaced": done.replaced.to_dict() if done.replaced else None,
                 "report": done.report.to_dict() if done.report else None,
             }
@@ -177,11 +178,7 @@ def submit(
     if done.report is not None:
         for line in done.report.lines()[1:]:
             click.echo(line)
-    replaced = f" (replacing {done.replaced.label})" if done.replaced else ""
-    click.echo(
-        f"entered {printable(done.entry.label)} version {done.entry.version} for "
-        f"{printable(done.entry.participant)}{replaced}"
-    )
+    click.echo(printable(done.message))
 
 
 def _send(name: str, target: str, url: str, token: str | None, as_json: bool) -> None:
@@ -252,7 +249,11 @@ def run_command(
         s = done.summary
         rate = s.played / s.elapsed_s if s.elapsed_s > 0 else 0.0
         leader = f"; leader {printable(done.leader)}" if done.leader else ""
-        click.echo(f"batch {done.tid}: {s.played} games, {rate:.1f} games/s{leader}", err=True)
+        click.echo(
+            f"batch {done.number} (tournament {done.tid}): {s.played} games, {rate:.1f} "
+            f"games/s{leader}",
+            err=True,
+        )
         for line in done.folded.suspended:
             click.echo(f"suspended {printable(line)}", err=True)
 
@@ -274,7 +275,8 @@ def run_command(
     )
     for line in result.warnings:
         click.echo(f"warning: {printable(line)}", err=True)
-    click.echo(board_text(service.leaderboard(store, name)))
+    board = service.leaderboard(store, name)
+    click.echo(board_text(board, service.run_state(store, board.ladder)))
 
 
 @ladder.command()
@@ -285,17 +287,18 @@ def run_command(
 def show(name: str | None, as_json: bool, no_elo: bool, store: Store) -> None:
     """The leaderboard of ladder NAME (without NAME: the ladders)."""
     if name is None:
-        ladders = service.ladders(store)
+        ladders = service.ladders_overview(store)
         if as_json:
-            echo_json([info.to_dict() for info in ladders])
+            echo_json(ladders)
         else:
             click.echo(ladders_text(ladders))
         return
     board = service.leaderboard(store, name, elo=not no_elo)
+    run = service.run_state(store, board.ladder)
     if as_json:
-        echo_json(board.to_dict())
+        echo_json(board.to_dict() | {"run": run})
     else:
-        click.echo(board_text(board))
+        click.echo(board_text(board, run))
 
 
 @ladder.command()

@@ -1,9 +1,12 @@
 """``arena match NEW BASE``: is NEW stronger than BASE? A match stopped by an SPRT.
 
-Exit status 0: H1 accepted (NEW is stronger by ``elo1`` rather than ``elo0``); 1: H0
-accepted; 2: no decision within ``--games``; 3: stopped because NEW or BASE faulted past
-``--max-fault-rate``. Bad input (the same bot twice, a game a bot does not play, impossible
-SPRT bounds) is one line on stderr.
+Its exit status is the verdict, so that a script can act on it (``EXIT``): 0: H1 accepted (NEW
+is stronger by ``elo1`` rather than ``elo0``); 1: H0 accepted; 2: no decision within
+``--games``; 3: stopped because NEW or BASE faulted past ``--max-fault-rate``. Errors have codes
+of their own (``MatchCommand``): 4 for a usage mistake (the same bot twice, a game a bot does
+not play, impossible SPRT bounds: nothing was played), 5 for any other error (an unknown bot, a
+bot that fails its entry check, a database that cannot be read), 130 when interrupted; each is
+one line on stderr.
 """
 
 from __future__ import annotations
@@ -24,8 +27,10 @@ from arena.cli.common import (
 from arena.cli.safety import deals_option, run_options
 from arena.cli.storage import db_option
 from arena.cli.tournament import warn
+from arena.errors import ArenaError
 from arena.text import printable
 from tournaments import service
+from tournaments.errors import Interrupted, UsageProblem
 from tournaments.reports import format_table
 from tournaments.service import (
     DealMode,
@@ -37,11 +42,43 @@ from tournaments.service import (
     RunOptions,
     SprtConfig,
     SprtError,
+    elo_text,
 )
 from tournaments.store.facts import Store
 
 EXIT = {Decision.H1: 0, Decision.H0: 1, Decision.CONTINUE: 2, Decision.FAULTS: 3}
+#: Exit status of a usage mistake, and of any other error: never a verdict's.
+USAGE_ERROR = 4
+ERROR = 5
 SPRT_KEYS = ("elo0", "elo1", "alpha", "beta")
+
+
+class MatchCommand(click.Command):
+    """``arena match``: its errors exit with codes of their own (``USAGE_ERROR``, ``ERROR``),
+    never a verdict's; Ctrl-C stays 130 (``arena.cli.ArenaGroup``)."""
+
+    def parse_args(self, ctx: click.Context, args: list[str]) -> list[str]:
+        try:
+            return super().parse_args(ctx, args)
+        except click.UsageError as exc:
+            exc.exit_code = USAGE_ERROR
+            raise
+
+    def invoke(self, ctx: click.Context) -> object:
+        try:
+            return super().invoke(ctx)
+        except click.UsageError as exc:
+            exc.exit_code = USAGE_ERROR
+            raise
+        except UsageProblem as exc:
+            error = click.UsageError(str(exc), ctx)
+            error.exit_code = USAGE_ERROR
+            raise error from None
+        except Interrupted:
+            raise
+        except ArenaError as exc:
+            click.echo(f"arena: error: {exc}", err=True)
+            ctx.exit(ERROR)
 
 
 def split_words(args: tuple[str, ...], sprt: tuple[str, ...]) -> tuple[list[str], list[str]]:
@@ -83,9 +120,14 @@ class LiveLine:
             click.echo("\r\x1b[K", nl=False, err=True)
 
 
-@click.command("match", context_settings={"ignore_unknown_options": False})
+@click.command("match", cls=MatchCommand, context_settings={"ignore_unknown_options": False})
 @click.argument("bots", nargs=-1, metavar="NEW BASE")
-@click.option("--game", "game_name", metavar="GAME", help="The game to play.")
+@click.option(
+    "--game",
+    "game_name",
+    metavar="GAME",
+    help="The game to play (default: the one game both bots play, if there is one).",
+)
 @click.option(
     "--sprt",
     multiple=True,
@@ -169,9 +211,18 @@ def match(
     command line (quoted); a folder or command line is registered first, after the checks of
     `arena bot add`. Each deal is played in every seat rotation of one table (NEW, BASE and
     --fill bots); the test counts NEW's pairwise score against BASE per deal (fastchess's
-    pentanomial model, generalised). Exit status 0: NEW is stronger (H1); 1: it is not (H0);
-    2: no decision within --games; 3: stopped, NEW or BASE faulted past --max-fault-rate.
-    Interrupted or killed, go on with `arena match --resume ID`.
+    pentanomial model, generalised). Interrupted or killed, go on with `arena match --resume
+    ID`.
+
+    \b
+    Exit status:
+      0  H1: NEW is stronger (by elo1 rather than elo0)
+      1  H0: it is not
+      2  no decision within --games
+      3  stopped: NEW or BASE faulted past --max-fault-rate
+      4  a usage mistake (nothing was played)
+      5  any other error (an unknown bot, a failed entry check, the database...)
+      130  interrupted (go on with --resume)
     """
     names, settings = split_words(bots, sprt)
     try:
@@ -189,8 +240,6 @@ def match(
             raise click.UsageError(
                 f"name two bots, NEW and BASE (got {len(names)}: {' '.join(names) or 'none'})"
             )
-        if game_name is None:
-            raise click.UsageError("give --game GAME")
         planned = service.plan_match(
             store,
             new=names[0],
@@ -273,13 +322,16 @@ def _report(store: Store, current: MatchInfo, final: MatchStatus, *, as_json: bo
         )
         return
     sprt = final.sprt
-    verdict = {
-        Decision.H1: f"H1 accepted: {current.new} is stronger than {current.base}",
-        Decision.H0: f"H0 accepted: {current.new} is not stronger than {current.base} "
-        f"by {current.config.elo1:g} Elo",
-        Decision.CONTINUE: "no decision within the games allowed",
-        Decision.FAULTS: f"stopped: {final.stopped}",
-    }[final.decision]
+    verdict = service.verdict_text(
+        {
+            "new": current.new,
+            "base": current.base,
+            "config": current.config.to_dict(),
+            "result": None if final.decision is Decision.CONTINUE else final.decision.value,
+            "stopped": final.stopped,
+        },
+        finished=True,
+    )
     open_deals = info.spec.repetitions - sprt.deals if info.status.value == "done" else 0
     click.echo(printable(verdict))
     click.echo(
@@ -292,7 +344,12 @@ def _report(store: Store, current: MatchInfo, final: MatchStatus, *, as_json: bo
         + f"): {sprt.line()}"
     )
     click.echo(
-        f"  Elo difference {sprt.elo:+.1f} (95 % interval {sprt.elo_lo:+.1f} to {sprt.elo_hi:+.1f})"
+        f"  Elo difference {elo_text(sprt.elo)}"
+        + (
+            f" (95 % interval {elo_text(sprt.elo_lo)} to {elo_text(sprt.elo_hi)})"
+            if sprt.interval
+            else f" (no interval yet: {sprt.deals} deal(s), a score of {100 * sprt.score:.0f}%)"
+        )
     )
     top = 2 * current.games_per_deal
     click.echo(

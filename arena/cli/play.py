@@ -14,7 +14,7 @@ import click
 from arena.cli.common import echo_json, game_option, json_option, move_time_option, parse_options
 from arena.cli.person import TerminalPerson
 from arena.cli.safety import run_options
-from arena.games import get_game
+from arena.games import get_game, options_text
 from arena.referee.record import Fault, GameRecord
 from arena.text import printable
 from tournaments.play import PERSON, game_request, play_game
@@ -144,7 +144,7 @@ def show_log(record: GameRecord, logs: GameLog | None = None) -> None:
     """The game as the referee saw it: each step's faults, then what the bots wrote during it
     (``logs``, escaped), then its events; the result."""
     game = get_game(record.game)
-    options = ", ".join(f"{k}={v}" for k, v in sorted(record.options.items())) or "none"
+    options = options_text(record.options)
     click.echo(f"{game.title} ({record.game}), seed {record.seed}, options: {options}")
     for index, name in enumerate(record.bots):
         click.echo(f"  seat {index}: {name}")

@@ -8,6 +8,7 @@ import time
 
 import click
 
+from arena.text import printable
 from tournaments.service import Progress
 
 
@@ -57,7 +58,7 @@ class ProgressBar:
     def render(self, p: Progress) -> str:
         filled = self.width * p.done // max(1, p.total)
         bar = "#" * filled + "-" * (self.width - filled)
-        leader = f"  leader: {p.leader}" if p.leader else ""
+        leader = f"  leader: {printable(p.leader)}" if p.leader else ""
         workers = f"  workers: {p.workers}" if p.workers is not None else ""
         return (
             f"[{bar}] {p.done}/{p.total} games  {p.rate:5.1f} g/s  ETA {_clock(p.eta_s)}"

@@ -1,4 +1,4 @@
-"""``arena tournament``: create (plan), run, list and show tournaments: round robins,
+"""``arena tournament``: create (plan), run, cancel, list and show tournaments: round robins,
 gauntlets, balanced tournaments, Swiss rounds and knockouts."""
 
 from __future__ import annotations
@@ -321,6 +321,24 @@ def echo_format(view: FormatView | None) -> None:
     """What a tournament's format shows besides its rankings (balance, standings, bracket)."""
     if view is not None and view.text():
         click.echo("\n" + printable(view.text(), keep_lines=True))
+
+
+@tournament.command("cancel")
+@click.argument("tid", metavar="ID", type=int)
+@db_option
+def cancel_command(tid: int, store: Store) -> None:
+    """Give up tournament ID for good (a round robin, gauntlet, match or ladder batch that
+    cannot or will not be played to its end: a bot's planned code gone, say).
+
+    Its games played are kept, with their ratings; the games it had not played are dropped,
+    so it withholds nothing any more: its replays and its bots' logs are shown (a Swiss
+    tournament or knockout plans no later round). A run of it still alive must be stopped
+    first."""
+    done = service.cancel_tournament(store, tid)
+    click.echo(
+        f"cancelled tournament {done.tid}: {done.kept} game(s) played are kept, "
+        f"{done.dropped} never played are dropped; it withholds no replay or log any more"
+    )
 
 
 @tournament.command("list")

@@ -5,7 +5,7 @@ from __future__ import annotations
 from collections.abc import Iterator
 
 from arena.errors import UnknownGame
-from arena.games.base import Game, OptionSpec, Outcome, State, places_from_keys
+from arena.games.base import Game, OptionSpec, Outcome, State, options_text, places_from_keys
 from arena.games.registry import Registry
 
 __all__ = [
@@ -13,6 +13,7 @@ __all__ = [
     "OptionSpec",
     "Outcome",
     "State",
+    "options_text",
     "places_from_keys",
     "register",
     "get_game",

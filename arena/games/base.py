@@ -79,6 +79,16 @@ class OptionSpec:
         return value
 
 
+def options_text(options: Mapping[str, Any]) -> str:
+    """Game options as they are given (``--option KEY=VALUE``): ``advanced=false, rounds=10``,
+    sorted by name; ``defaults`` for none."""
+
+    def value(v: Any) -> str:
+        return ("true" if v else "false") if isinstance(v, bool) else str(v)
+
+    return ", ".join(f"{k}={value(v)}" for k, v in sorted(options.items())) or "defaults"
+
+
 @dataclass(frozen=True)
 class Outcome:
     """The result of a finished game: a score per seat and a place per seat (1 = best).
@@ -288,7 +298,8 @@ class Game(ABC):
 
     ``state_class`` is the class of the game's states: ``_new`` builds one with
     ``state_class(players, seed, options)`` unless a game overrides it, and ``from_view``
-    rebuilds one with its ``bare`` and ``load_view``."""
+    rebuilds one with its ``bare`` and ``load_view``. ``lower_score_wins``: a smaller score is
+    the better one (Skyjo's points), so that tables of scores sort the best first."""
 
     name: ClassVar[str]
     title: ClassVar[str]
@@ -296,6 +307,7 @@ class Game(ABC):
     max_players: ClassVar[int]
     options: ClassVar[Mapping[str, OptionSpec]] = {}
     state_class: ClassVar[type[State] | None] = None
+    lower_score_wins: ClassVar[bool] = False
 
     @property
     def default_options(self) -> dict[str, Any]:

@@ -483,6 +483,7 @@ class SkyjoGame(Game):
     name = "skyjo"
     title = "Skyjo"
     state_class = SkyjoState
+    lower_score_wins = True  # the lowest total wins
     min_players = 2
     max_players = 8
     options = {

@@ -41,7 +41,7 @@ from collections.abc import Iterable, Sequence
 from dataclasses import dataclass, field, replace
 from pathlib import Path
 
-from arena.errors import BotStartError, SandboxError
+from arena.errors import BotRefused, BotStartError, SandboxError
 from arena.procs import identity, ipc_namespaces, memview, reach, seccomp
 from arena.procs import limits as proclimits
 from arena.procs import sandbox as sandboxing
@@ -82,6 +82,19 @@ def warm_argv(spec: BotSpec) -> list[str] | None:
     if not spec.warm or len(argv) < 3 or argv[0] != sys.executable or argv[1] != "-m":
         return None
     return [argv[0], "-m", "arena.procs.warm", *argv[2:]]
+
+
+#: The names by which a bot's command runs the arena's own Python (``sys.executable``, with
+#: the SDK importable), whatever the server's ``PATH`` holds, sandboxed or not.
+PYTHON_NAMES = frozenset({"python", "python3"})
+
+
+def with_interpreter(argv: tuple[str, ...] | list[str]) -> list[str]:
+    """``argv`` with a first word of ``PYTHON_NAMES`` replaced by the arena's own interpreter."""
+    words = list(argv)
+    if words and words[0] in PYTHON_NAMES:
+        words[0] = sys.executable
+    return words
 
 
 #: Environment variables passed on to bots (plus the prefixes below); nothing else is.
@@ -369,7 +382,7 @@ def _command(
     folder = ipc_folder(endpoint)
     if sandbox is not None and folder is None:
         raise BotStartError(f"sandboxed bots reach the arena over ipc://, not {endpoint}")
-    argv = (warm_argv(spec) if warm else None) or list(spec.argv)
+    argv = (warm_argv(spec) if warm else None) or with_interpreter(spec.argv)
     if sandbox is None:
         return argv, folder, None
     try:
@@ -463,7 +476,9 @@ def await_hellos(hub: Hub, procs: Iterable[BotProcess], *, timeout_ms: int) -> N
                 continue
             reason = hub.rejection(label)
             if reason is not None:
-                raise _start_error(proc, f"bot {proc.spec.name!r} was refused: {reason}")
+                raise _start_error(
+                    proc, f"bot {proc.spec.name!r} was refused: {reason}", refused=True
+                )
             if not proc.alive():
                 time.sleep(0.02)
                 if hub.by_label.get(label) is None:
@@ -503,9 +518,10 @@ def _no_hello(hub: Hub, proc: BotProcess, timeout_ms: int | None) -> str:
     )
 
 
-def _start_error(proc: BotProcess, message: str) -> BotStartError:
-    """A BotStartError that names the label of the process that failed (``.label``)."""
-    return BotStartError(message, label=proc.label)
+def _start_error(proc: BotProcess, message: str, *, refused: bool = False) -> BotStartError:
+    """A BotStartError (``refused``: a BotRefused) that names the label of the process that
+    failed (``.label``)."""
+    return (BotRefused if refused else BotStartError)(message, label=proc.label)
 
 
 def stop(

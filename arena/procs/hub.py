@@ -610,10 +610,15 @@ class Hub:
 
     # -- strangers and hellos ---------------------------------------------------------------
 
-    def _refuse(self, router: RouterSocket, route: bytes, code: ErrorCode, text: str) -> None:
+    def _refuse(
+        self, router: RouterSocket, route: bytes, code: ErrorCode, text: str, *, door: bool = False
+    ) -> None:
+        """Answer a hello with an error. A refusal through a bot's own ``door`` is said by
+        whoever started the bot (the check's report, the seat's fault), so it is logged at
+        debug level; a remote stranger's is a warning (the first ``WARN_REFUSALS``)."""
         router.send(route, error(code, text))
         self.refused += 1
-        level = logging.WARNING if self.refused <= WARN_REFUSALS else logging.DEBUG
+        level = logging.WARNING if self.refused <= WARN_REFUSALS and not door else logging.DEBUG
         log.log(level, "refused a hello: %s", text)
 
     def _from_stranger(self, got: _Got) -> None:
@@ -648,7 +653,7 @@ class Hub:
         token is surely the bot's, so the bot is refused at once (as for a wrong version)."""
         door = got.door
         router = door.router if door is not None else self.remote.router
-        self._refuse(router, got.route, ErrorCode.BAD_HELLO, problem)
+        self._refuse(router, got.route, ErrorCode.BAD_HELLO, problem, door=door is not None)
         if door is None:
             return
         self._refusals[door.label] = f"{ErrorCode.BAD_HELLO.value}: {problem}"
@@ -662,7 +667,9 @@ class Hub:
             or door.label in self._rejected
             or not secrets.compare_digest(message["token"].encode(), door.token.encode())
         ):
-            self._refuse(door.router, route, ErrorCode.BAD_TOKEN, "unknown or used token")
+            self._refuse(
+                door.router, route, ErrorCode.BAD_TOKEN, "unknown or used token", door=True
+            )
             self._refusals[door.label] = (
                 f"{ErrorCode.BAD_TOKEN.value}: its token is not the ARENA_TOKEN it was "
                 "given, or was used already"
@@ -670,14 +677,12 @@ class Hub:
             return
         door.shut()  # the token is used: no new connection from now on
         if message["protocol"] != PROTOCOL_VERSION:
-            self._refuse(
-                door.router,
-                route,
-                ErrorCode.BAD_PROTOCOL,
+            said = (
                 f"protocol {message['protocol']} is not supported; this arena "
-                f"speaks {PROTOCOL_VERSION}",
+                f"speaks {PROTOCOL_VERSION}"
             )
-            self._rejected[door.label] = f"wrong protocol version {message['protocol']}"
+            self._refuse(door.router, route, ErrorCode.BAD_PROTOCOL, said, door=True)
+            self._rejected[door.label] = f"{ErrorCode.BAD_PROTOCOL.value}: {said}"
             return
         peer = Peer(
             peer_id=door.key + route,

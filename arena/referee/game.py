@@ -45,8 +45,9 @@ log = logging.getLogger(__name__)
 _STEP_SEAT = operator.attrgetter("step", "seat")
 
 
-#: The faults after which a seat forfeits at once: its bot is gone, or its person has left.
-AT_ONCE = frozenset({FaultKind.CRASH, FaultKind.RESIGNED})
+#: The faults after which a seat forfeits at once: its bot is gone or was never accepted, or
+#: its person has left.
+AT_ONCE = frozenset({FaultKind.CRASH, FaultKind.REFUSED, FaultKind.RESIGNED})
 
 
 def default_action(legal: Sequence[str]) -> str:
@@ -128,7 +129,7 @@ class GamePlay:
                 )
             )
             if why is not None:
-                self._fault(player, FaultKind.CRASH, why)
+                self._fault(player, player.seat.start_fault, why)
             elif isinstance(player.seat, ProcessSeat):
                 if player.seat.peer.peer_id in self.playing:
                     raise ArenaError(f"one connection would play two seats ({player.seat.label})")

@@ -25,6 +25,7 @@ class FaultKind(enum.StrEnum):
     WRONG_ID = "wrong-id"  # a request id never issued, or another game's id
     CRASH = "crash"  # the bot process died or could not be reached
     PROTOCOL = "protocol"  # a message type that is not allowed at this point
+    REFUSED = "refused"  # the arena refused its hello (protocol version, token): it never played
     RESIGNED = "resigned"  # a person left the game (Ctrl-C, end of input): forfeits at once
 
     def __str__(self) -> str:

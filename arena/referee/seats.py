@@ -99,10 +99,12 @@ def fault(kind: FaultKind, detail: str, *, ends: bool = True) -> Reply:
 
 class Seat(ABC):
     """One player of one game. ``label`` names it (the bot's name by default in records);
-    ``chooser`` is who the record says chose its answers."""
+    ``chooser`` is who the record says chose its answers; ``start_fault`` is the kind of the
+    fault when ``start`` says it cannot play."""
 
     label: str = "?"
     chooser: Chooser = Chooser.BOT
+    start_fault: FaultKind = FaultKind.CRASH
 
     @abstractmethod
     def start(self, start: Start) -> str | None:
@@ -135,13 +137,23 @@ class _Pending:
 
 
 class ProcessSeat(Seat):
-    """A bot process on ``hub`` (``proc`` None: no process; ``absent`` may say why). The
-    messages it is sent name the game by ``wire_id``, drawn at ``start``."""
+    """A bot process on ``hub`` (``proc`` None: no process; ``absent`` may say why, and
+    ``refused`` that the arena refused its hello: its fault is then ``refused``, not a
+    crash). The messages it is sent name the game by ``wire_id``, drawn at ``start``."""
 
-    def __init__(self, hub: Hub, proc: BotProcess | None, *, absent: str | None = None) -> None:
+    def __init__(
+        self,
+        hub: Hub,
+        proc: BotProcess | None,
+        *,
+        absent: str | None = None,
+        refused: bool = False,
+    ) -> None:
         self.hub = hub
         self.proc = proc
         self.absent = absent
+        if refused:
+            self.start_fault = FaultKind.REFUSED
         self.label = proc.label if proc is not None else "?"
         self.peer: Peer | None = None
         self.wire_id = 0

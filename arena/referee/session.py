@@ -23,7 +23,7 @@ from collections.abc import Sequence
 from pathlib import Path
 from typing import Self
 
-from arena.errors import BotStartError
+from arena.errors import BotRefused, BotStartError
 from arena.procs.botproc import BotSpec
 from arena.procs.hub import Hub
 from arena.procs.limits import Limits
@@ -52,6 +52,7 @@ class Session:
         startup_ms: int | None = None,
     ) -> None:
         self.limits = limits = limits or Limits()
+        self.warned: set[tuple[str, str]] = set()  # (bot, reason): each said once
         self.hub = Hub(endpoint, remote=remote)
         try:
             self.pool = BotPool(
@@ -69,7 +70,8 @@ class Session:
         """Process seats for pool entries (key, spec), one per seat, started if need be.
 
         A bot that does not start raises BotStartError if ``strict``; else it sits absent and
-        its seat's crash fault says why.
+        its seat's fault says why (``refused`` when the arena refused its hello, else
+        ``crash``), the log once per bot and reason.
         """
         pool = self.pool
         try:
@@ -77,17 +79,26 @@ class Session:
         except BotStartError as exc:
             if strict:
                 raise
-            failed = {exc.label: str(exc)}
+            failed = {exc.label: exc}
         seats: list[Seat] = []
         for entry in entries:  # find which one failed; it plays with none
             try:
                 if entry[0] in failed:
-                    raise BotStartError(failed[entry[0]])
+                    raise failed[entry[0]]
                 seats.append(ProcessSeat(self.hub, pool.get([entry])[0]))
             except BotStartError as exc:
-                log.warning("bot %s did not start: %s", entry[0], exc)
-                seats.append(ProcessSeat(self.hub, None, absent=str(exc)))
+                self._warn_once(entry[1].name, str(exc))
+                refused = isinstance(exc, BotRefused)
+                seats.append(ProcessSeat(self.hub, None, absent=str(exc), refused=refused))
         return seats
+
+    def _warn_once(self, bot: str, reason: str) -> None:
+        """A bot that did not start, in the log once per reason (later ones at debug level:
+        each of its seats' faults says it again)."""
+        said = (bot, reason)
+        level = logging.DEBUG if said in self.warned else logging.WARNING
+        self.warned.add(said)
+        log.log(level, "bot %s did not start: %s", bot, reason)
 
     def close(self) -> None:
         self.pool.close()

@@ -255,14 +255,16 @@ def line_chart(
     height: int = 260,
     x_title: str = "games played (plan order)",
     y_title: str = "incremental Elo",
+    pad: float = 10.0,
 ) -> Markup:
     """One line per entrant (x: game number in plan order, y: rating), with dots at the
-    points when they are few, axis titles and a legend."""
+    points when they are few, axis titles (``y_title``: what the values are) and a legend;
+    ``pad``: room above and below the values, in their unit."""
     points = [p for s in series.values() for p in s]
     if not points:
         return Markup('<p class="muted">No rating history yet.</p>')
     x0, x1 = min(p[0] for p in points), max(p[0] for p in points)
-    y0, y1 = min(p[1] for p in points) - 10, max(p[1] for p in points) + 10
+    y0, y1 = min(p[1] for p in points) - pad, max(p[1] for p in points) + pad
     left, bottom = 58, 40
     legend_h = 20 * ((len(series) + 1) // 2) + 8
     plot_h = height - bottom
@@ -310,7 +312,8 @@ def line_chart(
 @dataclass(frozen=True)
 class TimelinePoint:
     """A bot's rating in one tournament: where it goes on the time axis, the rating and its
-    95 % interval, and a tooltip."""
+    95 % interval, a tooltip, and its ``series`` (the game: ratings of different games are not
+    on one scale, so only points of one series are joined)."""
 
     label: str
     elo: float
@@ -318,10 +321,12 @@ class TimelinePoint:
     hi: float | None
     tip: str
     href: str | None = None
+    series: str = ""
 
 
 def timeline(points: Sequence[TimelinePoint], *, height: int = 240) -> Markup:
-    """A bot's rating in each of its tournaments, oldest first (x), with 95 % intervals."""
+    """A bot's rating in each of its tournaments, oldest first (x), with 95 % intervals; a
+    line joins a point to the previous one of its series only (its game)."""
     if not points:
         return Markup('<p class="muted">No rated tournament yet.</p>')
     step, left, bottom = 64, 58, 56
@@ -338,15 +343,16 @@ def timeline(points: Sequence[TimelinePoint], *, height: int = 240) -> Markup:
         f'<text x="{(left + width) / 2:.0f}" y="{height - 4}" text-anchor="middle" '
         'class="axis-title">tournaments, oldest first</text>'
     )
-    previous = None
+    previous: dict[str, tuple[float, float]] = {}
     for i, p in enumerate(points):
         cx = left + step * i + step / 2
-        if previous is not None:
+        before = previous.get(p.series)
+        if before is not None:
             parts.append(
-                f'<line x1="{previous[0]:.1f}" y1="{previous[1]:.1f}" x2="{cx:.1f}" '
-                f'y2="{y(p.elo):.1f}" class="grid"/>'
+                f'<line x1="{before[0]:.1f}" y1="{before[1]:.1f}" x2="{cx:.1f}" '
+                f'y2="{y(p.elo):.1f}" class="grid joins"/>'
             )
-        previous = (cx, y(p.elo))
+        previous[p.series] = (cx, y(p.elo))
         body = f"<title>{escape(p.tip)}</title>"
         if p.lo is not None and p.hi is not None:
             body += (

@@ -1,6 +1,7 @@
 """How the web app answers: the links its pages use, the security headers on every response,
 errors as pages or JSON (never a traceback), and ``endpoint``, the decorator that gives a route's
-handler the request, an open read-only store and the site. The app (``arena.web.app``) and the
+handler the request, an open read-only store and the site. No answer names a path of the
+server's file system (``arena.web.serverpaths``). The app (``arena.web.app``) and the
 ladder's and uploads' pages build their routes from it.
 """
 
@@ -17,6 +18,7 @@ from starlette.responses import HTMLResponse, JSONResponse, Response
 from arena.errors import ArenaError
 from arena.web.links import Links
 from arena.web.render import render
+from arena.web.serverpaths import hide_paths
 from arena.web.site import DealInPlay, Site
 from tournaments.errors import NotFound, StoreError
 from tournaments.store.facts import Store
@@ -47,13 +49,14 @@ def status_of(exc: Exception) -> tuple[int, str]:
 
 def error_response(exc: Exception, api: bool) -> Response:
     """An error as a page (``api``: as ``{"error": ..., "status": ...}``); one the app did not
-    expect is logged whole and answered with a sentence."""
+    expect is logged whole and answered with a sentence. No server path is said
+    (``hide_paths``)."""
     status, title = status_of(exc)
     if status == 500:
         log.exception("internal error serving a request")
         message = "the server met an unexpected error; see its log"
     else:
-        message = str(exc)
+        message = hide_paths(str(exc))
     if api:
         return JSONResponse({"error": message, "status": status}, status, headers=HEADERS)
     return HTMLResponse(

@@ -97,9 +97,15 @@ def _ordinal(n: int) -> str:
 
 
 def _game_over(record: GameRecord, names: Sequence[str]) -> str:
+    """The last step's banner: each seat's final place, best first, a seat that forfeited
+    said so (it is placed behind every seat that did not, whatever its score)."""
     order = sorted(range(record.players), key=lambda s: (record.places[s], s))
+    forfeits = set(record.forfeits)
     return "game over: " + ", ".join(
-        f"{_ordinal(record.places[s])} seat {s} ({names[s]})" for s in order
+        f"{_ordinal(record.places[s])} seat {s} ({names[s]}"
+        + (", forfeited" if s in forfeits else "")
+        + ")"
+        for s in order
     )
 
 

@@ -5,8 +5,10 @@ the conservative skill of its versions over time and its recent games, with JSON
 
 A ladder's page reads the leaderboard in one snapshot of the database
 (``tournaments.ladder.service.ladder_page``), so it counts every game recorded when it was
-read, each once; ``static/ladder.js`` polls the JSON twin and redraws the table while games
-are played.
+read, each once; ``static/ladder.js`` polls the JSON twin and, when games are recorded or the
+run changes, puts in the page's parts fetched again (the run, the leaderboard, the chart, the
+recent games: all of it stays true). A recent game is listed (with its link) only once its deal is
+complete (no link answers 409).
 """
 
 from __future__ import annotations
@@ -37,12 +39,12 @@ def _name(request: Request) -> str:
 
 @endpoint("html")
 def ladders_page(request: Request, store: Store, site: Site) -> str:
-    return render("ladders.html", LINKS, ladders=service.ladders(store))
+    return render("ladders.html", LINKS, ladders=service.ladders_overview(store))
 
 
 @endpoint("json")
 def ladders_api(request: Request, store: Store, site: Site) -> Any:
-    return [info.to_dict() for info in service.ladders(store)]
+    return service.ladders_overview(store)
 
 
 @endpoint("html")
@@ -51,13 +53,18 @@ def ladder_page(request: Request, store: Store, site: Site) -> str:
     series = service.skill_series(store, _name(request))
     charted = [line for line in data["lines"] if line["rank"] is not None][:CHARTED]
     chart = charts.line_chart(
-        {line["label"]: series.get(line["entry"], []) for line in charted}, height=240
+        {line["label"]: series.get(line["entry"], []) for line in charted},
+        height=240,
+        x_title="ladder games (rated, in order)",
+        y_title="μ − 3σ (conservative skill)",
+        pad=1.0,
     )
     return render(
         "ladder.html",
         LINKS,
         data=data,
         chart=chart,
+        charted=CHARTED,
         uploads=bool(getattr(request.app.state, "uploads", False)),
     )
 

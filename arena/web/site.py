@@ -19,6 +19,8 @@ from dataclasses import dataclass
 from datetime import UTC, datetime
 from typing import Any
 
+from arena.errors import UnknownGame
+from arena.games import get_game
 from arena.web import charts
 from arena.web.frames import (
     REFEREE,
@@ -46,6 +48,15 @@ from tournaments.store.withheld import (
 )
 
 __all__ = ["Bundle", "DealInPlay", "Site"]
+
+
+def _score_first(game: str) -> str:
+    """How a column of ``game``'s scores sorts on its first click: the best first (``asc``
+    where the lowest score wins)."""
+    try:
+        return "asc" if get_game(game).lower_score_wins else "desc"
+    except UnknownGame:
+        return "desc"
 
 
 def table_in_play(table: TableInPlay, *, now: datetime | None = None) -> dict[str, Any]:
@@ -133,6 +144,7 @@ class Site:
         return {
             "tournaments": shown,
             "runs": {t.id: published.run_status(store, t) for t in shown},
+            "kinds": {t.id: reports.kind_text(t.spec) for t in shown},
             "games": sorted({t.spec.game for t in infos}),
             "statuses": statuses,
             "chosen": {"game": game, "status": status},
@@ -244,8 +256,14 @@ class Site:
             pair = pairs.get((games_filter.entrant, games_filter.opponent))
             if pair is not None:
                 h2h = pair | {"played": played(games_filter.entrant, games_filter.opponent)}
+        match = bundle.tournament.get("match")
         return {
             "info": info,
+            "score_first": _score_first(info.spec.game),
+            "heading": published.heading(store, info),
+            "sprt": None
+            if match is None
+            else published.match_view(match, finished=bundle.info.status.finished),
             "run": published.run_status(store, info),
             "live": self.live(store, tid, info=info),
             "rows": bundle.rows,
@@ -328,6 +346,8 @@ class Site:
             "games_total": info.games_total,
             "rate_per_s": None if rate is None else round(rate, 3),
             "eta_s": None if eta is None else round(eta, 1),
+            # a match's test may stop it sooner: its ETA is only a bound
+            "eta_bound": info.spec.kind is TournamentKind.MATCH,
             "rankings": last.tournament["rankings"],
             "rankings_games": last.info.games_done,
         }
@@ -361,7 +381,8 @@ class Site:
         return record
 
     def bot_page(self, store: Store, name: str, *, links: Links) -> dict[str, Any]:
-        """A bot's page: its record and a chart of its rating in each of its tournaments."""
+        """A bot's page: its record and a chart of its rating in each of its tournaments (a
+        line through those of one game only)."""
         record = self.bot(store, name)
         points = [
             charts.TimelinePoint(
@@ -374,6 +395,7 @@ class Site:
                     f"{r['entrant']}: {r['elo']:.0f} over {r['games']} games"
                 ),
                 href=links.tournament(r["tournament"]),
+                series=r["game"],
             )
             for r in record["ratings"]
         ]

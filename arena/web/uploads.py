@@ -44,8 +44,9 @@ from starlette.routing import Route
 from arena.errors import ArenaError, SandboxError
 from arena.text import printable
 from arena.web.app import create_app
-from arena.web.endpoints import HEADERS, LINKS
+from arena.web.endpoints import HEADERS, LINKS, error_response
 from arena.web.render import render
+from arena.web.serverpaths import hide_paths
 from tournaments.errors import (
     ArchiveError,
     LadderError,
@@ -178,7 +179,12 @@ def _urls(status: UploadStatus) -> dict[str, str]:
 
 def _answer(status: UploadStatus) -> dict[str, Any]:
     """What an upload's status says: waiting or being checked (``accepted`` None), entered,
-    or refused or cancelled (with the error, its HTTP ``code``, and the check's report)."""
+    or refused or cancelled (with the error, its HTTP ``code``, and the check's report); no
+    server path in it (``hide_paths``)."""
+    return hide_paths(_said(status))
+
+
+def _said(status: UploadStatus) -> dict[str, Any]:
     answer: dict[str, Any] = {
         "id": status.id,
         "state": status.state.value,
@@ -196,20 +202,25 @@ def _answer(status: UploadStatus) -> dict[str, Any]:
     if status.done is not None:
         done = status.done
         report = _public(done.report)
-        replaced = f", replacing {done.replaced.label}" if done.replaced else ""
         return {
             **answer,
             "accepted": True,
-            "message": f"entered {done.entry.label} (version {done.entry.version}) for "
-            f"{done.entry.participant}{replaced}",
+            "unchanged": done.unchanged,  # the same code again: in play already, nothing done
+            "message": done.message,
             "entry": done.entry.to_dict(),
             "report": report.to_dict() if report else None,
             "report_lines": report.lines() if report else [],
         }
-    return {**answer, **_refused(status.error or ArenaError("refused"))}
+    return {**answer, **_refusal(status.error or ArenaError("refused"))}
 
 
 def _refused(exc: Exception) -> dict[str, Any]:
+    """A refusal: the error (no server path in it: ``hide_paths``), its HTTP code, and the
+    check's report if there was one."""
+    return hide_paths(_refusal(exc))
+
+
+def _refusal(exc: Exception) -> dict[str, Any]:
     report = _public(getattr(exc, "report", None))
     code = _status(exc)
     if code == 500:
@@ -266,8 +277,18 @@ async def submission_api(request: Request) -> Response:
     return JSONResponse(_answer(found), headers=HEADERS)
 
 
+def _known(request: Request) -> None:
+    """The ladder the path names exists (raises NotFound)."""
+    with request.app.state.pool.store() as store:
+        service.ladder(store, str(request.path_params["name"]))
+
+
 async def submit_page(request: Request) -> Response:
     if request.method == "GET":
+        try:
+            await run_in_threadpool(_known, request)
+        except Exception as exc:  # noqa: BLE001 - every error becomes a response
+            return error_response(exc, api=False)
         return HTMLResponse(_page(request, None, None), headers=HEADERS)
     status, answer = await _upload(request)
     if status == 202:

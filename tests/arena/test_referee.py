@@ -152,7 +152,7 @@ def test_simultaneous_steps_are_sent_to_all_seats_at_once(hub, pool, toy, monkey
     [
         ("exit_at_once", "stopped before saying hello"),
         ("no_hello", "did not say hello within"),
-        ("wrong_protocol", "refused: wrong protocol version 99"),
+        ("wrong_protocol", "refused: bad-protocol: protocol 99 is not supported"),
     ],
 )
 def test_bots_that_do_not_start_give_a_clear_error(hub, tmp_path, name, message):

@@ -12,6 +12,9 @@ from pathlib import Path
 
 import pytest
 
+from tests.unchecked import add_unchecked
+from tournaments.store.facts import Store
+
 ROOT = Path(__file__).resolve().parents[2]
 ROGUES = ROOT / "tests" / "rogues"
 BOTS = Path(__file__).resolve().parent / "bots"
@@ -237,6 +240,11 @@ def test_a_bot_that_fails_only_at_six_players_fails_the_default_check(
     code, report = flawed(flaw, tmp_path, "--move-time", "300", delay_ms="600")
     assert code == 1 and failed(report) == [fails], report
     assert "skull with 6 players" in detail(report, fails) and said in detail(report, fails)
+    if fails == "games":
+        assert "after 1" in detail(report, fails) and "whole game(s)" in detail(report, fails)
+    else:  # its games stopped at the fault: playing game after game is not judged, not passed
+        assert results(report)["games"] == "skipped", report
+        assert detail(report, "games").startswith("not judged: the games stopped after")
     seats = next(c["seats"] for c in report["coverage"] if c["game"] == "skull")
     assert {size: seats[size] for size in "345"} == {n: list(range(int(n))) for n in "345"}
     assert seats["6"] == [0], "it stopped at its first six-player game"
@@ -382,6 +390,59 @@ def test_bot_add_runs_the_same_checks(tmp_path: Path) -> None:
     assert "Traceback" not in done.stderr
 
 
+def test_bot_add_checks_at_the_deadline_the_bot_plays_under(tmp_path: Path) -> None:
+    """A bot slow now and then (1.5 s on one answer in 25) times out in runs at the default
+    deadline (1000 ms): it is refused at entry, unless it is checked, and so will play, under
+    a longer one; the answer says at which deadline and on which games it was checked."""
+    db = str(tmp_path / "a.db")
+    add = ("bot", "add", "sometimes", "--game", "skull", "--sandbox", "off", "--db", db)
+    bot = ("--", sys.executable, str(BOTS / "flawed.py"))
+    env = {"ARENA_BOT_FLAW": "now-and-then"}
+    refused = arena(*add, *bot, env=env)
+    assert refused.returncode == 1, refused.stdout + refused.stderr
+    assert "answers within the deadline" in refused.stderr
+    assert "(skull; 1000 ms a move)" in refused.stderr
+    assert "`arena bot check --move-time 1000`" in refused.stderr
+    assert "sometimes" not in arena("bot", "list", "--db", db).stdout
+    accepted = arena(*add, "--move-time", "2000", *bot, env=env)
+    assert accepted.returncode == 0, accepted.stderr
+    assert "; checked on skull at 2000 ms a move" in accepted.stdout
+
+
+def test_bot_add_without_a_game_checks_every_game_and_says_so(tmp_path: Path) -> None:
+    done = arena(
+        "bot",
+        "add",
+        "wrongtoken",
+        "--sandbox",
+        "off",
+        "--db",
+        str(tmp_path / "a.db"),
+        "--",
+        sys.executable,
+        str(BOTS / "flawed.py"),
+        env={"ARENA_BOT_FLAW": "hello-token"},
+    )
+    assert done.returncode == 1 and "Traceback" not in done.stderr
+    assert "checking wrongtoken (skull, skull-bank, skull-king, skyjo)" in done.stderr
+    assert "check failed (skull, skull-bank, skull-king, skyjo; 1000 ms a move)" in done.stderr
+    assert "name those it plays with --game" in done.stderr
+
+
+@pytest.mark.parametrize(
+    ("says", "hinted"),
+    [("RangeError: integer out of range", True), ("KeyError: 'view'", False)],
+)
+def test_the_seed_hint_only_when_the_output_points_to_integers(
+    tmp_path: Path, says: str, hinted: bool
+) -> None:
+    """A crash before the first decision is blamed on the 63-bit seed only when the bot's
+    output speaks of decoding integers."""
+    code, report = flawed("crash-first", tmp_path, says=says)
+    assert code == 1 and failed(report) == ["games"]
+    assert ("Decode msgpack integers as 64-bit" in detail(report, "games")) is hinted
+
+
 def test_latency_percentiles_are_nearest_rank() -> None:
     from tournaments.catalogue.compliance import percentiles
 
@@ -389,3 +450,36 @@ def test_latency_percentiles_are_nearest_rank() -> None:
     values = [float(v) for v in range(1, 101)]  # 1 .. 100 ms
     assert percentiles(values) == {"p50": 50.0, "p90": 90.0, "p99": 99.0, "max": 100.0}
     assert percentiles([7.0]) == {"p50": 7.0, "p90": 7.0, "p99": 7.0, "max": 7.0}
+
+
+#: A bot that says hello in a protocol this arena does not speak.
+PROTOCOL_2 = """
+import random
+import protocol.sdk as sdk
+sdk.PROTOCOL_VERSION = 2
+sdk.run_bot(lambda view, legal: random.choice(legal), name="p2")
+"""
+
+
+def test_a_bot_refused_for_its_protocol_is_said_refused_once(tmp_path: Path, shared: Path) -> None:
+    """Its check names the code (bad-protocol) with no hub warning beside the report; in a
+    tournament its seats' faults are `refused` (not `crash`), the reason said once."""
+    script = shared / "p2.py"
+    script.write_text(PROTOCOL_2)
+    script.chmod(0o644)
+    db = tmp_path / "a.db"
+    done = arena("bot", "check", "--game", "skull", "--sandbox", "off", "--db", str(db),
+                 "--", sys.executable, str(script))  # fmt: skip
+    assert done.returncode == 1
+    assert "was refused: bad-protocol: protocol 2 is not supported" in done.stdout
+    assert "WARNING" not in done.stderr, done.stderr
+    with Store.open(db) as store:
+        add_unchecked(store, "p2", [sys.executable, str(script)])
+    made = arena("tournament", "create", "--game", "skull", "--bots", "p2,random,first",
+                 "--repetitions", "2", "--json", "--db", str(db))  # fmt: skip
+    tid = json.loads(made.stdout)["id"]
+    ran = arena("tournament", "run", str(tid), "-q", "--sandbox", "off", "--db", str(db))
+    assert ran.returncode == 0 and ran.stderr.count("did not start") == 1, ran.stderr
+    games = json.loads(arena("tournament", "games", str(tid), "--json", "--db", str(db)).stdout)
+    kinds = {f["kind"] for g in games for f in g["faults"]}
+    assert len(games) == 6 and kinds == {"refused"}

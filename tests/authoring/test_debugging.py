@@ -6,6 +6,7 @@ tournament of real bot processes (one prints what it plays, one answers illegall
 from __future__ import annotations
 
 import json
+import re
 import sqlite3
 import subprocess
 import sys
@@ -174,3 +175,33 @@ def test_a_deal_still_in_play_withholds_its_turns_and_logs(played: Played, tmp_p
     asked = copy.run("bot", "ask", "random", "--game", str(gid), "--seat", str(seat), "--step", "0")
     assert asked.returncode != 0 and "still being played" in asked.stderr
     assert "view" not in asked.stdout
+
+
+def test_a_fault_list_names_the_step_it_links_to(played: Played) -> None:
+    """The replay page's fault list says the step its link shows (it said "move 5" for the
+    link to step 6), the step the replay viewer names."""
+    from starlette.testclient import TestClient
+
+    from arena.web.app import create_app
+
+    gid, _ = first_game(played)
+    page = TestClient(create_app(played.db)).get(f"/games/{gid}").text
+    faults = page.split('id="fault-list"')[1].split("</ul>")[0]
+    links = re.findall(r'<a href="#step=(\d+)">([^<]*)</a>', faults)
+    assert links and all(text == f"step {frame}" for frame, text in links), links
+
+
+def test_the_replays_last_step_says_who_forfeited(played: Played) -> None:
+    """The game-over banner places a seat that forfeited last and says so (it gave the place
+    alone, as if that seat had lost on the table)."""
+    from starlette.testclient import TestClient
+
+    from arena.web.app import create_app
+
+    games = played.json("tournament", "games", str(played.tid))
+    game = next(g for g in games if g["forfeits"])
+    client = TestClient(create_app(played.db))
+    frames = client.get(f"/api/games/{game['id']}/frames/referee").json()["frames"]
+    banner = frames[-1]["scene"]["banner"]
+    for seat in game["forfeits"]:
+        assert f"seat {seat} ({game['seating'][seat]}, forfeited)" in banner, banner

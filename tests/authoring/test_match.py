@@ -198,15 +198,42 @@ def test_a_match_killed_at_once_resumes(tmp_path: Path) -> None:
     ],
 )
 def test_bad_input_is_one_clear_error(args: list[str], fragment: str, tmp_path: Path) -> None:
+    """A usage mistake exits 4, never a verdict's code (2 is 'no decision')."""
     db = tmp_path / "m.db"
     done = arena("match", *args, "--db", str(db), timeout=60)
-    assert done.returncode == 2
-    errors = [line for line in done.stderr.splitlines() if line.startswith("Error:")]
+    assert done.returncode == 4
+    errors = [line for line in done.stderr.splitlines() if line.startswith("arena: error:")]
     assert len(errors) == 1 and fragment in errors[0], done.stderr
     assert "Traceback" not in done.stderr
     if db.exists():
         with Store.open(db) as store:
             assert store.list_tournaments() == []  # nothing was planned
+
+
+def test_errors_have_codes_of_their_own_and_the_game_is_inferred(tmp_path: Path) -> None:
+    """Exit status 0-3 are verdicts; an error is 5 (an unknown bot), a usage mistake 4 (no
+    game both bots play only); --help says so; with no --game, the one game both bots play
+    is played."""
+    db = str(tmp_path / "m.db")
+    unknown = arena("match", "random", "nosuchbot", "--game", "skull", "--db", db, timeout=60)
+    assert unknown.returncode == 5 and "arena: error: no bundled or registered bot" in (
+        unknown.stderr
+    )
+    both_any = arena("match", "random", "first", "--db", db, timeout=60)
+    assert both_any.returncode == 4
+    assert "give --game GAME: random plays any game; first plays any game" in both_any.stderr
+    helped = arena("match", "--help", timeout=60).stdout
+    assert "3  stopped: NEW or BASE faulted" in helped and "5  any other error" in helped
+    inferred = arena("match", "skull_odds", "random", "--games", "12", "--sandbox", "off",
+                     "--db", db)  # fmt: skip
+    assert inferred.returncode == 2, inferred.stderr  # two deals decide nothing
+    assert "match 1: skull_odds vs random" in inferred.stderr
+    first = next(line for line in inferred.stderr.splitlines() if line.startswith("deals 1/2"))
+    elo = first.split("Elo ")[1].split("  ")[0]
+    assert "[" not in elo and "2400" not in elo, first  # no interval after one deal
+    assert "ETA" not in first and "left" in first.split("at most ")[1], first  # a bound
+    shown = json.loads(arena("tournament", "show", "1", "--json", "--db", db).stdout)
+    assert shown["game"] == "skull" and shown["match"]["status"]["deals"] == 2
 
 
 ROGUES = ROOT / "tests" / "rogues"
@@ -274,7 +301,9 @@ def test_fillers_results_and_faults_are_shown_and_do_not_stop_the_match(tmp_path
     assert len(result["deal_scores"]) == 2 * 6 + 1
 
 
-def test_the_live_line_shows_deal_scores_faults_and_eta(tmp_path: Path) -> None:
+def test_the_live_line_shows_deal_scores_faults_and_a_bound_on_the_time_left(
+    tmp_path: Path,
+) -> None:
     db = tmp_path / "m.db"
     registered_illegal(db)
     done = arena(
@@ -300,7 +329,8 @@ def test_the_live_line_shows_deal_scores_faults_and_eta(tmp_path: Path) -> None:
     # 20 deals of 6 games; the match is looked at between batches of deals (8, then 12)
     live = [line for line in done.stderr.splitlines() if line.startswith("deals 8/20")]
     assert live, done.stderr
-    assert "deal scores " in live[0] and "faults: illegal illegal " in live[0] and "ETA " in live[0]
+    assert "deal scores " in live[0] and "faults: illegal illegal " in live[0]
+    assert "ETA" not in live[0] and live[0].endswith(" left") and "at most " in live[0]
 
 
 def test_games_bound_the_plan_and_a_decided_match_keeps_what_it_played(tmp_path: Path) -> None:

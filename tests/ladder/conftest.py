@@ -58,9 +58,16 @@ def register_unchecked(
     store.add_bot(name, text, version=command_version(text, files), games=list(games), files=files)
 
 
-def make_ladder(db: Path, sizes: str = "3", bots: tuple[str, ...] = (), **settings: int) -> None:
-    """Ladder ``sk`` of Skull at tables of ``sizes`` with ``settings`` (LadderSettings),
-    and ``bots`` entered, each its own participant."""
+def make_ladder(
+    db: Path,
+    sizes: str = "3",
+    bots: tuple[str, ...] = (),
+    *,
+    move_ms: int = 1000,
+    **settings: int,
+) -> None:
+    """Ladder ``sk`` of Skull at tables of ``sizes``, ``move_ms`` a move, with ``settings``
+    (LadderSettings), and ``bots`` entered, each its own participant."""
     with Store.open(db) as store:
         service.create_ladder(
             store,
@@ -68,7 +75,7 @@ def make_ladder(db: Path, sizes: str = "3", bots: tuple[str, ...] = (), **settin
             game_name="skull",
             table_sizes=sizes,
             options={},
-            move_ms=1000,
+            move_ms=move_ms,
             settings=LadderSettings(**settings),
         )
         for bot in bots:

@@ -46,7 +46,7 @@ def test_create_show_and_mistakes(tmp_path: Path) -> None:
 
     cli("ladder", "submit", "skk", "random", "--db", db)
     code, output = run("ladder", "submit", "skk", "random", "--db", db)
-    assert code == 1 and "is in ladder skk already" in output
+    assert code == 0 and "is in play already for random: the same code, nothing changed" in output
     board = json.loads(cli("ladder", "show", "skk", "--json", "--db", db))
     assert [line["bot"] for line in board["lines"]] == ["random"]
     assert board["lines"][0]["sigma"] == round(25 / 3, 4)

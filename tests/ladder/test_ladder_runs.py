@@ -180,6 +180,37 @@ def test_a_bot_that_faults_is_suspended_with_the_reason(tmp_path: Path, shared: 
     assert "suspended: faults in" in out
 
 
+NOW_AND_THEN_BOT = """
+import itertools, random, time
+from protocol.sdk import run_bot
+moves = itertools.count(1)
+def act(view, legal):
+    if next(moves) % 25 == 0:
+        time.sleep(1.5)
+    return random.choice(legal)
+run_bot(act, name={name!r})
+"""
+
+
+def test_a_folder_bot_is_checked_at_its_ladders_move_time(tmp_path: Path, shared: Path) -> None:
+    """A bot slow now and then (1.5 s on one move in 25) would time out in a ladder of
+    1000 ms a move: it is refused at entry there; a ladder of 2000 ms a move takes it."""
+    db = tmp_path / "arena.db"
+    sometimes = folder_bot(shared, "sometimes", source=NOW_AND_THEN_BOT)
+    with Store.open(db) as store:
+        for name, move_ms in (("quick", 1000), ("patient", 2000)):
+            service.create_ladder(
+                store, name=name, game_name="skull", table_sizes="3", options={}, move_ms=move_ms
+            )
+        with pytest.raises(service.BotCheckError, match="answers within the deadline") as refused:
+            service.submit(store, "quick", str(sometimes), sandbox=service.SandboxMode.OFF)
+        assert "1000 ms a move" in str(refused.value)
+        assert service.leaderboard(store, "quick").lines == ()
+        entered = service.submit(store, "patient", str(sometimes), sandbox=service.SandboxMode.OFF)
+        assert entered.report is not None and entered.report.passed
+        assert "(deadline 2000 ms)" in entered.report.lines()[5]
+
+
 def test_batches_on_two_jobs_share_their_workers_and_keep_the_rules(
     tmp_path: Path, monkeypatch: pytest.MonkeyPatch
 ) -> None:

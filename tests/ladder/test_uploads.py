@@ -15,6 +15,7 @@ import io
 import os
 import shutil
 import subprocess
+import sys
 import tarfile
 import time
 import uuid
@@ -59,7 +60,9 @@ def serve(db: Path, **queue: float) -> Served:
 @pytest.fixture
 def served(tmp_path: Path) -> Iterator[Served]:
     db = tmp_path / "arena.db"
-    make_ladder(db, bots=("random", "first"), batch_games=24)
+    # SLOW_BOT's moves are within the deadline: its check is long, not failed (the entry
+    # check plays at the ladder's move time)
+    make_ladder(db, bots=("random", "first"), batch_games=24, move_ms=3000)
     running = serve(db)
     yield running
     stop_server(running.server)
@@ -366,7 +369,7 @@ def test_a_slow_upload_holds_up_no_one_and_stops_when_cancelled(
 def mallory_on(tmp_path: Path, **queue: float) -> Iterator[tuple[Served, str]]:
     """An upload server of its own (its queue's settings ``queue``), and mallory's token."""
     db = tmp_path / "arena.db"
-    make_ladder(db, bots=("random", "first"))
+    make_ladder(db, bots=("random", "first"), move_ms=3000)  # SLOW_BOT: slow, not late
     served = serve(db, **queue)
     try:
         with Store.open(db) as store:
@@ -401,3 +404,58 @@ def test_an_upload_no_one_waits_for_is_cancelled(tmp_path: Path, shared: Path) -
         assert final["state"] == "cancelled" and "no one asked for its result" in final["error"]
         with Store.open(served.db) as store:
             assert "mallorys_bot" not in {info.name for info in store.list_bots()}
+
+
+def test_a_python_bot_runs_on_the_arenas_python_whatever_the_servers_path(
+    served: Served, shared: Path, monkeypatch: pytest.MonkeyPatch
+) -> None:
+    """A folder bot whose command is ``python bot.py`` (or the list ``["python3", "bot.py"]``)
+    enters a ladder served by a process whose PATH does not hold the arena's interpreter (a
+    service started without its venv): ``python`` is always the arena's own, the SDK
+    importable; the same code sent again is no error, and says so."""
+    here = Path(sys.executable).parent
+    if here in (Path("/usr/bin"), Path("/bin")):
+        pytest.skip("the arena's Python is the system's: no PATH leaves it out")
+    monkeypatch.setenv("PATH", "/usr/bin:/bin")  # the bots' PATH is the server's
+    with Store.open(served.db) as store:
+        token = service.invite(store, "alice")
+    by_name = folder_bot(shared, "plain_python")
+    (by_name / "bot.toml").write_text(
+        'name = "plain_python"\ncommand = "python bot.py"\ngames = ["skull"]\n'
+    )
+    as_list = folder_bot(shared / "l", "listed_python")
+    (as_list / "bot.toml").write_text(
+        'name = "listed_python"\ncommand = ["python3", "bot.py"]\ngames = ["skull"]\n'
+    )
+    for folder in (by_name, as_list):
+        answer = result(served, post(served, token, tgz(folder)))
+        assert answer["accepted"], answer
+        assert not answer["unchanged"]
+    again = result(served, post(served, token, tgz(by_name)))
+    assert again["accepted"] and again["unchanged"], again
+    assert "the same code, nothing changed" in again["message"]
+    out = cli("ladder", "submit", "sk", str(by_name), "--to", served.url, "--token", token)
+    assert "nothing changed" in out  # and exit status 0 (cli asserts it)
+
+
+def test_no_answer_names_a_server_path(served: Served, shared: Path) -> None:
+    """A 404, a JSON error, the form of a ladder that does not exist and an upload's refusal
+    name no folder of the server (docs allow --host 0.0.0.0)."""
+    folder = str(served.db.parent)
+    page = httpx.get(f"{served.url}/games/99999", timeout=30)
+    assert page.status_code == 404 and "no game 99999 in arena.db" in page.text
+    api = httpx.get(f"{served.url}/api/games/99999", timeout=30)
+    assert api.status_code == 404 and api.json()["error"] == "no game 99999 in arena.db"
+    form = httpx.get(f"{served.url}/ladders/nope/submit", timeout=30)
+    assert form.status_code == 404 and 'id="upload"' not in form.text
+    assert "no ladder named &#39;nope&#39;" in form.text
+    form = httpx.get(f"{served.url}/ladders/sk/submit", timeout=30)
+    assert "read-only" not in form.text.split("<footer>")[1]  # this page writes
+    with Store.open(served.db) as store:
+        token = service.invite(store, "alice")
+    broken = folder_bot(shared, "no_toml")
+    (broken / "bot.toml").write_text('name = "no_toml"\ncommand = 3\ngames = ["skull"]\n')
+    refused = post(served, token, tgz(broken))
+    assert refused.status_code == 422 and "'command' must be" in refused.json()["error"]
+    for answer in (page.text, api.text, form.text, refused.text):
+        assert folder not in answer and str(shared) not in answer and "/tmp/" not in answer

@@ -19,6 +19,7 @@ from tests.security.conftest import rogue, run_with_rogue
 from tests.security.test_rogues import GAMES_WITH_ROGUE, assert_finished
 
 C = "crash"
+R = "refused"  # the arena refused its hello, or cut its door before a welcome
 TOO_MANY = f"opened more than {MAX_CONNECTIONS} connections"
 CHATTY = f"sent more than {STRANGER_MESSAGES} messages"
 MODES = [
@@ -46,12 +47,13 @@ class Flood:
 
 
 FLOODS = [
-    # a rogue whose endpoint is closed before its hello is refused, then killed at once
-    Flood("connect_flood", (), (C,), TOO_MANY),
-    Flood("junk_flood", (("CONNECTIONS", "300"),), (C,), TOO_MANY),
-    Flood("junk_flood", (("CONNECTIONS", "2"),), (C,), CHATTY),
-    Flood("hello_spam", (("CONNECTIONS", "200"), ("REPEAT", "20")), (C,), TOO_MANY),
-    Flood("hello_spam", (("CONNECTIONS", "2"), ("REPEAT", "20")), (C,), CHATTY),
+    # a rogue whose endpoint is closed before its hello is refused (a `refused` fault), then
+    # killed at once
+    Flood("connect_flood", (), (R,), TOO_MANY),
+    Flood("junk_flood", (("CONNECTIONS", "300"),), (R,), TOO_MANY),
+    Flood("junk_flood", (("CONNECTIONS", "2"),), (R,), CHATTY),
+    Flood("hello_spam", (("CONNECTIONS", "200"), ("REPEAT", "20")), (R,), TOO_MANY),
+    Flood("hello_spam", (("CONNECTIONS", "2"), ("REPEAT", "20")), (R,), CHATTY),
     # one wrong guess per connection is answered, and costs nothing: the bot then plays
     Flood(
         "hello_spam",

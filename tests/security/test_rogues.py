@@ -54,7 +54,7 @@ CASES = [
     Case("exit_at_once", (C,), True, "stopped before saying hello"),
     Case("crash_mid", (C,), True, "exited with status 3"),
     Case("no_hello", (C,), True, "did not say hello within"),
-    Case("wrong_protocol", (C,), True, "refused: wrong protocol version 99"),
+    Case("wrong_protocol", ("refused",), True, "refused: bad-protocol: protocol 99 is not"),
     Case("bad_token", (C,), True, "refused (bad-token", log="'code': 'bad-token'"),
     # once a bot is welcomed its endpoint is gone: the second socket never even connects
     Case("reuse_token", (), False, log="second hello got: []"),

@@ -82,10 +82,12 @@ def game_rows(db: Path, tid: int, columns: str) -> list[tuple]:
     return rows
 
 
-def slow_tournament(db: Path, bot: Path, *options: str) -> tuple[int, int]:
+def slow_tournament(db: Path, bot: Path, *options: str, check_ms: int = 1000) -> tuple[int, int]:
     """A Skull tournament in ``db`` of ``bot`` (registered unsandboxed as "slow", a
-    ``thinking_bot``), random and first, with ``options``; its id and number of games."""
-    cli("bot", "add", "slow", "--db", str(db), "--sandbox", "off", "--", sys.executable, str(bot))
+    ``thinking_bot``, its entry check at ``check_ms`` a move), random and first, with
+    ``options``; its id and number of games."""
+    add = ("bot", "add", "slow", "--game", "skull", "--move-time", str(check_ms), "--db", str(db))
+    cli(*add, "--sandbox", "off", "--", sys.executable, str(bot))
     return create(db, "slow,random,first", *options)
 
 

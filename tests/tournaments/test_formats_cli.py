@@ -85,8 +85,8 @@ def test_each_format_is_planned_and_shown(tmp_path: Path) -> None:
     assert (shown["kind"], shown["rounds"], shown["advance"]) == ("knockout", 3, 1)
     assert len(shown["format"]["bracket"][0]["tables"]) == 9
     text = cli("tournament", "list", "--db", str(db))
-    kinds = [line.split()[2] for line in text.splitlines()[2:]]
-    assert kinds == ["balanced", "swiss", "knockout"], text
+    kinds = [line.split()[1:3] for line in text.splitlines()[2:]]
+    assert kinds == [["balanced", "tournament"], ["Swiss", "tournament"], ["knockout", "skull"]]
 
 
 def test_a_swiss_run_says_each_round_and_shows_the_standings(tmp_path: Path) -> None:

@@ -29,7 +29,7 @@ def test_a_run_lists_the_games_it_is_playing_and_none_once_it_ended(
     tmp_path: Path, slow_bot: Path, jobs: int
 ) -> None:
     db = tmp_path / "arena.db"
-    tid, _ = slow_tournament(db, slow_bot, "--rounds", "2", "--move-time", "5000")
+    tid, _ = slow_tournament(db, slow_bot, "--rounds", "2", "--move-time", "5000", check_ms=5000)
     env = dict(os.environ, PYTHONPATH=os.pathsep.join(sys.path))
     command = [sys.executable, "-m", "arena", "tournament", "run", str(tid), "-q"]
     proc = subprocess.Popen(

@@ -140,24 +140,33 @@ def test_los_table() -> None:
     assert len(text.splitlines()) == 5
 
 
+def info_of(
+    spec: TournamentSpec, tid: int, status: TournamentStatus, *, done: int, total: int
+) -> TournamentInfo:
+    """Tournament ``tid`` of ``spec`` as the store gives it, its entrants its bots."""
+    return TournamentInfo(
+        id=tid,
+        spec=spec,
+        created_at="2026-01-02T03:04:05.000+00:00",
+        status=status,
+        entrants=tuple(EntrantInfo(name=x, bot=x, version="v") for x in spec.bots),
+        games_done=done,
+        games_total=total,
+    )
+
+
 def test_tournament_list_and_show() -> None:
     spec = TournamentSpec(
         game="skull", options={"variant": "x"}, bots=("a", "b", "c"), table_size=3, seed=5
     )
-    info = TournamentInfo(
-        id=3,
-        spec=spec,
-        created_at="2026-01-02T03:04:05.000+00:00",
-        status=TournamentStatus.IN_PROGRESS,
-        entrants=tuple(EntrantInfo(name=x, bot=x, version="v") for x in "abc"),
-        games_done=1,
-        games_total=3,
-    )
+    info = info_of(spec, 3, TournamentStatus.IN_PROGRESS, done=1, total=3)
     listing = reports.tournaments_table([info]).splitlines()
+    assert listing[0].split()[:3] == ["id", "kind", "game"]
     assert listing[2].split() == [
         "3",
+        "round",
+        "robin",
         "skull",
-        "round-robin",
         "in-progress",
         "3",
         "3",
@@ -173,3 +182,18 @@ def test_tournament_list_and_show() -> None:
     assert data["id"] == 3 and data["rankings"][0]["entrant"] == "a"
     assert data["crosstable"]["entrants"] == ["a", "b", "c"]
     assert reports.tournaments_json([info])[0]["status"] == "in-progress"
+
+
+def test_options_are_said_as_they_are_given() -> None:
+    """``advanced=false``, as ``--option`` takes it, never Python's ``advanced=False``."""
+    spec = TournamentSpec(
+        game="skull_king",
+        options={"rounds": 5, "advanced": False},
+        bots=("a", "b"),
+        table_size=2,
+        seed=1,
+    )
+    info = info_of(spec, 1, TournamentStatus.PLANNED, done=0, total=2)
+    assert "tournament 1: skull_king (advanced=false, rounds=5), a round robin" in (
+        reports.tournament_text(info)
+    )

@@ -190,3 +190,21 @@ def test_later_rounds_deal_as_the_tournament_does(
     assert len({seed for _, _, seed in independent}) == len(independent), "two games, one deal"
     tables = {(rep, table) for rep, table, _ in duplicate}
     assert len({seed for _, _, seed in duplicate}) == len(tables), "one deal a table"
+
+
+def test_a_cancelled_tournament_plans_no_more_rounds(tmp_path: Path) -> None:
+    rng = random.Random(5)
+    with Store.open(tmp_path / "a.db") as store:
+        tid = create(store, "swiss", 9, rounds=3)
+        play_pending(store, tid, rng)
+        info = store.tournament(tid)
+        key = store.tournament_key(tid)
+        plan = swiss.pair_round(
+            info.spec.entrants, 3, store.tournament_draw(tid), played_rounds(store, info)
+        )
+        service.cancel_tournament(store, tid)
+        assert plan_next_round(store, tid) is None
+        with pytest.raises(PlanError, match="cancelled: it plays no more rounds"):
+            store.add_round(tid, 1, round_games(info.spec, key, plan, info.games_total), key=key)
+        info = store.tournament(tid)
+        assert info.status is TournamentStatus.CANCELLED and info.games_total == 9

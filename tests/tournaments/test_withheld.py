@@ -127,6 +127,9 @@ def test_a_run_stopped_part_way_withholds_every_entrant_of_the_bot(
     with Store.open(db) as store:
         assert log_hold(store, "chatty") == LogHold("chatty", (tid,))
     assert set(shown_everywhere(db, tmp_path).values()) == {False}
+    # the same withholding, asked by tournament: exit status 1, as `arena bot logs chatty`
+    out = arena("bot", "logs", "chatty", "--tournament", str(tid), "--db", str(db), code=1)
+    assert "withheld:" in out and HAND_LINE not in out
 
 
 def test_a_match_decided_early_shows_the_log(db: Path, tmp_path: Path) -> None:
@@ -139,3 +142,73 @@ def test_a_match_decided_early_shows_the_log(db: Path, tmp_path: Path) -> None:
         assert info.games_done == info.games_total < 600, "the unneeded games left the plan"
         assert log_hold(store, "chatty") is None
     assert set(shown_everywhere(db, tmp_path).values()) == {True}
+
+
+def game_lines_shown(db: Path, game_id: int) -> bool:
+    """Whether ``arena bot logs chatty --game ID`` shows the bot's line of that game."""
+    out = arena("bot", "logs", "chatty", "--game", str(game_id), "--db", str(db))
+    return HAND_LINE in out and "withheld" not in out
+
+
+def test_a_plan_that_can_no_longer_run_hides_no_other_game_and_can_be_cancelled(
+    db: Path, tmp_path: Path, shared: Path
+) -> None:
+    """The bot's file changes after a tournament is planned: that plan can never run. It
+    hides nothing of the bot's games played before (they were dealt before it), its first
+    refusal says what helps, and cancelling it releases the whole log; a tournament stopped
+    part-way is cancelled with its played games kept and their replays shown."""
+    done = create(db, "chatty,random,first")
+    arena("tournament", "run", str(done), "-q", "--sandbox", "off", "--db", str(db))
+    stopped = create(db, "first,random,chatty")
+    arena("tournament", "run", str(stopped), "-q", "--sandbox", "off", "--db", str(db))
+    with sqlite3.connect(db) as conn:  # its run stopped before its last game
+        last = conn.execute(
+            "SELECT MAX(id) FROM games WHERE tournament_id = ?", (stopped,)
+        ).fetchone()[0]
+        for table in ("faults", "seats", "process_games"):
+            conn.execute(f"DELETE FROM {table} WHERE game_id = ?", (last,))
+        conn.execute(
+            "UPDATE games SET status = 'pending', actions = NULL, outcome = NULL, finished_at "
+            "= NULL WHERE id = ?",
+            (last,),
+        )
+        conn.execute("UPDATE tournaments SET status = 'in-progress' WHERE id = ?", (stopped,))
+        siblings = [
+            gid
+            for (gid,) in conn.execute(
+                "SELECT id FROM games WHERE tournament_id = ? AND id != ? AND deal_seed = "
+                "(SELECT deal_seed FROM games WHERE id = ?)",
+                (stopped, last, last),
+            )
+        ]
+    planned = create(db, "random,chatty,first")  # never run
+    (shared / "chatty.py").write_text(CHATTY + "\n# edited\n")
+
+    first_game = json.loads(arena("tournament", "games", str(done), "--json", "--db", str(db)))
+    assert game_lines_shown(db, first_game[0]["id"]), "dealt before the plans: shown"
+    assert set(shown_everywhere(db, tmp_path).values()) == {False}, "the whole log is held"
+
+    refused = CliRunner().invoke(
+        main, ["tournament", "run", str(planned), "--sandbox", "off", "--db", str(db)]
+    )
+    assert refused.exit_code == 1 and "Traceback" not in refused.output
+    assert f"`arena tournament cancel {planned}`" in refused.output
+    assert "put its files back as they were" in refused.output
+    assert "registers the new code for new tournaments only" in refused.output
+
+    client = TestClient(create_app(db))
+    assert client.get(f"/games/{siblings[0]}").status_code == 409
+    out = arena("tournament", "cancel", str(planned), "--db", str(db))
+    assert f"cancelled tournament {planned}: 0 game(s) played are kept, 3 never" in out
+    out = arena("tournament", "cancel", str(stopped), "--db", str(db))
+    assert f"cancelled tournament {stopped}: 2 game(s) played are kept, 1 never" in out
+    assert set(shown_everywhere(db, tmp_path).values()) == {True}
+    assert client.get(f"/games/{siblings[0]}").status_code == 200
+    page = client.get(f"/tournaments/{stopped}").text
+    assert 'id="live-status">cancelled<' in page
+    with Store.open(db) as store:
+        assert store.tournament(stopped).games_done == 2 == store.tournament(stopped).games_total
+    again = arena("tournament", "run", str(planned), "--db", str(db), code=1)
+    assert f"tournament {planned} was cancelled" in again
+    twice = arena("tournament", "cancel", str(planned), "--db", str(db), code=1)
+    assert "is cancelled already: nothing to cancel" in twice

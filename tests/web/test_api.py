@@ -437,3 +437,29 @@ def test_a_games_json_and_frames_carry_its_bots_log_lines_at_their_steps(
     other = (evil + 1) % 3
     seat_frames = client.get(f"/api/games/{gid}/frames/{other}").json()["frames"]
     assert all(frame["logs"] == [] for frame in seat_frames), "a seat sees only its own log"
+
+
+def test_times_say_their_date_and_zone(client: TestClient, played: Played) -> None:
+    """Every time a page shows has its date and its zone (``2026-01-02 03:04:05 UTC``): the
+    index, a tournament's creation and its games' finish, a game's finish."""
+    stamp = re.compile(r"\d{4}-\d\d-\d\d \d\d:\d\d:\d\d UTC")
+    tid = played.tournaments["skull"]
+    index = client.get("/").text
+    page = client.get(f"/tournaments/{tid}").text
+    game = client.get(f"/games/{first_game(played, 'skull')}").text
+    assert stamp.search(index) and stamp.search(game)
+    assert re.search(r"created " + stamp.pattern, page)
+    finished = re.findall(r"<td>([^<]*\d\d:\d\d:\d\d[^<]*)</td>", page)
+    assert finished and all(stamp.fullmatch(text) for text in finished), finished[:3]
+
+
+def test_a_bots_chart_joins_only_the_tournaments_of_one_game(
+    client: TestClient, played: Played
+) -> None:
+    """``random`` played one tournament of each game: ratings of different games are on no
+    common scale, so no line joins them (one line ran through all four)."""
+    page = client.get("/bots/random").text
+    chart = page.split('id="rating-chart"')[1].split("</svg>")[0]
+    lines = re.findall(r'<line x1="([\d.]+)" y1="([\d.]+)" x2="([\d.]+)" y2="([\d.]+)"', chart)
+    assert len(re.findall(r"<circle ", chart)) == 4
+    assert [ln for ln in lines if ln[0] != ln[2] and ln[1] != ln[3]] == []  # none slanting

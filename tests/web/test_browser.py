@@ -192,10 +192,20 @@ def test_lists_sort_and_filter(served: Server, played: Played, page: object) -> 
     names = page.locator("#rankings tbody td:nth-child(2)").all_inner_texts()
     assert names == sorted(names, key=str.lower)
     assert page.get_attribute("#rankings th[aria-sort]", "aria-sort") == "ascending"
+    page.click("#rankings thead button:text-is('wins')")  # more is better: the best first
+    wins = [int(w) for w in page.locator("#rankings tbody td:nth-child(8)").all_inner_texts()]
+    assert wins == sorted(wins, reverse=True)
+    assert page.get_attribute("#rankings th[aria-sort]", "aria-sort") == "descending"
+    for game, best_first in (("skull", max), ("skyjo", min)):  # Skyjo: the lowest total wins
+        page.goto(f"{served.url}/tournaments/{played.tournaments[game]}")
+        page.click("#rankings thead button:text-is('mean score')")
+        cells = page.locator("#rankings tbody td:nth-child(10)").all_inner_texts()
+        scores = [float(x) for x in cells]
+        assert scores[0] == best_first(scores), (game, scores)
     page.goto(f"{served.url}/")
     page.select_option("select[name=game]", "skyjo")
     page.click("#tournaments-filter button")
-    games = page.locator("#tournaments tbody td:nth-child(2)").all_inner_texts()
+    games = page.locator("#tournaments tbody td:nth-child(3)").all_inner_texts()
     assert games == ["skyjo"]
     assert page.errors == []
 

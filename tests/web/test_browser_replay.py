@@ -259,6 +259,10 @@ def test_move_list_score_sheet_and_legible_table(
         assert "over" in page.inner_text(".banner")
         assert page.locator("#moves li.current").count() == 1
         assert page.evaluate("document.documentElement.scrollWidth") <= page.viewport_size["width"]
+        if size == "phone":  # the controls stay in sight while the table is scrolled to
+            page.evaluate("document.getElementById('table-referee').scrollIntoView()")
+            top = page.evaluate("document.querySelector('.controls').getBoundingClientRect().top")
+            assert 0 <= top < 5, f"the replay's controls scrolled away ({top} px)"
         page.screenshot(path=str(shots / f"{game}.png"), full_page=True)
     assert page.errors == []
     page.context.close()

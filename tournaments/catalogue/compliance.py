@@ -38,6 +38,7 @@ import logging
 import math
 import os
 import random
+import re
 import signal
 import threading
 import time
@@ -78,6 +79,13 @@ PROBE_GAME_ID = 7_340_033
 PROBE_SEED = (1 << 63) - 12_345
 #: Lines of the bot's output shown with a failed check.
 OUTPUT_LINES = 12
+#: What a bot's output says when it failed to decode a large integer (the probe seed): only
+#: then is a crash before its first decision blamed on the seed.
+INTEGER_TROUBLE = re.compile(
+    r"integer|int64|uint64|bigint|overflow|out of range|too (big|large)|precision|"
+    r"unpack|msgpack|decod",
+    re.IGNORECASE,
+)
 #: Offered actions listed with an illegal answer.
 OFFERED_SHOWN = 12
 
@@ -92,8 +100,9 @@ TITLES = {
     "batch": "answers a batch's turns, each for its own game (batch)",
     "bye": "exits on bye",
 }
-#: The check each kind of fault fails (a crash: playing game after game).
+#: The check each kind of fault fails (a crash, or a process refused: playing game after game).
 FAILS = {
+    FaultKind.REFUSED: "games",
     FaultKind.WRONG_ID: "ids",
     FaultKind.ILLEGAL: "legal",
     FaultKind.MALFORMED: "messages",
@@ -101,6 +110,11 @@ FAILS = {
     FaultKind.TIMEOUT: "deadline",
     FaultKind.CRASH: "games",
 }
+
+
+def _played_before(games: int) -> str:
+    """How many whole games the bot played before it stopped, in words."""
+    return "in its first game" if games <= 0 else f"after {games} whole game(s)"
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -337,6 +351,7 @@ class _CheckRun:
         self.played = 0
         self.coverage: dict[str, list[tuple[int, int]]] = {}
         self.proc: BotProcess | None = None
+        self.probe_crash = False  # it crashed before its first decision of the probe seed
         self.done = threading.Event()  # the check has ended (nothing left to stop)
         self.stopped = False  # stop before the next game (``kill``)
 
@@ -400,11 +415,7 @@ class _CheckRun:
         self.latencies += [a.think_us / 1000.0 for a in mine]
         found = self.judge(record, seat, f"{game.name} with {players} players, seat {seat}")
         if FaultKind.CRASH in found and seed is not None and not mine:
-            crash = self.faults["games"]
-            hint = f"; was it the seed {seed}? Decode msgpack integers as 64-bit"
-            self.faults["games"] = _Fault(
-                replace(crash.fault, detail=crash.fault.detail + hint), crash.where
-            )
+            self.probe_crash = True  # ``seed_hint`` says so if its output points to the seed
         return not found and self.proc.alive()
 
     def judge(self, record: GameRecord, seat: int, where: str) -> set[FaultKind]:
@@ -498,25 +509,33 @@ class _CheckRun:
         crash = self.faults.get("games")
         if crash is not None:
             self.result(
-                "games",
-                False,
-                f"{crash.where}, after {self.played - 1} game(s): {crash.fault.detail}",
-            )
+                "games", False, f"{crash.where}, {_played_before(self.played - 1)}: "
+                f"{crash.fault.kind.value}: {crash.fault.detail}"
+            )  # fmt: skip
         elif not self.proc.alive():
             self.result(
                 "games",
                 False,
-                f"after {self.played} game(s): its process {self.proc.exit_summary()}",
+                f"{_played_before(self.played)}: its process {self.proc.exit_summary()}",
             )
         else:
             covered = [self.covered(game, table_sizes) for game in engines]
-            whole = all(c.complete for c in covered)
-            self.result(
-                "games",
-                True,
-                f"{self.played} games in one process"
-                + ("" if whole else " (stopped before covering every table size and seat)"),
-            )
+            if all(c.complete for c in covered):
+                self.result("games", True, f"{self.played} games in one process")
+            elif self.faults or self.stopped:  # the games stopped early: nothing to judge
+                self.result(
+                    "games",
+                    None,
+                    f"not judged: the games stopped after {self.played} game(s), "
+                    + ("at the first fault (above)" if self.faults else "the check was stopped"),
+                )
+            else:
+                self.result(
+                    "games",
+                    True,
+                    f"{self.played} games in one process (stopped before covering every table "
+                    "size and seat)",
+                )
 
     def covered(self, game: Game, table_sizes: Sequence[int] | None) -> Coverage:
         sizes = sorted({players for players, _ in seatings(game, table_sizes)})
@@ -643,4 +662,20 @@ def run_checks(
     )
     if not report.passed and log_path is not None:
         report = replace(report, output=tuple(output_tail(log_path, OUTPUT_LINES)))
+        if run.probe_crash:
+            report = seed_hint(report)
     return report
+
+
+def seed_hint(report: ComplianceReport) -> ComplianceReport:
+    """A bot that crashed before its first decision of the first game, whose last output
+    speaks of decoding or of an integer, is told it may be its seed (a 63-bit integer); a
+    crash for any other reason is left as it is."""
+    if not any(INTEGER_TROUBLE.search(line) for line in report.output):
+        return report
+    hint = f"; was it the seed {PROBE_SEED}? Decode msgpack integers as 64-bit"
+    checks = tuple(
+        replace(check, detail=check.detail + hint) if check.key == "games" else check
+        for check in report.checks
+    )
+    return replace(report, checks=checks)

@@ -259,30 +259,34 @@ class Catalogue:
             )
         return Runnable(BotSpec(name=info.name, argv=argv, sandboxed_only=only), info.version)
 
-    def find(self, name: str, version: str | None = None) -> Runnable:
+    def find(self, name: str, version: str | None = None, *, advice: str | None = None) -> Runnable:
         """How to run the bot called ``name`` at ``version`` (None: its current one), its code
-        checked. Raises NotFound, or BotChanged when that version's code is gone."""
+        checked. Raises NotFound, or BotChanged when that version's code is gone, saying what
+        to do (``advice``, ``{name}`` the bot's name: what helps the plan that needs that
+        version; by default, register the new code)."""
         info = self.registered.get(name)
+        gone = "" if advice is None else f"; {advice.format(name=name)}"
         if info is not None:
             if version is None or version == info.version:
-                return self.runnable(info)
+                return self.runnable(info, advice=advice or REGISTER_AGAIN)
             planned = self.versions.get((name, version))
             if planned is None:
                 raise BotChanged(
                     f"bot {name!r} is now version {info.version}, and its version {version} "
-                    "was registered before the arena kept every version: it cannot run again"
+                    f"was registered before the arena kept every version: it cannot run again{gone}"
                 )
             return self.runnable(
                 planned,
-                advice="put its files back as they were, or plan a new tournament (a folder "
-                "bot keeps every version it was registered at)",
+                advice=advice
+                or "put its files back as they were, or plan a new tournament (a folder bot "
+                "keeps every version it was registered at)",
             )
         if name in bundled_bots():
             now = bundled_version(name)
             if version is not None and version != now:
                 raise BotChanged(
                     f"bundled bot {name!r} is now version {now} (the arena was upgraded), and "
-                    f"its version {version} is not kept: it cannot run again"
+                    f"its version {version} is not kept: it cannot run again{gone}"
                 )
             return Runnable(bundled_spec(name), now, bundled=True)
         raise NotFound(

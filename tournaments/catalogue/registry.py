@@ -12,6 +12,11 @@ of its games legally and in time in one process, and exits on bye. It is checked
   (``tournaments.catalogue.commandfiles``), checked again before each run; its version is the hash
   of its command line and of those files.
 
+The check plays under the move deadline the bot will play under (``move_ms``: every run's
+default, ``arena bot add --move-time``, a ladder's or a match's own), and on the games it will be
+entered for: those named, else those its ``bot.toml`` lists, else (a command bot) every game, as
+``arena bot check`` does. The report says both.
+
 Registering the same code again is the same version (nothing is checked again); new code is a
 new version, and the user is told so, and which unfinished tournaments keep the version they
 were planned with. ``update_bot`` registers a bot's new code from where it was registered (its
@@ -30,6 +35,7 @@ from pathlib import Path
 from arena.errors import ArenaError
 from arena.games import names
 from arena.procs.botproc import BotSpec
+from arena.procs.limits import Limits
 from arena.procs.logs import logs_folder
 from arena.procs.sandbox import Sandbox, SandboxMode, inside, named_paths, private_paths
 from tournaments.catalogue.bot_sandbox import sandbox_for
@@ -49,6 +55,9 @@ from tournaments.store.values import (
 MANIFEST = "bot.toml"
 #: Games of each of its games a bot plays under the referee in its entry check.
 ADD_GAMES = 2
+#: The move deadline of every run that does not set one (``--move-time``): a bot's entry
+#: check plays under it unless told the deadline the bot will play under.
+DEFAULT_MOVE_MS = Limits.move_ms
 
 
 class BotCheckError(ArenaError):
@@ -71,7 +80,9 @@ class Manifest:
 
 
 def load_manifest(folder: Path) -> Manifest:
-    """Read and check ``folder/bot.toml`` (keys: name, command, games)."""
+    """Read and check ``folder/bot.toml`` (keys: name, command, games; docs/authoring.md):
+    ``command`` is a string, split into words as a POSIX shell splits them (``shlex``, no
+    expansion), or a list of words, kept as they are."""
     path = folder / MANIFEST
     if not path.is_file():
         raise BotCheckError(f"{folder} has no {MANIFEST} (needs name, command and games)")
@@ -83,8 +94,13 @@ def load_manifest(folder: Path) -> Manifest:
     problem = bot_name_problem(name.strip() if isinstance(name, str) else name)
     if problem is not None:
         raise BotCheckError(f"{path}: {problem}")
+    if isinstance(command, list) and command and all(isinstance(w, str) for w in command):
+        command = shlex.join(command)  # a list is the words themselves, none split again
     if not isinstance(command, str) or not command.strip():
-        raise BotCheckError(f"{path}: 'command' must be a command line (a string)")
+        raise BotCheckError(
+            f"{path}: 'command' must be a command line: a string (split as a shell splits "
+            'words: "python bot.py --fast") or a list of words (["python", "bot.py"])'
+        )
     if isinstance(games, str):
         games = [games]
     if not isinstance(games, list) or not all(isinstance(g, str) for g in games) or not games:
@@ -97,34 +113,57 @@ def check_bot(
     games: Sequence[str],
     *,
     sandbox: Sandbox | None = None,
+    move_ms: int = DEFAULT_MOVE_MS,
+    every_game: bool = False,
     stop: CheckStop | None = None,
 ) -> ComplianceReport:
     """Run the compliance suite of ``arena bot check`` (``tournaments.catalogue.compliance``) on the
-    bot, with a few games of each of ``games``, in ``sandbox`` (None: unsandboxed), until
-    ``stop`` says (None: to its end). Raises BotCheckError naming every failed check, or why
-    the check was stopped."""
+    bot, with a few games of each of ``games``, in ``sandbox`` (None: unsandboxed), each move
+    within ``move_ms``, until ``stop`` says (None: to its end). Raises BotCheckError naming
+    every failed check (``every_game``: the games were every game, none having been named, and
+    the error says how to name them), or why the check was stopped."""
     if not games:
         raise BotCheckError("name at least one game the bot plays")
-    report = run_checks(spec, games, per_game=ADD_GAMES, move_ms=2000, sandbox=sandbox, stop=stop)
+    report = run_checks(
+        spec, games, per_game=ADD_GAMES, move_ms=move_ms, sandbox=sandbox, stop=stop
+    )
     if report.stopped is not None:
         raise BotCheckError(f"the check was stopped: {report.stopped}", report=report)
     if not report.passed:
         failed = "; ".join(f"{check.title}: {check.detail}" for check in report.failures())
-        raise BotCheckError(f"check failed: {failed} (details: `arena bot check`)", report=report)
+        named = (
+            "; it was checked on every game, as none was named: name those it plays with --game"
+            if every_game
+            else ""
+        )
+        raise BotCheckError(
+            f"check failed ({', '.join(games)}; {move_ms} ms a move): {failed}{named} "
+            f"(details: `arena bot check --move-time {move_ms}`)",
+            report=report,
+        )
     return report
 
 
 @dataclass(frozen=True)
 class Registered:
     """A bot just registered (``info``), the version it had before under that name (None:
-    new), whether it was checked (not when its code and games were already registered), what
-    its owner should be told, and the check's report (None when it was not checked)."""
+    new), whether it was checked (not when its code and games were already registered) and
+    at which move deadline, what its owner should be told, and the check's report (None when
+    it was not checked)."""
 
     info: BotInfo
     previous: str | None = None
     checked: bool = True
     warnings: tuple[str, ...] = ()
     report: ComplianceReport | None = None
+    move_ms: int = DEFAULT_MOVE_MS
+
+    def checked_text(self) -> str:
+        """``checked on skull, skyjo at 1000 ms a move`` (or that it was not checked again)."""
+        games = ", ".join(self.info.games)
+        if not self.checked:
+            return f"not checked again: this code is registered for {games}"
+        return f"checked on {games} at {self.move_ms} ms a move"
 
 
 #: Called with a bot's name and games just before its check starts (the check takes seconds).
@@ -163,14 +202,15 @@ def add_folder_bot(
     replace: bool = False,
     sandbox: SandboxMode = SandboxMode.AUTO,
     announce: Announce | None = None,
+    move_ms: int = DEFAULT_MOVE_MS,
     uploaded: bool = False,
     stop: CheckStop | None = None,
 ) -> Registered:
     """Copy the bot in ``folder`` (with its ``bot.toml``) into the arena's store, check it
-    from the copy, in ``sandbox`` as a tournament would run it, and register it (``games``:
-    instead of the manifest's; ``uploaded``: code a participant uploaded, which then runs
-    only in the sandbox wherever it is entered; ``stop``: may end its check early). Nothing
-    is registered if anything fails."""
+    from the copy, in ``sandbox`` as a tournament would run it, each move within ``move_ms``,
+    and register it (``games``: instead of the manifest's; ``uploaded``: code a participant
+    uploaded, which then runs only in the sandbox wherever it is entered; ``stop``: may end
+    its check early). Nothing is registered if anything fails."""
     manifest = load_manifest(folder)
     chosen = tuple(games or manifest.games)
     existing = _check_request(store, manifest.name, chosen, replace)
@@ -209,7 +249,7 @@ def add_folder_bot(
         uploaded=uploaded,
     )
     try:
-        return _register(store, info, existing, sandbox, announce, stop)
+        return _register(store, info, existing, sandbox, announce, move_ms=move_ms, stop=stop)
     except BaseException:
         if copy.new and not _names_copy(store, copy.digest):
             copies.discard(copy)  # a bot that failed its check leaves nothing behind
@@ -229,14 +269,16 @@ def add_command_bot(
     name: str,
     argv: Sequence[str],
     *,
-    games: Sequence[str] = ("skull",),
+    games: Sequence[str] = (),
     replace: bool = False,
     sandbox: SandboxMode = SandboxMode.AUTO,
     announce: Announce | None = None,
+    move_ms: int = DEFAULT_MOVE_MS,
 ) -> Registered:
-    """Hash the files command line ``argv`` names, check the bot in ``sandbox`` and register
-    it. Nothing is registered if anything fails."""
-    chosen = tuple(games or ("skull",))
+    """Hash the files command line ``argv`` names, check the bot in ``sandbox``, each move
+    within ``move_ms``, on ``games`` (none: every game, as ``arena bot check`` does) and
+    register it. Nothing is registered if anything fails."""
+    chosen = tuple(games or names())
     existing = _check_request(store, name, chosen, replace)
     if not argv:
         raise BotCheckError("give the bot's command line after --")
@@ -253,7 +295,9 @@ def add_command_bot(
         added_at="",
         files=files,
     )
-    return _register(store, info, existing, sandbox, announce)
+    return _register(
+        store, info, existing, sandbox, announce, move_ms=move_ms, every_game=not games
+    )
 
 
 def update_bot(
@@ -263,9 +307,11 @@ def update_bot(
     games: Sequence[str] = (),
     sandbox: SandboxMode = SandboxMode.AUTO,
     announce: Announce | None = None,
+    move_ms: int = DEFAULT_MOVE_MS,
 ) -> Registered:
     """Register the code of registered bot ``name`` again, from where it was registered: its
-    folder (a new copy), or its command line (its files hashed again)."""
+    folder (a new copy), or its command line (its files hashed again), checked each move
+    within ``move_ms``."""
     existing = store.get_bot(name)
     if is_remote(existing):
         raise BotCheckError(f"{name!r} is a remote bot: its code runs elsewhere")
@@ -282,6 +328,7 @@ def update_bot(
             replace=True,
             sandbox=sandbox,
             announce=announce,
+            move_ms=move_ms,
         )
     return add_command_bot(
         store,
@@ -291,6 +338,7 @@ def update_bot(
         replace=True,
         sandbox=sandbox,
         announce=announce,
+        move_ms=move_ms,
     )
 
 
@@ -300,10 +348,13 @@ def _register(
     existing: BotInfo | None,
     mode: SandboxMode,
     announce: Announce | None,
+    *,
+    move_ms: int,
+    every_game: bool = False,
     stop: CheckStop | None = None,
 ) -> Registered:
-    """Check ``info`` as it will run (unless that code and those games are registered), then
-    store it."""
+    """Check ``info`` as it will run, each move within ``move_ms`` (unless that code and
+    those games are registered), then store it."""
     previous = existing.version if existing else None
     same = ("version", "command", "path", "games", "digest", "files")
     if (
@@ -311,13 +362,10 @@ def _register(
         and all(getattr(existing, k) == getattr(info, k) for k in same)
         and existing.uploaded >= info.uploaded  # code now uploaded is marked (and checked)
     ):
-        return Registered(existing, previous, checked=False)
-    catalogue = Catalogue.of(store)
-    spec = catalogue.runnable(info).spec
+        return Registered(existing, previous, checked=False, move_ms=move_ms)
     if announce is not None:
         announce(info.name, info.games)
-    box = sandbox_for(mode, Path(store.path), catalogue.folders(), specs=[spec])
-    report = check_bot(spec, info.games, sandbox=box, stop=stop)
+    report = check_again(store, info, mode, move_ms=move_ms, every_game=every_game, stop=stop)
     stored = store.add_bot(
         info.name,
         info.command,
@@ -329,7 +377,30 @@ def _register(
         files=info.files,
         uploaded=info.uploaded,
     )
-    return Registered(stored, previous, warnings=_planned_before(store, stored), report=report)
+    return Registered(
+        stored, previous, warnings=_planned_before(store, stored), report=report, move_ms=move_ms
+    )
+
+
+def check_again(
+    store: Store,
+    info: BotInfo,
+    mode: SandboxMode,
+    *,
+    move_ms: int = DEFAULT_MOVE_MS,
+    every_game: bool = False,
+    stop: CheckStop | None = None,
+) -> ComplianceReport:
+    """The entry check of bot version ``info`` (registered, or about to be) as it will run:
+    from its copy or command line, in sandbox ``mode``, each move within ``move_ms`` (a
+    ladder checks the same code again at its own deadline), until ``stop`` says. Raises
+    BotCheckError."""
+    catalogue = Catalogue.of(store)
+    spec = catalogue.runnable(info).spec
+    box = sandbox_for(mode, Path(store.path), catalogue.folders(), specs=[spec])
+    return check_bot(
+        spec, info.games, sandbox=box, move_ms=move_ms, every_game=every_game, stop=stop
+    )
 
 
 def _planned_before(store: Store, info: BotInfo) -> tuple[str, ...]:

@@ -17,17 +17,24 @@ import shutil
 from dataclasses import dataclass
 from pathlib import Path
 
+from arena.games import names
 from arena.procs.botproc import BotSpec
 from arena.procs.sandbox import SandboxMode
 from tournaments.catalogue.botcopies import tree_digest, version_of
 from tournaments.catalogue.commandfiles import command_version, record
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, split_command
-from tournaments.catalogue.registry import MANIFEST, add_command_bot, add_folder_bot, load_manifest
+from tournaments.catalogue.registry import (
+    DEFAULT_MOVE_MS,
+    MANIFEST,
+    add_command_bot,
+    add_folder_bot,
+    load_manifest,
+)
 from tournaments.errors import UsageProblem
 from tournaments.store.facts import Store
 from tournaments.store.values import bot_name_problem
 
-__all__ = ["Target", "bot_target", "match_bot"]
+__all__ = ["Target", "bot_target", "common_game", "match_bot"]
 
 
 @dataclass(frozen=True, kw_only=True)
@@ -81,12 +88,41 @@ def bot_target(words: tuple[str, ...] | list[str], catalogue: Catalogue) -> Targ
     return Target(spec=spec, games=tuple(claimed), command=text, named=named)
 
 
+def common_game(store: Store, texts: tuple[str, ...] | list[str]) -> str:
+    """The one game every bot of SPECs ``texts`` claims to play (``*``: any game), for a
+    match given no ``--game``. Raises UsageProblem when there is none, or several, or a
+    bot's games are not known (a command line claims none)."""
+    catalogue = Catalogue.of(store)
+    every = set(names())
+    claims = []
+    for text in texts:
+        words = [text] if Path(text).is_dir() else split_command(text)
+        games = bot_target(words, catalogue).games
+        claims.append(every if "*" in games else set(games) & every)
+    said = "; ".join(
+        f"{text} plays {', '.join(sorted(claim)) if claim != every else 'any game'}"
+        if claim
+        else f"{text} names no game"
+        for text, claim in zip(texts, claims)
+    )
+    common = set.intersection(*claims) if claims else set()
+    if len(common) != 1:
+        raise UsageProblem(f"give --game GAME: {said}")
+    return common.pop()
+
+
 def match_bot(
-    store: Store, text: str, game: str, *, sandbox: SandboxMode = SandboxMode.AUTO
+    store: Store,
+    text: str,
+    game: str,
+    *,
+    sandbox: SandboxMode = SandboxMode.AUTO,
+    move_ms: int = DEFAULT_MOVE_MS,
 ) -> tuple[str, str | None]:
     """The name a match enters the bot of SPEC ``text`` under, and what the user should be
     told: a known name as it is; a command line registered (after ``arena bot add``'s check,
-    for ``game``, in ``sandbox``) as ``NAME-VERSION``, unless that is registered already; a
+    for ``game``, in ``sandbox``, at the match's ``move_ms``) as ``NAME-VERSION``, unless that
+    is registered already; a
     folder under its ``bot.toml``'s name (registered with the same code already, or now).
     Raises BotCheckError when the bot fails its check (nothing is registered), UsageProblem
     for a folder whose name is registered with other code."""
@@ -107,8 +143,8 @@ def match_bot(
                     f"with `arena bot add {text} --replace`, or name another bot"
                 )
             return name, None
-        add_folder_bot(store, target.folder, games=games, sandbox=sandbox)
-        return name, f"registered {text} as bot {name} (checked, as `arena bot add` does)"
+        done = add_folder_bot(store, target.folder, games=games, sandbox=sandbox, move_ms=move_ms)
+        return name, f"registered {text} as bot {name} ({done.checked_text()})"
     argv = target.spec.argv
     version = command_version(shlex.join(argv), record(argv, os.getcwd()))
     name = f"{target.spec.name}-{version[:8]}"
@@ -116,5 +152,5 @@ def match_bot(
         name = f"bot-{version[:8]}"
     if name in catalogue.registered:
         return name, None
-    add_command_bot(store, name, argv, games=games, sandbox=sandbox)
-    return name, f"registered {text!r} as bot {name} (checked, as `arena bot add` does)"
+    done = add_command_bot(store, name, argv, games=games, sandbox=sandbox, move_ms=move_ms)
+    return name, f"registered {text!r} as bot {name} ({done.checked_text()})"

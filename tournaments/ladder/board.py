@@ -130,6 +130,8 @@ def read_board(
                 elo=elo_of.rating if elo_of else None,
                 elo_lo=elo_of.lo if elo_of else None,
                 elo_hi=elo_of.hi if elo_of else None,
+                placement=entry.status is EntryStatus.ACTIVE
+                and ratings.games.get(entry.id, 0) < ladder.settings.placement_games,
             )
         )
     return Board(
@@ -145,10 +147,15 @@ def read_board(
 def skill_history(
     lstore: LadderStore, ladder: LadderInfo, *, points: int = 200
 ) -> dict[int, list[tuple[int, float]]]:
-    """Each version's conservative estimate after its rated games, as (ladder game number,
-    value), at most ``points`` per version (evenly thinned, the last one kept)."""
+    """Each version's conservative estimate after each of its games, as (ladder game
+    number, value): those of rated batches as stored, then those of the batches not rated
+    yet as ``current`` folds them (so the chart counts every game the board counts); at most
+    ``points`` per version (evenly thinned, the last one kept)."""
     with lstore.snapshot():
         rows = lstore.history(ladder.id)
+        unrated: list[tuple[int, int, float, float]] = []
+        current(lstore, ladder, lstore.entries(ladder.id), history=unrated)
+    rows = [*rows, *unrated]
     numbers: dict[int, int] = {}
     series: dict[int, list[tuple[int, float]]] = {}
     for entry, game_id, mu, sigma in rows:

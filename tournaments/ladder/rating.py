@@ -126,13 +126,21 @@ def fold_ready(lstore: LadderStore, ladder: LadderInfo) -> Folded:
     return Folded(batches=batches, games=games, suspended=tuple(suspended))
 
 
-def current(lstore: LadderStore, ladder: LadderInfo, entries: Iterable[Entry]) -> Ratings:
+def current(
+    lstore: LadderStore,
+    ladder: LadderInfo,
+    entries: Iterable[Entry],
+    *,
+    history: list[tuple[int, int, float, float]] | None = None,
+) -> Ratings:
     """The skills the stored games give now: the cache, then the finished games of the
-    batches not rated yet, folded in order (nothing is written). Read it inside
-    ``lstore.snapshot()`` for a consistent view."""
+    batches not rated yet, folded in order (nothing is written; their history rows go to
+    ``history`` if given). Read it inside ``lstore.snapshot()`` for a consistent view."""
     ratings = Ratings(entries, inherit=ladder.settings.inherit, start=lstore.skills(ladder.id))
     for game in lstore.games(ladder.id, rated=False):
-        ratings.fold(game)
+        rows = ratings.fold(game)
+        if history is not None:
+            history += rows
     return ratings
 
 

@@ -2,10 +2,13 @@
 
 from __future__ import annotations
 
+from collections.abc import Mapping
+from typing import Any
+
 from arena.text import printable
 from tournaments.ladder.values import Board
 from tournaments.reports import format_table
-from tournaments.store.ladder_values import LadderDeals, LadderInfo
+from tournaments.store.ladder_values import LadderDeals
 
 __all__ = ["board_text", "deals_text", "ladders_text"]
 
@@ -16,15 +19,19 @@ def _elo(line_elo: float | None, lo: float | None, hi: float | None) -> str:
     return f"{line_elo:.0f} ±{(hi - lo) / 2:.0f}"
 
 
-def board_text(board: Board) -> str:
+def board_text(board: Board, run: Mapping[str, Any] | None = None) -> str:
     """The leaderboard: rank, version, participant, mu - 3 sigma, mu, sigma, games, wins,
-    mean place, faulty games, batch Elo ± 95 %, and the status of those not in play."""
+    mean place, faulty games, batch Elo ± 95 %, and the status of those not in play
+    (``placement``: still in placement); its leader, and its run's state (``run``:
+    ``service.run_state``)."""
     ladder = board.ladder
     head = (
         f"ladder {printable(ladder.name)}: {ladder.game}, tables of {ladder.sizes_text()}, "
         f"{deals_text(board)}, {board.games} games in {board.batches} batches"
-        + (f" ({board.pending} in play)" if board.pending else "")
+        + (f"; leader {printable(board.leader)}" if board.leader else "")
     )
+    if run is not None:
+        head += f"\nrun: {run['state']}" + (f": {run['message']}" if run["message"] else "")
     rows = [
         [
             "-" if line.rank is None else line.rank,
@@ -39,7 +46,8 @@ def board_text(board: Board) -> str:
             line.faults,
             _elo(line.elo, line.elo_lo, line.elo_hi),
             line.entry.status.value
-            + (f": {line.entry.reason}" if line.entry.reason and line.rank is None else ""),
+            + (f": {line.entry.reason}" if line.entry.reason and line.rank is None else "")
+            + (" (placement)" if line.placement else ""),
         ]
         for line in board.lines
     ]
@@ -73,14 +81,26 @@ def deals_text(board: Board) -> str:
     return f"{board.deals} deals" + (" (auto)" if auto else "")
 
 
-def ladders_text(ladders: list[LadderInfo]) -> str:
+def ladders_text(ladders: list[Mapping[str, Any]]) -> str:
+    """The ladders (``service.ladders_overview``): game, tables, deals, move time, leader,
+    games, run state, creation."""
     if not ladders:
         return "no ladders yet; create one with `arena ladder create`"
     return format_table(
-        ["ladder", "game", "tables", "deals", "move ms", "created"],
+        ["ladder", "game", "tables", "deals", "move ms", "leader", "games", "run", "created"],
         [
-            [i.name, i.game, i.sizes_text(), i.settings.deals, i.move_ms, i.created_at]
+            [
+                i["name"],
+                i["game"],
+                i["table_sizes"],
+                i["settings"]["deals"],
+                i["move_ms"],
+                i["leader"] or "-",
+                i["games"],
+                i["run"]["state"],
+                i["created_at"][:19],
+            ]
             for i in ladders
         ],
-        align="llllrl",
+        align="llllrlrll",
     )

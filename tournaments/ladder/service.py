@@ -43,6 +43,7 @@ from tournaments.catalogue.registry import (
     BotCheckError,
     Manifest,
     add_folder_bot,
+    check_again,
     load_manifest,
 )
 from tournaments.errors import (
@@ -58,6 +59,7 @@ from tournaments.ladder.matchmaking import Candidate, MatchParams, plan_batch
 from tournaments.ladder.rating import Folded, current, fold_ready, rebuild
 from tournaments.ladder.values import Board
 from tournaments.plans.schedule import TournamentKind, TournamentSpec, seatings, table_games
+from tournaments.published import run_status
 from tournaments.run.runner import RunSummary, Workers
 from tournaments.run.sink import Progress
 from tournaments.service import GoOn, RunOptions, games_of, prepare_run, run_tournament
@@ -79,12 +81,14 @@ __all__ = [
     "ladder",
     "ladder_page",
     "ladders",
+    "ladders_overview",
     "leaderboard",
     "parse_sizes",
     "participant_of",
     "rebuild_skills",
     "revoke",
     "run_ladder",
+    "run_state",
     "skill_series",
     "stage_upload",
     "enter_upload",
@@ -163,11 +167,26 @@ def create_ladder(
 @dataclass(frozen=True, kw_only=True)
 class Submission:
     """A version entered: its entry, the entry it replaced (if any), and the entry check's
-    report (None for a registered or bundled bot, checked when it was registered)."""
+    report (None for a registered or bundled bot, checked when it was registered);
+    ``unchanged``: that version was in play already, and nothing changed (the same code sent
+    again, as ``arena bot add --replace`` of the same code)."""
 
     entry: Entry
     replaced: Entry | None
     report: ComplianceReport | None
+    unchanged: bool = False
+
+    @property
+    def message(self) -> str:
+        """What the participant is told (the faces escape it)."""
+        entry = self.entry
+        if self.unchanged:
+            return (
+                f"{entry.label} version {entry.version} is in play already for "
+                f"{entry.participant}: the same code, nothing changed"
+            )
+        replaced = f", replacing {self.replaced.label}" if self.replaced else ""
+        return f"entered {entry.label} version {entry.version} for {entry.participant}{replaced}"
 
 
 def _check_entry(lstore: LadderStore, ladder: LadderInfo, bot: str, participant: str) -> None:
@@ -231,26 +250,35 @@ def _enter_folder(
         games=[ladder.game],
         replace=True,
         sandbox=sandbox,
+        move_ms=ladder.move_ms,
         uploaded=uploaded,
         stop=stop,
     )
-    _not_in_play(lstore, ladder, manifest.name, registered.info.version)
+    version = registered.info.version
+    playing = _in_play(lstore, ladder, manifest.name, version)
+    if playing is not None:
+        return Submission(entry=playing, replaced=None, report=None, unchanged=True)
+    report = registered.report
+    if not registered.checked:  # registered before: checked again at this ladder's deadline
+        report = check_again(store, registered.info, sandbox, move_ms=ladder.move_ms, stop=stop)
     return _enter(
         lstore,
         ladder,
         bot=manifest.name,
-        version=registered.info.version,
+        version=version,
         runs_as=manifest.name,
         participant=who,
         uploaded=uploaded,
-        report=registered.report,
+        report=report,
     )
 
 
-def _not_in_play(lstore: LadderStore, ladder: LadderInfo, bot: str, version: str) -> None:
+def _in_play(lstore: LadderStore, ladder: LadderInfo, bot: str, version: str) -> Entry | None:
+    """The active entry of ``bot`` at ``version`` in the ladder, if it is in play already."""
     for entry in lstore.entries(ladder.id):
         if entry.bot == bot and entry.version == version and entry.status is EntryStatus.ACTIVE:
-            raise LadderError(f"{bot} version {version} is in ladder {ladder.name} already")
+            return entry
+    return None
 
 
 def _enter(lstore: LadderStore, ladder: LadderInfo, **fields: Any) -> Submission:
@@ -290,7 +318,9 @@ def submit(
         raise UsageProblem(f"bot {target!r} does not play {ladder.game}")
     who = participant or target
     _check_entry(lstore, ladder, target, who)
-    _not_in_play(lstore, ladder, target, version)
+    playing = _in_play(lstore, ladder, target, version)
+    if playing is not None:
+        return Submission(entry=playing, replaced=None, report=None, unchanged=True)
     return _enter(
         lstore,
         ladder,
@@ -426,17 +456,58 @@ def leaderboard(
     return read_board(lstore, lstore.ladder(ladder_name), elo=elo, cache=cache)
 
 
+def run_state(store: Store, ladder: LadderInfo) -> dict[str, Any]:
+    """What a ladder's page says of its run, from its open batch's run (the heartbeat of
+    ``tournaments.store.heartbeat``, as a tournament page says it): ``running`` (since when),
+    ``stopped`` (since when, and what goes on), ``planned`` (a batch never played yet) or
+    ``idle`` (no batch open: the next is planned by ``arena ladder run``); the open batch's
+    number and its games left."""
+    lstore = LadderStore(store)
+    command = f"arena ladder run {ladder.name}"
+    tid = _open_batch(lstore, ladder)
+    if tid is None:
+        return {
+            "state": "idle",
+            "batch": None,
+            "left": 0,
+            "since": None,
+            "message": f"no batch is being played: `{command}` plays the next",
+        }
+    info = store.tournament(tid)
+    run = run_status(store, info)
+    number = lstore.batch_number(tid)
+    left = info.games_total - info.games_done
+    state = {"running": "running", "stopped": "stopped"}.get(run.state, "planned")
+    message = {
+        "running": None,
+        "stopped": f"stopped with {left} game(s) of batch {number} to play: `{command}` goes on",
+        "planned": f"batch {number} is planned, not played yet: `{command}` plays it",
+    }[state]
+    return {
+        "state": state,
+        "batch": number,
+        "left": left,
+        "since": run.started_at if state == "running" else run.stopped_at,
+        "message": message,
+    }
+
+
 def ladder_page(
     store: Store, ladder_name: str, *, cache: EloCache | None = None, recent: int = RECENT
 ) -> dict[str, Any]:
     """A ladder's page (the web's ``/ladders/NAME`` and its JSON twin): its leaderboard, each
-    line with its entry's id and the bot it runs as, and its ``recent`` last games (each
-    seat's version and place)."""
+    line with its entry's id and the bot it runs as, its leader, its run's state
+    (``run_state``) and its ``recent`` last games whose deals are complete (each seat's version
+    and place)."""
     lstore = LadderStore(store)
     info = lstore.ladder(ladder_name)
-    board = read_board(lstore, info, cache=cache)
+    with lstore.snapshot():
+        board = read_board(lstore, info, cache=cache)
+        games = lstore.recent_games(info.id, recent)
+        run = run_state(store, info)
     labels = {line.entry.id: line.entry.label for line in board.lines}
     data = board.to_dict()
+    data["run"] = run
     data["recent"] = [
         {
             "id": game["id"],
@@ -446,12 +517,32 @@ def ladder_page(
                 for entry, place in zip(game["entries"], game["places"])
             ],
         }
-        for game in lstore.recent_games(info.id, recent)
+        for game in games
     ]
     for line, out in zip(board.lines, data["lines"]):
         out["entry"] = line.entry.id
         out["runs_as"] = line.entry.runs_as
     return data
+
+
+def ladders_overview(store: Store) -> list[dict[str, Any]]:
+    """Every ladder with its leader, games, batches and run state (``/ladders`` and its JSON
+    twin; ``arena ladder show``)."""
+    lstore = LadderStore(store)
+    rows = []
+    for info in lstore.ladders():
+        board = read_board(lstore, info, elo=False)
+        rows.append(
+            info.to_dict()
+            | {
+                "leader": board.leader,
+                "games": board.games,
+                "batches": board.batches,
+                "entries": sum(1 for line in board.lines if line.rank is not None),
+                "run": run_state(store, info),
+            }
+        )
+    return rows
 
 
 def skill_series(store: Store, ladder_name: str) -> dict[int, list[tuple[int, float]]]:
@@ -473,9 +564,11 @@ def rebuild_skills(store: Store, ladder_name: str) -> int:
 
 @dataclass(frozen=True, kw_only=True)
 class BatchDone:
-    """A batch played and rated: its number of games, the run's summary, the leader after it,
-    and who was suspended."""
+    """A batch played and rated: its number in its ladder (the first is 1) and its
+    tournament id, the run's summary, the ladder's leader after it (``Board.leader``), and
+    who was suspended."""
 
+    number: int
     tid: int
     summary: RunSummary
     folded: Folded
@@ -571,8 +664,17 @@ def _open_batch(lstore: LadderStore, ladder: LadderInfo) -> int | None:
 
 
 def _leader(store: Store, ladder: LadderInfo) -> str | None:
-    board = read_board(LadderStore(store), ladder, elo=False)
-    return board.lines[0].entry.label if board.lines and board.lines[0].rank else None
+    return read_board(LadderStore(store), ladder, elo=False).leader
+
+
+def _with_leader(
+    progress: Callable[[Progress], None] | None, leader: str | None
+) -> Callable[[Progress], None] | None:
+    """The run's progress with the ladder's leader (``Board.leader``, as the batch began), not
+    the batch's own: one leader, whatever says it."""
+    if progress is None:
+        return None
+    return lambda now: progress(replace(now, leader=leader))
 
 
 def _play_batch(
@@ -681,7 +783,7 @@ def run_ladder(
                 cluster=cluster,
                 unsandboxed_accepted=unsandboxed_accepted,
                 workers=workers,
-                progress=progress,
+                progress=_with_leader(progress, _leader(store, ladder)),
             )
             folded = fold_ready(lstore, ladder)
             batches += 1
@@ -689,7 +791,11 @@ def run_ladder(
             if on_batch is not None:
                 on_batch(
                     BatchDone(
-                        tid=tid, summary=summary, folded=folded, leader=_leader(store, ladder)
+                        number=lstore.batch_number(tid) or 0,
+                        tid=tid,
+                        summary=summary,
+                        folded=folded,
+                        leader=_leader(store, ladder),
                     )
                 )
     return LadderRun(

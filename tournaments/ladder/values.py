@@ -29,6 +29,7 @@ class BoardLine:
     elo: float | None = None
     elo_lo: float | None = None
     elo_hi: float | None = None
+    placement: bool = False  # fewer rated games than the ladder's placement games
 
     @property
     def conservative(self) -> float:
@@ -56,6 +57,7 @@ class BoardLine:
             "elo": None if self.elo is None else round(self.elo, 1),
             "elo_lo": None if self.elo_lo is None else round(self.elo_lo, 1),
             "elo_hi": None if self.elo_hi is None else round(self.elo_hi, 1),
+            "placement": self.placement,
         }
 
 
@@ -73,6 +75,13 @@ class Board:
     notes: tuple[str, ...] = field(default=())
 
     @property
+    def leader(self) -> str | None:
+        """The leader: the version ranked first (the highest ``mu - 3 sigma``), the one name
+        every face gives (the board, the web page, ``arena ladder run``)."""
+        first = self.lines[0] if self.lines else None
+        return first.entry.label if first is not None and first.rank == 1 else None
+
+    @property
     def deals(self) -> DealMode:
         """How the ladder's next batch deals (its setting; ``auto``: whether it has uploads)."""
         uploads = any(line.entry.uploaded for line in self.lines)
@@ -81,6 +90,7 @@ class Board:
     def to_dict(self) -> dict[str, Any]:
         return {
             "ladder": self.ladder.to_dict(),
+            "leader": self.leader,
             "deals": self.deals.value,
             "games": self.games,
             "batches": self.batches,

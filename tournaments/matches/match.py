@@ -32,6 +32,7 @@ from tournaments.matches.sprt import (
     SprtConfig,
     SprtStatus,
     deal_half_points,
+    elo_text,
     status,
 )
 from tournaments.plans.schedule import TournamentKind
@@ -50,6 +51,7 @@ __all__ = [
     "MatchStatus",
     "match_info",
     "play_match_sprt",
+    "verdict_text",
 ]
 
 
@@ -176,7 +178,8 @@ class MatchStatus:
         return self.sprt.deals
 
     def line(self, *, planned_deals: int | None = None, eta_s: float | None = None) -> str:
-        """The live line: deals, the test, the deal scores, faults, and the time left."""
+        """The live line: deals, the test, the deal scores, faults, and at most how long is
+        left (to the end of the planned deals at the pace so far: the test may stop sooner)."""
         deals = f"deals {self.deals}" + (f"/{planned_deals}" if planned_deals else "")
         faults = [f"{e.entrant} {e.faults_text()}" for e in self.entrants if e.faults]
         parts = [
@@ -186,7 +189,7 @@ class MatchStatus:
             "faults: " + ("; ".join(faults) if faults else "none"),
         ]
         if eta_s is not None:
-            parts.append(f"ETA {_duration(eta_s)}")
+            parts.append(f"at most {_duration(eta_s)} left")
         return "  ".join(parts)
 
     def to_dict(self) -> dict[str, Any]:
@@ -330,6 +333,20 @@ def match_summary(store: Store, tid: int) -> dict[str, Any] | None:
     return {**match.to_data(), "status": DealTally(store, match).status().to_dict()}
 
 
+def verdict_text(summary: Mapping[str, Any], *, finished: bool = False) -> str:
+    """A match's verdict in words (``match_summary``'s data; ``finished``: its games are all
+    played, so no decision is the end)."""
+    new, base, elo1 = summary["new"], summary["base"], summary["config"]["elo1"]
+    result = summary.get("result")
+    if result == Decision.H1.value:
+        return f"H1 accepted: {new} is stronger than {base}"
+    if result == Decision.H0.value:
+        return f"H0 accepted: {new} is not stronger than {base} by {elo1:g} Elo"
+    if result == Decision.FAULTS.value:
+        return f"stopped: {summary.get('stopped')}"
+    return "no decision within the games allowed" if finished else "no decision yet"
+
+
 def summary_line(summary: Mapping[str, Any]) -> str:
     """``match_summary`` as one line of text."""
     config, now = summary["config"], summary["status"]
@@ -343,7 +360,7 @@ def summary_line(summary: Mapping[str, Any]) -> str:
         f"{now['deals']} deals ({now['games']} games"
         + (f"; {played} played, some in deals left incomplete" if played > now["games"] else "")
         + f"), LLR {now['llr']:+.2f} [{now['lower']:+.2f}, {now['upper']:+.2f}], "
-        f"Elo {now['elo']:+.1f} [{now['elo_lo']:+.1f}, {now['elo_hi']:+.1f}], "
+        f"Elo {elo_text(now['elo'], now['elo_lo'], now['elo_hi'])}, "
         f"deal scores {'-'.join(str(n) for n in now['deal_scores'])}"
     )
 

@@ -36,6 +36,7 @@ __all__ = [
     "SprtStatus",
     "deal_half_points",
     "elo_of_score",
+    "elo_text",
     "score_of_elo",
     "status",
 ]
@@ -208,10 +209,30 @@ def llr(counts: DealCounts, config: SprtConfig) -> float:
     return deals * sum(p * math.log(a / b) for p, a, b in zip(probs, p1, p0))
 
 
+#: Fewest deals with which the Elo difference is given an interval (one deal has no spread).
+INTERVAL_DEALS = 2
+
+
+def elo_text(elo: float | None, lo: float | None = None, hi: float | None = None) -> str:
+    """``+12.3 [-5.0, +30.1]``: an Elo difference and its interval (``-inf``/``+inf`` for a
+    bound at the clamp, nothing for an interval not known), or ``-`` for none."""
+
+    def one(value: float) -> str:
+        bound = elo_of_score(1.0)
+        return "+inf" if value >= bound else "-inf" if value <= -bound else f"{value:+.1f}"
+
+    if elo is None:
+        return "-"
+    text = one(elo)
+    return text if lo is None or hi is None else f"{text} [{one(lo)}, {one(hi)}]"
+
+
 @dataclass(frozen=True, kw_only=True)
 class SprtStatus:
     """Where a match stands: deals and games counted, the LLR and its bounds, the decision,
-    NEW's mean pairwise score against BASE and its Elo difference with a 95 % interval."""
+    NEW's mean pairwise score against BASE and its Elo difference with a 95 % interval
+    (``interval``: whether that interval means something yet: two deals or more, and a score
+    neither 0 nor 1, whose Elo is infinite)."""
 
     deals: int
     games: int
@@ -224,7 +245,13 @@ class SprtStatus:
     elo_lo: float
     elo_hi: float
 
+    @property
+    def interval(self) -> bool:
+        return self.deals >= INTERVAL_DEALS and 0.0 < self.score < 1.0
+
     def to_dict(self) -> dict[str, object]:
+        """JSON-ready; ``elo`` is None before any deal, ``elo_lo`` and ``elo_hi`` while the
+        interval means nothing (``interval``)."""
         return {
             "deals": self.deals,
             "games": self.games,
@@ -233,16 +260,24 @@ class SprtStatus:
             "upper": round(self.upper, 4),
             "decision": self.decision.value,
             "score": round(self.score, 4),
-            "elo": round(self.elo, 1),
-            "elo_lo": round(self.elo_lo, 1),
-            "elo_hi": round(self.elo_hi, 1),
+            "elo": round(self.elo, 1) if self.deals else None,
+            "elo_lo": round(self.elo_lo, 1) if self.interval else None,
+            "elo_hi": round(self.elo_hi, 1) if self.interval else None,
         }
+
+    def elo_text(self) -> str:
+        """``+12.3 [-5.0, +30.1]``, the interval only once it means something."""
+        if not self.deals:
+            return "-"
+        if not self.interval:
+            return elo_text(self.elo)
+        return elo_text(self.elo, self.elo_lo, self.elo_hi)
 
     def line(self) -> str:
         """The test in one line."""
         return (
-            f"LLR {self.llr:+.2f} [{self.lower:+.2f}, {self.upper:+.2f}]  Elo {self.elo:+.1f} "
-            f"[{self.elo_lo:+.1f}, {self.elo_hi:+.1f}]  score {100 * self.score:.1f}%"
+            f"LLR {self.llr:+.2f} [{self.lower:+.2f}, {self.upper:+.2f}]  Elo {self.elo_text()}  "
+            f"score {100 * self.score:.1f}%"
         )
 
 

@@ -440,6 +440,11 @@ class Store:
         ):
             raise PlanError("the round was not planned with the tournament's key")
         with self.write() as conn:
+            (status,) = conn.execute(
+                "SELECT status FROM tournaments WHERE id = ?", (tid,)
+            ).fetchone()
+            if TournamentStatus(status).finished:
+                raise PlanError(f"tournament {tid} is {status}: it plays no more rounds")
             last, pending, top = conn.execute(
                 "SELECT MAX(round), SUM(status = ?), MAX(plan_index) FROM games "
                 "WHERE tournament_id = ?",
@@ -505,11 +510,38 @@ class Store:
         ``bot`` than ``version``: (tournament id, that version), by id."""
         return self.db.execute(
             "SELECT DISTINCT e.tournament_id, e.bot_version FROM entrants e JOIN tournaments t "
-            "ON t.id = e.tournament_id WHERE e.bot = ? AND e.bot_version != ? AND (t.status != ? "
-            "OR EXISTS (SELECT 1 FROM games g WHERE g.tournament_id = t.id AND g.status = ?)) "
-            "ORDER BY e.tournament_id",
-            (bot, version, TournamentStatus.DONE.value, GameStatus.PENDING.value),
+            "ON t.id = e.tournament_id WHERE e.bot = ? AND e.bot_version != ? AND (t.status "
+            "NOT IN (?, ?) OR EXISTS (SELECT 1 FROM games g WHERE g.tournament_id = t.id AND "
+            "g.status = ?)) ORDER BY e.tournament_id",
+            (
+                bot,
+                version,
+                TournamentStatus.DONE.value,
+                TournamentStatus.CANCELLED.value,
+                GameStatus.PENDING.value,
+            ),
         ).fetchall()
+
+    @guarded("cancelling a tournament")
+    def cancel(self, tid: int) -> int:
+        """Give up tournament ``tid`` for good: its games played are kept, its pending ones
+        dropped, and it is ``cancelled``; how many games were dropped. Raises TournamentError
+        for a tournament that is finished already."""
+        with self.write() as conn:
+            row = conn.execute("SELECT status FROM tournaments WHERE id = ?", (tid,)).fetchone()
+            if row is None:
+                raise NotFound(f"no tournament {tid}")
+            if TournamentStatus(row[0]).finished:
+                raise TournamentError(f"tournament {tid} is {row[0]} already: nothing to cancel")
+            dropped = conn.execute(
+                "DELETE FROM games WHERE tournament_id = ? AND status = ?",
+                (tid, GameStatus.PENDING.value),
+            ).rowcount
+            conn.execute(
+                "UPDATE tournaments SET status = ? WHERE id = ?",
+                (TournamentStatus.CANCELLED.value, tid),
+            )
+        return dropped
 
     @guarded("reading a tournament's key")
     def tournament_key(self, tid: int) -> bytes:

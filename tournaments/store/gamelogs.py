@@ -9,8 +9,9 @@ files of the bots that played it, between its start and its end (with some slack
 log is not read whole.
 
 A bot's log may tell its hand, so a game's lines are withheld while its deal is still being
-played in another seat rotation, as its replay is, and a bot's lines while its whole log is
-(both decided in ``tournaments.store.withheld``).
+played in another seat rotation, as its replay is, and a bot's lines while a tournament whose
+deals it had been dealt by the game's end is not complete (both decided in
+``tournaments.store.withheld``: a plan that had not run by then hides nothing of the game).
 """
 
 from __future__ import annotations
@@ -121,7 +122,8 @@ def game_log(
     found = []
     held: list[str] = []
     for name in sorted({stored.bots[seat] for seat in wanted}):
-        hold = log_hold(store, name)
+        # its lines of this game were written by the time it was recorded
+        hold = log_hold(store, name, dealt_before=stored.finished_at)
         if hold is not None:
             held.append(f"the log of bot {name!r} is {hold.reason}")
             continue

@@ -121,15 +121,36 @@ class LadderInfo:
         return tuple(range(self.min_table, self.max_table + 1))
 
     def sizes_text(self) -> str:
-        if self.min_table == self.max_table:
-            return str(self.min_table)
-        return f"{self.min_table}-{self.max_table}"
+        return sizes_text(self.table_sizes)
 
     def to_dict(self) -> dict[str, Any]:
         data = asdict(self)
         data["settings"] = self.settings.to_dict()
         data["table_sizes"] = self.sizes_text()
         return data
+
+
+def sizes_text(sizes: tuple[int, ...] | list[int]) -> str:
+    """``3``, ``3-4``: the table sizes from the smallest to the largest."""
+    low, high = min(sizes), max(sizes)
+    return str(low) if low == high else f"{low}-{high}"
+
+
+@dataclass(frozen=True, kw_only=True)
+class BatchRef:
+    """A ladder's batch as a tournament: its tournament id, its ladder, its number in that
+    ladder (the first is 1) and the sizes of its tables."""
+
+    tid: int
+    ladder: str
+    number: int
+    sizes: tuple[int, ...]
+
+    def sizes_text(self) -> str:
+        return sizes_text(self.sizes) if self.sizes else "-"
+
+    def to_dict(self) -> dict[str, Any]:
+        return {"ladder": self.ladder, "batch": self.number, "table_sizes": self.sizes_text()}
 
 
 @dataclass(frozen=True, kw_only=True)

@@ -23,6 +23,7 @@ from tournaments.plans.schedule import PlannedGame, TournamentSpec
 from tournaments.ratings.skill import Skill
 from tournaments.store.database import StorePart, guarded, json_tuples
 from tournaments.store.ladder_values import (
+    BatchRef,
     Entry,
     EntryStatus,
     LadderGame,
@@ -294,6 +295,35 @@ class LadderStore(StorePart):
                 (ladder_id,),
             )
         ]
+
+    @guarded("reading a batch")
+    def batch_of(self, tid: int) -> BatchRef | None:
+        """Tournament ``tid`` as a ladder's batch (None: it is none): its ladder, its number
+        and its tables' sizes."""
+        row = self.db.execute(
+            "SELECT l.name, b.number FROM ladder_batches b JOIN ladders l ON l.id = b.ladder_id "
+            "WHERE b.tournament_id = ?",
+            (tid,),
+        ).fetchone()
+        if row is None:
+            return None
+        sizes = tuple(
+            size
+            for (size,) in self.db.execute(
+                "SELECT DISTINCT json_array_length(seating) FROM games WHERE tournament_id = ? "
+                "ORDER BY 1",
+                (tid,),
+            )
+        )
+        return BatchRef(tid=tid, ladder=row[0], number=row[1], sizes=sizes)
+
+    @guarded("numbering batches")
+    def batch_number(self, tid: int) -> int | None:
+        """Batch ``tid``'s number in its ladder (None: no batch)."""
+        row = self.db.execute(
+            "SELECT number FROM ladder_batches WHERE tournament_id = ?", (tid,)
+        ).fetchone()
+        return None if row is None else int(row[0])
 
     @guarded("counting a batch's games")
     def pending_in(self, tid: int) -> int:

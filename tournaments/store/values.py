@@ -45,11 +45,19 @@ class BotKind(_Text):
 
 
 class TournamentStatus(_Text):
-    """``planned``: no game played yet; ``in-progress``: some played; ``done``: all played."""
+    """``planned``: no game played yet; ``in-progress``: some played; ``done``: all played;
+    ``cancelled``: its organiser gave it up (``arena tournament cancel``): the games it had
+    played are kept, those it had not are dropped."""
 
     PLANNED = "planned"
     IN_PROGRESS = "in-progress"
     DONE = "done"
+    CANCELLED = "cancelled"
+
+    @property
+    def finished(self) -> bool:
+        """Whether no game of it will be played any more (done, or cancelled)."""
+        return self in (TournamentStatus.DONE, TournamentStatus.CANCELLED)
 
 
 class GameStatus(_Text):

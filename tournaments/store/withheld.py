@@ -10,7 +10,13 @@ A bot's log can tell its hands. It is withheld while any tournament, match or ga
 is entered in (under any entrant name) holds a game that is not complete: from the moment it is
 planned (games are played well before the first one is recorded), through a run stopped
 part-way, until every deal it holds is played. A match decided early drops the games it no
-longer needs from its plan (``Store.set_sprt``), so they do not count.
+longer needs from its plan (``Store.set_sprt``), and a tournament cancelled (``Store.cancel``)
+those it had not played, so they do not count.
+
+The lines of one finished game are older than anything dealt after it: they are withheld only
+by the tournaments whose deals had gone to bot processes before it ended (a run of them had
+begun, or a game of them was played), so a plan that never ran, or one that ran later, hides
+nothing of the bot's other games (``log_hold``'s ``dealt_before``).
 
 A game being played shows its table only: the repetition, the table, the seat rotation, the entrants
 at its seats and when it started. Never its deal (its seed is the deal) nor anything of its play:
@@ -123,15 +129,31 @@ class LogHold:
         return f"withheld until the deals of tournaments {listed} are complete"
 
 
-def log_hold(store: Store, bot: str) -> LogHold | None:
-    """Why ``bot``'s log may not be shown now, or None if it may."""
+def log_hold(store: Store, bot: str, *, dealt_before: str | None = None) -> LogHold | None:
+    """Why ``bot``'s log may not be shown now, or None if it may. With ``dealt_before`` (a
+    stored time): why its lines written before then may not be, counting only the tournaments
+    whose deals had gone to bot processes by then."""
     # A tournament is done only once no game of it is pending (``Store.record_game``); both
     # are asked, each through an index, so that neither a status nor a game is missed.
+    dealt = ""
+    values: tuple[str, ...] = (
+        TournamentStatus.DONE.value,
+        TournamentStatus.CANCELLED.value,
+        GameStatus.PENDING.value,
+    )
+    if dealt_before is not None:
+        dealt = (
+            " AND (EXISTS (SELECT 1 FROM runs r WHERE r.tournament_id = t.id AND r.started_at "
+            "<= ?) OR EXISTS (SELECT 1 FROM games d WHERE d.tournament_id = t.id AND d.status "
+            "= ? AND d.started_at <= ?))"
+        )
+        values += (dealt_before, GameStatus.DONE.value, dealt_before)
     rows = store.db.execute(
         "SELECT DISTINCT e.tournament_id, e.bot FROM tournaments t JOIN entrants e "
-        "ON e.tournament_id = t.id WHERE t.status != ? OR EXISTS (SELECT 1 FROM games g "
-        "WHERE g.tournament_id = t.id AND g.status = ?) ORDER BY e.tournament_id",
-        (TournamentStatus.DONE.value, GameStatus.PENDING.value),
+        "ON e.tournament_id = t.id WHERE (t.status NOT IN (?, ?) OR EXISTS (SELECT 1 FROM "
+        f"games g WHERE g.tournament_id = t.id AND g.status = ?)){dealt} "
+        "ORDER BY e.tournament_id",
+        values,
     ).fetchall()
     folder = safe_name(bot)
     held = tuple(dict.fromkeys(tid for tid, name in rows if safe_name(name) == folder))

@@ -1,26 +1,30 @@
 // Live tournament page: polls the live JSON endpoint; the rate and ETA follow it, and when
 // the games played, the run's state or the ratings change, the page's own sections (progress,
 // rankings, charts, faults, latest games, the games list) are replaced by those of the same
-// page fetched again (at most every few seconds). The page's HTML is the server's own,
-// escaped template: it is parsed inert (DOMParser) and its nodes moved in; text from the JSON
-// goes through textContent only. A section holding the focus is left for the next time. The
-// "Playing now" list is rebuilt from the JSON at every poll (empty unless the run is alive).
+// page fetched again (at most every few seconds; sections.js puts them in); text from the
+// JSON goes through textContent only. The "Playing now" list is rebuilt from the JSON at
+// every poll (empty unless the run is alive).
 (function () {
   "use strict";
   var first = document.getElementById("live");
   var url = first && first.getAttribute("data-live-url");
   if (!url) { return; }
-  var SECTIONS = ["live", "rankings-section", "charts", "faults-section", "recent-section", "games-section"];
+  var SECTIONS = ["live", "sprt-section", "rankings-section", "charts", "faults-section", "recent-section", "games-section"];
   var POLL_MS = 2000, IDLE_MS = 4000, REFRESH_MS = 2000;
-  var lastRefresh = 0, refreshing = false, refreshes = 0;
+  var lastRefresh = 0, refreshing = false;
   var $ = function (id) { return document.getElementById(id); };
 
-  function seconds(s) {
-    if (s === null || s === undefined) { return ""; }
-    if (s < 90) { return "ETA " + Math.round(s) + " s"; }
+  function duration(s) {
+    if (s < 90) { return Math.round(s) + " s"; }
     var minutes = Math.round(s / 60);
-    if (minutes < 90) { return "ETA " + minutes + " min"; }
-    return "ETA " + Math.floor(minutes / 60) + " h " + ("0" + minutes % 60).slice(-2) + " min";
+    if (minutes < 90) { return minutes + " min"; }
+    return Math.floor(minutes / 60) + " h " + ("0" + minutes % 60).slice(-2) + " min";
+  }
+
+  // a match's ETA is a bound: its test may stop it sooner
+  function seconds(s, bound) {
+    if (s === null || s === undefined) { return ""; }
+    return bound ? "at most " + duration(s) + " left" : "ETA " + duration(s);
   }
 
   function ago(s) {
@@ -74,20 +78,7 @@
   function refresh() {
     refreshing = true;
     lastRefresh = Date.now();
-    return fetch(location.href, {cache: "no-store"}).then(function (r) {
-      if (!r.ok) { throw new Error("status " + r.status); }
-      return r.text();
-    }).then(function (html) {
-      var fresh = new DOMParser().parseFromString(html, "text/html");
-      SECTIONS.forEach(function (id) {
-        var old = $(id), now = fresh.getElementById(id);
-        if (!old || !now || old.contains(document.activeElement)) { return; }
-        old.replaceWith(document.importNode(now, true));
-      });
-      if (window.arenaTables) { window.arenaTables(); }
-      refreshes += 1;
-      document.body.setAttribute("data-live-refreshes", refreshes);
-    }).then(function () { refreshing = false; }, function () { refreshing = false; });
+    return window.arenaSections(SECTIONS).then(function () { refreshing = false; });
   }
 
   function poll() {
@@ -95,12 +86,13 @@
       if (d.error) { setTimeout(poll, IDLE_MS); return; }
       var rate = $("live-rate"), eta = $("live-eta");
       if (rate) { rate.textContent = d.rate_per_s === null ? "" : (d.rate_per_s * 60).toFixed(1) + " games/min"; }
-      if (eta) { eta.textContent = d.run.state === "running" ? seconds(d.eta_s) : ""; }
+      if (eta) { eta.textContent = d.run.state === "running" ? seconds(d.eta_s, d.eta_bound) : ""; }
       showPlaying(d.run.state === "running" ? d.playing : []);
       var changed = state(d) !== shownState();
       var wait = REFRESH_MS - (Date.now() - lastRefresh);
       var next = function () {
-        if (d.status === "done" && state(d) === shownState()) { return; }  // finished: no more polls
+        var finished = d.status === "done" || d.status === "cancelled";
+        if (finished && state(d) === shownState()) { return; }  // finished: no more polls
         setTimeout(poll, d.run.state === "running" ? POLL_MS : IDLE_MS);
       };
       if (changed && !refreshing && wait <= 0) {

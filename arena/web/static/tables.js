@@ -1,5 +1,7 @@
 // Sortable tables: a table with class "sortable" gets a button in each header that has
 // data-sort ("num" or "text"); a click sorts its rows by that column (again: the other way).
+// A column whose higher values are better (data-first="desc": Elo, wins; scores, unless the
+// lowest score wins, as in Skyjo) sorts the best first.
 // The order is kept per table id, and applied again when the live page swaps a table in
 // (window.arenaTables). Cells sort by their data-value, else their text.
 (function () {
@@ -42,8 +44,9 @@
       button.setAttribute("aria-label", "sort by " + button.textContent);
       th.appendChild(button);
       button.addEventListener("click", function () {
-        var order = orders[table.id];
-        orders[table.id] = {column: column, descending: !!order && order.column === column && !order.descending};
+        var order = orders[table.id], first = th.getAttribute("data-first") === "desc";
+        var again = !!order && order.column === column;
+        orders[table.id] = {column: column, descending: again ? !order.descending : first};
         apply(table);
       });
     });

@@ -9,6 +9,9 @@ on bye. Its flaws are those a bot author makes:
   wrong token), then it waits for the answer, prints it and exits;
 - ``no-game-id``: its answers lack ``game_id``;
 - ``slow``: every answer after ``ARENA_BOT_DELAY_MS``;
+- ``now-and-then``: every ``ARENA_BOT_EVERY``-th answer (default 25th) after
+  ``ARENA_BOT_DELAY_MS``, the others at once;
+- ``crash-first``: at its first turn it prints ``ARENA_BOT_SAYS`` and exits;
 - ``late-once``: its first answer after ``ARENA_BOT_DELAY_MS`` (a stale reply), then on time;
 - ``twice``: it answers every turn twice (the second answer is stale: dropped) and says it
   serves 4 games at once (it keeps nothing per game, so it may).
@@ -24,6 +27,7 @@ import zmq
 
 FLAW = os.environ.get("ARENA_BOT_FLAW", "")
 DELAY = float(os.environ.get("ARENA_BOT_DELAY_MS", "1500")) / 1000
+EVERY = int(os.environ.get("ARENA_BOT_EVERY", "25"))
 
 sock = zmq.Context.instance().socket(zmq.DEALER)
 sock.setsockopt(zmq.LINGER, 1000)
@@ -59,6 +63,9 @@ while True:
     if kind != "turn":
         continue
     six = players == 6
+    if FLAW == "crash-first":
+        print(os.environ.get("ARENA_BOT_SAYS", "crashing"), flush=True)
+        sys.exit(5)
     action = message["legal"][0]
     if FLAW == "crash-at-6" and six:
         print("crashing at six players", flush=True)
@@ -66,6 +73,7 @@ while True:
     if FLAW == "illegal-at-6" and six:
         action = "flower"
     slow = FLAW == "slow" or (FLAW == "slow-at-6" and six)
+    slow = slow or (FLAW == "now-and-then" and answered % EVERY == EVERY - 1)
     if slow or (FLAW == "late-once" and not answered):
         time.sleep(DELAY)
     answer = {"type": "action", "game_id": message["game_id"], "request": message["request"]}
