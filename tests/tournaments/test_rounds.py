@@ -15,6 +15,7 @@ from tests.tournaments import game_rows, synthetic_record
 from tournaments import service
 from tournaments.errors import PlanError
 from tournaments.plans import knockout, swiss
+from tournaments.plans.rounds import RoundPlan
 from tournaments.plans.schedule import DealMode, TournamentKind, round_games
 from tournaments.rounds import format_view, plan_next_round, played_rounds
 from tournaments.store.facts import Store
@@ -76,21 +77,26 @@ def test_a_swiss_tournament_plans_each_round_once_from_the_results(tmp_path: Pat
         assert [len(line.after) for line in view.standings[-1]] == [4] * 10
 
 
+def second_swiss_round(store: Store, rng: random.Random) -> tuple[int, RoundPlan, list, bytes]:
+    """A Swiss tournament of nine at tables of three with its first round played: its id, the
+    second round's plan and games (not written), and its key."""
+    tid = create(store, "swiss", 9, rounds=3)
+    play_pending(store, tid, rng)
+    info = store.tournament(tid)
+    key = store.tournament_key(tid)
+    rounds = played_rounds(store, info)
+    plan = swiss.pair_round(info.spec.entrants, 3, store.tournament_draw(tid), rounds)
+    return tid, plan, round_games(info.spec, key, plan, info.games_total), key
+
+
 def test_a_round_written_twice_is_written_once(tmp_path: Path) -> None:
-    rng = random.Random(2)
     with Store.open(tmp_path / "a.db") as store:
-        tid = create(store, "swiss", 9, rounds=3)
-        play_pending(store, tid, rng)
-        info = store.tournament(tid)
-        key = store.tournament_key(tid)
-        rounds = played_rounds(store, info)
-        plan = swiss.pair_round(info.spec.entrants, 3, store.tournament_draw(tid), rounds)
-        games = round_games(info.spec, key, plan, info.games_total)
+        tid, plan, games, key = second_swiss_round(store, random.Random(2))
         assert store.add_round(tid, 1, games, key=key)
         assert not store.add_round(tid, 1, games, key=key), "another run planned it meanwhile"
         assert store.tournament(tid).games_total == 18
         with pytest.raises(PlanError, match="follows round 2 once it is complete"):
-            later = round_games(info.spec, key, replace(plan, number=2), 18)
+            later = round_games(store.tournament(tid).spec, key, replace(plan, number=2), 18)
             store.add_round(tid, 2, later, key=key)
 
 
@@ -193,18 +199,11 @@ def test_later_rounds_deal_as_the_tournament_does(
 
 
 def test_a_cancelled_tournament_plans_no_more_rounds(tmp_path: Path) -> None:
-    rng = random.Random(5)
     with Store.open(tmp_path / "a.db") as store:
-        tid = create(store, "swiss", 9, rounds=3)
-        play_pending(store, tid, rng)
-        info = store.tournament(tid)
-        key = store.tournament_key(tid)
-        plan = swiss.pair_round(
-            info.spec.entrants, 3, store.tournament_draw(tid), played_rounds(store, info)
-        )
+        tid, _, games, key = second_swiss_round(store, random.Random(5))
         service.cancel_tournament(store, tid)
         assert plan_next_round(store, tid) is None
         with pytest.raises(PlanError, match="cancelled: it plays no more rounds"):
-            store.add_round(tid, 1, round_games(info.spec, key, plan, info.games_total), key=key)
+            store.add_round(tid, 1, games, key=key)
         info = store.tournament(tid)
         assert info.status is TournamentStatus.CANCELLED and info.games_total == 9
