@@ -136,7 +136,7 @@ def _openskill_floor(sizes: Sequence[int]) -> tuple[float, float]:
 # -- learning ----------------------------------------------------------------------------------
 
 
-def _places(rng: random.Random, table: Sequence[int], elo: Sequence[float]) -> list[int]:
+def pl_places(rng: random.Random, table: Sequence[int], elo: Sequence[float]) -> list[int]:
     """Places of a game drawn from the Plackett-Luce model of the true Elo strengths."""
     left = list(range(len(table)))
     places = [0] * len(table)
@@ -192,7 +192,7 @@ class SimLadder:
             seating = tuple(table[rotation:]) + tuple(table[:rotation])
             self.gid += 1
             self.ratings.fold(
-                LadderGame(self.gid, 0, seating, tuple(_places(self.rng, seating, self.elo)))
+                LadderGame(self.gid, 0, seating, tuple(pl_places(self.rng, seating, self.elo)))
             )
             self.played += 1
             if after is not None:

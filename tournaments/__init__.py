@@ -13,13 +13,17 @@ uses only the rooms below it; pyproject.toml's import contract keeps it so):
 - ``matches/``: matches stopped by an SPRT (or by their bots' faults).
 - ``run/``: playing a plan: phase by phase, in this process, in ``--jobs`` workers or on a
   Dask cluster, each game recorded once.
+- ``rounds``: tournaments played round by round (Swiss, knockout): each round planned from the
+  stored results once the one before is complete; what each format shows (balance, standings,
+  bracket).
 - ``catalogue/``: the bots: what a name means, folder copies and command files, registration
   after the entry check, remote bots, the sandbox of a command, bots shipped to a cluster;
   ``reports``: aligned text tables and JSON-ready dicts of the store's values.
 - ``store/``: the results database: the raw facts, what derives from them, the values it
   returns, and what may be shown while a tournament is played.
-- ``plans/``: which entrants meet, in which seats, on which deal; ``ratings/``: Elo and
-  batch maximum-likelihood ratings from places.
+- ``plans/``: which entrants meet, in which seats, on which deal (round robins, balanced
+  plans, Swiss rounds, knockouts); ``ratings/``: Elo and batch maximum-likelihood ratings from
+  places, and the pairwise score every table's score uses.
 - ``errors``: the typed errors every room raises.
 
 Each room's ``__init__`` says what it holds and what it may not know. The faces

@@ -16,13 +16,14 @@ from typing import Any
 from arena.referee.record import GameRecord
 from arena.referee.replay import SeatTurn, seat_story, step_events
 from arena.referee.replay import replay as replay_game
-from tournaments import reports
+from tournaments import reports, rounds
 from tournaments.catalogue.lookup import bundled_bots, bundled_description
 from tournaments.errors import NotFound, TournamentError
 from tournaments.matches.match import match_summary, verdict_text
 from tournaments.matches.sprt import elo_text
 from tournaments.plans.schedule import TournamentKind
 from tournaments.ratings import Crosstable
+from tournaments.rounds import FormatView
 from tournaments.store.bot_records import bot_log_tails, bot_record
 from tournaments.store.facts import Store
 from tournaments.store.gamelogs import game_log
@@ -34,6 +35,7 @@ __all__ = [
     "bot_data",
     "crosstable_data",
     "fault_summary",
+    "format_view",
     "half_points",
     "heading",
     "match_view",
@@ -65,6 +67,13 @@ def fault_summary(store: Store, tid: int) -> list[dict[str, Any]]:
     ]
 
 
+def format_view(store: Store, tid: int) -> FormatView | None:
+    """What tournament ``tid``'s format shows besides its rankings: a balanced plan's balance,
+    a Swiss tournament's standings after each round, a knockout's bracket
+    (``tournaments.rounds.format_view``; None for the other kinds)."""
+    return rounds.format_view(store, store.tournament(tid))
+
+
 def bot_data(store: Store, name: str) -> dict[str, Any]:
     """A bot's page (the web's ``/bots/NAME`` and its JSON twin): its public record
     (``tournaments.store.bot_records``), a bundled bot's description, and the end of its log
@@ -94,6 +103,9 @@ def tournament_data(
     rows = ranking_rows(store, tid) if rows is None else rows
     data = reports.tournament_json(info, rows)
     data["faults"] = fault_summary(store, tid)
+    view = rounds.format_view(store, info)
+    if view is not None:
+        data["format"] = view.to_dict()
     data["ladder"] = heading(store, info)["ladder"]
     match = match_summary(store, tid)
     if match is not None:

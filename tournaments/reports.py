@@ -12,7 +12,7 @@ from typing import Any
 
 from arena.games import options_text
 from arena.text import printable
-from tournaments.plans.schedule import TournamentSpec, seatings_per_deal
+from tournaments.plans.schedule import TournamentKind, TournamentSpec, seatings_per_deal
 from tournaments.ratings import BatchRatings, Crosstable
 from tournaments.store.values import RatingMethod, RatingRow, Standing, TournamentInfo
 
@@ -26,6 +26,7 @@ __all__ = [
     "rankings",
     "rankings_json",
     "rankings_table",
+    "format_words",
     "tournament_json",
     "tournament_text",
     "tournaments_json",
@@ -220,6 +221,9 @@ KIND_WORDS = {
     "gauntlet": "gauntlet",
     "match": "match",
     "ladder": "ladder batch",
+    "balanced": "balanced tournament",
+    "swiss": "Swiss tournament",
+    "knockout": "knockout",
 }
 
 
@@ -252,13 +256,26 @@ def tournaments_json(infos: Sequence[TournamentInfo]) -> list[dict[str, Any]]:
     return [t.to_dict() | {"kind_text": kind_text(t.spec)} for t in infos]
 
 
+def format_words(spec: TournamentSpec) -> str:
+    """``, balanced: 50 tables each`` (after the table size; empty for a round robin)."""
+    if spec.kind is TournamentKind.BALANCED:
+        return f", balanced: {spec.per_entrant} tables each"
+    if spec.kind is TournamentKind.SWISS:
+        return f", Swiss: {spec.rounds} rounds"
+    if spec.kind is TournamentKind.KNOCKOUT:
+        goes = "goes" if spec.advance == 1 else "go"
+        return f", knockout: {spec.advance} of each table {goes} on, {spec.rounds} rounds"
+    return ""
+
+
 def tournament_text(info: TournamentInfo, rows: Sequence[RankingRow] = ()) -> str:
     """A tournament's header (spec, progress, entrants with the bot version each plays) followed
     by its rankings, if any."""
     spec = info.spec
     options = options_text(spec.options)
     lines = [
-        f"tournament {info.id}: {spec.game} ({options}), a {kind_text(spec)}",
+        f"tournament {info.id}: {spec.game} ({options})"
+        + (format_words(spec) or f", a {kind_text(spec)}"),
         f"status     {info.status.value}, {info.games_done}/{info.games_total} games played",
         f"tables     {spec.table_size} players, {spec.repetitions} repetition(s), "
         f"seed {spec.seed}, {spec.move_ms} ms per move, {spec.deals} deals"

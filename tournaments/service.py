@@ -8,9 +8,12 @@ since its tournament was planned, remote bots remember deals) comes back as ``wa
 printed from here. Bad requests raise typed errors (``tournaments.errors``): ``UsageProblem``
 for a request that cannot be meant as given, other ``ArenaError`` subclasses for the rest.
 
-- ``create_tournament``: validate and write a whole plan (round robin or gauntlet);
+- ``create_tournament``: validate and write a whole plan (round robin, gauntlet or balanced),
+  or the first round of one played in rounds (Swiss, knockout);
 - ``prepare_run`` then ``run_tournament``: play a tournament's pending games, here, on
-  ``--jobs`` worker processes or on a Dask cluster (one ``RunConfig`` for all of them);
+  ``--jobs`` worker processes or on a Dask cluster (one ``RunConfig`` for all of them); a
+  tournament played in rounds plays round after round, each planned when the one before is
+  complete (``tournaments.rounds``), on the same workers;
 - ``plan_match`` then ``run_match``: NEW against BASE until an SPRT decides (or their faults
   stop the match);
 - ``cancel_tournament``: give up a tournament that will not be played to its end, keeping
@@ -41,6 +44,7 @@ from arena.procs.limits import Limits
 from arena.procs.logs import logs_folder
 from arena.procs.remote import REMOTE_WAIT_MS, RemoteConfig, check_listen
 from arena.procs.sandbox import Sandbox, SandboxMode
+from arena.text import printable
 from tournaments.catalogue.bot_sandbox import sandbox_for, sandbox_mode
 from tournaments.catalogue.lookup import Catalogue, bundled_bots, needs_sandbox, plays
 from tournaments.catalogue.shipping import shipped_bots
@@ -69,9 +73,12 @@ from tournaments.plans.schedule import (
     DealMode,
     TournamentKind,
     TournamentSpec,
+    check_spec,
+    draw,
     plan,
     seatings_per_deal,
 )
+from tournaments.rounds import FormatView, RoundPlanned, format_view, plan_next_round
 from tournaments.run.cluster import (
     ACCEPT_UNSANDBOXED,
     ClusterConfig,
@@ -112,6 +119,7 @@ __all__ = [
     "DealMode",
     "Decision",
     "FaultLimit",
+    "FormatView",
     "GoOn",
     "MatchInfo",
     "MatchProgress",
@@ -119,6 +127,8 @@ __all__ = [
     "PlannedMatch",
     "PreparedRun",
     "Progress",
+    "RoundDone",
+    "RoundPlanned",
     "RunOptions",
     "RunSummary",
     "SandboxMode",
@@ -221,6 +231,7 @@ class Created:
     tid: int
     info: TournamentInfo
     warnings: tuple[str, ...] = ()
+    view: FormatView | None = None  # a balanced plan's balance, a first round's tables
 
 
 def create_tournament(
@@ -235,12 +246,19 @@ def create_tournament(
     move_ms: int,
     gauntlet: str | None = None,
     kind: TournamentKind = TournamentKind.ROUND_ROBIN,
+    per_entrant: int | None = None,
+    rounds: int | None = None,
+    advance: int | None = None,
     deals: DealMode = DealMode.DUPLICATE,
 ) -> Created:
-    """Validate everything, then write the whole plan. Nothing is written on an error.
+    """Validate everything, then write the whole plan (of a tournament played in rounds, its
+    first round). Nothing is written on an error.
 
-    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant;
-    ``deals`` says whether a table's rotations share a deal (``tournaments.plans.schedule``).
+    With ``gauntlet`` (an entrant label: the first entrant) every table holds that entrant. A
+    balanced tournament (``kind``) seats each entrant at ``per_entrant`` tables, a Swiss one
+    plays ``rounds`` rounds, a knockout sends ``advance`` of each table on
+    (``tournaments.plans``). ``deals`` says whether a table's rotations share a deal
+    (``tournaments.plans.schedule``).
 
     The tournament gets a fresh secret key (kept in the key file beside the database): its
     deals are new even with a ``seed`` used before, and no bot can compute them."""
@@ -259,13 +277,18 @@ def create_tournament(
         move_ms=move_ms,
         gauntlet=gauntlet,
         kind=TournamentKind.GAUNTLET if gauntlet else kind,
+        per_entrant=per_entrant,
+        rounds=rounds,
+        advance=advance,
         deals=deals,
     )
     key = new_key()
-    games = plan(spec, game, key=key)
-    spec = replace(spec, options=game.parse_options(options))
+    spec = check_spec(spec, game)
+    games = plan(spec, key=key)
     entrants = {label: (bot, found[bot].version) for label, bot in spec.entrant_bots().items()}
-    tid = store.create_tournament(spec, games, entrants, key=key)
+    tid = store.create_tournament(
+        spec, games, entrants, key=key, draw=draw(spec, key) if spec.kind.in_rounds else None
+    )
     info = store.tournament(tid)
     remote = sorted({entrant.bot for entrant in info.entrants if found[entrant.bot].spec.remote})
     warnings = []
@@ -275,7 +298,7 @@ def create_tournament(
             "connections their owner controls, so they can remember its hands from one "
             "rotation to the next; local bots cannot (docs/security.md)"
         )
-    return Created(tid=tid, info=info, warnings=tuple(warnings))
+    return Created(tid=tid, info=info, warnings=tuple(warnings), view=format_view(store, info))
 
 
 #: ``arena demo``'s games, each with its table size and repetitions (kept small: the whole
@@ -343,7 +366,8 @@ def cancel_tournament(store: Store, tid: int) -> Cancelled:
     """Give up tournament ``tid`` (a round robin, a gauntlet, a match or a ladder's batch)
     that will not be played to its end: its games played are kept, with their ratings, and
     its pending games dropped, so that it withholds nothing any more (its replays and its
-    bots' logs). Raises TournamentError for one that is finished or whose run is alive."""
+    bots' logs); a Swiss tournament or knockout plans no later round. Raises TournamentError
+    for one that is finished or whose run is alive."""
     info = store.tournament(tid)
     if info.status.finished:
         raise TournamentError(f"tournament {tid} is {info.status.value} already: nothing to cancel")
@@ -485,6 +509,39 @@ class GoOn:
     then: str = "finish"
 
 
+@dataclass(frozen=True, kw_only=True)
+class RoundDone:
+    """A round of a tournament played in rounds just completed (``number`` from 0), the view
+    of its format then (standings, bracket), and the round planned after it (None: it was the
+    last)."""
+
+    tid: int
+    number: int
+    rounds: int
+    view: FormatView | None
+    next: RoundPlanned | None
+
+    def text(self) -> str:
+        """``round 2 of 5 played; first: x (1.750); round 3 planned: 30 games, y sits out``."""
+        line = f"round {self.number + 1} of {self.rounds} played"
+        view = self.view
+        if view is not None and view.standings:
+            lead = view.standings[-1][0]
+            line += f"; first: {printable(lead.entrant)} ({lead.score:.3f})"
+        elif view is not None and len(view.bracket) > self.number:
+            played = view.bracket[self.number]
+            if played.final:
+                line += f"; winner: {printable(played.tables[0].scores[0].entrant)}"
+            else:
+                on = [s.entrant for t in played.tables for s in t.scores[: t.going_on]]
+                line += f"; going on: {printable(', '.join([*played.byes, *on]))}"
+        if self.next is not None:
+            line += f"; round {self.next.number + 1} planned: {self.next.games} games"
+            if self.next.byes:
+                line += f", sitting out: {printable(', '.join(self.next.byes))}"
+        return line
+
+
 def run_tournament(
     store: Store,
     prepared: PreparedRun,
@@ -492,9 +549,12 @@ def run_tournament(
     *,
     workers: Workers | None = None,
     go_on: GoOn | None = None,
+    on_round: Callable[[RoundDone], None] | None = None,
 ) -> RunSummary:
     """Play the prepared tournament's pending games, recording each as it finishes (on the
-    kept ``workers`` if given: ``tournaments.run.runner.Workers``).
+    kept ``workers`` if given: ``tournaments.run.runner.Workers``; else on workers started
+    once for the whole call). A tournament played in rounds plays round after round, planning
+    each when the one before is complete (``on_round`` is told of each).
 
     Raises Interrupted on Ctrl-C and ClusterError when the cluster is lost, each saying what
     is kept and how to go on (``go_on``; by default, how many games are recorded and
@@ -509,15 +569,17 @@ def run_tournament(
         return f"{info.games_done}/{info.games_total} games are recorded"
 
     try:
-        return run(
-            store,
-            tid,
-            prepared.config,
-            jobs=prepared.jobs,
-            progress=progress,
-            cluster=prepared.cluster,
-            workers=workers,
-        )
+        with Workers() as own:
+            kept_workers = workers if workers is not None else own
+            summary = _played(store, prepared, progress, kept_workers)
+            while not summary.failed:
+                planned = plan_next_round(store, tid)
+                if on_round is not None:
+                    _tell_round(store, tid, planned, summary, on_round)
+                if planned is None:
+                    break
+                summary = _joined(summary, _played(store, prepared, progress, kept_workers))
+            return summary
     except KeyboardInterrupt:
         raise Interrupted(
             f"interrupted: {kept()}; run `{go_on.command}` again to {go_on.then}"
@@ -526,6 +588,61 @@ def run_tournament(
         raise ClusterError(
             f"{exc}; {kept()}: run `{go_on.command} --cluster ADDRESS` again to {go_on.then}"
         ) from None
+
+
+def _tell_round(
+    store: Store,
+    tid: int,
+    planned: RoundPlanned | None,
+    summary: RunSummary,
+    on_round: Callable[[RoundDone], None],
+) -> None:
+    """Tell ``on_round`` of the round just completed: the one before ``planned``, or the last
+    once the tournament is done (if this run played any of it)."""
+    info = store.tournament(tid)
+    rounds = info.spec.rounds or 0
+    if not info.spec.kind.in_rounds:
+        return
+    if planned is None and not (info.status is TournamentStatus.DONE and summary.played):
+        return
+    on_round(
+        RoundDone(
+            tid=tid,
+            number=planned.number - 1 if planned is not None else rounds - 1,
+            rounds=rounds,
+            view=format_view(store, info),
+            next=planned,
+        )
+    )
+
+
+def _played(
+    store: Store,
+    prepared: PreparedRun,
+    progress: Callable[[Progress], None] | None,
+    workers: Workers,
+) -> RunSummary:
+    return run(
+        store,
+        prepared.tid,
+        prepared.config,
+        jobs=prepared.jobs,
+        progress=progress,
+        cluster=prepared.cluster,
+        workers=workers,
+    )
+
+
+def _joined(before: RunSummary, then: RunSummary) -> RunSummary:
+    """Two runs' summaries as one (the rounds of one ``run_tournament``)."""
+    return replace(
+        then,
+        played=before.played + then.played,
+        elapsed_s=before.elapsed_s + then.elapsed_s,
+        play_ms=before.play_ms + then.play_ms,
+        processes_started=before.processes_started + then.processes_started,
+        phases=before.phases + then.phases,
+    )
 
 
 # -- matches ----------------------------------------------------------------------------------

@@ -82,7 +82,7 @@ COMMANDS: dict[str, tuple[str, str, str]] = {
     "tournament": (
         "arena.cli.tournament",
         "tournament",
-        "Plan, run and inspect round-robin tournaments and gauntlets.",
+        "Plan, run and inspect tournaments: round robins, gauntlets, balanced, Swiss, knockouts.",
     ),
 }
 

@@ -48,6 +48,13 @@ class ProgressBar:
                 click.echo(line, err=True)
                 self.last_decile = decile
 
+    def say(self, line: str) -> None:
+        """A line of its own on stderr (a round played), in place of the bar being drawn on a
+        terminal (the bar goes on below it)."""
+        if self.quiet:
+            return
+        click.echo("\r" + line + "\x1b[K" if self.tty else line, err=True)
+
     def render(self, p: Progress) -> str:
         filled = self.width * p.done // max(1, p.total)
         bar = "#" * filled + "-" * (self.width - filled)

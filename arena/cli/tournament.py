@@ -1,4 +1,5 @@
-"""``arena tournament``: create (plan), run, cancel, list and show round-robin tournaments."""
+"""``arena tournament``: create (plan), run, cancel, list and show tournaments: round robins,
+gauntlets, balanced tournaments, Swiss rounds and knockouts."""
 
 from __future__ import annotations
 
@@ -22,14 +23,20 @@ from arena.text import printable
 from tournaments import published, reports, service
 from tournaments.errors import PlanError
 from tournaments.reports import format_table
-from tournaments.service import DealMode, RunOptions
+from tournaments.service import DealMode, FormatView, RunOptions, TournamentKind
 from tournaments.store import game_lists
 from tournaments.store.facts import Store
 
 
 @click.group()
 def tournament() -> None:
-    """Plan, run and inspect round-robin tournaments and gauntlets."""
+    """Plan, run and inspect tournaments: round robins, gauntlets, balanced, Swiss, knockouts.
+
+    Large fields (balanced tournaments, Swiss rounds, knockouts): docs/formats.md."""
+
+
+#: The formats chosen by a setting of their own.
+FORMATS = (TournamentKind.BALANCED, TournamentKind.SWISS, TournamentKind.KNOCKOUT)
 
 
 def split_bots(text: str, copies: int) -> list[str]:
@@ -54,13 +61,46 @@ def split_bots(text: str, copies: int) -> list[str]:
     help="Players per game (default: as many as fit, within the game's range).",
 )
 @click.option(
+    "--format",
+    "kind",
+    type=click.Choice(
+        [k.value for k in (TournamentKind.ROUND_ROBIN, *FORMATS)], case_sensitive=False
+    ),
+    default=None,
+    help="How tables are chosen: every k-subset (round-robin, the default), N tables each "
+    "(balanced), round by round from the standings (swiss), or the best of each table going "
+    "on (knockout). See docs/formats.md.",
+)
+@click.option(
     "--repetitions",
-    "--rounds",
-    "repetitions",
     type=click.IntRange(1, 100_000),
-    default=1,
-    show_default=True,
-    help="Repetitions of the whole round robin, each with fresh deals.",
+    default=None,
+    help="Repetitions of the whole plan, each with fresh deals (default 1); in a Swiss "
+    "tournament or a knockout, the deals each table of a round plays.",
+)
+@click.option(
+    "--rounds",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    help="A Swiss tournament's rounds; in other formats an old name for --repetitions.",
+)
+@click.option(
+    "--tables-per-entrant",
+    "per_entrant",
+    type=click.IntRange(1, 100_000),
+    default=None,
+    metavar="N",
+    help="A balanced tournament: each entrant sits at N tables (N + 1 for a few when the "
+    "seats do not divide), every pair meeting as evenly as the sizes allow. Implies "
+    "--format balanced.",
+)
+@click.option(
+    "--advance",
+    type=click.IntRange(1, 63),
+    default=None,
+    metavar="M",
+    help="A knockout: the best M of each table go on to the next round, until one table is "
+    "left. Implies --format knockout.",
 )
 @click.option(
     "--copies",
@@ -92,7 +132,11 @@ def create(
     game_name: str,
     bots: str,
     table_size: int | None,
-    repetitions: int,
+    kind: str | None,
+    repetitions: int | None,
+    rounds: int | None,
+    per_entrant: int | None,
+    advance: int | None,
     copies: int,
     seed: int | None,
     options: tuple[str, ...],
@@ -102,8 +146,18 @@ def create(
     as_json: bool,
     store: Store,
 ) -> None:
-    """Plan a round robin (or a gauntlet): every table, seat rotation and deal, written
-    before any play."""
+    """Plan a tournament: every table, seat rotation and deal, written before any play (a
+    Swiss tournament's or a knockout's first round: each later round is planned from the
+    results when the one before is complete)."""
+    chosen = tournament_format(kind, per_entrant=per_entrant, advance=advance)
+    if chosen is TournamentKind.SWISS:
+        if rounds is None:
+            raise click.UsageError("a Swiss tournament needs --rounds R")
+        swiss_rounds, repetitions = rounds, repetitions or 1
+    else:
+        if rounds is not None and repetitions not in (None, rounds):
+            raise click.UsageError("--rounds is --repetitions here: give one of them")
+        swiss_rounds, repetitions = None, repetitions or rounds or 1
     entrants = split_bots(bots, copies)
     if gauntlet is not None:
         gauntlet = gauntlet.strip()
@@ -122,6 +176,10 @@ def create(
         options=parse_options(options),
         move_ms=move_ms,
         gauntlet=gauntlet,
+        kind=chosen,
+        per_entrant=per_entrant,
+        rounds=swiss_rounds,
+        advance=advance,
         deals=deals,
     )
     warn(created.warnings)
@@ -132,9 +190,38 @@ def create(
         click.echo(
             f"created tournament {tid}: {info.games_total} games "
             f"({info.spec.game}, {len(info.entrants)} entrants, tables of "
-            f"{info.spec.table_size}, {info.spec.deals} deals); run it with "
+            f"{info.spec.table_size}{reports.format_words(info.spec)}, {info.spec.deals} deals); "
+            "run it with "
             f"`arena tournament run {tid}`"
         )
+        echo_format(created.view)
+
+
+def tournament_format(
+    kind: str | None, *, per_entrant: int | None, advance: int | None
+) -> TournamentKind:
+    """The format asked for: ``--format``, or the one ``--tables-per-entrant`` or
+    ``--advance`` implies; two that disagree are a usage error."""
+    implied = [
+        format_
+        for format_, given in (
+            (TournamentKind.BALANCED, per_entrant),
+            (TournamentKind.KNOCKOUT, advance),
+        )
+        if given is not None
+    ]
+    flags = {TournamentKind.BALANCED: "--tables-per-entrant", TournamentKind.KNOCKOUT: "--advance"}
+    if len(implied) > 1:
+        raise click.UsageError(
+            "--tables-per-entrant (balanced) and --advance (knockout) belong to two formats"
+        )
+    chosen = TournamentKind(kind) if kind else (implied[0] if implied else None)
+    if implied and implied[0] is not chosen:
+        raise click.UsageError(
+            f"{flags[implied[0]]} is a setting of a {implied[0].value} tournament, not of "
+            f"a {chosen.value if chosen else 'round-robin'}"
+        )
+    return chosen or TournamentKind.ROUND_ROBIN
 
 
 def warn(warnings: Iterable[str]) -> None:
@@ -166,7 +253,10 @@ def play_pending(
         unsandboxed_accepted=unsandboxed_accepted,
     )
     warn(prepared.warnings)
-    summary = service.run_tournament(store, prepared, ProgressBar(quiet=quiet))
+    bar = ProgressBar(quiet=quiet)
+    summary = service.run_tournament(
+        store, prepared, bar, on_round=lambda done: bar.say(done.text())
+    )
     if summary.failed:
         for line in summary.failed:
             click.echo(f"error: {line}", err=True)
@@ -224,6 +314,13 @@ def run_command(
         echo_json(reports.rankings_json(rows))
     else:
         click.echo(reports.tournament_text(store.tournament(tid), rows))
+        echo_format(published.format_view(store, tid))
+
+
+def echo_format(view: FormatView | None) -> None:
+    """What a tournament's format shows besides its rankings (balance, standings, bracket)."""
+    if view is not None and view.text():
+        click.echo("\n" + printable(view.text(), keep_lines=True))
 
 
 @tournament.command("cancel")
@@ -234,8 +331,9 @@ def cancel_command(tid: int, store: Store) -> None:
     cannot or will not be played to its end: a bot's planned code gone, say).
 
     Its games played are kept, with their ratings; the games it had not played are dropped,
-    so it withholds nothing any more: its replays and its bots' logs are shown. A run of it
-    still alive must be stopped first."""
+    so it withholds nothing any more: its replays and its bots' logs are shown (a Swiss
+    tournament or knockout plans no later round). A run of it still alive must be stopped
+    first."""
     done = service.cancel_tournament(store, tid)
     click.echo(
         f"cancelled tournament {done.tid}: {done.kept} game(s) played are kept, "
@@ -271,6 +369,7 @@ def show(tid: int, as_json: bool, store: Store) -> None:
     rows = published.ranking_rows(store, tid)
     faults = published.fault_summary(store, tid)
     click.echo(reports.tournament_text(info, rows))
+    echo_format(published.format_view(store, tid))
     match = service.match_summary(store, tid)
     if match is not None:
         click.echo(f"match      {printable(service.summary_line(match))}")

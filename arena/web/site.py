@@ -93,6 +93,20 @@ class Bundle:
     cost_s: float
 
 
+def swiss_rows(shown: Mapping[str, Any] | None) -> list[dict[str, Any]]:
+    """A Swiss tournament's standings after its last round, each line with its score and place
+    after every round (``after``: ``(score, place)`` by round); none for another format."""
+    standings = (shown or {}).get("standings") or []
+    if not standings:
+        return []
+    places = [{line["entrant"]: line["rank"] for line in lines} for lines in standings]
+    return [
+        line
+        | {"after": [(score, places[r][line["entrant"]]) for r, score in enumerate(line["after"])]}
+        for line in standings[-1]
+    ]
+
+
 class Site:
     """Page data over one database path; thread-safe; caches tournament bundles."""
 
@@ -103,7 +117,7 @@ class Site:
 
     def __init__(self, db_path: str) -> None:
         self.db_path = db_path
-        self._bundles: OrderedDict[tuple[int, int, str], Bundle] = OrderedDict()
+        self._bundles: OrderedDict[tuple[int, int, str, int], Bundle] = OrderedDict()
         self._last: dict[int, Bundle] = {}
         self._samples: dict[int, list[tuple[float, int]]] = {}
         self._computing: dict[int, threading.Lock] = {}
@@ -140,14 +154,15 @@ class Site:
         """The tournament's derived data. While it runs, the last one computed is reused
         until ``_due`` allows a new computation."""
         info = info or store.tournament(tid)
-        key = (tid, info.games_done, info.status.value)
+        key = (tid, info.games_done, info.status.value, info.games_total)
         with self._lock:
             found = self._bundles.get(key)
             last = self._last.get(tid)
         if (
             found is None
             and last is not None
-            and (last.info.games_done, last.info.status) == (info.games_done, info.status)
+            and (last.info.games_done, last.info.status, last.info.games_total)
+            == (info.games_done, info.status, info.games_total)
         ):
             found = last  # evicted from the cache, still the latest
         if found is not None:
@@ -163,7 +178,7 @@ class Site:
             return found if found is not None else self._compute(store, tid, info, key)
 
     def _compute(
-        self, store: Store, tid: int, info: TournamentInfo, key: tuple[int, int, str]
+        self, store: Store, tid: int, info: TournamentInfo, key: tuple[int, int, str, int]
     ) -> Bundle:
         start = time.perf_counter()
         rows = published.ranking_rows(store, tid)
@@ -272,6 +287,8 @@ class Site:
             "recent": game_lists.recent_games(store, tid),
             "h2h": h2h,
             "entrants": labels,
+            "format": bundle.tournament.get("format"),
+            "swiss": swiss_rows(bundle.tournament.get("format")),
             "downloads": DOWNLOADS,
             "faulted": GamesFilter(faults="with"),
         }

@@ -131,6 +131,8 @@ def test_versions_uploaded_before_the_mark_are_marked_from_their_entries(tmp_pat
     with conn:
         for table in ("bots", "bot_versions"):
             conn.execute(f"ALTER TABLE {table} DROP COLUMN uploaded")  # as schema 14 left it
+        for column in ("per_entrant", "round_count", "advance", "draw"):  # schema 16's
+            conn.execute(f"ALTER TABLE tournaments DROP COLUMN {column}")
         conn.execute("PRAGMA user_version = 14")
     conn.close()
     with Store.open(db) as store:

@@ -71,6 +71,17 @@ def create(db: Path, bots: str, *options: str, game: str = "skull") -> tuple[int
     return int(created["id"]), int(created["games_total"])
 
 
+def game_rows(db: Path, tid: int, columns: str) -> list[tuple]:
+    """``columns`` (SQL, comma-separated) of every game of tournament ``tid`` in ``db``, in
+    plan order: what two runs of one plan are compared by."""
+    conn = sqlite3.connect(db)
+    rows = conn.execute(
+        f"SELECT {columns} FROM games WHERE tournament_id = ? ORDER BY plan_index", (tid,)
+    ).fetchall()
+    conn.close()
+    return rows
+
+
 def slow_tournament(db: Path, bot: Path, *options: str, check_ms: int = 1000) -> tuple[int, int]:
     """A Skull tournament in ``db`` of ``bot`` (registered unsandboxed as "slow", a
     ``thinking_bot``, its entry check at ``check_ms`` a move), random and first, with

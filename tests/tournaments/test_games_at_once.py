@@ -9,9 +9,9 @@ stored games (deals, seatings, bot seeds' outcomes: every action and result) are
 from __future__ import annotations
 
 import json
-import sqlite3
 from pathlib import Path
 
+from tests.tournaments import game_rows
 from tests.tournaments.test_runner import cli, copy_database, results
 
 BOTS = "random,first,skull_odds,random,first"
@@ -26,14 +26,7 @@ def create(db: Path) -> int:
 
 
 def deals(db: Path, tid: int) -> list[tuple]:
-    conn = sqlite3.connect(db)
-    rows = conn.execute(
-        "SELECT plan_index, deal_seed, seating, status FROM games WHERE tournament_id = ? "
-        "ORDER BY plan_index",
-        (tid,),
-    ).fetchall()
-    conn.close()
-    return rows
+    return game_rows(db, tid, "plan_index, deal_seed, seating, status")
 
 
 def test_results_are_the_same_whatever_jobs_and_games_per_worker(tmp_path: Path) -> None:

@@ -7,6 +7,7 @@ from __future__ import annotations
 import os
 import signal
 import socket
+import sqlite3
 import subprocess
 import sys
 import time
@@ -20,7 +21,8 @@ from tests.tournaments.test_runner import create_skull
 from tournaments.store import heartbeat
 from tournaments.store.facts import Store
 from tournaments.store.heartbeat import GONE_S, STALE_S, RunInfo, RunState, process_token, run_state
-from tournaments.store.migrations import SCHEMA_VERSION
+from tournaments.store.migrations import SCHEMA_VERSION, migrate
+from tournaments.store.sqlite import Database
 
 NOW = datetime(2030, 1, 1, tzinfo=UTC)
 
@@ -163,12 +165,19 @@ def test_each_beat_writes_the_games_in_play_and_the_end_clears_them(
 
 def test_a_database_from_before_the_games_in_play_opens_with_its_runs(tmp_path: Path) -> None:
     db = tmp_path / "arena.db"
-    tid = create_skull(db, 1)
-    with Store.open(db) as store:
-        store.db.execute("ALTER TABLE runs DROP COLUMN in_play")  # as schema 12 left it
-        store.db.execute("ALTER TABLE tournaments DROP COLUMN deals")
-        store.db.execute("PRAGMA user_version = 12")
-        store.runs.begin(tid, host="h", pid=1, pid_token=None, at="2030-01-01T00:00:00+00:00")
+    conn = sqlite3.connect(db, isolation_level=None)
+    migrate(Database(conn), path=str(db), target=12)  # as schema 12 left it
+    at = "2030-01-01T00:00:00+00:00"
+    tid = conn.execute(
+        "INSERT INTO tournaments (game, options, table_size, rounds, seed, move_ms, created_at, "
+        "status) VALUES ('skull', '{}', 3, 1, 0, 1000, ?, 'planned')",
+        (at,),
+    ).lastrowid
+    conn.execute(
+        "INSERT INTO runs (tournament_id, host, pid, started_at, beat_at) VALUES (?, 'h', 1, ?, ?)",
+        (tid, at, at),
+    )
+    conn.close()
     with Store.open(db) as store:
         assert store.db.execute("PRAGMA user_version").fetchone()[0] == SCHEMA_VERSION
         run = store.runs.last(tid)

@@ -9,6 +9,15 @@ lists every game before anything is played:
   deals: seat order and the luck of the deal cancel out across the rotations);
 - the whole set is repeated ``repetitions`` times, each repetition with fresh deal seeds.
 
+A **balanced** tournament (``per_entrant``: each entrant at that many tables) plays the tables
+``tournaments.plans.balanced`` chooses instead of every k-subset; a **Swiss** tournament
+(``rounds``) and a **knockout** (``advance``: how many of each table go on) are played round by
+round (``tournaments.plans.swiss``, ``tournaments.plans.knockout``): ``plan`` lists their first
+round, and each later round is planned from the results once the round before is complete
+(``round_games``). Round ``r``'s deals are repetitions ``r * repetitions`` and on
+(``tournaments.plans.rounds``), so every table of every format plays each deal in all its seat
+rotations, on deal seeds drawn as for any plan.
+
 With **independent deals** (``DealMode.INDEPENDENT``: ``--deals independent``, for entrants who
 are strangers) the tables, rotations and seats are the same, but every game (each rotation of
 each table) has its own deal seed: no two games share a deal, so nothing a bot sees or is told
@@ -44,14 +53,17 @@ from __future__ import annotations
 import enum
 import itertools
 import math
+import random
 from collections import Counter
 from collections.abc import Iterator, Mapping, Sequence
 from dataclasses import dataclass, field, replace
 from typing import Any
 
 from arena.games.base import Game
-from arena.keys.seeds import bot_seeds, deal_seed
+from arena.keys.seeds import bot_seeds, deal_seed, derive
 from tournaments.errors import PlanError
+from tournaments.plans import balanced, knockout, swiss
+from tournaments.plans.rounds import RoundPlan, draw_order, repetition_of
 
 __all__ = [
     "MAX_PLANNED_GAMES",
@@ -60,10 +72,13 @@ __all__ = [
     "TournamentKind",
     "TournamentSpec",
     "check_spec",
+    "deals_in_plan",
+    "draw",
     "entrant_names",
     "game_deal_seed",
     "plan",
     "plan_size",
+    "round_games",
     "seatings",
     "seatings_per_deal",
     "table_games",
@@ -102,6 +117,14 @@ class TournamentKind(enum.StrEnum):
     GAUNTLET = "gauntlet"
     MATCH = "match"
     LADDER = "ladder"  # one batch of a standing ladder's tables (``tournaments.ladder``)
+    BALANCED = "balanced"  # each entrant at ``per_entrant`` tables (``plans.balanced``)
+    SWISS = "swiss"  # ``rounds`` rounds, tables from the standings (``plans.swiss``)
+    KNOCKOUT = "knockout"  # the best ``advance`` of each table go on (``plans.knockout``)
+
+    @property
+    def in_rounds(self) -> bool:
+        """Whether it is played round by round, each round planned from the one before."""
+        return self in (TournamentKind.SWISS, TournamentKind.KNOCKOUT)
 
 
 class DealMode(enum.StrEnum):
@@ -130,7 +153,11 @@ class TournamentSpec:
     ``entrants`` are the unique entrant names used everywhere else (seating, results,
     ratings). ``repetitions`` is how many times the whole round robin is played.
     ``move_ms`` is the per-decision deadline the runner gives each bot. ``kind`` says how
-    tables are chosen; a gauntlet's ``gauntlet`` is the entrant every table holds. ``deals``
+    tables are chosen; a gauntlet's ``gauntlet`` is the entrant every table holds, a balanced
+    tournament's ``per_entrant`` how many tables each entrant sits at, a Swiss tournament's
+    ``rounds`` its rounds (a knockout's: how many it takes, filled in by ``check_spec``), a
+    knockout's ``advance`` how many of each table go on. In a tournament played in rounds,
+    ``repetitions`` is the deals each table of a round plays. ``deals``
     says whether a table's rotations share one deal or each have their own.
     """
 
@@ -143,6 +170,9 @@ class TournamentSpec:
     move_ms: int = 1000
     kind: TournamentKind = TournamentKind.ROUND_ROBIN
     gauntlet: str | None = None
+    per_entrant: int | None = None
+    rounds: int | None = None
+    advance: int | None = None
     deals: DealMode = DealMode.DUPLICATE
 
     def __post_init__(self) -> None:
@@ -170,6 +200,9 @@ class TournamentSpec:
             "move_ms": self.move_ms,
             "kind": self.kind.value,
             "gauntlet": self.gauntlet,
+            "per_entrant": self.per_entrant,
+            "rounds": self.rounds,
+            "advance": self.advance,
             "deals": self.deals.value,
         }
 
@@ -204,14 +237,38 @@ class PlannedGame:
 
 
 def tables_per_repetition(spec: TournamentSpec) -> int:
-    """How many tables (deals) one repetition of ``spec`` has."""
+    """How many tables (deals) one repetition of ``spec`` has (in a tournament played in
+    rounds: its first round, the largest)."""
     n, k = len(spec.bots), spec.table_size
+    if spec.kind is TournamentKind.BALANCED:
+        return balanced.check_balanced(n, k, spec.per_entrant)
+    if spec.kind.in_rounds:
+        return n // k
     return math.comb(n - 1, k - 1) if spec.gauntlet is not None else math.comb(n, k)
 
 
+def _round_tables(spec: TournamentSpec) -> list[int]:
+    """The tables of each round of a tournament played in rounds."""
+    n, k = len(spec.bots), spec.table_size
+    if spec.kind is TournamentKind.KNOCKOUT:
+        return [size // k for size in knockout.field_sizes(n, k, spec.advance)]
+    return [swiss.check_swiss(n, k, spec.rounds)] * int(spec.rounds or 0)
+
+
 def plan_size(spec: TournamentSpec) -> int:
-    """How many games ``plan(spec)`` lists, computed without listing them."""
+    """How many games ``spec`` plays, computed without listing them (in a tournament played in
+    rounds, all its rounds: ``plan`` lists the first)."""
+    if spec.kind.in_rounds:
+        return spec.repetitions * sum(_round_tables(spec)) * seatings_per_deal(spec)
     return spec.repetitions * tables_per_repetition(spec) * seatings_per_deal(spec)
+
+
+def deals_in_plan(spec: TournamentSpec) -> int:
+    """How many deal numbers a plan spans (a run numbers each deal ``repetition *
+    tables_per_repetition + table``, below this): its tables times its repetitions (and its
+    rounds, in a tournament played in rounds)."""
+    rounds = len(_round_tables(spec)) if spec.kind.in_rounds else 1
+    return tables_per_repetition(spec) * spec.repetitions * rounds
 
 
 def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec:
@@ -245,6 +302,7 @@ def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec
         raise PlanError(
             f"a match seats all its {len(entrants)} entrants at one table of {spec.table_size}"
         )
+    spec = _check_format(spec)
     size = plan_size(spec)
     if size > MAX_PLANNED_GAMES:
         raise PlanError(
@@ -261,6 +319,68 @@ def check_spec(spec: TournamentSpec, game: Game | None = None) -> TournamentSpec
             f"table size {spec.table_size} is outside that range"
         )
     return replace(spec, options=game.parse_options(spec.options))
+
+
+def _check_format(spec: TournamentSpec) -> TournamentSpec:
+    """Check a format's own parameters (``per_entrant``, ``rounds``, ``advance``); returns the
+    spec with a knockout's rounds filled in."""
+    kind, n, k = spec.kind, len(spec.bots), spec.table_size
+    given = {
+        "tables per entrant (--tables-per-entrant)": (
+            spec.per_entrant,
+            kind is TournamentKind.BALANCED,
+        ),
+        "rounds (--rounds)": (spec.rounds, kind is TournamentKind.SWISS),
+        "number going on from each table (--advance)": (
+            spec.advance,
+            kind is TournamentKind.KNOCKOUT,
+        ),
+    }
+    for name, (value, needed) in given.items():
+        if needed and value is None:
+            raise PlanError(f"a {kind.value} tournament needs its {name}")
+        if not needed and value is not None and not (name[0] == "r" and kind.in_rounds):
+            raise PlanError(f"its {name} is not a setting of a {kind.value} tournament")
+    if kind is TournamentKind.BALANCED:
+        balanced.check_balanced(n, k, spec.per_entrant)
+    elif kind is TournamentKind.SWISS:
+        swiss.check_swiss(n, k, spec.rounds)
+    elif kind is TournamentKind.KNOCKOUT:
+        rounds = knockout.check_knockout(n, k, spec.advance)
+        if spec.rounds not in (None, rounds):
+            raise PlanError(f"this knockout takes {rounds} rounds, not {spec.rounds}")
+        spec = replace(spec, rounds=rounds)
+    return spec
+
+
+def draw(spec: TournamentSpec, key: bytes) -> tuple[str, ...]:
+    """The draw of a tournament played in rounds: its entrants in an order drawn from its key
+    and seed (``tournaments.plans.rounds.draw_order``)."""
+    return draw_order(spec.entrants, random.Random(derive(key, "draw", spec.seed)))
+
+
+def round_games(
+    spec: TournamentSpec, key: bytes, plan: RoundPlan, first_index: int
+) -> list[PlannedGame]:
+    """The games of one round of a tournament played in rounds: each table of ``plan`` on
+    ``spec.repetitions`` deals of its own, each in every seating, numbered from plan index
+    ``first_index``."""
+    games: list[PlannedGame] = []
+    for deal in range(spec.repetitions):
+        repetition = repetition_of(plan.number, deal, spec.repetitions)
+        for table_no, table in enumerate(plan.tables):
+            index = first_index + len(games)
+            games += spec_table_games(spec, key, repetition, table_no, table, index)
+    return games
+
+
+def _first_round(spec: TournamentSpec, key: bytes) -> RoundPlan:
+    entrants, k, order = spec.entrants, spec.table_size, draw(spec, key)
+    if spec.kind is TournamentKind.SWISS:
+        return swiss.pair_round(entrants, k, order, [])
+    found = knockout.pair_round(entrants, k, int(spec.advance or 0), order, [])
+    assert found is not None  # a knockout has a first round
+    return found
 
 
 def seatings(spec: TournamentSpec, table: tuple[str, ...]) -> list[tuple[str, ...]]:
@@ -282,25 +402,22 @@ def iter_plan(spec: TournamentSpec, *, key: bytes) -> Iterator[PlannedGame]:
     """The games of ``spec`` in plan order (repetition, table, rotation), without validation;
     ``key`` is the tournament's secret key."""
     k = spec.table_size
-    tables = [
-        table
-        for table in itertools.combinations(spec.entrants, k)
-        if spec.gauntlet is None or spec.gauntlet in table
-    ]
+    if spec.kind.in_rounds:
+        yield from round_games(spec, key, _first_round(spec, key), 0)
+        return
+    if spec.kind is TournamentKind.BALANCED:
+        rng = random.Random(derive(key, "balanced", spec.seed))
+        tables = balanced.balanced_tables(spec.entrants, k, int(spec.per_entrant or 0), rng)
+    else:
+        tables = [
+            table
+            for table in itertools.combinations(spec.entrants, k)
+            if spec.gauntlet is None or spec.gauntlet in table
+        ]
     index = 0
     for repetition in range(spec.repetitions):
         for table_no, table in enumerate(tables):
-            games = list(
-                table_games(
-                    key,
-                    spec.seed,
-                    repetition,
-                    table_no,
-                    seatings(spec, table),
-                    index,
-                    deals=spec.deals,
-                )
-            )
+            games = list(spec_table_games(spec, key, repetition, table_no, table, index))
             yield from games
             index += len(games)
 
@@ -343,6 +460,27 @@ def table_games(
             seating=tuple(seating),
             seat_seeds=seeds,
         )
+
+
+def spec_table_games(
+    spec: TournamentSpec,
+    key: bytes,
+    repetition: int,
+    table_no: int,
+    table: tuple[str, ...],
+    first_index: int,
+) -> Iterator[PlannedGame]:
+    """The games of ``table`` in ``spec``'s tournament: its seatings (``seatings``), dealt as
+    the tournament deals (``table_games``)."""
+    return table_games(
+        key,
+        spec.seed,
+        repetition,
+        table_no,
+        seatings(spec, table),
+        first_index,
+        deals=spec.deals,
+    )
 
 
 def plan(spec: TournamentSpec, game: Game | None = None, *, key: bytes) -> list[PlannedGame]:

@@ -52,6 +52,7 @@ from tournaments.errors import BarrierError, BotChanged
 from tournaments.plans.schedule import (
     DealMode,
     PlannedGame,
+    deals_in_plan,
     seatings_per_deal,
     tables_per_repetition,
 )
@@ -112,7 +113,7 @@ def run(
     info = store.tournament(tid)
     pending = store.pending_games(tid)
     tables = tables_per_repetition(info.spec)
-    deals = tables * info.spec.repetitions
+    deals = deals_in_plan(info.spec)
     per_batch = deals_per_batch(deals, max(1, jobs) * config.at_once)
     plan = phases(
         pending,

@@ -15,7 +15,7 @@ from typing import Protocol
 
 from arena.referee.record import Played
 from tournaments.errors import BarrierError
-from tournaments.plans.schedule import PlannedGame
+from tournaments.plans.schedule import PlannedGame, plan_size
 from tournaments.run.phases import Phase
 from tournaments.store.facts import Store
 from tournaments.store.values import ProcessRecord
@@ -56,7 +56,8 @@ class Sink:
     ) -> None:
         self.store, self.tid, self.progress = store, tid, progress
         info = store.tournament(tid)
-        self.total = info.games_total
+        # a tournament played in rounds: all its rounds', the later ones not planned yet
+        self.total = plan_size(info.spec) if info.spec.kind.in_rounds else info.games_total
         self.done = info.games_done
         self.tally = store.results.tally(tid)  # the store's tally, kept up to date as games finish
         self.started = time.monotonic()

@@ -338,6 +338,7 @@ class Store:
         *,
         key: bytes,
         then: Callable[[sqlite3.Connection, int], None] | None = None,
+        draw: Sequence[str] | None = None,
     ) -> int:
         """Write a tournament and its whole plan in one transaction; return its id.
 
@@ -345,11 +346,16 @@ class Store:
         secret key the plan was made with: it goes to the key file (before the transaction
         commits), the database keeps only its public id. ``then`` is called with the
         connection and the new id inside the transaction (a ladder records its batch there:
-        both are written, or neither).
+        both are written, or neither). ``draw`` is the draw of a tournament played in rounds
+        (``tournaments.plans.schedule.draw``).
         """
         entrants = spec.entrants
         if set(entrant_bots) != set(entrants):
             raise PlanError(f"entrant_bots must name exactly the entrants {', '.join(entrants)}")
+        if (draw is not None) != spec.kind.in_rounds or sorted(draw or entrants) != sorted(
+            entrants
+        ):
+            raise PlanError("a tournament played in rounds (and only one) has a draw of them all")
         for game in planned_games:
             if not set(game.seating) <= set(entrant_bots):
                 raise PlanError(f"planned game {game.index} seats unknown entrants")
@@ -361,8 +367,8 @@ class Store:
         with self.write() as conn:
             cursor = conn.execute(
                 "INSERT INTO tournaments (game, options, table_size, rounds, seed, move_ms, "
-                "created_at, status, key_id, kind, gauntlet, deals) "
-                "VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
+                "created_at, status, key_id, kind, gauntlet, deals, per_entrant, round_count, "
+                "advance, draw) VALUES (?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?, ?)",
                 (
                     spec.game,
                     _dumps(dict(spec.options)),
@@ -376,6 +382,10 @@ class Store:
                     spec.kind.value,
                     spec.gauntlet,
                     spec.deals.value,
+                    spec.per_entrant,
+                    spec.rounds,
+                    spec.advance,
+                    None if draw is None else _dumps(list(draw)),
                 ),
             )
             tid = int(cursor.lastrowid or 0)
@@ -384,27 +394,79 @@ class Store:
                 "VALUES (?, ?, ?, ?, ?)",
                 [(tid, name, pos, *entrant_bots[name]) for pos, name in enumerate(entrants)],
             )
-            conn.executemany(
-                "INSERT INTO games (tournament_id, plan_index, round, table_index, rotation, "
-                "deal_seed, seating) VALUES (?, ?, ?, ?, ?, ?, ?)",
-                (
-                    (
-                        tid,
-                        g.index,
-                        g.repetition,
-                        g.table,
-                        g.rotation,
-                        g.deal_seed,
-                        _dumps(g.seating),
-                    )
-                    for g in planned_games
-                ),
-            )
+            _insert_games(conn, tid, planned_games)
             if then is not None:
                 then(conn, tid)
             self.keys.add_tournament_key(key, tid)
         log.info("tournament %d planned: %d games", tid, len(planned_games))
         return tid
+
+    @guarded("reading a tournament's draw")
+    def tournament_draw(self, tid: int) -> tuple[str, ...]:
+        """The draw of tournament ``tid``, played in rounds (its entrants in the order its first
+        round and last tie-breaks follow). Raises PlanError for another kind."""
+        text = self.tournament_row(tid).get("draw")
+        if not text:
+            raise PlanError(f"tournament {tid} is not played in rounds: it has no draw")
+        return tuple(json.loads(text))
+
+    @guarded("planning a round")
+    def add_round(
+        self, tid: int, number: int, planned_games: Sequence[PlannedGame], *, key: bytes
+    ) -> bool:
+        """Write round ``number`` (from 0) of tournament ``tid``, played in rounds, in one
+        transaction: its games, numbered on from the plan's last. Every game before must be
+        played. Returns False (and writes nothing) if the round is planned already (by another
+        run meanwhile). Raises PlanError for a round that does not follow the plan."""
+        info = self.tournament(tid)
+        spec = info.spec
+        if not spec.kind.in_rounds or spec.rounds is None:
+            raise PlanError(f"tournament {tid} is not played in rounds")
+        if not 0 < number < spec.rounds:
+            raise PlanError(f"tournament {tid} has rounds 1-{spec.rounds}, not {number + 1}")
+        if not planned_games or any(
+            g.repetition // spec.repetitions != number for g in planned_games
+        ):
+            raise PlanError(f"the games given are not all of round {number + 1}")
+        names = set(spec.entrants)
+        first = planned_games[0]
+        if any(not set(g.seating) <= names for g in planned_games):
+            raise PlanError(f"round {number + 1} seats unknown entrants")
+        if key_id(key) != self.tournament_row(tid).get("key_id") or (
+            first.deal_seed
+            != game_deal_seed(
+                key, spec.seed, first.repetition, first.table, first.rotation, spec.deals
+            )
+        ):
+            raise PlanError("the round was not planned with the tournament's key")
+        with self.write() as conn:
+            (status,) = conn.execute(
+                "SELECT status FROM tournaments WHERE id = ?", (tid,)
+            ).fetchone()
+            if TournamentStatus(status).finished:
+                raise PlanError(f"tournament {tid} is {status}: it plays no more rounds")
+            last, pending, top = conn.execute(
+                "SELECT MAX(round), SUM(status = ?), MAX(plan_index) FROM games "
+                "WHERE tournament_id = ?",
+                (GameStatus.PENDING.value, tid),
+            ).fetchone()
+            planned = -1 if last is None else last // spec.repetitions
+            if planned >= number:
+                return False
+            if planned != number - 1 or pending:
+                raise PlanError(
+                    f"round {number + 1} of tournament {tid} follows round {number} once it is "
+                    "complete"
+                )
+            if first.index != (-1 if top is None else top) + 1:
+                raise PlanError(f"round {number + 1}'s games are numbered from {top + 1}")
+            _insert_games(conn, tid, planned_games)
+            conn.execute(
+                "UPDATE tournaments SET status = ? WHERE id = ?",
+                (TournamentStatus.IN_PROGRESS.value, tid),
+            )
+        log.info("tournament %d: round %d planned, %d games", tid, number + 1, len(planned_games))
+        return True
 
     def tournament_row(self, tid: int) -> dict[str, Any]:
         """Tournament ``tid``'s row (as a dict). Raises NotFound."""
@@ -658,7 +720,7 @@ class Store:
         left = conn.execute(
             "SELECT 1 FROM games WHERE tournament_id = ? AND status = ? LIMIT 1",
             (tid, GameStatus.PENDING.value),
-        ).fetchone()
+        ).fetchone() or _rounds_to_plan(conn, tid)
         new_status = TournamentStatus.IN_PROGRESS if left else TournamentStatus.DONE
         conn.execute(
             "UPDATE tournaments SET status = ? WHERE id = ? AND status != ?",
@@ -688,6 +750,28 @@ class Store:
             self.db.query("SELECT * FROM seats WHERE game_id = ? ORDER BY seat", (game_id,))
         )
         return StoredGame.from_row(row, bots=bots, seats=seats, faults=faults)
+
+
+def _insert_games(conn: sqlite3.Connection, tid: int, planned_games: Iterable[PlannedGame]) -> None:
+    conn.executemany(
+        "INSERT INTO games (tournament_id, plan_index, round, table_index, rotation, "
+        "deal_seed, seating) VALUES (?, ?, ?, ?, ?, ?, ?)",
+        (
+            (tid, g.index, g.repetition, g.table, g.rotation, g.deal_seed, _dumps(g.seating))
+            for g in planned_games
+        ),
+    )
+
+
+def _rounds_to_plan(conn: sqlite3.Connection, tid: int) -> bool:
+    """Whether tournament ``tid`` is played in rounds and has rounds still to plan (it is not
+    done before they are played)."""
+    count, repetitions, last = conn.execute(
+        "SELECT round_count, rounds, (SELECT MAX(round) FROM games WHERE tournament_id = ?) "
+        "FROM tournaments WHERE id = ?",
+        (tid, tid),
+    ).fetchone()
+    return bool(count) and last is not None and last // repetitions + 1 < count
 
 
 def _seat_rows(

@@ -23,7 +23,12 @@ and end) and the process at each seat of each game; version 13 the games a run i
 (``runs.in_play``, written with its heartbeat); version 14 how a tournament deals (``deals``:
 ``duplicate``, as every older tournament was planned, or ``independent``); version 15 marks
 the bot versions a participant uploaded (``uploaded``: that code runs only in the sandbox,
-wherever it is entered).
+wherever it is entered); version 16 the formats of large fields
+(``tournaments.plans``): a balanced tournament's tables per entrant (``per_entrant``), a Swiss
+tournament's or a knockout's number of rounds (``round_count``: the older ``rounds`` column
+holds the repetitions), a knockout's number going on from each table (``advance``), and the
+draw of a tournament played in rounds (``draw``: its entrants in the random order its first round
+and last tie-breaks follow, JSON).
 
 A migration gets the database and its key file (for secrets, which never go in the database).
 
@@ -545,6 +550,15 @@ def _uploaded_versions(db: Database, keys: KeyFile) -> None:
     )
 
 
+def _formats(db: Database, keys: KeyFile) -> None:
+    """Version 16: the settings of balanced, Swiss and knockout tournaments, and the draw of
+    those played in rounds (NULL for the other kinds and every older tournament)."""
+    db.execute("ALTER TABLE tournaments ADD COLUMN per_entrant INTEGER")
+    db.execute("ALTER TABLE tournaments ADD COLUMN round_count INTEGER")
+    db.execute("ALTER TABLE tournaments ADD COLUMN advance INTEGER")
+    db.execute("ALTER TABLE tournaments ADD COLUMN draw TEXT")
+
+
 #: Migration ``i`` takes a database from version ``i`` to ``i + 1``.
 MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _raw_facts,
@@ -562,6 +576,7 @@ MIGRATIONS: list[Callable[[Database, KeyFile], None]] = [
     _games_in_play,
     _deal_modes,
     _uploaded_versions,
+    _formats,
 ]
 SCHEMA_VERSION = len(MIGRATIONS)
 

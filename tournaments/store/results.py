@@ -28,6 +28,7 @@ from tournaments.store.values import (
     PlayedSeat,
     RatingMethod,
     RatingRow,
+    SeatedGame,
     Standing,
     TournamentRatings,
 )
@@ -60,6 +61,25 @@ class Results(StorePart):
         """Finished games of ``tid`` in plan order, from plan index ``since`` on."""
         self.store.tournament_row(tid)
         return self._results(tid, since)
+
+    @guarded("reading the plan")
+    def seated_games(self, tid: int, *, first_rotation: bool = False) -> list[SeatedGame]:
+        """Every planned game of ``tid`` in plan order (``first_rotation``: only each deal's
+        first seating, one per table), with its places once played: what a tournament played
+        in rounds plans its next round from, and what a plan's balance is counted from."""
+        self.store.tournament_row(tid)
+        rows = self.db.execute(
+            "SELECT round, table_index, rotation, seating, json_extract(outcome, '$.places') "
+            "FROM games WHERE tournament_id = ?"
+            + (" AND rotation = 0" if first_rotation else "")
+            + " ORDER BY plan_index",
+            (tid,),
+        ).fetchall()
+        parse = json_tuples()
+        return [
+            SeatedGame(repetition, table, rotation, parse(seating), places and parse(places))
+            for repetition, table, rotation, seating, places in rows
+        ]
 
     @guarded("reading standings")
     def standings(self, tid: int) -> list[Standing]:

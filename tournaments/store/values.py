@@ -24,6 +24,7 @@ __all__ = [
     "ProcessRecord",
     "RatingMethod",
     "RatingRow",
+    "SeatedGame",
     "Standing",
     "StoredGame",
     "TournamentInfo",
@@ -185,6 +186,9 @@ class TournamentInfo:
             kind=row.get("kind") or "round-robin",
             gauntlet=row.get("gauntlet"),
             deals=row.get("deals") or "duplicate",
+            per_entrant=row.get("per_entrant"),
+            rounds=row.get("round_count"),
+            advance=row.get("advance"),
         )
         return cls(
             id=row["id"],
@@ -305,6 +309,17 @@ class StoredGame:
         if self.record is not None:
             data["record"] = self.record.to_dict(events=False)
         return data
+
+
+class SeatedGame(NamedTuple):
+    """A planned game's deal (repetition and table), rotation and seating, and its places once
+    played (None before). A named tuple: a plan's thousands are read back at once."""
+
+    repetition: int
+    table: int
+    rotation: int
+    seating: tuple[str, ...]
+    places: tuple[int, ...] | None
 
 
 @dataclass(frozen=True, kw_only=True)
