@@ -35,7 +35,7 @@ from tournaments.catalogue.lookup import Catalogue, bundled_bots, bundled_spec, 
 from tournaments.catalogue.shipping import ship  # noqa: E402
 from tournaments.plans.schedule import TournamentSpec, plan  # noqa: E402
 from tournaments.run import cluster as cluster_module  # noqa: E402
-from tournaments.run.cluster import BATCH_S, MAX_BATCH, ClusterConfig  # noqa: E402
+from tournaments.run.cluster import MAX_TASK_GAMES, TASK_S, ClusterConfig  # noqa: E402
 from tournaments.run.playing import RunConfig, auto_games_per_worker  # noqa: E402
 from tournaments.run.runner import run  # noqa: E402
 from tournaments.store.facts import Store  # noqa: E402
@@ -190,7 +190,7 @@ def main() -> int:
         address, procs = start_cluster(base)
         try:
             remote = one_run(batched_db, tid, cluster=address, scheduler=procs[0].pid)
-            cluster_module.MAX_BATCH = 1  # as with long games: one game per task
+            cluster_module.MAX_TASK_GAMES = 1  # as with long games: one game per task
             single = one_run(single_db, tid, cluster=address, scheduler=procs[0].pid)
         finally:
             for proc in procs:
@@ -235,7 +235,7 @@ def report(local: dict, remote: dict, single: dict) -> None:
     )
     for seconds in (game_s, 0.25, 1.0, 10.0, 60.0):
         offered = 100 / seconds
-        batch = max(1, min(MAX_BATCH, int(BATCH_S / seconds)))
+        batch = max(1, min(MAX_TASK_GAMES, int(TASK_S / seconds)))
         parent = offered * per_game(remote, single, "cpu_per_game", batch)
         scheduler = offered * per_game(remote, single, "sched_per_game", batch)
         limit = "  <- the single writer limits" if parent >= 1 else ""

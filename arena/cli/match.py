@@ -96,9 +96,9 @@ def split_words(args: tuple[str, ...], sprt: tuple[str, ...]) -> tuple[list[str]
 
 
 class LiveLine:
-    """The match's state on stderr as it is looked at, between batches of deals: one line
+    """The match's state on stderr as it is looked at, between blocks of deals: one line
     rewritten on a terminal (erased at the end, where the summary takes over), else a line
-    each time (a few: the batches double)."""
+    each time (a few: the blocks double)."""
 
     def __init__(self, *, quiet: bool) -> None:
         self.quiet = quiet

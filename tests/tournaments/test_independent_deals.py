@@ -132,21 +132,21 @@ def test_a_match_refuses_independent_deals() -> None:
 # -- phases ------------------------------------------------------------------------------------
 
 
-def test_phases_are_whole_batches_with_independent_deals() -> None:
+def test_phases_are_whole_blocks_with_independent_deals() -> None:
     games = list(enumerate(plan(independent(6, 3, 2), key=KEY)))  # 40 tables of 3
-    together = phases(games, tables=20, per_batch=16, rotations=3, independent=True)
-    apart = phases(games, tables=20, per_batch=16, rotations=3)
+    together = phases(games, tables=20, per_block=16, rotations=3, independent=True)
+    apart = phases(games, tables=20, per_block=16, rotations=3)
     assert len(apart) == 3 * len(together) == 9
     assert all(phase.step is None for phase in together)
-    assert [p.batch for p in together] == [0, 1, 2] and together[-1].last_of_batch
+    assert [p.block for p in together] == [0, 1, 2] and together[-1].last_of_block
     assert sorted(g for p in together for g in p.games) == games  # each game once
-    for phase in together:  # a batch's tables whole: every rotation of each
+    for phase in together:  # a block's tables whole: every rotation of each
         rotations = Counter((g.repetition, g.table) for _, g in phase.games)
         assert set(rotations.values()) == {3}
-    # resumed part-way, the same batches hold what is left
-    left = games[16 * 3 + 1 :]  # the first batch played, one game of the second
-    again = phases(left, tables=20, per_batch=16, rotations=3, deals=40, independent=True)
-    assert [p.batch for p in again] == [1, 2]
+    # resumed part-way, the same blocks hold what is left
+    left = games[16 * 3 + 1 :]  # the first block played, one game of the second
+    again = phases(left, tables=20, per_block=16, rotations=3, deals=40, independent=True)
+    assert [p.block for p in again] == [1, 2]
 
 
 # -- the store ---------------------------------------------------------------------------------

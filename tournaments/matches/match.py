@@ -6,8 +6,8 @@ the filler bots sit at one table, one deal per repetition, each deal played in e
 ``schedule.seatings`` (at tables of three or more, the cyclic rotations of ``[NEW, BASE,
 fillers]`` and of its mirror image, so that NEW sits right before BASE as often as after it).
 Its ``sprt`` column holds who NEW and BASE are, the SPRT settings, the fault limit, the games of
-a deal and, once decided, the result. The runner plays the pending games in batches of deals,
-each batch seating by seating (``tournaments.run.phases``); between batches, once their deals are
+a deal and, once decided, the result. The runner plays the pending games in blocks of deals,
+each block seating by seating (``tournaments.run.phases``); between blocks, once their deals are
 complete, it asks for the match's decision (the ``until`` hook of ``tournaments.run.runner.run``):
 the completed deals are counted (``DealTally``) and the decision taken (``MatchStatus``): the
 test (``tournaments.matches.sprt``) accepts H0 or H1, or NEW or BASE faulted past the ``FaultLimit``
@@ -386,9 +386,9 @@ def play_match_sprt(
     jobs: int = 1,
     on_status: Callable[[MatchProgress], None] | None = None,
 ) -> MatchStatus:
-    """Play the match's pending games, batch of deals by batch, until it is decided (the SPRT,
+    """Play the match's pending games, block of deals by block, until it is decided (the SPRT,
     or NEW's or BASE's faults) or the games run out; store the decision; return the final
-    status. The decision is looked at before the run and between batches (once their deals are
+    status. The decision is looked at before the run and between blocks (once their deals are
     complete); ``on_status`` sees the status after each new deal."""
     tally = DealTally(store, match)
     planned = store.tournament(match.tid).spec.repetitions
@@ -409,7 +409,7 @@ def play_match_sprt(
         pace["now"] = progress
         status()
 
-    def decided() -> bool:  # the runner's hook, between batches
+    def decided() -> bool:  # the runner's hook, between blocks
         return status().decision is not Decision.CONTINUE
 
     if not decided():

@@ -18,10 +18,10 @@ each game as its answer arrives (``tournaments.run.runner``). Step by step:
    earlier one) with limits, sandbox mode and the bots (folder bots as archives:
    ``tournaments.catalogue.shipping``);
 4. play the run's phases (``tournaments.run.phases``) one after the other. For each, hand each
-   worker batches of the phase's games (one task per batch, pinned to that worker, never
-   retried by Dask; a batch lasts about ``BATCH_S``, so short games share the cost of a task
-   and long ones go one by one), at most ``AHEAD + 1`` batches at a time; renew the run's lease
-   on the workers, and record each game once as its batch answers. When every game of the
+   worker tasks of the phase's games (pinned to that worker, never retried by Dask; a task
+   lasts about ``TASK_S``, so short games share the cost of a task and long ones go one by
+   one), at most ``AHEAD + 1`` tasks at a time; renew the run's lease on the workers, and
+   record each game once as its task answers. When every game of the
    phase is answered, end the phase on every worker (``cluster_worker.end_phase``): each ends
    every bot process it holds and answers once they are gone. Only then does the next phase
    begin: the barrier spans the cluster;
@@ -63,11 +63,11 @@ log = logging.getLogger(__name__)
 #: Seconds to reach the scheduler, and to wait for a first worker.
 CONNECT_S = 10.0
 WORKERS_S = 30.0
-#: Batches of games handed to a worker beyond the one it plays.
+#: Tasks of games handed to a worker beyond the one it plays.
 AHEAD = 1
-#: Seconds of play a batch of games (one task) aims at, and the most games in one.
-BATCH_S = 0.5
-MAX_BATCH = 64
+#: Seconds of play a task of games aims at, and the most games in one.
+TASK_S = 0.5
+MAX_TASK_GAMES = 64
 #: Seconds between looks at the finished games and the workers.
 POLL_S = 0.5
 #: Seconds between renewals of the run's lease on the workers (``cluster_worker.LEASE_S``).
@@ -420,31 +420,31 @@ class _Collector:
         return self.checked[worker]
 
     def _hand_out(self, phase: Phase, games: _Games, usable: list[str], sink: Sink) -> None:
-        """Give each usable worker batches of the phase's games, up to ``AHEAD + 1`` batches
+        """Give each usable worker tasks of the phase's games, up to ``AHEAD + 1`` tasks
         in hand, none it already had (in play from now, for the ``sink``: Dask tells of a
         task only once it is done)."""
-        size = self._batch_size()
+        size = self._task_size()
         for worker in usable:
             while self.flight.per_worker[worker] <= AHEAD:
-                batch = []
-                while len(batch) < size:
+                task_games = []
+                while len(task_games) < size:
                     item = games.next_for(worker, self.flight.tried)
                     if item is None:
                         break
-                    batch.append(item)
-                if not batch:
+                    task_games.append(item)
+                if not task_games:
                     break
-                self._submit(phase, batch, worker)
-                sink.began(game_id for game_id, _ in batch)
+                self._submit(phase, task_games, worker)
+                sink.began(game_id for game_id, _ in task_games)
 
-    def _batch_size(self) -> int:
-        """Games per task: a batch lasts about ``BATCH_S`` at the mean game time so far
+    def _task_size(self) -> int:
+        """Games per task: a task lasts about ``TASK_S`` at the mean game time so far
         (short games share the cost of a task; long ones go one by one, at_once at a time)."""
         at_once = self.at_once
         if not self.played_games:
             return at_once
         mean_s = self.played_s / self.played_games
-        return max(at_once, min(MAX_BATCH, int(BATCH_S * at_once / max(mean_s, 1e-3))))
+        return max(at_once, min(MAX_TASK_GAMES, int(TASK_S * at_once / max(mean_s, 1e-3))))
 
     def _unplayable(self, games: _Games, usable: list[str], sink: Sink) -> None:
         """Nothing in flight and games left that no usable worker may have: they stay
@@ -452,7 +452,7 @@ class _Collector:
         for game_id in games.had_by(usable, self.flight.tried):
             sink.fail(game_id, f"game {game_id}: every worker has already had it")
 
-    def _submit(self, phase: Phase, batch: list[tuple[int, PlannedGame]], worker: str) -> None:
+    def _submit(self, phase: Phase, task_games: list[tuple[int, PlannedGame]], worker: str) -> None:
         """One task of games, pinned to ``worker``, never retried by Dask."""
         from tournaments.run.cluster_worker import play_games
 
@@ -462,7 +462,7 @@ class _Collector:
             self.run_id,
             phase.index,
             phase.entrants,
-            batch,
+            task_games,
             phase.upcoming,
             key=f"arena-{self.run_id}-{self.submitted}",
             workers=[worker],
@@ -470,10 +470,10 @@ class _Collector:
             retries=0,
             pure=False,
         )
-        self.flight.futures[future] = ([game_id for game_id, _ in batch], worker)
+        self.flight.futures[future] = ([game_id for game_id, _ in task_games], worker)
         future.add_done_callback(self.answers.put)  # answers arrive without polling
         self.flight.per_worker[worker] += 1
-        for game_id, _ in batch:
+        for game_id, _ in task_games:
             self.flight.tried.setdefault(game_id, set()).add(worker)
 
     def _renew(self) -> None:

@@ -501,12 +501,12 @@ def play_games(
     games: list[tuple[int, PlannedGame]],
     upcoming: tuple[str, ...] = (),
 ) -> TaskResult:
-    """The game task: play a batch of games of ``phase`` on this worker's processes of run
+    """The game task: play a task's games of ``phase`` on this worker's processes of run
     ``run_id`` (up to the run's ``at_once`` at a time), and answer for each; ``upcoming``, the
     next phase's entrants, are made ready as warm starts meanwhile.
 
     The task leaves the worker's thread pool while its games wait for the driver, so the
-    worker takes its next batch meanwhile (the arena decides how many games each holds)."""
+    worker takes its next task meanwhile (the arena decides how many games each holds)."""
     worker = get_worker()
     run = _open(run_id, worker.address)
     secede()

@@ -3,7 +3,7 @@
 Games are played by a ``SessionRunner`` (``tournaments.run.playing``): in this process with
 ``jobs=1``, else one per worker process, or on a Dask cluster's workers
 (``tournaments.run.cluster``). The run goes through its **phases** (``tournaments.run.phases``: a
-batch of deals in one seat rotation) one after the other; a phase ends only when every worker has
+block of deals in one seat rotation) one after the other; a phase ends only when every worker has
 played its games and ended every bot process it held, seen gone (a barrier: ``--jobs`` workers
 report to this process, Dask workers to the arena's collector), and only then does the next phase
 start a process. So no two processes of an entrant that play rotations of one deal are ever alive at
@@ -27,7 +27,7 @@ when its result (or its failure) comes back, and every phase ends with none; the
 writes the list at each beat (``tournaments.store.heartbeat``), so readers see which games are being
 played.
 
-``until`` (``arena match``'s SPRT) is asked between batches, once their deals are complete; a
+``until`` (``arena match``'s SPRT) is asked between blocks, once their deals are complete; a
 True stops the run there.
 """
 
@@ -56,7 +56,7 @@ from tournaments.plans.schedule import (
     seatings_per_deal,
     tables_per_repetition,
 )
-from tournaments.run.phases import Phase, deals_per_batch, phases, shuffled
+from tournaments.run.phases import Phase, deals_per_block, phases, shuffled
 from tournaments.run.playing import RunConfig, SessionRunner
 from tournaments.run.sink import Executor, Progress, Sink
 from tournaments.store.facts import Store
@@ -98,7 +98,7 @@ def run(
     stored results are the same whatever both are. Remote bots (``config.remote``) join one
     listening process: ``jobs`` 1 only. With ``cluster`` the games are played on a Dask
     cluster's workers (``tournaments.run.cluster``), still recorded here. ``until`` is asked after
-    each batch of deals is complete: True stops the run. ``workers`` (``jobs`` > 1, no
+    each block of deals is complete: True stops the run. ``workers`` (``jobs`` > 1, no
     ``cluster``) keeps the worker processes for the next run (a ladder's next batch) rather
     than ending them. ``config.code`` (the code the entrants were planned with) is checked
     again here before each phase (and by each process start, in the executors: a game whose
@@ -114,11 +114,11 @@ def run(
     pending = store.pending_games(tid)
     tables = tables_per_repetition(info.spec)
     deals = deals_in_plan(info.spec)
-    per_batch = deals_per_batch(deals, max(1, jobs) * config.at_once)
+    per_block = deals_per_block(deals, max(1, jobs) * config.at_once)
     plan = phases(
         pending,
         tables=tables,
-        per_batch=per_batch,
+        per_block=per_block,
         rotations=seatings_per_deal(info.spec),
         deals=deals,
         growing=until is not None,
@@ -144,7 +144,7 @@ def run(
             )
             try:
                 for phase in plan:
-                    if until is not None and phase.index and plan[phase.index - 1].last_of_batch:
+                    if until is not None and phase.index and plan[phase.index - 1].last_of_block:
                         if until():
                             break
                     _check_code(config, phase.entrants, sink, f"before its phase {phase.index + 1}")
