@@ -17,6 +17,7 @@ from click.testing import CliRunner
 from arena.cli import main
 from arena.keys.keyfile import KeyFile
 from arena.keys.seeds import deal_seed
+from tournaments.reports import when
 
 ROGUES = Path(__file__).resolve().parent / "rogues"
 
@@ -290,6 +291,10 @@ def test_tournament_create_run_and_read(tmp_path: Path) -> None:
     assert "random#2" in text
     listing = json.loads(run("tournament", "list", "--json", db=db).output)
     assert listing[0]["status"] == "done"
+    created = listing[0]["created_at"]  # the table says the date and the zone, as pages do
+    assert (
+        when(created).endswith(" UTC") and when(created) in run("tournament", "list", db=db).output
+    )
     shown = run("tournament", "show", str(tid), db=db)
     assert "6/6 games played" in shown.output
     game_id = sqlite3.connect(db).execute("SELECT MIN(id) FROM games").fetchone()[0]

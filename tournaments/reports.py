@@ -8,6 +8,7 @@ from __future__ import annotations
 
 from collections.abc import Sequence
 from dataclasses import asdict, dataclass
+from datetime import UTC, datetime
 from typing import Any
 
 from arena.games import options_text
@@ -233,6 +234,20 @@ def kind_text(spec: TournamentSpec) -> str:
     return f"{words} of {spec.gauntlet}" if spec.gauntlet else words
 
 
+def when(stamp: str | None) -> str:
+    """A stored time (ISO, UTC) as pages and tables show it: ``2025-06-01 12:00:03 UTC``, date
+    and zone always said; ``-`` for none."""
+    if not stamp:
+        return "-"
+    try:
+        moment = datetime.fromisoformat(stamp)
+    except ValueError:
+        return stamp
+    if moment.tzinfo is None:  # stored before stamps said their zone: they were UTC
+        moment = moment.replace(tzinfo=UTC)
+    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
+
+
 def tournaments_table(infos: Sequence[TournamentInfo]) -> str:
     headers = ["id", "kind", "game", "status", "entrants", "table", "reps", "games", "created"]
     body = [
@@ -245,7 +260,7 @@ def tournaments_table(infos: Sequence[TournamentInfo]) -> str:
             t.spec.table_size,
             t.spec.repetitions,
             f"{t.games_done}/{t.games_total}",
-            t.created_at[:19],
+            when(t.created_at),
         ]
         for t in infos
     ]

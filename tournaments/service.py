@@ -78,6 +78,7 @@ from tournaments.plans.schedule import (
     plan,
     seatings_per_deal,
 )
+from tournaments.reports import when
 from tournaments.rounds import FormatView, RoundPlanned, format_view, plan_next_round
 from tournaments.run.cluster import (
     ACCEPT_UNSANDBOXED,
@@ -374,7 +375,7 @@ def cancel_tournament(store: Store, tid: int) -> Cancelled:
     run = store.runs.last(tid)
     if run_state(run) is RunState.RUNNING:
         raise TournamentError(
-            f"tournament {tid} is being played (a run since {run.started_at[:19]}): stop that "
+            f"tournament {tid} is being played (a run since {when(run.started_at)}): stop that "
             "run first"
         )
     dropped = store.cancel(tid)

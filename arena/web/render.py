@@ -3,7 +3,6 @@
 from __future__ import annotations
 
 import functools
-from datetime import UTC, datetime
 from typing import Any
 
 from jinja2 import Environment, PackageLoader, select_autoescape
@@ -11,6 +10,7 @@ from jinja2 import Environment, PackageLoader, select_autoescape
 from arena import __version__
 from arena.games import options_text
 from arena.web.links import Links
+from tournaments.reports import when
 
 __all__ = ["render"]
 
@@ -28,20 +28,6 @@ def _environment() -> Environment:
     env.filters["when"] = when
     env.filters["options"] = options_text
     return env
-
-
-def when(stamp: str | None) -> str:
-    """A stored time (ISO, UTC) as pages show it: ``2025-06-01 12:00:03 UTC``, date and zone
-    always said; ``-`` for none."""
-    if not stamp:
-        return "-"
-    try:
-        moment = datetime.fromisoformat(stamp)
-    except ValueError:
-        return stamp
-    if moment.tzinfo is None:  # stored before stamps said their zone: they were UTC
-        moment = moment.replace(tzinfo=UTC)
-    return moment.astimezone(UTC).strftime("%Y-%m-%d %H:%M:%S UTC")
 
 
 def duration(seconds: float) -> str:
