@@ -172,7 +172,9 @@ def test_tournament_list_and_show() -> None:
         "3",
         "1",
         "1/3",
-        "2026-01-02T03:04:05",
+        "2026-01-02",
+        "03:04:05",
+        "UTC",
     ]
     rows = reports.rankings(STANDINGS, RATINGS)
     text = reports.tournament_text(info, rows)
