@@ -476,6 +476,7 @@ def part(
             for link, target in links:
                 made.folder(os.path.dirname(link))
                 made.add(Item(link, "link", target))
+                made.roots.append(os.path.dirname(link))  # (a link under /tmp is bound too)
         if _hidden(real, *hidden_but):
             continue
         made.roots.append(entry.at or real)
