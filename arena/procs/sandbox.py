@@ -272,7 +272,11 @@ def _common_part(
     (kept while this process lives: the runtime of a program is looked at again when the
     program changes)."""
     entries = [
-        *(e for e in runtime.program_runtime(program, os.environ) if not inside(e.path, skip)),
+        *(
+            e
+            for e in runtime.program_runtime(program, os.environ)
+            if e.path == program or not inside(e.path, skip)  # the program: its links as well
+        ),
         *(Entry(path, whole=True) for path in package_folders()),
         *(Entry(os.path.join("/etc", name), whole=True) for name in ETC_FILES),
         *(Entry(path, whole=True) for path in LOCALE_FOLDERS),

@@ -80,6 +80,22 @@ def test_a_script_runs_with_the_program_of_its_first_line(tmp_path: Path) -> Non
     assert done.exit_code == 0, done.output
 
 
+def test_an_interpreter_reached_through_a_link_under_tmp_runs(tmp_path: Path) -> None:
+    """A bot run by a link to the interpreter under ``/tmp`` (a virtual environment made
+    there: its ``bin/python`` is a link) finds the link, and every link on the way to the
+    interpreter, in its sandbox, whose ``/tmp`` is its own."""
+    folder = tmp_path / "env" / "bin"
+    folder.mkdir(parents=True)
+    (folder / "python").symlink_to(sys.executable)
+    (tmp_path / "bot").mkdir()
+    script = tmp_path / "bot" / "bot.py"
+    script.write_text("from protocol.sdk import run_bot\nrun_bot(lambda view, legal: legal[0])\n")
+    for path in (tmp_path, tmp_path / "env", folder, script.parent, script):
+        path.chmod(0o755 if path.is_dir() else 0o644)
+    done = play(f"{folder / 'python'} {script}", "random", "random")
+    assert done.exit_code == 0, done.output
+
+
 def test_a_binary_brings_its_loader_and_libraries() -> None:
     shell = shutil.which("sh")
     assert shell is not None
