@@ -92,7 +92,10 @@ def test_an_interpreter_reached_through_a_link_under_tmp_runs(tmp_path: Path) ->
     script.write_text("from protocol.sdk import run_bot\nrun_bot(lambda view, legal: legal[0])\n")
     for path in (tmp_path, tmp_path / "env", folder, script.parent, script):
         path.chmod(0o755 if path.is_dir() else 0o644)
-    done = play(f"{folder / 'python'} {script}", "random", "random")
+    # the link makes no virtual environment: the SDK's packages come by the path, as in CI's
+    sdk = {os.path.dirname(folder) for folder in runtime.sdk_folders()}
+    path = os.pathsep.join([*sorted(sdk), *filter(None, [os.environ.get("PYTHONPATH")])])
+    done = play(f"{folder / 'python'} {script}", "random", "random", env={"PYTHONPATH": path})
     assert done.exit_code == 0, done.output
 
 
