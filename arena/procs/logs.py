@@ -108,9 +108,10 @@ class CappedLog:
     discarded), each line with the game and step it belongs to (see the module).
 
     ``cap`` 0 keeps everything (no limit). A daemon thread drains the pipe; before the
-    referee changes a line's context (a turn, a game's start or end) it reads what is
-    already waiting in the pipe itself (``_catch_up``, one non-blocking read), so a line the
-    bot wrote before its answer is kept with the step it answered.
+    referee changes a line's context (a turn, a game's start or end) it takes the lock the
+    drain thread reads and writes under and reads what is already waiting in the pipe itself
+    (``_catch_up``, one non-blocking read), so a line the bot wrote before its answer is kept
+    with the step it answered.
     """
 
     def __init__(self, path: Path, *, cap: int) -> None:
@@ -118,7 +119,7 @@ class CappedLog:
         self.cap = cap if cap > 0 else 1 << 62
         self.kept = 0
         self.discarded = 0
-        self._games: dict[int, int] = {}  # game id -> seat (only the referee's thread writes)
+        self._games: dict[int, int] = {}  # game id -> seat (only the referee's thread sets it)
         # what the drain thread reads, replaced whole: (open games as (id, seat), tag)
         self._context: tuple[tuple[tuple[int, int], ...], bytes] = ((), NO_GAME.encode())
         self._written: tuple[tuple[int, int], ...] | None = None  # the last ``#`` line's games
@@ -143,54 +144,62 @@ class CappedLog:
     def open_game(self, game_id: int, seat: int, *, alone: bool = False) -> None:
         """The process starts game ``game_id`` at ``seat`` (``alone``: it serves one game at a
         time, so any game still marked open is over)."""
-        self._catch_up()
-        if alone:
-            self._games.clear()
-        self._games[game_id] = seat
-        self._publish()
+        games = {} if alone else dict(self._games)
+        games[game_id] = seat
+        self._switch(games)
 
     def turn(self, game_id: int, step: int) -> None:
         """A turn of step ``step`` of ``game_id`` is sent to the process."""
         games = self._games
         if len(games) == 1 and game_id in games:
-            self._catch_up()
-            self._context = (self._context[0], b"s%d" % step)
+            self._switch(games, b"s%d" % step)
 
     def close_game(self, game_id: int) -> None:
-        if self._games.pop(game_id, None) is not None:
-            self._catch_up()
-            self._publish()
+        if game_id in self._games:
+            games = dict(self._games)
+            del games[game_id]
+            self._switch(games)
 
-    def _publish(self) -> None:
-        games = tuple(sorted(self._games.items()))
-        tag = NO_GAME if not games else SEVERAL if len(games) > 1 else STARTED
-        self._context = (games, tag.encode())
+    def _switch(self, games: dict[int, int], tag: bytes | None = None) -> None:
+        """Change the context of the lines to come: first what is already waiting in the
+        pipe is written under the context it was written in. The drain thread reads and
+        writes under the lock, and the context changes only under it, so a line the drain
+        thread has read is never written under a context set after it was read."""
+        if tag is None:
+            opened = tuple(sorted(games.items()))
+            tag = (NO_GAME if not opened else SEVERAL if len(opened) > 1 else STARTED).encode()
+            context = (opened, tag)
+        else:
+            context = (self._context[0], tag)
+        self._games = games
+        if self._out is None or self._closed:
+            self._context = context
+            return
+        with self._lock:
+            self._catch_up()
+            self._context = context
 
     def _catch_up(self) -> None:
-        """Read what is waiting in the pipe now, under the context it was written in (never
-        waits: if the drain thread is at it, it reads it). Asking the pipe how much waits
-        costs about half a microsecond; nothing more is done when nothing waits."""
-        if self._closed or self._out is None:
+        """Read what is waiting in the pipe now (under the lock). Asking the pipe how much
+        waits costs about half a microsecond; nothing more is done when nothing waits."""
+        if self._closed:
             return
         try:
             fcntl.ioctl(self.read_fd, termios.FIONREAD, self._waiting, True)
         except OSError:
             return
-        if not self._waiting[0] or not self._lock.acquire(blocking=False):
+        if not self._waiting[0]:
             return
-        try:
-            while not self._closed:
-                try:
-                    data = os.read(self.read_fd, _CHUNK)
-                except OSError:  # nothing waiting any more (EAGAIN)
-                    return
-                if not data:
-                    return  # the end: the drain thread sees it too
-                self._take(data)
-                if len(data) < _CHUNK:
-                    return
-        finally:
-            self._lock.release()
+        while not self._closed:
+            try:
+                data = os.read(self.read_fd, _CHUNK)
+            except OSError:  # nothing waiting any more (EAGAIN)
+                return
+            if not data:
+                return  # the end: the drain thread sees it too
+            self._take(data)
+            if len(data) < _CHUNK:
+                return
 
     # -- the drain thread -------------------------------------------------------------------
 

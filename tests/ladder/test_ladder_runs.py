@@ -290,3 +290,25 @@ def test_auto_deals_are_independent_once_a_ladder_has_uploads() -> None:
     assert LadderSettings.from_dict(stored).deals is LadderDeals.INDEPENDENT
     older = {k: v for k, v in stored.items() if k != "deals"}  # a ladder stored before
     assert LadderSettings.from_dict(older).deals is LadderDeals.AUTO
+
+
+def test_a_run_stopped_between_batches_leaves_the_ladder_stopped_not_planned(
+    tmp_path: Path,
+) -> None:
+    """A ladder's page says ``planned`` only before any batch was played: a run stopped after
+    a batch and before the next one's first game (Ctrl-C at the boundary) leaves the next
+    batch planned and the ladder ``stopped``, with the batch and the command that goes on."""
+    db = tmp_path / "arena.db"
+    make_ladder(db, bots=("random", "first", "skull_odds"), batch_games=6)
+    with Store.open(db) as store:
+        ladder = LadderStore(store).ladder("sk")
+        first, _ = service.plan_next(store, ladder)
+        assert first is not None
+        fresh = service.run_state(store, ladder)
+        assert fresh["state"] == "planned" and fresh["batch"] == 1 and fresh["left"] == 6
+        service.run_ladder(store, "sk", until_games=1)
+        second, _ = service.plan_next(store, ladder)  # planned; the run stops before it plays
+        assert second is not None and second != first
+        now = service.run_state(store, ladder)
+    assert now["state"] == "stopped" and now["batch"] == 2 and now["left"] == 6
+    assert now["since"] and "of batch 2 to play: `arena ladder run sk` goes on" in now["message"]

@@ -7,6 +7,7 @@ import logging
 import os
 import subprocess
 import sys
+import threading
 import time
 import uuid
 from pathlib import Path
@@ -222,6 +223,54 @@ def test_capped_log_keeps_the_head_and_drains_the_rest(tmp_path) -> None:
     again.start()  # (a warm start's log starts when it is released: the last writer is gone)
     assert again.wait(5)
     assert path.with_name(path.name + ".1").read_bytes() == data and path.read_bytes() == b""
+
+
+def test_each_line_keeps_the_step_it_was_written_at_while_the_drain_thread_reads(
+    tmp_path, monkeypatch
+) -> None:
+    """A line in the pipe before the referee sends the next turn is of the turn before, even
+    when the drain thread has just read it and not yet written it (the race CI once met; a
+    slow disk here makes it likely)."""
+    take = CappedLog._take
+
+    def slow_take(self: CappedLog, data: bytes) -> None:
+        if threading.current_thread() is not threading.main_thread():
+            time.sleep(0.002)
+        take(self, data)
+
+    monkeypatch.setattr(CappedLog, "_take", slow_take)
+    output = CappedLog(tmp_path / "a.log", cap=0)
+    ask_r, ask_w = os.pipe()
+    ack_r, ack_w = os.pipe()
+    writer = subprocess.Popen(
+        [
+            sys.executable,
+            "-c",
+            "import os, sys\n"
+            f"ask, ack = os.fdopen({ask_r}, 'rb', 0), {ack_w}\n"
+            "while (k := ask.read(4)):\n"
+            "    os.write(1, b'line %d\\n' % int.from_bytes(k, 'big'))\n"
+            "    os.write(ack, b'.')\n",
+        ],
+        stdout=output.write_fd,
+        pass_fds=(ask_r, ack_w),
+    )
+    os.close(ask_r)
+    os.close(ack_w)
+    output.start()
+    output.open_game(1, 0, alone=True)
+    turns = 300
+    for step in range(turns):
+        output.turn(1, step)
+        os.write(ask_w, step.to_bytes(4, "big"))
+        assert os.read(ack_r, 1) == b"."  # the line is in the pipe: the answer has come
+    os.close(ask_w)
+    assert writer.wait(timeout=20) == 0 and output.wait(5)
+    os.close(ack_r)
+    lines = [line for line in read_log(tmp_path / "a.log") if not line.note]
+    assert len(lines) == turns
+    wrong = [(line.step, line.text) for line in lines if line.text != f"line {line.step}"]
+    assert not wrong, wrong[:5]
 
 
 # -- processes -----------------------------------------------------------------------------

@@ -459,7 +459,8 @@ def leaderboard(
 def run_state(store: Store, ladder: LadderInfo) -> dict[str, Any]:
     """What a ladder's page says of its run, from its open batch's run (the heartbeat of
     ``tournaments.store.heartbeat``, as a tournament page says it): ``running`` (since when),
-    ``stopped`` (since when, and what goes on), ``planned`` (a batch never played yet) or
+    ``stopped`` (since when, and what goes on; a run stopped between two batches leaves the
+    next planned and the ladder stopped), ``planned`` (no batch ever played yet) or
     ``idle`` (no batch open: the next is planned by ``arena ladder run``); the open batch's
     number and its games left."""
     lstore = LadderStore(store)
@@ -478,6 +479,10 @@ def run_state(store: Store, ladder: LadderInfo) -> dict[str, Any]:
     number = lstore.batch_number(tid)
     left = info.games_total - info.games_done
     state = {"running": "running", "stopped": "stopped"}.get(run.state, "planned")
+    if state == "planned":  # a run stopped between batches left the next one planned
+        before = [t for t in lstore.batches(ladder.id) if t < tid]
+        if before and (last := store.runs.last(before[-1])) is not None:
+            state, run = "stopped", replace(run, stopped_at=last.ended_at or last.beat_at)
     message = {
         "running": None,
         "stopped": f"stopped with {left} game(s) of batch {number} to play: `{command}` goes on",
