@@ -50,6 +50,7 @@ from typing import Any
 
 from arena.games import Game, State, get_game, places_from_keys
 from arena.games.skyjo_cards import TARGET as SKYJO_TARGET
+from bots import _skyjo_playout as skyjo_playout
 from bots import skyjo_greedy
 from protocol.sdk import Bot
 
@@ -361,12 +362,13 @@ class RoundSearch:
         return base.resample(self.seat, self.rng)
 
     def playout(self, state: State, round_: int) -> float:
-        """Every seat by the heuristic to the end of round ``round_``; its standing value."""
-        policy = self.policy
+        """Every seat by the heuristic to the end of round ``round_``; its standing value.
+        The heuristic's choices are read from the state (``_skyjo_playout.decide``, the
+        same as ``skyjo_greedy.act`` on each seat's view, without building the views)."""
+        decide = skyjo_playout.decide
         while not state.is_over() and current_round(state) == round_:
-            state.apply(
-                {seat: policy(state.view(seat), state.legal(seat)) for seat in state.to_act()}
-            )
+            seat = state.current  # type: ignore[attr-defined]
+            state.apply({seat: decide(state, seat)})
         return standing_value(state, self.seat, self.target)
 
     def decide(self, view: dict[str, Any], legal: list[str], stop_at: float | None) -> str:
