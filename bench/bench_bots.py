@@ -24,8 +24,9 @@ games per second from a fresh deal. The load average is printed with the figures
         [--no-strength] [--json]
 
 With ``--iterations N`` the strength tournaments give ``ismcts`` N iterations a move and no
-clock (``ARENA_BOT_MOVE_MS=0``, ``ARENA_BOT_ITERATIONS=N``): its choices are then a function of
-the seed alone, so a loaded machine slows the run but cannot weaken the bot. Choose N as what
+clock (``ARENA_BOT_MOVE_MS=0``, ``ARENA_BOT_ITERATIONS=N``) and a per-move deadline of a
+minute: its choices are then a function of the seed alone, so a loaded machine slows the run
+but cannot weaken the bot. Choose N as what
 ``--move-ms`` gives on a quiet machine (the speed figures of the same run: iterations/s x the
 budget).
 """
@@ -67,6 +68,11 @@ def arena(*args: str, env: dict[str, str]) -> str:
     return done.stdout
 
 
+#: The per-move deadline with ``--iterations`` (ms): ``ismcts`` stops thinking short of the
+#: arena's deadline, so a deadline a loaded machine can reach would cut some moves short (and
+#: time some out), and the choices would no longer be the seed's alone.
+FIXED_MOVE_TIME_MS = 60_000
+
 #: The seat orders each deal is played in (indices into ``(ismcts, heuristic, random)``), each
 #: in its cyclic rotations: together every bot sits right after every other one equally often.
 #: (The rotations of one order alone would always seat the heuristic right after ismcts and
@@ -83,8 +89,10 @@ def strength(
     thinks that many iterations a move without a clock (``--move-ms 0``): deterministic per
     seed, whatever the machine's load."""
     env = dict(os.environ, PYTHONPATH=str(TREE), ARENA_BOT_MOVE_MS=str(move_ms))
+    move_time = move_ms + 1000
     if iterations is not None:
         env.update(ARENA_BOT_MOVE_MS="0", ARENA_BOT_ITERATIONS=str(iterations))
+        move_time = FIXED_MOVE_TIME_MS  # the bot stops short of the deadline: keep it far
     lineup = ("ismcts", HEURISTICS[game].rpartition(".")[2], "random")
     repetitions = max(1, math.ceil(tables / (TABLE * len(ORDERS))))
     everything = PairCounts(lineup)
@@ -101,7 +109,7 @@ def strength(
                 arena(
                     "tournament", "create", "--game", game, "--bots", bots,
                     "--table-size", str(TABLE), "--repetitions", str(repetitions),
-                    "--seed", str(seed + number), "--move-time", str(move_ms + 1000),
+                    "--seed", str(seed + number), "--move-time", str(move_time),
                     "--db", db, "--json",
                     env=env,
                 )
