@@ -33,12 +33,12 @@ import itertools
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any, NamedTuple
+from typing import Any
 
 from arena.errors import ArenaError
 from arena.procs.hub import Hub, Incoming, Peer
 from arena.procs.limits import Limits
-from arena.referee.game import GamePlay, GameSetup
+from arena.referee.game import GamePlay, GameSetup, Route
 from arena.referee.record import FaultKind, GameRecord, Played
 from arena.referee.seats import ProcessSeat, Reply, fault
 from protocol.messages import entry_problem
@@ -78,21 +78,13 @@ def play_many(setups: Iterable[GameSetup], at_once: int, limits: Limits) -> Iter
     return driver.run(fill)
 
 
-class _Route(NamedTuple):
-    """Where the answer to one request goes."""
-
-    play: GamePlay
-    index: int
-    seat: ProcessSeat
-
-
 class Driver:
     """The games in flight on one hub, their pending turns and the games just finished."""
 
     def __init__(self) -> None:
         self.hub: Hub | None = None
         self.plays: dict[int, GamePlay] = {}  # by id(): the games in flight
-        self.routes: dict[bytes, dict[int, _Route]] = {}  # peer id -> request -> route
+        self.routes: dict[bytes, dict[int, Route]] = {}  # peer id -> request -> route
         self.peers: dict[bytes, Peer] = {}  # the peers with a pending turn
         self.open: dict[bytes, int] = {}  # peer id -> games open on it
         self._deadlines: list[tuple[float, int, bytes]] = []  # (deadline, request, peer id)
@@ -187,19 +179,17 @@ class Driver:
         asked = play.asked
         if not asked:
             return
-        waiting = play.waiting
-        for index in asked:
-            seat = waiting.get(index)
-            if seat is None or seat.pending is None:
+        by_peer, fresh = self.routes, self._fresh
+        for route in asked:
+            item = route.seat.pending
+            if item is None:
                 continue
-            item = seat.pending
-            peer = seat.peer
-            routes = self.routes.get(peer.peer_id)
+            routes = by_peer.get(item.peer_id)
             if routes is None:
-                routes = self.routes[peer.peer_id] = {}
-                self.peers[peer.peer_id] = peer
-            routes[item.request] = _Route(play, index, seat)
-            self._fresh.append(item)
+                routes = by_peer[item.peer_id] = {}
+                self.peers[item.peer_id] = route.seat.peer
+            routes[item.request] = route
+            fresh.append(item)
         asked.clear()
 
     def _defer(self) -> None:
@@ -220,12 +210,12 @@ class Driver:
         if self.hub is not None:
             self.hub.flush()
 
-    def _reply(self, route: _Route, reply: Reply) -> None:
+    def _reply(self, route: Route, reply: Reply) -> None:
         self._guard(route.play, route.play.take, route.index, reply)
 
     # -- routes -----------------------------------------------------------------------------
 
-    def _live(self, route: _Route, request: int) -> bool:
+    def _live(self, route: Route, request: int) -> bool:
         """The route's turn is still awaited (its game goes on, the seat waits for it)."""
         item = route.seat.pending
         return (
@@ -235,7 +225,7 @@ class Driver:
             and id(route.play) in self.plays
         )
 
-    def _pop_route(self, peer_id: bytes, request: int) -> _Route | None:
+    def _pop_route(self, peer_id: bytes, request: int) -> Route | None:
         routes = self.routes.get(peer_id)
         if routes is None:
             return None
@@ -245,7 +235,7 @@ class Driver:
             del self.peers[peer_id]
         return route
 
-    def _oldest(self, peer_id: bytes, before: float | None = None) -> tuple[int, _Route] | None:
+    def _oldest(self, peer_id: bytes, before: float | None = None) -> tuple[int, Route] | None:
         """The peer's oldest pending turn still awaited (stale routes are dropped); with
         ``before``, only one sent by then (a turn asked since was never seen by the bot)."""
         for request, route in list(self.routes.get(peer_id, {}).items()):
@@ -381,8 +371,8 @@ class Driver:
                     del self.routes[peer_id]
                     del self.peers[peer_id]
                 seat.pending = None
-                reply = Reply(message["action"], None, "", (incoming.at - item.sent) * 1000.0)
-                self._guard(play, play.take, index, reply)
+                elapsed_ms = (incoming.at - item.sent) * 1000.0
+                self._guard(play, play.answer, index, message["action"], elapsed_ms)
                 return
         if route is not None or 1 <= request <= incoming.peer.last_request:
             if route is not None:
@@ -414,7 +404,7 @@ class Driver:
         self._fault_of(peer_id, found, kind, detail, ends=ends)
 
     def _fault_of(
-        self, peer_id: bytes, found: tuple[int, _Route], kind: FaultKind, detail: str, *, ends: bool
+        self, peer_id: bytes, found: tuple[int, Route], kind: FaultKind, detail: str, *, ends: bool
     ) -> None:
         request, route = found
         if ends:
@@ -422,7 +412,7 @@ class Driver:
             route.seat.pending = None
         self._reply(route, fault(kind, detail, ends=ends))
 
-    def _named(self, peer_id: bytes, game_id: object, request: object) -> tuple[int, _Route] | None:
+    def _named(self, peer_id: bytes, game_id: object, request: object) -> tuple[int, Route] | None:
         """The peer's pending turn of the game whose wire id is ``game_id``, else the pending
         turn ``request`` names (None: neither names one)."""
         routes = self.routes.get(peer_id)
