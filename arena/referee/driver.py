@@ -33,12 +33,12 @@ import itertools
 import logging
 import time
 from collections.abc import Callable, Iterable, Iterator
-from typing import Any
+from typing import Any, NamedTuple
 
 from arena.errors import ArenaError
 from arena.procs.hub import Hub, Incoming, Peer
 from arena.procs.limits import Limits
-from arena.referee.game import GamePlay, GameSetup, Route
+from arena.referee.game import GamePlay, GameSetup
 from arena.referee.record import FaultKind, GameRecord, Played
 from arena.referee.seats import ProcessSeat, Reply, fault
 from protocol.messages import entry_problem
@@ -78,6 +78,16 @@ def play_many(setups: Iterable[GameSetup], at_once: int, limits: Limits) -> Iter
     return driver.run(fill)
 
 
+class Route(NamedTuple):
+    """Where the answer to a process seat's turn goes: its game and seat. The driver makes
+    one per process seat when a game starts (``Driver._routes_of``) and files it under each
+    request id sent to that seat."""
+
+    play: GamePlay
+    index: int
+    seat: ProcessSeat
+
+
 class Driver:
     """The games in flight on one hub, their pending turns and the games just finished."""
 
@@ -87,6 +97,7 @@ class Driver:
         self.routes: dict[bytes, dict[int, Route]] = {}  # peer id -> request -> route
         self.peers: dict[bytes, Peer] = {}  # the peers with a pending turn
         self.open: dict[bytes, int] = {}  # peer id -> games open on it
+        self._routes_of: dict[int, list[Route | None]] = {}  # id(game) -> by seat (processes)
         self._deadlines: list[tuple[float, int, bytes]] = []  # (deadline, request, peer id)
         self._done: list[Played] = []
         self._fresh: list[Any] = []  # pending turns asked since the last flush
@@ -114,6 +125,10 @@ class Driver:
         for peer in peers:
             self.open[peer.peer_id] = self.open.get(peer.peer_id, 0) + 1
         self.plays[id(play)] = play
+        self._routes_of[id(play)] = [
+            Route(play, index, player.seat) if isinstance(player.seat, ProcessSeat) else None
+            for index, player in enumerate(play.players)
+        ]
         if self.hub is None:
             self.hub = next((seat.hub for seat in _process_seats(play)), None)
         self._defer()
@@ -163,6 +178,7 @@ class Driver:
         """End ``play``: its record, or the arena error that stopped it."""
         if self.plays.pop(id(play), None) is None:
             return
+        del self._routes_of[id(play)]
         for peer in _peers_of(play):
             self.open[peer.peer_id] -= 1
             if not self.open[peer.peer_id]:
@@ -180,8 +196,10 @@ class Driver:
         if not asked:
             return
         by_peer, fresh = self.routes, self._fresh
-        for route in asked:
-            item = route.seat.pending
+        routes_of = self._routes_of[id(play)]
+        for index in asked:
+            route = routes_of[index]
+            item = route.seat.pending if route is not None else None
             if item is None:
                 continue
             routes = by_peer.get(item.peer_id)

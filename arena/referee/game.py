@@ -23,7 +23,7 @@ import operator
 import time
 from collections.abc import Mapping, Sequence
 from dataclasses import dataclass
-from typing import Any, NamedTuple
+from typing import Any
 
 from arena.errors import ArenaError, IllegalAction
 from arena.games.base import Game, State
@@ -55,19 +55,9 @@ def default_action(legal: Sequence[str]) -> str:
     return legal[0]
 
 
-class Route(NamedTuple):
-    """Where the answer to a process seat's turn goes: its game and seat. One is made per
-    process seat of a game; ``GamePlay.asked`` lists those asked since the driver last looked
-    (``arena.referee.driver.Driver`` routes each turn's answer back by its request id)."""
-
-    play: GamePlay
-    index: int
-    seat: ProcessSeat
-
-
 @dataclass
 class _Player:
-    """One seat's standing in the game in progress (``route``: a process seat's)."""
+    """One seat's standing in the game in progress."""
 
     index: int
     seat: Seat
@@ -77,7 +67,6 @@ class _Player:
     think_us: int = 0
     decisions: int = 0
     by: Chooser = Chooser.BOT  # who the record says chose its answers (the seat's ``chooser``)
-    route: Route | None = None
 
 
 @dataclass(frozen=True)
@@ -113,16 +102,13 @@ class GamePlay:
             _Player(index, seat, float(limits.time_bank_ms), by=seat.chooser)
             for index, seat in enumerate(setup.seats)
         ]
-        for player in self.players:
-            if isinstance(player.seat, ProcessSeat):
-                player.route = Route(self, player.index, player.seat)
         self.actions: list[ActionRecord] = []
         self.faults: list[Fault] = []
         self.step = 0
         self.playing: dict[bytes, tuple[int, ProcessSeat]] = {}  # process seats, by peer id
         self.joint: dict[int, tuple[str, int | None]] = {}  # this step's answers so far
         self.waiting: dict[int, ProcessSeat] = {}  # seats whose answer comes later
-        self.asked: list[Route] = []  # process seats asked since the driver last routed them
+        self.asked: list[int] = []  # seats asked since the driver last routed (``Driver._track``)
         self.record: GameRecord | None = None
         self._started = time.perf_counter()
 
@@ -232,8 +218,7 @@ class GamePlay:
             replies = player.seat.ask(turn)
             if not replies:
                 waiting[index] = player.seat
-                if player.route is not None:
-                    self.asked.append(player.route)
+                self.asked.append(index)
             for reply in replies:
                 self._take(player, reply)
 
