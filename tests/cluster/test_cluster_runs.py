@@ -214,7 +214,10 @@ def test_a_resumed_run_finishes_and_its_process_records_pass_the_audit(
     cluster: LocalCluster, template: tuple[Path, int], local_results: dict, tmp_path: Path
 ) -> None:
     db, tid = fresh(template, tmp_path), template[1]
-    proc = arena(db, tid, "--cluster", cluster.address, "--sandbox", "off", ACCEPT, "--jobs", "2")
+    proc = arena(  # one game at a time a worker: in play for seconds after the fifth ends
+        db, tid, "--cluster", cluster.address, "--sandbox", "off", ACCEPT, "--jobs", "2",
+        "--games-per-worker", "1",
+    )  # fmt: skip
     assert wait_done(db, tid, 5, proc) < GAMES
     playing: tuple = ()  # the games handed to the workers, as the run's beat wrote them
     deadline = time.monotonic() + 60
