@@ -189,7 +189,8 @@ class Hub:
         self._sources: dict[zmq.Socket, Door | None] | None = None
         self._turn = 0
         self._next_door = 0
-        self._outbox: list[tuple[Peer, dict[str, Any]]] | None = None  # see ``defer``
+        # what ``defer`` holds: each peer's messages in order, by peer id
+        self._outbox: dict[bytes, tuple[Peer, list[dict[str, Any]]]] | None = None
         self._held: deque[Incoming] = deque()  # peer messages read by ``admit``
         self._held_by: dict[bytes, int] = {}
         # ``receive_batch`` sleeps on the sources' file descriptors (ZeroMQ's ZMQ_FD, one
@@ -287,8 +288,13 @@ class Hub:
     def send(self, peer: Peer, message: dict[str, Any]) -> None:
         """Send one map to a peer (nothing if its connection is closed); while ``defer`` is
         on, it waits in order for ``flush``."""
-        if self._outbox is not None:
-            self._outbox.append((peer, message))
+        outbox = self._outbox
+        if outbox is not None:
+            held = outbox.get(peer.peer_id)
+            if held is None:
+                outbox[peer.peer_id] = (peer, [message])
+            else:
+                held[1].append(message)
         elif not peer.closed:
             peer.router.send(peer.route, message)
             self._unread.add(peer.router.socket)
@@ -297,35 +303,29 @@ class Hub:
         """Hold what is sent until ``flush``: the referee sends the turns of a whole batch in
         one burst, then waits (fewer wake-ups of its I/O thread and the bots mid-batch)."""
         if self._outbox is None:
-            self._outbox = []
+            self._outbox = {}
 
     def flush(self) -> None:
-        """Send what was held, in order, and stop holding: to a peer that takes batches, all
-        that was held for it in one message (a ``batch``, or the message alone)."""
+        """Send what was held and stop holding: each peer's messages in order, and to a peer
+        that takes batches, all that was held for it in one message (a ``batch``, or the
+        message alone)."""
         outbox = self._outbox
         if outbox is None:
             return
         self._outbox = None
         unread = self._unread
-        batches: dict[bytes, tuple[Peer, list[dict[str, Any]]]] = {}
-        for peer, message in outbox:
+        for peer, held in outbox.values():
             if peer.closed:
                 continue
-            if peer.batch:
-                held = batches.get(peer.peer_id)
-                if held is None:
-                    batches[peer.peer_id] = (peer, [message])
-                else:
-                    held[1].append(message)
+            router = peer.router
+            if len(held) == 1:
+                router.send(peer.route, held[0])
+            elif peer.batch:
+                router.send(peer.route, batch(held))
             else:
-                peer.router.send(peer.route, message)
-                unread.add(peer.router.socket)
-        for peer, held_messages in batches.values():
-            if len(held_messages) == 1:
-                peer.router.send(peer.route, held_messages[0])
-            else:
-                peer.router.send(peer.route, batch(held_messages))
-            unread.add(peer.router.socket)
+                for message in held:
+                    router.send(peer.route, message)
+            unread.add(router.socket)
 
     # -- receiving --------------------------------------------------------------------------
 
@@ -481,17 +481,23 @@ class Hub:
     ) -> None:
         """Read the messages queued on one source into ``raw`` (at most ``most``), each with
         its read time (decoded later), to the end: its descriptor signals only news after
-        that. A source left with messages stays ``_unread``."""
-        for _ in range(most):
+        that. The end is seen by asking the socket whether more is queued (ZMQ_EVENTS, which
+        re-arms the descriptor as a read that finds nothing does, without the cost of the
+        exception such a read raises). A source left with messages stays ``_unread``."""
+        router = self.remote.router if door is None else door.router
+        for left in range(most - 1, -1, -1):
             try:
                 if door is None:
-                    got = _Got(None, *self.remote.router.recv_with_user())
+                    got = _Got(None, *router.recv_with_user())
                 else:
-                    got = _Got(door, *door.router.recv(), None)
+                    got = _Got(door, *router.recv(), None)
             except zmq.Again:
                 self._unread.discard(socket)
                 return
             raw.append((got, time.monotonic()))
+            if left and not router.queued():
+                self._unread.discard(socket)
+                return
         self._unread.add(socket)
 
     def _after(self, raw: list[tuple[_Got, float]], batch: list[Incoming]) -> list[Incoming]:

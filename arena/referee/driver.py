@@ -78,8 +78,10 @@ def play_many(setups: Iterable[GameSetup], at_once: int, limits: Limits) -> Iter
     return driver.run(fill)
 
 
-class _Route(NamedTuple):
-    """Where the answer to one request goes."""
+class Route(NamedTuple):
+    """Where the answer to a process seat's turn goes: its game and seat. The driver makes
+    one per process seat when a game starts (``Driver._routes_of``) and files it under each
+    request id sent to that seat."""
 
     play: GamePlay
     index: int
@@ -92,9 +94,10 @@ class Driver:
     def __init__(self) -> None:
         self.hub: Hub | None = None
         self.plays: dict[int, GamePlay] = {}  # by id(): the games in flight
-        self.routes: dict[bytes, dict[int, _Route]] = {}  # peer id -> request -> route
+        self.routes: dict[bytes, dict[int, Route]] = {}  # peer id -> request -> route
         self.peers: dict[bytes, Peer] = {}  # the peers with a pending turn
         self.open: dict[bytes, int] = {}  # peer id -> games open on it
+        self._routes_of: dict[int, list[Route | None]] = {}  # id(game) -> by seat (processes)
         self._deadlines: list[tuple[float, int, bytes]] = []  # (deadline, request, peer id)
         self._done: list[Played] = []
         self._fresh: list[Any] = []  # pending turns asked since the last flush
@@ -122,6 +125,10 @@ class Driver:
         for peer in peers:
             self.open[peer.peer_id] = self.open.get(peer.peer_id, 0) + 1
         self.plays[id(play)] = play
+        self._routes_of[id(play)] = [
+            Route(play, index, player.seat) if isinstance(player.seat, ProcessSeat) else None
+            for index, player in enumerate(play.players)
+        ]
         if self.hub is None:
             self.hub = next((seat.hub for seat in _process_seats(play)), None)
         self._defer()
@@ -171,6 +178,7 @@ class Driver:
         """End ``play``: its record, or the arena error that stopped it."""
         if self.plays.pop(id(play), None) is None:
             return
+        del self._routes_of[id(play)]
         for peer in _peers_of(play):
             self.open[peer.peer_id] -= 1
             if not self.open[peer.peer_id]:
@@ -187,19 +195,19 @@ class Driver:
         asked = play.asked
         if not asked:
             return
-        waiting = play.waiting
+        by_peer, fresh = self.routes, self._fresh
+        routes_of = self._routes_of[id(play)]
         for index in asked:
-            seat = waiting.get(index)
-            if seat is None or seat.pending is None:
+            route = routes_of[index]
+            item = route.seat.pending if route is not None else None
+            if item is None:
                 continue
-            item = seat.pending
-            peer = seat.peer
-            routes = self.routes.get(peer.peer_id)
+            routes = by_peer.get(item.peer_id)
             if routes is None:
-                routes = self.routes[peer.peer_id] = {}
-                self.peers[peer.peer_id] = peer
-            routes[item.request] = _Route(play, index, seat)
-            self._fresh.append(item)
+                routes = by_peer[item.peer_id] = {}
+                self.peers[item.peer_id] = route.seat.peer
+            routes[item.request] = route
+            fresh.append(item)
         asked.clear()
 
     def _defer(self) -> None:
@@ -220,12 +228,12 @@ class Driver:
         if self.hub is not None:
             self.hub.flush()
 
-    def _reply(self, route: _Route, reply: Reply) -> None:
+    def _reply(self, route: Route, reply: Reply) -> None:
         self._guard(route.play, route.play.take, route.index, reply)
 
     # -- routes -----------------------------------------------------------------------------
 
-    def _live(self, route: _Route, request: int) -> bool:
+    def _live(self, route: Route, request: int) -> bool:
         """The route's turn is still awaited (its game goes on, the seat waits for it)."""
         item = route.seat.pending
         return (
@@ -235,7 +243,7 @@ class Driver:
             and id(route.play) in self.plays
         )
 
-    def _pop_route(self, peer_id: bytes, request: int) -> _Route | None:
+    def _pop_route(self, peer_id: bytes, request: int) -> Route | None:
         routes = self.routes.get(peer_id)
         if routes is None:
             return None
@@ -245,7 +253,7 @@ class Driver:
             del self.peers[peer_id]
         return route
 
-    def _oldest(self, peer_id: bytes, before: float | None = None) -> tuple[int, _Route] | None:
+    def _oldest(self, peer_id: bytes, before: float | None = None) -> tuple[int, Route] | None:
         """The peer's oldest pending turn still awaited (stale routes are dropped); with
         ``before``, only one sent by then (a turn asked since was never seen by the bot)."""
         for request, route in list(self.routes.get(peer_id, {}).items()):
@@ -381,8 +389,8 @@ class Driver:
                     del self.routes[peer_id]
                     del self.peers[peer_id]
                 seat.pending = None
-                reply = Reply(message["action"], None, "", (incoming.at - item.sent) * 1000.0)
-                self._guard(play, play.take, index, reply)
+                elapsed_ms = (incoming.at - item.sent) * 1000.0
+                self._guard(play, play.answer, index, message["action"], elapsed_ms)
                 return
         if route is not None or 1 <= request <= incoming.peer.last_request:
             if route is not None:
@@ -414,7 +422,7 @@ class Driver:
         self._fault_of(peer_id, found, kind, detail, ends=ends)
 
     def _fault_of(
-        self, peer_id: bytes, found: tuple[int, _Route], kind: FaultKind, detail: str, *, ends: bool
+        self, peer_id: bytes, found: tuple[int, Route], kind: FaultKind, detail: str, *, ends: bool
     ) -> None:
         request, route = found
         if ends:
@@ -422,7 +430,7 @@ class Driver:
             route.seat.pending = None
         self._reply(route, fault(kind, detail, ends=ends))
 
-    def _named(self, peer_id: bytes, game_id: object, request: object) -> tuple[int, _Route] | None:
+    def _named(self, peer_id: bytes, game_id: object, request: object) -> tuple[int, Route] | None:
         """The peer's pending turn of the game whose wire id is ``game_id``, else the pending
         turn ``request`` names (None: neither names one)."""
         routes = self.routes.get(peer_id)

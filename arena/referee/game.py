@@ -139,7 +139,21 @@ class GamePlay:
     def take(self, index: int, reply: Reply) -> None:
         """A waited-for seat's reply (answer or fault); the step is applied, and the next one
         asked, once no seat is left to wait for."""
+        if reply.fault is None:
+            self.answer(index, reply.action, reply.elapsed_ms)
+            return
         self._take(self.players[index], reply)
+        if not self.waiting:
+            self._apply()
+            self.step += 1
+            self._advance()
+
+    def answer(self, index: int, action: str, elapsed_ms: float) -> None:
+        """A waited-for seat's answer ``action``, given after ``elapsed_ms``: ``take`` of an
+        answer without a fault, the common case (the driver calls it for each answer)."""
+        player = self.players[index]
+        if not player.forfeited:  # else the default policy has made its move
+            self._answered(player, action, elapsed_ms)
         if not self.waiting:
             self._apply()
             self.step += 1
@@ -190,19 +204,20 @@ class GamePlay:
         """Ask every acting seat at once: answers available at once go into ``joint``, the
         others are ``waiting`` (a forfeited seat's move is the default policy's)."""
         state = self.state
-        self.joint = {}
-        self.waiting = {}
+        joint = self.joint = {}
+        waiting = self.waiting = {}
         move_ms = self.limits.move_ms
+        players = self.players
         for index in state.to_act():
-            player = self.players[index]
+            player = players[index]
             legal = state.legal(index)
             if player.forfeited:
-                self.joint[index] = (default_action(legal), None)
+                joint[index] = (default_action(legal), None)
                 continue
             turn = Turn(self.game_id, state.view(index), legal, move_ms + player.bank_ms, self.step)
             replies = player.seat.ask(turn)
             if not replies:
-                self.waiting[index] = player.seat
+                waiting[index] = player.seat
                 self.asked.append(index)
             for reply in replies:
                 self._take(player, reply)
@@ -214,11 +229,7 @@ class GamePlay:
         if player.forfeited:
             return  # the default policy has made its move
         if reply.fault is None:
-            self.waiting.pop(index, None)
-            move_ms = self.limits.move_ms
-            if reply.elapsed_ms > move_ms:
-                player.bank_ms = max(0.0, player.bank_ms - (reply.elapsed_ms - move_ms))
-            self.joint[index] = (reply.action, int(reply.elapsed_ms * 1000))
+            self._answered(player, reply.action, reply.elapsed_ms)
             return
         if reply.fault is FaultKind.TIMEOUT:
             player.bank_ms = 0.0
@@ -227,6 +238,15 @@ class GamePlay:
             self.waiting.pop(index, None)
             if index in self.state.to_act():
                 self.joint[index] = (default_action(self.state.legal(index)), None)
+
+    def _answered(self, player: _Player, action: str, elapsed_ms: float) -> None:
+        """``player``'s answer is in: its think time beyond a move comes off its time bank."""
+        index = player.index
+        self.waiting.pop(index, None)
+        move_ms = self.limits.move_ms
+        if elapsed_ms > move_ms:
+            player.bank_ms = max(0.0, player.bank_ms - (elapsed_ms - move_ms))
+        self.joint[index] = (action, int(elapsed_ms * 1000))
 
     def _apply(self) -> None:
         """Apply the joint action; an illegal answer is its seat's fault and the default

@@ -132,3 +132,34 @@ def test_a_bot_dying_with_several_games_open_faults_each_of_its_games_once(
         assert p.record.forfeits == (0,)
         assert all(a.by.value == "bot" for a in p.record.actions if a.seat != 0)
     assert max(log_lines(tmp_path, "crash")) >= 2, "it died with several games' turns pending"
+
+
+def test_a_finished_game_is_freed_without_the_cycle_collector(tmp_path: Path) -> None:
+    """A game's objects (its state, players, records, routes) hold no reference cycle: they
+    go when the game is done, not at the next full collection, whose cost grows with
+    everything the games left (a route back to its game from each of its players made every
+    game a cycle)."""
+    import gc
+    import weakref
+
+    from arena.referee.game import GamePlay
+
+    entries = [("r0", bundled("random")), *OTHERS]
+    games: list[weakref.ref[GamePlay]] = []
+    with Session(LIMITS, log_dir=tmp_path) as session:
+        runner = driver.Driver()
+        setups = tables(session, entries, 4)
+        gc.collect()
+        gc.disable()
+        try:
+            for setup in setups:
+                play = GamePlay(LIMITS, setup)
+                games.append(weakref.ref(play))
+                runner.add(play)
+                del play
+            done = [played for played in runner.run(lambda: None)]
+            assert [played.error for played in done] == [None] * 4
+            del runner, done
+            assert [game() for game in games] == [None] * 4
+        finally:
+            gc.enable()
