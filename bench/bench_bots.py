@@ -9,7 +9,8 @@ both orders), the gap of ``ismcts`` over the heuristic with its interval, and th
 order alone (their difference is what the seat order is worth): the heuristic bot and random
 are the baseline of the same run. ``ismcts`` thinks ``--move-ms`` per move (passed as
 ``ARENA_BOT_MOVE_MS``, which the arena hands to bots); the per-move deadline is that plus
-1 s. Run it with ``--jobs 1`` (the default) so that the bot's clock is not shared.
+1 s. Run it with ``--jobs 1`` (the default) so that the bot's clock is not shared (or give it a
+fixed number of iterations, below).
 
 Speed, per game and table size (``--speed-players``: three and eight by default, each capped
 at the game's range), in this process: ``ismcts`` plays a few games at ``--move-ms``; it prints
@@ -19,7 +20,15 @@ process waited for a core on a loaded machine). The baseline of the same run: un
 games per second from a fresh deal. The load average is printed with the figures.
 
     python bench/bench_bots.py [--games skull,skull-bank] [--move-ms 200] [--tables 200]
-        [--jobs 1] [--seed 1] [--speed-games 2] [--speed-players 3,8] [--no-strength] [--json]
+        [--jobs 1] [--seed 1] [--speed-games 2] [--speed-players 3,8] [--iterations N]
+        [--no-strength] [--json]
+
+With ``--iterations N`` the strength tournaments give ``ismcts`` N iterations a move and no
+clock (``ARENA_BOT_MOVE_MS=0``, ``ARENA_BOT_ITERATIONS=N``) and a per-move deadline of a
+minute: its choices are then a function of the seed alone, so a loaded machine slows the run
+but cannot weaken the bot. Choose N as what
+``--move-ms`` gives on a quiet machine (the speed figures of the same run: iterations/s x the
+budget).
 """
 
 from __future__ import annotations
@@ -59,6 +68,11 @@ def arena(*args: str, env: dict[str, str]) -> str:
     return done.stdout
 
 
+#: The per-move deadline with ``--iterations`` (ms): ``ismcts`` stops thinking short of the
+#: arena's deadline, so a deadline a loaded machine can reach would cut some moves short (and
+#: time some out), and the choices would no longer be the seed's alone.
+FIXED_MOVE_TIME_MS = 60_000
+
 #: The seat orders each deal is played in (indices into ``(ismcts, heuristic, random)``), each
 #: in its cyclic rotations: together every bot sits right after every other one equally often.
 #: (The rotations of one order alone would always seat the heuristic right after ismcts and
@@ -66,11 +80,19 @@ def arena(*args: str, env: dict[str, str]) -> str:
 ORDERS = ((0, 1, 2), (0, 2, 1))
 
 
-def strength(game: str, move_ms: int, tables: int, jobs: int, seed: int) -> dict[str, Any]:
+def strength(
+    game: str, move_ms: int, tables: int, jobs: int, seed: int, iterations: int | None = None
+) -> dict[str, Any]:
     """Play the tournaments of ``game`` (one per seat order of ``ORDERS``, the deals split
     between them); return the Elo fit over all their games, per-entrant totals, and the gap
-    of ismcts over the heuristic measured in each order alone."""
+    of ismcts over the heuristic measured in each order alone. With ``iterations``, ismcts
+    thinks that many iterations a move without a clock (``--move-ms 0``): deterministic per
+    seed, whatever the machine's load."""
     env = dict(os.environ, PYTHONPATH=str(TREE), ARENA_BOT_MOVE_MS=str(move_ms))
+    move_time = move_ms + 1000
+    if iterations is not None:
+        env.update(ARENA_BOT_MOVE_MS="0", ARENA_BOT_ITERATIONS=str(iterations))
+        move_time = FIXED_MOVE_TIME_MS  # the bot stops short of the deadline: keep it far
     lineup = ("ismcts", HEURISTICS[game].rpartition(".")[2], "random")
     repetitions = max(1, math.ceil(tables / (TABLE * len(ORDERS))))
     everything = PairCounts(lineup)
@@ -87,7 +109,7 @@ def strength(game: str, move_ms: int, tables: int, jobs: int, seed: int) -> dict
                 arena(
                     "tournament", "create", "--game", game, "--bots", bots,
                     "--table-size", str(TABLE), "--repetitions", str(repetitions),
-                    "--seed", str(seed + number), "--move-time", str(move_ms + 1000),
+                    "--seed", str(seed + number), "--move-time", str(move_time),
                     "--db", db, "--json",
                     env=env,
                 )
@@ -214,14 +236,32 @@ def main(argv: list[str] | None = None) -> int:
         default=f"{TABLE},{LARGEST}",
         help="table sizes of the speed games, comma-separated (each capped at the game's range)",
     )
+    parser.add_argument(
+        "--iterations",
+        type=int,
+        help="in the strength tournaments, ismcts thinks this many iterations a move without a "
+        "clock (deterministic, unbent by the load; the speed figures say what --move-ms gives)",
+    )
     parser.add_argument("--no-strength", action="store_true", help="only the speed figures")
     parser.add_argument("--json", action="store_true", help="print the results as JSON")
     args = parser.parse_args(argv)
     games = [name.strip() for name in args.games.split(",") if name.strip()]
     sizes = [int(size) for size in args.speed_players.split(",") if size.strip()]
     say = (lambda _text: None) if args.json else print
-    say(f"ismcts at {args.move_ms} ms per move, jobs {args.jobs}, load {os.getloadavg()[0]:.1f}")
-    report: dict[str, Any] = {"move_ms": args.move_ms, "jobs": args.jobs, "games": {}}
+    if args.iterations is not None and args.iterations < 1:
+        parser.error("--iterations must be >= 1")
+    thinking = (
+        f"{args.move_ms} ms per move"
+        if args.iterations is None
+        else f"{args.iterations} iterations per move (speed at {args.move_ms} ms)"
+    )
+    say(f"ismcts at {thinking}, jobs {args.jobs}, load {os.getloadavg()[0]:.1f}")
+    report: dict[str, Any] = {
+        "move_ms": args.move_ms,
+        "iterations": args.iterations,
+        "jobs": args.jobs,
+        "games": {},
+    }
     for game in games:
         rule = get_game(game)
         entry: dict[str, Any] = {
@@ -244,7 +284,9 @@ def main(argv: list[str] | None = None) -> int:
             )
         if args.no_strength:
             continue
-        result = strength(game, args.move_ms, args.tables, args.jobs, args.seed)
+        result = strength(
+            game, args.move_ms, args.tables, args.jobs, args.seed, iterations=args.iterations
+        )
         result["load"] = os.getloadavg()[0]
         entry["strength"] = result
         say(

@@ -22,14 +22,18 @@ shown, everything hidden drawn at random) and runs iterations of a single-observ
 * **decide**: the most visited action at the root.
 
 Skyjo is searched otherwise (``RoundSearch``): a flat search over the heuristic's few best
-actions, each played out on the same determinizations to the end of the round by the
-heuristic and scored by the totals then; an action replaces the heuristic's choice only when
-the paired differences show it better with confidence.
+actions (more of them near the round's end), each played out on the same determinizations to
+the end of the round by the heuristic and scored by the totals then; an action replaces the
+heuristic's choice only when the paired differences show it better with confidence. Its
+iterations are the moves it simulates (a playout near the round's end is a few moves, early
+in a round sixty), so that a fixed ``--iterations`` buys about as much search in every
+position as a clock does.
 
 Options (command line, or ``ARENA_BOT_*`` variables, which the arena passes to bots):
 ``--move-ms`` (``ARENA_BOT_MOVE_MS``, default 200; 0 = no clock) thinking time per move, cut to
 the turn's ``deadline_ms`` less a safety margin when that is shorter; ``--iterations``
-(``ARENA_BOT_ITERATIONS``, default 100000) the most iterations per move; ``--exploration``
+(``ARENA_BOT_ITERATIONS``, default 100000) the most iterations per move (in Skyjo: simulated
+moves; the last playouts it starts are finished); ``--exploration``
 (``ARENA_BOT_EXPLORATION``, default 0.7) UCT's constant. With ``--move-ms 0`` and a fixed
 ``--iterations`` the bot is deterministic per ``start.seed``; with a clock its choices depend
 on the machine's speed. See ``docs/bots.md``.
@@ -50,6 +54,7 @@ from typing import Any
 
 from arena.games import Game, State, get_game, places_from_keys
 from arena.games.skyjo_cards import TARGET as SKYJO_TARGET
+from bots import _skyjo_playout as skyjo_playout
 from bots import skyjo_greedy
 from protocol.sdk import Bot
 
@@ -82,6 +87,12 @@ RANKINGS: dict[str, Callable[[dict[str, Any], list[str]], list[str]]] = {
 }
 #: ``RoundSearch``: how many of the ranked actions it compares (the heuristic's choice included).
 CANDIDATES = 3
+#: ``RoundSearch``: how many it compares near the round's end (``near_end``), where the
+#: heuristic, which counts points rather than places, is most often wrong.
+END_CANDIDATES = 8
+#: ``RoundSearch``: the round's end is near once some seat has at most this many face-down
+#: cards (or someone has ended it).
+END_HIDDEN = 2
 #: ``RoundSearch``: how sure (in standard errors of the paired mean) the search must be that an
 #: action beats the heuristic's choice before it plays it.
 CONFIDENCE = 2.5
@@ -319,18 +330,31 @@ def standing_value(state: Any, seat: int, target: float) -> float:
     return sum(normal_cdf((total - mine) / spread) for total in rivals) / len(rivals)
 
 
+def near_end(view: Mapping[str, Any]) -> bool:
+    """Whether a Skyjo round may end within a lap or so: someone has ended it, or some seat
+    has at most ``END_HIDDEN`` face-down cards (a removed column's cells show as face down)."""
+    if view["ender"] is not None:
+        return True
+    return any(
+        sum(card is None for row in grid for card in row) - 3 * len(removed) <= END_HIDDEN
+        for grid, removed in zip(view["grids"], view["removed"])
+    )
+
+
 @dataclass
 class RoundSearch:
     """The search of one Skyjo game for one seat: a flat search over the heuristic's best
     actions, compared on common determinizations.
 
-    Each iteration draws one determinization (``State.resample``) and one seed for the chance
+    Each sample draws one determinization (``State.resample``) and one seed for the chance
     after it, and plays every candidate action from that same start: the bot's action, then
     every seat (the bot's included) by the heuristic, without random moves, to the end of the
     round, scored by ``standing_value``. The candidates are compared by their paired
     differences to the heuristic's own choice, which cancel part of the luck of the deal; an
     action replaces that choice only when its mean difference is ``CONFIDENCE`` standard
-    errors above zero, over at least ``MIN_SAMPLES`` determinizations. See ``docs/bots.md``."""
+    errors above zero, over at least ``MIN_SAMPLES`` determinizations. The budget
+    (``Settings.iterations``) counts the moves played, the candidates' own included; at least
+    one sample is always completed. See ``docs/bots.md``."""
 
     game: Game
     seat: int
@@ -344,13 +368,15 @@ class RoundSearch:
     iterations_done: int = 0
 
     def candidates(self, view: dict[str, Any], legal: list[str]) -> list[str]:
-        """The heuristic's choice, then its next best actions, ``CANDIDATES`` in all; the
-        heuristic's choice alone where it has no ranking (the opening reveal)."""
+        """The heuristic's choice, then its next best actions, ``CANDIDATES`` in all
+        (``END_CANDIDATES`` near the round's end); the heuristic's choice alone where it has no
+        ranking (the opening reveal)."""
         chosen = self.policy(view, legal)
         if view["phase"] not in ("turn", "drawn"):
             return [chosen]
         others = [action for action in self.ranking(view, legal) if action != chosen]
-        return [chosen, *others[: CANDIDATES - 1]]
+        wanted = END_CANDIDATES if near_end(view) else CANDIDATES
+        return [chosen, *others[: wanted - 1]]
 
     def rebuild(self, view: dict[str, Any]) -> State:
         """A state rebuilt from the bot's view (``Game.from_view``), its hidden cards drawn."""
@@ -360,14 +386,18 @@ class RoundSearch:
         """One determinization: every card the bot cannot see drawn afresh (``resample``)."""
         return base.resample(self.seat, self.rng)
 
-    def playout(self, state: State, round_: int) -> float:
-        """Every seat by the heuristic to the end of round ``round_``; its standing value."""
-        policy = self.policy
+    def playout(self, state: State, round_: int) -> tuple[float, int]:
+        """Every seat by the heuristic to the end of round ``round_``: its standing value, and
+        the moves played. The heuristic's choices are read from the state
+        (``_skyjo_playout.decide``, the same as ``skyjo_greedy.act`` on each seat's view,
+        without building the views)."""
+        decide = skyjo_playout.decide
+        moves = 0
         while not state.is_over() and current_round(state) == round_:
-            state.apply(
-                {seat: policy(state.view(seat), state.legal(seat)) for seat in state.to_act()}
-            )
-        return standing_value(state, self.seat, self.target)
+            seat = state.current  # type: ignore[attr-defined]
+            state.apply({seat: decide(state, seat)})
+            moves += 1
+        return standing_value(state, self.seat, self.target), moves
 
     def decide(self, view: dict[str, Any], legal: list[str], stop_at: float | None) -> str:
         if len(legal) == 1:
@@ -379,9 +409,9 @@ class RoundSearch:
         round_ = current_round(base)
         sums = [0.0] * len(actions)
         squares = [0.0] * len(actions)
-        samples = playouts = 0
+        samples = playouts = moves = 0
         started = time.monotonic()
-        while playouts + len(actions) <= max(self.settings.iterations, len(actions)):
+        while not samples or moves < self.settings.iterations:
             determinized = self.determinized(base)
             chance = self.rng.getrandbits(64)
             values: list[float] = []
@@ -393,7 +423,9 @@ class RoundSearch:
                 state = determinized.clone()
                 state.rng = random.Random(chance)
                 state.apply({self.seat: action})
-                values.append(self.playout(state, round_))
+                value, played = self.playout(state, round_)
+                values.append(value)
+                moves += played + 1
                 playouts += 1
             if len(values) < len(actions):
                 break
@@ -402,7 +434,7 @@ class RoundSearch:
                 edge = value - values[0]
                 sums[index] += edge
                 squares[index] += edge * edge
-        self.iterations_done += playouts
+        self.iterations_done += moves
         best, best_bound = 0, 0.0
         for index in range(1, len(actions)) if samples >= MIN_SAMPLES else ():
             mean = sums[index] / samples
@@ -410,7 +442,9 @@ class RoundSearch:
             bound = mean - CONFIDENCE * error
             if bound > best_bound:
                 best, best_bound = index, bound
-        log.debug("%d playouts in %.0f ms", playouts, (time.monotonic() - started) * 1000)
+        log.debug(
+            "%d playouts, %d moves in %.0f ms", playouts, moves, (time.monotonic() - started) * 1000
+        )
         return actions[best]
 
 

@@ -68,7 +68,7 @@ def read(view: dict[str, Any]) -> Situation:
     live = [i for i in range(ROWS * COLS) if COLUMN_OF[i] not in dead[me]]
     columns = bool(view["options"]["columns"])
     return Situation(
-        spots=tuple(spot(grid, i, mean, columns) for i in live),
+        spots=spots(grid, live, mean, columns),
         unseen=unseen,
         mean=mean,
         hidden=sum(1 for i in live if grid[i] is None),
@@ -98,24 +98,35 @@ def unseen_cards(
     return unseen, sum(v * p for v, p in unseen)
 
 
-def spot(grid: Sequence[int | None], index: int, mean: float, columns: bool) -> Spot:
-    old = grid[index]
-    above, below = OTHERS_IN_COLUMN[index]
-    first, second = grid[above], grid[below]
-    worth = mean if old is None else float(old)
-    bonus: dict[int, float] = {}
-    completes = None
-    if columns:
-        if first is not None and first > 0:
-            bonus[first] = PAIR_WEIGHT * first
-        if second is not None and second > 0:
-            bonus[second] = PAIR_WEIGHT * second
-        if first is not None and first == second:
-            bonus[first] = 3.0 * first  # the whole column goes
-            completes = first
-        if old is not None and old > 0 and (old == first or old == second):
-            worth -= PAIR_WEIGHT * old
-    return Spot(index, worth, bonus, old is None, completes if old is None else None)
+#: A ``Spot`` from a plain tuple of its fields, without ``Spot()``'s argument parsing.
+new_spot = tuple.__new__
+
+
+def spots(
+    grid: Sequence[int | None], live: Sequence[int], mean: float, columns: bool
+) -> tuple[Spot, ...]:
+    """Our ``live`` cells as spots (one loop: the search's playouts build them at every move)."""
+    made = []
+    for index in live:
+        old = grid[index]
+        above, below = OTHERS_IN_COLUMN[index]
+        first, second = grid[above], grid[below]
+        worth = mean if old is None else float(old)
+        bonus: dict[int, float] = {}
+        completes = None
+        if columns:
+            if first is not None and first > 0:
+                bonus[first] = PAIR_WEIGHT * first
+            if second is not None and second > 0:
+                bonus[second] = PAIR_WEIGHT * second
+            if first is not None and first == second:
+                bonus[first] = 3.0 * first  # the whole column goes
+                completes = first
+            if old is not None and old > 0 and (old == first or old == second):
+                worth -= PAIR_WEIGHT * old
+        down = old is None
+        made.append(new_spot(Spot, (index, worth, bonus, down, completes if down else None)))
+    return tuple(made)
 
 
 def estimate(cells: Sequence[int | None], dead: set[int], mean: float) -> float:

@@ -5,6 +5,7 @@ from __future__ import annotations
 
 import json
 import random
+from collections import Counter
 from pathlib import Path
 from typing import Any
 
@@ -14,7 +15,8 @@ from click.testing import CliRunner
 import bots.ismcts as bot
 from arena.cli import main
 from arena.games import Outcome, State, get_game, places_from_keys
-from arena.games.skyjo_cards import DECK, Cell
+from arena.games.skyjo import SkyjoState
+from arena.games.skyjo_cards import DECK, Cell, Phase
 from bots import skyjo_greedy
 
 GAMES = ("skull", "skull-bank", "skull-king", "skyjo")
@@ -242,7 +244,9 @@ def test_skyjo_determinizations_depend_on_the_view_alone() -> None:
 
 def test_skyjo_search_considers_the_heuristics_best_actions() -> None:
     """The candidates: the heuristic's own choice first, then its next best, no two alike (one
-    cell per class of equivalent cells), every one legal; at most ``CANDIDATES``."""
+    cell per class of equivalent cells), every one legal; at most ``CANDIDATES``, or
+    ``END_CANDIDATES`` near the round's end."""
+    widths: set[int] = set()
     for state, seat in skyjo_decisions(3, 13, every=5):
         view, legal = state.view(seat), state.legal(seat)
         search = started("skyjo", seat, 3, 1, 40).search
@@ -251,12 +255,60 @@ def test_skyjo_search_considers_the_heuristics_best_actions() -> None:
         chosen = skyjo_greedy.act(view, legal)
         candidates = search.candidates(view, legal)
         assert candidates[0] == chosen
-        assert 1 <= len(candidates) <= bot.CANDIDATES and set(candidates) <= set(legal)
+        assert 1 <= len(candidates) <= bot.END_CANDIDATES and set(candidates) <= set(legal)
         ranked = skyjo_greedy.ranked(view, legal)
+        wanted = bot.END_CANDIDATES if bot.near_end(view) else bot.CANDIDATES
         assert (
             ranked[0] == chosen
-            and candidates[1:] == [a for a in ranked if a != chosen][: bot.CANDIDATES - 1]
+            and candidates[1:] == [a for a in ranked if a != chosen][: wanted - 1]
         )
+        widths.add(len(candidates))
+    assert max(widths) > bot.CANDIDATES  # some positions were near a round's end
+
+
+def last_turn_of_the_game(hidden: int) -> State:
+    """Two players, the last round: the rival (seat 1) has ended it with 12 points and will
+    reach 102; seat 0, at 58, plays the game's last move holding a drawn 2, with 41 points face
+    up and one card face down (``hidden``) at 2,3. Greedy saves the most points in expectation
+    by swapping the 2 for its 8 at 0,0 (its final total is then 93 + the hidden card), but that
+    wins only if the hidden card is at most 9 (102: a shared first place); swapping it for the
+    face-down card makes 101 and wins whatever that card is."""
+    state = get_game("skyjo").new(2, 1)
+    assert isinstance(state, SkyjoState)
+    mine = [8, 7, 1, 0, 3, 5, 7, 6, 1, 0, 3, hidden]
+    rival = [1, 0, 2, 1, 0, 1, 2, 0, 1, 2, 0, 2]
+    rest = Counter(DECK)
+    rest.subtract([*mine, *rival, 2])
+    unseen = list(rest.elements())
+    random.Random(3).shuffle(unseen)
+    state.cards = [mine, rival]
+    state.cells = [[Cell.UP] * 11 + [Cell.DOWN], [Cell.UP] * 12]
+    state.discard, state.pile = unseen[:5], unseen[5:]
+    state.drawn, state.phase, state.current, state.ender, state.lap_left = 2, Phase.DRAWN, 0, 1, 1
+    state.round, state.starter = 3, 1
+    state.history, state.totals = [[30, 45], [28, 45]], [58, 90]
+    return state
+
+
+def test_skyjo_search_plays_for_the_place_near_the_end() -> None:
+    """Near a round's end the search compares more of greedy's actions (``END_CANDIDATES``) and
+    finds the move that wins the game where greedy's choice, the best in points, loses it to
+    an unlucky card: greedy's swap is only its first choice, the winning swap its fifth (out
+    of the three the search compared before, so this failed then)."""
+    state = last_turn_of_the_game(hidden=5)
+    view, legal = state.view(0), state.legal(0)
+    random.seed(0)
+    assert skyjo_greedy.act(view, legal) == "swap:0,0"
+    for hidden in range(-2, 13):  # the face-down swap never does worse, and sometimes better
+        places = []
+        for move in ("swap:0,0", "swap:2,3"):
+            after = last_turn_of_the_game(hidden)
+            after.apply({0: move})
+            assert after.is_over()
+            places.append(after.outcome().places[0])
+        assert places[1] == 1 and places[0] == (1 if hidden <= 9 else 2)
+    for seed in range(3):
+        assert started("skyjo", 0, 2, seed, 5000).act(view, legal) == "swap:2,3"
 
 
 def test_the_standing_value_follows_the_totals() -> None:
