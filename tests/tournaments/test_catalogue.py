@@ -3,6 +3,7 @@ bundled bots' manifest, which the arena reads without importing a bot."""
 
 from __future__ import annotations
 
+import hashlib
 import importlib
 import pkgutil
 import subprocess
@@ -21,6 +22,7 @@ from tournaments.catalogue.lookup import (
     bundled_spec,
     bundled_version,
     command_spec,
+    module_version,
     needs_sandbox,
     plays,
 )
@@ -100,6 +102,25 @@ def test_a_bundled_bots_version_is_the_hash_of_its_module() -> None:
     assert len(first) == 12 and first != random
     assert bundled_version("first") == first
     assert bundled_spec("random").argv == (sys.executable, "-m", "bots.random")
+
+
+def test_a_bundled_bots_version_covers_the_bundled_modules_it_imports(tmp_path: Path) -> None:
+    """A change to a module a bundled bot imports from the bots' package (``ismcts`` plays
+    Skyjo with ``skyjo_greedy``'s rules) is a new version of that bot; a bot that imports
+    none keeps the hash of its own source."""
+    (tmp_path / "alone.py").write_text("import os\n")
+    (tmp_path / "helper.py").write_text("X = 1\n")
+    (tmp_path / "middle.py").write_text("from bots.helper import X\n")
+    (tmp_path / "searcher.py").write_text("from bots import middle\nimport bots.alone\n")
+    alone = module_version(tmp_path / "alone.py")
+    assert alone == hashlib.sha256(b"import os\n").hexdigest()[:12]
+    before = module_version(tmp_path / "searcher.py")
+    (tmp_path / "helper.py").write_text("X = 2\n")  # imported through middle
+    after = module_version(tmp_path / "searcher.py")
+    assert after != before and module_version(tmp_path / "alone.py") == alone
+    (tmp_path / "alone.py").write_text("import sys\n")
+    assert module_version(tmp_path / "searcher.py") not in (before, after)
+    assert bundled_version("ismcts") != module_version(tmp_path / "alone.py")
 
 
 def test_registered_bots_come_before_bundled_ones(tmp_path: Path) -> None:

@@ -105,11 +105,50 @@ def bundled_spec(name: str) -> BotSpec:
 
 
 def bundled_version(name: str) -> str:
-    """A bundled bot's version: the hash of its module's source."""
+    """A bundled bot's version: the hash of its module's source, and of the source of every
+    bundled module it imports (``ismcts`` plays Skyjo with ``skyjo_greedy``'s rules of thumb:
+    a change to them is a new ``ismcts``). A module that imports none hashes as its source."""
     folder = bundled_folder()
     path = folder / f"{name}.py" if folder else None
-    data = path.read_bytes() if path and path.is_file() else name.encode()
-    return hashlib.sha256(data).hexdigest()[:12]
+    if not path or not path.is_file():
+        return hashlib.sha256(name.encode()).hexdigest()[:12]
+    return module_version(path)
+
+
+def module_version(path: Path) -> str:
+    """The version of the bundled module at ``path`` (``bundled_version``)."""
+    digest = hashlib.sha256(path.read_bytes())
+    for used in sorted(_bundled_imports(path) - {path.stem}):
+        digest.update(b"\0" + used.encode() + b"\0" + (path.parent / f"{used}.py").read_bytes())
+    return digest.hexdigest()[:12]
+
+
+def _bundled_imports(path: Path) -> set[str]:
+    """The bundled modules (by name) the module at ``path`` imports, directly or through one
+    another (``from bots import x``, ``from bots.x import y``, ``import bots.x``)."""
+    found: set[str] = set()
+    todo = [path]
+    while todo:
+        tree = ast.parse(todo.pop().read_bytes())
+        for node in ast.walk(tree):
+            names: list[str] = []
+            if isinstance(node, ast.ImportFrom) and node.level == 0 and node.module:
+                if node.module == BOTS_PACKAGE:
+                    names = [alias.name for alias in node.names]
+                elif node.module.startswith(BOTS_PACKAGE + "."):
+                    names = [node.module.split(".")[1]]
+            elif isinstance(node, ast.Import):
+                names = [
+                    alias.name.split(".")[1]
+                    for alias in node.names
+                    if alias.name.startswith(BOTS_PACKAGE + ".")
+                ]
+            for used in names:
+                module = path.parent / f"{used}.py"
+                if used not in found and module.is_file():
+                    found.add(used)
+                    todo.append(module)
+    return found
 
 
 def split_command(text: str) -> tuple[str, ...]:
