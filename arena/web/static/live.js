@@ -78,7 +78,13 @@
   function refresh() {
     refreshing = true;
     lastRefresh = Date.now();
-    return window.arenaSections(SECTIONS).then(function () { refreshing = false; });
+    return window.arenaSections(SECTIONS).then(function () {
+      refreshing = false;
+      // the page fetched again may be newer than the poll that asked for it: a run it says
+      // is no longer alive plays nothing, whatever that poll listed
+      var box = $("live");
+      if (box && box.getAttribute("data-state") !== "running") { showPlaying([]); }
+    });
   }
 
   function poll() {
