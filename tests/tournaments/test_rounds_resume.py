@@ -51,7 +51,7 @@ def test_kill_mid_round_then_resume_equals_uninterrupted(
     out = cli("tournament", "run", str(tid), "--quiet", "--db", str(reference))
     assert f"{total}/{total} games played" in out
     marker = uuid.uuid4().hex
-    proc = arena_run(killed, tid, marker)
+    proc = arena_run(killed, tid, marker, "--games-per-worker", "1")  # killed mid-round
     deadline = time.monotonic() + 120
     while done_count(killed, tid) < kill_after and time.monotonic() < deadline:
         time.sleep(0.02)

@@ -84,7 +84,7 @@ def test_parallel_run_equals_serial_run(tmp_path: Path) -> None:
     assert first == second
 
 
-def arena_run(db: Path, tid: int, marker: str = "") -> subprocess.Popen:
+def arena_run(db: Path, tid: int, marker: str = "", *extra: str) -> subprocess.Popen:
     env = dict(os.environ, ARENA_TEST_MARKER=marker)
     return subprocess.Popen(
         [
@@ -98,6 +98,7 @@ def arena_run(db: Path, tid: int, marker: str = "") -> subprocess.Popen:
             "2",
             "--db",
             str(db),
+            *extra,
         ],
         stdout=subprocess.PIPE,
         stderr=subprocess.PIPE,
@@ -125,9 +126,10 @@ def processes_with(marker: str) -> set[int]:
 def kill_minus_nine_then_resume(db: Path, tid: int, total: int) -> None:
     """Run tournament ``tid`` of ``db`` (``total`` games) with ``--jobs 2``, kill the arena
     process with SIGKILL once 5 games are recorded, check that no worker or bot outlives it,
-    and run it again to the end."""
+    and run it again to the end. The killed run plays one game at a time a worker: with many
+    at once (a phase's games all in flight together) the rest could end before the kill."""
     marker = uuid.uuid4().hex
-    proc = arena_run(db, tid, marker)
+    proc = arena_run(db, tid, marker, "--games-per-worker", "1")
     deadline = time.monotonic() + 60
     while done_count(db, tid) < 5 and time.monotonic() < deadline:
         time.sleep(0.05)
