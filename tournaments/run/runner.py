@@ -418,7 +418,12 @@ class _Workers:
             if w not in ended and not worker.is_alive():
                 for game_id in sorted(in_flight[w]):
                     sink.fail(game_id, f"game {game_id}: its worker stopped ({worker.exitcode})")
-                log.error("worker %d stopped with %d game(s) in hand", w, len(in_flight[w]))
+                log.error(
+                    "worker %d stopped (exit code %s) with %d game(s) in hand",
+                    w,
+                    worker.exitcode,
+                    len(in_flight[w]),
+                )
                 in_flight[w].clear()
                 ended.add(w)
                 self.lost.add(w)
