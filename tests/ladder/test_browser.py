@@ -145,13 +145,21 @@ def test_a_ladder_page_stays_true_while_a_batch_plays_and_after_it_stops(
         assert "to play" in page.inner_text("#ladder-run")
         run.send_signal(signal.SIGINT)  # the organiser stops it mid-batch
         assert run.wait(timeout=60) == 130, run.stderr.read().decode()[-2000:]
+        # stopped mid-batch; or, when Ctrl-C fell after a batch's last game and before the
+        # next was planned (games are fast: the recent games show in a batch's last phase),
+        # idle with no batch open
         page.wait_for_function(
-            "() => document.getElementById('ladder-state').textContent === 'stopped'",
+            "() => ['stopped', 'idle'].includes("
+            "document.getElementById('ladder-state').textContent)",
             timeout=60_000,
         )
+        state = page.inner_text("#ladder-state")
         notice = page.inner_text("#ladder-notice")
-        assert re.search(r"of batch \d+ to play: `arena ladder run sk` goes on", notice), notice
-        assert "UTC" in notice
+        if state == "stopped":
+            assert re.search(r"of batch \d+ to play: `arena ladder run sk` goes on", notice)
+            assert "UTC" in notice
+        else:
+            assert "no batch is being played: `arena ladder run sk` plays the next" in notice
         assert "in play" not in page.inner_text("#ladder-live")
         page.screenshot(path=str(shots / "ladder-stopped.png"), full_page=True)
         page.reload()  # what the server says, whole
@@ -170,11 +178,12 @@ def test_a_ladder_page_stays_true_while_a_batch_plays_and_after_it_stops(
         assert page.inner_text("h1") == f"Ladder sk, batch {len(batches)}: skull"
         assert page.get_attribute("#ladder-link", "href") == "/ladders/sk"
         assert "tables of 3" in page.inner_text("#plan")
-        assert "arena ladder run sk" in page.inner_text("#run-notice")
+        if state == "stopped":  # the batch it stopped in says how to go on
+            assert "arena ladder run sk" in page.inner_text("#run-notice")
         page.goto(f"{server.url}/ladders")
         row = page.locator("#ladders tr[data-ladder=sk]")
         assert row.locator(".games").inner_text() == page_games(db)
-        assert row.locator(".status").inner_text() == "stopped"
+        assert row.locator(".status").inner_text() == state
         assert page.errors == []
     finally:
         if run.poll() is None:
