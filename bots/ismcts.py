@@ -21,10 +21,12 @@ shown, everything hidden drawn at random) and runs iterations of a single-observ
   end of the round and scores the places by that round's points;
 * **decide**: the most visited action at the root.
 
-Skyjo is searched otherwise (``RoundSearch``): a flat search over the heuristic's few best
-actions (more of them near the round's end), each played out on the same determinizations to
-the end of the round by the heuristic and scored by the totals then; an action replaces the
-heuristic's choice only when the paired differences show it better with confidence. Its
+Skyjo is searched otherwise (``RoundSearch``): a flat search over the choice of the bot's own
+policy (greedy's valuation with stronger weights, ``_skyjo_playout.STRONGER``) and the
+heuristic's few best actions (more of them near the round's end), each played out on the same
+determinizations to the end of the round (the bot's seat by its policy, the others by the
+heuristic) and scored by the totals then; an action replaces the policy's choice only when
+the paired differences show it better with confidence. Its
 iterations are the moves it simulates (a playout near the round's end is a few moves, early
 in a round sixty), so that a fixed ``--iterations`` buys about as much search in every
 position as a clock does.
@@ -345,14 +347,15 @@ def near_end(view: Mapping[str, Any]) -> bool:
 
 @dataclass
 class RoundSearch:
-    """The search of one Skyjo game for one seat: a flat search over the heuristic's best
-    actions, compared on common determinizations.
+    """The search of one Skyjo game for one seat: a flat search over its policy's choice and
+    the heuristic's best actions, compared on common determinizations.
 
     Each sample draws one determinization (``State.resample``) and one seed for the chance
     after it, and plays every candidate action from that same start: the bot's action, then
-    every seat (the bot's included) by the heuristic, without random moves, to the end of the
-    round, scored by ``standing_value``. The candidates are compared by their paired
-    differences to the heuristic's own choice, which cancel part of the luck of the deal; an
+    its seat by its own policy (``own``) and the others by the heuristic (``others``), without
+    random moves, to the end of the round, scored by ``standing_value``. The candidates are
+    compared by their paired differences to the policy's own choice, which cancel part of the
+    luck of the deal; an
     action replaces that choice only when its mean difference is ``CONFIDENCE`` standard
     errors above zero, over at least ``MIN_SAMPLES`` determinizations. The budget
     (``Settings.iterations``) counts the moves played, the candidates' own included; at least
