@@ -9,8 +9,14 @@ Prints, in one run:
     planned games played by the referee over ``InProcessSeat``s calling the same bot functions
     (no processes). Each tournament figure comes with its ratio to that limit and the CPU time
     per decision of the arena's process (the referee; the decisions are those of the same games
-    in process: the games are the same). A bot's CPU per turn is ``bench_sdk.py``'s (sandboxed
-    bots are not the arena's reaped children, so their rusage is not seen here);
+    in process: the games are the same), and the CPU of this process and of everything it
+    started over the run: the rest is the bot processes, their sandboxes, every ZeroMQ I/O
+    thread and the kernel's work for them (counted by a cgroup v1 ``cpuacct`` group where it
+    can be made, as root; else the whole machine's busy time from ``/proc/stat``, which counts
+    anything else the machine runs: read that on a quiet machine; sandboxed bots are not the
+    arena's reaped children, so rusage does not see them; ``bench_sdk.py`` gives one bot's CPU
+    a turn), and the games/s that CPU would give with every core busy all the time (the
+    bound: no overlap of referee and bots can beat it);
 (c) per-decision latency of one game at a time over the protocol (the K = 1 path).
 
 With ``--old PATH`` (a checkout of older code, e.g. made with ``git worktree add``) every
@@ -19,6 +25,8 @@ script's own functions over the old code), and the medians printed with the rati
 pair by pair. Each figure comes from a fresh subprocess (``--measure``) so each code base runs
 as itself. The machine may be shared: compare figures with their same-run baselines only
 (the load average is printed before and after).
+
+``BENCH_SANDBOX=OFF`` (or ``REQUIRED``) sets the bots' sandbox (default ``AUTO``).
 
 Run: python bench/bench_throughput.py [--rounds 9] [--king-rounds 60] [--jobs 1] [--old PATH]
      [--repeat 3] [--json]
@@ -41,6 +49,8 @@ from typing import Any
 HERE = Path(__file__).resolve().parent
 #: The tournaments' move time (ms): the default K follows from it.
 MOVE_MS = 2000
+#: The cores the machine's CPU time is spread over (the bound: every core busy all the time).
+CORES = os.cpu_count() or 1
 ROOT = HERE.parent
 
 CASES = {
@@ -94,21 +104,80 @@ def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict
         bots=specs,
         limits=Limits(move_ms=MOVE_MS),
         at_once=k or auto_games_per_worker(MOVE_MS),
-        sandbox=sandbox_for(SandboxMode.AUTO, db),
+        sandbox=sandbox_for(SandboxMode[os.environ.get("BENCH_SANDBOX", "AUTO")], db),
         log_dir=db.parent / "arena-logs",
     )
+    group = _own_cpu_group()
+    machine = _machine_busy_s()
+    tree = _group_cpu_s(group)
     cpu = time.process_time()
     started = time.perf_counter()
-    summary = run(store, tid, config, jobs=jobs)
-    wall = time.perf_counter() - started
-    cpu = time.process_time() - cpu
+    try:
+        summary = run(store, tid, config, jobs=jobs)
+        wall = time.perf_counter() - started
+        cpu = time.process_time() - cpu
+        tree = _group_cpu_s(group) - tree
+        machine = _machine_busy_s() - machine
+    finally:
+        _leave_cpu_group(group)
     store.close()
     return {
         "games": summary.played,
         "wall_s": wall,
         "rate": summary.played / wall,
         "cpu_s": cpu,
+        "processes": getattr(summary, "processes_started", 0),
+        # this process and everything it started (bots, sandboxes, I/O threads), where a
+        # cgroup counts it; else the whole machine's busy time
+        "machine_cpu_s": tree if tree == tree else machine,
+        "counted_by": "cgroup" if tree == tree else "machine",
     }
+
+
+#: cgroup v1's CPU accounting, where the machine mounts it (a cgroup counts every process
+#: started inside it, sandboxed or not, reaped or not).
+CPUACCT = Path("/sys/fs/cgroup/cpuacct")
+
+
+def _own_cpu_group() -> Path | None:
+    """A new cpuacct cgroup holding this process (and so everything it starts), or None
+    where none can be made (no cgroup v1 cpuacct, or not root)."""
+    group = CPUACCT / f"arena-bench-{os.getpid()}"
+    try:
+        group.mkdir()
+        (group / "cgroup.procs").write_text(str(os.getpid()))
+    except OSError:
+        _leave_cpu_group(group if group.exists() else None)
+        return None
+    return group
+
+
+def _group_cpu_s(group: Path | None) -> float:
+    """CPU seconds spent by the cgroup's processes so far; NaN without one."""
+    if group is None:
+        return float("nan")
+    return int((group / "cpuacct.usage").read_text()) / 1e9
+
+
+def _leave_cpu_group(group: Path | None) -> None:
+    if group is None:
+        return
+    try:
+        (CPUACCT / "cgroup.procs").write_text(str(os.getpid()))
+        group.rmdir()
+    except OSError:
+        pass  # a process left in it: the folder stays (harmless; named by this pid)
+
+
+def _machine_busy_s() -> float:
+    """CPU seconds the whole machine has spent busy since boot (every core, every process:
+    ``/proc/stat``, all but idle and I/O wait); NaN where there is no ``/proc/stat``."""
+    try:
+        with open("/proc/stat") as f:
+            ticks = [int(x) for x in f.readline().split()[1:]]
+    except (OSError, ValueError):
+        return float("nan")
+    return (sum(ticks) - ticks[3] - ticks[4]) / os.sysconf("SC_CLK_TCK")
 
 
 def measure_in_process(case: str, rounds: int) -> dict:
@@ -260,13 +329,20 @@ def main() -> int:
             for k in ks:
                 for name, tree in trees.items():
                     what = ["tournament", case, str(rounds), str(args.jobs), str(k)]
-                    runs[name][k].append(_run(tree, what))
+                    got = _run(tree, what)
+                    got["rest_cpu_s"] = got["machine_cpu_s"] - got["cpu_s"]
+                    runs[name][k].append(got)
         figures = {
             name: {
                 k: {
                     "rate": _median(got, "rate"),
                     "ratio": _median(got, "rate") / limit["rate"],
                     "referee_cpu_us": _median(got, "cpu_s") / decisions * 1e6,
+                    "machine_cpu_us": _median(got, "machine_cpu_s") / decisions * 1e6,
+                    "rest_cpu_us": _median(got, "rest_cpu_s") / decisions * 1e6,
+                    # games/s if every core were busy all the time with this CPU per game
+                    "bound": limit["games"] / (_median(got, "machine_cpu_s") / CORES),
+                    "processes": _median(got, "processes"),
                 }
                 for k, got in per_k.items()
             }
@@ -278,13 +354,19 @@ def main() -> int:
         games = limit["games"]
         print(f"\n({letter}) {case}: {games} games, {decisions} decisions, 4 seats")
         print(f"  in-process limit (same games, same bot functions)  {limit['rate']:8.1f} games/s")
-        print("  tree  K     games/s  x limit   referee CPU/decision")
+        print(
+            "  tree  K     games/s  x limit   CPU/decision: referee    the rest   machine"
+            f"   bound at {CORES} cores"
+        )
         for name in trees:
             for k in ks:
                 f = figures[name][k]
                 print(
                     f"  {name:4s}  {k:<3d} {f['rate']:9.1f}  {f['ratio']:6.3f}x"
-                    f"  {f['referee_cpu_us']:13.1f} us"
+                    f"  {f['referee_cpu_us']:19.1f} us {f['rest_cpu_us']:8.1f} us"
+                    f" {f['machine_cpu_us']:6.1f} us"
+                    f"   {f['bound']:6.1f} ({f['bound'] / limit['rate']:.3f}x)"
+                    f"   {f['processes']:.0f} bot processes"
                 )
         if old is not None:
             for k in ks:

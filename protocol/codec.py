@@ -19,11 +19,6 @@ import msgpack
 
 from protocol.errors import DecodeError, InvalidMessage, MessageTooLarge
 
-try:
-    import ormsgpack
-except ImportError:  # a bot's own environment may have msgpack only
-    ormsgpack = None
-
 #: Default bound for a message from a bot (an action is a few dozen bytes).
 MAX_BOT_MESSAGE = 64 * 1024
 #: Default bound for a message from the arena (views can be a few kilobytes).
@@ -47,22 +42,39 @@ _EXACT_ONLY = (
 def _fast_packb() -> Any:
     """ormsgpack's packb restricted to exact built-in types, or None (not installed, or too
     old to be restricted so)."""
-    if ormsgpack is None or not all(hasattr(ormsgpack, name) for name in _EXACT_ONLY):
+    try:
+        import ormsgpack
+    except ImportError:  # a bot's own environment may have msgpack only
+        return None
+    if not all(hasattr(ormsgpack, name) for name in _EXACT_ONLY):
         return None
     option = functools.reduce(int.__or__, (getattr(ormsgpack, name) for name in _EXACT_ONLY))
     return functools.partial(ormsgpack.packb, option=option)
 
 
-_fast = _fast_packb()
+#: ormsgpack's packer once ``pack_fast`` has loaded it (None: msgpack's packer alone).
+_fast: Any = None
+
+
+def pack_fast() -> bool:
+    """Make ``encode`` pack with ormsgpack from now on (in this process), where it is installed;
+    whether it does. The arena's side calls it (its sockets send the views); a bot's process
+    sends answers of a few dozen bytes and never loads it: importing ormsgpack (with ``uuid``,
+    ``dataclasses`` and ``inspect``) is about 7 ms of CPU, a tenth of a Python bot's start."""
+    global _fast
+    if _fast is None:
+        _fast = _fast_packb() or False
+    return bool(_fast)
 
 
 def encode(message: dict[str, Any]) -> bytes:
     """Encode one message map: the bytes of msgpack's packer (``use_bin_type``), made by
-    ormsgpack where it can (two fifths of the instructions for a turn's view: packing the
-    views was a third of the referee's instructions a decision); whatever it refuses (a value of
-    another type, a key that is not a string, a string that is not valid Unicode, a nesting
-    too deep) is packed, or refused, by msgpack's packer as before."""
-    if _fast is not None:
+    ormsgpack where it can once ``pack_fast`` has been called (two fifths of the instructions
+    for a turn's view: packing the views was a third of the referee's instructions a
+    decision); whatever it refuses (a value of another type, a key that is not a string, a
+    string that is not valid Unicode, a nesting too deep) is packed, or refused, by msgpack's
+    packer as before."""
+    if _fast:
         try:
             return _fast(message)
         except TypeError:

@@ -19,7 +19,14 @@ from typing import Any
 
 import zmq
 
-from protocol.codec import MAX_ARENA_MESSAGE, MAX_BOT_MESSAGE, decode, decode_without_views, encode
+from protocol.codec import (
+    MAX_ARENA_MESSAGE,
+    MAX_BOT_MESSAGE,
+    decode,
+    decode_without_views,
+    encode,
+    pack_fast,
+)
 
 #: Messages a peer may have waiting in the arena before ZeroMQ stops reading from it.
 RECEIVE_HWM = 100
@@ -87,6 +94,7 @@ class RouterSocket:
         backlog: int | None = None,
     ) -> None:
         """``backlog`` bounds connections waiting to be accepted (ZeroMQ's default: 100)."""
+        pack_fast()  # the arena's socket: it sends the views
         self.context = context or zmq.Context.instance()
         self.socket = self.context.socket(zmq.ROUTER)
         self.socket.setsockopt(zmq.LINGER, 0)

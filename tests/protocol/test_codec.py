@@ -4,6 +4,8 @@ from __future__ import annotations
 
 import enum
 import random
+import subprocess
+import sys
 from typing import NamedTuple
 
 import msgpack
@@ -12,7 +14,7 @@ from hypothesis import given, settings
 from hypothesis import strategies as st
 
 from arena import games
-from protocol.codec import decode, decode_without_views, encode
+from protocol.codec import decode, decode_without_views, encode, pack_fast
 from protocol.errors import DecodeError, InvalidMessage, MessageTooLarge, ProtocolError
 from protocol.messages import (
     action,
@@ -23,6 +25,23 @@ from protocol.messages import (
     validate_from_arena,
     validate_from_bot,
 )
+
+#: The arena's side packs with ormsgpack (its sockets load it): these tests check its bytes.
+assert pack_fast(), "ormsgpack is one of the arena's dependencies"
+
+
+def test_a_bot_process_never_loads_ormsgpack() -> None:
+    """A bot's answers are small: loading ormsgpack would cost every bot process's start
+    about 7 ms for nothing; the arena's socket loads it."""
+    code = (
+        "import sys, protocol.sdk, protocol.transport as t\n"
+        "d = t.DealerSocket('tcp://127.0.0.1:9'); d.send({'type': 'hello'}); d.close()\n"
+        "assert 'ormsgpack' not in sys.modules, 'a bot loaded ormsgpack'\n"
+        "r = t.RouterSocket(); r.close()\n"
+        "assert 'ormsgpack' in sys.modules, 'the arena did not load it'\n"
+    )
+    run = subprocess.run([sys.executable, "-c", code], capture_output=True, text=True, timeout=60)
+    assert run.returncode == 0, run.stderr[-2000:]
 
 
 def test_round_trip_of_every_bot_message() -> None:
