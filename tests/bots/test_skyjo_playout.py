@@ -8,15 +8,18 @@ from __future__ import annotations
 
 import random
 from collections import Counter
+from collections.abc import Callable
 
 import pytest
 
-from arena.games import get_game
+from arena.games import State, get_game
 from arena.games.skyjo import SkyjoState
 from arena.games.skyjo_cards import DECK, Cell, Phase
 from bots import _skyjo_playout, skyjo_greedy
 
 GAME = get_game("skyjo")
+#: A decision at a turn: (the state, the seat to play, its legal actions) -> an action.
+Decide = Callable[[State, int, list[str]], str]
 #: Option sets that change what greedy weighs: column removal off, the manual doubling rule
 #: and the optional flip (whose ``discard`` answer only then exists).
 OPTIONS = (
@@ -26,33 +29,41 @@ OPTIONS = (
 )
 
 
+def play_out(state: State, rng: random.Random, decide: Decide, keep: float) -> None:
+    """Play ``state`` to its end: the opening reveals at random, every turn by ``decide``, whose
+    choice is kept with probability ``keep`` (otherwise a random legal action)."""
+    while not state.is_over():
+        joint = {}
+        for seat in state.to_act():
+            legal = state.legal(seat)
+            if state.view(seat)["phase"] == "reveal":
+                joint[seat] = rng.choice(legal)
+                continue
+            chosen = decide(state, seat, legal)
+            joint[seat] = chosen if rng.random() < keep else rng.choice(legal)
+        state.apply(joint)
+
+
 @pytest.mark.parametrize("options", OPTIONS)
 @pytest.mark.parametrize("players", [2, 3, 5, 8])
 def test_it_chooses_what_the_greedy_bot_chooses(players: int, options: dict) -> None:
     """Two games per case; a seat plays a random legal action one time in four, so that the
     positions stray from greedy's own play (pairs broken, cards thrown, rounds ended by
     others, reshuffles at large tables). Every turn of every seat is compared."""
-    compared = 0
-    seen: set[str] = set()
+    seen: list[str] = []
+
+    def compare(state: State, seat: int, legal: list[str]) -> str:
+        chosen = skyjo_greedy.act(state.view(seat), legal)
+        assert _skyjo_playout.decide(state, seat) == chosen, state.full()
+        seen.append(chosen.partition(":")[0])
+        return chosen
+
     for seed in range(2):
-        state = GAME.new(players, 100 * players + seed, options)
-        rng = random.Random(seed)
         random.seed(seed)
-        while not state.is_over():
-            joint = {}
-            for seat in state.to_act():
-                legal = state.legal(seat)
-                if state.view(seat)["phase"] == "reveal":
-                    joint[seat] = rng.choice(legal)
-                    continue
-                chosen = skyjo_greedy.act(state.view(seat), legal)
-                assert _skyjo_playout.decide(state, seat) == chosen, (seed, state.full())
-                compared += 1
-                seen.add(chosen.partition(":")[0])
-                joint[seat] = chosen if rng.random() < 0.75 else rng.choice(legal)
-            state.apply(joint)
-    kinds = len(seen)
-    assert compared > 100 and kinds >= 4  # draw, take-discard, swap, discard-flip at least
+        play_out(
+            GAME.new(players, 100 * players + seed, options), random.Random(seed), compare, 0.75
+        )
+    assert len(seen) > 100 and len(set(seen)) >= 4  # draw, take-discard, swap, discard-flip
 
 
 @pytest.mark.parametrize("players", range(2, 9))
@@ -60,28 +71,21 @@ def test_the_stronger_policy_plays_legal_moves_that_depend_on_the_view_alone(pla
     """ismcts's own policy (``STRONGER``) in whole games at every table size, beside greedy and
     random moves: every choice is legal, and the same from a state whose hidden cards (the
     seat's own face-down cards, the others', the pile, another's drawn card) are redrawn."""
-    decided = 0
+    decided: list[str] = []
+
+    def check(state: State, seat: int, legal: list[str]) -> str:
+        chosen = _skyjo_playout.stronger(state, seat)
+        assert chosen in legal
+        other = state.resample(seat, random.Random(len(decided)))
+        assert other.view(seat) == state.view(seat)
+        assert _skyjo_playout.stronger(other, seat) == chosen
+        decided.append(chosen)
+        return _skyjo_playout.decide(state, seat) if seat % 2 else chosen
+
     for seed in range(2):
         state = GAME.new(players, 300 + 10 * players + seed, OPTIONS[seed])
-        rng = random.Random(seed)
-        while not state.is_over():
-            joint = {}
-            for seat in state.to_act():
-                legal = state.legal(seat)
-                if state.view(seat)["phase"] == "reveal":
-                    joint[seat] = rng.choice(legal)
-                    continue
-                chosen = _skyjo_playout.stronger(state, seat)
-                assert chosen in legal
-                other = state.resample(seat, random.Random(decided))
-                assert other.view(seat) == state.view(seat)
-                assert _skyjo_playout.stronger(other, seat) == chosen
-                decided += 1
-                if seat % 2:
-                    chosen = _skyjo_playout.decide(state, seat)
-                joint[seat] = chosen if rng.random() < 0.9 else rng.choice(legal)
-            state.apply(joint)
-    assert decided > 100
+        play_out(state, random.Random(seed), check, 0.9)
+    assert len(decided) > 100
 
 
 def one_card_left(totals: list[int], rival: list[int]) -> SkyjoState:
