@@ -125,6 +125,8 @@ def main() -> None:
     parser.add_argument("--no-baseline", action="store_true", help="skip greedy's own weights")
     parser.add_argument("--json", action="store_true")
     args = parser.parse_args()
+    if args.deals < 1 or args.jobs < 1:
+        parser.error("--deals and --jobs must be at least 1")
     sets = [("greedy's weights", GREEDY)] if not args.no_baseline else []
     sets += [(text, parse_set(text)) for text in args.set] or [("STRONGER", STRONGER)]
     deals = range(args.first_deal, args.first_deal + args.deals)
