@@ -21,10 +21,12 @@ shown, everything hidden drawn at random) and runs iterations of a single-observ
   end of the round and scores the places by that round's points;
 * **decide**: the most visited action at the root.
 
-Skyjo is searched otherwise (``RoundSearch``): a flat search over the heuristic's few best
-actions (more of them near the round's end), each played out on the same determinizations to
-the end of the round by the heuristic and scored by the totals then; an action replaces the
-heuristic's choice only when the paired differences show it better with confidence. Its
+Skyjo is searched otherwise (``RoundSearch``): a flat search over the choice of the bot's own
+policy (greedy's valuation with stronger weights, ``_skyjo_playout.STRONGER``) and the
+heuristic's few best actions (more of them near the round's end), each played out on the same
+determinizations to the end of the round (the bot's seat by its policy, the others by the
+heuristic) and scored by the totals then; an action replaces the policy's choice only when
+the paired differences show it better with confidence. Its
 iterations are the moves it simulates (a playout near the round's end is a few moves, early
 in a round sixty), so that a fixed ``--iterations`` buys about as much search in every
 position as a clock does.
@@ -85,6 +87,8 @@ ROUND_POINTS: dict[str, Callable[[Any], list[float]]] = {
 RANKINGS: dict[str, Callable[[dict[str, Any], list[str]], list[str]]] = {
     "skyjo": skyjo_greedy.ranked,
 }
+#: ``RoundSearch``: a decision read from a state for one seat (``decide(state, seat)``).
+Decider = Callable[[Any, int], str]
 #: ``RoundSearch``: how many of the ranked actions it compares (the heuristic's choice included).
 CANDIDATES = 3
 #: ``RoundSearch``: how many it compares near the round's end (``near_end``), where the
@@ -343,14 +347,15 @@ def near_end(view: Mapping[str, Any]) -> bool:
 
 @dataclass
 class RoundSearch:
-    """The search of one Skyjo game for one seat: a flat search over the heuristic's best
-    actions, compared on common determinizations.
+    """The search of one Skyjo game for one seat: a flat search over its policy's choice and
+    the heuristic's best actions, compared on common determinizations.
 
     Each sample draws one determinization (``State.resample``) and one seed for the chance
     after it, and plays every candidate action from that same start: the bot's action, then
-    every seat (the bot's included) by the heuristic, without random moves, to the end of the
-    round, scored by ``standing_value``. The candidates are compared by their paired
-    differences to the heuristic's own choice, which cancel part of the luck of the deal; an
+    its seat by its own policy (``own``) and the others by the heuristic (``others``), without
+    random moves, to the end of the round, scored by ``standing_value``. The candidates are
+    compared by their paired differences to the policy's own choice, which cancel part of the
+    luck of the deal; an
     action replaces that choice only when its mean difference is ``CONFIDENCE`` standard
     errors above zero, over at least ``MIN_SAMPLES`` determinizations. The budget
     (``Settings.iterations``) counts the moves played, the candidates' own included; at least
@@ -364,16 +369,19 @@ class RoundSearch:
     settings: Settings
     policy: Policy
     ranking: Callable[[dict[str, Any], list[str]], list[str]]
+    own: Decider = skyjo_playout.stronger
+    others: Decider = skyjo_playout.decide
     target: float = SKYJO_TARGET
     iterations_done: int = 0
 
-    def candidates(self, view: dict[str, Any], legal: list[str]) -> list[str]:
-        """The heuristic's choice, then its next best actions, ``CANDIDATES`` in all
-        (``END_CANDIDATES`` near the round's end); the heuristic's choice alone where it has no
-        ranking (the opening reveal)."""
-        chosen = self.policy(view, legal)
+    def candidates(self, view: dict[str, Any], legal: list[str], base: State) -> list[str]:
+        """The bot's own policy's choice (``own`` on ``base``, the state rebuilt from ``view``),
+        then the heuristic's best actions, ``CANDIDATES`` in all (``END_CANDIDATES`` near the
+        round's end); the heuristic's choice alone where it has no ranking (the opening
+        reveal)."""
         if view["phase"] not in ("turn", "drawn"):
-            return [chosen]
+            return [self.policy(view, legal)]
+        chosen = self.own(base, self.seat)
         others = [action for action in self.ranking(view, legal) if action != chosen]
         wanted = END_CANDIDATES if near_end(view) else CANDIDATES
         return [chosen, *others[: wanted - 1]]
@@ -387,25 +395,25 @@ class RoundSearch:
         return base.resample(self.seat, self.rng)
 
     def playout(self, state: State, round_: int) -> tuple[float, int]:
-        """Every seat by the heuristic to the end of round ``round_``: its standing value, and
-        the moves played. The heuristic's choices are read from the state
-        (``_skyjo_playout.decide``, the same as ``skyjo_greedy.act`` on each seat's view,
-        without building the views)."""
-        decide = skyjo_playout.decide
+        """To the end of round ``round_``, the bot's seat by its own policy (``own``) and the
+        others by the heuristic (``others``: ``_skyjo_playout.decide``, the same as
+        ``skyjo_greedy.act`` on each seat's view, without building the views): its standing
+        value, and the moves played."""
+        own, others, me = self.own, self.others, self.seat
         moves = 0
         while not state.is_over() and current_round(state) == round_:
             seat = state.current  # type: ignore[attr-defined]
-            state.apply({seat: decide(state, seat)})
+            state.apply({seat: own(state, seat) if seat == me else others(state, seat)})
             moves += 1
         return standing_value(state, self.seat, self.target), moves
 
     def decide(self, view: dict[str, Any], legal: list[str], stop_at: float | None) -> str:
         if len(legal) == 1:
             return legal[0]
-        actions = self.candidates(view, legal)
+        base = self.rebuild(view)
+        actions = self.candidates(view, legal, base)
         if len(actions) == 1:
             return actions[0]
-        base = self.rebuild(view)
         round_ = current_round(base)
         sums = [0.0] * len(actions)
         squares = [0.0] * len(actions)
