@@ -37,6 +37,7 @@ from __future__ import annotations
 import argparse
 import importlib
 import json
+import math
 import os
 import statistics
 import subprocess
@@ -121,6 +122,7 @@ def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict
     finally:
         _leave_cpu_group(group)
     store.close()
+    by_cgroup = not math.isnan(tree)
     return {
         "games": summary.played,
         "wall_s": wall,
@@ -129,8 +131,8 @@ def measure_tournament(case: str, rounds: int, jobs: int, k: int | None) -> dict
         "processes": getattr(summary, "processes_started", 0),
         # this process and everything it started (bots, sandboxes, I/O threads), where a
         # cgroup counts it; else the whole machine's busy time
-        "machine_cpu_s": tree if tree == tree else machine,
-        "counted_by": "cgroup" if tree == tree else "machine",
+        "machine_cpu_s": tree if by_cgroup else machine,
+        "counted_by": "cgroup" if by_cgroup else "machine",
     }
 
 
@@ -343,6 +345,7 @@ def main() -> int:
                     # games/s if every core were busy all the time with this CPU per game
                     "bound": limit["games"] / (_median(got, "machine_cpu_s") / CORES),
                     "processes": _median(got, "processes"),
+                    "counted_by": got[0]["counted_by"],
                 }
                 for k, got in per_k.items()
             }
@@ -354,9 +357,10 @@ def main() -> int:
         games = limit["games"]
         print(f"\n({letter}) {case}: {games} games, {decisions} decisions, 4 seats")
         print(f"  in-process limit (same games, same bot functions)  {limit['rate']:8.1f} games/s")
+        counted = {f["counted_by"] for per_k in figures.values() for f in per_k.values()}
         print(
             "  tree  K     games/s  x limit   CPU/decision: referee    the rest   machine"
-            f"   bound at {CORES} cores"
+            f"   bound at {CORES} cores   (the rest counted by: {', '.join(sorted(counted))})"
         )
         for name in trees:
             for k in ks:
